@@ -1,0 +1,52 @@
+/** @file fcd/fcd_status.h
+ *  @brief Status codes. Append-only: a released value is never renumbered or reused.
+ *  Callers must treat an unknown negative value as a generic error. */
+#ifndef FCD_STATUS_H
+#define FCD_STATUS_H
+
+#include <fcd/fcd_common.h>
+
+FCD_BEGIN_DECLS
+
+/* One list produces both the enum and the fcd_status_str() table. */
+#define FCD_STATUS_LIST(X)                                                          \
+  X(FCD_OK, 0, "success")                                                           \
+  X(FCD_E_INVALID_ARG, -1, "invalid argument")                                      \
+  X(FCD_E_NOMEM, -2, "out of memory")                                               \
+  X(FCD_E_STATE, -3, "call made in the wrong state or order")                       \
+  X(FCD_E_UNSUPPORTED, -4, "unsupported option, key or feature")                    \
+  X(FCD_E_NOT_CONVERGED, -5, "solver did not converge")                             \
+  X(FCD_E_SINGULAR, -6, "singular matrix")                                          \
+  X(FCD_E_BACKEND, -7, "error in a backend library (PETSc, SLEPc, SuiteSparse)")    \
+  X(FCD_E_IO, -8, "input/output error")                                             \
+  X(FCD_E_INTERNAL, -9, "internal error (a bug in fcd)")                            \
+  X(FCD_E_FORMAT, -10, "malformed file contents")                                   \
+  X(FCD_E_NOT_SPD, -11, "matrix is not symmetric positive definite")                \
+  X(FCD_E_CALLBACK, -12, "a user callback reported failure")
+
+enum {
+#define FCD_STATUS_ENUM_(name, value, text) name = value,
+  FCD_STATUS_LIST(FCD_STATUS_ENUM_)
+#undef FCD_STATUS_ENUM_
+  FCD_STATUS_LIST_END_ = 1
+};
+
+/** Static text describing @p s; never NULL (unknown codes give a generic text). */
+FCD_API const char *fcd_status_str(fcd_status s);
+
+/** Version of the library actually loaded, e.g. "0.1.0" (compare FCD_VERSION_STRING). */
+FCD_API const char *fcd_version_string(void);
+
+/** FCD_VERSION_NUMBER of the library actually loaded. */
+FCD_API int fcd_version_number(void);
+
+/** Finalizes SLEPc and PETSc if, and only if, fcd initialized them (fcd does so lazily,
+ *  on the first call that needs them, and only when the host has not). Call it once at
+ *  the end of a program that never initialized PETSc itself; afterwards no fcd call may
+ *  use PETSc again in this process (MPI cannot be restarted). Safe to call when fcd
+ *  never initialized anything, and more than once. */
+FCD_API void fcd_finalize(void);
+
+FCD_END_DECLS
+
+#endif /* FCD_STATUS_H */

@@ -1,0 +1,188 @@
+/** @file fcd/fcd_system.h
+ *  @brief The mechanical system: M, C, K on ndofs degrees of freedom, prescribed dofs,
+ *  loads. It is the root object: contact sets, integrators and stability analyses are
+ *  created from it and report their errors through fcd_system_last_error().
+ *
+ *  Threads: one system (with everything created from it) is used by one thread at a
+ *  time; different systems are independent. Calls that reach PETSc/SLEPc are
+ *  serialized by one process-wide lock. */
+#ifndef FCD_SYSTEM_H
+#define FCD_SYSTEM_H
+
+#include <fcd/fcd_common.h>
+#include <fcd/fcd_status.h>
+
+FCD_BEGIN_DECLS
+
+/** Opaque mechanical system. */
+typedef struct fcd_system fcd_system;
+
+/** Which matrix of the system a call addresses. */
+typedef enum { FCD_MASS = 0, FCD_STIFFNESS = 1, FCD_DAMPING = 2 } fcd_matrix_kind;
+
+/** Storage flags for matrix input (COO and CSR). */
+#define FCD_COO_FULL 0u  /**< all entries given */
+#define FCD_COO_UPPER 1u /**< symmetric matrix given by its upper triangle (row <= col) */
+
+/** Ownership of arrays passed to fcd_system_set_matrix_csr(). */
+typedef enum {
+  FCD_COPY = 0,  /**< fcd copies; the caller may reuse the arrays at once */
+  FCD_BORROW = 1 /**< fcd keeps the pointers: the caller keeps the arrays alive and the
+                      pattern unchanged until the matrix is replaced or the system is
+                      destroyed; after changing values in place, call
+                      fcd_system_matrix_values_changed() */
+} fcd_ownership;
+
+/** Creates a system with @p ndofs degrees of freedom (all free, no matrices, no load).
+ *  @return FCD_OK, FCD_E_INVALID_ARG (ndofs <= 0 or out NULL), FCD_E_NOMEM. */
+FCD_API fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out);
+
+/** Destroys the system. NULL-safe. Objects created from it must be destroyed first. */
+FCD_API void fcd_system_destroy(fcd_system *sys);
+
+/** Message of the most recent failing call on @p sys (or an object created from it);
+ *  "" if none failed yet; a success does not clear it. Never NULL (a NULL @p sys gives a fixed text). Owned by @p sys,
+ *  valid until the next fcd call on it. */
+FCD_API const char *fcd_system_last_error(const fcd_system *sys);
+
+/** Number of degrees of freedom; 0 for NULL. */
+FCD_API fcd_index fcd_system_ndofs(const fcd_system *sys);
+
+/** Sets matrix @p which from @p nnz triplets (0-based). Duplicates are summed. With
+ *  FCD_COO_UPPER only entries with row <= col are accepted and the matrix is symmetric.
+ *  Replaces any previous matrix of that kind; on error the previous one is kept. */
+FCD_API fcd_status fcd_system_set_matrix_coo(fcd_system *sys, fcd_matrix_kind which,
+                                             fcd_index nnz, const fcd_index *rows,
+                                             const fcd_index *cols, const fcd_real *vals,
+                                             unsigned flags);
+
+/** Sets matrix @p which from compressed sparse rows: @p row_ptr has ndofs+1 entries
+ *  starting at 0; the columns of each row are strictly increasing (no duplicates).
+ *  @p flags as for COO. @p own chooses copy or borrow (see fcd_ownership). */
+FCD_API fcd_status fcd_system_set_matrix_csr(fcd_system *sys, fcd_matrix_kind which,
+                                             const fcd_index *row_ptr,
+                                             const fcd_index *col_idx,
+                                             const fcd_real *vals, unsigned flags,
+                                             fcd_ownership own);
+
+/** Tells fcd that the values of a borrowed matrix changed in place (same pattern):
+ *  cached factorizations are refactored numerically, not re-analysed. Values are
+ *  checked for NaN/Inf here. */
+FCD_API fcd_status fcd_system_matrix_values_changed(fcd_system *sys,
+                                                    fcd_matrix_kind which);
+
+/** Reads matrix @p which from a Matrix Market file: `coordinate` with `real` or
+ *  `integer` values, `general` or `symmetric`. Its size must be ndofs x ndofs.
+ *  @return FCD_E_IO (cannot open/read), FCD_E_FORMAT (malformed: the message names the
+ *  line), FCD_E_UNSUPPORTED (pattern, complex, array, skew/hermitian),
+ *  FCD_E_INVALID_ARG (size mismatch, bad values). */
+FCD_API fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
+                                                 const char *path);
+
+/** Size and number of stored entries of a Matrix Market file, read from its header,
+ *  without a system (so a caller can size one). @p errbuf (may be NULL) receives a
+ *  message on failure. */
+FCD_API fcd_status fcd_matrix_market_size(const char *path, fcd_index *nrows,
+                                          fcd_index *ncols, fcd_index *nnz,
+                                          char *errbuf, size_t errcap);
+
+/** Writes matrix @p which (general coordinate real; symmetric storage when it was
+ *  given as FCD_COO_UPPER) to @p path. */
+FCD_API fcd_status fcd_system_write_matrix_market(const fcd_system *sys,
+                                                  fcd_matrix_kind which,
+                                                  const char *path);
+
+/** Whether matrix @p which has been set (1) or not (0); 0 for bad arguments. */
+FCD_API int fcd_system_has_matrix(const fcd_system *sys, fcd_matrix_kind which);
+
+/** Number of stored entries of matrix @p which (upper triangle only for symmetric
+ *  storage) and the number of entries of the full matrix it represents. */
+FCD_API fcd_status fcd_system_matrix_nnz(const fcd_system *sys, fcd_matrix_kind which,
+                                         fcd_index *stored, fcd_index *full);
+
+/** Relative asymmetry max|a_ij - a_ji| / max|a_ij| of matrix @p which (0 when stored
+ *  symmetric). */
+FCD_API fcd_status fcd_system_matrix_asymmetry(const fcd_system *sys,
+                                               fcd_matrix_kind which, fcd_real *asym);
+
+/** y = A x on all ndofs (fixed dofs included) for matrix @p which. For FCD_DAMPING the
+ *  operator is the full damping C + alpha M + beta K. A missing matrix acts as zero. */
+FCD_API fcd_status fcd_system_apply(const fcd_system *sys, fcd_matrix_kind which,
+                                    const fcd_real *x, fcd_real *y);
+
+/** Rayleigh damping: the damping operator becomes C + alpha M + beta K (C the explicit
+ *  damping matrix, zero if none). alpha, beta >= 0; (0, 0) removes it. */
+FCD_API fcd_status fcd_system_set_rayleigh(fcd_system *sys, fcd_real alpha,
+                                           fcd_real beta);
+
+/** Prescribes dofs: @p n indices with their values (@p values NULL: all zero). Adds to
+ *  the set already fixed; fixing a dof twice updates its value. Validated as a whole:
+ *  on error nothing changes. */
+FCD_API fcd_status fcd_system_fix_dofs(fcd_system *sys, fcd_index n,
+                                       const fcd_index *dofs, const fcd_real *values);
+
+/** Frees every prescribed dof. */
+FCD_API fcd_status fcd_system_clear_fixed(fcd_system *sys);
+
+/** Reads prescribed dofs from a text file: one 0-based index per line, optionally
+ *  followed by its value (zero when absent); '#' starts a comment. All or nothing. */
+FCD_API fcd_status fcd_system_read_fixed(fcd_system *sys, const char *path);
+
+/** Number of prescribed dofs; -1 for NULL. */
+FCD_API fcd_index fcd_system_num_fixed(const fcd_system *sys);
+
+/** Copies the prescribed dofs (sorted increasingly) and their values into caller
+ *  buffers of fcd_system_num_fixed() entries; either may be NULL. */
+FCD_API fcd_status fcd_system_get_fixed(const fcd_system *sys, fcd_index *dofs,
+                                        fcd_real *values);
+
+/** Constant external load, ndofs entries (copied). NULL removes it. */
+FCD_API fcd_status fcd_system_set_load(fcd_system *sys, const fcd_real *f);
+
+/** Time-dependent load. @p f arrives holding the constant load (or zeros); the callback
+ *  completes it for time @p t. Return 0 on success; any other value aborts the calling
+ *  operation with FCD_E_CALLBACK (the code is kept in the message). */
+typedef int (*fcd_load_fn)(void *user_data, fcd_real t, fcd_index ndofs, fcd_real *f);
+
+/** Time-dependent prescribed displacements. For the @p nfixed prescribed @p dofs
+ *  (sorted), @p u arrives holding their static values and @p v zeros; the callback sets
+ *  displacement and velocity at time @p t. Return value as for fcd_load_fn. */
+typedef int (*fcd_prescribed_fn)(void *user_data, fcd_real t, fcd_index nfixed,
+                                 const fcd_index *dofs, fcd_real *u, fcd_real *v);
+
+/** Installs (or, with NULL, removes) the time-dependent load callback. */
+FCD_API fcd_status fcd_system_set_load_fn(fcd_system *sys, fcd_load_fn fn,
+                                          void *user_data);
+
+/** Installs (or, with NULL, removes) the prescribed-displacement callback. */
+FCD_API fcd_status fcd_system_set_prescribed_fn(fcd_system *sys, fcd_prescribed_fn fn,
+                                                void *user_data);
+
+/** External load at time @p t (constant part plus callback), ndofs entries. */
+FCD_API fcd_status fcd_system_eval_load(fcd_system *sys, fcd_real t, fcd_real *f);
+
+/** Prescribed displacement and velocity at time @p t, in the order of
+ *  fcd_system_get_fixed(); @p v may be NULL. */
+FCD_API fcd_status fcd_system_eval_prescribed(fcd_system *sys, fcd_real t, fcd_real *u,
+                                              fcd_real *v);
+
+/** Checks that matrix @p which restricted to the free dofs is symmetric positive
+ *  definite by factoring it (CHOLMOD). FCD_OK, or FCD_E_NOT_SPD with the failing
+ *  column in the message, FCD_E_INVALID_ARG if it is not stored symmetric and
+ *  numerically asymmetric, FCD_E_STATE if the matrix was never set. */
+FCD_API fcd_status fcd_system_check_spd(fcd_system *sys, fcd_matrix_kind which);
+
+/** Lowest @p nev undamped natural modes on the free dofs: K phi = omega^2 M phi, a
+ *  generalized symmetric eigenproblem solved by SLEPc with shift-and-invert.
+ *  @p omega2 (nev entries) receives omega^2 increasing (the frequency in Hz is
+ *  sqrt(omega^2) / 2 pi); @p modes (may be NULL) ndofs x nev, mode j at
+ *  modes[j * ndofs], M-normalized, zero on prescribed dofs. @p nconv receives the number
+ *  found; fewer than @p nev returns FCD_E_NOT_CONVERGED (the values found are still
+ *  written). @p nev larger than the number of free dofs is FCD_E_INVALID_ARG. */
+FCD_API fcd_status fcd_system_natural_modes(fcd_system *sys, fcd_index nev,
+                                            fcd_real *omega2, fcd_real *modes,
+                                            fcd_index *nconv);
+
+FCD_END_DECLS
+
+#endif /* FCD_SYSTEM_H */

@@ -1,0 +1,122 @@
+/* CHOLMOD (SuiteSparse) sparse Cholesky for SPD operators. */
+#include "../fcd_private.h"
+
+#include <cholmod.h>
+#include <string.h>
+
+_Static_assert(sizeof(SuiteSparse_long) == sizeof(fcd_index),
+               "CHOLMOD's long interface must match fcd_index");
+
+struct fcd__chol {
+  cholmod_common c;
+  cholmod_factor *L;
+  cholmod_sparse A; /* header over the caller's arrays, never owned */
+  cholmod_dense *X, *Y, *E; /* solve2 workspace reused across solves */
+  fcd_index n;
+};
+
+static fcd_status chol_status(const fcd_system *sys, cholmod_common *c, const char *what) {
+  switch (c->status) {
+  case CHOLMOD_OK: return FCD_OK;
+  case CHOLMOD_OUT_OF_MEMORY:
+  case CHOLMOD_TOO_LARGE:
+    return fcd__err(sys, FCD_E_NOMEM, "CHOLMOD %s: out of memory", what);
+  default:
+    return fcd__err(sys, FCD_E_BACKEND, "CHOLMOD %s failed (status %d)", what, c->status);
+  }
+}
+
+fcd_status fcd__chol_create(const fcd_system *sys, fcd__chol **out) {
+  fcd__chol *h = fcd__calloc(1, sizeof *h);
+  if (!h) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a CHOLMOD context");
+  cholmod_l_start(&h->c);
+  /* The library never prints: CHOLMOD reports through its status instead. */
+  h->c.print = 0;
+  h->c.error_handler = NULL;
+  /* Simplicial LDL' (CHOLMOD's default for small or very sparse matrices) completes on
+   * indefinite matrices; an LL' factor stops at the first non-positive pivot, which is
+   * how fcd detects a mass or iteration matrix that is not SPD. */
+  h->c.final_asis = 0;
+  h->c.final_ll = 1;
+  h->c.final_super = 1;
+  *out = h;
+  return FCD_OK;
+}
+
+void fcd__chol_destroy(fcd__chol *h) {
+  if (!h) return;
+  cholmod_l_free_factor(&h->L, &h->c);
+  cholmod_l_free_dense(&h->X, &h->c);
+  cholmod_l_free_dense(&h->Y, &h->c);
+  cholmod_l_free_dense(&h->E, &h->c);
+  cholmod_l_finish(&h->c);
+  fcd__free(h);
+}
+
+static void set_header(fcd__chol *h, fcd_index n, const fcd_index *rowptr,
+                       const fcd_index *col, const fcd_real *val) {
+  /* A symmetric matrix in full CSR is its own CSC; stype = 1 reads one triangle. */
+  memset(&h->A, 0, sizeof h->A);
+  h->A.nrow = (size_t)n;
+  h->A.ncol = (size_t)n;
+  h->A.nzmax = (size_t)rowptr[n];
+  h->A.p = (void *)(uintptr_t)rowptr;
+  h->A.i = (void *)(uintptr_t)col;
+  h->A.x = (void *)(uintptr_t)val;
+  h->A.stype = 1;
+  h->A.itype = CHOLMOD_LONG;
+  h->A.xtype = CHOLMOD_REAL;
+  h->A.dtype = CHOLMOD_DOUBLE;
+  h->A.sorted = 1;
+  h->A.packed = 1;
+}
+
+fcd_status fcd__chol_analyze(fcd__chol *h, const fcd_system *sys, fcd_index n,
+                             const fcd_index *rowptr, const fcd_index *col,
+                             const fcd_real *val) {
+  cholmod_l_free_factor(&h->L, &h->c);
+  set_header(h, n, rowptr, col, val);
+  h->n = n;
+  h->c.status = CHOLMOD_OK;
+  h->L = cholmod_l_analyze(&h->A, &h->c);
+  if (!h->L) return chol_status(sys, &h->c, "analysis");
+  return FCD_OK;
+}
+
+fcd_status fcd__chol_factor(fcd__chol *h, const fcd_system *sys, const fcd_real *val,
+                            fcd_index *bad_col) {
+  *bad_col = -1;
+  if (!h->L) return fcd__err(sys, FCD_E_STATE, "CHOLMOD factorization before analysis");
+  h->A.x = (void *)(uintptr_t)val;
+  h->c.status = CHOLMOD_OK;
+  int ok = cholmod_l_factorize(&h->A, h->L, &h->c);
+  if (h->c.status == CHOLMOD_NOT_POSDEF || (ok && h->L->minor < h->L->n)) {
+    /* minor counts in the fill-reducing order; report the caller's numbering */
+    fcd_index k = (fcd_index)h->L->minor;
+    const SuiteSparse_long *perm = h->L->Perm;
+    *bad_col = (perm && k < h->n) ? (fcd_index)perm[k] : k;
+    return fcd__err(sys, FCD_E_NOT_SPD,
+                    "matrix is not positive definite: non-positive pivot at column %lld of "
+                    "%lld", (long long)*bad_col, (long long)h->n);
+  }
+  if (!ok || h->c.status < CHOLMOD_OK) return chol_status(sys, &h->c, "factorization");
+  return FCD_OK;
+}
+
+fcd_status fcd__chol_solve(fcd__chol *h, const fcd_system *sys, fcd_index nrhs,
+                           const fcd_real *b, fcd_real *x) {
+  cholmod_dense B;
+  memset(&B, 0, sizeof B);
+  B.nrow = (size_t)h->n;
+  B.ncol = (size_t)nrhs;
+  B.nzmax = (size_t)(h->n * nrhs);
+  B.d = (size_t)h->n;
+  B.x = (void *)(uintptr_t)b;
+  B.xtype = CHOLMOD_REAL;
+  B.dtype = CHOLMOD_DOUBLE;
+  h->c.status = CHOLMOD_OK;
+  if (!cholmod_l_solve2(CHOLMOD_A, h->L, &B, NULL, &h->X, NULL, &h->Y, &h->E, &h->c))
+    return chol_status(sys, &h->c, "solve");
+  memmove(x, h->X->x, (size_t)(h->n * nrhs) * sizeof *x);
+  return FCD_OK;
+}

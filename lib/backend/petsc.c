@@ -1,0 +1,191 @@
+/* PETSc and SLEPc: lifecycle under one process-wide lock, and the eigen-solves. PETSc
+ * is not thread-safe, so every fcd call into it holds fcd__petsc_lock. */
+#include "../fcd_private.h"
+
+#include <pthread.h>
+#include <slepceps.h>
+#include <string.h>
+
+static pthread_mutex_t petsc_lock = PTHREAD_MUTEX_INITIALIZER;
+static int fcd_started_petsc; /* fcd called PetscInitialize (through SlepcInitialize) */
+static int fcd_started_slepc;
+static int fcd_finalized;     /* fcd finalized PETSc: it cannot come back */
+
+static fcd_status petsc_fail(const fcd_system *sys, PetscErrorCode e, const char *what) {
+  const char *text = NULL;
+  char *specific = NULL;
+  PetscErrorMessage(e, &text, &specific);
+  fcd_status st = e == PETSC_ERR_MEM ? FCD_E_NOMEM : FCD_E_BACKEND;
+  return fcd__err(sys, st, "PETSc/SLEPc error %d in %s: %s%s%s", (int)e, what,
+                  text ? text : "unknown", specific ? ": " : "", specific ? specific : "");
+}
+
+fcd_status fcd__petsc_acquire(const fcd_system *sys) {
+  pthread_mutex_lock(&petsc_lock);
+  if (fcd_finalized) {
+    pthread_mutex_unlock(&petsc_lock);
+    return fcd__err(sys, FCD_E_STATE,
+                    "PETSc was finalized by fcd_finalize(): it cannot be used again in "
+                    "this process");
+  }
+  PetscBool petsc_up = PETSC_FALSE, slepc_up = PETSC_FALSE;
+  PetscInitialized(&petsc_up);
+  SlepcInitialized(&slepc_up);
+  if (!slepc_up) {
+    /* PETSc must not install signal handlers in the host's process; options come from
+     * this argument vector only for what fcd itself starts. */
+    static char arg0[] = "libfcd", arg1[] = "-no_signal_handler";
+    static char *argv_store[] = {arg0, arg1, NULL};
+    int argc = 2;
+    char **argv = argv_store;
+    PetscErrorCode e = SlepcInitialize(&argc, &argv, NULL, NULL);
+    if (e) {
+      pthread_mutex_unlock(&petsc_lock);
+      return fcd__err(sys, FCD_E_BACKEND, "SlepcInitialize failed with PETSc error %d",
+                      (int)e);
+    }
+    fcd_started_slepc = 1;
+    if (!petsc_up) fcd_started_petsc = 1;
+  }
+  /* Errors come back as codes; PETSc never prints on fcd's behalf. */
+  PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+  return FCD_OK;
+}
+
+void fcd__petsc_release(void) {
+  PetscPopErrorHandler();
+  pthread_mutex_unlock(&petsc_lock);
+}
+
+void fcd_finalize(void) {
+  pthread_mutex_lock(&petsc_lock);
+  if (fcd_started_slepc) {
+    PetscBool up = PETSC_FALSE;
+    SlepcInitialized(&up);
+    if (up) SlepcFinalize();
+    fcd_started_slepc = 0;
+  }
+  if (fcd_started_petsc) {
+    PetscBool up = PETSC_FALSE, done = PETSC_FALSE;
+    PetscInitialized(&up);
+    PetscFinalized(&done);
+    if (up && !done) PetscFinalize();
+    fcd_started_petsc = 0;
+    fcd_finalized = 1;
+  }
+  pthread_mutex_unlock(&petsc_lock);
+}
+
+/* Sequential AIJ copy of a CSR matrix (PetscInt may be 32-bit: every index is checked). */
+static fcd_status make_seqaij(const fcd_system *sys, fcd_index n, const fcd_index *rowptr,
+                              const fcd_index *col, const fcd_real *val, Mat *out) {
+  fcd_index nnz = rowptr[n];
+  if (n > PETSC_MAX_INT || nnz > PETSC_MAX_INT)
+    return fcd__err(sys, FCD_E_UNSUPPORTED,
+                    "matrix with %lld rows and %lld entries exceeds PETSc's %d-bit indices",
+                    (long long)n, (long long)nnz, (int)(8 * sizeof(PetscInt)));
+  PetscInt *pi = fcd__malloc_array((size_t)n + 1, sizeof *pi);
+  PetscInt *pj = fcd__malloc_array((size_t)nnz, sizeof *pj);
+  if (!pi || !pj) {
+    fcd__free(pi);
+    fcd__free(pj);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory converting a matrix for PETSc");
+  }
+  for (fcd_index i = 0; i <= n; i++) pi[i] = (PetscInt)rowptr[i];
+  for (fcd_index p = 0; p < nnz; p++) pj[p] = (PetscInt)col[p];
+  Mat A = NULL;
+  PetscErrorCode e = MatCreate(PETSC_COMM_SELF, &A);
+  if (!e) e = MatSetSizes(A, (PetscInt)n, (PetscInt)n, (PetscInt)n, (PetscInt)n);
+  if (!e) e = MatSetType(A, MATSEQAIJ);
+  if (!e) e = MatSeqAIJSetPreallocationCSR(A, pi, pj, val);
+  fcd__free(pi);
+  fcd__free(pj);
+  if (e) {
+    MatDestroy(&A);
+    return petsc_fail(sys, e, "matrix assembly");
+  }
+  *out = A;
+  return FCD_OK;
+}
+
+fcd_status fcd__slepc_gen_sym_lowest(const fcd_system *sys, fcd_index n,
+                                     const fcd_index *rowptr, const fcd_index *col,
+                                     const fcd_real *kval, const fcd_real *mval,
+                                     fcd_index nev, fcd_real *w2, fcd_real *vecs,
+                                     fcd_index *nconv) {
+  *nconv = 0;
+  /* Any negative shift orders the (non-negative) spectrum by distance from it; a small
+   * one keeps K - sigma M well conditioned and factorable even with rigid-body modes. */
+  fcd_real ksum = 0.0, msum = 0.0;
+  for (fcd_index i = 0; i < n; i++)
+    for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++)
+      if (col[p] == i) {
+        ksum += kval[p] < 0 ? -kval[p] : kval[p];
+        msum += mval[p] < 0 ? -mval[p] : mval[p];
+      }
+  fcd_real sigma = (msum > 0 && ksum > 0) ? -1e-8 * ksum / msum : -1e-8;
+
+  FCD_TRY(fcd__petsc_acquire(sys));
+  fcd_status st = FCD_OK;
+  Mat K = NULL, M = NULL;
+  EPS eps = NULL;
+  Vec xr = NULL;
+  PetscErrorCode e = 0;
+  const char *what = "";
+#define P(expr)                                                                        \
+  do {                                                                                 \
+    what = #expr;                                                                      \
+    e = (expr);                                                                        \
+    if (e) goto petsc_error;                                                           \
+  } while (0)
+  st = make_seqaij(sys, n, rowptr, col, kval, &K);
+  if (st == FCD_OK) st = make_seqaij(sys, n, rowptr, col, mval, &M);
+  if (st != FCD_OK) goto cleanup;
+  {
+    ST stx;
+    KSP ksp;
+    PC pc;
+    P(EPSCreate(PETSC_COMM_SELF, &eps));
+    P(EPSSetOperators(eps, K, M));
+    P(EPSSetProblemType(eps, EPS_GHEP));
+    P(EPSSetType(eps, EPSKRYLOVSCHUR));
+    P(EPSSetDimensions(eps, (PetscInt)nev, PETSC_DEFAULT, PETSC_DEFAULT));
+    P(EPSSetTarget(eps, sigma));
+    P(EPSSetWhichEigenpairs(eps, EPS_TARGET_MAGNITUDE));
+    P(EPSSetTolerances(eps, 1e-10, 1000));
+    P(EPSGetST(eps, &stx));
+    P(STSetType(stx, STSINVERT));
+    P(STGetKSP(stx, &ksp));
+    P(KSPSetType(ksp, KSPPREONLY));
+    P(KSPGetPC(ksp, &pc));
+    P(PCSetType(pc, PCLU));
+    P(EPSSolve(eps));
+    PetscInt nc = 0;
+    P(EPSGetConverged(eps, &nc));
+    P(MatCreateVecs(K, &xr, NULL));
+    fcd_index take = nc < nev ? nc : nev;
+    for (fcd_index k = 0; k < take; k++) {
+      PetscScalar kr, ki;
+      P(EPSGetEigenpair(eps, (PetscInt)k, &kr, &ki, xr, NULL));
+      w2[k] = (fcd_real)kr;
+      if (vecs) {
+        const PetscScalar *a;
+        P(VecGetArrayRead(xr, &a));
+        memcpy(vecs + k * n, a, (size_t)n * sizeof *vecs);
+        P(VecRestoreArrayRead(xr, &a));
+      }
+    }
+    *nconv = take;
+  }
+  goto cleanup;
+petsc_error:
+  st = petsc_fail(sys, e, what);
+cleanup:
+#undef P
+  VecDestroy(&xr);
+  EPSDestroy(&eps);
+  MatDestroy(&K);
+  MatDestroy(&M);
+  fcd__petsc_release();
+  return st;
+}

@@ -1,0 +1,123 @@
+/* Factorizations with explicit reuse: the symbolic analysis is kept while the pattern
+ * identity is unchanged, the numeric factorization while the values are. */
+#include "fcd_private.h"
+
+#include <string.h>
+
+struct fcd__factor {
+  fcd_system *sys;
+  fcd__factor_kind kind;
+  fcd__chol *chol;
+  fcd__lu *lu;
+  fcd_index n;
+  uint64_t analysed_pattern; /* 0: nothing analysed */
+  int factored;
+  /* what the current numeric factor holds, for fcd__factor_combination */
+  int combo_valid;
+  fcd_real combo[3];
+  uint64_t combo_values;
+  fcd_real *work; /* combination values on the free pattern */
+  fcd_index work_cap;
+  fcd__factor_stats stats;
+  fcd_index bad_col;
+};
+
+fcd_status fcd__factor_create(fcd_system *sys, fcd__factor_kind kind, fcd__factor **out) {
+  *out = NULL;
+  fcd__factor *f = fcd__calloc(1, sizeof *f);
+  if (!f) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a factorization");
+  f->sys = sys;
+  f->kind = kind;
+  f->bad_col = -1;
+  fcd_status st = kind == FCD__FACTOR_SPD ? fcd__chol_create(sys, &f->chol)
+                                          : fcd__lu_create(sys, &f->lu);
+  if (st != FCD_OK) {
+    fcd__free(f);
+    return st;
+  }
+  *out = f;
+  return FCD_OK;
+}
+
+void fcd__factor_destroy(fcd__factor *f) {
+  if (!f) return;
+  fcd__chol_destroy(f->chol);
+  fcd__lu_destroy(f->lu);
+  fcd__free(f->work);
+  fcd__free(f);
+}
+
+fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
+                           const fcd_index *col, const fcd_real *val, uint64_t pattern_id) {
+  fcd_status st;
+  f->combo_valid = 0;
+  if (pattern_id == 0 || pattern_id != f->analysed_pattern || n != f->n) {
+    f->analysed_pattern = 0;
+    f->factored = 0;
+    st = f->kind == FCD__FACTOR_SPD ? fcd__chol_analyze(f->chol, f->sys, n, rowptr, col, val)
+                                    : fcd__lu_analyze(f->lu, f->sys, n, rowptr, col, val);
+    if (st != FCD_OK) return st;
+    f->n = n;
+    f->analysed_pattern = pattern_id;
+    f->stats.analyses++;
+  }
+  f->factored = 0;
+  f->bad_col = -1;
+  st = f->kind == FCD__FACTOR_SPD ? fcd__chol_factor(f->chol, f->sys, val, &f->bad_col)
+                                  : fcd__lu_factor(f->lu, f->sys, val);
+  if (st != FCD_OK) return st;
+  f->factored = 1;
+  f->stats.factorizations++;
+  return FCD_OK;
+}
+
+fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c) {
+  fcd_system *sys = f->sys;
+  const fcd__free_pattern *fp;
+  FCD_TRY(fcd__system_free_pattern(sys, &fp));
+  if (fp->n == 0)
+    return fcd__err(sys, FCD_E_STATE, "every dof is prescribed: nothing to factor");
+  if (f->factored && f->combo_valid && f->analysed_pattern == fp->version &&
+      f->combo_values == sys->value_version && f->combo[0] == a && f->combo[1] == b &&
+      f->combo[2] == c)
+    return FCD_OK;
+  if (f->work_cap < fp->nnz) {
+    fcd_real *w = fcd__malloc_array((size_t)fp->nnz, sizeof *w);
+    if (!w) return fcd__err(sys, FCD_E_NOMEM, "out of memory forming a combination");
+    fcd__free(f->work);
+    f->work = w;
+    f->work_cap = fp->nnz;
+  }
+  FCD_TRY(fcd__system_combination(sys, a, b, c, f->work));
+  /* A factor object serves either system combinations or caller matrices
+   * (fcd__factor_csr), never both: pattern ids of the two sources are not comparable. */
+  fcd_status st = fcd__factor_csr(f, fp->n, fp->rowptr, fp->col, f->work, fp->version);
+  if (st == FCD_E_NOT_SPD && f->bad_col >= 0) {
+    f->bad_col = sys->dof_of[f->bad_col];
+    return fcd__err(sys, st, "not positive definite on the free dofs: non-positive pivot "
+                    "at dof %lld", (long long)f->bad_col);
+  }
+  if (st != FCD_OK) return st;
+  f->combo_valid = 1;
+  f->combo[0] = a;
+  f->combo[1] = b;
+  f->combo[2] = c;
+  f->combo_values = sys->value_version;
+  return FCD_OK;
+}
+
+fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
+                             fcd_real *x) {
+  if (!f->factored)
+    return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
+  fcd_status st = f->kind == FCD__FACTOR_SPD ? fcd__chol_solve(f->chol, f->sys, nrhs, b, x)
+                                             : fcd__lu_solve(f->lu, f->sys, nrhs, b, x);
+  if (st == FCD_OK) f->stats.solves += nrhs;
+  return st;
+}
+
+fcd_index fcd__factor_size(const fcd__factor *f) { return f->n; }
+
+fcd_index fcd__factor_bad_column(const fcd__factor *f) { return f->bad_col; }
+
+fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f) { return f->stats; }

@@ -1,0 +1,191 @@
+/* Internal declarations shared by lib/ (never installed). Internal names use the
+ * fcd__ prefix; nothing here is exported. */
+#ifndef FCD_PRIVATE_H
+#define FCD_PRIVATE_H
+
+#include "fcd/fcd.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#define FCD_SYSTEM_MAGIC 0x66636473u /* "fcds": catches use of a foreign or freed pointer */
+#define FCD_ERRMSG_CAP 1024
+
+/* A sparse matrix in compressed rows with strictly increasing columns per row. With
+ * upper != 0 only row <= col is stored and the matrix is symmetric. The arrays are
+ * owned unless borrowed (then they belong to the host). */
+typedef struct {
+  fcd_index n;
+  fcd_index *rowptr;
+  fcd_index *col;
+  fcd_real *val;
+  int upper;
+  int owned;
+  int set;
+} fcd__csr;
+
+/* The free-dof operator pattern: the union of the patterns of M, C and K restricted to
+ * the free dofs, in full (both triangles) storage. Every combination a M + b C + c K
+ * lives on it, so one symbolic factorization serves them all. map[k][p] is where entry
+ * p of matrix k lands (-1: it touches a prescribed dof); mapt[k][p] is where its mirror
+ * lands for symmetric storage (-1 on the diagonal or for full storage). */
+typedef struct {
+  uint64_t version; /* the system pattern_version it was built for; 0: never built */
+  fcd_index n;
+  fcd_index nnz;
+  fcd_index *rowptr;
+  fcd_index *col;
+  fcd_index *map[3];
+  fcd_index *mapt[3];
+} fcd__free_pattern;
+
+struct fcd_system {
+  uint32_t magic;
+  fcd_index n;
+  fcd__csr mat[3]; /* indexed by fcd_matrix_kind */
+  fcd_real ray_alpha, ray_beta;
+  /* prescribed dofs: is_fixed[i], their values, and the free numbering */
+  unsigned char *is_fixed;
+  fcd_real *fixed_value;
+  fcd_index nfixed;
+  fcd_index *free_of; /* global dof -> free index, or -1 */
+  fcd_index *dof_of;  /* free index -> global dof */
+  fcd_index nfree;
+  fcd_real *load; /* NULL: no constant load */
+  fcd_load_fn load_fn;
+  void *load_ud;
+  fcd_prescribed_fn presc_fn;
+  void *presc_ud;
+  /* Bumped whenever the free-dof pattern may change (a matrix replaced, the prescribed
+   * set changed); factorizations re-analyse only when it moves. */
+  uint64_t pattern_version;
+  /* Bumped whenever any operator value changes (matrices, Rayleigh coefficients). */
+  uint64_t value_version;
+  fcd__free_pattern fp;
+  char err[FCD_ERRMSG_CAP];
+};
+
+/* ---- errors ---- */
+#if defined(__GNUC__)
+#define FCD__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define FCD__PRINTF(a, b)
+#endif
+/* Records a message on sys (may be NULL) and returns st. The message buffer is part of
+ * the handle's mutable error state, so const handles may record too. */
+fcd_status fcd__err(const fcd_system *sys, fcd_status st, const char *fmt, ...)
+    FCD__PRINTF(3, 4);
+fcd_status fcd__verr(const fcd_system *sys, fcd_status st, const char *fmt, va_list ap);
+int fcd__system_valid(const fcd_system *sys);
+
+#define FCD_CHECK_SYS(sys)                                                             \
+  do {                                                                                 \
+    if (!fcd__system_valid(sys)) return FCD_E_INVALID_ARG;                             \
+  } while (0)
+#define FCD_TRY(expr)                                                                  \
+  do {                                                                                 \
+    fcd_status fcd__st_ = (expr);                                                      \
+    if (fcd__st_ != FCD_OK) return fcd__st_;                                           \
+  } while (0)
+
+/* ---- memory: every allocation of fcd's own goes through these ---- */
+void *fcd__malloc(size_t size);
+void *fcd__calloc(size_t n, size_t size);
+void fcd__free(void *p);
+/* n * size with overflow check; NULL on overflow or failure */
+void *fcd__malloc_array(size_t n, size_t size);
+
+/* ---- sparse kernels (sparse.c) ---- */
+/* Builds CSR (rows sorted, duplicates summed) from triplets already validated.
+ * pos_out (may be NULL) receives for each triplet its position in the result. */
+fcd_status fcd__coo_to_csr(fcd_index n, fcd_index nnz, const fcd_index *rows,
+                           const fcd_index *cols, const fcd_real *vals,
+                           fcd_index **rowptr_out, fcd_index **col_out,
+                           fcd_real **val_out, fcd_index *pos_out);
+void fcd__csr_clear(fcd__csr *a);
+/* y += alpha * A x (symmetric storage handled) */
+void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y);
+fcd_index fcd__csr_nnz(const fcd__csr *a);
+/* Checks structure: rowptr monotone from 0, columns in range and strictly increasing,
+ * upper storage respected, values finite. Records a message naming the first defect. */
+fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index n,
+                             const fcd_index *rowptr, const fcd_index *col,
+                             const fcd_real *val, int upper);
+fcd_real fcd__csr_asymmetry(const fcd__csr *a);
+
+/* ---- free-dof operators (operators.c) ---- */
+/* Brings sys->fp up to date with the current pattern_version. */
+fcd_status fcd__system_free_pattern(fcd_system *sys, const fcd__free_pattern **fp);
+/* val (fp->nnz entries) = a M + b C_full + c K on the free dofs, with C_full =
+ * C + alpha M + beta K the full damping operator. */
+fcd_status fcd__system_combination(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c,
+                                   fcd_real *val);
+/* y = A x on free dofs for a free-pattern matrix with values val */
+void fcd__free_matvec(const fcd__free_pattern *fp, const fcd_real *val,
+                      const fcd_real *x, fcd_real *y);
+const char *fcd__matrix_name(fcd_matrix_kind which);
+
+/* ---- factorizations (factor.c over backend/) ---- */
+typedef enum { FCD__FACTOR_SPD = 0, FCD__FACTOR_LU = 1 } fcd__factor_kind;
+typedef struct fcd__factor fcd__factor;
+typedef struct {
+  fcd_index analyses;       /* symbolic analyses done */
+  fcd_index factorizations; /* numeric factorizations done */
+  fcd_index solves;         /* right-hand sides solved */
+} fcd__factor_stats;
+
+fcd_status fcd__factor_create(fcd_system *sys, fcd__factor_kind kind, fcd__factor **out);
+void fcd__factor_destroy(fcd__factor *f);
+/* Factors a M + b C + c K on the free dofs. Re-analyses only when the system's pattern
+ * version moved since the last analysis; refactors only when values or coefficients
+ * changed since the last factorization. */
+fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c);
+/* After FCD_E_NOT_SPD: the failing column, in the global dof numbering for
+ * combinations and in the caller's numbering for fcd__factor_csr; -1 otherwise. */
+fcd_index fcd__factor_bad_column(const fcd__factor *f);
+/* Factors an arbitrary CSR matrix (full storage). pattern_id identifies its pattern: a
+ * caller passing the same nonzero id promises the same pattern, so the symbolic
+ * analysis is reused; 0 forces a new analysis. */
+fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
+                           const fcd_index *col, const fcd_real *val, uint64_t pattern_id);
+/* x = A^{-1} b for nrhs column-major right-hand sides of size n; b and x may alias. */
+fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
+                             fcd_real *x);
+fcd_index fcd__factor_size(const fcd__factor *f);
+fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f);
+
+/* ---- backends: the only code that sees third-party headers ---- */
+typedef struct fcd__chol fcd__chol;
+fcd_status fcd__chol_create(const fcd_system *sys, fcd__chol **out);
+void fcd__chol_destroy(fcd__chol *c);
+fcd_status fcd__chol_analyze(fcd__chol *c, const fcd_system *sys, fcd_index n,
+                             const fcd_index *rowptr, const fcd_index *col,
+                             const fcd_real *val);
+/* On FCD_E_NOT_SPD, *bad_col is the column (caller's numbering) of the failing pivot. */
+fcd_status fcd__chol_factor(fcd__chol *c, const fcd_system *sys, const fcd_real *val,
+                            fcd_index *bad_col);
+fcd_status fcd__chol_solve(fcd__chol *c, const fcd_system *sys, fcd_index nrhs,
+                           const fcd_real *b, fcd_real *x);
+
+typedef struct fcd__lu fcd__lu;
+fcd_status fcd__lu_create(const fcd_system *sys, fcd__lu **out);
+void fcd__lu_destroy(fcd__lu *l);
+fcd_status fcd__lu_analyze(fcd__lu *l, const fcd_system *sys, fcd_index n,
+                           const fcd_index *rowptr, const fcd_index *col,
+                           const fcd_real *val);
+fcd_status fcd__lu_factor(fcd__lu *l, const fcd_system *sys, const fcd_real *val);
+fcd_status fcd__lu_solve(fcd__lu *l, const fcd_system *sys, fcd_index nrhs,
+                         const fcd_real *b, fcd_real *x);
+
+/* PETSc/SLEPc: initialized lazily under a process-wide lock. */
+fcd_status fcd__petsc_acquire(const fcd_system *sys);
+void fcd__petsc_release(void);
+/* Lowest nev eigenpairs of K x = w2 M x (both full-storage free-dof CSR on the same
+ * pattern). vecs (n x nev, may be NULL) column-major. */
+fcd_status fcd__slepc_gen_sym_lowest(const fcd_system *sys, fcd_index n,
+                                     const fcd_index *rowptr, const fcd_index *col,
+                                     const fcd_real *kval, const fcd_real *mval,
+                                     fcd_index nev, fcd_real *w2, fcd_real *vecs,
+                                     fcd_index *nconv);
+
+#endif /* FCD_PRIVATE_H */

@@ -1,0 +1,331 @@
+/* Matrix Market (coordinate real/integer, general/symmetric) and the prescribed-dof
+ * text file. Every defect is reported with the file and the line number. */
+#include "fcd_private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+  FILE *fp;
+  const char *path;
+  char *line;
+  size_t cap;
+  long lineno;
+} reader;
+
+/* Next line without its newline; 0 at end of file. */
+static int next_line(reader *r) {
+  ssize_t len = getline(&r->line, &r->cap, r->fp);
+  if (len < 0) return 0;
+  r->lineno++;
+  while (len > 0 && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r')) r->line[--len] = 0;
+  return 1;
+}
+
+static int blank(const char *s) {
+  while (*s && isspace((unsigned char)*s)) s++;
+  return *s == 0;
+}
+
+static int parse_index(const char **s, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(*s, &end, 10);
+  if (end == *s || errno == ERANGE || (*end && !isspace((unsigned char)*end))) return 0;
+  *s = end;
+  *out = v;
+  return 1;
+}
+
+static int parse_real(const char **s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(*s, &end);
+  if (end == *s || (*end && !isspace((unsigned char)*end))) return 0;
+  *s = end;
+  *out = v;
+  return 1;
+}
+
+typedef struct {
+  int symmetric;
+  long long nrows, ncols, nnz;
+} mm_header;
+
+/* Reads banner, comments and the size line. sys may be NULL (errbuf then gets the
+ * message). */
+static fcd_status read_header(reader *r, mm_header *h, const fcd_system *sys, char *errbuf,
+                              size_t errcap) {
+#define HERR(code, ...)                                                                \
+  do {                                                                                 \
+    if (errbuf && errcap) snprintf(errbuf, errcap, __VA_ARGS__);                       \
+    return fcd__err(sys, code, __VA_ARGS__);                                           \
+  } while (0)
+  if (!next_line(r)) HERR(FCD_E_FORMAT, "%s: empty file, expected a Matrix Market banner", r->path);
+  char w[5][64];
+  int nw = sscanf(r->line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]);
+  if (nw < 1 || strcasecmp(w[0], "%%MatrixMarket") != 0)
+    HERR(FCD_E_FORMAT, "%s:%ld: missing the '%%%%MatrixMarket' banner", r->path, r->lineno);
+  if (nw != 5)
+    HERR(FCD_E_FORMAT, "%s:%ld: the banner needs object, format, field and symmetry",
+         r->path, r->lineno);
+  if (strcasecmp(w[1], "matrix") != 0)
+    HERR(FCD_E_UNSUPPORTED, "%s:%ld: object '%s' is not supported (only 'matrix')", r->path,
+         r->lineno, w[1]);
+  if (strcasecmp(w[2], "coordinate") != 0)
+    HERR(FCD_E_UNSUPPORTED, "%s:%ld: format '%s' is not supported (only sparse 'coordinate')",
+         r->path, r->lineno, w[2]);
+  if (strcasecmp(w[3], "real") != 0 && strcasecmp(w[3], "integer") != 0)
+    HERR(FCD_E_UNSUPPORTED, "%s:%ld: field '%s' is not supported (only 'real' or 'integer')",
+         r->path, r->lineno, w[3]);
+  if (strcasecmp(w[4], "general") == 0) h->symmetric = 0;
+  else if (strcasecmp(w[4], "symmetric") == 0) h->symmetric = 1;
+  else
+    HERR(FCD_E_UNSUPPORTED,
+         "%s:%ld: symmetry '%s' is not supported (only 'general' or 'symmetric')", r->path,
+         r->lineno, w[4]);
+  for (;;) {
+    if (!next_line(r))
+      HERR(FCD_E_FORMAT, "%s: end of file before the size line", r->path);
+    if (r->line[0] == '%' || blank(r->line)) continue;
+    break;
+  }
+  const char *s = r->line;
+  if (!parse_index(&s, &h->nrows) || !parse_index(&s, &h->ncols) ||
+      !parse_index(&s, &h->nnz) || !blank(s))
+    HERR(FCD_E_FORMAT, "%s:%ld: expected 'rows columns entries' on the size line", r->path,
+         r->lineno);
+  if (h->nrows <= 0 || h->ncols <= 0 || h->nnz < 0)
+    HERR(FCD_E_FORMAT, "%s:%ld: invalid sizes %lld x %lld with %lld entries", r->path,
+         r->lineno, h->nrows, h->ncols, h->nnz);
+  if (h->symmetric && h->nrows != h->ncols)
+    HERR(FCD_E_FORMAT, "%s:%ld: a symmetric matrix must be square (%lld x %lld)", r->path,
+         r->lineno, h->nrows, h->ncols);
+  return FCD_OK;
+#undef HERR
+}
+
+static fcd_status open_reader(reader *r, const char *path, const fcd_system *sys,
+                              char *errbuf, size_t errcap) {
+  memset(r, 0, sizeof *r);
+  r->path = path;
+  r->fp = fopen(path, "r");
+  if (!r->fp) {
+    if (errbuf && errcap) snprintf(errbuf, errcap, "cannot open '%s': %s", path, strerror(errno));
+    return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
+  }
+  return FCD_OK;
+}
+
+static void close_reader(reader *r) {
+  if (r->fp) fclose(r->fp);
+  free(r->line); /* allocated by getline */
+}
+
+fcd_status fcd_matrix_market_size(const char *path, fcd_index *nrows, fcd_index *ncols,
+                                  fcd_index *nnz, char *errbuf, size_t errcap) {
+  if (!path) {
+    if (errbuf && errcap) snprintf(errbuf, errcap, "path is NULL");
+    return FCD_E_INVALID_ARG;
+  }
+  reader r;
+  FCD_TRY(open_reader(&r, path, NULL, errbuf, errcap));
+  mm_header h;
+  fcd_status st = read_header(&r, &h, NULL, errbuf, errcap);
+  close_reader(&r);
+  if (st != FCD_OK) return st;
+  if (nrows) *nrows = h.nrows;
+  if (ncols) *ncols = h.ncols;
+  if (nnz) *nnz = h.nnz;
+  return FCD_OK;
+}
+
+fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
+                                         const char *path) {
+  FCD_CHECK_SYS(sys);
+  if ((int)which < 0 || (int)which > 2)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "read_matrix_market: unknown matrix kind %d",
+                    (int)which);
+  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "read_matrix_market: path is NULL");
+  reader r;
+  FCD_TRY(open_reader(&r, path, sys, NULL, 0));
+  mm_header h;
+  fcd_index *ri = NULL, *ci = NULL;
+  fcd_real *vv = NULL;
+  fcd_status st = read_header(&r, &h, sys, NULL, 0);
+  if (st != FCD_OK) goto done;
+  if (h.nrows != sys->n || h.ncols != sys->n) {
+    st = fcd__err(sys, FCD_E_INVALID_ARG,
+                  "%s: the %s matrix is %lld x %lld but the system has %lld dofs", path,
+                  fcd__matrix_name(which), h.nrows, h.ncols, (long long)sys->n);
+    goto done;
+  }
+  ri = fcd__malloc_array((size_t)h.nnz, sizeof *ri);
+  ci = fcd__malloc_array((size_t)h.nnz, sizeof *ci);
+  vv = fcd__malloc_array((size_t)h.nnz, sizeof *vv);
+  if (!ri || !ci || !vv) {
+    st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld entries", path, h.nnz);
+    goto done;
+  }
+  long first_lower = 0, first_upper = 0;
+  long long k = 0;
+  while (next_line(&r)) {
+    if (r.line[0] == '%' || blank(r.line)) continue;
+    if (k >= h.nnz) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: more entries than the %lld declared", path,
+                    r.lineno, h.nnz);
+      goto done;
+    }
+    const char *s = r.line;
+    long long i, j;
+    double v;
+    if (!parse_index(&s, &i) || !parse_index(&s, &j) || !parse_real(&s, &v) || !blank(s)) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'row column value', got '%.60s'",
+                    path, r.lineno, r.line);
+      goto done;
+    }
+    if (i < 1 || i > h.nrows || j < 1 || j > h.ncols) {
+      st = fcd__err(sys, FCD_E_FORMAT,
+                    "%s:%ld: index (%lld, %lld) outside the declared %lld x %lld (1-based)",
+                    path, r.lineno, i, j, h.nrows, h.ncols);
+      goto done;
+    }
+    if (!isfinite(v)) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: value is not finite", path, r.lineno);
+      goto done;
+    }
+    i--;
+    j--;
+    if (h.symmetric) {
+      /* The standard stores the lower triangle; some writers store the upper one.
+       * Either is unambiguous, a mix could count an entry twice. */
+      if (i > j && !first_lower) first_lower = r.lineno;
+      if (i < j && !first_upper) first_upper = r.lineno;
+      if (first_lower && first_upper) {
+        st = fcd__err(sys, FCD_E_FORMAT,
+                      "%s:%ld: symmetric file stores entries of both triangles (lower at "
+                      "line %ld, upper at line %ld)", path, r.lineno, first_lower, first_upper);
+        goto done;
+      }
+      if (i > j) {
+        long long t = i;
+        i = j;
+        j = t;
+      }
+    }
+    ri[k] = i;
+    ci[k] = j;
+    vv[k] = v;
+    k++;
+  }
+  if (ferror(r.fp)) {
+    st = fcd__err(sys, FCD_E_IO, "%s: read error after line %ld", path, r.lineno);
+    goto done;
+  }
+  if (k != h.nnz) {
+    st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: file ends after %lld of %lld declared entries",
+                  path, r.lineno, k, h.nnz);
+    goto done;
+  }
+  st = fcd_system_set_matrix_coo(sys, which, (fcd_index)k, ri, ci, vv,
+                                 h.symmetric ? FCD_COO_UPPER : FCD_COO_FULL);
+done:
+  close_reader(&r);
+  fcd__free(ri);
+  fcd__free(ci);
+  fcd__free(vv);
+  return st;
+}
+
+fcd_status fcd_system_write_matrix_market(const fcd_system *sys, fcd_matrix_kind which,
+                                          const char *path) {
+  FCD_CHECK_SYS(sys);
+  if ((int)which < 0 || (int)which > 2)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "write_matrix_market: unknown matrix kind %d",
+                    (int)which);
+  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "write_matrix_market: path is NULL");
+  const fcd__csr *a = &sys->mat[which];
+  if (!a->set)
+    return fcd__err(sys, FCD_E_STATE, "%s matrix was never set", fcd__matrix_name(which));
+  FILE *fp = fopen(path, "w");
+  if (!fp) return fcd__err(sys, FCD_E_IO, "cannot create '%s': %s", path, strerror(errno));
+  fprintf(fp, "%%%%MatrixMarket matrix coordinate real %s\n%% written by fcd %s\n",
+          a->upper ? "symmetric" : "general", FCD_VERSION_STRING);
+  fprintf(fp, "%lld %lld %lld\n", (long long)a->n, (long long)a->n,
+          (long long)a->rowptr[a->n]);
+  for (fcd_index i = 0; i < a->n; i++)
+    for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+      /* symmetric storage is written as the standard's lower triangle */
+      fcd_index r = a->upper ? a->col[p] : i, c = a->upper ? i : a->col[p];
+      fprintf(fp, "%lld %lld %.17g\n", (long long)r + 1, (long long)c + 1, a->val[p]);
+    }
+  int bad = ferror(fp);
+  if (fclose(fp) != 0 || bad)
+    return fcd__err(sys, FCD_E_IO, "write error on '%s'", path);
+  return FCD_OK;
+}
+
+fcd_status fcd_system_read_fixed(fcd_system *sys, const char *path) {
+  FCD_CHECK_SYS(sys);
+  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "read_fixed: path is NULL");
+  reader r;
+  FCD_TRY(open_reader(&r, path, sys, NULL, 0));
+  fcd_index n = 0, cap = 0;
+  fcd_index *dofs = NULL;
+  fcd_real *vals = NULL;
+  fcd_status st = FCD_OK;
+  while (next_line(&r)) {
+    char *hash = strchr(r.line, '#');
+    if (hash) *hash = 0;
+    if (blank(r.line)) continue;
+    const char *s = r.line;
+    long long d;
+    double v = 0.0;
+    if (!parse_index(&s, &d)) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected a dof index, got '%.60s'", path,
+                    r.lineno, r.line);
+      break;
+    }
+    if (!blank(s) && (!parse_real(&s, &v) || !blank(s))) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'dof [value]', got '%.60s'", path,
+                    r.lineno, r.line);
+      break;
+    }
+    if (d < 0 || d >= sys->n) {
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "%s:%ld: dof %lld outside [0, %lld)", path,
+                    r.lineno, d, (long long)sys->n);
+      break;
+    }
+    if (!isfinite(v)) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: value is not finite", path, r.lineno);
+      break;
+    }
+    if (n == cap) {
+      fcd_index nc = cap ? 2 * cap : 64;
+      fcd_index *nd = realloc(dofs, (size_t)nc * sizeof *nd);
+      if (nd) dofs = nd;
+      fcd_real *nv = nd ? realloc(vals, (size_t)nc * sizeof *nv) : NULL;
+      if (nv) vals = nv;
+      if (!nd || !nv) {
+        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
+        break;
+      }
+      cap = nc;
+    }
+    dofs[n] = d;
+    vals[n] = v;
+    n++;
+  }
+  if (st == FCD_OK && ferror(r.fp))
+    st = fcd__err(sys, FCD_E_IO, "%s: read error after line %ld", path, r.lineno);
+  if (st == FCD_OK) st = fcd_system_fix_dofs(sys, n, dofs, vals);
+  close_reader(&r);
+  free(dofs);
+  free(vals);
+  return st;
+}

@@ -1,0 +1,156 @@
+/* Compressed-row kernels: assembly from triplets, validation, products. */
+#include "fcd_private.h"
+
+#include <math.h>
+#include <string.h>
+
+fcd_status fcd__coo_to_csr(fcd_index n, fcd_index nnz, const fcd_index *rows,
+                           const fcd_index *cols, const fcd_real *vals,
+                           fcd_index **rowptr_out, fcd_index **col_out,
+                           fcd_real **val_out, fcd_index *pos_out) {
+  /* Two bucket passes (by column, then stably by row) sort every row by column in
+   * O(n + nnz) without a comparison sort; duplicates are then adjacent. */
+  fcd_status st = FCD_E_NOMEM;
+  fcd_index *cptr = fcd__calloc((size_t)n + 1, sizeof *cptr);
+  fcd_index *corder = fcd__malloc_array((size_t)nnz, sizeof *corder);
+  fcd_index *rptr = fcd__calloc((size_t)n + 1, sizeof *rptr);
+  fcd_index *rorder = fcd__malloc_array((size_t)nnz, sizeof *rorder);
+  fcd_index *rowptr = NULL, *col = NULL;
+  fcd_real *val = NULL;
+  if (!cptr || !corder || !rptr || !rorder) goto done;
+  for (fcd_index p = 0; p < nnz; p++) cptr[cols[p] + 1]++;
+  for (fcd_index j = 0; j < n; j++) cptr[j + 1] += cptr[j];
+  for (fcd_index p = 0; p < nnz; p++) corder[cptr[cols[p]]++] = p;
+  for (fcd_index p = 0; p < nnz; p++) rptr[rows[p] + 1]++;
+  for (fcd_index i = 0; i < n; i++) rptr[i + 1] += rptr[i];
+  for (fcd_index q = 0; q < nnz; q++) {
+    fcd_index p = corder[q];
+    rorder[rptr[rows[p]]++] = p;
+  }
+  /* rptr[i] now holds the end of row i; the start of row i is rptr[i-1]. */
+  rowptr = fcd__calloc((size_t)n + 1, sizeof *rowptr);
+  col = fcd__malloc_array((size_t)nnz, sizeof *col);
+  val = vals ? fcd__malloc_array((size_t)nnz, sizeof *val) : NULL;
+  if (!rowptr || !col || (vals && !val)) goto done;
+  fcd_index out = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    fcd_index start = i ? rptr[i - 1] : 0, end = rptr[i];
+    fcd_index row_start = out;
+    for (fcd_index q = start; q < end; q++) {
+      fcd_index p = rorder[q];
+      if (out > row_start && col[out - 1] == cols[p]) {
+        if (val) val[out - 1] += vals[p];
+      } else {
+        col[out] = cols[p];
+        if (val) val[out] = vals[p];
+        out++;
+      }
+      if (pos_out) pos_out[p] = out - 1;
+    }
+    rowptr[i + 1] = out;
+  }
+  *rowptr_out = rowptr;
+  *col_out = col;
+  if (val_out) *val_out = val;
+  rowptr = NULL;
+  col = NULL;
+  val = NULL;
+  st = FCD_OK;
+done:
+  fcd__free(cptr);
+  fcd__free(corder);
+  fcd__free(rptr);
+  fcd__free(rorder);
+  fcd__free(rowptr);
+  fcd__free(col);
+  fcd__free(val);
+  return st;
+}
+
+void fcd__csr_clear(fcd__csr *a) {
+  if (a->owned) {
+    fcd__free(a->rowptr);
+    fcd__free(a->col);
+    fcd__free(a->val);
+  }
+  memset(a, 0, sizeof *a);
+}
+
+fcd_index fcd__csr_nnz(const fcd__csr *a) { return a->set ? a->rowptr[a->n] : 0; }
+
+void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y) {
+  if (!a->set || alpha == 0.0) return;
+  for (fcd_index i = 0; i < a->n; i++) {
+    fcd_real s = 0.0;
+    for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+      fcd_index j = a->col[p];
+      s += a->val[p] * x[j];
+      if (a->upper && j != i) y[j] += alpha * a->val[p] * x[i];
+    }
+    y[i] += alpha * s;
+  }
+}
+
+fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index n,
+                             const fcd_index *rowptr, const fcd_index *col,
+                             const fcd_real *val, int upper) {
+  if (!rowptr) return fcd__err(sys, FCD_E_INVALID_ARG, "%s: row_ptr is NULL", what);
+  if (rowptr[0] != 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: row_ptr[0] is %lld, must be 0", what,
+                    (long long)rowptr[0]);
+  for (fcd_index i = 0; i < n; i++)
+    if (rowptr[i + 1] < rowptr[i])
+      return fcd__err(sys, FCD_E_INVALID_ARG,
+                      "%s: row_ptr decreases at row %lld (%lld < %lld)", what,
+                      (long long)i, (long long)rowptr[i + 1], (long long)rowptr[i]);
+  if (rowptr[n] > 0 && (!col || !val))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: %s is NULL with %lld entries", what,
+                    col ? "values" : "col_idx", (long long)rowptr[n]);
+  for (fcd_index i = 0; i < n; i++) {
+    for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      fcd_index j = col[p];
+      if (j < 0 || j >= n)
+        return fcd__err(sys, FCD_E_INVALID_ARG,
+                        "%s: column index %lld of row %lld out of range [0, %lld)", what,
+                        (long long)j, (long long)i, (long long)n);
+      if (p > rowptr[i] && j <= col[p - 1])
+        return fcd__err(sys, FCD_E_INVALID_ARG,
+                        "%s: columns of row %lld not strictly increasing (%lld after %lld)",
+                        what, (long long)i, (long long)j, (long long)col[p - 1]);
+      if (upper && j < i)
+        return fcd__err(sys, FCD_E_INVALID_ARG,
+                        "%s: entry (%lld, %lld) is below the diagonal in upper-triangle "
+                        "storage", what, (long long)i, (long long)j);
+      if (!isfinite(val[p]))
+        return fcd__err(sys, FCD_E_INVALID_ARG, "%s: entry (%lld, %lld) is not finite",
+                        what, (long long)i, (long long)j);
+    }
+  }
+  return FCD_OK;
+}
+
+static fcd_index csr_find(const fcd__csr *a, fcd_index i, fcd_index j) {
+  fcd_index lo = a->rowptr[i], hi = a->rowptr[i + 1];
+  while (lo < hi) {
+    fcd_index mid = lo + (hi - lo) / 2;
+    if (a->col[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return (lo < a->rowptr[i + 1] && a->col[lo] == j) ? lo : -1;
+}
+
+fcd_real fcd__csr_asymmetry(const fcd__csr *a) {
+  if (!a->set || a->upper) return 0.0;
+  fcd_real amax = 0.0, dmax = 0.0;
+  for (fcd_index i = 0; i < a->n; i++) {
+    for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+      fcd_index j = a->col[p];
+      amax = fmax(amax, fabs(a->val[p]));
+      if (j == i) continue;
+      fcd_index q = csr_find(a, j, i);
+      fcd_real mirror = q >= 0 ? a->val[q] : 0.0;
+      dmax = fmax(dmax, fabs(a->val[p] - mirror));
+    }
+  }
+  return amax > 0.0 ? dmax / amax : 0.0;
+}

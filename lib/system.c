@@ -1,0 +1,408 @@
+/* The system object: matrices, Rayleigh damping, prescribed dofs, loads. */
+#include "fcd_private.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const matrix_names[3] = {"mass", "stiffness", "damping"};
+
+const char *fcd__matrix_name(fcd_matrix_kind which) {
+  return ((int)which >= 0 && (int)which < 3) ? matrix_names[which] : "unknown matrix";
+}
+
+/* A macro, not a function, so the compiler sees the bound before every mat[which]. */
+#define CHECK_KIND(sys, which)                                                         \
+  do {                                                                                 \
+    if ((unsigned)(which) > 2u)                                                        \
+      return fcd__err(sys, FCD_E_INVALID_ARG,                                          \
+                      "matrix kind %d is not FCD_MASS, FCD_STIFFNESS or FCD_DAMPING",  \
+                      (int)(which));                                                   \
+  } while (0)
+
+/* Rebuilds the free numbering from is_fixed. */
+static void rebuild_free(fcd_system *sys) {
+  fcd_index k = 0;
+  for (fcd_index i = 0; i < sys->n; i++) {
+    if (sys->is_fixed[i]) {
+      sys->free_of[i] = -1;
+    } else {
+      sys->free_of[i] = k;
+      sys->dof_of[k++] = i;
+    }
+  }
+  sys->nfree = k;
+  sys->nfixed = sys->n - k;
+}
+
+fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out) {
+  if (!out) return FCD_E_INVALID_ARG;
+  *out = NULL;
+  if (ndofs <= 0) return FCD_E_INVALID_ARG;
+  if ((uint64_t)ndofs > SIZE_MAX / (2 * sizeof(fcd_index))) return FCD_E_NOMEM;
+  fcd_system *sys = fcd__calloc(1, sizeof *sys);
+  if (!sys) return FCD_E_NOMEM;
+  sys->n = ndofs;
+  sys->is_fixed = fcd__calloc((size_t)ndofs, 1);
+  sys->fixed_value = fcd__calloc((size_t)ndofs, sizeof(fcd_real));
+  sys->free_of = fcd__malloc_array((size_t)ndofs, sizeof(fcd_index));
+  sys->dof_of = fcd__malloc_array((size_t)ndofs, sizeof(fcd_index));
+  if (!sys->is_fixed || !sys->fixed_value || !sys->free_of || !sys->dof_of) {
+    fcd__free(sys->is_fixed);
+    fcd__free(sys->fixed_value);
+    fcd__free(sys->free_of);
+    fcd__free(sys->dof_of);
+    fcd__free(sys);
+    return FCD_E_NOMEM;
+  }
+  sys->magic = FCD_SYSTEM_MAGIC;
+  rebuild_free(sys);
+  sys->pattern_version = 1;
+  sys->value_version = 1;
+  *out = sys;
+  return FCD_OK;
+}
+
+static void free_pattern_clear(fcd__free_pattern *fp) {
+  fcd__free(fp->rowptr);
+  fcd__free(fp->col);
+  for (int k = 0; k < 3; k++) {
+    fcd__free(fp->map[k]);
+    fcd__free(fp->mapt[k]);
+  }
+  memset(fp, 0, sizeof *fp);
+}
+
+void fcd_system_destroy(fcd_system *sys) {
+  if (!fcd__system_valid(sys)) return;
+  for (int k = 0; k < 3; k++) fcd__csr_clear(&sys->mat[k]);
+  free_pattern_clear(&sys->fp);
+  fcd__free(sys->is_fixed);
+  fcd__free(sys->fixed_value);
+  fcd__free(sys->free_of);
+  fcd__free(sys->dof_of);
+  fcd__free(sys->load);
+  sys->magic = 0;
+  fcd__free(sys);
+}
+
+const char *fcd_system_last_error(const fcd_system *sys) {
+  if (!sys) return "no system (NULL handle)";
+  if (sys->magic != FCD_SYSTEM_MAGIC) return "invalid system handle";
+  return sys->err;
+}
+
+fcd_index fcd_system_ndofs(const fcd_system *sys) {
+  return fcd__system_valid(sys) ? sys->n : 0;
+}
+
+/* Installs a fully built matrix; on success the old one is released. */
+static void install_matrix(fcd_system *sys, fcd_matrix_kind which, fcd__csr *a) {
+  fcd__csr_clear(&sys->mat[which]);
+  sys->mat[which] = *a;
+  sys->pattern_version++;
+  sys->value_version++;
+}
+
+fcd_status fcd_system_set_matrix_coo(fcd_system *sys, fcd_matrix_kind which,
+                                     fcd_index nnz, const fcd_index *rows,
+                                     const fcd_index *cols, const fcd_real *vals,
+                                     unsigned flags) {
+  FCD_CHECK_SYS(sys);
+  CHECK_KIND(sys, which);
+  const char *name = fcd__matrix_name(which);
+  if (flags != FCD_COO_FULL && flags != FCD_COO_UPPER)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: unknown storage flags 0x%x", name, flags);
+  if (nnz < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: negative number of entries %lld", name,
+                    (long long)nnz);
+  if (nnz > 0 && (!rows || !cols || !vals))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: %s array is NULL", name,
+                    !rows ? "row" : (!cols ? "column" : "value"));
+  for (fcd_index p = 0; p < nnz; p++) {
+    fcd_index i = rows[p], j = cols[p];
+    if (i < 0 || i >= sys->n || j < 0 || j >= sys->n)
+      return fcd__err(sys, FCD_E_INVALID_ARG,
+                      "%s: entry %lld has index (%lld, %lld) outside [0, %lld)", name,
+                      (long long)p, (long long)i, (long long)j, (long long)sys->n);
+    if (!isfinite(vals[p]))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "%s: entry %lld at (%lld, %lld) is not finite",
+                      name, (long long)p, (long long)i, (long long)j);
+    if (flags == FCD_COO_UPPER && i > j)
+      return fcd__err(sys, FCD_E_INVALID_ARG,
+                      "%s: entry %lld at (%lld, %lld) lies below the diagonal but the data "
+                      "is declared FCD_COO_UPPER", name, (long long)p, (long long)i,
+                      (long long)j);
+  }
+  fcd__csr a = {0};
+  a.n = sys->n;
+  a.upper = flags == FCD_COO_UPPER;
+  a.owned = 1;
+  a.set = 1;
+  if (fcd__coo_to_csr(sys->n, nnz, rows, cols, vals, &a.rowptr, &a.col, &a.val, NULL) !=
+      FCD_OK)
+    return fcd__err(sys, FCD_E_NOMEM, "%s: out of memory assembling %lld entries", name,
+                    (long long)nnz);
+  install_matrix(sys, which, &a);
+  return FCD_OK;
+}
+
+fcd_status fcd_system_set_matrix_csr(fcd_system *sys, fcd_matrix_kind which,
+                                     const fcd_index *row_ptr, const fcd_index *col_idx,
+                                     const fcd_real *vals, unsigned flags,
+                                     fcd_ownership own) {
+  FCD_CHECK_SYS(sys);
+  CHECK_KIND(sys, which);
+  const char *name = fcd__matrix_name(which);
+  if (flags != FCD_COO_FULL && flags != FCD_COO_UPPER)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: unknown storage flags 0x%x", name, flags);
+  if (own != FCD_COPY && own != FCD_BORROW)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: ownership %d is neither FCD_COPY nor "
+                    "FCD_BORROW", name, (int)own);
+  FCD_TRY(fcd__csr_validate(sys, name, sys->n, row_ptr, col_idx, vals,
+                            flags == FCD_COO_UPPER));
+  fcd_index nnz = row_ptr[sys->n];
+  fcd__csr a = {0};
+  a.n = sys->n;
+  a.upper = flags == FCD_COO_UPPER;
+  a.set = 1;
+  if (own == FCD_BORROW) {
+    a.rowptr = (fcd_index *)(uintptr_t)row_ptr;
+    a.col = (fcd_index *)(uintptr_t)col_idx;
+    a.val = (fcd_real *)(uintptr_t)vals;
+    a.owned = 0;
+  } else {
+    a.owned = 1;
+    a.rowptr = fcd__malloc_array((size_t)sys->n + 1, sizeof(fcd_index));
+    a.col = fcd__malloc_array((size_t)nnz, sizeof(fcd_index));
+    a.val = fcd__malloc_array((size_t)nnz, sizeof(fcd_real));
+    if (!a.rowptr || !a.col || !a.val) {
+      fcd__csr_clear(&a);
+      return fcd__err(sys, FCD_E_NOMEM, "%s: out of memory copying %lld entries", name,
+                      (long long)nnz);
+    }
+    memcpy(a.rowptr, row_ptr, ((size_t)sys->n + 1) * sizeof(fcd_index));
+    if (nnz) {
+      memcpy(a.col, col_idx, (size_t)nnz * sizeof(fcd_index));
+      memcpy(a.val, vals, (size_t)nnz * sizeof(fcd_real));
+    }
+  }
+  install_matrix(sys, which, &a);
+  return FCD_OK;
+}
+
+fcd_status fcd_system_matrix_values_changed(fcd_system *sys, fcd_matrix_kind which) {
+  FCD_CHECK_SYS(sys);
+  CHECK_KIND(sys, which);
+  const fcd__csr *a = &sys->mat[which];
+  if (!a->set)
+    return fcd__err(sys, FCD_E_STATE, "%s matrix was never set", fcd__matrix_name(which));
+  for (fcd_index p = 0; p < a->rowptr[a->n]; p++)
+    if (!isfinite(a->val[p]))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "%s: stored value %lld is not finite",
+                      fcd__matrix_name(which), (long long)p);
+  sys->value_version++;
+  return FCD_OK;
+}
+
+int fcd_system_has_matrix(const fcd_system *sys, fcd_matrix_kind which) {
+  if (!fcd__system_valid(sys) || (int)which < 0 || (int)which > 2) return 0;
+  return sys->mat[which].set;
+}
+
+fcd_status fcd_system_matrix_nnz(const fcd_system *sys, fcd_matrix_kind which,
+                                 fcd_index *stored, fcd_index *full) {
+  FCD_CHECK_SYS(sys);
+  CHECK_KIND(sys, which);
+  const fcd__csr *a = &sys->mat[which];
+  fcd_index s = fcd__csr_nnz(a), f = s;
+  if (a->set && a->upper) {
+    fcd_index diag = 0;
+    for (fcd_index i = 0; i < a->n; i++)
+      if (a->rowptr[i + 1] > a->rowptr[i] && a->col[a->rowptr[i]] == i) diag++;
+    f = 2 * s - diag;
+  }
+  if (stored) *stored = s;
+  if (full) *full = f;
+  return FCD_OK;
+}
+
+fcd_status fcd_system_matrix_asymmetry(const fcd_system *sys, fcd_matrix_kind which,
+                                       fcd_real *asym) {
+  FCD_CHECK_SYS(sys);
+  CHECK_KIND(sys, which);
+  if (!asym) return fcd__err(sys, FCD_E_INVALID_ARG, "asymmetry: output pointer is NULL");
+  if (!sys->mat[which].set)
+    return fcd__err(sys, FCD_E_STATE, "%s matrix was never set", fcd__matrix_name(which));
+  *asym = fcd__csr_asymmetry(&sys->mat[which]);
+  return FCD_OK;
+}
+
+fcd_status fcd_system_apply(const fcd_system *sys, fcd_matrix_kind which,
+                            const fcd_real *x, fcd_real *y) {
+  FCD_CHECK_SYS(sys);
+  CHECK_KIND(sys, which);
+  if (!x || !y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: %s is NULL", !x ? "x" : "y");
+  if (x == y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: x and y must not alias");
+  memset(y, 0, (size_t)sys->n * sizeof *y);
+  fcd__csr_gaxpy(&sys->mat[which], 1.0, x, y);
+  if (which == FCD_DAMPING) {
+    fcd__csr_gaxpy(&sys->mat[FCD_MASS], sys->ray_alpha, x, y);
+    fcd__csr_gaxpy(&sys->mat[FCD_STIFFNESS], sys->ray_beta, x, y);
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_system_set_rayleigh(fcd_system *sys, fcd_real alpha, fcd_real beta) {
+  FCD_CHECK_SYS(sys);
+  if (!isfinite(alpha) || !isfinite(beta) || alpha < 0 || beta < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG,
+                    "Rayleigh coefficients must be finite and >= 0 (alpha=%g, beta=%g)",
+                    alpha, beta);
+  sys->ray_alpha = alpha;
+  sys->ray_beta = beta;
+  sys->value_version++;
+  return FCD_OK;
+}
+
+fcd_status fcd_system_fix_dofs(fcd_system *sys, fcd_index n, const fcd_index *dofs,
+                               const fcd_real *values) {
+  FCD_CHECK_SYS(sys);
+  if (n < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "fix_dofs: negative count %lld", (long long)n);
+  if (n > 0 && !dofs) return fcd__err(sys, FCD_E_INVALID_ARG, "fix_dofs: dofs is NULL");
+  for (fcd_index k = 0; k < n; k++) {
+    if (dofs[k] < 0 || dofs[k] >= sys->n)
+      return fcd__err(sys, FCD_E_INVALID_ARG,
+                      "fix_dofs: dof %lld (entry %lld) outside [0, %lld)",
+                      (long long)dofs[k], (long long)k, (long long)sys->n);
+    if (values && !isfinite(values[k]))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "fix_dofs: value of dof %lld is not finite",
+                      (long long)dofs[k]);
+  }
+  int changed = 0;
+  for (fcd_index k = 0; k < n; k++) {
+    if (!sys->is_fixed[dofs[k]]) changed = 1;
+    sys->is_fixed[dofs[k]] = 1;
+    sys->fixed_value[dofs[k]] = values ? values[k] : 0.0;
+  }
+  if (changed) {
+    rebuild_free(sys);
+    sys->pattern_version++;
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_system_clear_fixed(fcd_system *sys) {
+  FCD_CHECK_SYS(sys);
+  if (sys->nfixed == 0) return FCD_OK;
+  memset(sys->is_fixed, 0, (size_t)sys->n);
+  memset(sys->fixed_value, 0, (size_t)sys->n * sizeof(fcd_real));
+  rebuild_free(sys);
+  sys->pattern_version++;
+  return FCD_OK;
+}
+
+fcd_index fcd_system_num_fixed(const fcd_system *sys) {
+  return fcd__system_valid(sys) ? sys->nfixed : -1;
+}
+
+fcd_status fcd_system_get_fixed(const fcd_system *sys, fcd_index *dofs, fcd_real *values) {
+  FCD_CHECK_SYS(sys);
+  fcd_index k = 0;
+  for (fcd_index i = 0; i < sys->n; i++) {
+    if (!sys->is_fixed[i]) continue;
+    if (dofs) dofs[k] = i;
+    if (values) values[k] = sys->fixed_value[i];
+    k++;
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_system_set_load(fcd_system *sys, const fcd_real *f) {
+  FCD_CHECK_SYS(sys);
+  if (!f) {
+    fcd__free(sys->load);
+    sys->load = NULL;
+    return FCD_OK;
+  }
+  for (fcd_index i = 0; i < sys->n; i++)
+    if (!isfinite(f[i]))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "set_load: entry %lld is not finite",
+                      (long long)i);
+  if (!sys->load) {
+    sys->load = fcd__malloc_array((size_t)sys->n, sizeof(fcd_real));
+    if (!sys->load) return fcd__err(sys, FCD_E_NOMEM, "set_load: out of memory");
+  }
+  memcpy(sys->load, f, (size_t)sys->n * sizeof(fcd_real));
+  return FCD_OK;
+}
+
+fcd_status fcd_system_set_load_fn(fcd_system *sys, fcd_load_fn fn, void *user_data) {
+  FCD_CHECK_SYS(sys);
+  sys->load_fn = fn;
+  sys->load_ud = fn ? user_data : NULL;
+  return FCD_OK;
+}
+
+fcd_status fcd_system_set_prescribed_fn(fcd_system *sys, fcd_prescribed_fn fn,
+                                        void *user_data) {
+  FCD_CHECK_SYS(sys);
+  sys->presc_fn = fn;
+  sys->presc_ud = fn ? user_data : NULL;
+  return FCD_OK;
+}
+
+fcd_status fcd_system_eval_load(fcd_system *sys, fcd_real t, fcd_real *f) {
+  FCD_CHECK_SYS(sys);
+  if (!f) return fcd__err(sys, FCD_E_INVALID_ARG, "eval_load: f is NULL");
+  if (!isfinite(t)) return fcd__err(sys, FCD_E_INVALID_ARG, "eval_load: time is not finite");
+  if (sys->load) memcpy(f, sys->load, (size_t)sys->n * sizeof *f);
+  else memset(f, 0, (size_t)sys->n * sizeof *f);
+  if (sys->load_fn) {
+    int rc = sys->load_fn(sys->load_ud, t, sys->n, f);
+    if (rc != 0)
+      return fcd__err(sys, FCD_E_CALLBACK, "load callback returned %d at t=%g", rc, t);
+    for (fcd_index i = 0; i < sys->n; i++)
+      if (!isfinite(f[i]))
+        return fcd__err(sys, FCD_E_CALLBACK,
+                        "load callback produced a non-finite value at dof %lld, t=%g",
+                        (long long)i, t);
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_system_eval_prescribed(fcd_system *sys, fcd_real t, fcd_real *u,
+                                      fcd_real *v) {
+  FCD_CHECK_SYS(sys);
+  if (!u) return fcd__err(sys, FCD_E_INVALID_ARG, "eval_prescribed: u is NULL");
+  if (!isfinite(t))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "eval_prescribed: time is not finite");
+  fcd_index nf = sys->nfixed;
+  fcd_index *dofs = fcd__malloc_array((size_t)nf, sizeof *dofs);
+  fcd_real *vbuf = v ? v : fcd__malloc_array((size_t)nf, sizeof *vbuf);
+  if (!dofs || !vbuf) {
+    fcd__free(dofs);
+    if (!v) fcd__free(vbuf);
+    return fcd__err(sys, FCD_E_NOMEM, "eval_prescribed: out of memory");
+  }
+  fcd_system_get_fixed(sys, dofs, u);
+  memset(vbuf, 0, (size_t)nf * sizeof *vbuf);
+  fcd_status st = FCD_OK;
+  if (sys->presc_fn && nf > 0) {
+    int rc = sys->presc_fn(sys->presc_ud, t, nf, dofs, u, vbuf);
+    if (rc != 0) {
+      st = fcd__err(sys, FCD_E_CALLBACK, "prescribed-displacement callback returned %d at "
+                    "t=%g", rc, t);
+    } else {
+      for (fcd_index k = 0; k < nf; k++)
+        if (!isfinite(u[k]) || !isfinite(vbuf[k])) {
+          st = fcd__err(sys, FCD_E_CALLBACK, "prescribed-displacement callback produced a "
+                        "non-finite value at dof %lld, t=%g", (long long)dofs[k], t);
+          break;
+        }
+    }
+  }
+  fcd__free(dofs);
+  if (!v) fcd__free(vbuf);
+  return st;
+}

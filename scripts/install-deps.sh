@@ -1,0 +1,10 @@
+#!/bin/sh
+# Installs the Debian 12 packages fcd needs to build, test and run its demo.
+set -eu
+pkgs="meson ninja-build pkg-config gcc g++ python3
+      libsuitesparse-dev petsc-dev slepc-dev libopenblas-dev
+      liblapacke-dev libfclib-dev gnuplot-nox binutils"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $pkgs

@@ -1,0 +1,224 @@
+/* Factorizations on the free dofs (CHOLMOD, UMFPACK) against dense LAPACK on random
+ * systems built here, and the explicit reuse of symbolic/numeric factorizations. */
+#include <lapacke.h>
+
+#include "../fcdtest.h"
+#include "fcd_private.h"
+
+/* random sparse matrices on n dofs, kept dense too (the independent reference) */
+typedef struct {
+  int n;
+  double *dm, *dk, *dc; /* dense n x n, row-major */
+} dense3;
+
+static void add_coo(fcd_system *sys, fcd_matrix_kind kind, int n, double *dense, int sym,
+                    double density, double diag) {
+  fcd_index cap = (fcd_index)n * n;
+  fcd_index *r = malloc(cap * sizeof *r), *c = malloc(cap * sizeof *c);
+  double *v = malloc(cap * sizeof *v);
+  fcd_index t = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = sym ? i : 0; j < n; j++) {
+      if (i != j && fcdt_rand() > density) continue;
+      double x = i == j ? diag * (1 + fcdt_rand()) : fcdt_rand() - 0.5;
+      r[t] = i;
+      c[t] = j;
+      v[t] = x;
+      t++;
+      dense[i * n + j] += x;
+      if (sym && i != j) dense[j * n + i] += x;
+    }
+  CHECK_ST(fcd_system_set_matrix_coo(sys, kind, t, r, c, v, sym ? FCD_COO_UPPER : 0), FCD_OK);
+  free(r);
+  free(c);
+  free(v);
+}
+
+/* dense restriction of a*M + b*C + c*K to the free dofs, column-major for LAPACK */
+static double *dense_combo(const fcd_system *sys, const dense3 *d, double a, double b,
+                           double c, int *nf_out) {
+  int n = d->n, nf = 0;
+  int *fr = malloc(n * sizeof *fr);
+  fcd_index nfix = fcd_system_num_fixed(sys);
+  fcd_index *fixed = malloc((nfix + 1) * sizeof *fixed);
+  fcd_system_get_fixed(sys, fixed, NULL);
+  for (int i = 0; i < n; i++) {
+    int isfixed = 0;
+    for (fcd_index k = 0; k < nfix; k++) isfixed |= fixed[k] == i;
+    if (!isfixed) fr[nf++] = i;
+  }
+  double *A = calloc((size_t)nf * nf, sizeof *A);
+  for (int jj = 0; jj < nf; jj++)
+    for (int ii = 0; ii < nf; ii++) {
+      int i = fr[ii], j = fr[jj];
+      A[ii + jj * nf] = a * d->dm[i * n + j] + b * d->dc[i * n + j] + c * d->dk[i * n + j];
+    }
+  free(fr);
+  free(fixed);
+  *nf_out = nf;
+  return A;
+}
+
+static double max_rel_diff(const double *x, const double *y, int n) {
+  double d = 0, s = 0;
+  for (int i = 0; i < n; i++) {
+    d = fmax(d, fabs(x[i] - y[i]));
+    s = fmax(s, fabs(y[i]));
+  }
+  return d / (s > 0 ? s : 1);
+}
+
+static void test_spd(int n, int nfixed) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(n, &sys), FCD_OK);
+  dense3 d = {n, calloc(n * n, sizeof(double)), calloc(n * n, sizeof(double)),
+              calloc(n * n, sizeof(double))};
+  add_coo(sys, FCD_MASS, n, d.dm, 1, 0.05, 10.0);
+  add_coo(sys, FCD_STIFFNESS, n, d.dk, 1, 0.1, 30.0);
+  add_coo(sys, FCD_DAMPING, n, d.dc, 1, 0.02, 5.0);
+  for (int k = 0; k < nfixed; k++) {
+    fcd_index dof = (fcd_index)(fcdt_rand() * n);
+    CHECK_ST(fcd_system_fix_dofs(sys, 1, &dof, NULL), FCD_OK);
+  }
+  fcd__factor *f;
+  CHECK_ST(fcd__factor_create(sys, FCD__FACTOR_SPD, &f), FCD_OK);
+  const double a = 1.0, b = 0.01, c = 1e-4; /* the iteration-matrix shape M + h C + h^2 K */
+  CHECK_ST(fcd__factor_combination(f, a, b, c), FCD_OK);
+  int nf;
+  double *A = dense_combo(sys, &d, a, b, c, &nf);
+  CHECK(nf == fcd__factor_size(f));
+  enum { NRHS = 3 };
+  double *rhs = malloc((size_t)nf * NRHS * sizeof *rhs), *x = malloc((size_t)nf * NRHS * sizeof *x);
+  for (int i = 0; i < nf * NRHS; i++) rhs[i] = fcdt_rand() - 0.5;
+  CHECK_ST(fcd__factor_solve(f, NRHS, rhs, x), FCD_OK);
+  CHECK(LAPACKE_dposv(LAPACK_COL_MAJOR, 'U', nf, NRHS, A, nf, rhs, nf) == 0);
+  CHECK(max_rel_diff(x, rhs, nf * NRHS) < 1e-12);
+
+  /* reuse: same coefficients and values -> nothing redone */
+  fcd__factor_stats s0 = fcd__factor_get_stats(f);
+  CHECK(s0.analyses == 1 && s0.factorizations == 1 && s0.solves == NRHS);
+  CHECK_ST(fcd__factor_combination(f, a, b, c), FCD_OK);
+  fcd__factor_stats s1 = fcd__factor_get_stats(f);
+  CHECK(s1.analyses == 1 && s1.factorizations == 1);
+  /* new coefficients (a new step h) -> numeric refactorization only */
+  CHECK_ST(fcd__factor_combination(f, a, 2 * b, 4 * c), FCD_OK);
+  fcd__factor_stats s2 = fcd__factor_get_stats(f);
+  CHECK(s2.analyses == 1 && s2.factorizations == 2);
+  /* new values (Rayleigh) -> numeric only */
+  CHECK_ST(fcd_system_set_rayleigh(sys, 0.1, 0.0), FCD_OK);
+  CHECK_ST(fcd__factor_combination(f, a, 2 * b, 4 * c), FCD_OK);
+  fcd__factor_stats s3 = fcd__factor_get_stats(f);
+  CHECK(s3.analyses == 1 && s3.factorizations == 3);
+  /* and the Rayleigh term enters as alpha * M inside the damping */
+  free(A);
+  for (int i = 0; i < n * n; i++) d.dc[i] += 0.1 * d.dm[i];
+  A = dense_combo(sys, &d, a, 2 * b, 4 * c, &nf);
+  for (int i = 0; i < nf; i++) rhs[i] = fcdt_rand() - 0.5;
+  CHECK_ST(fcd__factor_solve(f, 1, rhs, x), FCD_OK);
+  CHECK(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', nf, 1, A, nf, rhs, nf) == 0);
+  CHECK(max_rel_diff(x, rhs, nf) < 1e-12);
+  /* new prescribed dof -> the pattern changed -> new analysis */
+  fcd_index extra = n - 1;
+  CHECK_ST(fcd_system_clear_fixed(sys), FCD_OK);
+  CHECK_ST(fcd_system_fix_dofs(sys, 1, &extra, NULL), FCD_OK);
+  CHECK_ST(fcd__factor_combination(f, a, 2 * b, 4 * c), FCD_OK);
+  fcd__factor_stats s4 = fcd__factor_get_stats(f);
+  CHECK(s4.analyses == 2 && s4.factorizations == 4);
+  CHECK(fcd__factor_size(f) == n - 1);
+  free(A);
+  A = dense_combo(sys, &d, a, 2 * b, 4 * c, &nf);
+  for (int i = 0; i < nf; i++) rhs[i] = fcdt_rand() - 0.5;
+  CHECK_ST(fcd__factor_solve(f, 1, rhs, rhs), FCD_OK); /* in place */
+  free(x);
+  x = malloc((size_t)nf * sizeof *x);
+  memcpy(x, rhs, (size_t)nf * sizeof *x);
+  /* check the residual A x = b by rebuilding b: solve again by LAPACK from A x */
+  double *ax = calloc(nf, sizeof *ax);
+  for (int i = 0; i < nf; i++)
+    for (int j = 0; j < nf; j++) ax[i] += A[i + j * nf] * x[j];
+  CHECK_ST(fcd__factor_solve(f, 1, ax, ax), FCD_OK);
+  CHECK(max_rel_diff(ax, x, nf) < 1e-12);
+  free(ax);
+  free(A);
+  free(rhs);
+  free(x);
+  fcd__factor_destroy(f);
+  free(d.dm);
+  free(d.dk);
+  free(d.dc);
+  fcd_system_destroy(sys);
+}
+
+static void test_lu(int n) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(n, &sys), FCD_OK);
+  dense3 d = {n, calloc(n * n, sizeof(double)), calloc(n * n, sizeof(double)),
+              calloc(n * n, sizeof(double))};
+  add_coo(sys, FCD_MASS, n, d.dm, 1, 0.05, 1.0);
+  add_coo(sys, FCD_STIFFNESS, n, d.dk, 0, 0.08, 3.0); /* non-symmetric: friction-like */
+  fcd_index fx[2] = {0, n / 2};
+  CHECK_ST(fcd_system_fix_dofs(sys, 2, fx, NULL), FCD_OK);
+  fcd__factor *f;
+  CHECK_ST(fcd__factor_create(sys, FCD__FACTOR_LU, &f), FCD_OK);
+  CHECK_ST(fcd__factor_combination(f, -0.7, 0.0, 1.0), FCD_OK); /* K - sigma M */
+  int nf;
+  double *A = dense_combo(sys, &d, -0.7, 0.0, 1.0, &nf);
+  double *b = malloc(2 * nf * sizeof *b), *x = malloc(2 * nf * sizeof *x);
+  lapack_int *ipiv = malloc(nf * sizeof *ipiv);
+  for (int i = 0; i < 2 * nf; i++) b[i] = fcdt_rand() - 0.5;
+  CHECK_ST(fcd__factor_solve(f, 2, b, x), FCD_OK);
+  CHECK(LAPACKE_dgesv(LAPACK_COL_MAJOR, nf, 2, A, nf, ipiv, b, nf) == 0);
+  CHECK(max_rel_diff(x, b, 2 * nf) < 1e-11);
+  fcd__factor_stats s = fcd__factor_get_stats(f);
+  CHECK(s.analyses == 1 && s.factorizations == 1 && s.solves == 2);
+  /* a structurally fine but numerically singular matrix: 0 * M + 0 * K */
+  CHECK_ST(fcd__factor_combination(f, 0.0, 0.0, 0.0), FCD_E_SINGULAR);
+  CHECK(strstr(fcd_system_last_error(sys), "singular") != NULL);
+  CHECK_ST(fcd__factor_solve(f, 1, b, x), FCD_E_STATE); /* no stale factor is used */
+  CHECK_ST(fcd__factor_combination(f, -0.7, 0.0, 1.0), FCD_OK); /* and it recovers */
+  CHECK_ST(fcd__factor_solve(f, 1, x, x), FCD_OK);
+  free(A);
+  free(b);
+  free(x);
+  free(ipiv);
+  fcd__factor_destroy(f);
+  free(d.dm);
+  free(d.dk);
+  free(d.dc);
+  fcd_system_destroy(sys);
+}
+
+static void test_generic_csr(void) {
+  /* caller-provided matrices with a pattern id: same id, same pattern, no re-analysis */
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
+  fcd__factor *f;
+  CHECK_ST(fcd__factor_create(sys, FCD__FACTOR_SPD, &f), FCD_OK);
+  const fcd_index rp[4] = {0, 2, 5, 7}, ci[7] = {0, 1, 0, 1, 2, 1, 2};
+  double v[7] = {4, -1, -1, 4, -1, -1, 4};
+  CHECK_ST(fcd__factor_csr(f, 3, rp, ci, v, 77), FCD_OK);
+  double b[3] = {3, 2, 3}, x[3];
+  CHECK_ST(fcd__factor_solve(f, 1, b, x), FCD_OK);
+  /* closed form: [4 -1 0; -1 4 -1; 0 -1 4] x = (3, 2, 3) has x = (1, 1, 1) */
+  for (int i = 0; i < 3; i++) CHECK_CLOSE(x[i], 1.0, 1e-14);
+  for (int i = 0; i < 7; i++) v[i] *= 2;
+  CHECK_ST(fcd__factor_csr(f, 3, rp, ci, v, 77), FCD_OK);
+  CHECK(fcd__factor_get_stats(f).analyses == 1);
+  CHECK_ST(fcd__factor_solve(f, 1, b, x), FCD_OK);
+  for (int i = 0; i < 3; i++) CHECK_CLOSE(x[i], 0.5, 1e-14);
+  v[0] = -8; /* indefinite: the pivot of column 0 is negative in any order */
+  CHECK_ST(fcd__factor_csr(f, 3, rp, ci, v, 77), FCD_E_NOT_SPD);
+  CHECK(fcd__factor_bad_column(f) == 0);
+  CHECK(strstr(fcd_system_last_error(sys), "column 0") != NULL);
+  fcd__factor_destroy(f);
+  fcd_system_destroy(sys);
+}
+
+int main(void) {
+  test_spd(40, 0);
+  test_spd(300, 7);
+  test_lu(50);
+  test_lu(400);
+  test_generic_csr();
+  return fcdt_finish("test_factor");
+}
