@@ -62,8 +62,39 @@ struct fcd_system {
   /* Bumped whenever any operator value changes (matrices, Rayleigh coefficients). */
   uint64_t value_version;
   fcd__free_pattern fp;
+  /* Objects created from this system hold it: destroying the system while they live
+   * only marks it (zombie); the last of them frees it. */
+  fcd_index children;
+  int zombie;
   char err[FCD_ERRMSG_CAP];
 };
+
+void fcd__system_retain(fcd_system *sys);
+void fcd__system_release(fcd_system *sys);
+
+/* ---- contact sets (contact_set.c) ---- */
+#define FCD_CONTACT_SET_MAGIC 0x66636373u /* "fccs" */
+typedef struct {
+  int pair;
+  fcd_index dofs_a[3], dofs_b[3];
+  fcd_real frame[3][3]; /* rows N, T(, B), orthonormal */
+  fcd_real gap, mu;
+  fcd_real vg[2];
+} fcd__contact;
+
+struct fcd_contact_set {
+  uint32_t magic;
+  fcd_system *sys;
+  int dim;
+  fcd_index n, cap;
+  fcd__contact *c;
+  fcd_real restitution;
+  uint64_t version; /* bumped when contacts are added (the H pattern changes) */
+};
+int fcd__contact_set_valid(const fcd_contact_set *cs);
+/* H (dim*n x ndofs) in CSR: row c*dim + k holds frame row k on the dofs of contact c
+ * (minus on body B). The only place that builds the contact operator. */
+fcd_status fcd__contact_set_H(const fcd_contact_set *cs, fcd__csr *h);
 
 /* ---- errors ---- */
 #if defined(__GNUC__)

@@ -72,8 +72,7 @@ static void free_pattern_clear(fcd__free_pattern *fp) {
   memset(fp, 0, sizeof *fp);
 }
 
-void fcd_system_destroy(fcd_system *sys) {
-  if (!fcd__system_valid(sys)) return;
+static void system_free(fcd_system *sys) {
   for (int k = 0; k < 3; k++) fcd__csr_clear(&sys->mat[k]);
   free_pattern_clear(&sys->fp);
   fcd__free(sys->is_fixed);
@@ -83,6 +82,21 @@ void fcd_system_destroy(fcd_system *sys) {
   fcd__free(sys->load);
   sys->magic = 0;
   fcd__free(sys);
+}
+
+void fcd_system_destroy(fcd_system *sys) {
+  if (!fcd__system_valid(sys) || sys->zombie) return;
+  if (sys->children > 0) {
+    sys->zombie = 1;
+    return;
+  }
+  system_free(sys);
+}
+
+void fcd__system_retain(fcd_system *sys) { sys->children++; }
+
+void fcd__system_release(fcd_system *sys) {
+  if (--sys->children == 0 && sys->zombie) system_free(sys);
 }
 
 const char *fcd_system_last_error(const fcd_system *sys) {

@@ -20,6 +20,10 @@ static void usage(FILE *to) {
           "  info --mass M.mtx --stiffness K.mtx [--fixed FILE] [--nev N]\n"
           "        sizes, nonzeros, symmetry, whether M is SPD on the free dofs, and the\n"
           "        lowest natural frequencies (Hz) of K phi = omega^2 M phi\n"
+          "  solve FILE.hdf5 [--solver auto|fixed-point|nsgs|newton] [--tol X]\n"
+          "        [--max-iter N] [--write OUT.hdf5]\n"
+          "        solves an fclib frictional contact problem (local or global); the last\n"
+          "        line is 'solved: contacts=N iterations=K residual=R seconds=T'\n"
           "  demo [--out DIR]\n"
           "        runs the embedded default model (a clamped steel beam) and writes its\n"
           "        matrices and results under DIR (default: fcd-demo)\n"
@@ -34,8 +38,9 @@ static void usage(FILE *to) {
 }
 
 typedef struct {
-  const char *mass, *stiffness, *fixed, *out;
-  long nev;
+  const char *mass, *stiffness, *fixed, *out, *solver, *write;
+  long nev, max_iter;
+  double tol;
 } options;
 
 /* Parses --key value pairs; returns 0 or prints why and returns -1. */
@@ -58,6 +63,24 @@ static int parse_options(int argc, char **argv, options *o, const char *const *a
     else if (strcmp(a, "--stiffness") == 0) o->stiffness = v;
     else if (strcmp(a, "--fixed") == 0) o->fixed = v;
     else if (strcmp(a, "--out") == 0) o->out = v;
+    else if (strcmp(a, "--solver") == 0) o->solver = v;
+    else if (strcmp(a, "--write") == 0) o->write = v;
+    else if (strcmp(a, "--tol") == 0) {
+      char *end;
+      o->tol = strtod(v, &end);
+      if (*end || !(o->tol > 0)) {
+        fprintf(stderr, "fcd: --tol needs a positive number, got '%s'\n", v);
+        return -1;
+      }
+    } else if (strcmp(a, "--max-iter") == 0) {
+      char *end;
+      errno = 0;
+      o->max_iter = strtol(v, &end, 10);
+      if (*end || errno || o->max_iter < 1) {
+        fprintf(stderr, "fcd: --max-iter needs a positive integer, got '%s'\n", v);
+        return -1;
+      }
+    }
     else if (strcmp(a, "--nev") == 0) {
       char *end;
       errno = 0;
@@ -178,6 +201,91 @@ static int write_text(const char *path, const char *text) {
   return fclose(f);
 }
 
+static int cmd_solve(int argc, char **argv) {
+  if (argc < 1 || argv[0][0] == '-') {
+    fprintf(stderr, "fcd: solve needs an fclib file (see 'fcd help')\n");
+    return 2;
+  }
+  const char *path = argv[0];
+  static const char *const allowed[] = {"--solver", "--tol", "--max-iter", "--write", NULL};
+  options o = {.solver = "auto", .tol = 1e-8, .max_iter = 10000};
+  if (parse_options(argc - 1, argv + 1, &o, allowed)) return 2;
+  static const char *const names[] = {"auto", "fixed-point", "nsgs", "newton"};
+  int solver = -1;
+  for (int k = 0; k < 4; k++)
+    if (strcmp(o.solver, names[k]) == 0) solver = k;
+  if (solver < 0) {
+    fprintf(stderr, "fcd: unknown solver '%s' (auto, fixed-point, nsgs, newton)\n", o.solver);
+    return 2;
+  }
+  char msg[1024];
+  fcd_fc_problem *p;
+  fcd_status st = fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg);
+  if (st != FCD_OK) {
+    fprintf(stderr, "fcd: %s (%s)\n", msg, fcd_status_str(st));
+    return 1;
+  }
+  fcd_index nc = fcd_fc_problem_size(p), m = nc * fcd_fc_problem_dim(p);
+  fcd_index ndofs = fcd_fc_problem_ndofs(p);
+  printf("problem: %s: %s %dD, %lld contacts", path, ndofs ? "global" : "local",
+         fcd_fc_problem_dim(p), (long long)nc);
+  if (ndofs) printf(", %lld dofs", (long long)ndofs);
+  printf("\nsolver: %s, tolerance %g, at most %ld iterations\n", names[solver], o.tol,
+         o.max_iter);
+  const int keys[3] = {FCD_FC_PARAM_SOLVER, FCD_FC_PARAM_TOLERANCE, FCD_FC_PARAM_MAX_ITER};
+  const double vals[3] = {solver, o.tol, (double)o.max_iter};
+  for (int k = 0; k < 3; k++)
+    if ((st = fcd_fc_problem_set_param(p, keys[k], vals[k])) != FCD_OK) {
+      fprintf(stderr, "fcd: %s\n", fcd_fc_problem_last_error(p));
+      fcd_fc_problem_destroy(p);
+      return 1;
+    }
+  double *r = calloc((size_t)(m ? m : 1), sizeof *r);
+  double *ref = calloc((size_t)(m ? m : 1), sizeof *ref);
+  if (!r || !ref) {
+    free(r);
+    free(ref);
+    fcd_fc_problem_destroy(p);
+    return fail(NULL, FCD_E_NOMEM, "out of memory");
+  }
+  st = fcd_fc_problem_solve(p, r, NULL, NULL);
+  int rc = 0;
+  if (st == FCD_E_NOT_CONVERGED) {
+    fprintf(stderr, "fcd: %s\n", fcd_fc_problem_last_error(p));
+    fcd_fc_problem_get_iterate(p, r);
+    rc = 3;
+  } else if (st != FCD_OK) {
+    fprintf(stderr, "fcd: %s (%s)\n", fcd_fc_problem_last_error(p), fcd_status_str(st));
+    free(r);
+    free(ref);
+    fcd_fc_problem_destroy(p);
+    return 1;
+  }
+  fcd_index iters;
+  double res, secs;
+  fcd_fc_problem_get_result(p, &iters, &res, &secs);
+  if (fcd_fc_problem_has_solution(p) && fcd_fc_problem_get_solution(p, ref) == FCD_OK) {
+    double d2 = 0, n2 = 0, rref = 0;
+    for (fcd_index i = 0; i < m; i++) {
+      d2 += (r[i] - ref[i]) * (r[i] - ref[i]);
+      n2 += ref[i] * ref[i];
+    }
+    fcd_fc_problem_residual(p, ref, &rref);
+    printf("reference solution: distance=%.6e relative=%.6e (its residual %.3e)\n", sqrt(d2),
+           n2 > 0 ? sqrt(d2 / n2) : sqrt(d2), rref);
+  }
+  if (o.write && rc == 0 && (st = fcd_fc_problem_write_fclib(p, o.write, r)) != FCD_OK) {
+    fprintf(stderr, "fcd: %s\n", fcd_fc_problem_last_error(p));
+    rc = 1;
+  }
+  printf("solved: contacts=%lld iterations=%lld residual=%.6e seconds=%.6f\n", (long long)nc,
+         (long long)iters, res, secs);
+  free(r);
+  free(ref);
+  fcd_fc_problem_destroy(p);
+  return rc;
+}
+
 /* The embedded default model: a clamped steel beam (1 m, 20 x 20 mm) whose analytic
  * frequencies are known, run through the same path as `fcd info`. */
 static int cmd_demo(int argc, char **argv) {
@@ -262,6 +370,8 @@ int main(int argc, char **argv) {
     return 0;
   } else if (strcmp(cmd, "info") == 0) {
     rc = cmd_info(argc - 2, argv + 2);
+  } else if (strcmp(cmd, "solve") == 0) {
+    rc = cmd_solve(argc - 2, argv + 2);
   } else if (strcmp(cmd, "demo") == 0) {
     rc = cmd_demo(argc - 2, argv + 2);
   } else {

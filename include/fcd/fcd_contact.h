@@ -1,0 +1,109 @@
+/** @file fcd/fcd_contact.h
+ *  @brief Contact sets (candidate contacts with their frames, gaps and friction) and the
+ *  projection operators of the contact laws.
+ *
+ *  Conventions (docs/conventions.md): local components are ordered [N, T] in 2D and
+ *  [N, T, B] in 3D with B = N x T. The unit normal points from the body into the
+ *  obstacle (for a pair, from body A into body B); u_N = n . (u_A - u_B). Signorini:
+ *  u_N - g <= 0, r_N <= 0, (u_N - g) r_N = 0. Coulomb cone
+ *  K_mu = { r : r_N <= 0, ||r_T|| <= -mu r_N }. A slipping contact has r_T = mu r_N s with
+ *  s the unit slip direction. This is the seeds' convention; fclib files use the opposite
+ *  sign and are converted on reading and writing. */
+#ifndef FCD_CONTACT_H
+#define FCD_CONTACT_H
+
+#include <fcd/fcd_common.h>
+#include <fcd/fcd_status.h>
+#include <fcd/fcd_system.h>
+
+FCD_BEGIN_DECLS
+
+/** Opaque set of candidate contacts on a system. */
+typedef struct fcd_contact_set fcd_contact_set;
+
+/** Creates an empty contact set in dimension @p dim (2 or 3) on @p sys. The set and the
+ *  system may be destroyed in either order: the system's memory is released when the
+ *  last object created from it is gone. */
+FCD_API fcd_status fcd_contact_set_create(fcd_system *sys, int dim, fcd_contact_set **out);
+
+/** Destroys the set. NULL-safe. */
+FCD_API void fcd_contact_set_destroy(fcd_contact_set *cs);
+
+/** Adds a node against a fixed rigid surface. @p dofs, @p normal, @p tangent have dim
+ *  entries (the node's displacement dofs in x, y(, z) order, and the frame in the same
+ *  axes). The frame is normalized when it is unit and orthogonal within 1e-6, refused
+ *  otherwise. @p gap >= 0 is the initial gap, @p mu >= 0 the friction coefficient.
+ *  Dofs must be distinct, in range and not prescribed. @p id (may be NULL) receives the
+ *  contact's index (contacts are numbered 0, 1, ... in the order added). */
+FCD_API fcd_status fcd_contact_set_add_rigid(fcd_contact_set *cs, const fcd_index *dofs,
+                                             const fcd_real *normal,
+                                             const fcd_real *tangent, fcd_real gap,
+                                             fcd_real mu, fcd_index *id);
+
+/** Adds a node of body A against a node of body B: the relative displacement is
+ *  u_A - u_B and the normal points from A into B. Other arguments as for add_rigid. */
+FCD_API fcd_status fcd_contact_set_add_pair(fcd_contact_set *cs, const fcd_index *dofs_a,
+                                            const fcd_index *dofs_b,
+                                            const fcd_real *normal,
+                                            const fcd_real *tangent, fcd_real gap,
+                                            fcd_real mu, fcd_index *id);
+
+/** Newton restitution coefficient e in [0, 1] for every contact of the set (default 0). */
+FCD_API fcd_status fcd_contact_set_set_restitution(fcd_contact_set *cs, fcd_real e);
+
+/** Imposed (Eulerian) sliding velocity of the obstacle or partner at contact @p id, in
+ *  the local tangent plane (dim-1 entries: T, then B in 3D). Default zero. */
+FCD_API fcd_status fcd_contact_set_set_sliding_velocity(fcd_contact_set *cs, fcd_index id,
+                                                        const fcd_real *vg);
+
+/** Number of contacts; -1 for NULL. */
+FCD_API fcd_index fcd_contact_set_size(const fcd_contact_set *cs);
+
+/** Dimension (2 or 3); 0 for NULL. */
+FCD_API int fcd_contact_set_dim(const fcd_contact_set *cs);
+
+/** Data of contact @p id: its normalized frame (dim x dim, rows N, T(, B)), gap, mu and
+ *  whether it is a pair. Any output may be NULL. */
+FCD_API fcd_status fcd_contact_set_get(const fcd_contact_set *cs, fcd_index id,
+                                       fcd_real *frame, fcd_real *gap, fcd_real *mu,
+                                       int *is_pair);
+
+/** Local relative displacements (or velocities) of every contact from a global vector
+ *  @p x (ndofs): y = H x, dim entries per contact, [N, T(, B)] each. */
+FCD_API fcd_status fcd_contact_set_local(const fcd_contact_set *cs, const fcd_real *x,
+                                         fcd_real *y);
+
+/** Global forces from local reactions: f = H^T r (ndofs entries; r has dim per contact). */
+FCD_API fcd_status fcd_contact_set_global(const fcd_contact_set *cs, const fcd_real *r,
+                                          fcd_real *f);
+
+/* ---- projections: pure functions on local vectors ------------------------------ */
+
+/** y_i = min(x_i, 0) for i < n (the projection onto R-^n). x and y may alias. */
+FCD_API void fcd_proj_nonpositive(fcd_index n, const fcd_real *x, fcd_real *y);
+
+/** Exact Euclidean projection of x (dim = 2 or 3 entries, [N, T(, B)]) onto the Coulomb
+ *  cone K_mu. x and y may alias. With dim not 2 or 3, mu < 0 or mu/x not finite, y is
+ *  set to NaN (dim entries when dim is 2 or 3, nothing otherwise). */
+FCD_API void fcd_proj_coulomb_cone(int dim, fcd_real mu, const fcd_real *x, fcd_real *y);
+
+/** The projection of seed 003 (Sinou et al. 2019, eqs. 3-4): the normal part is projected
+ *  onto R- and the tangential part is clipped radially to the disc of radius mu |y_N|,
+ *  the normal being held fixed. Not the Euclidean projection onto K_mu; it has the same
+ *  fixed points in the contact laws. Bad input as for fcd_proj_coulomb_cone. */
+FCD_API void fcd_proj_coulomb_disc(int dim, fcd_real mu, const fcd_real *x, fcd_real *y);
+
+/** De Saxce's modified relative velocity in fcd's convention:
+ *  ut = (u_N - mu ||u_T||, u_T). With it, the Signorini-Coulomb law is the cone
+ *  complementarity K_mu containing r, polar-side -ut, <r, ut> = 0. */
+FCD_API void fcd_desaxce_velocity(int dim, fcd_real mu, const fcd_real *u, fcd_real *ut);
+
+/** Natural-map residual of one contact, F = r - proj_{K_mu}(r - ut(u)), dim entries; it
+ *  is zero exactly when (r, u) satisfy Signorini and Coulomb. Its norm equals that of
+ *  Siconos' fc3d residual on the sign-flipped fclib data. */
+FCD_API void fcd_natural_map(int dim, fcd_real mu, const fcd_real *r, const fcd_real *u,
+                             fcd_real *f);
+
+FCD_END_DECLS
+
+#endif /* FCD_CONTACT_H */

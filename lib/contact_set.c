@@ -1,0 +1,314 @@
+/* Contact sets: candidate contacts, their frames, and the contact operator H. */
+#include "fcd_private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A frame within this distance of orthonormal is taken as meant to be one. */
+#define FRAME_TOL 1e-6
+
+int fcd__contact_set_valid(const fcd_contact_set *cs) {
+  return cs != NULL && cs->magic == FCD_CONTACT_SET_MAGIC;
+}
+
+#define CHECK_CS(cs)                                                                   \
+  do {                                                                                 \
+    if (!fcd__contact_set_valid(cs)) return FCD_E_INVALID_ARG;                         \
+  } while (0)
+
+fcd_status fcd_contact_set_create(fcd_system *sys, int dim, fcd_contact_set **out) {
+  if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "contact_set_create: out is NULL");
+  *out = NULL;
+  FCD_CHECK_SYS(sys);
+  if (dim != 2 && dim != 3)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "contact set dimension %d is not 2 or 3", dim);
+  if (sys->n < dim)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "a %dD contact needs at least %d dofs, the "
+                    "system has %lld", dim, dim, (long long)sys->n);
+  fcd_contact_set *cs = fcd__calloc(1, sizeof *cs);
+  if (!cs) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a contact set");
+  cs->magic = FCD_CONTACT_SET_MAGIC;
+  cs->sys = sys;
+  cs->dim = dim;
+  cs->version = 1;
+  fcd__system_retain(sys);
+  *out = cs;
+  return FCD_OK;
+}
+
+void fcd_contact_set_destroy(fcd_contact_set *cs) {
+  if (!fcd__contact_set_valid(cs)) return;
+  fcd_system *sys = cs->sys;
+  fcd__free(cs->c);
+  cs->magic = 0;
+  fcd__free(cs);
+  fcd__system_release(sys);
+}
+
+fcd_index fcd_contact_set_size(const fcd_contact_set *cs) {
+  return fcd__contact_set_valid(cs) ? cs->n : -1;
+}
+
+int fcd_contact_set_dim(const fcd_contact_set *cs) {
+  return fcd__contact_set_valid(cs) ? cs->dim : 0;
+}
+
+/* Validates and orthonormalizes (n, t); fills frame rows N, T(, B). */
+static fcd_status make_frame(const fcd_contact_set *cs, const fcd_real *normal,
+                             const fcd_real *tangent, fcd_real frame[3][3]) {
+  const fcd_system *sys = cs->sys;
+  int d = cs->dim;
+  if (!normal || !tangent)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: %s is NULL", (long long)cs->n,
+                    !normal ? "normal" : "tangent");
+  fcd_real nn = 0, tt = 0, nt = 0;
+  for (int k = 0; k < d; k++) {
+    if (!isfinite(normal[k]) || !isfinite(tangent[k]))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: frame is not finite",
+                      (long long)cs->n);
+    nn += normal[k] * normal[k];
+    tt += tangent[k] * tangent[k];
+    nt += normal[k] * tangent[k];
+  }
+  if (nn == 0.0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: the normal is zero",
+                    (long long)cs->n);
+  if (fabs(sqrt(nn) - 1.0) > FRAME_TOL)
+    return fcd__err(sys, FCD_E_INVALID_ARG,
+                    "contact %lld: the normal has norm %.9g, expected 1 (within %g)",
+                    (long long)cs->n, sqrt(nn), FRAME_TOL);
+  if (fabs(sqrt(tt) - 1.0) > FRAME_TOL)
+    return fcd__err(sys, FCD_E_INVALID_ARG,
+                    "contact %lld: the tangent has norm %.9g, expected 1 (within %g)",
+                    (long long)cs->n, sqrt(tt), FRAME_TOL);
+  if (fabs(nt) > FRAME_TOL)
+    return fcd__err(sys, FCD_E_INVALID_ARG,
+                    "contact %lld: normal and tangent are not orthogonal (n.t = %.3g)",
+                    (long long)cs->n, nt);
+  /* Gram-Schmidt: exact unit n, t orthogonal to it, b = n x t */
+  fcd_real in = 1.0 / sqrt(nn);
+  memset(frame, 0, 9 * sizeof(fcd_real));
+  for (int k = 0; k < d; k++) frame[0][k] = normal[k] * in;
+  fcd_real proj = 0;
+  for (int k = 0; k < d; k++) proj += tangent[k] * frame[0][k];
+  fcd_real tn = 0;
+  for (int k = 0; k < d; k++) {
+    frame[1][k] = tangent[k] - proj * frame[0][k];
+    tn += frame[1][k] * frame[1][k];
+  }
+  tn = 1.0 / sqrt(tn);
+  for (int k = 0; k < d; k++) frame[1][k] *= tn;
+  if (d == 3) {
+    frame[2][0] = frame[0][1] * frame[1][2] - frame[0][2] * frame[1][1];
+    frame[2][1] = frame[0][2] * frame[1][0] - frame[0][0] * frame[1][2];
+    frame[2][2] = frame[0][0] * frame[1][1] - frame[0][1] * frame[1][0];
+  }
+  return FCD_OK;
+}
+
+static fcd_status check_dofs(const fcd_contact_set *cs, const fcd_index *dofs,
+                             const char *which, fcd_index *seen, int nseen) {
+  const fcd_system *sys = cs->sys;
+  if (!dofs)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: %s dofs are NULL",
+                    (long long)cs->n, which);
+  for (int k = 0; k < cs->dim; k++) {
+    fcd_index d = dofs[k];
+    if (d < 0 || d >= sys->n)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: %s dof %lld outside [0, %lld)",
+                      (long long)cs->n, which, (long long)d, (long long)sys->n);
+    if (sys->is_fixed[d])
+      return fcd__err(sys, FCD_E_INVALID_ARG,
+                      "contact %lld: %s dof %lld is prescribed; a contact needs free dofs",
+                      (long long)cs->n, which, (long long)d);
+    for (int j = 0; j < nseen + k; j++)
+      if (seen[j] == d)
+        return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: dof %lld appears twice",
+                        (long long)cs->n, (long long)d);
+    seen[nseen + k] = d;
+  }
+  return FCD_OK;
+}
+
+static fcd_status add_contact(fcd_contact_set *cs, const fcd_index *dofs_a,
+                              const fcd_index *dofs_b, const fcd_real *normal,
+                              const fcd_real *tangent, fcd_real gap, fcd_real mu,
+                              fcd_index *id) {
+  const fcd_system *sys = cs->sys;
+  fcd__contact c;
+  memset(&c, 0, sizeof c);
+  fcd_index seen[6];
+  FCD_TRY(check_dofs(cs, dofs_a, dofs_b ? "body A" : "", seen, 0));
+  if (dofs_b) FCD_TRY(check_dofs(cs, dofs_b, "body B", seen, cs->dim));
+  if (!isfinite(gap) || gap < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: gap %g must be finite and >= 0",
+                    (long long)cs->n, gap);
+  if (!isfinite(mu) || mu < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG,
+                    "contact %lld: friction coefficient mu = %g must be finite and >= 0",
+                    (long long)cs->n, mu);
+  FCD_TRY(make_frame(cs, normal, tangent, c.frame));
+  if (cs->n == cs->cap) {
+    fcd_index nc = cs->cap ? 2 * cs->cap : 16;
+    fcd__contact *p = fcd__malloc_array((size_t)nc, sizeof *p);
+    if (!p) return fcd__err(sys, FCD_E_NOMEM, "out of memory adding a contact");
+    if (cs->n) memcpy(p, cs->c, (size_t)cs->n * sizeof *p);
+    fcd__free(cs->c);
+    cs->c = p;
+    cs->cap = nc;
+  }
+  c.pair = dofs_b != NULL;
+  for (int k = 0; k < cs->dim; k++) {
+    c.dofs_a[k] = dofs_a[k];
+    c.dofs_b[k] = dofs_b ? dofs_b[k] : -1;
+  }
+  c.gap = gap;
+  c.mu = mu;
+  cs->c[cs->n] = c;
+  if (id) *id = cs->n;
+  cs->n++;
+  cs->version++;
+  return FCD_OK;
+}
+
+fcd_status fcd_contact_set_add_rigid(fcd_contact_set *cs, const fcd_index *dofs,
+                                     const fcd_real *normal, const fcd_real *tangent,
+                                     fcd_real gap, fcd_real mu, fcd_index *id) {
+  CHECK_CS(cs);
+  return add_contact(cs, dofs, NULL, normal, tangent, gap, mu, id);
+}
+
+fcd_status fcd_contact_set_add_pair(fcd_contact_set *cs, const fcd_index *dofs_a,
+                                    const fcd_index *dofs_b, const fcd_real *normal,
+                                    const fcd_real *tangent, fcd_real gap, fcd_real mu,
+                                    fcd_index *id) {
+  CHECK_CS(cs);
+  if (!dofs_b)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "contact %lld: body B dofs are NULL",
+                    (long long)cs->n);
+  return add_contact(cs, dofs_a, dofs_b, normal, tangent, gap, mu, id);
+}
+
+fcd_status fcd_contact_set_set_restitution(fcd_contact_set *cs, fcd_real e) {
+  CHECK_CS(cs);
+  if (!isfinite(e) || e < 0 || e > 1)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "restitution e = %g must lie in [0, 1]", e);
+  cs->restitution = e;
+  return FCD_OK;
+}
+
+fcd_status fcd_contact_set_set_sliding_velocity(fcd_contact_set *cs, fcd_index id,
+                                                const fcd_real *vg) {
+  CHECK_CS(cs);
+  if (id < 0 || id >= cs->n)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "sliding velocity: contact %lld outside "
+                    "[0, %lld)", (long long)id, (long long)cs->n);
+  if (!vg) return fcd__err(cs->sys, FCD_E_INVALID_ARG, "sliding velocity: vg is NULL");
+  for (int k = 0; k < cs->dim - 1; k++)
+    if (!isfinite(vg[k]))
+      return fcd__err(cs->sys, FCD_E_INVALID_ARG, "sliding velocity of contact %lld is not "
+                      "finite", (long long)id);
+  for (int k = 0; k < cs->dim - 1; k++) cs->c[id].vg[k] = vg[k];
+  return FCD_OK;
+}
+
+fcd_status fcd_contact_set_get(const fcd_contact_set *cs, fcd_index id, fcd_real *frame,
+                               fcd_real *gap, fcd_real *mu, int *is_pair) {
+  CHECK_CS(cs);
+  if (id < 0 || id >= cs->n)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "contact %lld outside [0, %lld)",
+                    (long long)id, (long long)cs->n);
+  const fcd__contact *c = &cs->c[id];
+  if (frame)
+    for (int i = 0; i < cs->dim; i++)
+      for (int j = 0; j < cs->dim; j++) frame[i * cs->dim + j] = c->frame[i][j];
+  if (gap) *gap = c->gap;
+  if (mu) *mu = c->mu;
+  if (is_pair) *is_pair = c->pair;
+  return FCD_OK;
+}
+
+fcd_status fcd__contact_set_H(const fcd_contact_set *cs, fcd__csr *h) {
+  int d = cs->dim;
+  fcd_index rows = d * cs->n;
+  fcd_index nnz = 0;
+  for (fcd_index c = 0; c < cs->n; c++) nnz += (cs->c[c].pair ? 2 : 1) * d * d;
+  fcd_index *ri = fcd__malloc_array((size_t)nnz, sizeof *ri);
+  fcd_index *ci = fcd__malloc_array((size_t)nnz, sizeof *ci);
+  fcd_real *v = fcd__malloc_array((size_t)nnz, sizeof *v);
+  fcd_status st = FCD_E_NOMEM;
+  memset(h, 0, sizeof *h);
+  if (!ri || !ci || !v) goto done;
+  fcd_index t = 0;
+  for (fcd_index c = 0; c < cs->n; c++) {
+    const fcd__contact *k = &cs->c[c];
+    for (int a = 0; a < d; a++)
+      for (int j = 0; j < d; j++) {
+        ri[t] = c * d + a;
+        ci[t] = k->dofs_a[j];
+        v[t++] = k->frame[a][j];
+        if (k->pair) {
+          ri[t] = c * d + a;
+          ci[t] = k->dofs_b[j];
+          v[t++] = -k->frame[a][j];
+        }
+      }
+  }
+  /* The contact operator is rectangular (rows x ndofs): assemble on the larger square
+   * index space and keep the rows. */
+  fcd_index big = rows > cs->sys->n ? rows : cs->sys->n;
+  fcd_index *rp = NULL, *col = NULL;
+  fcd_real *val = NULL;
+  if (fcd__coo_to_csr(big, t, ri, ci, v, &rp, &col, &val, NULL) != FCD_OK) goto done;
+  h->n = rows; /* rows; the columns are the system's dofs */
+  h->rowptr = rp;
+  h->col = col;
+  h->val = val;
+  h->owned = 1;
+  h->set = 1;
+  st = FCD_OK;
+done:
+  fcd__free(ri);
+  fcd__free(ci);
+  fcd__free(v);
+  if (st != FCD_OK) return fcd__err(cs->sys, st, "out of memory building the contact operator");
+  return FCD_OK;
+}
+
+fcd_status fcd_contact_set_local(const fcd_contact_set *cs, const fcd_real *x, fcd_real *y) {
+  CHECK_CS(cs);
+  if (!x || !y)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "contact_set_local: %s is NULL",
+                    !x ? "x" : "y");
+  int d = cs->dim;
+  for (fcd_index c = 0; c < cs->n; c++) {
+    const fcd__contact *k = &cs->c[c];
+    for (int a = 0; a < d; a++) {
+      fcd_real s = 0;
+      for (int j = 0; j < d; j++) {
+        s += k->frame[a][j] * x[k->dofs_a[j]];
+        if (k->pair) s -= k->frame[a][j] * x[k->dofs_b[j]];
+      }
+      y[c * d + a] = s;
+    }
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_contact_set_global(const fcd_contact_set *cs, const fcd_real *r, fcd_real *f) {
+  CHECK_CS(cs);
+  if (!r || !f)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "contact_set_global: %s is NULL",
+                    !r ? "r" : "f");
+  int d = cs->dim;
+  memset(f, 0, (size_t)cs->sys->n * sizeof *f);
+  for (fcd_index c = 0; c < cs->n; c++) {
+    const fcd__contact *k = &cs->c[c];
+    for (int a = 0; a < d; a++)
+      for (int j = 0; j < d; j++) {
+        f[k->dofs_a[j]] += k->frame[a][j] * r[c * d + a];
+        if (k->pair) f[k->dofs_b[j]] -= k->frame[a][j] * r[c * d + a];
+      }
+  }
+  return FCD_OK;
+}

@@ -1,0 +1,588 @@
+/* Solvers of the local frictional contact problem u = W r + q (fcd convention). */
+#include "fc_private.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- residual (Siconos' measure) ---------------------------------------------- */
+
+void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u) {
+  const fcd__csr *w = p->W;
+  for (fcd_index i = 0; i < p->m; i++) {
+    fcd_real s = p->q[i];
+    for (fcd_index k = w->rowptr[i]; k < w->rowptr[i + 1]; k++) s += w->val[k] * r[w->col[k]];
+    u[i] = s;
+  }
+}
+
+fcd_real fcd__fc_qnorm(const fcd__fc_local *p) {
+  fcd_real s = 0;
+  for (fcd_index i = 0; i < p->m; i++) s += p->q[i] * p->q[i];
+  s = sqrt(s);
+  return s > DBL_EPSILON ? s : 1.0;
+}
+
+fcd_real fcd__fc_error(const fcd__fc_local *p, const fcd_real *r, const fcd_real *u) {
+  fcd_real e = 0, f[3];
+  int d = p->dim;
+  for (fcd_index c = 0; c < p->nc; c++) {
+    fcd_natural_map(d, p->mu[c], r + c * d, u + c * d, f);
+    for (int k = 0; k < d; k++) e += f[k] * f[k];
+  }
+  return sqrt(e) / fcd__fc_qnorm(p);
+}
+
+/* ---- diagonal blocks ------------------------------------------------------------ */
+
+/* Dense dim x dim diagonal blocks W_cc, row-major. */
+static fcd_status diag_blocks(const fcd__fc_local *p, const fcd_system *sink, fcd_real **out) {
+  int d = p->dim;
+  fcd_real *b = fcd__calloc((size_t)p->nc * d * d, sizeof *b);
+  if (!b) return fcd__err(sink, FCD_E_NOMEM, "out of memory for the diagonal blocks of W");
+  const fcd__csr *w = p->W;
+  for (fcd_index i = 0; i < p->m; i++) {
+    fcd_index c = i / d, lo = c * d;
+    for (fcd_index k = w->rowptr[i]; k < w->rowptr[i + 1]; k++) {
+      fcd_index j = w->col[k];
+      if (j >= lo && j < lo + d) b[c * d * d + (i - lo) * d + (j - lo)] = w->val[k];
+    }
+  }
+  *out = b;
+  return FCD_OK;
+}
+
+/* ---- exact solution of one contact ---------------------------------------------- */
+
+/* Solves a (d x d, row-major) x = b by Gaussian elimination with partial pivoting.
+ * Returns 0 when a pivot vanishes. */
+static int small_solve(int d, const fcd_real *a, const fcd_real *b, fcd_real *x) {
+  fcd_real m[3][4];
+  for (int i = 0; i < d; i++) {
+    for (int j = 0; j < d; j++) m[i][j] = a[i * d + j];
+    m[i][d] = b[i];
+  }
+  fcd_real scale = 0;
+  for (int i = 0; i < d; i++)
+    for (int j = 0; j < d; j++) scale = fmax(scale, fabs(m[i][j]));
+  if (scale == 0) return 0;
+  for (int k = 0; k < d; k++) {
+    int piv = k;
+    for (int i = k + 1; i < d; i++)
+      if (fabs(m[i][k]) > fabs(m[piv][k])) piv = i;
+    if (fabs(m[piv][k]) <= 1e-14 * scale) return 0;
+    if (piv != k)
+      for (int j = 0; j <= d; j++) {
+        fcd_real t = m[k][j];
+        m[k][j] = m[piv][j];
+        m[piv][j] = t;
+      }
+    for (int i = k + 1; i < d; i++) {
+      fcd_real f = m[i][k] / m[k][k];
+      for (int j = k; j <= d; j++) m[i][j] -= f * m[k][j];
+    }
+  }
+  for (int i = d - 1; i >= 0; i--) {
+    fcd_real s = m[i][d];
+    for (int j = i + 1; j < d; j++) s -= m[i][j] * x[j];
+    x[i] = s / m[i][i];
+  }
+  return 1;
+}
+
+/* Slip candidate for direction s (unit, dim-1 entries): r = rn (1, mu s) with u_N = 0.
+ * Returns g = u_T x s (3D) or the along-s slip speed (2D), and fills r and u_T. */
+static fcd_real slip_eval(int d, const fcd_real *a, const fcd_real *qh, fcd_real mu,
+                          const fcd_real *s, fcd_real *r, fcd_real *ut, fcd_real *den) {
+  /* u = a r + qh with r = rn * e, e = (1, mu s) */
+  fcd_real e[3] = {1.0, mu * s[0], d == 3 ? mu * s[1] : 0.0};
+  fcd_real an = 0;
+  for (int j = 0; j < d; j++) an += a[j] * e[j];
+  *den = an;
+  fcd_real rn = -qh[0] / an;
+  for (int j = 0; j < d; j++) r[j] = rn * e[j];
+  for (int k = 1; k < d; k++) {
+    fcd_real t = qh[k];
+    for (int j = 0; j < d; j++) t += a[k * d + j] * r[j];
+    ut[k - 1] = t;
+  }
+  return d == 3 ? ut[0] * s[1] - ut[1] * s[0] : ut[0] * s[0];
+}
+
+/* Local residual norm of a candidate (used to rank and to accept). */
+static fcd_real local_res(int d, const fcd_real *a, const fcd_real *qh, fcd_real mu,
+                          const fcd_real *r) {
+  fcd_real u[3] = {0, 0, 0}, f[3], e = 0;
+  for (int i = 0; i < d; i++) {
+    u[i] = qh[i];
+    for (int j = 0; j < d; j++) u[i] += a[i * d + j] * r[j];
+  }
+  fcd_natural_map(d, mu, r, u, f);
+  for (int i = 0; i < d; i++) e += f[i] * f[i];
+  return sqrt(e);
+}
+
+/* Exact solution of the one-contact problem u = a r + qh by enumeration of the
+ * contact states (open, stick, slip); slip in 3D is a one-dimensional root search on
+ * the slip angle. Returns 1 when a state was found, 0 otherwise (r then unchanged). */
+int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *qh, fcd_real mu,
+                        fcd_real *r) {
+  /* open: r = 0 is a solution exactly when u_N = qh_N <= 0 */
+  if (qh[0] <= 0) {
+    for (int k = 0; k < d; k++) r[k] = 0;
+    return 1;
+  }
+  if (a[0] <= 0) return 0; /* W_NN must be positive for any closed state */
+  if (mu == 0) {
+    r[0] = -qh[0] / a[0];
+    for (int k = 1; k < d; k++) r[k] = 0;
+    return 1;
+  }
+  /* stick: u = 0 */
+  fcd_real x[3], mqh[3];
+  for (int k = 0; k < d; k++) mqh[k] = -qh[k];
+  if (small_solve(d, a, mqh, x) && x[0] < 0) {
+    fcd_real t = d == 2 ? fabs(x[1]) : hypot(x[1], x[2]);
+    if (t <= mu * -x[0] * (1 + 1e-12)) {
+      for (int k = 0; k < d; k++) r[k] = x[k];
+      return 1;
+    }
+  }
+  /* slip: u_N = 0, r_T = mu r_N s, u_T = lambda s with lambda >= 0 */
+  fcd_real best[3], best_res = INFINITY, ut[2], cand[3], den;
+  fcd_real scale = fabs(qh[0]) + (d == 2 ? fabs(qh[1]) : hypot(qh[1], qh[2]));
+  if (d == 2) {
+    for (int sg = -1; sg <= 1; sg += 2) {
+      fcd_real s[1] = {(fcd_real)sg};
+      fcd_real g = slip_eval(d, a, qh, mu, s, cand, ut, &den);
+      if (den > 0 && cand[0] < 0 && g >= -1e-14 * scale) {
+        fcd_real res = local_res(d, a, qh, mu, cand);
+        if (res < best_res) {
+          best_res = res;
+          memcpy(best, cand, sizeof cand);
+        }
+      }
+    }
+  } else {
+    enum { NS = 64 };
+    fcd_real g0 = 0, phi0 = 0;
+    for (int i = 0; i <= NS; i++) {
+      fcd_real phi = 6.283185307179586476925 * i / NS;
+      fcd_real s[2] = {cos(phi), sin(phi)};
+      fcd_real g = slip_eval(d, a, qh, mu, s, cand, ut, &den);
+      if (i > 0 && ((g0 < 0) != (g < 0) || g == 0)) {
+        /* bisection on [phi0, phi] */
+        fcd_real lo = phi0, hi = phi, glo = g0;
+        for (int it = 0; it < 60; it++) {
+          fcd_real mid = 0.5 * (lo + hi);
+          fcd_real sm[2] = {cos(mid), sin(mid)};
+          fcd_real gm = slip_eval(d, a, qh, mu, sm, cand, ut, &den);
+          if ((gm < 0) == (glo < 0) && gm != 0) {
+            lo = mid;
+            glo = gm;
+          } else {
+            hi = mid;
+          }
+        }
+        fcd_real sm[2] = {cos(0.5 * (lo + hi)), sin(0.5 * (lo + hi))};
+        slip_eval(d, a, qh, mu, sm, cand, ut, &den);
+        if (den > 0 && cand[0] < 0 && ut[0] * sm[0] + ut[1] * sm[1] >= -1e-14 * scale) {
+          fcd_real res = local_res(d, a, qh, mu, cand);
+          if (res < best_res) {
+            best_res = res;
+            memcpy(best, cand, sizeof cand);
+          }
+        }
+      }
+      g0 = g;
+      phi0 = phi;
+    }
+  }
+  if (best_res <= 1e-10 * (scale > 0 ? scale : 1)) {
+    for (int k = 0; k < d; k++) r[k] = best[k];
+    return 1;
+  }
+  return 0;
+}
+
+/* Fallback for a degenerate local problem: projected iterations with De Saxce's
+ * velocity, step 1 / ||a||_F (a contraction for SPD a). */
+static void local_projected(int d, const fcd_real *a, const fcd_real *qh, fcd_real mu,
+                            fcd_real *r) {
+  fcd_real nf = 0;
+  for (int i = 0; i < d * d; i++) nf += a[i] * a[i];
+  fcd_real rho = nf > 0 ? 1.0 / sqrt(nf) : 1.0;
+  for (int it = 0; it < 500; it++) {
+    fcd_real u[3], ut[3], z[3];
+    for (int i = 0; i < d; i++) {
+      u[i] = qh[i];
+      for (int j = 0; j < d; j++) u[i] += a[i * d + j] * r[j];
+    }
+    fcd_desaxce_velocity(d, mu, u, ut);
+    for (int i = 0; i < d; i++) z[i] = r[i] - rho * ut[i];
+    fcd_proj_coulomb_cone(d, mu, z, r);
+  }
+}
+
+/* ---- NSGS -------------------------------------------------------------------------- */
+
+static fcd_status solve_nsgs(const fcd_system *sink, const fcd__fc_local *p,
+                             const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
+                             fcd__fc_result *res) {
+  int d = p->dim;
+  fcd_real *blk;
+  FCD_TRY(diag_blocks(p, sink, &blk));
+  const fcd__csr *w = p->W;
+  for (fcd_index it = 1; it <= o->max_iter; it++) {
+    for (fcd_index c = 0; c < p->nc; c++) {
+      fcd_real qh[3];
+      const fcd_real *a = blk + c * d * d;
+      for (int k = 0; k < d; k++) {
+        fcd_index i = c * d + k;
+        fcd_real s = p->q[i];
+        for (fcd_index e = w->rowptr[i]; e < w->rowptr[i + 1]; e++) s += w->val[e] * r[w->col[e]];
+        for (int j = 0; j < d; j++) s -= a[k * d + j] * r[c * d + j];
+        qh[k] = s;
+      }
+      if (!fcd__fc_local_exact(d, a, qh, p->mu[c], r + c * d))
+        local_projected(d, a, qh, p->mu[c], r + c * d);
+    }
+    fcd__fc_matvec(p, r, u);
+    res->iterations = it;
+    res->residual = fcd__fc_error(p, r, u);
+    if (res->residual <= o->tol) {
+      res->converged = 1;
+      break;
+    }
+  }
+  fcd__free(blk);
+  return FCD_OK;
+}
+
+/* ---- projected fixed point of seed 003 ------------------------------------------- */
+
+static fcd_status solve_fixed_point(const fcd_system *sink, const fcd__fc_local *p,
+                                    const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
+                                    fcd__fc_result *res) {
+  int d = p->dim;
+  /* rho_i = omega / sum_j |W_ij| (per contact: normal row; the larger tangential row).
+   * For frictionless contact this makes diag(rho) W have its spectrum in (0, omega], so
+   * the projected iteration converges for omega < 2. */
+  fcd_real *rho = fcd__malloc_array((size_t)p->nc * 2, sizeof *rho);
+  if (!rho) return fcd__err(sink, FCD_E_NOMEM, "out of memory in the fixed point");
+  const fcd__csr *w = p->W;
+  for (fcd_index c = 0; c < p->nc; c++) {
+    fcd_real sn = 0, st = 0;
+    for (int k = 0; k < d; k++) {
+      fcd_index i = c * d + k;
+      fcd_real s = 0;
+      for (fcd_index e = w->rowptr[i]; e < w->rowptr[i + 1]; e++) s += fabs(w->val[e]);
+      if (k == 0) sn = s;
+      else st = fmax(st, s);
+    }
+    rho[2 * c] = sn > 0 ? o->omega / sn : 0.0;
+    rho[2 * c + 1] = st > 0 ? o->omega / st : 0.0;
+  }
+  res->iterations = 0;
+  for (fcd_index it = 0;; it++) {
+    fcd__fc_matvec(p, r, u);
+    res->residual = fcd__fc_error(p, r, u);
+    res->iterations = it;
+    if (res->residual <= o->tol) {
+      res->converged = 1;
+      break;
+    }
+    if (it == o->max_iter) break;
+    for (fcd_index c = 0; c < p->nc; c++) {
+      fcd_real x[3];
+      const fcd_real *uc = u + c * d;
+      fcd_real *rc = r + c * d;
+      x[0] = rc[0] - rho[2 * c] * uc[0];
+      for (int k = 1; k < d; k++) x[k] = rc[k] - rho[2 * c + 1] * uc[k];
+      fcd_proj_coulomb_disc(d, p->mu[c], x, rc);
+    }
+  }
+  fcd__free(rho);
+  return FCD_OK;
+}
+
+/* ---- semismooth Newton on Alart-Curnier ------------------------------------------ */
+
+/* Jacobian regularization relative to the largest diagonal entry of W. Measured on
+ * the fclib set (shared/data/fclib): 1e-8 is the only value of {0, 1e-10, 1e-8, 1e-6,
+ * 1e-4} that solves all of them (spheres-in-a-box needs >= 1e-8, larger values slow the
+ * others down). */
+#define FCD_NEWTON_REG 1e-8
+
+/* Alart-Curnier function in fcd's convention, per contact:
+ *   Phi_N = r_N - min(r_N - rho_N u_N, 0)
+ *   Phi_T = r_T - proj_{disc(mu max(-r_N, 0))}(r_T - rho_T u_T)
+ * zero exactly at the solutions of Signorini-Coulomb. */
+static fcd_real ac_function(const fcd__fc_local *p, const fcd_real *rho, const fcd_real *r,
+                            const fcd_real *u, fcd_real *phi) {
+  int d = p->dim;
+  fcd_real s = 0;
+  for (fcd_index c = 0; c < p->nc; c++) {
+    const fcd_real *rc = r + c * d, *uc = u + c * d;
+    fcd_real *f = phi + c * d;
+    fcd_real zn = rc[0] - rho[2 * c] * uc[0];
+    f[0] = rc[0] - (zn < 0 ? zn : 0);
+    fcd_real radius = p->mu[c] * (rc[0] < 0 ? -rc[0] : 0);
+    fcd_real z[2] = {0, 0}, nz;
+    for (int k = 1; k < d; k++) z[k - 1] = rc[k] - rho[2 * c + 1] * uc[k];
+    nz = d == 2 ? fabs(z[0]) : hypot(z[0], z[1]);
+    fcd_real sc = nz <= radius ? 1.0 : radius / nz;
+    for (int k = 1; k < d; k++) f[k] = rc[k] - sc * z[k - 1];
+    for (int k = 0; k < d; k++) s += f[k] * f[k];
+  }
+  return 0.5 * s;
+}
+
+typedef struct {
+  fcd_index *rowptr, *col; /* pattern of J: per contact, union of its W rows + block */
+  fcd_real *val;
+} jac_pattern;
+
+static fcd_status jac_build_pattern(const fcd_system *sink, const fcd__fc_local *p,
+                                    jac_pattern *jp) {
+  int d = p->dim;
+  const fcd__csr *w = p->W;
+  /* triplets: for each contact, each of its rows gets every column of every row of the
+   * contact, plus the diagonal block */
+  fcd_index total = 0;
+  for (fcd_index c = 0; c < p->nc; c++) {
+    fcd_index cnt = d;
+    for (int k = 0; k < d; k++) cnt += w->rowptr[c * d + k + 1] - w->rowptr[c * d + k];
+    total += cnt * d;
+  }
+  fcd_index *ri = fcd__malloc_array((size_t)total, sizeof *ri);
+  fcd_index *ci = fcd__malloc_array((size_t)total, sizeof *ci);
+  if (!ri || !ci) {
+    fcd__free(ri);
+    fcd__free(ci);
+    return fcd__err(sink, FCD_E_NOMEM, "out of memory for the Newton Jacobian");
+  }
+  fcd_index t = 0;
+  for (fcd_index c = 0; c < p->nc; c++)
+    for (int k = 0; k < d; k++) {
+      fcd_index row = c * d + k;
+      for (int l = 0; l < d; l++) {
+        fcd_index i = c * d + l;
+        for (fcd_index e = w->rowptr[i]; e < w->rowptr[i + 1]; e++) {
+          ri[t] = row;
+          ci[t++] = w->col[e];
+        }
+        ri[t] = row;
+        ci[t++] = c * d + l;
+      }
+    }
+  fcd_status st = fcd__coo_to_csr(p->m, t, ri, ci, NULL, &jp->rowptr, &jp->col, NULL, NULL);
+  fcd__free(ri);
+  fcd__free(ci);
+  if (st != FCD_OK) return fcd__err(sink, st, "out of memory for the Newton Jacobian");
+  jp->val = fcd__malloc_array((size_t)jp->rowptr[p->m], sizeof *jp->val);
+  if (!jp->val) return fcd__err(sink, FCD_E_NOMEM, "out of memory for the Newton Jacobian");
+  return FCD_OK;
+}
+
+/* Fills J = dPhi/dr (an element of the generalized Jacobian) on the fixed pattern.
+ * pos is a work array of m entries, all -1 on entry and on exit. */
+static void jac_fill(const fcd__fc_local *p, const fcd_real *rho, const fcd_real *r,
+                     const fcd_real *u, fcd_real eps, jac_pattern *jp, fcd_index *pos) {
+  int d = p->dim;
+  const fcd__csr *w = p->W;
+  memset(jp->val, 0, (size_t)jp->rowptr[p->m] * sizeof *jp->val);
+  for (fcd_index c = 0; c < p->nc; c++) {
+    const fcd_real *rc = r + c * d, *uc = u + c * d;
+    fcd_index base = c * d;
+    /* every row of this contact has the same pattern: map columns once */
+    fcd_index r0 = jp->rowptr[base];
+    fcd_index len = jp->rowptr[base + 1] - r0;
+    for (fcd_index e = 0; e < len; e++) pos[jp->col[r0 + e]] = e;
+    /* row coefficient matrix: J_row(k) = sum_l C[k][l] * (W row base+l) + D[k][l] e_{base+l} */
+    fcd_real cw[3][3] = {{0}}, cd[3][3] = {{0}};
+    fcd_real rn = rho[2 * c], rt = rho[2 * c + 1];
+    if (rc[0] - rn * uc[0] < 0) cw[0][0] = rn;
+    else cd[0][0] = 1;
+    fcd_real radius = p->mu[c] * (rc[0] < 0 ? -rc[0] : 0);
+    fcd_real z[2] = {0, 0}, nz;
+    for (int k = 1; k < d; k++) z[k - 1] = rc[k] - rt * uc[k];
+    nz = d == 2 ? fabs(z[0]) : hypot(z[0], z[1]);
+    if (nz <= radius) {
+      for (int k = 1; k < d; k++) cw[k][k] = rt; /* stick: Phi_T = rho_T u_T */
+    } else {
+      /* slip: Phi_T = r_T - R zhat; dzhat = (I - zhat zhat^T)/nz (dr_T - rho_T du_T) */
+      fcd_real zh[2], P[2][2], f = radius / nz;
+      for (int k = 0; k < d - 1; k++) zh[k] = z[k] / nz;
+      for (int k = 0; k < d - 1; k++)
+        for (int l = 0; l < d - 1; l++) P[k][l] = (k == l) - zh[k] * zh[l];
+      for (int k = 0; k < d - 1; k++) {
+        for (int l = 0; l < d - 1; l++) {
+          cd[k + 1][l + 1] = (k == l) - f * P[k][l];
+          cw[k + 1][l + 1] = f * rt * P[k][l];
+        }
+        if (rc[0] < 0) cd[k + 1][0] = p->mu[c] * zh[k]; /* -zhat dR, dR = -mu dr_N */
+      }
+    }
+    for (int k = 0; k < d; k++) {
+      fcd_real *jrow = jp->val + jp->rowptr[base + k];
+      for (int l = 0; l < d; l++) {
+        if (cd[k][l] != 0) jrow[pos[base + l]] += cd[k][l];
+        if (cw[k][l] == 0) continue;
+        /* W + eps I in the W-dependent rows: W is often rank deficient (more contact
+         * unknowns than dofs), which makes J singular at sticking contacts. Only the
+         * direction changes, not the zeros of Phi. */
+        jrow[pos[base + l]] += cw[k][l] * eps;
+        fcd_index i = base + l;
+        for (fcd_index e = w->rowptr[i]; e < w->rowptr[i + 1]; e++)
+          jrow[pos[w->col[e]]] += cw[k][l] * w->val[e];
+      }
+    }
+    for (fcd_index e = 0; e < len; e++) pos[jp->col[r0 + e]] = -1;
+  }
+}
+
+static fcd_status solve_newton(fcd_system *sink, const fcd__fc_local *p,
+                               const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
+                               fcd__fc_result *res) {
+  int d = p->dim;
+  fcd_index m = p->m;
+  fcd_real *blk = NULL;
+  FCD_TRY(diag_blocks(p, sink, &blk));
+  jac_pattern jp = {0};
+  fcd__factor *lu = NULL;
+  fcd_real *rho = fcd__malloc_array((size_t)p->nc * 2, sizeof *rho);
+  fcd_real *phi = fcd__malloc_array((size_t)m, sizeof *phi);
+  fcd_real *dr = fcd__malloc_array((size_t)m, sizeof *dr);
+  fcd_real *rt = fcd__malloc_array((size_t)m, sizeof *rt);
+  fcd_real *ut = fcd__malloc_array((size_t)m, sizeof *ut);
+  fcd_real *phit = fcd__malloc_array((size_t)m, sizeof *phit);
+  fcd_index *pos = fcd__malloc_array((size_t)m, sizeof *pos);
+  fcd_status st = FCD_OK;
+  if (!rho || !phi || !dr || !rt || !ut || !phit || !pos) {
+    st = fcd__err(sink, FCD_E_NOMEM, "out of memory in the Newton solver");
+    goto done;
+  }
+  for (fcd_index i = 0; i < m; i++) pos[i] = -1;
+  /* rho per contact from the diagonal block: 1/W_NN and 1/mean(W_TT, W_BB) */
+  for (fcd_index c = 0; c < p->nc; c++) {
+    const fcd_real *a = blk + c * d * d;
+    fcd_real tt = 0;
+    for (int k = 1; k < d; k++) tt += a[k * d + k];
+    tt /= d - 1;
+    rho[2 * c] = a[0] > 0 ? 1.0 / a[0] : 1.0;
+    rho[2 * c + 1] = tt > 0 ? 1.0 / tt : 1.0;
+  }
+  fcd_real eps = 0;
+  for (fcd_index c = 0; c < p->nc; c++)
+    for (int k = 0; k < d; k++) eps = fmax(eps, blk[c * d * d + k * d + k]);
+  eps *= FCD_NEWTON_REG;
+  if ((st = jac_build_pattern(sink, p, &jp)) != FCD_OK) goto done;
+  if ((st = fcd__factor_create(sink, FCD__FACTOR_LU, &lu)) != FCD_OK) goto done;
+  fcd__fc_matvec(p, r, u);
+  fcd_real psi = ac_function(p, rho, r, u, phi);
+  for (fcd_index it = 0;; it++) {
+    res->iterations = it;
+    res->residual = fcd__fc_error(p, r, u);
+    if (res->residual <= o->tol) {
+      res->converged = 1;
+      break;
+    }
+    if (it == o->max_iter) break;
+    jac_fill(p, rho, r, u, eps, &jp, pos);
+    /* one pattern for every iteration: UMFPACK's symbolic analysis is done once */
+    st = fcd__factor_csr(lu, m, jp.rowptr, jp.col, jp.val, 1);
+    int have_dir = st == FCD_OK;
+    if (have_dir) {
+      for (fcd_index i = 0; i < m; i++) dr[i] = -phi[i];
+      st = fcd__factor_solve(lu, 1, dr, dr);
+      have_dir = st == FCD_OK;
+    }
+    if (st != FCD_OK && st != FCD_E_SINGULAR) goto done;
+    st = FCD_OK;
+    fcd_real t = 1.0;
+    int accepted = 0;
+    if (have_dir) {
+      /* Armijo on psi = |Phi|^2 / 2 along the Newton direction (derivative -2 psi) */
+      for (int ls = 0; ls < 30; ls++, t *= 0.5) {
+        for (fcd_index i = 0; i < m; i++) rt[i] = r[i] + t * dr[i];
+        fcd__fc_matvec(p, rt, ut);
+        fcd_real psit = ac_function(p, rho, rt, ut, phit);
+        if (psit <= (1 - 2e-4 * t) * psi) {
+          accepted = 1;
+          psi = psit;
+          break;
+        }
+      }
+    }
+    if (!accepted) {
+      /* no descent (singular J or a kink): one projected Gauss-Seidel sweep restarts the
+       * iteration from a better point */
+      memcpy(rt, r, (size_t)m * sizeof *rt);
+      for (fcd_index c = 0; c < p->nc; c++) {
+        fcd_real qh[3];
+        const fcd_real *a = blk + c * d * d;
+        for (int k = 0; k < d; k++) {
+          fcd_index i = c * d + k;
+          fcd_real s = p->q[i];
+          for (fcd_index e = p->W->rowptr[i]; e < p->W->rowptr[i + 1]; e++)
+            s += p->W->val[e] * rt[p->W->col[e]];
+          for (int j = 0; j < d; j++) s -= a[k * d + j] * rt[c * d + j];
+          qh[k] = s;
+        }
+        if (!fcd__fc_local_exact(d, a, qh, p->mu[c], rt + c * d))
+          local_projected(d, a, qh, p->mu[c], rt + c * d);
+      }
+      fcd__fc_matvec(p, rt, ut);
+      psi = ac_function(p, rho, rt, ut, phit);
+    }
+    memcpy(r, rt, (size_t)m * sizeof *r);
+    memcpy(u, ut, (size_t)m * sizeof *u);
+    memcpy(phi, phit, (size_t)m * sizeof *phi);
+  }
+done:
+  fcd__factor_destroy(lu);
+  fcd__free(jp.rowptr);
+  fcd__free(jp.col);
+  fcd__free(jp.val);
+  fcd__free(blk);
+  fcd__free(rho);
+  fcd__free(phi);
+  fcd__free(dr);
+  fcd__free(rt);
+  fcd__free(ut);
+  fcd__free(phit);
+  fcd__free(pos);
+  return st;
+}
+
+fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
+                         fcd_real *r, fcd_real *u, fcd__fc_result *res) {
+  memset(res, 0, sizeof *res);
+  if (p->nc == 0) {
+    res->converged = 1;
+    return FCD_OK;
+  }
+  switch (o->solver) {
+  case FCD_FC_FIXED_POINT: return solve_fixed_point(sink, p, o, r, u, res);
+  case FCD_FC_NSGS: return solve_nsgs(sink, p, o, r, u, res);
+  case FCD_FC_NEWTON: return solve_newton(sink, p, o, r, u, res);
+  case FCD_FC_AUTO: {
+    /* Newton (regularized, with line search) converges in tens of steps on every
+     * fclib problem at hand; if it stalls, NSGS continues from its iterate, with the
+     * iterations left. */
+    fcd__fc_opts o1 = *o;
+    o1.max_iter = o->max_iter < 500 ? o->max_iter : 500;
+    FCD_TRY(solve_newton(sink, p, &o1, r, u, res));
+    if (res->converged) return FCD_OK;
+    fcd_index done = res->iterations;
+    fcd__fc_opts o2 = *o;
+    o2.max_iter = o->max_iter > done ? o->max_iter - done : 1;
+    FCD_TRY(solve_nsgs(sink, p, &o2, r, u, res));
+    res->iterations += done;
+    return FCD_OK;
+  }
+  default:
+    return fcd__err(sink, FCD_E_UNSUPPORTED, "unknown contact solver %d", o->solver);
+  }
+}

@@ -1,0 +1,115 @@
+/* Contact sets: frames, the contact operator and its adjoint, pairs, bad input. */
+#include <fcd/fcd.h>
+
+#include "../fcdtest.h"
+
+static void test_operator(void) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(12, &sys), FCD_OK);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 3, &cs), FCD_OK);
+  CHECK(fcd_contact_set_size(cs) == 0 && fcd_contact_set_dim(cs) == 3);
+  const fcd_index a[3] = {0, 1, 2}, b[3] = {6, 7, 8}, c[3] = {3, 4, 5};
+  /* a slightly non-unit frame (within 1e-6) is normalized */
+  const double n1[3] = {0, 0, 1 + 5e-7}, t1[3] = {1, 0, 0};
+  const double s2 = sqrt(0.5), n2[3] = {s2, s2, 0}, t2[3] = {-s2, s2, 0};
+  fcd_index id;
+  CHECK_ST(fcd_contact_set_add_rigid(cs, a, n1, t1, 0.0, 0.3, &id), FCD_OK);
+  CHECK(id == 0);
+  CHECK_ST(fcd_contact_set_add_pair(cs, c, b, n2, t2, 0.01, 0.5, &id), FCD_OK);
+  CHECK(id == 1 && fcd_contact_set_size(cs) == 2);
+  double fr[9], gap, mu;
+  int pair;
+  CHECK_ST(fcd_contact_set_get(cs, 0, fr, &gap, &mu, &pair), FCD_OK);
+  CHECK(fr[2] == 1.0 && fr[0] == 0 && gap == 0 && mu == 0.3 && !pair);
+  /* binormal n x t: e_z x e_x = e_y */
+  CHECK(fabs(fr[6]) < 1e-15 && fabs(fr[7] - 1) < 1e-15 && fabs(fr[8]) < 1e-15);
+  CHECK_ST(fcd_contact_set_get(cs, 1, fr, &gap, &mu, &pair), FCD_OK);
+  CHECK(pair && gap == 0.01 && mu == 0.5);
+  CHECK(fabs(fr[8] - 1) < 1e-15); /* n2 x t2 = e_z */
+  /* local values: u_N = n . (u_A - u_B) */
+  double x[12], y[6];
+  for (int i = 0; i < 12; i++) x[i] = i + 1;
+  CHECK_ST(fcd_contact_set_local(cs, x, y), FCD_OK);
+  CHECK_CLOSE(y[0], 3.0, 1e-15);              /* z of node a */
+  CHECK_CLOSE(y[1], 1.0, 1e-15);              /* x of node a */
+  CHECK_CLOSE(y[2], 2.0, 1e-15);              /* y of node a */
+  CHECK_CLOSE(y[3], s2 * ((4 - 7) + (5 - 8)), 1e-14);
+  CHECK_CLOSE(y[5], 6.0 - 9.0, 1e-15);
+  /* adjoint: <H x, r> = <x, H^T r> for random x, r */
+  for (int t = 0; t < 20; t++) {
+    double r[6], f[12], lhs = 0, rhs = 0;
+    for (int i = 0; i < 12; i++) x[i] = fcdt_rand() - 0.5;
+    for (int i = 0; i < 6; i++) r[i] = fcdt_rand() - 0.5;
+    fcd_contact_set_local(cs, x, y);
+    CHECK_ST(fcd_contact_set_global(cs, r, f), FCD_OK);
+    for (int i = 0; i < 6; i++) lhs += y[i] * r[i];
+    for (int i = 0; i < 12; i++) rhs += x[i] * f[i];
+    CHECK(fabs(lhs - rhs) < 1e-14);
+  }
+  const double vg[2] = {2.5, 0};
+  CHECK_ST(fcd_contact_set_set_sliding_velocity(cs, 1, vg), FCD_OK);
+  CHECK_ST(fcd_contact_set_set_restitution(cs, 0.5), FCD_OK);
+  /* the system may be destroyed first: the set keeps it alive */
+  fcd_system_destroy(sys);
+  CHECK(fcd_contact_set_size(cs) == 2);
+  CHECK_ST(fcd_contact_set_local(cs, x, y), FCD_OK);
+  fcd_contact_set_destroy(cs);
+}
+
+static void test_bad_input(void) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(6, &sys), FCD_OK);
+  const fcd_index fixed = 5;
+  CHECK_ST(fcd_system_fix_dofs(sys, 1, &fixed, NULL), FCD_OK);
+  fcd_contact_set *cs = NULL;
+  CHECK_ST(fcd_contact_set_create(sys, 4, &cs), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "dimension 4");
+  CHECK_ST(fcd_contact_set_create(NULL, 2, &cs), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_contact_set_create(sys, 2, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const fcd_index d[2] = {0, 1}, dfix[2] = {4, 5}, dout[2] = {0, 6}, ddup[2] = {1, 1};
+  const double n[2] = {0, -1}, t[2] = {1, 0};
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, n, t, 0, -0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "mu = -0.1");
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, n, t, NAN, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "gap");
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, n, t, -1, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_contact_set_add_rigid(cs, dout, n, t, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "dof 6 outside [0, 6)");
+  CHECK_ST(fcd_contact_set_add_rigid(cs, dfix, n, t, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "dof 5 is prescribed");
+  CHECK_ST(fcd_contact_set_add_rigid(cs, ddup, n, t, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "appears twice");
+  const double zero[2] = {0, 0}, half[2] = {0, -0.5}, skew[2] = {0.1, 1};
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, zero, t, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "normal is zero");
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, half, t, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "norm 0.5");
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, n, skew, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "tangent has norm");
+  const double nt[2] = {0.6, -0.8};
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, nt, t, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "not orthogonal");
+  const double nnan[2] = {NAN, 1};
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, nnan, t, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_contact_set_add_rigid(cs, NULL, n, t, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_contact_set_add_pair(cs, d, NULL, n, t, 0, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK(fcd_contact_set_size(cs) == 0); /* nothing was added */
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, n, t, 0, 0.1, NULL), FCD_OK);
+  const double vg[1] = {1};
+  CHECK_ST(fcd_contact_set_set_sliding_velocity(cs, 3, vg), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "contact 3 outside");
+  CHECK_ST(fcd_contact_set_set_restitution(cs, 1.5), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_contact_set_set_restitution(cs, -0.1), FCD_E_INVALID_ARG);
+  CHECK(fcd_contact_set_size(NULL) == -1);
+  fcd_contact_set_destroy(NULL);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
+int main(void) {
+  test_operator();
+  test_bad_input();
+  return fcdt_finish("test_contact_set");
+}

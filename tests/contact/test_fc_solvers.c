@@ -1,0 +1,332 @@
+/* The three contact solvers on problems built here: frictionless cases against an LCP
+ * solved by enumerating active sets with LAPACK, frictional cases checked with the
+ * natural map recomputed here, global problems against their equations, fclib round
+ * trips, non-convergence and bad input. */
+#include <fcd/fcd.h>
+#include <lapacke.h>
+
+#include "../fcdtest.h"
+
+typedef struct {
+  int dim, nc, m;
+  fcd_index *rp, *ci;
+  double *wv, *wd; /* CSR values and the dense copy (row-major) */
+  double *q, *mu;
+} local_data;
+
+/* W = B B^T + shift I with B random (m x k), so W is SPD; q random with some approaching
+ * normals; mu given. */
+static void make_local(local_data *L, int dim, int nc, double mu, double shift) {
+  int m = dim * nc, k = m;
+  L->dim = dim;
+  L->nc = nc;
+  L->m = m;
+  double *b = malloc(sizeof(double) * m * k);
+  for (int i = 0; i < m * k; i++) b[i] = fcdt_rand() - 0.5;
+  L->wd = calloc((size_t)m * m, sizeof(double));
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) {
+      double s = i == j ? shift : 0;
+      for (int l = 0; l < k; l++) s += b[i * k + l] * b[j * k + l];
+      L->wd[i * m + j] = s;
+    }
+  L->rp = malloc(sizeof(fcd_index) * (m + 1));
+  L->ci = malloc(sizeof(fcd_index) * m * m);
+  L->wv = malloc(sizeof(double) * m * m);
+  for (int i = 0; i <= m; i++) L->rp[i] = (fcd_index)i * m;
+  for (int i = 0; i < m * m; i++) {
+    L->ci[i] = i % m;
+    L->wv[i] = L->wd[i];
+  }
+  L->q = malloc(sizeof(double) * m);
+  L->mu = malloc(sizeof(double) * nc);
+  for (int i = 0; i < m; i++) L->q[i] = 2 * fcdt_rand() - 0.5; /* mostly approaching */
+  for (int c = 0; c < nc; c++) L->mu[c] = mu;
+  free(b);
+}
+
+static void free_local(local_data *L) {
+  free(L->rp);
+  free(L->ci);
+  free(L->wv);
+  free(L->wd);
+  free(L->q);
+  free(L->mu);
+}
+
+/* natural-map residual of (r, W r + q), computed here */
+static double residual_here(const local_data *L, const double *r) {
+  double e = 0, qn = 0;
+  for (int c = 0; c < L->nc; c++) {
+    double u[3], f[3];
+    for (int a = 0; a < L->dim; a++) {
+      int i = c * L->dim + a;
+      u[a] = L->q[i];
+      for (int j = 0; j < L->m; j++) u[a] += L->wd[i * L->m + j] * r[j];
+    }
+    fcd_natural_map(L->dim, L->mu[c], r + c * L->dim, u, f);
+    for (int a = 0; a < L->dim; a++) e += f[a] * f[a];
+  }
+  for (int i = 0; i < L->m; i++) qn += L->q[i] * L->q[i];
+  return sqrt(e) / sqrt(qn);
+}
+
+/* Frictionless: r_T = 0 and the normal part solves the LCP u_N = A r_N + q_N, r_N <= 0,
+ * u_N <= 0, r_N u_N = 0 with A = W restricted to the normal rows. A SPD -> one solution:
+ * the active set S (r_N < 0) has A_SS r_S = -q_S and the rest satisfy the signs. */
+static int lcp_enumerate(const local_data *L, double *rn) {
+  int n = L->nc;
+  for (unsigned set = 0; set < (1u << n); set++) {
+    int idx[16], k = 0;
+    for (int c = 0; c < n; c++)
+      if (set & (1u << c)) idx[k++] = c;
+    double A[256], x[16];
+    lapack_int piv[16];
+    for (int a = 0; a < k; a++) {
+      x[a] = -L->q[idx[a] * L->dim];
+      for (int b2 = 0; b2 < k; b2++)
+        A[a + b2 * k] = L->wd[(idx[a] * L->dim) * L->m + idx[b2] * L->dim];
+    }
+    if (k && LAPACKE_dgesv(LAPACK_COL_MAJOR, k, 1, A, k, piv, x, k) != 0) continue;
+    double r[16] = {0};
+    int ok = 1;
+    for (int a = 0; a < k; a++) {
+      r[idx[a]] = x[a];
+      if (x[a] > 1e-12) ok = 0;
+    }
+    for (int c = 0; ok && c < n; c++) {
+      double un = L->q[c * L->dim];
+      for (int d2 = 0; d2 < n; d2++) un += L->wd[(c * L->dim) * L->m + d2 * L->dim] * r[d2];
+      if (!(set & (1u << c)) && un > 1e-12) ok = 0;
+    }
+    if (ok) {
+      memcpy(rn, r, sizeof(double) * n);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static fcd_fc_problem *create(const local_data *L) {
+  fcd_fc_problem *p = NULL;
+  char msg[256];
+  CHECK_ST(fcd_fc_problem_create_local(L->dim, L->nc, L->rp, L->ci, L->wv, L->q, L->mu, &p, msg,
+                                       sizeof msg),
+           FCD_OK);
+  return p;
+}
+
+static void test_frictionless(void) {
+  const int solvers[4] = {FCD_FC_AUTO, FCD_FC_FIXED_POINT, FCD_FC_NSGS, FCD_FC_NEWTON};
+  for (int dim = 2; dim <= 3; dim++)
+    for (int trial = 0; trial < 6; trial++) {
+      local_data L;
+      make_local(&L, dim, 6, 0.0, 0.5);
+      double rn[16];
+      CHECK(lcp_enumerate(&L, rn));
+      for (int s = 0; s < 4; s++) {
+        fcd_fc_problem *p = create(&L);
+        CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, solvers[s]), FCD_OK);
+        CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-12), FCD_OK);
+        CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 100000), FCD_OK);
+        double r[48] = {0};
+        CHECK_ST(fcd_fc_problem_solve(p, r, NULL, NULL), FCD_OK);
+        for (int c = 0; c < L.nc; c++) {
+          CHECK(fabs(r[c * dim] - rn[c]) < 1e-9 * fmax(1, fabs(rn[c])));
+          for (int a = 1; a < dim; a++) CHECK(r[c * dim + a] == 0);
+        }
+        fcd_fc_problem_destroy(p);
+      }
+      free_local(&L);
+    }
+}
+
+static void test_frictional(void) {
+  const int solvers[4] = {FCD_FC_AUTO, FCD_FC_FIXED_POINT, FCD_FC_NSGS, FCD_FC_NEWTON};
+  const double mus[3] = {0.1, 0.5, 1.2};
+  for (int dim = 2; dim <= 3; dim++)
+    for (int im = 0; im < 3; im++) {
+      local_data L;
+      make_local(&L, dim, 10, mus[im], 1.0);
+      for (int s = 0; s < 4; s++) {
+        fcd_fc_problem *p = create(&L);
+        fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, solvers[s]);
+        fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-10);
+        fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 200000);
+        double r[30] = {0}, u[30], res;
+        fcd_status st = fcd_fc_problem_solve(p, r, u, NULL);
+        CHECK_ST(st, FCD_OK);
+        if (st != FCD_OK) fprintf(stderr, "  dim %d mu %g solver %d: %s\n", dim, mus[im],
+                                  solvers[s], fcd_fc_problem_last_error(p));
+        CHECK(residual_here(&L, r) <= 1e-10);
+        CHECK_ST(fcd_fc_problem_residual(p, r, &res), FCD_OK);
+        CHECK(fabs(res - residual_here(&L, r)) <= 1e-14);
+        /* u returned is W r + q */
+        for (int i = 0; i < L.m; i++) {
+          double ui = L.q[i];
+          for (int j = 0; j < L.m; j++) ui += L.wd[i * L.m + j] * r[j];
+          CHECK(fabs(u[i] - ui) < 1e-12);
+        }
+        fcd_fc_problem_destroy(p);
+      }
+      free_local(&L);
+    }
+}
+
+static void test_not_converged_and_bad_input(void) {
+  local_data L;
+  make_local(&L, 3, 8, 0.8, 0.1);
+  fcd_fc_problem *p = create(&L);
+  fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, FCD_FC_FIXED_POINT);
+  fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 1);
+  double r[24], keep[24], it[24];
+  for (int i = 0; i < 24; i++) keep[i] = r[i] = -0.001 * i;
+  CHECK_ST(fcd_fc_problem_solve(p, r, NULL, NULL), FCD_E_NOT_CONVERGED);
+  CHECK(strstr(fcd_fc_problem_last_error(p), "did not reach") != NULL);
+  CHECK(memcmp(r, keep, sizeof r) == 0); /* the caller's data is untouched */
+  fcd_index iters;
+  double res;
+  CHECK_ST(fcd_fc_problem_get_result(p, &iters, &res, NULL), FCD_OK);
+  CHECK(iters == 1 && res > 1e-8);
+  CHECK_ST(fcd_fc_problem_get_iterate(p, it), FCD_OK);
+  CHECK(memcmp(it, keep, sizeof it) != 0);
+  /* parameters */
+  CHECK_ST(fcd_fc_problem_set_param(p, 999, 1), FCD_E_UNSUPPORTED);
+  CHECK(strstr(fcd_fc_problem_last_error(p), "999") != NULL);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, 17), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, -1), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 2.5), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_RELAXATION, 2.0), FCD_E_INVALID_ARG);
+  r[3] = NAN;
+  CHECK_ST(fcd_fc_problem_solve(p, r, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK(strstr(fcd_fc_problem_last_error(p), "r[3]") != NULL);
+  CHECK_ST(fcd_fc_problem_solve(p, NULL, NULL, NULL), FCD_E_INVALID_ARG);
+  double v[4];
+  CHECK_ST(fcd_fc_problem_solve(p, keep, NULL, v), FCD_E_INVALID_ARG); /* v for local */
+  CHECK_ST(fcd_fc_problem_get_solution(p, it), FCD_E_STATE);
+  fcd_fc_problem_destroy(p);
+  /* creation */
+  char msg[256] = "";
+  fcd_fc_problem *bad = (fcd_fc_problem *)0x1;
+  CHECK_ST(fcd_fc_problem_create_local(4, 8, L.rp, L.ci, L.wv, L.q, L.mu, &bad, msg, sizeof msg),
+           FCD_E_INVALID_ARG);
+  CHECK(bad == NULL && strstr(msg, "dimension 4") != NULL);
+  L.mu[2] = -0.5;
+  CHECK_ST(fcd_fc_problem_create_local(3, 8, L.rp, L.ci, L.wv, L.q, L.mu, &bad, msg, sizeof msg),
+           FCD_E_INVALID_ARG);
+  CHECK(strstr(msg, "mu[2]") != NULL);
+  L.mu[2] = 0.8;
+  L.q[5] = INFINITY;
+  CHECK_ST(fcd_fc_problem_create_local(3, 8, L.rp, L.ci, L.wv, L.q, L.mu, &bad, msg, sizeof msg),
+           FCD_E_INVALID_ARG);
+  CHECK(strstr(msg, "q[5]") != NULL);
+  L.q[5] = 0;
+  L.ci[3] = 99;
+  CHECK_ST(fcd_fc_problem_create_local(3, 8, L.rp, L.ci, L.wv, L.q, L.mu, &bad, msg, sizeof msg),
+           FCD_E_INVALID_ARG);
+  CHECK(strstr(msg, "column 99") != NULL);
+  CHECK_ST(fcd_fc_problem_create_local(3, 8, L.rp, L.ci, L.wv, L.q, L.mu, NULL, msg, sizeof msg),
+           FCD_E_INVALID_ARG);
+  free_local(&L);
+}
+
+static void test_global_and_roundtrip(void) {
+  /* a global problem: 4 bodies x 3 dofs, lumped M; 5 contacts (3D), H random sparse */
+  enum { ND = 12, NC = 5, M = 15 };
+  fcd_index mrp[ND + 1], mci[ND], hrp[ND + 1], hci[ND * M];
+  double mv[ND], hv[ND * M], f[ND], w[M], mu[NC];
+  fcd_index t = 0;
+  for (int i = 0; i < ND; i++) {
+    mrp[i] = i;
+    mci[i] = i;
+    mv[i] = 1 + fcdt_rand();
+    f[i] = fcdt_rand() - 0.5;
+    hrp[i] = t;
+    for (int j = 0; j < M; j++)
+      if (fcdt_rand() < 0.4) {
+        hci[t] = j;
+        hv[t++] = fcdt_rand() - 0.5;
+      }
+  }
+  mrp[ND] = ND;
+  hrp[ND] = t;
+  for (int j = 0; j < M; j++) w[j] = fcdt_rand() - 0.7;
+  for (int c = 0; c < NC; c++) mu[c] = 0.3;
+  fcd_fc_problem *p;
+  char msg[256];
+  CHECK_ST(fcd_fc_problem_create_global(3, ND, NC, mrp, mci, mv, FCD_COO_UPPER, hrp, hci, hv, f, w,
+                                        mu, &p, msg, sizeof msg),
+           FCD_OK);
+  CHECK(fcd_fc_problem_ndofs(p) == ND && fcd_fc_problem_size(p) == NC);
+  fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-12);
+  double r[M] = {0}, u[M], v[ND];
+  CHECK_ST(fcd_fc_problem_solve(p, r, u, v), FCD_OK);
+  /* M v = H r + f and u = H^T v + w, checked from the definition */
+  for (int i = 0; i < ND; i++) {
+    double s = f[i];
+    for (fcd_index k = hrp[i]; k < hrp[i + 1]; k++) s += hv[k] * r[hci[k]];
+    CHECK(fabs(mv[i] * v[i] - s) < 1e-12);
+  }
+  for (int j = 0; j < M; j++) {
+    double s = w[j];
+    for (int i = 0; i < ND; i++)
+      for (fcd_index k = hrp[i]; k < hrp[i + 1]; k++)
+        if (hci[k] == j) s += hv[k] * v[i];
+    CHECK(fabs(u[j] - s) < 1e-12);
+  }
+  for (int c = 0; c < NC; c++) {
+    double fm[3];
+    fcd_natural_map(3, mu[c], r + 3 * c, u + 3 * c, fm);
+    CHECK(sqrt(fm[0] * fm[0] + fm[1] * fm[1] + fm[2] * fm[2]) < 1e-10);
+  }
+  /* fclib round trip of the global problem with its solution */
+  char path[512];
+  fcdt_tmpfile(path, sizeof path, "global_roundtrip.hdf5");
+  CHECK_ST(fcd_fc_problem_write_fclib(p, path, r), FCD_OK);
+  fcd_fc_problem *g;
+  CHECK_ST(fcd_fc_problem_read_fclib(path, &g, msg, sizeof msg), FCD_OK);
+  CHECK(fcd_fc_problem_ndofs(g) == ND && fcd_fc_problem_size(g) == NC &&
+        fcd_fc_problem_dim(g) == 3);
+  double sol[M], res;
+  CHECK(fcd_fc_problem_has_solution(g));
+  CHECK_ST(fcd_fc_problem_get_solution(g, sol), FCD_OK);
+  for (int j = 0; j < M; j++) CHECK(sol[j] == r[j]);
+  CHECK_ST(fcd_fc_problem_residual(g, sol, &res), FCD_OK);
+  CHECK(res < 1e-11);
+  double r2[M] = {0}, v2[ND];
+  fcd_fc_problem_set_param(g, FCD_FC_PARAM_TOLERANCE, 1e-12);
+  CHECK_ST(fcd_fc_problem_solve(g, r2, NULL, v2), FCD_OK);
+  for (int j = 0; j < M; j++) CHECK(fabs(r2[j] - r[j]) < 1e-9);
+  fcd_fc_problem_destroy(g);
+  fcd_fc_problem_destroy(p);
+
+  /* local round trip */
+  local_data L;
+  make_local(&L, 2, 7, 0.4, 1.0);
+  fcd_fc_problem *a = create(&L);
+  double rl[14] = {0};
+  CHECK_ST(fcd_fc_problem_solve(a, rl, NULL, NULL), FCD_OK);
+  fcdt_tmpfile(path, sizeof path, "local_roundtrip.hdf5");
+  CHECK_ST(fcd_fc_problem_write_fclib(a, path, rl), FCD_OK);
+  fcd_fc_problem *b;
+  CHECK_ST(fcd_fc_problem_read_fclib(path, &b, msg, sizeof msg), FCD_OK);
+  CHECK(fcd_fc_problem_dim(b) == 2 && fcd_fc_problem_size(b) == 7 && fcd_fc_problem_ndofs(b) == 0);
+  double ra, rb, probe[14];
+  for (int i = 0; i < 14; i++) probe[i] = fcdt_rand() - 0.5;
+  fcd_fc_problem_residual(a, probe, &ra);
+  fcd_fc_problem_residual(b, probe, &rb);
+  CHECK(fabs(ra - rb) <= 1e-15 * fmax(1, ra)); /* same W, q, mu */
+  CHECK_ST(fcd_fc_problem_get_solution(b, probe), FCD_OK);
+  for (int i = 0; i < 14; i++) CHECK(probe[i] == rl[i]);
+  fcd_fc_problem_destroy(a);
+  fcd_fc_problem_destroy(b);
+  free_local(&L);
+}
+
+int main(void) {
+  test_frictionless();
+  test_frictional();
+  test_not_converged_and_bad_input();
+  test_global_and_roundtrip();
+  return fcdt_finish("test_fc_solvers");
+}

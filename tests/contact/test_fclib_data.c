@@ -1,0 +1,231 @@
+/* External truth: the fclib problems of shared/data (Siconos, LMGC90) solved by fcd to
+ * 1e-8, with the accuracy measured independently: this test reads each file itself
+ * with fclib, forms q and u = W r + q in fclib's convention from the raw data, and
+ * sums Siconos' own per-contact error (fc3d_unitary_compute_and_add_error), divided by
+ * ||q|| as fc3d_compute_error does. Also: bad files. usage: test_fclib_data DATA_DIR */
+#include <fcd/fcd.h>
+#include <fclib.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <lapacke.h>
+
+#include <fc3d_compute_error.h>
+
+#include "../fcdtest.h"
+
+/* y = A x (+ y) for an fclib matrix in any storage (triplets: i row, p column) */
+static void fclib_gemv(const struct fclib_matrix *a, int trans, const double *x, double *y) {
+  if (a->nz >= 0) {
+    for (int k = 0; k < a->nz; k++) {
+      int i = a->i[k], j = a->p[k];
+      if (trans) y[j] += a->x[k] * x[i];
+      else y[i] += a->x[k] * x[j];
+    }
+    return;
+  }
+  int outer = a->nz == -2 ? a->m : a->n;
+  for (int o = 0; o < outer; o++)
+    for (int k = a->p[o]; k < a->p[o + 1]; k++) {
+      int i = a->nz == -2 ? o : a->i[k], j = a->nz == -2 ? a->i[k] : o;
+      if (trans) y[j] += a->x[k] * x[i];
+      else y[i] += a->x[k] * x[j];
+    }
+}
+
+/* solves M x = b in place; M diagonal or small (dense LAPACK) */
+static int msolve(const struct fclib_matrix *a, double *b) {
+  int n = a->m, diag = 1;
+  double *d = calloc(n, sizeof *d), *dense = NULL;
+  /* gather entries */
+  double *e = calloc(n, sizeof *e), *col = calloc(n, sizeof *col);
+  for (int j = 0; j < n && diag; j++) {
+    memset(e, 0, n * sizeof *e);
+    memset(col, 0, n * sizeof *col);
+    e[j] = 1;
+    fclib_gemv(a, 0, e, col);
+    for (int i = 0; i < n; i++)
+      if (i != j && col[i] != 0) diag = 0;
+    d[j] = col[j];
+  }
+  int ok = 1;
+  if (diag) {
+    for (int i = 0; i < n; i++) b[i] /= d[i];
+  } else {
+    dense = calloc((size_t)n * n, sizeof *dense);
+    for (int j = 0; j < n; j++) {
+      memset(e, 0, n * sizeof *e);
+      e[j] = 1;
+      fclib_gemv(a, 0, e, dense + (size_t)j * n);
+    }
+    ok = LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, dense, n, b, n) == 0;
+  }
+  free(d);
+  free(e);
+  free(col);
+  free(dense);
+  return ok;
+}
+
+/* Siconos' measure of fcd's solution r (fcd convention), from the file's raw data */
+static double siconos_error(const char *path, int global, const double *r_fcd, int nc) {
+  int m = 3 * nc;
+  double *rf = malloc(m * sizeof *rf), *uf = calloc(m, sizeof *uf), *qf = calloc(m, sizeof *qf);
+  double *mu;
+  for (int i = 0; i < m; i++) rf[i] = -r_fcd[i]; /* fclib: compressive r_N >= 0 */
+  if (!global) {
+    struct fclib_local *lp = fclib_read_local(path);
+    memcpy(qf, lp->q, m * sizeof *qf);
+    memcpy(uf, lp->q, m * sizeof *uf);
+    fclib_gemv(lp->W, 0, rf, uf);
+    mu = malloc(nc * sizeof *mu);
+    memcpy(mu, lp->mu, nc * sizeof *mu);
+    fclib_delete_local(lp);
+    free(lp);
+  } else {
+    struct fclib_global *gp = fclib_read_global(path);
+    int n = gp->M->m;
+    double *t = malloc(n * sizeof *t), *v = calloc(n, sizeof *v);
+    /* q = H^T M^-1 f + w ; v = M^-1 (H r + f) ; u = H^T v + w */
+    memcpy(t, gp->f, n * sizeof *t);
+    CHECK(msolve(gp->M, t));
+    memcpy(qf, gp->w, m * sizeof *qf);
+    fclib_gemv(gp->H, 1, t, qf);
+    memcpy(v, gp->f, n * sizeof *v);
+    fclib_gemv(gp->H, 0, rf, v);
+    CHECK(msolve(gp->M, v));
+    memcpy(uf, gp->w, m * sizeof *uf);
+    fclib_gemv(gp->H, 1, v, uf);
+    mu = malloc(nc * sizeof *mu);
+    memcpy(mu, gp->mu, nc * sizeof *mu);
+    free(t);
+    free(v);
+    fclib_delete_global(gp);
+    free(gp);
+  }
+  double err = 0, work[3], qn = 0;
+  for (int c = 0; c < nc; c++) fc3d_unitary_compute_and_add_error(rf + 3 * c, uf + 3 * c, mu[c], &err, work);
+  for (int i = 0; i < m; i++) qn += qf[i] * qf[i];
+  qn = sqrt(qn);
+  free(rf);
+  free(uf);
+  free(qf);
+  free(mu);
+  return sqrt(err) / (qn > 2.2e-16 ? qn : 1.0);
+}
+
+static void test_file(const char *dir, const char *name, int global) {
+  char path[1024], msg[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  fcd_fc_problem *p;
+  fcd_status st = fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg);
+  CHECK_ST(st, FCD_OK);
+  if (st != FCD_OK) {
+    fprintf(stderr, "  %s\n", msg);
+    return;
+  }
+  CHECK((fcd_fc_problem_ndofs(p) > 0) == global);
+  int nc = (int)fcd_fc_problem_size(p), m = 3 * nc;
+  double *r = calloc(m, sizeof *r), res;
+  fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-8);
+  st = fcd_fc_problem_solve(p, r, NULL, NULL);
+  CHECK_ST(st, FCD_OK);
+  fcd_index it;
+  fcd_fc_problem_get_result(p, &it, &res, NULL);
+  double sic = siconos_error(path, global, r, nc);
+  printf("%-45s contacts %4d  iterations %5lld  fcd residual %.3e  Siconos measure %.3e\n",
+         name, nc, (long long)it, res, sic);
+  CHECK(res <= 1e-8);
+  CHECK(sic <= 1e-8);
+  /* the two measures are the same function of the same data; u is formed along
+   * different paths (CHOLMOD vs dense LAPACK / diagonal), so they agree to round-off:
+   * eps * ||W|| ||r|| / ||q|| stays below 1e-12 on these problems */
+  CHECK(fabs(sic - res) <= 1e-6 * res + 1e-12);
+  if (fcd_fc_problem_has_solution(p)) {
+    /* stored solutions are only approximate (their residual is reported, not judged) */
+    double *ref = malloc(m * sizeof *ref), rr;
+    fcd_fc_problem_get_solution(p, ref);
+    fcd_fc_problem_residual(p, ref, &rr);
+    printf("%-45s stored solution residual %.3e\n", "", rr);
+    free(ref);
+  }
+  free(r);
+  fcd_fc_problem_destroy(p);
+}
+
+static void test_bad_files(const char *dir) {
+  char path[1024], msg[1024], src[1024];
+  fcd_fc_problem *p = (fcd_fc_problem *)0x1;
+  fcdt_tmpfile(path, sizeof path, "no-such-file.hdf5");
+  remove(path);
+  CHECK_ST(fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg), FCD_E_IO);
+  CHECK(p == NULL && strstr(msg, "cannot open") != NULL);
+  fcdt_tmpfile(path, sizeof path, "not-hdf5.hdf5");
+  FILE *f = fopen(path, "w");
+  fputs("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n", f);
+  fclose(f);
+  CHECK_ST(fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg), FCD_E_FORMAT);
+  CHECK(strstr(msg, "not an HDF5 file") != NULL);
+  /* a truncated copy of a real file */
+  snprintf(src, sizeof src, "%s/Capsules-i125-1213.hdf5", dir);
+  FILE *in = fopen(src, "rb");
+  fcdt_tmpfile(path, sizeof path, "truncated.hdf5");
+  FILE *out = fopen(path, "wb");
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf, in);
+  fwrite(buf, 1, n, out);
+  fclose(in);
+  fclose(out);
+  CHECK_ST(fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg), FCD_E_FORMAT);
+  CHECK(msg[0] != 0);
+  /* HDF5 files written here: no problem at all, a missing dataset, a wrong size */
+  struct {
+    const char *name;
+    int level; /* 0 empty, 1 no q, 2 q of the wrong size */
+    const char *msg;
+  } cases[] = {{"empty.hdf5", 0, "holds no fclib problem"},
+               {"noq.hdf5", 1, "/fclib_local/vectors/q is missing"},
+               {"badq.hdf5", 2, "not of size 3"}};
+  for (int k = 0; k < 3; k++) {
+    fcdt_tmpfile(path, sizeof path, cases[k].name);
+    hid_t h = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (cases[k].level > 0) {
+      hid_t g = H5Gcreate2(h, "/fclib_local", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      H5Gclose(H5Gcreate2(h, "/fclib_local/W", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+      H5Gclose(H5Gcreate2(h, "/fclib_local/vectors", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+      hsize_t one = 1, three = 3, four = 4;
+      int three_i = 3, m2 = -2, nzmax = 3;
+      int pp[4] = {0, 1, 2, 3}, ii[3] = {0, 1, 2};
+      double x[3] = {1, 1, 1}, mu = 0.3, q[4] = {1, 2, 3, 4};
+      H5LTmake_dataset_int(h, "/fclib_local/spacedim", 1, &one, &three_i);
+      H5LTmake_dataset_int(h, "/fclib_local/W/m", 1, &one, &three_i);
+      H5LTmake_dataset_int(h, "/fclib_local/W/n", 1, &one, &three_i);
+      H5LTmake_dataset_int(h, "/fclib_local/W/nz", 1, &one, &m2);
+      H5LTmake_dataset_int(h, "/fclib_local/W/nzmax", 1, &one, &nzmax);
+      H5LTmake_dataset_int(h, "/fclib_local/W/p", 1, &four, pp);
+      H5LTmake_dataset_int(h, "/fclib_local/W/i", 1, &three, ii);
+      H5LTmake_dataset_double(h, "/fclib_local/W/x", 1, &three, x);
+      H5LTmake_dataset_double(h, "/fclib_local/vectors/mu", 1, &one, &mu);
+      if (cases[k].level == 2) H5LTmake_dataset_double(h, "/fclib_local/vectors/q", 1, &four, q);
+      H5Gclose(g);
+    }
+    H5Fclose(h);
+    CHECK_ST(fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg), FCD_E_FORMAT);
+    if (!strstr(msg, cases[k].msg)) fprintf(stderr, "  %s: '%s'\n", cases[k].name, msg);
+    CHECK(strstr(msg, cases[k].msg) != NULL);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    CHECK(!"usage: test_fclib_data DATA_DIR");
+    return fcdt_finish("test_fclib_data");
+  }
+  const char *local[2] = {"Capsules-i125-1213.hdf5", "LMGC_100_PR_PerioBox-i00361-60-03000.hdf5"};
+  const char *global[5] = {"Box_Stacks-i0122-82-5.hdf5", "Spheres-i099-356-679.hdf5",
+                           "spheres-in-a-box-98-i10000-256-10.hdf5", "CubeH8.hdf5",
+                           "LMGC_GlobalFrictionContactProblem00046.hdf5"};
+  for (int k = 0; k < 2; k++) test_file(argv[1], local[k], 0);
+  for (int k = 0; k < 5; k++) test_file(argv[1], global[k], 1);
+  test_bad_files(argv[1]);
+  return fcdt_finish("test_fclib_data");
+}
