@@ -7,12 +7,17 @@
 #include "fcd_private.h"
 
 /* The local problem u = W r + q seen by the solvers (borrowed arrays). */
+/* u = W r + q computed without W (solves with a factorization) */
+typedef fcd_status (*fcd__fc_apply_fn)(void *ctx, const fcd_real *r, fcd_real *u);
+
 typedef struct {
   int dim;
   fcd_index nc, m;
-  const fcd__csr *W; /* full storage, m x m */
+  const fcd__csr *W; /* full storage, m x m; NULL when only apply is available */
   const fcd_real *q;
   const fcd_real *mu;
+  fcd__fc_apply_fn apply; /* used when W is NULL (the fixed point only) */
+  void *ctx;
 } fcd__fc_local;
 
 typedef struct {
@@ -31,9 +36,10 @@ typedef struct {
 void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u);
 fcd_real fcd__fc_qnorm(const fcd__fc_local *p);
 fcd_real fcd__fc_error(const fcd__fc_local *p, const fcd_real *r, const fcd_real *u);
-/* Exact one-contact solve; 1 on success. */
-int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *qh, fcd_real mu,
-                        fcd_real *r);
+/* Exact one-contact solve of u = a r + qh (a: d x d row-major, ainv its inverse or
+ * NULL); 1 on success. */
+int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fcd_real *qh,
+                        fcd_real mu, fcd_real *r);
 /* Runs the chosen solver from the guess in r; r, u hold the last iterate and res says
  * whether it converged. Returns an error status only for failures other than
  * non-convergence. */

@@ -383,8 +383,48 @@ done:
 }
 
 static fcd__fc_local local_view(const fcd_fc_problem *p) {
-  fcd__fc_local l = {p->dim, p->nc, p->m, &p->W, p->q, p->mu};
+  fcd__fc_local l = {p->dim, p->nc, p->m, &p->W, p->q, p->mu, NULL, NULL};
   return l;
+}
+
+/* u = H^T M^-1 (H r + f) + w: one solve with the factor of M, no Delassus operator */
+typedef struct {
+  fcd_fc_problem *p;
+  fcd_real *v;
+} mf_ctx;
+
+static fcd_status mf_apply(void *ctx, const fcd_real *r, fcd_real *u) {
+  mf_ctx *c = ctx;
+  fcd_fc_problem *p = c->p;
+  for (fcd_index i = 0; i < p->ndofs; i++) {
+    fcd_real s = p->f[i];
+    for (fcd_index k = p->H.rowptr[i]; k < p->H.rowptr[i + 1]; k++)
+      s += p->H.val[k] * r[p->H.col[k]];
+    c->v[i] = s;
+  }
+  FCD_TRY(fcd__factor_solve(p->mfac, 1, c->v, c->v));
+  memcpy(u, p->w, (size_t)p->m * sizeof *u);
+  for (fcd_index i = 0; i < p->ndofs; i++)
+    for (fcd_index k = p->H.rowptr[i]; k < p->H.rowptr[i + 1]; k++)
+      u[p->H.col[k]] += p->H.val[k] * c->v[i];
+  return FCD_OK;
+}
+
+/* Factor M (once) and form q = H^T M^-1 f + w without the Delassus operator. */
+static fcd_status prepare_matrix_free(fcd_fc_problem *p, mf_ctx *ctx) {
+  if (!p->mfac) FCD_TRY(fcd__factor_create(p->sys, FCD__FACTOR_SPD, &p->mfac));
+  fcd_status st = fcd__factor_combination(p->mfac, 1.0, 0.0, 0.0);
+  if (st == FCD_E_NOT_SPD)
+    return fcd__err(p->sys, st, "the mass matrix M of the global problem is not SPD");
+  if (st != FCD_OK) return st;
+  ctx->p = p;
+  ctx->v = fcd__malloc_array((size_t)p->ndofs, sizeof *ctx->v);
+  if (!ctx->v) return fcd__err(p->sys, FCD_E_NOMEM, "out of memory");
+  fcd_real *zero = fcd__calloc((size_t)p->m, sizeof *zero);
+  if (!zero) return fcd__err(p->sys, FCD_E_NOMEM, "out of memory");
+  st = mf_apply(ctx, zero, p->q); /* r = 0 gives u = q */
+  fcd__free(zero);
+  return st;
 }
 
 fcd_status fcd_fc_problem_residual(fcd_fc_problem *p, const fcd_real *r, fcd_real *residual) {
@@ -409,12 +449,33 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
     return fcd__err(p->sys, FCD_E_INVALID_ARG, "solve: v is only defined for a global problem");
   FCD_TRY(check_vec(p->sys, "initial guess r", p->m, r, 0));
   double t0 = now();
-  FCD_TRY(assemble_delassus(p));
+  /* The fixed point on a global problem is matrix-free: one solve with the factor of M
+   * per iteration, no Delassus operator (unless another solver already built it). */
+  int matrix_free = p->global && !p->W.set && p->opts.solver == FCD_FC_FIXED_POINT;
+  mf_ctx ctx = {NULL, NULL};
+  if (matrix_free) {
+    fcd_status s0 = prepare_matrix_free(p, &ctx);
+    if (s0 != FCD_OK) {
+      fcd__free(ctx.v);
+      return s0;
+    }
+  } else {
+    FCD_TRY(assemble_delassus(p));
+  }
   fcd_real *uw = fcd__malloc_array((size_t)p->m, sizeof *uw);
-  if (!uw) return fcd__err(p->sys, FCD_E_NOMEM, "out of memory");
+  if (!uw) {
+    fcd__free(ctx.v);
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory");
+  }
   if (p->m) memcpy(p->last_r, r, (size_t)p->m * sizeof *r);
   fcd__fc_local l = local_view(p);
+  if (matrix_free) {
+    l.W = NULL;
+    l.apply = mf_apply;
+    l.ctx = &ctx;
+  }
   fcd_status st = fcd__fc_solve(p->sys, &l, &p->opts, p->last_r, uw, &p->last);
+  fcd__free(ctx.v);
   p->last_seconds = now() - t0;
   if (st == FCD_OK && !p->last.converged)
     st = fcd__err(p->sys, FCD_E_NOT_CONVERGED,
@@ -451,6 +512,27 @@ fcd_status fcd_fc_problem_get_iterate(const fcd_fc_problem *p, fcd_real *r) {
   if (!valid(p)) return FCD_E_INVALID_ARG;
   if (!r) return fcd__err(p->sys, FCD_E_INVALID_ARG, "get_iterate: r is NULL");
   if (p->m) memcpy(r, p->last_r, (size_t)p->m * sizeof *r);
+  return FCD_OK;
+}
+
+fcd_status fcd_fc_problem_local_nnz(fcd_fc_problem *p, fcd_index *nnz) {
+  if (!valid(p)) return FCD_E_INVALID_ARG;
+  if (!nnz) return fcd__err(p->sys, FCD_E_INVALID_ARG, "local_nnz: nnz is NULL");
+  FCD_TRY(assemble_delassus(p));
+  *nnz = p->W.rowptr[p->m];
+  return FCD_OK;
+}
+
+fcd_status fcd_fc_problem_get_local(fcd_fc_problem *p, fcd_index *w_rowptr, fcd_index *w_col,
+                                    fcd_real *w_val, fcd_real *q, fcd_real *mu) {
+  if (!valid(p)) return FCD_E_INVALID_ARG;
+  FCD_TRY(assemble_delassus(p));
+  fcd_index nnz = p->W.rowptr[p->m];
+  if (w_rowptr) memcpy(w_rowptr, p->W.rowptr, ((size_t)p->m + 1) * sizeof *w_rowptr);
+  if (w_col && nnz) memcpy(w_col, p->W.col, (size_t)nnz * sizeof *w_col);
+  if (w_val && nnz) memcpy(w_val, p->W.val, (size_t)nnz * sizeof *w_val);
+  if (q && p->m) memcpy(q, p->q, (size_t)p->m * sizeof *q);
+  if (mu && p->nc) memcpy(mu, p->mu, (size_t)p->nc * sizeof *mu);
   return FCD_OK;
 }
 

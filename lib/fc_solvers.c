@@ -125,8 +125,8 @@ static fcd_real local_res(int d, const fcd_real *a, const fcd_real *qh, fcd_real
 /* Exact solution of the one-contact problem u = a r + qh by enumeration of the
  * contact states (open, stick, slip); slip in 3D is a one-dimensional root search on
  * the slip angle. Returns 1 when a state was found, 0 otherwise (r then unchanged). */
-int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *qh, fcd_real mu,
-                        fcd_real *r) {
+int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fcd_real *qh,
+                        fcd_real mu, fcd_real *r) {
   /* open: r = 0 is a solution exactly when u_N = qh_N <= 0 */
   if (qh[0] <= 0) {
     for (int k = 0; k < d; k++) r[k] = 0;
@@ -141,7 +141,17 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *qh, fcd_real m
   /* stick: u = 0 */
   fcd_real x[3], mqh[3];
   for (int k = 0; k < d; k++) mqh[k] = -qh[k];
-  if (small_solve(d, a, mqh, x) && x[0] < 0) {
+  int solved;
+  if (ainv) {
+    for (int i = 0; i < d; i++) {
+      x[i] = 0;
+      for (int j = 0; j < d; j++) x[i] += ainv[i * d + j] * mqh[j];
+    }
+    solved = isfinite(ainv[0]);
+  } else {
+    solved = small_solve(d, a, mqh, x);
+  }
+  if (solved && x[0] < 0) {
     fcd_real t = d == 2 ? fabs(x[1]) : hypot(x[1], x[2]);
     if (t <= mu * -x[0] * (1 + 1e-12)) {
       for (int k = 0; k < d; k++) r[k] = x[k];
@@ -164,6 +174,63 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *qh, fcd_real m
       }
     }
   } else {
+    /* Warm start: from the slip direction the contact had (r_T = mu r_N s), bracket a
+     * root of g locally and refine it by Illinois steps; most NSGS sweeps end here.
+     * The full scan below remains the exact fallback. */
+    fcd_real rt = hypot(r[1], r[2]);
+    if (r[0] < 0 && rt > 0.5 * mu * -r[0]) {
+      fcd_real phi0 = atan2(r[2] / (mu * r[0]), r[1] / (mu * r[0]));
+      fcd_real lo = phi0, hi = phi0, glo, ghi, sl[2], sh[2];
+      sl[0] = cos(lo);
+      sl[1] = sin(lo);
+      glo = slip_eval(d, a, qh, mu, sl, cand, ut, &den);
+      ghi = glo;
+      int found = glo == 0;
+      for (fcd_real step = 0.02; !found && step < 1.0; step *= 2) {
+        lo = phi0 - step;
+        hi = phi0 + step;
+        sl[0] = cos(lo);
+        sl[1] = sin(lo);
+        sh[0] = cos(hi);
+        sh[1] = sin(hi);
+        glo = slip_eval(d, a, qh, mu, sl, cand, ut, &den);
+        ghi = slip_eval(d, a, qh, mu, sh, cand, ut, &den);
+        if ((glo < 0) != (ghi < 0)) found = 1;
+      }
+      if (found) {
+        /* Illinois regula falsi on [lo, hi] */
+        fcd_real ph = lo;
+        int side = 0;
+        for (int it = 0; it < 60 && hi - lo > 1e-15 && glo != 0; it++) {
+          ph = (lo * ghi - hi * glo) / (ghi - glo);
+          fcd_real sx[2] = {cos(ph), sin(ph)};
+          fcd_real gx = slip_eval(d, a, qh, mu, sx, cand, ut, &den);
+          if (gx == 0) {
+            lo = hi = ph;
+            break;
+          }
+          if ((gx < 0) == (glo < 0)) {
+            lo = ph;
+            glo = gx;
+            if (side == -1) ghi *= 0.5;
+            side = -1;
+          } else {
+            hi = ph;
+            ghi = gx;
+            if (side == 1) glo *= 0.5;
+            side = 1;
+          }
+        }
+        ph = glo == 0 ? lo : ph;
+        fcd_real sx[2] = {cos(ph), sin(ph)};
+        slip_eval(d, a, qh, mu, sx, cand, ut, &den);
+        if (den > 0 && cand[0] < 0 && ut[0] * sx[0] + ut[1] * sx[1] >= -1e-14 * scale &&
+            local_res(d, a, qh, mu, cand) <= 1e-10 * (scale > 0 ? scale : 1)) {
+          for (int k = 0; k < d; k++) r[k] = cand[k];
+          return 1;
+        }
+      }
+    }
     enum { NS = 64 };
     fcd_real g0 = 0, phi0 = 0;
     for (int i = 0; i <= NS; i++) {
@@ -226,66 +293,174 @@ static void local_projected(int d, const fcd_real *a, const fcd_real *qh, fcd_re
 
 /* ---- NSGS -------------------------------------------------------------------------- */
 
+/* One Gauss-Seidel sweep: each contact solved exactly against the others' current
+ * reactions. blk: diagonal blocks; inv: their inverses (NULL: solved on the fly). */
+static void gs_sweep(const fcd__fc_local *p, const fcd_real *blk, const fcd_real *inv,
+                     fcd_real *r) {
+  int d = p->dim;
+  const fcd__csr *w = p->W;
+  for (fcd_index c = 0; c < p->nc; c++) {
+    fcd_real qh[3];
+    const fcd_real *a = blk + c * d * d;
+    for (int k = 0; k < d; k++) {
+      fcd_index i = c * d + k;
+      fcd_real s = p->q[i];
+      for (fcd_index e = w->rowptr[i]; e < w->rowptr[i + 1]; e++) s += w->val[e] * r[w->col[e]];
+      for (int j = 0; j < d; j++) s -= a[k * d + j] * r[c * d + j];
+      qh[k] = s;
+    }
+    if (!fcd__fc_local_exact(d, a, inv ? inv + c * d * d : NULL, qh, p->mu[c], r + c * d))
+      local_projected(d, a, qh, p->mu[c], r + c * d);
+  }
+}
+
 static fcd_status solve_nsgs(const fcd_system *sink, const fcd__fc_local *p,
                              const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                              fcd__fc_result *res) {
   int d = p->dim;
   fcd_real *blk;
   FCD_TRY(diag_blocks(p, sink, &blk));
-  const fcd__csr *w = p->W;
-  for (fcd_index it = 1; it <= o->max_iter; it++) {
-    for (fcd_index c = 0; c < p->nc; c++) {
-      fcd_real qh[3];
-      const fcd_real *a = blk + c * d * d;
-      for (int k = 0; k < d; k++) {
-        fcd_index i = c * d + k;
-        fcd_real s = p->q[i];
-        for (fcd_index e = w->rowptr[i]; e < w->rowptr[i + 1]; e++) s += w->val[e] * r[w->col[e]];
-        for (int j = 0; j < d; j++) s -= a[k * d + j] * r[c * d + j];
-        qh[k] = s;
+  fcd_real *rprev = fcd__malloc_array((size_t)p->m, sizeof *rprev);
+  if (!rprev) {
+    fcd__free(blk);
+    return fcd__err(sink, FCD_E_NOMEM, "out of memory in NSGS");
+  }
+  memcpy(rprev, r, (size_t)p->m * sizeof *r);
+  /* inverses of the diagonal blocks, once: the stick candidate of every local solve */
+  fcd_real *inv = fcd__malloc_array((size_t)p->nc * d * d, sizeof *inv);
+  if (!inv) {
+    fcd__free(rprev);
+    fcd__free(blk);
+    return fcd__err(sink, FCD_E_NOMEM, "out of memory in NSGS");
+  }
+  for (fcd_index c = 0; c < p->nc; c++) {
+    fcd_real *iv = inv + c * d * d;
+    for (int j = 0; j < d; j++) {
+      fcd_real e[3] = {0, 0, 0}, col[3];
+      e[j] = 1;
+      if (!small_solve(d, blk + c * d * d, e, col)) {
+        iv[0] = NAN; /* singular block: no stick candidate from it */
+        break;
       }
-      if (!fcd__fc_local_exact(d, a, qh, p->mu[c], r + c * d))
-        local_projected(d, a, qh, p->mu[c], r + c * d);
-    }
-    fcd__fc_matvec(p, r, u);
-    res->iterations = it;
-    res->residual = fcd__fc_error(p, r, u);
-    if (res->residual <= o->tol) {
-      res->converged = 1;
-      break;
+      for (int i = 0; i < d; i++) iv[i * d + j] = col[i];
     }
   }
+  for (fcd_index it = 1; it <= o->max_iter; it++) {
+    gs_sweep(p, blk, inv, r);
+    res->iterations = it;
+    /* The change of r over a sweep is cheap and tracks the residual; the full residual
+     * (one product with W) is evaluated only when that change is small, and always
+     * decides convergence. */
+    fcd_real dn = 0, rn = 0;
+    for (fcd_index i = 0; i < p->m; i++) {
+      dn += (r[i] - rprev[i]) * (r[i] - rprev[i]);
+      rn += r[i] * r[i];
+    }
+    memcpy(rprev, r, (size_t)p->m * sizeof *r);
+    if (sqrt(dn) <= o->tol * fmax(sqrt(rn), 1e-300) || it == o->max_iter || it % 50 == 0) {
+      fcd__fc_matvec(p, r, u);
+      res->residual = fcd__fc_error(p, r, u);
+      if (res->residual <= o->tol) {
+        res->converged = 1;
+        break;
+      }
+    }
+  }
+  if (!res->converged) {
+    fcd__fc_matvec(p, r, u);
+    res->residual = fcd__fc_error(p, r, u);
+  }
+  fcd__free(rprev);
+  fcd__free(inv);
   fcd__free(blk);
   return FCD_OK;
 }
 
 /* ---- projected fixed point of seed 003 ------------------------------------------- */
 
+/* u = W r + q through W or through the operator */
+static fcd_status apply_w(const fcd__fc_local *p, const fcd_real *r, fcd_real *u) {
+  if (p->W) {
+    fcd__fc_matvec(p, r, u);
+    return FCD_OK;
+  }
+  return p->apply(p->ctx, r, u);
+}
+
+/* largest eigenvalue of W (SPD) by power iteration on r -> (W r + q) - q */
+static fcd_status lambda_max(const fcd__fc_local *p, const fcd_system *sink, fcd_real *lmax) {
+  fcd_real *x = fcd__malloc_array((size_t)p->m, sizeof *x);
+  fcd_real *y = fcd__malloc_array((size_t)p->m, sizeof *y);
+  fcd_status st = FCD_OK;
+  if (!x || !y) {
+    st = fcd__err(sink, FCD_E_NOMEM, "out of memory in the fixed point");
+    goto done;
+  }
+  for (fcd_index i = 0; i < p->m; i++) x[i] = 1.0 + 0.01 * (fcd_real)(i % 7);
+  fcd_real lam = 0;
+  for (int it = 0; it < 40; it++) {
+    fcd_real nx = 0;
+    for (fcd_index i = 0; i < p->m; i++) nx += x[i] * x[i];
+    nx = sqrt(nx);
+    if (nx == 0) break;
+    for (fcd_index i = 0; i < p->m; i++) x[i] /= nx;
+    if ((st = apply_w(p, x, y)) != FCD_OK) goto done;
+    fcd_real ray = 0;
+    for (fcd_index i = 0; i < p->m; i++) {
+      y[i] -= p->q[i];
+      ray += x[i] * y[i];
+    }
+    fcd_real prev = lam;
+    lam = ray;
+    memcpy(x, y, (size_t)p->m * sizeof *x);
+    if (it > 5 && fabs(lam - prev) <= 1e-3 * fabs(lam)) break;
+  }
+  *lmax = lam;
+done:
+  fcd__free(x);
+  fcd__free(y);
+  return st;
+}
+
 static fcd_status solve_fixed_point(const fcd_system *sink, const fcd__fc_local *p,
                                     const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                     fcd__fc_result *res) {
   int d = p->dim;
-  /* rho_i = omega / sum_j |W_ij| (per contact: normal row; the larger tangential row).
-   * For frictionless contact this makes diag(rho) W have its spectrum in (0, omega], so
-   * the projected iteration converges for omega < 2. */
+  /* Diagonal augmentation parameters. With W: rho_i = omega / sum_j |W_ij| (per contact:
+   * normal row; the larger tangential row); for frictionless contact diag(rho) W then has
+   * its spectrum in (0, omega], so the projected iteration converges for omega < 2.
+   * Matrix-free: rho = omega / (1.05 lambda_max(W)) for every row, by the same argument
+   * (the margin covers the power iteration's underestimate). */
   fcd_real *rho = fcd__malloc_array((size_t)p->nc * 2, sizeof *rho);
   if (!rho) return fcd__err(sink, FCD_E_NOMEM, "out of memory in the fixed point");
-  const fcd__csr *w = p->W;
-  for (fcd_index c = 0; c < p->nc; c++) {
-    fcd_real sn = 0, st = 0;
-    for (int k = 0; k < d; k++) {
-      fcd_index i = c * d + k;
-      fcd_real s = 0;
-      for (fcd_index e = w->rowptr[i]; e < w->rowptr[i + 1]; e++) s += fabs(w->val[e]);
-      if (k == 0) sn = s;
-      else st = fmax(st, s);
+  if (p->W) {
+    const fcd__csr *w = p->W;
+    for (fcd_index c = 0; c < p->nc; c++) {
+      fcd_real sn = 0, st = 0;
+      for (int k = 0; k < d; k++) {
+        fcd_index i = c * d + k;
+        fcd_real s = 0;
+        for (fcd_index e = w->rowptr[i]; e < w->rowptr[i + 1]; e++) s += fabs(w->val[e]);
+        if (k == 0) sn = s;
+        else st = fmax(st, s);
+      }
+      rho[2 * c] = sn > 0 ? o->omega / sn : 0.0;
+      rho[2 * c + 1] = st > 0 ? o->omega / st : 0.0;
     }
-    rho[2 * c] = sn > 0 ? o->omega / sn : 0.0;
-    rho[2 * c + 1] = st > 0 ? o->omega / st : 0.0;
+  } else {
+    fcd_real lmax = 0;
+    fcd_status s2 = lambda_max(p, sink, &lmax);
+    if (s2 != FCD_OK) {
+      fcd__free(rho);
+      return s2;
+    }
+    fcd_real rr = lmax > 0 ? o->omega / (1.05 * lmax) : 1.0;
+    for (fcd_index k = 0; k < 2 * p->nc; k++) rho[k] = rr;
   }
+  fcd_status st = FCD_OK;
   res->iterations = 0;
   for (fcd_index it = 0;; it++) {
-    fcd__fc_matvec(p, r, u);
+    if ((st = apply_w(p, r, u)) != FCD_OK) break;
     res->residual = fcd__fc_error(p, r, u);
     res->iterations = it;
     if (res->residual <= o->tol) {
@@ -303,7 +478,7 @@ static fcd_status solve_fixed_point(const fcd_system *sink, const fcd__fc_local 
     }
   }
   fcd__free(rho);
-  return FCD_OK;
+  return st;
 }
 
 /* ---- semismooth Newton on Alart-Curnier ------------------------------------------ */
@@ -519,20 +694,7 @@ static fcd_status solve_newton(fcd_system *sink, const fcd__fc_local *p,
       /* no descent (singular J or a kink): one projected Gauss-Seidel sweep restarts the
        * iteration from a better point */
       memcpy(rt, r, (size_t)m * sizeof *rt);
-      for (fcd_index c = 0; c < p->nc; c++) {
-        fcd_real qh[3];
-        const fcd_real *a = blk + c * d * d;
-        for (int k = 0; k < d; k++) {
-          fcd_index i = c * d + k;
-          fcd_real s = p->q[i];
-          for (fcd_index e = p->W->rowptr[i]; e < p->W->rowptr[i + 1]; e++)
-            s += p->W->val[e] * rt[p->W->col[e]];
-          for (int j = 0; j < d; j++) s -= a[k * d + j] * rt[c * d + j];
-          qh[k] = s;
-        }
-        if (!fcd__fc_local_exact(d, a, qh, p->mu[c], rt + c * d))
-          local_projected(d, a, qh, p->mu[c], rt + c * d);
-      }
+      gs_sweep(p, blk, NULL, rt);
       fcd__fc_matvec(p, rt, ut);
       psi = ac_function(p, rho, rt, ut, phit);
     }
@@ -563,6 +725,8 @@ fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc
     res->converged = 1;
     return FCD_OK;
   }
+  if (!p->W && o->solver != FCD_FC_FIXED_POINT)
+    return fcd__err(sink, FCD_E_INTERNAL, "solver %d needs an assembled W", o->solver);
   switch (o->solver) {
   case FCD_FC_FIXED_POINT: return solve_fixed_point(sink, p, o, r, u, res);
   case FCD_FC_NSGS: return solve_nsgs(sink, p, o, r, u, res);

@@ -111,6 +111,17 @@ FCD_API fcd_status fcd_fc_problem_get_iterate(const fcd_fc_problem *p, fcd_real 
 FCD_API fcd_status fcd_fc_problem_residual(fcd_fc_problem *p, const fcd_real *r,
                                            fcd_real *residual);
 
+/** Number of stored entries of the local operator W (for a global problem the Delassus
+ *  operator, assembled by this call if needed). */
+FCD_API fcd_status fcd_fc_problem_local_nnz(fcd_fc_problem *p, fcd_index *nnz);
+
+/** Copies the local form u = W r + q in fcd's convention: W in CSR (row_ptr: m + 1,
+ *  col/val: fcd_fc_problem_local_nnz entries), q (m = dim * ncontacts) and the friction
+ *  coefficients mu (ncontacts); any output may be NULL. */
+FCD_API fcd_status fcd_fc_problem_get_local(fcd_fc_problem *p, fcd_index *w_rowptr,
+                                            fcd_index *w_col, fcd_real *w_val, fcd_real *q,
+                                            fcd_real *mu);
+
 /** Whether the problem carries a reference solution (read from its fclib file), and a
  *  copy of its reactions (dim * ncontacts) in fcd's convention. */
 FCD_API int fcd_fc_problem_has_solution(const fcd_fc_problem *p);

@@ -279,6 +279,39 @@ static void test_global_and_roundtrip(void) {
     fcd_natural_map(3, mu[c], r + 3 * c, u + 3 * c, fm);
     CHECK(sqrt(fm[0] * fm[0] + fm[1] * fm[1] + fm[2] * fm[2]) < 1e-10);
   }
+  /* the exported local form: W = H^T M^-1 H, q = H^T M^-1 f + w (M diagonal here) */
+  fcd_index wnnz;
+  CHECK_ST(fcd_fc_problem_local_nnz(p, &wnnz), FCD_OK);
+  fcd_index *wrp = malloc((M + 1) * sizeof *wrp), *wci = malloc(wnnz * sizeof *wci);
+  double *wvv = malloc(wnnz * sizeof *wvv), ql[M], mul[NC];
+  CHECK_ST(fcd_fc_problem_get_local(p, wrp, wci, wvv, ql, mul), FCD_OK);
+  double wd[M][M] = {{0}};
+  for (int i = 0; i < M; i++)
+    for (fcd_index k = wrp[i]; k < wrp[i + 1]; k++) wd[i][wci[k]] = wvv[k];
+  for (int a = 0; a < M; a++) {
+    double qa = w[a];
+    for (int i = 0; i < ND; i++)
+      for (fcd_index k = hrp[i]; k < hrp[i + 1]; k++)
+        if (hci[k] == a) qa += hv[k] * f[i] / mv[i];
+    CHECK(fabs(ql[a] - qa) < 1e-13);
+    for (int b2 = 0; b2 < M; b2++) {
+      double s = 0;
+      for (int i = 0; i < ND; i++) {
+        double ha = 0, hb = 0;
+        for (fcd_index k = hrp[i]; k < hrp[i + 1]; k++) {
+          if (hci[k] == a) ha = hv[k];
+          if (hci[k] == b2) hb = hv[k];
+        }
+        s += ha * hb / mv[i];
+      }
+      CHECK(fabs(wd[a][b2] - s) < 1e-13);
+    }
+  }
+  for (int c = 0; c < NC; c++) CHECK(mul[c] == mu[c]);
+  free(wrp);
+  free(wci);
+  free(wvv);
+
   /* fclib round trip of the global problem with its solution */
   char path[512];
   fcdt_tmpfile(path, sizeof path, "global_roundtrip.hdf5");
@@ -298,6 +331,35 @@ static void test_global_and_roundtrip(void) {
   CHECK_ST(fcd_fc_problem_solve(g, r2, NULL, v2), FCD_OK);
   for (int j = 0; j < M; j++) CHECK(fabs(r2[j] - r[j]) < 1e-9);
   fcd_fc_problem_destroy(g);
+  fcd_fc_problem_destroy(p);
+
+  /* the fixed point on a fresh global problem runs matrix-free (solves with M only);
+   * its answer is checked against the equations, as above */
+  CHECK_ST(fcd_fc_problem_create_global(3, ND, NC, mrp, mci, mv, FCD_COO_UPPER, hrp, hci, hv, f, w,
+                                        mu, &p, msg, sizeof msg),
+           FCD_OK);
+  fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, FCD_FC_FIXED_POINT);
+  fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-11);
+  fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 1e6);
+  double rf[M] = {0}, uf[M], vf[ND];
+  CHECK_ST(fcd_fc_problem_solve(p, rf, uf, vf), FCD_OK);
+  for (int i = 0; i < ND; i++) {
+    double s2 = f[i];
+    for (fcd_index k = hrp[i]; k < hrp[i + 1]; k++) s2 += hv[k] * rf[hci[k]];
+    CHECK(fabs(mv[i] * vf[i] - s2) < 1e-12);
+  }
+  for (int c = 0; c < NC; c++) {
+    double fm[3], uc[3];
+    for (int a = 0; a < 3; a++) {
+      uc[a] = w[3 * c + a];
+      for (int i = 0; i < ND; i++)
+        for (fcd_index k = hrp[i]; k < hrp[i + 1]; k++)
+          if (hci[k] == 3 * c + a) uc[a] += hv[k] * vf[i];
+      CHECK(fabs(uc[a] - uf[3 * c + a]) < 1e-12);
+    }
+    fcd_natural_map(3, mu[c], rf + 3 * c, uc, fm);
+    CHECK(sqrt(fm[0] * fm[0] + fm[1] * fm[1] + fm[2] * fm[2]) < 1e-9);
+  }
   fcd_fc_problem_destroy(p);
 
   /* local round trip */

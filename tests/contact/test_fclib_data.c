@@ -168,6 +168,8 @@ static void test_bad_files(const char *dir) {
   /* a truncated copy of a real file */
   snprintf(src, sizeof src, "%s/Capsules-i125-1213.hdf5", dir);
   FILE *in = fopen(src, "rb");
+  CHECK(in != NULL);
+  if (!in) return;
   fcdt_tmpfile(path, sizeof path, "truncated.hdf5");
   FILE *out = fopen(path, "wb");
   char buf[4096];

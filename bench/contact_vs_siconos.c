@@ -1,0 +1,353 @@
+/* Side by side, same run, same machine: fcd's contact solvers against Siconos 4.4's
+ * (Debian libsiconos-numerics-dev) on the shared fclib HDF5 problems and on the
+ * Siconos text problems. Every solver runs in a forked child with a time cap from a
+ * zero initial guess; the time is the solve alone (problem loading excluded); both
+ * sides are judged with the same residual (fcd_fc_problem_residual, equal to Siconos'
+ * fc3d_compute_error, see tests/contact/test_fclib_data.c).
+ *
+ * usage: contact_vs_siconos [--quick] [--verbose] [--only NAME] [--tol X] [--cap SECONDS]
+ *                           DATA_DIR [CSV]
+ * Prints one row per problem and, last, `ratio contact_vs_siconos X`: the geometric
+ * mean over the problems both solve of fcd's best time over Siconos' best time. */
+#define _GNU_SOURCE
+#include <fcd/fcd.h>
+
+#include <cs.h>
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <FrictionContactProblem.h>
+#include <Friction_cst.h>
+#include <NonSmoothDrivers.h>
+#include <NumericsMatrix.h>
+#include <SolverOptions.h>
+#include <SparseBlockMatrix.h>
+#include <fc3d_Solvers.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+  int ok;        /* converged to tol (judged by fcd's residual) */
+  int status;    /* 0 returned, 1 timeout, 2 crashed */
+  double secs;   /* solve time */
+  double res;    /* fcd residual of the returned reactions */
+  long iters;
+} outcome;
+
+typedef struct {
+  const char *name;
+  int dim, nc, m;
+  fcd_fc_problem *fcd;             /* fcd's view (fcd convention) */
+  FrictionContactProblem *sic;     /* Siconos' view (fclib convention) */
+} problem;
+
+/* runs fn in a child with a time cap; the child reports through a pipe */
+typedef void (*runner)(const problem *, int arg, double tol, outcome *);
+
+static outcome run_capped(runner fn, const problem *p, int arg, double tol, double cap) {
+  outcome o = {0, 2, cap, INFINITY, 0};
+  int fd[2];
+  if (pipe(fd) != 0) return o;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    alarm((unsigned)ceil(cap));
+    outcome r = {0, 0, 0, INFINITY, 0};
+    fn(p, arg, tol, &r);
+    if (write(fd[1], &r, sizeof r) != (ssize_t)sizeof r) _exit(3);
+    _exit(0);
+  }
+  close(fd[1]);
+  outcome r;
+  ssize_t got = read(fd[0], &r, sizeof r);
+  close(fd[0]);
+  int wst = 0;
+  waitpid(pid, &wst, 0);
+  if (got == (ssize_t)sizeof r) return r;
+  o.status = (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGALRM) ? 1 : 2;
+  return o;
+}
+
+static void run_fcd(const problem *p, int solver, double tol, outcome *o) {
+  fcd_fc_problem_set_param(p->fcd, FCD_FC_PARAM_SOLVER, solver);
+  fcd_fc_problem_set_param(p->fcd, FCD_FC_PARAM_TOLERANCE, tol);
+  fcd_fc_problem_set_param(p->fcd, FCD_FC_PARAM_MAX_ITER, 1e7);
+  double *r = calloc((size_t)p->m, sizeof *r);
+  fcd_index nnz;
+  fcd_fc_problem_local_nnz(p->fcd, &nnz); /* Delassus assembly is loading, not solving */
+  /* short solves are repeated (from zero each time) and the fastest kept, on both
+   * sides alike, so that millisecond problems are not decided by timer noise */
+  fcd_status st = FCD_OK;
+  double total = 0;
+  o->secs = INFINITY;
+  for (int rep = 0; rep < 10 && total < 0.2; rep++) {
+    memset(r, 0, (size_t)p->m * sizeof *r);
+    double t0 = now();
+    st = fcd_fc_problem_solve(p->fcd, r, NULL, NULL);
+    double dt = now() - t0;
+    total += dt;
+    if (dt < o->secs) o->secs = dt;
+  }
+  if (st == FCD_E_NOT_CONVERGED) fcd_fc_problem_get_iterate(p->fcd, r);
+  fcd_index it = 0;
+  fcd_fc_problem_get_result(p->fcd, &it, NULL, NULL);
+  o->iters = (long)it;
+  fcd_fc_problem_residual(p->fcd, r, &o->res);
+  o->ok = o->res <= tol;
+  free(r);
+}
+
+static void run_siconos(const problem *p, int solver, double tol, outcome *o) {
+  SolverOptions *opt = solver_options_create(solver);
+  opt->dparam[SICONOS_DPARAM_TOL] = tol;
+  opt->iparam[SICONOS_IPARAM_MAX_ITER] = solver == SICONOS_FRICTION_3D_NSN_AC ? 10000 : 1000000;
+  double *r = calloc((size_t)p->m, sizeof *r), *u = calloc((size_t)p->m, sizeof *u);
+  double total = 0;
+  o->secs = INFINITY;
+  for (int rep = 0; rep < 10 && total < 0.2; rep++) {
+    memset(r, 0, (size_t)p->m * sizeof *r);
+    memset(u, 0, (size_t)p->m * sizeof *u);
+    double t0 = now();
+    if (p->dim == 3) fc3d_driver(p->sic, r, u, opt);
+    else fc2d_driver(p->sic, r, u, opt);
+    double dt = now() - t0;
+    total += dt;
+    if (dt < o->secs) o->secs = dt;
+  }
+  o->iters = opt->iparam[SICONOS_IPARAM_ITER_DONE];
+  for (int i = 0; i < p->m; i++) r[i] = -r[i]; /* to fcd's convention */
+  fcd_fc_problem_residual(p->fcd, r, &o->res);
+  o->ok = o->res <= tol;
+  solver_options_delete(opt);
+  free(r);
+  free(u);
+}
+
+/* Siconos problem (fclib convention, sparse-block W) from fcd's local form */
+static FrictionContactProblem *siconos_from_fcd(fcd_fc_problem *f) {
+  int dim = fcd_fc_problem_dim(f), nc = (int)fcd_fc_problem_size(f), m = dim * nc;
+  fcd_index nnz;
+  if (fcd_fc_problem_local_nnz(f, &nnz) != FCD_OK) return NULL;
+  fcd_index *rp = malloc((m + 1) * sizeof *rp), *ci = malloc((nnz + 1) * sizeof *ci);
+  double *v = malloc((nnz + 1) * sizeof *v), *q = malloc(m * sizeof *q), *mu = malloc(nc * sizeof *mu);
+  fcd_fc_problem_get_local(f, rp, ci, v, q, mu);
+  NumericsMatrix *T = NM_create(NM_SPARSE, m, m);
+  NM_triplet_alloc(T, nnz);
+  for (int i = 0; i < m; i++)
+    for (fcd_index k = rp[i]; k < rp[i + 1]; k++) NM_entry(T, i, (int)ci[k], v[k]);
+  SparseBlockStructuredMatrix *sbm = SBM_new();
+  SBM_from_csparse(dim, NM_csc(T), sbm);
+  NumericsMatrix *W = NM_new_SBM(m, m, sbm);
+  for (int i = 0; i < m; i++) q[i] = -q[i]; /* fclib/Siconos convention */
+  FrictionContactProblem *s = frictionContactProblem_new_with_data(dim, nc, W, q, mu);
+  NM_free(T); /* frees T itself */
+  free(rp);
+  free(ci);
+  free(v);
+  return s;
+}
+
+/* fcd problem (fcd convention) from a Siconos problem read from its text format */
+static fcd_fc_problem *fcd_from_siconos(FrictionContactProblem *s) {
+  int dim = s->dimension, nc = s->numberOfContacts, m = dim * nc;
+  CSparseMatrix *t = NM_triplet(s->M);
+  cs_dl *c = (cs_dl *)t;
+  fcd_index nz = c->nz;
+  /* triplets (duplicates summed) into CSR through counting sorts */
+  fcd_index *cnt = calloc(m + 1, sizeof *cnt), *rp = calloc(m + 1, sizeof *rp);
+  fcd_index *ord = malloc((nz + 1) * sizeof *ord), *ccnt = calloc(m + 1, sizeof *ccnt);
+  fcd_index *tmp = malloc((nz + 1) * sizeof *tmp);
+  for (fcd_index k = 0; k < nz; k++) ccnt[c->p[k] + 1]++;
+  for (int j = 0; j < m; j++) ccnt[j + 1] += ccnt[j];
+  for (fcd_index k = 0; k < nz; k++) tmp[ccnt[c->p[k]]++] = k;
+  for (fcd_index k = 0; k < nz; k++) cnt[c->i[k] + 1]++;
+  for (int i = 0; i < m; i++) cnt[i + 1] += cnt[i];
+  for (fcd_index k = 0; k < nz; k++) ord[cnt[c->i[tmp[k]]]++] = tmp[k];
+  fcd_index *ci = malloc((nz + 1) * sizeof *ci);
+  double *v = malloc((nz + 1) * sizeof *v), *q = malloc(m * sizeof *q);
+  fcd_index out = 0, start = 0;
+  for (int i = 0; i < m; i++) {
+    fcd_index end = cnt[i], row0 = out;
+    for (fcd_index k = start; k < end; k++) {
+      fcd_index e = ord[k];
+      if (out > row0 && ci[out - 1] == c->p[e]) v[out - 1] += c->x[e];
+      else {
+        ci[out] = c->p[e];
+        v[out++] = c->x[e];
+      }
+    }
+    rp[i + 1] = out;
+    start = end;
+  }
+  for (int i = 0; i < m; i++) q[i] = -s->q[i];
+  fcd_fc_problem *f = NULL;
+  char msg[512];
+  if (fcd_fc_problem_create_local(dim, nc, rp, ci, v, q, s->mu, &f, msg, sizeof msg) != FCD_OK)
+    fprintf(stderr, "conversion failed: %s\n", msg);
+  free(cnt);
+  free(rp);
+  free(ord);
+  free(ccnt);
+  free(tmp);
+  free(ci);
+  free(v);
+  free(q);
+  return f;
+}
+
+static int ends_with(const char *s, const char *suf) {
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(int argc, char **argv) {
+  int quick = 0, verbose = 0;
+  const char *only = NULL;
+  double tol = 1e-8, cap = 60;
+  const char *dir = NULL, *csv_path = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--tol") && i + 1 < argc) tol = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--cap") && i + 1 < argc) cap = atof(argv[++i]);
+    else if (!dir) dir = argv[i];
+    else csv_path = argv[i];
+  }
+  if (!dir) {
+    fprintf(stderr, "usage: contact_vs_siconos [--quick] [--tol X] [--cap S] DATA_DIR [CSV]\n");
+    return 2;
+  }
+  if (quick && cap > 10) cap = 10;
+  /* files: the .hdf5 files of DATA_DIR and the .dat files of DATA_DIR/siconos-dat */
+  char *files[128];
+  int nf = 0;
+  const char *subs[2] = {"", "/siconos-dat"};
+  for (int s = 0; s < 2; s++) {
+    char d[1024];
+    snprintf(d, sizeof d, "%s%s", dir, subs[s]);
+    DIR *dd = opendir(d);
+    if (!dd) continue;
+    struct dirent *e;
+    while ((e = readdir(dd)) && nf < 128)
+      if (ends_with(e->d_name, s ? ".dat" : ".hdf5")) {
+        char *pth;
+        if (asprintf(&pth, "%s/%s", d, e->d_name) > 0) files[nf++] = pth;
+      }
+    closedir(dd);
+  }
+  qsort(files, nf, sizeof *files, cmp_str);
+  FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+  if (csv)
+    fprintf(csv, "problem,dim,contacts,fcd_best,fcd_seconds,fcd_residual,fcd_auto_seconds,"
+                 "fcd_auto_ok,siconos_best,siconos_seconds,siconos_residual,ratio\n");
+  printf("tolerance %g, time cap %g s per solver run%s\n", tol, cap, quick ? " (quick)" : "");
+  printf("%-44s %3s %5s | %-12s %10s %9s | %-8s %10s %9s | %7s\n", "problem", "dim", "nc",
+         "fcd best", "seconds", "residual", "siconos", "seconds", "residual", "ratio");
+  double logsum = 0;
+  int nboth = 0, fcd_only = 0, sic_only = 0, neither = 0, fcd_wins = 0;
+  static const char *fnames[4] = {"auto", "fixed-point", "nsgs", "newton"};
+  for (int k = 0; k < nf; k++) {
+    problem P = {0};
+    const char *base = strrchr(files[k], '/') + 1;
+    P.name = base;
+    char msg[1024];
+    int is_dat = ends_with(files[k], ".dat");
+    if (only && !strstr(base, only)) {
+      free(files[k]);
+      continue;
+    }
+    if (!is_dat) {
+      if (fcd_fc_problem_read_fclib(files[k], &P.fcd, msg, sizeof msg) != FCD_OK) {
+        printf("%-44s skipped: %s\n", base, msg);
+        continue;
+      }
+      P.sic = siconos_from_fcd(P.fcd);
+    } else {
+      P.sic = frictionContact_new_from_filename(files[k]);
+      if (!P.sic) {
+        printf("%-44s skipped: Siconos cannot read it\n", base);
+        continue;
+      }
+      P.fcd = fcd_from_siconos(P.sic);
+      if (!P.fcd) continue;
+    }
+    P.dim = fcd_fc_problem_dim(P.fcd);
+    P.nc = (int)fcd_fc_problem_size(P.fcd);
+    P.m = P.dim * P.nc;
+    if (quick && P.nc > 1000) {
+      printf("%-44s %3d %5d | skipped in --quick (more than 1000 contacts)\n", base, P.dim, P.nc);
+      goto next;
+    }
+    {
+      outcome best_f = {0, 0, INFINITY, INFINITY, 0}, best_s = {0, 0, INFINITY, INFINITY, 0};
+      int bf = -1, bs = -1;
+      outcome autoo = {0};
+      for (int s = 0; s < 4; s++) {
+        outcome o = run_capped(run_fcd, &P, s, tol, cap);
+        if (verbose)
+          printf("    fcd %-12s %s %10.4f s %6ld it residual %.2e\n", fnames[s],
+                 o.status == 1 ? "timeout" : o.ok ? "ok     " : "FAILED ", o.secs, o.iters, o.res);
+        if (s == 0) autoo = o;
+        if (o.ok && o.secs < best_f.secs) {
+          best_f = o;
+          bf = s;
+        }
+      }
+      int sic_solvers[2] = {P.dim == 3 ? SICONOS_FRICTION_3D_NSGS : SICONOS_FRICTION_2D_NSGS,
+                            P.dim == 3 ? SICONOS_FRICTION_3D_NSN_AC : -1};
+      const char *snames[2] = {"nsgs", "nsn-ac"};
+      for (int s = 0; s < 2; s++) {
+        if (sic_solvers[s] < 0) continue;
+        outcome o = run_capped(run_siconos, &P, sic_solvers[s], tol, cap);
+        if (verbose)
+          printf("    siconos %-8s %s %10.4f s %6ld it residual %.2e\n", snames[s],
+                 o.status == 1 ? "timeout" : o.ok ? "ok     " : "FAILED ", o.secs, o.iters, o.res);
+        if (o.ok && o.secs < best_s.secs) {
+          best_s = o;
+          bs = s;
+        }
+      }
+      double ratio = (bf >= 0 && bs >= 0) ? best_f.secs / best_s.secs : NAN;
+      printf("%-44s %3d %5d | %-12s %10.4f %9.2e | %-8s %10.4f %9.2e | %7.3f\n", base, P.dim,
+             P.nc, bf >= 0 ? fnames[bf] : "none", best_f.secs, best_f.res,
+             bs >= 0 ? snames[bs] : "none", best_s.secs, best_s.res, ratio);
+      if (csv)
+        fprintf(csv, "%s,%d,%d,%s,%.6g,%.3e,%.6g,%d,%s,%.6g,%.3e,%.6g\n", base, P.dim, P.nc,
+                bf >= 0 ? fnames[bf] : "none", best_f.secs, best_f.res, autoo.secs, autoo.ok,
+                bs >= 0 ? snames[bs] : "none", best_s.secs, best_s.res, ratio);
+      if (bf >= 0 && bs >= 0) {
+        logsum += log(ratio);
+        nboth++;
+        if (ratio <= 1.0) fcd_wins++;
+      } else if (bf >= 0) fcd_only++;
+      else if (bs >= 0) sic_only++;
+      else neither++;
+    }
+  next:
+    fcd_fc_problem_destroy(P.fcd);
+    if (P.sic) frictionContactProblem_free(P.sic);
+    free(files[k]);
+  }
+  if (csv) fclose(csv);
+  printf("solved by both: %d (fcd at most 1.0x Siconos on %d), only fcd: %d, only Siconos: %d, "
+         "neither: %d\n", nboth, fcd_wins, fcd_only, sic_only, neither);
+  printf("ratio contact_vs_siconos %.4f\n", nboth ? exp(logsum / nboth) : NAN);
+  fcd_finalize();
+  return 0;
+}
