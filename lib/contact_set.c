@@ -40,6 +40,7 @@ void fcd_contact_set_destroy(fcd_contact_set *cs) {
   if (!fcd__contact_set_valid(cs)) return;
   fcd_system *sys = cs->sys;
   fcd__free(cs->c);
+  fcd__csr_clear(&cs->H);
   cs->magic = 0;
   fcd__free(cs);
   fcd__system_release(sys);
@@ -275,22 +276,31 @@ done:
   return FCD_OK;
 }
 
+fcd_status fcd__contact_set_operator(fcd_contact_set *cs, const fcd__csr **h) {
+  if (cs->H_version != cs->version) {
+    fcd__csr fresh;
+    FCD_TRY(fcd__contact_set_H(cs, &fresh));
+    fcd__csr_clear(&cs->H);
+    cs->H = fresh;
+    cs->H_version = cs->version;
+  }
+  *h = &cs->H;
+  return FCD_OK;
+}
+
 fcd_status fcd_contact_set_local(const fcd_contact_set *cs, const fcd_real *x, fcd_real *y) {
   CHECK_CS(cs);
   if (!x || !y)
     return fcd__err(cs->sys, FCD_E_INVALID_ARG, "contact_set_local: %s is NULL",
                     !x ? "x" : "y");
-  int d = cs->dim;
-  for (fcd_index c = 0; c < cs->n; c++) {
-    const fcd__contact *k = &cs->c[c];
-    for (int a = 0; a < d; a++) {
-      fcd_real s = 0;
-      for (int j = 0; j < d; j++) {
-        s += k->frame[a][j] * x[k->dofs_a[j]];
-        if (k->pair) s -= k->frame[a][j] * x[k->dofs_b[j]];
-      }
-      y[c * d + a] = s;
-    }
+  /* The cached operator is the set's derived state, not its value: a const set may
+   * build it. */
+  const fcd__csr *h;
+  FCD_TRY(fcd__contact_set_operator((fcd_contact_set *)(uintptr_t)cs, &h));
+  for (fcd_index i = 0; i < h->n; i++) {
+    fcd_real s = 0;
+    for (fcd_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) s += h->val[k] * x[h->col[k]];
+    y[i] = s;
   }
   return FCD_OK;
 }
@@ -300,15 +310,10 @@ fcd_status fcd_contact_set_global(const fcd_contact_set *cs, const fcd_real *r, 
   if (!r || !f)
     return fcd__err(cs->sys, FCD_E_INVALID_ARG, "contact_set_global: %s is NULL",
                     !r ? "r" : "f");
-  int d = cs->dim;
+  const fcd__csr *h;
+  FCD_TRY(fcd__contact_set_operator((fcd_contact_set *)(uintptr_t)cs, &h));
   memset(f, 0, (size_t)cs->sys->n * sizeof *f);
-  for (fcd_index c = 0; c < cs->n; c++) {
-    const fcd__contact *k = &cs->c[c];
-    for (int a = 0; a < d; a++)
-      for (int j = 0; j < d; j++) {
-        f[k->dofs_a[j]] += k->frame[a][j] * r[c * d + a];
-        if (k->pair) f[k->dofs_b[j]] -= k->frame[a][j] * r[c * d + a];
-      }
-  }
+  for (fcd_index i = 0; i < h->n; i++)
+    for (fcd_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) f[h->col[k]] += h->val[k] * r[i];
   return FCD_OK;
 }

@@ -90,11 +90,15 @@ struct fcd_contact_set {
   fcd__contact *c;
   fcd_real restitution;
   uint64_t version; /* bumped when contacts are added (the H pattern changes) */
+  fcd__csr H;       /* cached contact operator, built for version H_version */
+  uint64_t H_version;
 };
 int fcd__contact_set_valid(const fcd_contact_set *cs);
 /* H (dim*n x ndofs) in CSR: row c*dim + k holds frame row k on the dofs of contact c
  * (minus on body B). The only place that builds the contact operator. */
 fcd_status fcd__contact_set_H(const fcd_contact_set *cs, fcd__csr *h);
+/* The cached H of the current contacts (rebuilt when contacts were added). */
+fcd_status fcd__contact_set_operator(fcd_contact_set *cs, const fcd__csr **h);
 
 /* ---- errors ---- */
 #if defined(__GNUC__)

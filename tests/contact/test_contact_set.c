@@ -16,6 +16,10 @@ static void test_operator(void) {
   fcd_index id;
   CHECK_ST(fcd_contact_set_add_rigid(cs, a, n1, t1, 0.0, 0.3, &id), FCD_OK);
   CHECK(id == 0);
+  double x1[12], y1[6] = {0, 0, 0, -7, -7, -7};
+  for (int i = 0; i < 12; i++) x1[i] = i + 1;
+  CHECK_ST(fcd_contact_set_local(cs, x1, y1), FCD_OK); /* builds the operator for 1 contact */
+  CHECK(y1[0] == 3 && y1[3] == -7);
   CHECK_ST(fcd_contact_set_add_pair(cs, c, b, n2, t2, 0.01, 0.5, &id), FCD_OK);
   CHECK(id == 1 && fcd_contact_set_size(cs) == 2);
   double fr[9], gap, mu;
