@@ -24,7 +24,8 @@ typedef struct fcd_fc_problem fcd_fc_problem;
 
 /** Solvers (values of FCD_FC_PARAM_SOLVER). */
 typedef enum {
-  FCD_FC_AUTO = 0,        /**< Newton, then NSGS from its iterate if Newton stalls */
+  FCD_FC_AUTO = 0,        /**< NSGS while its measured rate predicts convergence within
+                               5000 sweeps, else Newton from its iterate (then NSGS) */
   FCD_FC_FIXED_POINT = 1, /**< projected fixed point with diagonal augmentation
                                parameters (seed 003, eqs. 14-15): Jacobi sweeps */
   FCD_FC_NSGS = 2,        /**< nonsmooth Gauss-Seidel, exact local solve per contact */
