@@ -180,6 +180,32 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
     fcd_real rt = hypot(r[1], r[2]);
     if (r[0] < 0 && rt > 0.5 * mu * -r[0]) {
       fcd_real phi0 = atan2(r[2] / (mu * r[0]), r[1] / (mu * r[0]));
+      /* secant steps from the previous angle first: between late sweeps the slip
+       * direction barely moves, and 2-4 evaluations of g suffice */
+      {
+        fcd_real x0 = phi0, x1 = phi0 + 1e-3, s0[2] = {cos(x0), sin(x0)};
+        fcd_real s1[2] = {cos(x1), sin(x1)};
+        fcd_real g0 = slip_eval(d, a, qh, mu, s0, cand, ut, &den);
+        fcd_real g1 = slip_eval(d, a, qh, mu, s1, cand, ut, &den);
+        for (int it = 0; it < 8 && g1 != g0; it++) {
+          fcd_real x2 = x1 - g1 * (x1 - x0) / (g1 - g0);
+          if (!(fabs(x2 - phi0) < 0.5)) break;
+          fcd_real s2[2] = {cos(x2), sin(x2)};
+          fcd_real g2 = slip_eval(d, a, qh, mu, s2, cand, ut, &den);
+          fcd_real utn = sqrt(ut[0] * ut[0] + ut[1] * ut[1]);
+          if (fabs(g2) <= 1e-12 * (utn + scale)) {
+            if (den > 0 && cand[0] < 0 && ut[0] * s2[0] + ut[1] * s2[1] >= -1e-14 * scale) {
+              for (int k = 0; k < d; k++) r[k] = cand[k];
+              return 1;
+            }
+            break;
+          }
+          x0 = x1;
+          g0 = g1;
+          x1 = x2;
+          g1 = g2;
+        }
+      }
       fcd_real lo = phi0, hi = phi0, glo, ghi, sl[2], sh[2];
       sl[0] = cos(lo);
       sl[1] = sin(lo);
