@@ -50,6 +50,8 @@ struct fcd_system {
   fcd_index nfixed;
   fcd_index *free_of; /* global dof -> free index, or -1 */
   fcd_index *dof_of;  /* free index -> global dof */
+  fcd_index *fixed_list; /* the prescribed dofs, increasing (nfixed entries) */
+  fcd_real *scratch;     /* ndofs work entries for calls that need no allocation */
   fcd_index nfree;
   fcd_real *load; /* NULL: no constant load */
   fcd_load_fn load_fn;

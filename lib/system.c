@@ -21,10 +21,11 @@ const char *fcd__matrix_name(fcd_matrix_kind which) {
 
 /* Rebuilds the free numbering from is_fixed. */
 static void rebuild_free(fcd_system *sys) {
-  fcd_index k = 0;
+  fcd_index k = 0, f = 0;
   for (fcd_index i = 0; i < sys->n; i++) {
     if (sys->is_fixed[i]) {
       sys->free_of[i] = -1;
+      sys->fixed_list[f++] = i;
     } else {
       sys->free_of[i] = k;
       sys->dof_of[k++] = i;
@@ -46,11 +47,16 @@ fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out) {
   sys->fixed_value = fcd__calloc((size_t)ndofs, sizeof(fcd_real));
   sys->free_of = fcd__malloc_array((size_t)ndofs, sizeof(fcd_index));
   sys->dof_of = fcd__malloc_array((size_t)ndofs, sizeof(fcd_index));
-  if (!sys->is_fixed || !sys->fixed_value || !sys->free_of || !sys->dof_of) {
+  sys->fixed_list = fcd__malloc_array((size_t)ndofs, sizeof(fcd_index));
+  sys->scratch = fcd__malloc_array((size_t)ndofs, sizeof(fcd_real));
+  if (!sys->is_fixed || !sys->fixed_value || !sys->free_of || !sys->dof_of ||
+      !sys->fixed_list || !sys->scratch) {
     fcd__free(sys->is_fixed);
     fcd__free(sys->fixed_value);
     fcd__free(sys->free_of);
     fcd__free(sys->dof_of);
+    fcd__free(sys->fixed_list);
+    fcd__free(sys->scratch);
     fcd__free(sys);
     return FCD_E_NOMEM;
   }
@@ -79,6 +85,8 @@ static void system_free(fcd_system *sys) {
   fcd__free(sys->fixed_value);
   fcd__free(sys->free_of);
   fcd__free(sys->dof_of);
+  fcd__free(sys->fixed_list);
+  fcd__free(sys->scratch);
   fcd__free(sys->load);
   sys->magic = 0;
   fcd__free(sys);
@@ -322,12 +330,9 @@ fcd_index fcd_system_num_fixed(const fcd_system *sys) {
 
 fcd_status fcd_system_get_fixed(const fcd_system *sys, fcd_index *dofs, fcd_real *values) {
   FCD_CHECK_SYS(sys);
-  fcd_index k = 0;
-  for (fcd_index i = 0; i < sys->n; i++) {
-    if (!sys->is_fixed[i]) continue;
-    if (dofs) dofs[k] = i;
-    if (values) values[k] = sys->fixed_value[i];
-    k++;
+  for (fcd_index k = 0; k < sys->nfixed; k++) {
+    if (dofs) dofs[k] = sys->fixed_list[k];
+    if (values) values[k] = sys->fixed_value[sys->fixed_list[k]];
   }
   return FCD_OK;
 }
@@ -391,32 +396,20 @@ fcd_status fcd_system_eval_prescribed(fcd_system *sys, fcd_real t, fcd_real *u,
   if (!u) return fcd__err(sys, FCD_E_INVALID_ARG, "eval_prescribed: u is NULL");
   if (!isfinite(t))
     return fcd__err(sys, FCD_E_INVALID_ARG, "eval_prescribed: time is not finite");
+  /* no allocation: integrators call this every step */
   fcd_index nf = sys->nfixed;
-  fcd_index *dofs = fcd__malloc_array((size_t)nf, sizeof *dofs);
-  fcd_real *vbuf = v ? v : fcd__malloc_array((size_t)nf, sizeof *vbuf);
-  if (!dofs || !vbuf) {
-    fcd__free(dofs);
-    if (!v) fcd__free(vbuf);
-    return fcd__err(sys, FCD_E_NOMEM, "eval_prescribed: out of memory");
-  }
-  fcd_system_get_fixed(sys, dofs, u);
+  fcd_real *vbuf = v ? v : sys->scratch;
+  fcd_system_get_fixed(sys, NULL, u);
   memset(vbuf, 0, (size_t)nf * sizeof *vbuf);
-  fcd_status st = FCD_OK;
   if (sys->presc_fn && nf > 0) {
-    int rc = sys->presc_fn(sys->presc_ud, t, nf, dofs, u, vbuf);
-    if (rc != 0) {
-      st = fcd__err(sys, FCD_E_CALLBACK, "prescribed-displacement callback returned %d at "
-                    "t=%g", rc, t);
-    } else {
-      for (fcd_index k = 0; k < nf; k++)
-        if (!isfinite(u[k]) || !isfinite(vbuf[k])) {
-          st = fcd__err(sys, FCD_E_CALLBACK, "prescribed-displacement callback produced a "
-                        "non-finite value at dof %lld, t=%g", (long long)dofs[k], t);
-          break;
-        }
-    }
+    int rc = sys->presc_fn(sys->presc_ud, t, nf, sys->fixed_list, u, vbuf);
+    if (rc != 0)
+      return fcd__err(sys, FCD_E_CALLBACK, "prescribed-displacement callback returned %d at "
+                      "t=%g", rc, t);
+    for (fcd_index k = 0; k < nf; k++)
+      if (!isfinite(u[k]) || !isfinite(vbuf[k]))
+        return fcd__err(sys, FCD_E_CALLBACK, "prescribed-displacement callback produced a "
+                        "non-finite value at dof %lld, t=%g", (long long)sys->fixed_list[k], t);
   }
-  fcd__free(dofs);
-  if (!v) fcd__free(vbuf);
-  return st;
+  return FCD_OK;
 }
