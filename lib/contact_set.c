@@ -36,14 +36,26 @@ fcd_status fcd_contact_set_create(fcd_system *sys, int dim, fcd_contact_set **ou
   return FCD_OK;
 }
 
-void fcd_contact_set_destroy(fcd_contact_set *cs) {
-  if (!fcd__contact_set_valid(cs)) return;
+static void contact_set_free(fcd_contact_set *cs) {
   fcd_system *sys = cs->sys;
   fcd__free(cs->c);
   fcd__csr_clear(&cs->H);
   cs->magic = 0;
   fcd__free(cs);
   fcd__system_release(sys);
+}
+
+void fcd_contact_set_destroy(fcd_contact_set *cs) {
+  if (!fcd__contact_set_valid(cs) || cs->zombie) return;
+  if (cs->children > 0) {
+    cs->zombie = 1;
+    return;
+  }
+  contact_set_free(cs);
+}
+
+void fcd__contact_set_release(fcd_contact_set *cs) {
+  if (--cs->children == 0 && cs->zombie) contact_set_free(cs);
 }
 
 fcd_index fcd_contact_set_size(const fcd_contact_set *cs) {

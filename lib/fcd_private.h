@@ -94,7 +94,11 @@ struct fcd_contact_set {
   uint64_t version; /* bumped when contacts are added (the H pattern changes) */
   fcd__csr H;       /* cached contact operator, built for version H_version */
   uint64_t H_version;
+  /* integrators hold the set: destroying it while they live only marks it */
+  fcd_index children;
+  int zombie;
 };
+void fcd__contact_set_release(fcd_contact_set *cs);
 int fcd__contact_set_valid(const fcd_contact_set *cs);
 /* H (dim*n x ndofs) in CSR: row c*dim + k holds frame row k on the dofs of contact c
  * (minus on body B). The only place that builds the contact operator. */

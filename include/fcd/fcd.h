@@ -14,5 +14,6 @@
 #include <fcd/fcd_system.h>
 #include <fcd/fcd_contact.h>
 #include <fcd/fcd_fc.h>
+#include <fcd/fcd_integrator.h>
 
 #endif /* FCD_H */

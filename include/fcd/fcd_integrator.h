@@ -1,0 +1,89 @@
+/** @file fcd/fcd_integrator.h
+ *  @brief Nonsmooth time integration of M a + C v + K u = f + H^T r with unilateral
+ *  contact, impacts and Coulomb friction (contract section "integrator").
+ *
+ *  Implemented schemes (this release): FCD_SCHEME_MOREAU_JEAN (theta scheme on
+ *  velocities, Newton impact law on the normal part, Coulomb on the end-of-step
+ *  velocity, contacts activated by the predicted gap) and FCD_SCHEME_FREMOND (seed 004,
+ *  eqs. 63-64: Newton on the normal part, Coulomb on the theta-average velocity,
+ *  contacts activated only when also approaching). FCD_SCHEME_MODIFIED_THETA and
+ *  FCD_SCHEME_QUASISTATIC are refused with FCD_E_UNSUPPORTED until they land. */
+#ifndef FCD_INTEGRATOR_H
+#define FCD_INTEGRATOR_H
+
+#include <fcd/fcd_common.h>
+#include <fcd/fcd_contact.h>
+#include <fcd/fcd_status.h>
+#include <fcd/fcd_system.h>
+
+FCD_BEGIN_DECLS
+
+/** Opaque time integrator. */
+typedef struct fcd_integrator fcd_integrator;
+
+/** Schemes. */
+typedef enum {
+  FCD_SCHEME_MOREAU_JEAN = 0,    /**< theta scheme, Newton impact law */
+  FCD_SCHEME_MODIFIED_THETA = 1, /**< position-level contact, seed 003 (not yet) */
+  FCD_SCHEME_FREMOND = 2,        /**< energy-consistent, seed 004 */
+  FCD_SCHEME_QUASISTATIC = 3     /**< quasistatic evolution (not yet) */
+} fcd_scheme;
+
+/** Parameter keys of fcd_integrator_set_param. */
+enum {
+  FCD_PARAM_STEP = 100,          /**< time step h > 0 (no default: required) */
+  FCD_PARAM_THETA = 101,         /**< theta in (0, 1]; default 1/2 */
+  FCD_PARAM_TOLERANCE = 102,     /**< contact solver tolerance; default 1e-10 */
+  FCD_PARAM_MAX_ITER = 103,      /**< contact solver iteration cap; default 10000 */
+  FCD_PARAM_CONTACT_SOLVER = 104 /**< an fcd_fc_solver value; default FCD_FC_AUTO */
+};
+
+/** Energy ledger, cumulative since fcd_integrator_set_state. kinetic and potential are
+ *  the current values (1/2 v^T M v, 1/2 u^T K u); the others are sums over the steps,
+ *  such that kinetic + potential - (their values at set_state) = external_work
+ *  - damping_dissipation - friction_dissipation - impact_dissipation
+ *  - numerical_dissipation, to round-off, for both schemes (seed 004, eq. 56). */
+typedef struct {
+  fcd_real kinetic, potential, external_work, damping_dissipation, friction_dissipation,
+      impact_dissipation, numerical_dissipation;
+} fcd_energy;
+
+/** Creates an integrator of @p sys with the contacts of @p cs (may be NULL). The system
+ *  needs a mass matrix; stiffness and damping are optional. */
+FCD_API fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs,
+                                         fcd_scheme scheme, fcd_integrator **out);
+
+/** Destroys the integrator. NULL-safe. */
+FCD_API void fcd_integrator_destroy(fcd_integrator *it);
+
+/** Sets a parameter (FCD_PARAM_*). Unknown keys: FCD_E_UNSUPPORTED. */
+FCD_API fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_real value);
+
+/** Sets time, displacement and velocity (ndofs each; prescribed entries are taken from
+ *  the system). A state that penetrates an obstacle beyond 1e-9 (relative) is refused
+ *  with FCD_E_INVALID_ARG naming the contact: fcd does not project silently. Resets the
+ *  energy ledger. */
+FCD_API fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t,
+                                            const fcd_real *u, const fcd_real *v);
+
+/** One step. On failure (contact solve not converged, callback error) the state is
+ *  unchanged. FCD_E_STATE before set_state or without a step size. */
+FCD_API fcd_status fcd_integrator_step(fcd_integrator *it);
+
+/** Steps until t_end (the last step is shortened to land on it). */
+FCD_API fcd_status fcd_integrator_advance(fcd_integrator *it, fcd_real t_end);
+
+/** Current time and state (caller buffers of ndofs entries; any may be NULL). */
+FCD_API fcd_status fcd_integrator_get_state(const fcd_integrator *it, fcd_real *t,
+                                            fcd_real *u, fcd_real *v);
+
+/** Local reactions of the last step, dim per contact: the impulse divided by the step,
+ *  zero for contacts that were not active. */
+FCD_API fcd_status fcd_integrator_get_reactions(const fcd_integrator *it, fcd_real *r);
+
+/** The energy ledger. */
+FCD_API fcd_status fcd_integrator_get_energy(const fcd_integrator *it, fcd_energy *e);
+
+FCD_END_DECLS
+
+#endif /* FCD_INTEGRATOR_H */

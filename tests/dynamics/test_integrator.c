@@ -1,0 +1,267 @@
+/* Time integration against closed forms and the exact energy identity of seed 004. */
+#include <fcd/fcd.h>
+
+#include "../fcdtest.h"
+
+static const double G = 9.81;
+
+/* a point mass in the plane (dofs x, y), optional spring k along x, gravity -y, a rigid
+ * ground below: n = (0, -1) points from the body into the ground, u_N = -y, gap h0 */
+static fcd_system *point_mass(double m, double kx, double ky, fcd_contact_set **cs, double h0,
+                              double mu, double e) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(2, &sys), FCD_OK);
+  const fcd_index d[2] = {0, 1};
+  const double mv[2] = {m, m}, kv[2] = {kx, ky};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_MASS, 2, d, d, mv, FCD_COO_UPPER), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 2, d, d, kv, FCD_COO_UPPER), FCD_OK);
+  const double f[2] = {0, -m * G};
+  CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  CHECK_ST(fcd_contact_set_create(sys, 2, cs), FCD_OK);
+  const double n[2] = {0, -1}, t[2] = {1, 0};
+  CHECK_ST(fcd_contact_set_add_rigid(*cs, d, n, t, h0, mu, NULL), FCD_OK);
+  CHECK_ST(fcd_contact_set_set_restitution(*cs, e), FCD_OK);
+  return sys;
+}
+
+/* Dropped from h0 with restitution e: the apex heights are e^(2k) h0. The impact is
+ * resolved at step resolution, so each apex is within O(v0 h) of the closed form. */
+static void test_bounce(fcd_scheme scheme, double e) {
+  const double h0 = 1.0, dt = 1e-3, v0 = sqrt(2 * G * h0);
+  fcd_contact_set *cs;
+  fcd_system *sys = point_mass(1.0, 0.0, 0.0, &cs, h0, 0.0, e);
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, cs, scheme, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, dt), FCD_OK);
+  const double u0[2] = {0, 0}, vv0[2] = {0, 0};
+  CHECK_ST(fcd_integrator_set_state(it, 0, u0, vv0), FCD_OK);
+  double apex[4] = {0}, u[2], v[2], prev_vy = 0;
+  int k = 0, rising = 0;
+  for (int s = 0; s < 6000 && k < 3; s++) {
+    CHECK_ST(fcd_integrator_step(it), FCD_OK);
+    fcd_integrator_get_state(it, NULL, u, v);
+    double height = u[1] + h0;
+    /* a velocity-level scheme may overshoot the ground by at most one step's travel */
+    CHECK(height > -v0 * dt);
+    if (v[1] > 0) rising = 1;
+    if (rising && prev_vy > 0 && v[1] <= 0) { /* apex of bounce k + 1 */
+      apex[++k] = height;
+      rising = 0;
+    }
+    if (rising) apex[k + 1] = fmax(apex[k + 1], height);
+    prev_vy = v[1];
+  }
+  CHECK(k == 3);
+  for (int j = 1; j <= 3; j++) {
+    double want = pow(e, 2 * j) * h0;
+    if (fabs(apex[j] - want) > 3 * v0 * dt)
+      fprintf(stderr, "  scheme %d e %g apex %d: %.6f vs %.6f\n", scheme, e, j, apex[j], want);
+    CHECK(fabs(apex[j] - want) <= 3 * v0 * dt);
+  }
+  fcd_integrator_destroy(it);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
+/* Block on a spring (k) pressed by gravity on a rough floor (mu), released at rest from
+ * x0 with x_s = mu m g / k < x0 <= 3 x_s. While it slides back, m x'' + k x = mu m g, so
+ * x(t) = x_s + (x0 - x_s) cos(w t); the velocity vanishes at t = pi / w where
+ * x = 2 x_s - x0, inside the stick band |x| <= x_s: it stays there for good. */
+static void test_friction_block(fcd_scheme scheme, double x0_over_xs) {
+  const double m = 2.0, k = 50.0, mu = 0.4, dt = 1e-4;
+  const double xs = mu * m * G / k, x0 = x0_over_xs * xs, w = sqrt(k / m);
+  fcd_contact_set *cs;
+  fcd_system *sys = point_mass(m, k, 0.0, &cs, 0.0, mu, 0.0);
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, cs, scheme, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, dt), FCD_OK);
+  const double u0[2] = {x0, 0}, v0[2] = {0, 0};
+  CHECK_ST(fcd_integrator_set_state(it, 0, u0, v0), FCD_OK);
+  double u[2], v[2], t, t_stop = -1, vmax = (x0 - xs) * w, xprev = x0, vprev = 0;
+  for (int s = 0; s < (int)(2.0 * 3.14159265358979323846 / w / dt); s++) {
+    CHECK_ST(fcd_integrator_step(it), FCD_OK);
+    fcd_integrator_get_state(it, &t, u, v);
+    CHECK(fabs(u[1]) < 1e-12); /* resting contact: no sinking, no lift-off */
+    if (fabs(u[0] - xprev) > 1e-12) t_stop = t; /* the last step that moved it */
+    xprev = u[0];
+    if (s + 1 < (int)(2.0 * 3.14159265358979323846 / w / dt)) vprev = v[0];
+  }
+  double want = 2 * xs - x0, amax = k * (x0 - xs) / m;
+  CHECK(fabs(u[0] - want) <= 2 * vmax * dt + 1e-12);
+  CHECK(fabs(t_stop - 3.14159265358979323846 / w) <= 3 * dt);
+  if (scheme == FCD_SCHEME_MOREAU_JEAN) {
+    CHECK(fabs(v[0]) < 1e-12); /* sticking zeroes the end-of-step velocity */
+  } else {
+    /* Fremond (theta = 1/2): sticking zeroes the step average, so the velocity left at
+     * the stop reverses every step (seed 004 digest, section 3.2) */
+    CHECK(fabs(v[0]) <= amax * dt);
+    CHECK(fabs(v[0] + vprev) < 1e-12);
+  }
+  if (fabs(u[0] - want) > 2 * vmax * dt)
+    fprintf(stderr, "  stop %.8f vs %.8f (t %.5f vs %.5f)\n", u[0], want, t_stop,
+            3.14159265358979323846 / w);
+  /* the normal reaction of a resting block is its weight */
+  double r[2];
+  CHECK_ST(fcd_integrator_get_reactions(it, r), FCD_OK);
+  CHECK(fabs(r[0] + m * G) < 1e-8 * m * G); /* compressive: r_N < 0 */
+  fcd_integrator_destroy(it);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
+/* Two masses on springs, damped, loaded, impacting and sliding: the ledger closes to
+ * round-off at every step (seed 004, eq. 56). With the energy-consistent scheme and
+ * 1/2 <= theta <= 1/(1 + e) every dissipation term is non-negative. */
+static void test_ledger(fcd_scheme scheme, double theta, double e, double mu, double alpha,
+                        int load, double *max_gain) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(4, &sys), FCD_OK);
+  /* chain: wall - k - m1 - k - m2 along x, both masses may touch a floor in y */
+  const fcd_index r[6] = {0, 0, 2, 1, 3, 1}, c[6] = {0, 2, 2, 1, 3, 3};
+  const double kv[6] = {200, -100, 100, 50, 50, -10};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 6, r, c, kv, FCD_COO_UPPER), FCD_OK);
+  const fcd_index d[4] = {0, 1, 2, 3};
+  const double mv[4] = {1, 1, 2, 2};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_MASS, 4, d, d, mv, FCD_COO_UPPER), FCD_OK);
+  CHECK_ST(fcd_system_set_rayleigh(sys, alpha, 0.1 * alpha), FCD_OK);
+  const double f[4] = {3, -G, 0, -2 * G};
+  if (load) CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const fcd_index a[2] = {0, 1}, b[2] = {2, 3};
+  const double n[2] = {0, -1}, t[2] = {1, 0};
+  CHECK_ST(fcd_contact_set_add_rigid(cs, a, n, t, 0.05, mu, NULL), FCD_OK);
+  CHECK_ST(fcd_contact_set_add_rigid(cs, b, n, t, 0.02, mu, NULL), FCD_OK);
+  CHECK_ST(fcd_contact_set_set_restitution(cs, e), FCD_OK);
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, cs, scheme, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 2e-3), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_THETA, theta), FCD_OK);
+  const double u0[4] = {0.1, 0, -0.05, 0}, v0[4] = {0.5, -1.0, -0.3, -2.0};
+  CHECK_ST(fcd_integrator_set_state(it, 0, u0, v0), FCD_OK);
+  fcd_energy e0, e1;
+  fcd_integrator_get_energy(it, &e0);
+  double E0 = e0.kinetic + e0.potential, worst = 0;
+  *max_gain = -INFINITY;
+  double prev_diss = 0;
+  for (int s = 0; s < 600; s++) {
+    CHECK_ST(fcd_integrator_step(it), FCD_OK);
+    fcd_integrator_get_energy(it, &e1);
+    double E = e1.kinetic + e1.potential;
+    double rhs = e1.external_work - e1.damping_dissipation - e1.friction_dissipation -
+                 e1.impact_dissipation - e1.numerical_dissipation;
+    worst = fmax(worst, fabs((E - E0) - rhs) / fmax(1.0, E0));
+    double diss = e1.friction_dissipation + e1.impact_dissipation + e1.numerical_dissipation;
+    *max_gain = fmax(*max_gain, prev_diss - diss); /* a decrease of dissipation = a gain */
+    prev_diss = diss;
+  }
+  CHECK(worst < 1e-11);
+  if (worst >= 1e-11) fprintf(stderr, "  ledger residual %.3e\n", worst);
+  fcd_integrator_destroy(it);
+  fcd_system_destroy(sys); /* before the set and the integrator's end: order is free */
+  fcd_contact_set_destroy(cs);
+}
+
+static void test_ledgers(void) {
+  double gain;
+  const fcd_scheme schemes[2] = {FCD_SCHEME_MOREAU_JEAN, FCD_SCHEME_FREMOND};
+  for (int s = 0; s < 2; s++) {
+    test_ledger(schemes[s], 0.5, 0.5, 0.3, 0.2, 1, &gain);
+    test_ledger(schemes[s], 1.0, 0.0, 0.6, 0.0, 1, &gain);
+    test_ledger(schemes[s], 0.6, 0.3, 0.0, 0.5, 0, &gain);
+  }
+  /* energy-consistent scheme in its admissible range: dissipations never decrease */
+  test_ledger(FCD_SCHEME_FREMOND, 0.5, 1.0, 0.4, 0.0, 1, &gain);
+  CHECK(gain <= 1e-12);
+  test_ledger(FCD_SCHEME_FREMOND, 0.6, 0.5, 0.8, 0.1, 1, &gain);
+  CHECK(gain <= 1e-12);
+}
+
+/* Fremond, theta = 1/2, e = 1, mu = 0, no damping, no load: E is conserved to round-off
+ * through the impacts (every dissipation term of the ledger vanishes). */
+static void test_conservation(void) {
+  fcd_contact_set *cs;
+  fcd_system *sys = point_mass(1.0, 30.0, 30.0, &cs, 0.01, 0.0, 1.0);
+  CHECK_ST(fcd_system_set_load(sys, NULL), FCD_OK);
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, cs, FCD_SCHEME_FREMOND, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e-3), FCD_OK);
+  const double u0[2] = {0.2, 0}, v0[2] = {0, -1.0};
+  CHECK_ST(fcd_integrator_set_state(it, 0, u0, v0), FCD_OK);
+  fcd_energy e0, e1;
+  fcd_integrator_get_energy(it, &e0);
+  int impacts = 0;
+  double u[2], v[2], prev = -1.0;
+  for (int s = 0; s < 2000; s++) {
+    CHECK_ST(fcd_integrator_step(it), FCD_OK);
+    fcd_integrator_get_state(it, NULL, u, v);
+    if (prev < 0 && v[1] > 0) impacts++;
+    prev = v[1];
+  }
+  fcd_integrator_get_energy(it, &e1);
+  CHECK(impacts >= 3);
+  CHECK(fabs(e1.kinetic + e1.potential - e0.kinetic - e0.potential) < 1e-12);
+  CHECK(fabs(e1.impact_dissipation) < 1e-12 && fabs(e1.numerical_dissipation) < 1e-12);
+  fcd_integrator_destroy(it);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
+static void test_bad_input(void) {
+  fcd_contact_set *cs;
+  fcd_system *sys = point_mass(1.0, 0.0, 0.0, &cs, 0.5, 0.3, 0.0);
+  fcd_integrator *it = NULL;
+  CHECK_ST(fcd_integrator_create(sys, cs, FCD_SCHEME_QUASISTATIC, &it), FCD_E_UNSUPPORTED);
+  CHECK(it == NULL);
+  CHECK_ST(fcd_integrator_create(sys, cs, (fcd_scheme)9, &it), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_integrator_create(sys, cs, FCD_SCHEME_MOREAU_JEAN, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_step(it), FCD_E_STATE);
+  CHECK_MSG(sys, "set_state first");
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 0.0), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "h = 0");
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, -1e-3), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_THETA, 0.0), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_THETA, 1.5), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "theta = 1.5");
+  CHECK_ST(fcd_integrator_set_param(it, 4242, 1.0), FCD_E_UNSUPPORTED);
+  CHECK_MSG(sys, "4242");
+  const double bad[2] = {0, NAN}, ok[2] = {0, 0}, deep[2] = {0, -0.6};
+  CHECK_ST(fcd_integrator_set_state(it, 0, bad, ok), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "u[1]");
+  CHECK_ST(fcd_integrator_set_state(it, 0, deep, ok), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "penetrates");
+  CHECK_ST(fcd_integrator_set_state(it, 0, ok, ok), FCD_OK);
+  CHECK_ST(fcd_integrator_step(it), FCD_E_STATE); /* no step size yet */
+  CHECK_MSG(sys, "FCD_PARAM_STEP");
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e-3), FCD_OK);
+  CHECK_ST(fcd_integrator_advance(it, -1.0), FCD_E_INVALID_ARG);
+  /* a contact solve that cannot converge leaves the state unchanged */
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_CONTACT_SOLVER, FCD_FC_FIXED_POINT), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_MAX_ITER, 1), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_TOLERANCE, 1e-300), FCD_OK);
+  CHECK_ST(fcd_integrator_advance(it, 0.25), FCD_OK); /* free fall: lands at t = 0.319 */
+  double t0, u0[2], v0[2], t1, u1[2], v1[2];
+  fcd_integrator_get_state(it, &t0, u0, v0);
+  fcd_status st = FCD_OK;
+  for (int s = 0; s < 2000 && st == FCD_OK; s++) st = fcd_integrator_step(it);
+  CHECK_ST(st, FCD_E_NOT_CONVERGED);
+  CHECK_MSG(sys, "state is unchanged");
+  fcd_integrator_get_state(it, &t1, u1, v1);
+  CHECK(t1 > t0); /* the steps before the failing one were taken */
+  fcd_integrator_destroy(it);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
+int main(void) {
+  test_bounce(FCD_SCHEME_MOREAU_JEAN, 0.5);
+  test_bounce(FCD_SCHEME_MOREAU_JEAN, 0.8);
+  test_bounce(FCD_SCHEME_FREMOND, 0.8);
+  test_friction_block(FCD_SCHEME_MOREAU_JEAN, 2.5);
+  test_friction_block(FCD_SCHEME_FREMOND, 2.0);
+  test_ledgers();
+  test_conservation();
+  test_bad_input();
+  fcd_finalize();
+  return fcdt_finish("test_integrator");
+}
