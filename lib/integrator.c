@@ -35,6 +35,10 @@ struct fcd_integrator {
   fcd_energy e;
   fcd__factor *fac;
   fcd_real last_h; /* the step that produced p (advance may shorten the last one) */
+  int *status;     /* per contact, after the last step */
+  fcd_contact_counts counts;
+  fcd_observer_fn obs;
+  void *obs_ud;
 };
 
 static int valid(const fcd_integrator *it) {
@@ -77,12 +81,15 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   it->u = fcd__calloc((size_t)sys->n, sizeof *it->u);
   it->v = fcd__calloc((size_t)sys->n, sizeof *it->v);
   it->p = fcd__calloc((size_t)(cs ? cs->n * cs->dim : 0), sizeof *it->p);
-  fcd_status st = (it->u && it->v && it->p) ? fcd__factor_create(sys, FCD__FACTOR_SPD, &it->fac)
-                                             : FCD_E_NOMEM;
+  it->status = fcd__calloc((size_t)(cs ? cs->n : 0), sizeof *it->status);
+  fcd_status st = (it->u && it->v && it->p && it->status)
+                      ? fcd__factor_create(sys, FCD__FACTOR_SPD, &it->fac)
+                      : FCD_E_NOMEM;
   if (st != FCD_OK) {
     fcd__free(it->u);
     fcd__free(it->v);
     fcd__free(it->p);
+    fcd__free(it->status);
     fcd__free(it);
     return st == FCD_E_NOMEM ? fcd__err(sys, st, "out of memory creating an integrator") : st;
   }
@@ -101,6 +108,7 @@ void fcd_integrator_destroy(fcd_integrator *it) {
   fcd__free(it->u);
   fcd__free(it->v);
   fcd__free(it->p);
+  fcd__free(it->status);
   it->magic = 0;
   fcd__free(it);
   if (cs) fcd__contact_set_release(cs);
@@ -419,6 +427,26 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     it->e.kinetic = 0.5 * quad(sys, FCD_MASS, w.v1, w.b);
     it->e.potential = 0.5 * quad(sys, FCD_STIFFNESS, w.u1, w.b);
   }
+  /* contact status: the friction velocity is u1 for Moreau-Jean, u_theta for Fremond */
+  if (nc > 0) {
+    if (it->scheme == FCD_SCHEME_MOREAU_JEAN) fcd_contact_set_local(it->cs, w.v1, w.uth);
+    memset(&it->counts, 0, sizeof it->counts);
+    for (fcd_index c = 0; c < nc; c++) {
+      const fcd_real *pc = pnew + c * d, *uc = w.uth + c * d;
+      fcd_real pt = d == 2 ? fabs(pc[1]) : hypot(pc[1], pc[2]);
+      fcd_real ut = d == 2 ? fabs(uc[1]) : hypot(uc[1], uc[2]);
+      fcd_real un = fabs(uc[0]);
+      int stt;
+      if (pc[0] == 0.0) stt = FCD_CONTACT_OPEN;
+      else if (pt >= it->cs->c[c].mu * fabs(pc[0]) * (1 - 1e-9) && ut > 1e-9 * (1 + un))
+        stt = FCD_CONTACT_SLIP;
+      else stt = FCD_CONTACT_STICK;
+      it->status[c] = stt;
+      if (stt == FCD_CONTACT_OPEN) it->counts.open++;
+      else if (stt == FCD_CONTACT_STICK) it->counts.stick++;
+      else it->counts.slip++;
+    }
+  }
   /* commit */
   memcpy(it->u, w.u1, (size_t)n * sizeof *it->u);
   memcpy(it->v, w.v1, (size_t)n * sizeof *it->v);
@@ -432,13 +460,43 @@ done:
   return st;
 }
 
+/* a step, then the observer */
+static fcd_status step_observed(fcd_integrator *it, fcd_real h) {
+  FCD_TRY(step_once(it, h));
+  if (!it->obs) return FCD_OK;
+  fcd_index m = ncontacts(it) * cdim(it);
+  fcd_real *r = fcd__malloc_array((size_t)m + 1, sizeof *r);
+  if (!r) return fcd__err(it->sys, FCD_E_NOMEM, "out of memory for the observer");
+  for (fcd_index i = 0; i < m; i++) r[i] = it->p[i] / h;
+  int rc = it->obs(it->obs_ud, it->t, it->sys->n, it->u, it->v, m, r, &it->counts);
+  fcd__free(r);
+  if (rc != 0)
+    return fcd__err(it->sys, FCD_E_CALLBACK, "observer returned %d at t = %g", rc, it->t);
+  return FCD_OK;
+}
+
 fcd_status fcd_integrator_step(fcd_integrator *it) {
   CHECK_IT(it);
   if (!it->have_state)
     return fcd__err(it->sys, FCD_E_STATE, "integrator_step: call fcd_integrator_set_state first");
   if (it->h <= 0)
     return fcd__err(it->sys, FCD_E_STATE, "integrator_step: set FCD_PARAM_STEP first");
-  return step_once(it, it->h);
+  return step_observed(it, it->h);
+}
+
+fcd_status fcd_integrator_set_observer(fcd_integrator *it, fcd_observer_fn fn,
+                                       void *user_data) {
+  CHECK_IT(it);
+  it->obs = fn;
+  it->obs_ud = fn ? user_data : NULL;
+  return FCD_OK;
+}
+
+fcd_status fcd_integrator_get_contact_status(const fcd_integrator *it, int *status) {
+  CHECK_IT(it);
+  if (!status) return fcd__err(it->sys, FCD_E_INVALID_ARG, "get_contact_status: status is NULL");
+  for (fcd_index c = 0; c < ncontacts(it); c++) status[c] = it->status[c];
+  return FCD_OK;
 }
 
 fcd_status fcd_integrator_advance(fcd_integrator *it, fcd_real t_end) {
@@ -453,7 +511,7 @@ fcd_status fcd_integrator_advance(fcd_integrator *it, fcd_real t_end) {
   while (t_end - it->t > 1e-12 * it->h) {
     /* a remainder below a hundredth of a step is absorbed into the previous one */
     fcd_real h = t_end - it->t < 1.01 * it->h ? t_end - it->t : it->h;
-    FCD_TRY(step_once(it, h));
+    FCD_TRY(step_observed(it, h));
   }
   return FCD_OK;
 }

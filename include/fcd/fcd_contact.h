@@ -18,6 +18,10 @@
 
 FCD_BEGIN_DECLS
 
+/** Status of a contact (contract section "stability"; also reported by integrators). */
+typedef enum { FCD_CONTACT_OPEN = 0, FCD_CONTACT_STICK = 1, FCD_CONTACT_SLIP = 2 }
+    fcd_contact_status;
+
 /** Opaque set of candidate contacts on a system. */
 typedef struct fcd_contact_set fcd_contact_set;
 

@@ -48,6 +48,28 @@ typedef struct {
       impact_dissipation, numerical_dissipation;
 } fcd_energy;
 
+/** Numbers of contacts open, sticking and slipping after a step. */
+typedef struct {
+  fcd_index open, stick, slip;
+} fcd_contact_counts;
+
+/** Observer called after every successful step with the new time and state (ndofs
+ *  entries each), the local reactions (dim per contact, as fcd_integrator_get_reactions)
+ *  and the contact status counts. The arrays are valid during the call only. A nonzero
+ *  return stops fcd_integrator_advance with FCD_E_CALLBACK (the step stays taken). */
+typedef int (*fcd_observer_fn)(void *user_data, fcd_real t, fcd_index ndofs,
+                               const fcd_real *u, const fcd_real *v, fcd_index nlocal,
+                               const fcd_real *r, const fcd_contact_counts *counts);
+
+/** Installs (or, with NULL, removes) the observer. */
+FCD_API fcd_status fcd_integrator_set_observer(fcd_integrator *it, fcd_observer_fn fn,
+                                               void *user_data);
+
+/** Status of every contact after the last step (FCD_CONTACT_OPEN for inactive ones or
+ *  zero impulse; SLIP when the tangential impulse is on the cone boundary and the
+ *  friction velocity of the scheme is nonzero; STICK otherwise). */
+FCD_API fcd_status fcd_integrator_get_contact_status(const fcd_integrator *it, int *status);
+
 /** Creates an integrator of @p sys with the contacts of @p cs (may be NULL). The system
  *  needs a mass matrix; stiffness and damping are optional. */
 FCD_API fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs,
