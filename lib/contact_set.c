@@ -123,17 +123,18 @@ static fcd_status check_dofs(const fcd_contact_set *cs, const fcd_index *dofs,
                              const char *which, fcd_index *seen, int nseen) {
   const fcd_system *sys = cs->sys;
   if (!dofs)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: %s dofs are NULL",
-                    (long long)cs->n, which);
+    return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: %s%sdofs are NULL",
+                    (long long)cs->n, which, *which ? " " : "");
   for (int k = 0; k < cs->dim; k++) {
     fcd_index d = dofs[k];
     if (d < 0 || d >= sys->n)
-      return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: %s dof %lld outside [0, %lld)",
-                      (long long)cs->n, which, (long long)d, (long long)sys->n);
+      return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: %s%sdof %lld outside [0, %lld)",
+                      (long long)cs->n, which, *which ? " " : "", (long long)d,
+                      (long long)sys->n);
     if (sys->is_fixed[d])
       return fcd__err(sys, FCD_E_INVALID_ARG,
-                      "contact %lld: %s dof %lld is prescribed; a contact needs free dofs",
-                      (long long)cs->n, which, (long long)d);
+                      "contact %lld: %s%sdof %lld is prescribed; a contact needs free dofs",
+                      (long long)cs->n, which, *which ? " " : "", (long long)d);
     for (int j = 0; j < nseen + k; j++)
       if (seen[j] == d)
         return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: dof %lld appears twice",

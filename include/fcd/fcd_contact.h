@@ -60,6 +60,19 @@ FCD_API fcd_status fcd_contact_set_set_restitution(fcd_contact_set *cs, fcd_real
 FCD_API fcd_status fcd_contact_set_set_sliding_velocity(fcd_contact_set *cs, fcd_index id,
                                                         const fcd_real *vg);
 
+/** Reads a contact file (format in docs/conventions.md and ARCHITECTURE.md):
+ *  `fcd-contacts 1`, then `dim 2|3`, then one contact per line,
+ *  `rigid DOFS NORMAL TANGENT GAP MU [VG]` or `pair DOFS_A DOFS_B NORMAL TANGENT GAP MU [VG]`,
+ *  `#` starting a comment. All or nothing: on error no set is created and the message
+ *  names the line (FCD_E_FORMAT for syntax, FCD_E_INVALID_ARG for bad data, FCD_E_IO). */
+FCD_API fcd_status fcd_contact_set_read(fcd_system *sys, const char *path,
+                                        fcd_contact_set **out);
+
+/** Reads @p n reals from a text file (whitespace or newline separated, `#` comments), for
+ *  loads and initial states. Exactly @p n values are required. */
+FCD_API fcd_status fcd_system_read_vector(fcd_system *sys, const char *path, fcd_index n,
+                                          fcd_real *x);
+
 /** Number of contacts; -1 for NULL. */
 FCD_API fcd_index fcd_contact_set_size(const fcd_contact_set *cs);
 

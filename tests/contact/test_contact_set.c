@@ -112,8 +112,73 @@ static void test_bad_input(void) {
   fcd_system_destroy(sys);
 }
 
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_read(void) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(12, &sys), FCD_OK);
+  char p[512];
+  fcdt_tmpfile(p, sizeof p, "contacts.txt");
+  write_file(p, "# two contacts\nfcd-contacts 1\ndim 3\n"
+                "rigid   0 1 2                 0 0 1    1 0 0   0.0  0.3\n"
+                "pair    3 4 5  6 7 8          0 0 1    1 0 0   0.01 0.5  2.5 0  # disc\n");
+  fcd_contact_set *cs = NULL;
+  CHECK_ST(fcd_contact_set_read(sys, p, &cs), FCD_OK);
+  CHECK(fcd_contact_set_size(cs) == 2 && fcd_contact_set_dim(cs) == 3);
+  double gap, mu;
+  int pair;
+  CHECK_ST(fcd_contact_set_get(cs, 1, NULL, &gap, &mu, &pair), FCD_OK);
+  CHECK(pair && gap == 0.01 && mu == 0.5);
+  fcd_contact_set_destroy(cs);
+  struct {
+    const char *text, *msg;
+    int st;
+  } bad[] = {
+      {"fcd-contacts 2\n", ":1: expected the header", FCD_E_FORMAT},
+      {"fcd-contacts 1\ndim 4\n", ":2: expected 'dim 2' or 'dim 3'", FCD_E_FORMAT},
+      {"fcd-contacts 1\ndim 2\nrigid 0 1 0 -1 1 0 0\n", ":3: a 2D rigid contact has 8 or 9",
+       FCD_E_FORMAT},
+      {"fcd-contacts 1\ndim 2\nball 0 1 0 -1 1 0 0 0.1\n", ":3: unknown contact kind 'ball'",
+       FCD_E_FORMAT},
+      {"fcd-contacts 1\ndim 2\nrigid 0 1 0 -1 1 0 x 0.1\n", ":3: a field is not a number",
+       FCD_E_FORMAT},
+      {"fcd-contacts 1\ndim 2\nrigid 0 1 0 -1 1 0 0 0.1\nrigid 0 99 0 -1 1 0 0 0.1\n",
+       ":4: contact 1: dof 99 outside", FCD_E_INVALID_ARG},
+      {"fcd-contacts 1\ndim 2\nrigid 0 1 0 -2 1 0 0 0.1\n", ":3: contact 0: the normal has norm 2",
+       FCD_E_INVALID_ARG},
+      {"fcd-contacts 1\n", "ends before its 'dim' line", FCD_E_FORMAT},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    write_file(p, bad[k].text);
+    cs = (fcd_contact_set *)0x1;
+    CHECK_ST(fcd_contact_set_read(sys, p, &cs), bad[k].st);
+    CHECK(cs == NULL);
+    CHECK_MSG(sys, bad[k].msg);
+  }
+  fcdt_tmpfile(p, sizeof p, "no-such-contacts.txt");
+  remove(p);
+  CHECK_ST(fcd_contact_set_read(sys, p, &cs), FCD_E_IO);
+  /* vectors */
+  double x[3];
+  fcdt_tmpfile(p, sizeof p, "vec.txt");
+  write_file(p, "1 2 # two\n3.5\n");
+  CHECK_ST(fcd_system_read_vector(sys, p, 3, x), FCD_OK);
+  CHECK(x[0] == 1 && x[1] == 2 && x[2] == 3.5);
+  CHECK_ST(fcd_system_read_vector(sys, p, 4, x), FCD_E_FORMAT);
+  CHECK_MSG(sys, "3 values, expected 4");
+  write_file(p, "1 nan 3\n");
+  CHECK_ST(fcd_system_read_vector(sys, p, 3, x), FCD_E_FORMAT);
+  CHECK_MSG(sys, ":1: 'nan' is not a finite number");
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
   test_operator();
+  test_read();
   test_bad_input();
   return fcdt_finish("test_contact_set");
 }

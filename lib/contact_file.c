@@ -1,0 +1,170 @@
+/* The contact file and plain vector files of the `fcd` program. */
+#include "fcd_private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* splits a line (comment removed) into at most cap tokens */
+static int tokens(char *line, char **tok, int cap) {
+  char *hash = strchr(line, '#');
+  if (hash) *hash = 0;
+  int n = 0;
+  char *save = NULL; /* strtok_r: readers may run in several threads */
+  for (char *p = strtok_r(line, " \t\r\n", &save); p; p = strtok_r(NULL, " \t\r\n", &save)) {
+    if (n == cap) return cap + 1;
+    tok[n++] = p;
+  }
+  return n;
+}
+
+static int to_index(const char *s, fcd_index *v) {
+  char *end;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (*end || end == s || errno) return 0;
+  *v = x;
+  return 1;
+}
+
+static int to_real(const char *s, fcd_real *v) {
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (*end || end == s || !isfinite(x)) return 0;
+  *v = x;
+  return 1;
+}
+
+fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_set **out) {
+  if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "contact_set_read: out is NULL");
+  *out = NULL;
+  FCD_CHECK_SYS(sys);
+  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "contact_set_read: path is NULL");
+  FILE *fp = fopen(path, "r");
+  if (!fp) return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
+  char *line = NULL;
+  size_t cap = 0;
+  long lineno = 0;
+  int stage = 0, dim = 0;
+  fcd_contact_set *cs = NULL;
+  fcd_status st = FCD_OK;
+  while (st == FCD_OK && getline(&line, &cap, fp) >= 0) {
+    lineno++;
+    char *tok[32];
+    int nt = tokens(line, tok, 30);
+    if (nt == 0) continue;
+    if (stage == 0) {
+      if (nt != 2 || strcmp(tok[0], "fcd-contacts") != 0 || strcmp(tok[1], "1") != 0) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected the header 'fcd-contacts 1'", path,
+                      lineno);
+        break;
+      }
+      stage = 1;
+      continue;
+    }
+    if (stage == 1) {
+      if (nt != 2 || strcmp(tok[0], "dim") != 0 || (strcmp(tok[1], "2") && strcmp(tok[1], "3"))) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'dim 2' or 'dim 3'", path, lineno);
+        break;
+      }
+      dim = tok[1][0] - '0';
+      if ((st = fcd_contact_set_create(sys, dim, &cs)) != FCD_OK) break;
+      stage = 2;
+      continue;
+    }
+    int pair = strcmp(tok[0], "pair") == 0;
+    if (!pair && strcmp(tok[0], "rigid") != 0) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: unknown contact kind '%.20s' (rigid or pair)",
+                    path, lineno, tok[0]);
+      break;
+    }
+    int nd = (pair ? 2 : 1) * dim, base = nd + 2 * dim + 2;
+    if (nt != 1 + base && nt != 1 + base + dim - 1) {
+      st = fcd__err(sys, FCD_E_FORMAT,
+                    "%s:%ld: a %dD %s contact has %d or %d fields after its kind, not %d",
+                    path, lineno, dim, tok[0], base, base + dim - 1, nt - 1);
+      break;
+    }
+    fcd_index dofs[6];
+    fcd_real nrm[3], tan[3], gap, mu, vg[2] = {0, 0};
+    int ok = 1;
+    for (int k = 0; k < nd && ok; k++) ok = to_index(tok[1 + k], &dofs[k]);
+    for (int k = 0; k < dim && ok; k++) ok = to_real(tok[1 + nd + k], &nrm[k]);
+    for (int k = 0; k < dim && ok; k++) ok = to_real(tok[1 + nd + dim + k], &tan[k]);
+    if (ok) ok = to_real(tok[1 + nd + 2 * dim], &gap) && to_real(tok[2 + nd + 2 * dim], &mu);
+    for (int k = 0; ok && nt > 1 + base && k < dim - 1; k++) ok = to_real(tok[1 + base + k], &vg[k]);
+    if (!ok) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a field is not a number (or not finite)", path,
+                    lineno);
+      break;
+    }
+    fcd_index id;
+    st = pair ? fcd_contact_set_add_pair(cs, dofs, dofs + dim, nrm, tan, gap, mu, &id)
+              : fcd_contact_set_add_rigid(cs, dofs, nrm, tan, gap, mu, &id);
+    if (st == FCD_OK && nt > 1 + base) st = fcd_contact_set_set_sliding_velocity(cs, id, vg);
+    if (st != FCD_OK) {
+      char msg[FCD_ERRMSG_CAP];
+      snprintf(msg, sizeof msg, "%s", sys->err);
+      st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
+    }
+  }
+  if (st == FCD_OK && stage < 2)
+    st = fcd__err(sys, FCD_E_FORMAT, "%s: ends before its '%s' line", path,
+                  stage == 0 ? "fcd-contacts 1" : "dim");
+  free(line);
+  fclose(fp);
+  if (st != FCD_OK) {
+    fcd_contact_set_destroy(cs);
+    return st;
+  }
+  *out = cs;
+  return FCD_OK;
+}
+
+fcd_status fcd_system_read_vector(fcd_system *sys, const char *path, fcd_index n, fcd_real *x) {
+  FCD_CHECK_SYS(sys);
+  if (!path || !x || n < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "read_vector: bad arguments");
+  FILE *fp = fopen(path, "r");
+  if (!fp) return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
+  char *line = NULL;
+  size_t cap = 0;
+  long lineno = 0;
+  fcd_index k = 0;
+  fcd_status st = FCD_OK;
+  fcd_real *tmp = fcd__malloc_array((size_t)n + 1, sizeof *tmp);
+  if (!tmp) st = fcd__err(sys, FCD_E_NOMEM, "out of memory");
+  while (st == FCD_OK && getline(&line, &cap, fp) >= 0) {
+    lineno++;
+    char *tok[64];
+    int nt = tokens(line, tok, 62);
+    if (nt > 62) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: too many values on one line", path, lineno);
+      break;
+    }
+    for (int j = 0; j < nt; j++) {
+      if (k == n) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: more than the %lld values expected", path,
+                      lineno, (long long)n);
+        break;
+      }
+      if (!to_real(tok[j], &tmp[k++])) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: '%.20s' is not a finite number", path,
+                      lineno, tok[j]);
+        break;
+      }
+    }
+  }
+  if (st == FCD_OK && k != n)
+    st = fcd__err(sys, FCD_E_FORMAT, "%s: %lld values, expected %lld", path, (long long)k,
+                  (long long)n);
+  if (st == FCD_OK && n) memcpy(x, tmp, (size_t)n * sizeof *x);
+  fcd__free(tmp);
+  free(line);
+  fclose(fp);
+  return st;
+}
