@@ -11,6 +11,8 @@
  *   Moreau-Jean: law on u1 + e u_{N,0} e_N          -> W p + (u_free + e u_{N,0} e_N)
  *   Fremond:     law on u_theta + (theta(1+e) - 1) u_{N,0} e_N
  *                -> theta W p + theta u_free + (1 - theta) u0 + (theta(1+e) - 1) u_{N,0} e_N.
+ *   modified theta (seed 003, eqs. 22-25): every candidate contact, law on
+ *                W p + u_free + ((1 - theta) u_{N,0} + (u_N(u0) - g) / h) e_N - v_g e_T.
  * The seed's sign convention is the opposite of fcd's for local vectors; these relations
  * are linear in them, so they hold unchanged in fcd's convention. */
 #include "fc_private.h"
@@ -61,10 +63,11 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
     return fcd__err(sys, FCD_E_INVALID_ARG,
                     "integrator_create: the contact set is invalid or belongs to another system");
-  if (scheme == FCD_SCHEME_MODIFIED_THETA || scheme == FCD_SCHEME_QUASISTATIC)
-    return fcd__err(sys, FCD_E_UNSUPPORTED, "scheme %d is not implemented in this release "
-                    "(Moreau-Jean and Fremond are)", (int)scheme);
-  if (scheme != FCD_SCHEME_MOREAU_JEAN && scheme != FCD_SCHEME_FREMOND)
+  if (scheme == FCD_SCHEME_QUASISTATIC)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "the quasistatic scheme is not implemented in "
+                    "this release (Moreau-Jean, modified theta and Fremond are)");
+  if (scheme != FCD_SCHEME_MOREAU_JEAN && scheme != FCD_SCHEME_FREMOND &&
+      scheme != FCD_SCHEME_MODIFIED_THETA)
     return fcd__err(sys, FCD_E_INVALID_ARG, "unknown scheme %d", (int)scheme);
   if (!sys->mat[FCD_MASS].set)
     return fcd__err(sys, FCD_E_STATE, "integrator_create: the system has no mass matrix");
@@ -74,7 +77,8 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   it->cs = cs;
   it->scheme = scheme;
   it->theta = 0.5;
-  it->opts.solver = FCD_FC_AUTO;
+  /* seed 003 solves its contact problem by the projected fixed point (eqs. 24-25) */
+  it->opts.solver = scheme == FCD_SCHEME_MODIFIED_THETA ? FCD_FC_FIXED_POINT : FCD_FC_AUTO;
   it->opts.tol = 1e-10;
   it->opts.max_iter = 10000;
   it->opts.omega = 1.0;
@@ -295,11 +299,14 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     fcd_contact_set_local(it->cs, w.tmp, w.locq);
     fcd_contact_set_local(it->cs, it->v, w.loc0);
     fcd_index na = 0;
+    int mtheta = it->scheme == FCD_SCHEME_MODIFIED_THETA;
     for (fcd_index c = 0; c < nc; c++) {
-      int on = w.locq[c * d] - it->cs->c[c].gap >= 0;
+      /* modified theta: every candidate enters, its projection opens what separates */
+      int on = mtheta || w.locq[c * d] - it->cs->c[c].gap >= 0;
       if (it->scheme == FCD_SCHEME_FREMOND) on = on && w.loc0[c * d] >= 0;
       if (on) w.act[na++] = c;
     }
+    if (mtheta) fcd_contact_set_local(it->cs, it->u, w.locq); /* G^i + g: displacements */
     pkeep = fcd__calloc((size_t)m, sizeof *pkeep);
     if (!pkeep) {
       st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an integrator step");
@@ -354,7 +361,15 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
             ql[a * d + k] = frem ? th * uf + (1 - th) * u0 : uf;
           }
           fcd_real un0 = w.loc0[c * d];
-          ql[a * d] += frem ? (th * (1 + e) - 1) * un0 : e * un0;
+          if (mtheta) {
+            /* seed 003 eq. (24): the normal law acts on
+             * Gdot^{i+1} + (1 - theta) Gdot^i + G^i / h (a predicted gap over h), eq. (25):
+             * friction on the velocity relative to the imposed sliding one */
+            ql[a * d] += (1 - th) * un0 + (w.locq[c * d] - it->cs->c[c].gap) / h;
+            for (int k = 1; k < d; k++) ql[a * d + k] -= it->cs->c[c].vg[k - 1];
+          } else {
+            ql[a * d] += frem ? (th * (1 + e) - 1) * un0 : e * un0;
+          }
         }
         fcd_real scale = frem ? th : 1.0;
         for (fcd_index i = 0; i < ma; i++) {
@@ -429,7 +444,10 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   }
   /* contact status: the friction velocity is u1 for Moreau-Jean, u_theta for Fremond */
   if (nc > 0) {
-    if (it->scheme == FCD_SCHEME_MOREAU_JEAN) fcd_contact_set_local(it->cs, w.v1, w.uth);
+    if (it->scheme != FCD_SCHEME_FREMOND) fcd_contact_set_local(it->cs, w.v1, w.uth);
+    if (it->scheme == FCD_SCHEME_MODIFIED_THETA)
+      for (fcd_index c = 0; c < nc; c++)
+        for (int k = 1; k < d; k++) w.uth[c * d + k] -= it->cs->c[c].vg[k - 1];
     memset(&it->counts, 0, sizeof it->counts);
     for (fcd_index c = 0; c < nc; c++) {
       const fcd_real *pc = pnew + c * d, *uc = w.uth + c * d;

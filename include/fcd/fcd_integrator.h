@@ -2,12 +2,15 @@
  *  @brief Nonsmooth time integration of M a + C v + K u = f + H^T r with unilateral
  *  contact, impacts and Coulomb friction (contract section "integrator").
  *
- *  Implemented schemes (this release): FCD_SCHEME_MOREAU_JEAN (theta scheme on
- *  velocities, Newton impact law on the normal part, Coulomb on the end-of-step
- *  velocity, contacts activated by the predicted gap) and FCD_SCHEME_FREMOND (seed 004,
- *  eqs. 63-64: Newton on the normal part, Coulomb on the theta-average velocity,
- *  contacts activated only when also approaching). FCD_SCHEME_MODIFIED_THETA and
- *  FCD_SCHEME_QUASISTATIC are refused with FCD_E_UNSUPPORTED until they land. */
+ *  Implemented schemes (this release):
+ *  - FCD_SCHEME_MOREAU_JEAN: theta scheme on velocities, Newton impact law on the normal
+ *    part, Coulomb on the end-of-step velocity, contacts activated by the predicted gap;
+ *  - FCD_SCHEME_FREMOND (seed 004, eqs. 63-64): Newton on the normal part, Coulomb on the
+ *    theta-average velocity, contacts activated only when also approaching;
+ *  - FCD_SCHEME_MODIFIED_THETA (seed 003, eqs. 22-25): contact evaluated on the predicted
+ *    gap, friction on the velocity relative to the imposed sliding velocity v_g, solved
+ *    by default with the projected fixed point of the seed.
+ *  FCD_SCHEME_QUASISTATIC is refused with FCD_E_UNSUPPORTED until it lands. */
 #ifndef FCD_INTEGRATOR_H
 #define FCD_INTEGRATOR_H
 
@@ -24,7 +27,7 @@ typedef struct fcd_integrator fcd_integrator;
 /** Schemes. */
 typedef enum {
   FCD_SCHEME_MOREAU_JEAN = 0,    /**< theta scheme, Newton impact law */
-  FCD_SCHEME_MODIFIED_THETA = 1, /**< position-level contact, seed 003 (not yet) */
+  FCD_SCHEME_MODIFIED_THETA = 1, /**< position-level contact, seed 003 */
   FCD_SCHEME_FREMOND = 2,        /**< energy-consistent, seed 004 */
   FCD_SCHEME_QUASISTATIC = 3     /**< quasistatic evolution (not yet) */
 } fcd_scheme;
@@ -35,7 +38,8 @@ enum {
   FCD_PARAM_THETA = 101,         /**< theta in (0, 1]; default 1/2 */
   FCD_PARAM_TOLERANCE = 102,     /**< contact solver tolerance; default 1e-10 */
   FCD_PARAM_MAX_ITER = 103,      /**< contact solver iteration cap; default 10000 */
-  FCD_PARAM_CONTACT_SOLVER = 104 /**< an fcd_fc_solver value; default FCD_FC_AUTO */
+  FCD_PARAM_CONTACT_SOLVER = 104 /**< an fcd_fc_solver value; default FCD_FC_AUTO
+                                      (FCD_FC_FIXED_POINT for the modified theta scheme) */
 };
 
 /** Energy ledger, cumulative since fcd_integrator_set_state. kinetic and potential are

@@ -36,6 +36,7 @@ echo "$err" | grep -q 'bad.txt:3:' || { echo "message lacks the line: $err"; exi
 [ ! -e h2.csv ] || { echo "a history was written for a failed run"; exit 1; }
 "$fcd" simulate --mass M.mtx --stiffness K.mtx --contacts contacts.txt --dt -1 --t-end 1 --out h3.csv \
   >/dev/null 2>&1; [ $? -eq 2 ] || { echo "negative dt accepted"; exit 1; }
-"$fcd" simulate --mass M.mtx --stiffness K.mtx --contacts contacts.txt --scheme modified-theta \
-  --dt 1e-3 --t-end 0.1 --out h4.csv >/dev/null 2>&1; [ $? -eq 1 ] || { echo "modified-theta not refused"; exit 1; }
+"$fcd" simulate --mass M.mtx --stiffness K.mtx --load f.txt --contacts contacts.txt \
+  --scheme modified-theta --dt 1e-3 --t-end 0.1 --out h4.csv >/dev/null 2>&1 ||
+  { echo "modified-theta run failed"; exit 1; }
 echo "fcd simulate: ok"

@@ -164,8 +164,9 @@ static void test_ledger(fcd_scheme scheme, double theta, double e, double mu, do
 
 static void test_ledgers(void) {
   double gain;
-  const fcd_scheme schemes[2] = {FCD_SCHEME_MOREAU_JEAN, FCD_SCHEME_FREMOND};
-  for (int s = 0; s < 2; s++) {
+  const fcd_scheme schemes[3] = {FCD_SCHEME_MOREAU_JEAN, FCD_SCHEME_FREMOND,
+                                 FCD_SCHEME_MODIFIED_THETA};
+  for (int s = 0; s < 3; s++) {
     test_ledger(schemes[s], 0.5, 0.5, 0.3, 0.2, 1, &gain);
     test_ledger(schemes[s], 1.0, 0.0, 0.6, 0.0, 1, &gain);
     test_ledger(schemes[s], 0.6, 0.3, 0.0, 0.5, 0, &gain);
@@ -374,6 +375,74 @@ static void test_observer(void) {
   fcd_system_destroy(sys);
 }
 
+/* Seed 003 digest, property 2: with the modified theta method (theta = 1/2) a mass
+ * pushed by f onto an obstacle lands without rebound or penetration: the closing step
+ * makes the predicted gap G + h (1 - theta) Gdot vanish, the next one gives G = 0 and
+ * Gdot = 0 exactly, and from then on R_N = -f. Here u_N = -y and G = u_N - g. */
+static void test_modified_theta_landing(void) {
+  fcd_contact_set *cs;
+  fcd_system *sys = point_mass(1.0, 0.0, 0.0, &cs, 0.0123, 0.3, 0.0);
+  const double f[2] = {0, -1.0};
+  CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it), FCD_OK);
+  const double h = 1e-2;
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, h), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_TOLERANCE, 1e-14), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_MAX_ITER, 100000), FCD_OK);
+  const double z[2] = {0, 0};
+  CHECK_ST(fcd_integrator_set_state(it, 0, z, z), FCD_OK);
+  double u[2], v[2], r[2];
+  int landed = -1;
+  for (int s = 0; s < 80; s++) {
+    CHECK_ST(fcd_integrator_step(it), FCD_OK);
+    fcd_integrator_get_state(it, NULL, u, v);
+    fcd_integrator_get_reactions(it, r);
+    double gp = -u[1] - 0.0123, Gd = -v[1];
+    if (landed < 0 && r[0] != 0) {
+      landed = s;
+      CHECK(fabs(gp + h * 0.5 * Gd) < 1e-15); /* the predicted gap closes exactly */
+    } else if (landed >= 0 && s >= landed + 1) {
+      CHECK(fabs(gp) < 1e-15 && fabs(Gd) < 1e-14);
+      if (s >= landed + 2) CHECK(fabs(r[0] + 1.0) < 1e-12);
+    }
+  }
+  CHECK(landed > 0);
+  fcd_integrator_destroy(it);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
+/* A block on a spring (k) pressed by gravity onto a belt moving at v_g: while it slides
+ * relative to the belt, friction mu m g drags it along v_g, so x_s = mu m g / k is its
+ * equilibrium; started there at rest it stays, with R_N = -m g and R_T = mu m g. */
+static void test_modified_theta_belt(void) {
+  const double m = 2.0, k = 50.0, mu = 0.4, xs = mu * m * G / k;
+  fcd_contact_set *cs;
+  fcd_system *sys = point_mass(m, k, 0.0, &cs, 0.0, mu, 0.0);
+  const double vg[1] = {0.7};
+  CHECK_ST(fcd_contact_set_set_sliding_velocity(cs, 0, vg), FCD_OK);
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e-3), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_TOLERANCE, 1e-13), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_MAX_ITER, 100000), FCD_OK);
+  const double u0[2] = {xs, 0}, v0[2] = {0, 0};
+  CHECK_ST(fcd_integrator_set_state(it, 0, u0, v0), FCD_OK);
+  CHECK_ST(fcd_integrator_advance(it, 0.5), FCD_OK);
+  double u[2], v[2], r[2];
+  int status[1];
+  fcd_integrator_get_state(it, NULL, u, v);
+  fcd_integrator_get_reactions(it, r);
+  fcd_integrator_get_contact_status(it, status);
+  CHECK(fabs(u[0] - xs) < 1e-10 && fabs(u[1]) < 1e-12);
+  CHECK(fabs(r[0] + m * G) < 1e-9 && fabs(r[1] - mu * m * G) < 1e-9);
+  CHECK(status[0] == FCD_CONTACT_SLIP);
+  fcd_integrator_destroy(it);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
 static void test_bad_input(void) {
   fcd_contact_set *cs;
   fcd_system *sys = point_mass(1.0, 0.0, 0.0, &cs, 0.5, 0.3, 0.0);
@@ -431,6 +500,8 @@ int main(void) {
   test_energy_gain();
   test_observer();
   test_bar();
+  test_modified_theta_landing();
+  test_modified_theta_belt();
   test_bad_input();
   fcd_finalize();
   return fcdt_finish("test_integrator");
