@@ -443,6 +443,42 @@ static void test_modified_theta_belt(void) {
   fcd_system_destroy(sys);
 }
 
+/* Resting on the floor under gravity and a tangential load F for 20 s, every scheme,
+ * e = 0 and 0.5: no sinking, no lift-off. With mu g > F/m the block sticks at x = 0;
+ * with mu g < F/m it slides with a = F/m - mu g, and theta = 1/2 integrates a constant
+ * acceleration exactly: x = a t^2 / 2. */
+static void test_resting(void) {
+  const fcd_scheme schemes[3] = {FCD_SCHEME_MOREAU_JEAN, FCD_SCHEME_FREMOND,
+                                 FCD_SCHEME_MODIFIED_THETA};
+  const double es[2] = {0.0, 0.5}, mus[2] = {0.8, 0.01}, F = 0.5;
+  for (int s = 0; s < 3; s++)
+    for (int ie = 0; ie < 2; ie++)
+      for (int im = 0; im < 2; im++) {
+        fcd_contact_set *cs;
+        fcd_system *sys = point_mass(1.0, 0.0, 0.0, &cs, 0.0, mus[im], es[ie]);
+        const double f[2] = {F, -G};
+        CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+        fcd_integrator *it;
+        CHECK_ST(fcd_integrator_create(sys, cs, schemes[s], &it), FCD_OK);
+        CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e-3), FCD_OK);
+        CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_TOLERANCE, 1e-13), FCD_OK);
+        const double z[2] = {0, 0};
+        CHECK_ST(fcd_integrator_set_state(it, 0, z, z), FCD_OK);
+        double u[2], worst = 0;
+        for (int k = 0; k < 20000; k++) {
+          CHECK_ST(fcd_integrator_step(it), FCD_OK);
+          fcd_integrator_get_state(it, NULL, u, NULL);
+          worst = fmax(worst, fabs(u[1]));
+        }
+        CHECK(worst <= 1e-12);
+        double a = F - mus[im] * G, want = a > 0 ? 0.5 * a * 20.0 * 20.0 : 0.0;
+        CHECK(fabs(u[0] - want) <= 1e-9 * fmax(1.0, want));
+        fcd_integrator_destroy(it);
+        fcd_contact_set_destroy(cs);
+        fcd_system_destroy(sys);
+      }
+}
+
 static void test_bad_input(void) {
   fcd_contact_set *cs;
   fcd_system *sys = point_mass(1.0, 0.0, 0.0, &cs, 0.5, 0.3, 0.0);
@@ -502,6 +538,7 @@ int main(void) {
   test_bar();
   test_modified_theta_landing();
   test_modified_theta_belt();
+  test_resting();
   test_bad_input();
   fcd_finalize();
   return fcdt_finish("test_integrator");
