@@ -265,6 +265,18 @@ fcd_status fcd_fc_problem_set_param(fcd_fc_problem *p, int key, fcd_real value) 
   }
 }
 
+/* v = M^-1 (H r + f) with the factor of M (global problems): the one place the global
+ * velocity is formed */
+static fcd_status global_velocity(fcd_fc_problem *p, const fcd_real *r, fcd_real *v) {
+  for (fcd_index i = 0; i < p->ndofs; i++) {
+    fcd_real s = p->f[i];
+    for (fcd_index k = p->H.rowptr[i]; k < p->H.rowptr[i + 1]; k++)
+      s += p->H.val[k] * r[p->H.col[k]];
+    v[i] = s;
+  }
+  return fcd__factor_solve(p->mfac, 1, v, v);
+}
+
 /* W = H^T M^-1 H and q = H^T M^-1 f + w, assembled once (columns of H in blocks, dense
  * solves with the CHOLMOD factor of M, exact zeros dropped so that a block-diagonal M
  * keeps W sparse). */
@@ -396,13 +408,7 @@ typedef struct {
 static fcd_status mf_apply(void *ctx, const fcd_real *r, fcd_real *u) {
   mf_ctx *c = ctx;
   fcd_fc_problem *p = c->p;
-  for (fcd_index i = 0; i < p->ndofs; i++) {
-    fcd_real s = p->f[i];
-    for (fcd_index k = p->H.rowptr[i]; k < p->H.rowptr[i + 1]; k++)
-      s += p->H.val[k] * r[p->H.col[k]];
-    c->v[i] = s;
-  }
-  FCD_TRY(fcd__factor_solve(p->mfac, 1, c->v, c->v));
+  FCD_TRY(global_velocity(p, r, c->v));
   memcpy(u, p->w, (size_t)p->m * sizeof *u);
   for (fcd_index i = 0; i < p->ndofs; i++)
     for (fcd_index k = p->H.rowptr[i]; k < p->H.rowptr[i + 1]; k++)
@@ -481,16 +487,7 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
     st = fcd__err(p->sys, FCD_E_NOT_CONVERGED,
                   "contact solver did not reach %.3g in %lld iterations (residual %.3e)",
                   p->opts.tol, (long long)p->last.iterations, p->last.residual);
-  if (st == FCD_OK && v) {
-    /* v = M^-1 (H r + f) */
-    for (fcd_index i = 0; i < p->ndofs; i++) {
-      fcd_real s = p->f[i];
-      for (fcd_index k = p->H.rowptr[i]; k < p->H.rowptr[i + 1]; k++)
-        s += p->H.val[k] * p->last_r[p->H.col[k]];
-      v[i] = s;
-    }
-    st = fcd__factor_solve(p->mfac, 1, v, v);
-  }
+  if (st == FCD_OK && v) st = global_velocity(p, p->last_r, v);
   if (st == FCD_OK) {
     if (p->m) memcpy(r, p->last_r, (size_t)p->m * sizeof *r);
     if (u && p->m) memcpy(u, uw, (size_t)p->m * sizeof *u);
@@ -626,15 +623,7 @@ fcd_status fcd_fc_problem_write_fclib(fcd_fc_problem *p, const char *path, const
     }
     fcd__fc_local l = local_view(p);
     fcd__fc_matvec(&l, r, u);
-    if (p->global) {
-      for (fcd_index i = 0; i < p->ndofs; i++) {
-        fcd_real s = p->f[i];
-        for (fcd_index k = p->H.rowptr[i]; k < p->H.rowptr[i + 1]; k++)
-          s += p->H.val[k] * r[p->H.col[k]];
-        v[i] = s;
-      }
-      if ((st = fcd__factor_solve(p->mfac, 1, v, v)) != FCD_OK) goto done;
-    }
+    if (p->global && (st = global_velocity(p, r, v)) != FCD_OK) goto done;
   }
   if (p->global) {
     st = fcd__fclib_write(p->sys, path, p->dim, p->nc, NULL, NULL, &p->sys->mat[FCD_MASS],
