@@ -33,6 +33,12 @@ typedef struct {
   int converged;
 } fcd__fc_result;
 
+/* The contact-solver options, validated once for every object that carries them
+ * (contact problems, integrators). */
+typedef enum { FCD__OPT_SOLVER, FCD__OPT_TOL, FCD__OPT_MAX_ITER, FCD__OPT_OMEGA } fcd__fc_opt;
+fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt which,
+                            fcd_real value);
+
 void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u);
 fcd_real fcd__fc_qnorm(const fcd__fc_local *p);
 fcd_real fcd__fc_error(const fcd__fc_local *p, const fcd_real *r, const fcd_real *u);

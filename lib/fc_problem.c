@@ -238,28 +238,12 @@ fcd_status fcd_fc_problem_create_global(int dim, fcd_index ndofs, fcd_index ncon
 fcd_status fcd_fc_problem_set_param(fcd_fc_problem *p, int key, fcd_real value) {
   if (!valid(p)) return FCD_E_INVALID_ARG;
   switch (key) {
-  case FCD_FC_PARAM_SOLVER:
-    if (value != FCD_FC_AUTO && value != FCD_FC_FIXED_POINT && value != FCD_FC_NSGS &&
-        value != FCD_FC_NEWTON)
-      return fcd__err(p->sys, FCD_E_INVALID_ARG, "unknown contact solver %g", value);
-    p->opts.solver = (int)value;
-    return FCD_OK;
-  case FCD_FC_PARAM_TOLERANCE:
-    if (!isfinite(value) || value <= 0)
-      return fcd__err(p->sys, FCD_E_INVALID_ARG, "tolerance %g must be > 0", value);
-    p->opts.tol = value;
-    return FCD_OK;
+  case FCD_FC_PARAM_SOLVER: return fcd__fc_opts_set(p->sys, &p->opts, FCD__OPT_SOLVER, value);
+  case FCD_FC_PARAM_TOLERANCE: return fcd__fc_opts_set(p->sys, &p->opts, FCD__OPT_TOL, value);
   case FCD_FC_PARAM_MAX_ITER:
-    if (!isfinite(value) || value < 1 || value > 1e12 || value != floor(value))
-      return fcd__err(p->sys, FCD_E_INVALID_ARG, "iteration cap %g must be a positive "
-                      "integer", value);
-    p->opts.max_iter = (fcd_index)value;
-    return FCD_OK;
+    return fcd__fc_opts_set(p->sys, &p->opts, FCD__OPT_MAX_ITER, value);
   case FCD_FC_PARAM_RELAXATION:
-    if (!isfinite(value) || value <= 0 || value >= 2)
-      return fcd__err(p->sys, FCD_E_INVALID_ARG, "relaxation %g must lie in (0, 2)", value);
-    p->opts.omega = value;
-    return FCD_OK;
+    return fcd__fc_opts_set(p->sys, &p->opts, FCD__OPT_OMEGA, value);
   default:
     return fcd__err(p->sys, FCD_E_UNSUPPORTED, "unknown contact-problem parameter key %d", key);
   }

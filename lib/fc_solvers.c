@@ -5,6 +5,35 @@
 #include <math.h>
 #include <string.h>
 
+fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt which,
+                            fcd_real value) {
+  switch (which) {
+  case FCD__OPT_SOLVER:
+    if (value != FCD_FC_AUTO && value != FCD_FC_FIXED_POINT && value != FCD_FC_NSGS &&
+        value != FCD_FC_NEWTON)
+      return fcd__err(sink, FCD_E_INVALID_ARG, "unknown contact solver %g", value);
+    o->solver = (int)value;
+    return FCD_OK;
+  case FCD__OPT_TOL:
+    if (!isfinite(value) || value <= 0)
+      return fcd__err(sink, FCD_E_INVALID_ARG, "tolerance %g must be > 0", value);
+    o->tol = value;
+    return FCD_OK;
+  case FCD__OPT_MAX_ITER:
+    if (!isfinite(value) || value < 1 || value > 1e12 || value != floor(value))
+      return fcd__err(sink, FCD_E_INVALID_ARG, "iteration cap %g must be a positive integer",
+                      value);
+    o->max_iter = (fcd_index)value;
+    return FCD_OK;
+  case FCD__OPT_OMEGA:
+    if (!isfinite(value) || value <= 0 || value >= 2)
+      return fcd__err(sink, FCD_E_INVALID_ARG, "relaxation %g must lie in (0, 2)", value);
+    o->omega = value;
+    return FCD_OK;
+  }
+  return fcd__err(sink, FCD_E_INTERNAL, "unknown contact-solver option %d", (int)which);
+}
+
 /* ---- residual (Siconos' measure) ---------------------------------------------- */
 
 void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u) {

@@ -133,23 +133,10 @@ fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_real value)
       return fcd__err(sys, FCD_E_INVALID_ARG, "theta = %g must lie in (0, 1]", value);
     it->theta = value;
     return FCD_OK;
-  case FCD_PARAM_TOLERANCE:
-    if (!isfinite(value) || value <= 0)
-      return fcd__err(sys, FCD_E_INVALID_ARG, "tolerance %g must be > 0", value);
-    it->opts.tol = value;
-    return FCD_OK;
-  case FCD_PARAM_MAX_ITER:
-    if (!isfinite(value) || value < 1 || value != floor(value) || value > 1e12)
-      return fcd__err(sys, FCD_E_INVALID_ARG, "iteration cap %g must be a positive integer",
-                      value);
-    it->opts.max_iter = (fcd_index)value;
-    return FCD_OK;
+  case FCD_PARAM_TOLERANCE: return fcd__fc_opts_set(sys, &it->opts, FCD__OPT_TOL, value);
+  case FCD_PARAM_MAX_ITER: return fcd__fc_opts_set(sys, &it->opts, FCD__OPT_MAX_ITER, value);
   case FCD_PARAM_CONTACT_SOLVER:
-    if (value != FCD_FC_AUTO && value != FCD_FC_FIXED_POINT && value != FCD_FC_NSGS &&
-        value != FCD_FC_NEWTON)
-      return fcd__err(sys, FCD_E_INVALID_ARG, "unknown contact solver %g", value);
-    it->opts.solver = (int)value;
-    return FCD_OK;
+    return fcd__fc_opts_set(sys, &it->opts, FCD__OPT_SOLVER, value);
   default:
     return fcd__err(sys, FCD_E_UNSUPPORTED, "unknown integrator parameter key %d", key);
   }
