@@ -28,18 +28,13 @@ fcd_status fcd_system_check_spd(fcd_system *sys, fcd_matrix_kind which) {
     return fcd__err(sys, FCD_E_STATE, "check_spd: every dof is prescribed");
   fcd__factor *f;
   FCD_TRY(fcd__factor_create(sys, FCD__FACTOR_SPD, &f));
-  /* The explicit damping matrix alone, not the Rayleigh-augmented operator. */
-  fcd_real a = which == FCD_MASS, c = which == FCD_STIFFNESS;
-  fcd_status st = FCD_OK;
-  if (which == FCD_DAMPING) {
-    fcd_real ra = sys->ray_alpha, rb = sys->ray_beta;
-    sys->ray_alpha = sys->ray_beta = 0.0;
-    st = fcd__factor_combination(f, 0.0, 1.0, 0.0);
-    sys->ray_alpha = ra;
-    sys->ray_beta = rb;
-  } else {
-    st = fcd__factor_combination(f, a, 0.0, c);
-  }
+  /* The explicit damping matrix alone, not the Rayleigh-augmented operator: the
+   * combination scales M by a + b alpha and K by c + b beta, which -alpha and -beta
+   * cancel exactly. */
+  int damp = which == FCD_DAMPING;
+  fcd_real a = which == FCD_MASS ? 1.0 : (damp ? -sys->ray_alpha : 0.0);
+  fcd_real c = which == FCD_STIFFNESS ? 1.0 : (damp ? -sys->ray_beta : 0.0);
+  fcd_status st = fcd__factor_combination(f, a, damp ? 1.0 : 0.0, c);
   fcd__factor_destroy(f);
   if (st == FCD_E_NOT_SPD) {
     char detail[FCD_ERRMSG_CAP];

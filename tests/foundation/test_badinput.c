@@ -210,6 +210,16 @@ int main(void) {
   CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_MASS, 4, mr, mc, mgood, FCD_COO_UPPER), FCD_OK);
   CHECK_ST(fcd_system_check_spd(sys, FCD_MASS), FCD_OK);
   CHECK_ST(fcd_system_check_spd(sys, FCD_DAMPING), FCD_E_STATE);
+  /* the check is on C itself: Rayleigh damping (alpha M, here large) must not mask an
+   * indefinite C, nor spoil a definite one */
+  const double cneg[4] = {1, -1, 1, 1}, cpos[4] = {1, 2, 3, 4};
+  CHECK_ST(fcd_system_set_rayleigh(sys, 10.0, 0.0), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_DAMPING, 4, mr, mc, cneg, FCD_COO_UPPER), FCD_OK);
+  CHECK_ST(fcd_system_check_spd(sys, FCD_DAMPING), FCD_E_NOT_SPD);
+  CHECK_MSG(sys, "damping matrix restricted to the free dofs is not SPD");
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_DAMPING, 4, mr, mc, cpos, FCD_COO_UPPER), FCD_OK);
+  CHECK_ST(fcd_system_check_spd(sys, FCD_DAMPING), FCD_OK);
+  CHECK_ST(fcd_system_set_rayleigh(sys, 0.0, 0.0), FCD_OK);
   /* an asymmetric matrix given in full storage cannot be checked as SPD */
   const fcd_index ar[2] = {0, 1}, ac[2] = {1, 0};
   const double av[2] = {1, 2};
