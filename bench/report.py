@@ -3,6 +3,8 @@
 import csv, math, os, platform, subprocess, sys
 
 csv_path, log_path, mode = sys.argv[1:4]
+step_log = sys.argv[4] if len(sys.argv) > 4 else None
+dyn_log = sys.argv[5] if len(sys.argv) > 5 else None
 rows = list(csv.DictReader(open(csv_path)))
 cpu = "unknown CPU"
 try:
@@ -43,3 +45,23 @@ for l in summary:
     print("    " + l)
 print("\nTarget (issue 3): fcd's best at most 1.0x Siconos' best on each problem and 0.5x in")
 print("geometric mean over the problems both solve.")
+
+if step_log:
+    print("\n## Time integration: one step against one solve with the factor\n")
+    print("`bench/step_cost`: a plane-strain block of linear triangles (1 m x 1 m, 100 x 100")
+    print("cells, 20,402 dofs, consistent mass, E = 1e7 Pa), its bottom row of 101 nodes on a")
+    print("rigid floor (mu = 0.3), sliding at 0.5 m/s under gravity, Moreau-Jean, h = 1e-4 s.")
+    print("The cost of one step (after the first, which factors the iteration matrix and forms")
+    print("the Delassus operator of every contact once) over one CHOLMOD solve with the factor")
+    print("of the same matrix, steps and solves alternating in blocks, fastest block of each.\n")
+    for l in open(step_log).read().splitlines():
+        print("    " + l)
+    print("\nTarget (issue 4): at most 3.")
+if dyn_log:
+    print("\n## Time integration against Siconos 4.4 (MoreauJeanOSI)\n")
+    print("`bench/dynamics_vs_siconos.py`: two point masses on springs fall on a rigid floor")
+    print("(e = 0.4, mu = 0.3), bounce, slide and stop; theta = 1/2. fcd through ctypes,")
+    print("Siconos through its Python kernel; the same steps in one call on each side")
+    print("(`fcd_integrator_advance`, `TimeStepping.run`), best of 5.\n")
+    for l in open(dyn_log).read().splitlines():
+        print("    " + l)

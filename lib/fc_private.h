@@ -73,4 +73,9 @@ fcd_status fcd__fclib_write(const fcd_system *sink, const char *path, int dim,
                             const fcd_real *f, const fcd_real *w, const fcd_real *mu,
                             const fcd_real *r, const fcd_real *u, const fcd_real *v);
 
+/* Tests only: the largest number of contact directions for which an integrator keeps
+ * the Delassus operator of every contact across steps (0: never, per-step operators). */
+struct fcd_integrator;
+void fcd__integrator_set_wall_limit(struct fcd_integrator *it, fcd_index limit);
+
 #endif

@@ -80,14 +80,26 @@ fcd_index fcd__csr_nnz(const fcd__csr *a) { return a->set ? a->rowptr[a->n] : 0;
 
 void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y) {
   if (!a->set || alpha == 0.0) return;
+  if (!a->upper) {
+    for (fcd_index i = 0; i < a->n; i++) {
+      fcd_real s = 0.0;
+      for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) s += a->val[p] * x[a->col[p]];
+      y[i] += alpha * s;
+    }
+    return;
+  }
+  /* one triangle stored: row i gives y_i and, by symmetry, its column; the loop adds the
+   * diagonal twice (branch-free), the correction after it removes one */
   for (fcd_index i = 0; i < a->n; i++) {
-    fcd_real s = 0.0;
+    fcd_real s = 0.0, dg = 0.0, xi = alpha * x[i];
     for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
       fcd_index j = a->col[p];
-      s += a->val[p] * x[j];
-      if (a->upper && j != i) y[j] += alpha * a->val[p] * x[i];
+      fcd_real v = a->val[p];
+      s += v * x[j];
+      y[j] += v * xi;
+      dg += j == i ? v : 0.0;
     }
-    y[i] += alpha * s;
+    y[i] += alpha * s - dg * xi;
   }
 }
 

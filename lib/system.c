@@ -268,8 +268,8 @@ fcd_status fcd_system_apply(const fcd_system *sys, fcd_matrix_kind which,
   memset(y, 0, (size_t)sys->n * sizeof *y);
   fcd__csr_gaxpy(&sys->mat[which], 1.0, x, y);
   if (which == FCD_DAMPING) {
-    fcd__csr_gaxpy(&sys->mat[FCD_MASS], sys->ray_alpha, x, y);
-    fcd__csr_gaxpy(&sys->mat[FCD_STIFFNESS], sys->ray_beta, x, y);
+    if (sys->ray_alpha != 0) fcd__csr_gaxpy(&sys->mat[FCD_MASS], sys->ray_alpha, x, y);
+    if (sys->ray_beta != 0) fcd__csr_gaxpy(&sys->mat[FCD_STIFFNESS], sys->ray_beta, x, y);
   }
   return FCD_OK;
 }

@@ -1,9 +1,10 @@
 #!/bin/sh
-# Installs the Debian 12 packages fcd needs to build, test and run its demo.
+# Installs the Debian 12 packages fcd needs to build, test, run its demo and its benchmarks.
 set -eu
 pkgs="meson ninja-build pkg-config gcc g++ python3
       libsuitesparse-dev petsc-dev slepc-dev libopenblas-dev
-      liblapacke-dev libfclib-dev libsiconos-numerics-dev gnuplot-nox binutils"
+      liblapacke-dev libfclib-dev libsiconos-numerics-dev gnuplot-nox binutils
+      python3-siconos python3-numpy"
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO apt-get update -qq

@@ -6,7 +6,9 @@
  *  - FCD_SCHEME_MOREAU_JEAN: theta scheme on velocities, Newton impact law on the normal
  *    part, Coulomb on the end-of-step velocity, contacts activated by the predicted gap;
  *  - FCD_SCHEME_FREMOND (seed 004, eqs. 63-64): Newton on the normal part, Coulomb on the
- *    theta-average velocity, contacts activated only when also approaching;
+ *    theta-average velocity, contacts activated by the predicted gap;
+ *  in both, restitution applies only to contacts approaching at the start of the step
+ *  (docs/dynamics.md explains why);
  *  - FCD_SCHEME_MODIFIED_THETA (seed 003, eqs. 22-25): contact evaluated on the predicted
  *    gap, friction on the velocity relative to the imposed sliding velocity v_g, solved
  *    by default with the projected fixed point of the seed.

@@ -1,0 +1,187 @@
+/* The cost of one integrator step on a large 2D elastic block, in units of one solve
+ * with the CHOLMOD factor of the same iteration matrix, measured in the same run.
+ *
+ * The block: plane strain, linear triangles, nx x ny cells of a 1 m x 1 m square
+ * (default 100 x 100: 20,402 dofs), consistent mass, E = 1e7 Pa, nu = 0.3,
+ * rho = 1000 kg/m^3, gravity. Its bottom row of nodes (nx + 1 contacts) touches a rigid
+ * floor with mu = 0.3; it starts undeformed on the floor sliding at 0.5 m/s, so gravity
+ * keeps the contacts closed and friction decelerates it (mu g: it slides for 0.17 s,
+ * longer than the measured steps), the costly case of a step: every contact in the
+ * local problem. The step cost excludes the first step (factorization and the Delassus
+ * operator of every contact, reported separately).
+ *
+ * usage: step_cost [--nx N] [--ny N] [--steps N] [--scheme mj|fremond|mtheta]
+ * Prints `ratio step_vs_solve X` (target <= 3) and details on stderr. */
+#include <fcd/fcd.h>
+
+#include "fcd_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void die(const char *what, fcd_system *sys, fcd_status st) {
+  fprintf(stderr, "step_cost: %s: %s (%s)\n", what, fcd_status_str(st),
+          sys ? fcd_system_last_error(sys) : "");
+  exit(1);
+}
+
+#define TRY(what, call)                                                                \
+  do {                                                                                 \
+    fcd_status st_ = (call);                                                           \
+    if (st_ != FCD_OK) die(what, sys, st_);                                            \
+  } while (0)
+
+int main(int argc, char **argv) {
+  int nx = 100, ny = 100, steps = 200;
+  fcd_scheme scheme = FCD_SCHEME_MOREAU_JEAN;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--nx") && i + 1 < argc) nx = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--ny") && i + 1 < argc) ny = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--scheme") && i + 1 < argc) {
+      const char *s = argv[++i];
+      scheme = !strcmp(s, "fremond")  ? FCD_SCHEME_FREMOND
+               : !strcmp(s, "mtheta") ? FCD_SCHEME_MODIFIED_THETA
+                                      : FCD_SCHEME_MOREAU_JEAN;
+    } else {
+      fprintf(stderr, "usage: step_cost [--nx N] [--ny N] [--steps N] "
+                      "[--scheme mj|fremond|mtheta]\n");
+      return 2;
+    }
+  }
+  const double E = 1e7, nu = 0.3, rho = 1000, Lx = 1, Ly = 1, g = 9.81;
+  const double hx = Lx / nx, hy = Ly / ny;
+  fcd_index nn = (fcd_index)(nx + 1) * (ny + 1), n = 2 * nn;
+  /* plane strain elasticity */
+  double c = E / ((1 + nu) * (1 - 2 * nu));
+  double D[3][3] = {{c * (1 - nu), c * nu, 0}, {c * nu, c * (1 - nu), 0},
+                    {0, 0, c * (1 - 2 * nu) / 2}};
+  size_t cap = (size_t)nx * ny * 2 * 21;
+  fcd_index *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci);
+  double *kv = malloc(cap * sizeof *kv), *mv = malloc(cap * sizeof *mv);
+  size_t ne = 0;
+  double *f = calloc((size_t)n, sizeof *f);
+  for (int j = 0; j < ny; j++)
+    for (int i = 0; i < nx; i++) {
+      fcd_index a = (fcd_index)j * (nx + 1) + i, b = a + 1, cc = a + nx + 1, dd = cc + 1;
+      fcd_index tri[2][3] = {{a, b, dd}, {a, dd, cc}};
+      for (int t = 0; t < 2; t++) {
+        double x[3], y[3];
+        for (int k = 0; k < 3; k++) {
+          x[k] = (double)(tri[t][k] % (nx + 1)) * hx;
+          y[k] = (double)(tri[t][k] / (nx + 1)) * hy;
+        }
+        double A2 = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+        double A = 0.5 * A2;
+        double bb[3] = {y[1] - y[2], y[2] - y[0], y[0] - y[1]};
+        double gg[3] = {x[2] - x[1], x[0] - x[2], x[1] - x[0]};
+        double B[3][6] = {{0}};
+        for (int k = 0; k < 3; k++) {
+          B[0][2 * k] = bb[k] / A2;
+          B[1][2 * k + 1] = gg[k] / A2;
+          B[2][2 * k] = gg[k] / A2;
+          B[2][2 * k + 1] = bb[k] / A2;
+        }
+        for (int p = 0; p < 6; p++)
+          for (int q = p; q < 6; q++) {
+            double s = 0;
+            for (int r = 0; r < 3; r++)
+              for (int u = 0; u < 3; u++) s += B[r][p] * D[r][u] * B[u][q];
+            fcd_index dp = 2 * tri[t][p / 2] + p % 2, dq = 2 * tri[t][q / 2] + q % 2;
+            double m = (p % 2 == q % 2) ? rho * A / 12.0 * (p / 2 == q / 2 ? 2 : 1) : 0;
+            ri[ne] = dp < dq ? dp : dq;
+            ci[ne] = dp < dq ? dq : dp;
+            kv[ne] = s * A;
+            mv[ne] = m;
+            ne++;
+          }
+        for (int k = 0; k < 3; k++) f[2 * tri[t][k] + 1] -= rho * A * g / 3;
+      }
+    }
+  fcd_system *sys = NULL;
+  TRY("create", fcd_system_create(n, &sys));
+  TRY("stiffness", fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, (fcd_index)ne, ri, ci, kv,
+                                             FCD_COO_UPPER));
+  TRY("mass", fcd_system_set_matrix_coo(sys, FCD_MASS, (fcd_index)ne, ri, ci, mv,
+                                        FCD_COO_UPPER));
+  TRY("load", fcd_system_set_load(sys, f));
+  fcd_contact_set *cs = NULL;
+  TRY("contact set", fcd_contact_set_create(sys, 2, &cs));
+  const double nrm[2] = {0, -1}, tan[2] = {1, 0};
+  for (int i = 0; i <= nx; i++) {
+    fcd_index dofs[2] = {2 * i, 2 * i + 1};
+    TRY("contact", fcd_contact_set_add_rigid(cs, dofs, nrm, tan, 0.0, 0.3, NULL));
+  }
+  double *u = calloc((size_t)n, sizeof *u), *v = calloc((size_t)n, sizeof *v);
+  for (fcd_index k = 0; k < nn; k++) {
+    v[2 * k] = 0.5;
+    v[2 * k + 1] = 0.0;
+  }
+  const double h = 1e-4, theta = 0.5;
+  fcd_integrator *it = NULL;
+  TRY("integrator", fcd_integrator_create(sys, cs, scheme, &it));
+  TRY("step", fcd_integrator_set_param(it, FCD_PARAM_STEP, h));
+  TRY("theta", fcd_integrator_set_param(it, FCD_PARAM_THETA, theta));
+  TRY("tolerance", fcd_integrator_set_param(it, FCD_PARAM_TOLERANCE, 1e-8));
+  TRY("state", fcd_integrator_set_state(it, 0, u, v));
+  double t0 = now();
+  TRY("first step", fcd_integrator_step(it));
+  double first = now() - t0;
+  /* one solve with a CHOLMOD factor of the same matrix M + h theta C + h^2 theta^2 K */
+  fcd__factor *fac = NULL;
+  TRY("factor", fcd__factor_create(sys, FCD__FACTOR_SPD, &fac));
+  TRY("factor", fcd__factor_combination(fac, 1.0, h * theta, h * h * theta * theta));
+  fcd_index nf = fcd__factor_size(fac);
+  double *b = malloc((size_t)nf * sizeof *b);
+  for (fcd_index k = 0; k < nf; k++) b[k] = sin(0.1 * (double)k);
+  /* steps and solves alternate in blocks; the fastest block of each is kept, the
+   * estimate least disturbed by other load on a shared machine */
+  const int blocks = 10, per = steps / blocks > 0 ? steps / blocks : 1;
+  double per_step = INFINITY, per_solve = INFINITY;
+  for (int blk = 0; blk < blocks; blk++) {
+    t0 = now();
+    for (int s = 0; s < per; s++) TRY("step", fcd_integrator_step(it));
+    per_step = fmin(per_step, (now() - t0) / per);
+    t0 = now();
+    for (int s = 0; s < per; s++) TRY("solve", fcd__factor_solve(fac, 1, b, b));
+    per_solve = fmin(per_solve, (now() - t0) / per);
+  }
+  int *status = malloc((size_t)(nx + 1) * sizeof *status);
+  TRY("status", fcd_integrator_get_contact_status(it, status));
+  int open = 0, stick = 0, slip = 0;
+  for (int i = 0; i <= nx; i++) {
+    open += status[i] == FCD_CONTACT_OPEN;
+    stick += status[i] == FCD_CONTACT_STICK;
+    slip += status[i] == FCD_CONTACT_SLIP;
+  }
+  fprintf(stderr,
+          "step_cost: %lld dofs, %d contacts (last step: %d open, %d stick, %d slip), "
+          "%d steps in %d blocks\n  first step %.4f s (%.1f solves), step %.3e s, solve %.3e s\n",
+          (long long)n, nx + 1, open, stick, slip, blocks * per, blocks, first, first / per_solve, per_step,
+          per_solve);
+  printf("ratio step_vs_solve %.3f\n", per_step / per_solve);
+  fcd__factor_destroy(fac);
+  fcd_integrator_destroy(it);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  free(ri);
+  free(ci);
+  free(kv);
+  free(mv);
+  free(f);
+  free(u);
+  free(v);
+  free(b);
+  free(status);
+  fcd_finalize();
+  return 0;
+}
