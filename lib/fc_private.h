@@ -73,6 +73,31 @@ fcd_status fcd__fclib_write(const fcd_system *sink, const char *path, int dim,
                             const fcd_real *f, const fcd_real *w, const fcd_real *mu,
                             const fcd_real *r, const fcd_real *u, const fcd_real *v);
 
+/* W = H A^-1 H^T, dense row-major m x m (m = H->n), for A factored in fac on the free
+ * dofs; every column of H must be a free dof (fcd__contact_dofs_free). */
+fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
+                               fcd_real *W);
+/* FCD_E_STATE naming the dof when a contact dof has been prescribed after the contact
+ * was added. */
+fcd_status fcd__contact_dofs_free(const fcd_system *sys, const fcd__csr *H);
+
+/* ---- contact states (contact_state.c): the one place for reaction signs and slip
+ * directions ---- */
+#include "fcd/fcd_equilibrium.h"
+fcd_real fcd__tnorm(int d, const fcd_real *x); /* norm of the tangential part of x */
+/* s = -r_T / norm(r_T) (d - 1 entries; zero when r_T = 0) */
+void fcd__slip_from_reaction(int d, const fcd_real *r, fcd_real *s);
+/* s = -vg / norm(vg); 0 when vg vanishes */
+int fcd__slip_from_sliding_velocity(int d, const fcd_real *vg, fcd_real *s);
+/* fcd_equilibrium_set of one contact: gapres = u_N - g, r its reaction */
+int fcd__classify_contact(int d, fcd_real mu, fcd_real gapres, const fcd_real *r,
+                          fcd_real tol, fcd_real scale_u, fcd_real scale_r);
+
+/* ---- Lemke's method (lemke.c) ---- */
+enum { FCD__LEMKE_OK = 0, FCD__LEMKE_RAY = 1, FCD__LEMKE_CAP = 2, FCD__LEMKE_NOMEM = 3 };
+int fcd__lemke(fcd_index m, const fcd_real *A, const fcd_real *q, fcd_real *z,
+               fcd_index max_pivots, fcd_index *pivots);
+
 /* Tests only: the largest number of contact directions for which an integrator keeps
  * the Delassus operator of every contact across steps (0: never, per-step operators). */
 struct fcd_integrator;

@@ -16,6 +16,7 @@
  * The seed's sign convention is the opposite of fcd's for local vectors; these relations
  * are linear in them, so they hold unchanged in fcd's convention. */
 #include "fc_private.h"
+#include "fcd/fcd_equilibrium.h"
 #include "fcd/fcd_integrator.h"
 
 #include <math.h>
@@ -63,6 +64,7 @@ struct fcd_integrator {
    * end-of-step energies need them anyway), valid while the system's values are those
    * of carry_ver: a step then applies each matrix once. */
   fcd_real *Mv, *Ku, *Kv, *Cv;
+  fcd_equilibrium *eq; /* the quasistatic scheme's incremental problems */
   int carry_ok;
   uint64_t carry_ver;
   work ws; /* X unused here: per step */
@@ -138,14 +140,15 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
     return fcd__err(sys, FCD_E_INVALID_ARG,
                     "integrator_create: the contact set is invalid or belongs to another system");
-  if (scheme == FCD_SCHEME_QUASISTATIC)
-    return fcd__err(sys, FCD_E_UNSUPPORTED, "the quasistatic scheme is not implemented in "
-                    "this release (Moreau-Jean, modified theta and Fremond are)");
   if (scheme != FCD_SCHEME_MOREAU_JEAN && scheme != FCD_SCHEME_FREMOND &&
-      scheme != FCD_SCHEME_MODIFIED_THETA)
+      scheme != FCD_SCHEME_MODIFIED_THETA && scheme != FCD_SCHEME_QUASISTATIC)
     return fcd__err(sys, FCD_E_INVALID_ARG, "unknown scheme %d", (int)scheme);
-  if (!sys->mat[FCD_MASS].set)
+  int qs = scheme == FCD_SCHEME_QUASISTATIC;
+  if (!qs && !sys->mat[FCD_MASS].set)
     return fcd__err(sys, FCD_E_STATE, "integrator_create: the system has no mass matrix");
+  if (qs && !sys->mat[FCD_STIFFNESS].set)
+    return fcd__err(sys, FCD_E_STATE, "integrator_create: the quasistatic scheme needs a "
+                    "stiffness matrix");
   fcd_integrator *it = fcd__calloc(1, sizeof *it);
   if (!it) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating an integrator");
   it->sys = sys;
@@ -171,6 +174,11 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   fcd_status st = (it->u && it->v && it->p && it->status && it->Mv)
                       ? fcd__factor_create(sys, FCD__FACTOR_SPD, &it->fac)
                       : FCD_E_NOMEM;
+  if (st == FCD_OK && qs) {
+    st = fcd_equilibrium_create(sys, cs, &it->eq);
+    if (st == FCD_OK) st = fcd_equilibrium_set_param(it->eq, FCD_PARAM_TOLERANCE, 1e-12);
+    if (st != FCD_OK) fcd__factor_destroy(it->fac);
+  }
   if (st != FCD_OK) {
     fcd__free(it->u);
     fcd__free(it->v);
@@ -192,6 +200,7 @@ void fcd_integrator_destroy(fcd_integrator *it) {
   fcd_system *sys = it->sys;
   fcd_contact_set *cs = it->cs;
   fcd__factor_destroy(it->fac);
+  fcd_equilibrium_destroy(it->eq);
   fcd__free(it->u);
   fcd__free(it->v);
   fcd__free(it->p);
@@ -219,10 +228,15 @@ fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_real value)
       return fcd__err(sys, FCD_E_INVALID_ARG, "theta = %g must lie in (0, 1]", value);
     it->theta = value;
     return FCD_OK;
-  case FCD_PARAM_TOLERANCE: return fcd__fc_opts_set(sys, &it->opts, FCD__OPT_TOL, value);
-  case FCD_PARAM_MAX_ITER: return fcd__fc_opts_set(sys, &it->opts, FCD__OPT_MAX_ITER, value);
-  case FCD_PARAM_CONTACT_SOLVER:
-    return fcd__fc_opts_set(sys, &it->opts, FCD__OPT_SOLVER, value);
+  case FCD_PARAM_TOLERANCE:
+  case FCD_PARAM_MAX_ITER:
+  case FCD_PARAM_CONTACT_SOLVER: {
+    fcd__fc_opt o = key == FCD_PARAM_TOLERANCE  ? FCD__OPT_TOL
+                    : key == FCD_PARAM_MAX_ITER ? FCD__OPT_MAX_ITER
+                                                : FCD__OPT_SOLVER;
+    FCD_TRY(fcd__fc_opts_set(sys, &it->opts, o, value));
+    return it->eq ? fcd_equilibrium_set_param(it->eq, key, value) : FCD_OK;
+  }
   default:
     return fcd__err(sys, FCD_E_UNSUPPORTED, "unknown integrator parameter key %d", key);
   }
@@ -239,10 +253,11 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
                                     const fcd_real *v) {
   CHECK_IT(it);
   fcd_system *sys = it->sys;
-  if (!u || !v) return fcd__err(sys, FCD_E_INVALID_ARG, "set_state: %s is NULL", !u ? "u" : "v");
+  if (!u || (!v && !it->eq))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "set_state: %s is NULL", !u ? "u" : "v");
   if (!isfinite(t)) return fcd__err(sys, FCD_E_INVALID_ARG, "set_state: time is not finite");
   for (fcd_index i = 0; i < sys->n; i++)
-    if (!isfinite(u[i]) || !isfinite(v[i]))
+    if (!isfinite(u[i]) || (v && !isfinite(v[i])))
       return fcd__err(sys, FCD_E_INVALID_ARG, "set_state: %s[%lld] is not finite",
                       !isfinite(u[i]) ? "u" : "v", (long long)i);
   fcd_index nc = ncontacts(it);
@@ -264,7 +279,8 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
     fcd__free(loc);
   }
   memcpy(it->u, u, (size_t)sys->n * sizeof *u);
-  memcpy(it->v, v, (size_t)sys->n * sizeof *v);
+  if (v) memcpy(it->v, v, (size_t)sys->n * sizeof *v);
+  else memset(it->v, 0, (size_t)sys->n * sizeof *it->v);
   /* prescribed entries follow the system at t */
   fcd_real *ur = fcd__malloc_array((size_t)sys->nfixed + 1, sizeof *ur);
   fcd_real *vr = fcd__malloc_array((size_t)sys->nfixed + 1, sizeof *vr);
@@ -280,53 +296,31 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
   it->t = t;
   it->carry_ok = 0;
   memset(&it->e, 0, sizeof it->e);
-  it->e.kinetic = 0.5 * quad(sys, FCD_MASS, it->v, w);
+  it->e.kinetic = it->eq ? 0.0 : 0.5 * quad(sys, FCD_MASS, it->v, w);
   it->e.potential = 0.5 * quad(sys, FCD_STIFFNESS, it->u, w);
   if (it->p) memset(it->p, 0, (size_t)(nc * d) * sizeof *it->p);
   it->have_state = 1;
   return FCD_OK;
 }
 
-/* Builds it->wall when the factor or the contact frames moved since it was built.
- * Columns go through the factor in blocks to bound the extra memory to nf x 64. */
+/* Builds it->wall when the factor or the contact frames moved since it was built. */
 static fcd_status wall_ensure(fcd_integrator *it, const fcd__csr *H) {
-  fcd_system *sys = it->sys;
   fcd_index m = H->n, facts = fcd__factor_get_stats(it->fac).factorizations;
   if (it->wall && it->wall_facts == facts && it->wall_csver == it->cs->version) return FCD_OK;
-  fcd_index nf = fcd__factor_size(it->fac), bs = m < 64 ? m : 64;
   fcd__free(it->wall);
   it->wall = fcd__malloc_array((size_t)m * (size_t)m, sizeof *it->wall);
-  fcd_real *X = fcd__malloc_array((size_t)nf * (size_t)bs, sizeof *X);
-  fcd_status st = FCD_OK;
-  if (!it->wall || !X) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory building the Delassus operator of %lld "
-                  "contact directions", (long long)m);
-    goto done;
-  }
-  for (fcd_index j0 = 0; j0 < m; j0 += bs) {
-    fcd_index nb = m - j0 < bs ? m - j0 : bs;
-    memset(X, 0, (size_t)nf * (size_t)nb * sizeof *X);
-    for (fcd_index j = 0; j < nb; j++)
-      for (fcd_index e = H->rowptr[j0 + j]; e < H->rowptr[j0 + j + 1]; e++)
-        X[j * nf + sys->free_of[H->col[e]]] += H->val[e];
-    if ((st = fcd__factor_solve(it->fac, nb, X, X)) != FCD_OK) goto done;
-    for (fcd_index i = 0; i < m; i++)
-      for (fcd_index j = 0; j < nb; j++) {
-        fcd_real s = 0;
-        for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
-          s += H->val[e] * X[j * nf + sys->free_of[H->col[e]]];
-        it->wall[i * m + j0 + j] = s;
-      }
-  }
-  it->wall_facts = facts;
-  it->wall_csver = it->cs->version;
-done:
+  if (!it->wall)
+    return fcd__err(it->sys, FCD_E_NOMEM, "out of memory for the Delassus operator of %lld "
+                    "contact directions", (long long)m);
+  fcd_status st = fcd__delassus_dense(it->sys, it->fac, H, it->wall);
   if (st != FCD_OK) {
     fcd__free(it->wall);
     it->wall = NULL;
+    return st;
   }
-  fcd__free(X);
-  return st;
+  it->wall_facts = facts;
+  it->wall_csver = it->cs->version;
+  return FCD_OK;
 }
 
 static fcd_status step_once(fcd_integrator *it, fcd_real h) {
@@ -377,13 +371,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   if (nc > 0) {
     if ((st = fcd__contact_set_operator(it->cs, &H)) != FCD_OK) goto done;
     /* dofs may have been prescribed after the contacts were added */
-    for (fcd_index e = 0; e < H->rowptr[H->n]; e++)
-      if (sys->free_of[H->col[e]] < 0) {
-        st = fcd__err(sys, FCD_E_STATE, "dof %lld of a contact has been prescribed since "
-                      "the contact was added; a contact needs free dofs",
-                      (long long)H->col[e]);
-        goto done;
-      }
+    if ((st = fcd__contact_dofs_free(sys, H)) != FCD_OK) goto done;
     /* active set: predicted gap (u0 + h v0) closed */
     for (fcd_index i = 0; i < n; i++) w.tmp[i] = it->u[i] + h * it->v[i];
     fcd_contact_set_local(it->cs, w.tmp, w.locq);
@@ -614,9 +602,85 @@ void fcd__integrator_set_wall_limit(fcd_integrator *it, fcd_index limit) {
   if (valid(it)) it->wall_limit = limit;
 }
 
+/* One quasistatic step (FCD_SCHEME_QUASISTATIC): the incremental problem at t + h from
+ * the current state, whose tangential displacements are the friction history (seed 000,
+ * section 5.1, eq. 117). Ledger, exact per step: with du = u1 - u0 and the support
+ * reactions R = K u1 - f1 on the prescribed dofs,
+ *   du . K u1 = du . f1 + du_D . R_D + du . H^T r1
+ *   => E_pot(u1) - E_pot(u0) = [du . f1 + du_D . R_D] - [-du_T . r_T] - [-du_N . r_N]
+ *                              - [du . K du / 2],
+ * i.e. external work (loads and prescribed motion), friction dissipation, the work of
+ * closing contacts (>= 0: (u_N0 - g) r_N1 >= 0), and the dissipation of the implicit
+ * (backward Euler) load increment; kinetic energy is zero. */
+static fcd_status qs_step(fcd_integrator *it, fcd_real h) {
+  fcd_system *sys = it->sys;
+  fcd_index n = sys->n, nc = ncontacts(it);
+  int d = cdim(it);
+  fcd_index m = nc * d;
+  fcd_real t1 = it->t + h;
+  FCD_TRY(fcd_equilibrium_set_reference(it->eq, it->u));
+  FCD_TRY(fcd_equilibrium_solve(it->eq, FCD_EQ_STATIC, t1));
+  fcd_real *u1 = fcd__malloc_array((size_t)n, sizeof *u1);
+  fcd_real *f1 = fcd__malloc_array((size_t)n, sizeof *f1);
+  fcd_real *du = fcd__malloc_array((size_t)n, sizeof *du);
+  fcd_real *ku = fcd__malloc_array((size_t)n, sizeof *ku);
+  fcd_real *r = fcd__malloc_array((size_t)m + 1, sizeof *r);
+  fcd_real *dl = fcd__malloc_array((size_t)m + 1, sizeof *dl);
+  fcd_status st = FCD_OK;
+  if (!u1 || !f1 || !du || !ku || !r || !dl) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in a quasistatic step");
+    goto done;
+  }
+  fcd_equilibrium_get_state(it->eq, u1);
+  fcd_equilibrium_get_reactions(it->eq, r);
+  if ((st = fcd_system_eval_load(sys, t1, f1)) != FCD_OK) goto done;
+  for (fcd_index i = 0; i < n; i++) du[i] = u1[i] - it->u[i];
+  fcd_system_apply(sys, FCD_STIFFNESS, u1, ku);
+  fcd_real wext = 0, dnum = 0, dfric = 0, dnorm = 0, pot = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    wext += du[i] * (sys->is_fixed[i] ? ku[i] : f1[i]);
+    pot += u1[i] * ku[i];
+  }
+  fcd_system_apply(sys, FCD_STIFFNESS, du, ku);
+  for (fcd_index i = 0; i < n; i++) dnum += 0.5 * du[i] * ku[i];
+  if (nc > 0) {
+    fcd_contact_set_local(it->cs, du, dl);
+    for (fcd_index c = 0; c < nc; c++) {
+      dnorm -= dl[c * d] * r[c * d];
+      for (int k = 1; k < d; k++) dfric -= dl[c * d + k] * r[c * d + k];
+    }
+    fcd_equilibrium_get_contact_state(it->eq, it->status, NULL);
+    memset(&it->counts, 0, sizeof it->counts);
+    for (fcd_index c = 0; c < nc; c++) {
+      if (it->status[c] == FCD_CONTACT_OPEN) it->counts.open++;
+      else if (it->status[c] == FCD_CONTACT_STICK) it->counts.stick++;
+      else it->counts.slip++;
+    }
+  }
+  it->e.external_work += wext;
+  it->e.friction_dissipation += dfric;
+  it->e.impact_dissipation += dnorm;
+  it->e.numerical_dissipation += dnum;
+  it->e.potential = 0.5 * pot;
+  it->e.kinetic = 0;
+  for (fcd_index i = 0; i < n; i++) it->v[i] = du[i] / h;
+  memcpy(it->u, u1, (size_t)n * sizeof *u1);
+  for (fcd_index i = 0; i < m; i++) it->p[i] = r[i] * h; /* get_reactions divides by h */
+  it->t = t1;
+  it->last_h = h;
+done:
+  fcd__free(u1);
+  fcd__free(f1);
+  fcd__free(du);
+  fcd__free(ku);
+  fcd__free(r);
+  fcd__free(dl);
+  return st;
+}
+
 /* a step, then the observer */
 static fcd_status step_observed(fcd_integrator *it, fcd_real h) {
-  FCD_TRY(step_once(it, h));
+  FCD_TRY(it->eq ? qs_step(it, h) : step_once(it, h));
   if (!it->obs) return FCD_OK;
   fcd_index m = ncontacts(it) * cdim(it);
   fcd_real *r = fcd__malloc_array((size_t)m + 1, sizeof *r);

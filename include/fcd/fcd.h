@@ -15,5 +15,6 @@
 #include <fcd/fcd_contact.h>
 #include <fcd/fcd_fc.h>
 #include <fcd/fcd_integrator.h>
+#include <fcd/fcd_equilibrium.h>
 
 #endif /* FCD_H */

@@ -12,7 +12,11 @@
  *  - FCD_SCHEME_MODIFIED_THETA (seed 003, eqs. 22-25): contact evaluated on the predicted
  *    gap, friction on the velocity relative to the imposed sliding velocity v_g, solved
  *    by default with the projected fixed point of the seed.
- *  FCD_SCHEME_QUASISTATIC is refused with FCD_E_UNSUPPORTED until it lands. */
+ *  - FCD_SCHEME_QUASISTATIC: a sequence of static problems (fcd/fcd_equilibrium.h), one
+ *    per step at t + h, each with the tangential history of the previous state (friction
+ *    on the displacement increment); needs K only (M may be absent), ignores theta and
+ *    the velocities given to set_state (v may be NULL); v reports (u1 - u0) / h and
+ *    get_reactions the contact forces. */
 #ifndef FCD_INTEGRATOR_H
 #define FCD_INTEGRATOR_H
 
@@ -31,7 +35,7 @@ typedef enum {
   FCD_SCHEME_MOREAU_JEAN = 0,    /**< theta scheme, Newton impact law */
   FCD_SCHEME_MODIFIED_THETA = 1, /**< position-level contact, seed 003 */
   FCD_SCHEME_FREMOND = 2,        /**< energy-consistent, seed 004 */
-  FCD_SCHEME_QUASISTATIC = 3     /**< quasistatic evolution (not yet) */
+  FCD_SCHEME_QUASISTATIC = 3     /**< incremental static problems with friction history */
 } fcd_scheme;
 
 /** Parameter keys of fcd_integrator_set_param. */

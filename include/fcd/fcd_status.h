@@ -22,7 +22,8 @@ FCD_BEGIN_DECLS
   X(FCD_E_INTERNAL, -9, "internal error (a bug in fcd)")                            \
   X(FCD_E_FORMAT, -10, "malformed file contents")                                   \
   X(FCD_E_NOT_SPD, -11, "matrix is not symmetric positive definite")                \
-  X(FCD_E_CALLBACK, -12, "a user callback reported failure")
+  X(FCD_E_CALLBACK, -12, "a user callback reported failure")                       \
+  X(FCD_E_NO_SOLUTION, -13, "the problem has no solution for these data")
 
 enum {
 #define FCD_STATUS_ENUM_(name, value, text) name = value,

@@ -35,7 +35,8 @@ static void test_status_and_version(void) {
   /* codes are distinct and negative */
   const int codes[] = {FCD_E_INVALID_ARG, FCD_E_NOMEM,   FCD_E_STATE,   FCD_E_UNSUPPORTED,
                        FCD_E_NOT_CONVERGED, FCD_E_SINGULAR, FCD_E_BACKEND, FCD_E_IO,
-                       FCD_E_INTERNAL, FCD_E_FORMAT, FCD_E_NOT_SPD, FCD_E_CALLBACK};
+                       FCD_E_INTERNAL, FCD_E_FORMAT, FCD_E_NOT_SPD, FCD_E_CALLBACK,
+                       FCD_E_NO_SOLUTION};
   for (size_t i = 0; i < sizeof codes / sizeof *codes; i++) {
     CHECK(codes[i] < 0);
     for (size_t j = 0; j < i; j++) CHECK(codes[i] != codes[j]);

@@ -1,0 +1,35 @@
+/* Signs of reactions and slip directions, in one place: the classification of
+ * equilibrium states (seed 000, section 1.4) and the reduced tangent pair of the
+ * stability analysis (seed 000, eqs. 79-82) both read them from here.
+ *
+ * fcd's convention (docs/conventions.md): the normal points into the obstacle,
+ * u_N - g <= 0, r_N <= 0, and a slipping contact has r_T = mu r_N s with s the unit
+ * slip direction, so s = -r_T / norm(r_T) (friction opposes the slip). This is also
+ * seed 000's convention (its N axis points into the obstacle, r_Np <= 0), in which the
+ * slipping row rule reads row_T + mu sigma(r_T) row_N = row_T - mu s row_N. */
+#include "fc_private.h"
+
+#include <math.h>
+
+fcd_real fcd__tnorm(int d, const fcd_real *x) { return d == 2 ? fabs(x[1]) : hypot(x[1], x[2]); }
+
+void fcd__slip_from_reaction(int d, const fcd_real *r, fcd_real *s) {
+  fcd_real n = fcd__tnorm(d, r);
+  for (int k = 1; k < d; k++) s[k - 1] = n > 0 ? -r[k] / n : 0.0;
+}
+
+int fcd__slip_from_sliding_velocity(int d, const fcd_real *vg, fcd_real *s) {
+  fcd_real n = d == 2 ? fabs(vg[0]) : hypot(vg[0], vg[1]);
+  if (!(n > 0) || !isfinite(n)) return 0;
+  for (int k = 0; k < d - 1; k++) s[k] = -vg[k] / n;
+  return 1;
+}
+
+int fcd__classify_contact(int d, fcd_real mu, fcd_real gapres, const fcd_real *r,
+                          fcd_real tol, fcd_real scale_u, fcd_real scale_r) {
+  if (gapres < -tol * scale_u) return FCD_EQ_SEPARATED;
+  fcd_real rt = fcd__tnorm(d, r);
+  if (-r[0] <= tol * scale_r && rt <= tol * scale_r) return FCD_EQ_GRAZING;
+  if (rt < mu * -r[0] - tol * scale_r) return FCD_EQ_STICK;
+  return FCD_EQ_SLIP;
+}

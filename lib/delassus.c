@@ -1,0 +1,43 @@
+/* Dense Delassus operators W = H A^-1 H^T for the factored operators A of integrators
+ * (M + h theta C + h^2 theta^2 K) and equilibria (K). */
+#include "fc_private.h"
+
+#include <string.h>
+
+fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
+                               fcd_real *W) {
+  fcd_index m = H->n, nf = fcd__factor_size(fac), bs = m < 64 ? m : 64;
+  if (m == 0) return FCD_OK;
+  /* columns go through the factor in blocks: nf x 64 of extra memory at most */
+  fcd_real *X = fcd__malloc_array((size_t)nf * (size_t)bs, sizeof *X);
+  if (!X)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory forming the Delassus operator of %lld "
+                    "contact directions", (long long)m);
+  fcd_status st = FCD_OK;
+  for (fcd_index j0 = 0; j0 < m && st == FCD_OK; j0 += bs) {
+    fcd_index nb = m - j0 < bs ? m - j0 : bs;
+    memset(X, 0, (size_t)nf * (size_t)nb * sizeof *X);
+    for (fcd_index j = 0; j < nb; j++)
+      for (fcd_index e = H->rowptr[j0 + j]; e < H->rowptr[j0 + j + 1]; e++)
+        X[j * nf + sys->free_of[H->col[e]]] += H->val[e];
+    if ((st = fcd__factor_solve(fac, nb, X, X)) != FCD_OK) break;
+    for (fcd_index i = 0; i < m; i++)
+      for (fcd_index j = 0; j < nb; j++) {
+        fcd_real s = 0;
+        for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
+          s += H->val[e] * X[j * nf + sys->free_of[H->col[e]]];
+        W[i * m + j0 + j] = s;
+      }
+  }
+  fcd__free(X);
+  return st;
+}
+
+fcd_status fcd__contact_dofs_free(const fcd_system *sys, const fcd__csr *H) {
+  for (fcd_index e = 0; e < H->rowptr[H->n]; e++)
+    if (sys->free_of[H->col[e]] < 0)
+      return fcd__err(sys, FCD_E_STATE, "dof %lld of a contact has been prescribed since "
+                      "the contact was added; a contact needs free dofs",
+                      (long long)H->col[e]);
+  return FCD_OK;
+}

@@ -1,0 +1,467 @@
+/* Static, quasistatic and steady-sliding equilibria against closed forms and an
+ * independent dense formulation. */
+#include <fcd/fcd.h>
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fcdtest.h"
+
+/* ---- seed 000 Ex. 4.6, the pin-on-flat system (dimensionless) ----
+ * dofs 0 u_D (prescribed), 1 u_theta, 2 u_T, 3 u_N; N points into the obstacle (the
+ * paper's and fcd's convention). With h = H_B/L, rho = R_B/L and F = M g / EA pushing
+ * the pin into the flat, K u = f + r on the free rows reads
+ *   theta: h u_D + (4 rho^2 + h^2) th - h u_T = 0
+ *   T:     -u_D - h th + u_T = r_T = mu s r_N
+ *   N:     6 rho^2 th = F + r_N            (u_N = 0 in contact)
+ * so 4 rho^2 th = h mu s r_N, and
+ *   r_N = -F / (1 - 3/2 mu h s),  th = h mu s r_N / (4 rho^2),
+ *   u_D - u_T = -mu s r_N (1 + h^2 / (4 rho^2)),
+ * the digest's formulas for pulling (s = -1); for pushing (s = +1) no state exists when
+ * 2 - 3 mu h <= 0. */
+static fcd_system *pin_on_flat(double h, double rho, double F, double mu, double uD,
+                               fcd_contact_set **cs) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(4, &sys), FCD_OK);
+  const fcd_index r[8] = {0, 0, 0, 1, 1, 1, 2, 3}, c[8] = {0, 1, 2, 1, 2, 3, 2, 3};
+  const double v[8] = {1, h, -1, 4 * rho * rho + h * h, -h, 6 * rho * rho, 1, 12 * rho * rho};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 8, r, c, v, FCD_COO_UPPER), FCD_OK);
+  const double f[4] = {0, 0, 0, F};
+  CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  const fcd_index fx = 0;
+  CHECK_ST(fcd_system_fix_dofs(sys, 1, &fx, &uD), FCD_OK);
+  CHECK_ST(fcd_contact_set_create(sys, 2, cs), FCD_OK);
+  const fcd_index d[2] = {2, 3};
+  const double n[2] = {0, 1}, t[2] = {1, 0};
+  CHECK_ST(fcd_contact_set_add_rigid(*cs, d, n, t, 0.0, mu, NULL), FCD_OK);
+  return sys;
+}
+
+static void test_pin_on_flat(void) {
+  /* Fig. 9 data, then other geometries and friction levels */
+  const double sets[][4] = {/* mu, F, R_B/L, H_B/L */
+                            {2.2, 0.01, 0.07, 0.1},
+                            {0.5, 0.02, 0.05, 0.2},
+                            {1.0, 0.005, 0.1, 0.3},
+                            {0.3, 0.01, 0.07, 0.1}};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++)
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+      double mu = sets[k][0], F = sets[k][1], rho = sets[k][2], h = sets[k][3], uD = 0.3;
+      fcd_contact_set *cs;
+      fcd_system *sys = pin_on_flat(h, rho, F, mu, uD, &cs);
+      /* the body slides along s = -vg / |vg| */
+      const double vg = -sgn * 0.015;
+      CHECK_ST(fcd_contact_set_set_sliding_velocity(cs, 0, &vg), FCD_OK);
+      fcd_equilibrium *eq;
+      CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+      fcd_status st = fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0);
+      if (2 - 3 * mu * h * sgn <= 0) {
+        CHECK_ST(st, FCD_E_NO_SOLUTION);
+        CHECK_MSG(sys, "no steady sliding state");
+      } else {
+        CHECK_ST(st, FCD_OK);
+        double u[4], rr[2];
+        CHECK_ST(fcd_equilibrium_get_state(eq, u), FCD_OK);
+        CHECK_ST(fcd_equilibrium_get_reactions(eq, rr), FCD_OK);
+        double rN = -F / (1 - 1.5 * mu * h * sgn);
+        double th = h * mu * sgn * rN / (4 * rho * rho);
+        double dT = -mu * sgn * rN * (1 + h * h / (4 * rho * rho));
+        CHECK_CLOSE(rr[0], rN, 1e-12);
+        CHECK_CLOSE(rr[1], mu * sgn * rN, 1e-12);
+        CHECK_CLOSE(u[1], th, 1e-12);
+        CHECK_CLOSE(u[0] - u[2], dT, 1e-12);
+        CHECK(fabs(u[3]) <= 1e-14);
+        CHECK(u[0] == uD);
+        int set, status;
+        double sd;
+        CHECK_ST(fcd_equilibrium_get_contact_sets(eq, &set), FCD_OK);
+        CHECK_ST(fcd_equilibrium_get_contact_state(eq, &status, &sd), FCD_OK);
+        CHECK(set == FCD_EQ_SLIP && status == FCD_CONTACT_SLIP && sd == sgn);
+        double req, rc;
+        CHECK_ST(fcd_equilibrium_get_residual(eq, &req, &rc), FCD_OK);
+        CHECK(req < 1e-13 && rc < 1e-12);
+      }
+      /* the Fig. 9 numbers of the digest */
+      if (k == 0 && sgn == -1) {
+        double rr[2], u[4];
+        fcd_equilibrium_get_reactions(eq, rr);
+        fcd_equilibrium_get_state(eq, u);
+        CHECK(fabs(rr[0] - -0.0075188) < 5e-8);
+        CHECK(fabs(u[1] - 0.084395) < 5e-7);
+        CHECK(fabs(u[0] - u[2] - -0.024981) < 5e-7);
+      }
+      fcd_equilibrium_destroy(eq);
+      fcd_contact_set_destroy(cs);
+      fcd_system_destroy(sys);
+    }
+  /* pushing past the divergence threshold: mu h = 1 > 2/3 */
+  fcd_contact_set *cs;
+  fcd_system *sys = pin_on_flat(0.1, 0.07, 0.01, 10.0, 0.0, &cs);
+  const double vg = -1;
+  CHECK_ST(fcd_contact_set_set_sliding_velocity(cs, 0, &vg), FCD_OK);
+  fcd_equilibrium *eq;
+  CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_E_NO_SOLUTION);
+  CHECK_ST(fcd_equilibrium_get_state(eq, (double[4]){0}), FCD_E_STATE); /* nothing kept */
+  fcd_equilibrium_destroy(eq);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
+/* ---- frictionless contact against a dense primal-dual active-set method ----
+ * min 1/2 u'Ku - f'u subject to n_c . u_c <= g_c, solved in the test by its KKT systems
+ * [K A'; A 0] on the active constraints (LAPACK dgesv), adding the most violated
+ * constraint and dropping a negative multiplier until both are clean. */
+static unsigned rng_state = 12345u;
+static double urand(void) {
+  rng_state = rng_state * 1103515245u + 12345u;
+  return ((rng_state >> 8) & 0xffffff) / (double)0x1000000;
+}
+
+static void active_set_reference(int n, const double *K, const double *f, int nc,
+                                 const double *A, const double *g, double *u, double *lam) {
+  int act[16] = {0};
+  for (int it = 0; it < 100; it++) {
+    int na = 0, idx[16];
+    for (int c = 0; c < nc; c++)
+      if (act[c]) idx[na++] = c;
+    int N = n + na;
+    double *S = calloc((size_t)N * N, sizeof *S), *b = calloc((size_t)N, sizeof *b);
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) S[i * N + j] = K[i * n + j];
+      b[i] = f[i];
+    }
+    for (int a = 0; a < na; a++) {
+      for (int j = 0; j < n; j++) {
+        S[(n + a) * N + j] = A[idx[a] * n + j];
+        S[j * N + n + a] = A[idx[a] * n + j];
+      }
+      b[n + a] = g[idx[a]];
+    }
+    lapack_int ipiv[64];
+    CHECK(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, 1, S, N, ipiv, b, 1) == 0);
+    for (int i = 0; i < n; i++) u[i] = b[i];
+    for (int c = 0; c < nc; c++) lam[c] = 0;
+    for (int a = 0; a < na; a++) lam[idx[a]] = b[n + a]; /* K u + A' lam = f: lam >= 0 */
+    free(S);
+    free(b);
+    int worst = -1;
+    double wv = 1e-13;
+    for (int c = 0; c < nc; c++) {
+      double s = -g[c];
+      for (int j = 0; j < n; j++) s += A[c * n + j] * u[j];
+      if (!act[c] && s > wv) {
+        wv = s;
+        worst = c;
+      }
+    }
+    int neg = -1;
+    for (int c = 0; c < nc; c++)
+      if (act[c] && lam[c] < -1e-13 && (neg < 0 || lam[c] < lam[neg])) neg = c;
+    if (worst < 0 && neg < 0) return;
+    if (worst >= 0) act[worst] = 1;
+    else act[neg] = 0;
+  }
+  CHECK(0 && "reference active-set loop did not finish");
+}
+
+static void test_frictionless_vs_lapack(void) {
+  for (int trial = 0; trial < 20; trial++) {
+    const int n = 12, nc = 5;
+    double B[12 * 12], K[12 * 12], f[12], A[5 * 12], g[5];
+    for (int i = 0; i < n * n; i++) B[i] = urand() - 0.5;
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double s = i == j ? 0.5 : 0.0;
+        for (int k = 0; k < n; k++) s += B[k * n + i] * B[k * n + j];
+        K[i * n + j] = s;
+      }
+    for (int i = 0; i < n; i++) f[i] = 4 * (urand() - 0.5);
+    fcd_system *sys;
+    CHECK_ST(fcd_system_create(n, &sys), FCD_OK);
+    fcd_index r[78], c[78];
+    double v[78];
+    int nz = 0;
+    for (int i = 0; i < n; i++)
+      for (int j = i; j < n; j++) {
+        r[nz] = i;
+        c[nz] = j;
+        v[nz++] = K[i * n + j];
+      }
+    CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, nz, r, c, v, FCD_COO_UPPER), FCD_OK);
+    CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+    fcd_contact_set *cs;
+    CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+    memset(A, 0, sizeof A);
+    for (int k = 0; k < nc; k++) {
+      double a = 6.2831853 * urand(), nn[2] = {cos(a), sin(a)}, tt[2] = {-sin(a), cos(a)};
+      fcd_index d[2] = {2 * k, 2 * k + 1};
+      g[k] = 0.3 * urand();
+      CHECK_ST(fcd_contact_set_add_rigid(cs, d, nn, tt, g[k], 0.0, NULL), FCD_OK);
+      A[k * n + 2 * k] = nn[0];
+      A[k * n + 2 * k + 1] = nn[1];
+    }
+    double uref[12], lam[5];
+    active_set_reference(n, K, f, nc, A, g, uref, lam);
+    fcd_equilibrium *eq;
+    CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+    double u[12], rr[10];
+    CHECK_ST(fcd_equilibrium_get_state(eq, u), FCD_OK);
+    CHECK_ST(fcd_equilibrium_get_reactions(eq, rr), FCD_OK);
+    double scale = 0;
+    for (int i = 0; i < n; i++) scale = fmax(scale, fabs(uref[i]));
+    for (int i = 0; i < n; i++) CHECK(fabs(u[i] - uref[i]) <= 1e-9 * scale);
+    for (int k = 0; k < nc; k++) {
+      CHECK(fabs(rr[2 * k] - -lam[k]) <= 1e-9 * (1 + fabs(lam[k]))); /* r_N = -lambda */
+      CHECK(rr[2 * k + 1] == 0 || fabs(rr[2 * k + 1]) < 1e-14);
+    }
+    fcd_equilibrium_destroy(eq);
+    fcd_contact_set_destroy(cs);
+    fcd_system_destroy(sys);
+  }
+}
+
+/* ---- a point on springs kx, ky pressed by Fy into a flat (y into the obstacle) ----
+ * Static, zero tangential history: open if Fy/ky < g (u = (Fx/kx, Fy/ky)); otherwise
+ * u_y = g, r_N = ky g - Fy; stick if |Fx| <= mu |r_N| (u_x = 0, r_T = -Fx), else slip:
+ * u_x = (Fx - mu |r_N| sgn Fx)/kx, r_T = -mu |r_N| sgn Fx. */
+static fcd_system *point(double kx, double ky, double Fx, double Fy, double g, double mu,
+                         fcd_contact_set **cs) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(2, &sys), FCD_OK);
+  const fcd_index d[2] = {0, 1};
+  const double kv[2] = {kx, ky}, f[2] = {Fx, Fy};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 2, d, d, kv, FCD_COO_UPPER), FCD_OK);
+  CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  CHECK_ST(fcd_contact_set_create(sys, 2, cs), FCD_OK);
+  const double n[2] = {0, 1}, t[2] = {1, 0};
+  CHECK_ST(fcd_contact_set_add_rigid(*cs, d, n, t, g, mu, NULL), FCD_OK);
+  return sys;
+}
+
+static void test_point_static(void) {
+  const double cases[][6] = {/* kx, ky, Fx, Fy, g, mu */
+                             {100, 200, 3, 10, 0.0, 0.5},  {100, 200, 8, 10, 0.0, 0.5},
+                             {100, 200, -8, 10, 0.0, 0.5}, {50, 400, 2, 40, 0.05, 0.3},
+                             {50, 400, 9, 40, 0.05, 0.3},  {50, 400, 2, 10, 0.05, 0.3},
+                             {50, 400, 2, -10, 0.0, 0.3}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    double kx = cases[k][0], ky = cases[k][1], Fx = cases[k][2], Fy = cases[k][3];
+    double g = cases[k][4], mu = cases[k][5];
+    fcd_contact_set *cs;
+    fcd_system *sys = point(kx, ky, Fx, Fy, g, mu, &cs);
+    fcd_equilibrium *eq;
+    CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+    double u[2], r[2], want_u[2], want_r[2];
+    int set, want_set;
+    fcd_equilibrium_get_state(eq, u);
+    fcd_equilibrium_get_reactions(eq, r);
+    fcd_equilibrium_get_contact_sets(eq, &set);
+    if (Fy / ky < g) {
+      want_u[0] = Fx / kx;
+      want_u[1] = Fy / ky;
+      want_r[0] = want_r[1] = 0;
+      want_set = FCD_EQ_SEPARATED;
+    } else {
+      double rn = ky * g - Fy;
+      want_u[1] = g;
+      want_r[0] = rn;
+      if (fabs(Fx) <= mu * fabs(rn)) {
+        want_u[0] = 0;
+        want_r[1] = -Fx;
+        want_set = FCD_EQ_STICK;
+      } else {
+        double sg = Fx > 0 ? 1 : -1;
+        want_u[0] = (Fx - mu * fabs(rn) * sg) / kx;
+        want_r[1] = -mu * fabs(rn) * sg;
+        want_set = FCD_EQ_SLIP;
+      }
+    }
+    for (int i = 0; i < 2; i++) {
+      CHECK(fabs(u[i] - want_u[i]) <= 1e-11 * (1 + fabs(want_u[i])));
+      CHECK(fabs(r[i] - want_r[i]) <= 1e-9 * (1 + fabs(want_r[i])));
+    }
+    CHECK(set == want_set);
+    if (set == FCD_EQ_SLIP) {
+      int status;
+      double sd;
+      fcd_equilibrium_get_contact_state(eq, &status, &sd);
+      CHECK(status == FCD_CONTACT_SLIP && sd == (Fx > 0 ? 1 : -1)); /* slips along Fx */
+    }
+    fcd_equilibrium_destroy(eq);
+    fcd_contact_set_destroy(cs);
+    fcd_system_destroy(sys);
+  }
+}
+
+static const double PI = 3.14159265358979323846;
+
+/* ---- quasistatic: the same point under a cyclic tangential load (a Prandtl element) --
+ * N = Fy pressing (g = 0, so r_N = -N), Fx(t) = 1.5 mu N sin(2 pi t / 4) over one period
+ * in steps of 0.05. Sticking holds u_x while |Fx - kx u_x| <= mu N; slipping keeps
+ * kx u_x = Fx - mu N sgn: loading to the peak gives u_x = 0.5 mu N / kx, unloading
+ * sticks until Fx = kx u_x - mu N = -0.5 mu N, then slips back to u_x = -0.5 mu N / kx
+ * at the negative peak and stays there to the end (Fx returns to 0 within the cone).
+ * A static solve at the final load, without history, gives u_x = 0 instead. */
+typedef struct {
+  double amp;
+} cyc;
+
+static int cyc_load(void *ud, double t, fcd_index n, double *f) {
+  (void)n;
+  f[0] = ((cyc *)ud)->amp * sin(2 * PI * t / 4.0);
+  f[1] = 10.0;
+  return 0;
+}
+
+static void test_quasistatic_cycle(void) {
+  const double kx = 100, ky = 200, N = 10, mu = 0.4;
+  fcd_contact_set *cs;
+  fcd_system *sys = point(kx, ky, 0, 0, 0.0, mu, &cs);
+  const double zero[2] = {0, 0};
+  CHECK_ST(fcd_system_set_load(sys, zero), FCD_OK);
+  cyc data = {1.5 * mu * N};
+  CHECK_ST(fcd_system_set_load_fn(sys, cyc_load, &data), FCD_OK);
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, cs, FCD_SCHEME_QUASISTATIC, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 0.05), FCD_OK);
+  CHECK_ST(fcd_integrator_set_state(it, 0.0, zero, NULL), FCD_OK);
+  double ux_prev = 0, worst = 0;
+  for (int k = 1; k <= 80; k++) {
+    CHECK_ST(fcd_integrator_step(it), FCD_OK);
+    double t, u[2], r[2];
+    fcd_integrator_get_state(it, &t, u, NULL);
+    fcd_integrator_get_reactions(it, r);
+    double Fx = data.amp * sin(2 * PI * t / 4.0);
+    /* the exact incremental answer from the previous displacement */
+    double want = ux_prev;
+    if (Fx - kx * ux_prev > mu * N) want = (Fx - mu * N) / kx;
+    if (Fx - kx * ux_prev < -mu * N) want = (Fx + mu * N) / kx;
+    worst = fmax(worst, fabs(u[0] - want));
+    CHECK(fabs(u[1]) <= 1e-14);
+    CHECK(fabs(r[0] - -N) <= 1e-9);
+    CHECK(fabs(r[1] - (kx * u[0] - Fx)) <= 1e-9);
+    ux_prev = u[0];
+    if (k == 20) CHECK(fabs(u[0] - 0.5 * mu * N / kx) <= 1e-12); /* t = 1: peak */
+  }
+  CHECK(worst <= 1e-12);
+  CHECK(fabs(ux_prev - -0.5 * mu * N / kx) <= 1e-12);
+  /* the ledger closes exactly: potential = work - dissipations */
+  fcd_energy e;
+  CHECK_ST(fcd_integrator_get_energy(it, &e), FCD_OK);
+  double lhs = e.potential, rhs = e.external_work - e.friction_dissipation -
+                                  e.impact_dissipation - e.numerical_dissipation;
+  CHECK(fabs(lhs - rhs) <= 1e-12 * (1 + fabs(e.external_work)));
+  CHECK(e.friction_dissipation > 0);
+  /* path dependence: the static solve at t = 4 (Fx = 0) without history gives u_x = 0 */
+  fcd_equilibrium *eq;
+  CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 4.0), FCD_OK);
+  double u[2];
+  fcd_equilibrium_get_state(eq, u);
+  CHECK(fabs(u[0]) <= 1e-14);
+  /* and with the history of the quasistatic run, the stuck state */
+  const double ref[2] = {ux_prev, 0};
+  CHECK_ST(fcd_equilibrium_set_reference(eq, ref), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 4.0), FCD_OK);
+  fcd_equilibrium_get_state(eq, u);
+  CHECK(fabs(u[0] - ux_prev) <= 1e-14);
+  fcd_equilibrium_destroy(eq);
+  fcd_integrator_destroy(it);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
+static void test_bad_input(void) {
+  fcd_contact_set *cs;
+  fcd_system *sys = point(100, 200, 1, 10, 0.0, 0.3, &cs);
+  fcd_equilibrium *eq = NULL;
+  CHECK_ST(fcd_equilibrium_create(sys, cs, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+  double u[2];
+  CHECK_ST(fcd_equilibrium_get_state(eq, u), FCD_E_STATE);
+  CHECK_MSG(sys, "no equilibrium solved yet");
+  CHECK_ST(fcd_equilibrium_set_param(eq, 4242, 1.0), FCD_E_UNSUPPORTED);
+  CHECK_MSG(sys, "4242");
+  CHECK_ST(fcd_equilibrium_set_param(eq, FCD_EQ_PARAM_CLASSIFY_TOL, 2.0), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_equilibrium_set_param(eq, FCD_PARAM_TOLERANCE, -1.0), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_equilibrium_solve(eq, (fcd_equilibrium_kind)7, 0.0), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, NAN), FCD_E_INVALID_ARG);
+  const double bad[2] = {0, INFINITY};
+  CHECK_ST(fcd_equilibrium_set_reference(eq, bad), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "u_ref[1]");
+  /* steady sliding without sliding velocities */
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_E_STATE);
+  CHECK_MSG(sys, "no sliding velocity");
+  fcd_equilibrium_destroy(eq);
+  /* a solve that cannot converge keeps the previous solution: two coupled points, two
+   * contacts (one contact is solved exactly by any solver in one iteration) */
+  {
+    fcd_system *s2;
+    CHECK_ST(fcd_system_create(4, &s2), FCD_OK);
+    const fcd_index r4[6] = {0, 0, 1, 1, 2, 3}, c4[6] = {0, 2, 1, 3, 2, 3};
+    const double k4[6] = {200, -100, 300, -50, 200, 300}, f4[4] = {20, 40, -5, 60};
+    CHECK_ST(fcd_system_set_matrix_coo(s2, FCD_STIFFNESS, 6, r4, c4, k4, FCD_COO_UPPER),
+             FCD_OK);
+    CHECK_ST(fcd_system_set_load(s2, f4), FCD_OK);
+    fcd_contact_set *c2;
+    CHECK_ST(fcd_contact_set_create(s2, 2, &c2), FCD_OK);
+    const fcd_index a[2] = {0, 1}, b[2] = {2, 3};
+    const double n[2] = {0, 1}, t[2] = {1, 0};
+    CHECK_ST(fcd_contact_set_add_rigid(c2, a, n, t, 0.0, 0.3, NULL), FCD_OK);
+    CHECK_ST(fcd_contact_set_add_rigid(c2, b, n, t, 0.0, 0.3, NULL), FCD_OK);
+    CHECK_ST(fcd_equilibrium_create(s2, c2, &eq), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+    double u0[4], u1[4];
+    fcd_equilibrium_get_state(eq, u0);
+    CHECK_ST(fcd_equilibrium_set_param(eq, FCD_PARAM_CONTACT_SOLVER, FCD_FC_FIXED_POINT),
+             FCD_OK);
+    CHECK_ST(fcd_equilibrium_set_param(eq, FCD_PARAM_MAX_ITER, 1), FCD_OK);
+    const double f5[4] = {-30, 10, 25, 80};
+    CHECK_ST(fcd_system_set_load(s2, f5), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_E_NOT_CONVERGED);
+    CHECK_MSG(s2, "previous solution is kept");
+    fcd_equilibrium_get_state(eq, u1);
+    CHECK(memcmp(u0, u1, sizeof u0) == 0);
+    fcd_equilibrium_destroy(eq);
+    fcd_contact_set_destroy(c2);
+    fcd_system_destroy(s2);
+  }
+  /* no contact set: K u = f; steady sliding refused */
+  CHECK_ST(fcd_equilibrium_create(sys, NULL, &eq), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_E_STATE);
+  CHECK_MSG(sys, "needs a contact set");
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+  fcd_equilibrium_get_state(eq, u);
+  CHECK_CLOSE(u[0], 0.01, 1e-14); /* f / k: the contact is ignored */
+  CHECK_CLOSE(u[1], 0.05, 1e-14);
+  fcd_equilibrium_destroy(eq);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  /* a floating body: K singular on the free dofs */
+  fcd_system *fl;
+  CHECK_ST(fcd_system_create(2, &fl), FCD_OK);
+  const fcd_index d[2] = {0, 1};
+  const double kv[2] = {100, 0}, f[2] = {0, -5};
+  CHECK_ST(fcd_system_set_matrix_coo(fl, FCD_STIFFNESS, 2, d, d, kv, FCD_COO_UPPER), FCD_OK);
+  CHECK_ST(fcd_system_set_load(fl, f), FCD_OK);
+  CHECK_ST(fcd_equilibrium_create(fl, NULL, &eq), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_E_SINGULAR);
+  CHECK_MSG(fl, "prescribed dofs that hold the body");
+  fcd_equilibrium_destroy(eq);
+  fcd_system_destroy(fl);
+}
+
+int main(void) {
+  test_pin_on_flat();
+  test_frictionless_vs_lapack();
+  test_point_static();
+  test_quasistatic_cycle();
+  test_bad_input();
+  fcd_finalize();
+  return fcdt_finish("test_equilibrium");
+}
