@@ -240,9 +240,11 @@ static void finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
   if (nc == 0) return;
   fcd_contact_set_local(eq->cs, w->u, w->loc);
   fcd_real su = 0, sr = 0;
+  /* the displacement scale is the whole state's (contacts stuck at zero displacement
+   * must not set it) */
+  for (fcd_index i = 0; i < n; i++) su = fmax(su, fabs(w->u[i]));
   for (fcd_index c = 0; c < nc; c++) {
-    su = fmax(su, fmax(fabs(w->loc[c * d] - eq->cs->c[c].gap), fabs(eq->cs->c[c].gap)));
-    for (int k = 0; k < d; k++) su = fmax(su, fabs(w->loc[c * d + k]));
+    su = fmax(su, fabs(eq->cs->c[c].gap));
     sr = fmax(sr, fabs(w->r[c * d]));
   }
   if (!(su > 0)) su = 1;
