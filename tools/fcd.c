@@ -32,6 +32,12 @@ static void usage(FILE *to) {
           "        --out history.csv\n"
           "        nonsmooth time integration; history.csv has one row per step: time,\n"
           "        energy ledger and contact status counts\n"
+          "  equilibrium --stiffness K.mtx [--fixed FILE] [--load f.txt] --contacts FILE\n"
+          "        [--kind static|steady-sliding] [--reference u.txt] [--tol X]\n"
+          "        [--max-iter N] --out state.csv [--displacements u.txt]\n"
+          "        static equilibrium (friction measured from the reference displacements,\n"
+          "        zero by default) or steady sliding along -vg of every contact; state.csv\n"
+          "        has one row per contact: contact,status,slip_t,slip_b,set,r_n,r_t,r_b,u_n\n"
           "  demo [--out DIR]\n"
           "        runs the embedded default model (a clamped steel beam) and writes its\n"
           "        matrices and results under DIR (default: fcd-demo)\n"
@@ -48,6 +54,7 @@ static void usage(FILE *to) {
 typedef struct {
   const char *mass, *stiffness, *fixed, *out, *solver, *write;
   const char *damping, *rayleigh, *load, *contacts, *scheme, *u0, *v0;
+  const char *kind, *reference, *displacements;
   long nev, max_iter;
   double tol, dt, t_end, theta, restitution;
 } options;
@@ -89,6 +96,9 @@ static int parse_options(int argc, char **argv, options *o, const char *const *a
     else if (strcmp(a, "--contacts") == 0) o->contacts = v;
     else if (strcmp(a, "--scheme") == 0) o->scheme = v;
     else if (strcmp(a, "--u0") == 0) o->u0 = v;
+    else if (strcmp(a, "--kind") == 0) o->kind = v;
+    else if (strcmp(a, "--reference") == 0) o->reference = v;
+    else if (strcmp(a, "--displacements") == 0) o->displacements = v;
     else if (strcmp(a, "--v0") == 0) o->v0 = v;
     else if (strcmp(a, "--dt") == 0) {
       if (parse_real(a, v, &o->dt)) return -1;
@@ -185,28 +195,30 @@ static int report(fcd_system *sys, long nev, double *freq_hz, long *nfound) {
   return 0;
 }
 
-static int load_system(const options *o, fcd_system **out) {
+static int load_system_opt(const options *o, int need_mass, fcd_system **out) {
   *out = NULL;
-  if (!o->mass || !o->stiffness) {
-    fprintf(stderr, "fcd: --mass and --stiffness are required\n");
+  if ((need_mass && !o->mass) || !o->stiffness) {
+    fprintf(stderr, need_mass ? "fcd: --mass and --stiffness are required\n"
+                              : "fcd: --stiffness is required\n");
     return 2;
   }
+  const char *sizer = o->mass ? o->mass : o->stiffness;
   fcd_index nr, nc, nnz;
   char msg[512];
-  fcd_status st = fcd_matrix_market_size(o->mass, &nr, &nc, &nnz, msg, sizeof msg);
+  fcd_status st = fcd_matrix_market_size(sizer, &nr, &nc, &nnz, msg, sizeof msg);
   if (st != FCD_OK) {
     fprintf(stderr, "fcd: %s (%s)\n", msg, fcd_status_str(st));
     return 1;
   }
   if (nr != nc) {
-    fprintf(stderr, "fcd: %s: the mass matrix is %lld x %lld, not square\n", o->mass,
-            (long long)nr, (long long)nc);
+    fprintf(stderr, "fcd: %s: the %s matrix is %lld x %lld, not square\n", sizer,
+            o->mass ? "mass" : "stiffness", (long long)nr, (long long)nc);
     return 1;
   }
   fcd_system *sys;
   st = fcd_system_create(nr, &sys);
   if (st != FCD_OK) return fail(NULL, st, "creating the system");
-  if ((st = fcd_system_read_matrix_market(sys, FCD_MASS, o->mass)) != FCD_OK ||
+  if ((o->mass && (st = fcd_system_read_matrix_market(sys, FCD_MASS, o->mass)) != FCD_OK) ||
       (st = fcd_system_read_matrix_market(sys, FCD_STIFFNESS, o->stiffness)) != FCD_OK ||
       (o->fixed && (st = fcd_system_read_fixed(sys, o->fixed)) != FCD_OK)) {
     fail(sys, st, "reading input");
@@ -216,6 +228,8 @@ static int load_system(const options *o, fcd_system **out) {
   *out = sys;
   return 0;
 }
+
+static int load_system(const options *o, fcd_system **out) { return load_system_opt(o, 1, out); }
 
 static int cmd_info(int argc, char **argv) {
   static const char *const allowed[] = {"--mass", "--stiffness", "--fixed", "--nev", NULL};
@@ -453,6 +467,126 @@ out:
   return rc;
 }
 
+/* Static or steady-sliding equilibrium: the state per contact in the form
+ * `fcd stability --state` reads (contact,status,slip_t,slip_b, then our columns). */
+static int cmd_equilibrium(int argc, char **argv) {
+  static const char *const allowed[] = {"--mass", "--stiffness", "--fixed", "--load",
+                                        "--contacts", "--kind", "--reference", "--tol",
+                                        "--max-iter", "--out", "--displacements", NULL};
+  options o = {.kind = "static"};
+  if (parse_options(argc, argv, &o, allowed)) return 2;
+  if (!o.contacts || !o.out) {
+    fprintf(stderr, "fcd: equilibrium needs --contacts and --out\n");
+    return 2;
+  }
+  fcd_equilibrium_kind kind;
+  if (strcmp(o.kind, "static") == 0) kind = FCD_EQ_STATIC;
+  else if (strcmp(o.kind, "steady-sliding") == 0) kind = FCD_EQ_STEADY_SLIDING;
+  else {
+    fprintf(stderr, "fcd: unknown --kind '%s' (static, steady-sliding)\n", o.kind);
+    return 2;
+  }
+  fcd_system *sys;
+  int rc = load_system_opt(&o, 0, &sys);
+  if (rc) return rc;
+  fcd_index n = fcd_system_ndofs(sys);
+  fcd_contact_set *cs = NULL;
+  fcd_equilibrium *eq = NULL;
+  double *u = calloc((size_t)n, sizeof *u), *f = calloc((size_t)n, sizeof *f);
+  double *r = NULL, *sd = NULL;
+  int *set = NULL, *status = NULL;
+  fcd_status st = (u && f) ? FCD_OK : FCD_E_NOMEM;
+  const char *what = "reading input";
+  if (st == FCD_OK && o.load && (st = fcd_system_read_vector(sys, o.load, n, f)) == FCD_OK)
+    st = fcd_system_set_load(sys, f);
+  if (st == FCD_OK) st = fcd_contact_set_read(sys, o.contacts, &cs);
+  if (st == FCD_OK) {
+    what = "setting up the equilibrium";
+    st = fcd_equilibrium_create(sys, cs, &eq);
+  }
+  if (st == FCD_OK && o.reference && (st = fcd_system_read_vector(sys, o.reference, n, u)) == FCD_OK)
+    st = fcd_equilibrium_set_reference(eq, u);
+  if (st == FCD_OK && o.tol > 0) st = fcd_equilibrium_set_param(eq, FCD_PARAM_TOLERANCE, o.tol);
+  if (st == FCD_OK && o.max_iter > 0)
+    st = fcd_equilibrium_set_param(eq, FCD_PARAM_MAX_ITER, (double)o.max_iter);
+  if (st == FCD_OK) {
+    what = kind == FCD_EQ_STATIC ? "static equilibrium" : "steady sliding";
+    st = fcd_equilibrium_solve(eq, kind, 0.0);
+  }
+  if (st != FCD_OK) {
+    rc = fail(sys, st, what);
+    goto out;
+  }
+  {
+    fcd_index nc = fcd_contact_set_size(cs);
+    int d = fcd_contact_set_dim(cs);
+    r = calloc((size_t)(nc * d) + 1, sizeof *r);
+    sd = calloc((size_t)(nc * (d - 1)) + 1, sizeof *sd);
+    set = calloc((size_t)nc + 1, sizeof *set);
+    status = calloc((size_t)nc + 1, sizeof *status);
+    double *loc = calloc((size_t)(nc * d) + 1, sizeof *loc);
+    if (!r || !sd || !set || !status || !loc) {
+      free(loc);
+      rc = fail(sys, FCD_E_NOMEM, "writing the state");
+      goto out;
+    }
+    fcd_equilibrium_get_state(eq, u);
+    fcd_equilibrium_get_reactions(eq, r);
+    fcd_equilibrium_get_contact_sets(eq, set);
+    fcd_equilibrium_get_contact_state(eq, status, sd);
+    fcd_contact_set_local(cs, u, loc);
+    FILE *csv = fopen(o.out, "w");
+    if (!csv) {
+      free(loc);
+      fprintf(stderr, "fcd: cannot write '%s': %s\n", o.out, strerror(errno));
+      rc = 1;
+      goto out;
+    }
+    static const char *const st_name[] = {"open", "stick", "slip"};
+    static const char *const set_name[] = {"separated", "grazing", "stick", "slip"};
+    fprintf(csv, "contact,status,slip_t,slip_b,set,r_n,r_t,r_b,u_n\n");
+    int cnt[3] = {0, 0, 0};
+    for (fcd_index c = 0; c < nc; c++) {
+      cnt[status[c]]++;
+      fprintf(csv, "%lld,%s,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g\n", (long long)c,
+              st_name[status[c]], sd[c * (d - 1)], d == 3 ? sd[c * 2 + 1] : 0.0,
+              set_name[set[c]], r[c * d], r[c * d + 1], d == 3 ? r[c * d + 2] : 0.0,
+              loc[c * d]);
+    }
+    free(loc);
+    int bad = fclose(csv) != 0;
+    if (!bad && o.displacements) {
+      FILE *uf = fopen(o.displacements, "w");
+      if (!uf) bad = 1;
+      else {
+        for (fcd_index i = 0; i < n; i++) fprintf(uf, "%.17g\n", u[i]);
+        bad = fclose(uf) != 0;
+      }
+    }
+    if (bad) {
+      fprintf(stderr, "fcd: write error on '%s'\n", o.out);
+      rc = 1;
+      goto out;
+    }
+    double req, rcomp;
+    fcd_equilibrium_get_residual(eq, &req, &rcomp);
+    printf("equilibrium: kind=%s dofs=%lld contacts=%lld open=%d stick=%d slip=%d "
+           "residual=%.3e complementarity=%.3e state=%s\n", o.kind, (long long)n,
+           (long long)nc, cnt[0], cnt[1], cnt[2], req, rcomp, o.out);
+  }
+out:
+  fcd_equilibrium_destroy(eq);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  free(u);
+  free(f);
+  free(r);
+  free(sd);
+  free(set);
+  free(status);
+  return rc;
+}
+
 /* The embedded default model: a clamped steel beam (1 m, 20 x 20 mm) whose analytic
  * frequencies are known, run through the same path as `fcd info`. */
 static int cmd_demo(int argc, char **argv) {
@@ -539,6 +673,8 @@ int main(int argc, char **argv) {
     rc = cmd_info(argc - 2, argv + 2);
   } else if (strcmp(cmd, "simulate") == 0) {
     rc = cmd_simulate(argc - 2, argv + 2);
+  } else if (strcmp(cmd, "equilibrium") == 0) {
+    rc = cmd_equilibrium(argc - 2, argv + 2);
   } else if (strcmp(cmd, "solve") == 0) {
     rc = cmd_solve(argc - 2, argv + 2);
   } else if (strcmp(cmd, "demo") == 0) {
