@@ -585,6 +585,61 @@ static void test_block(void) {
   free(u0);
 }
 
+/* ---- 3D: a point on isotropic tangential springs k and a normal spring kn, pressed by
+ * N into a flat (z into the obstacle), tangential load F_T = (Fx, Fy) ----
+ * static: slip when |F_T| > mu N, along F_T: u_T = (|F_T| - mu N)/k F_T/|F_T|;
+ * steady sliding along s = -vg/|vg|: r_T = -mu N s, u_T = (F_T + r_T)/k. */
+static void test_3d(void) {
+  const double k = 100, kn = 300, N = 20, mu = 0.5;
+  const double loads[][2] = {{3, 4}, {-9, 12}, {6, -7}}; /* |F_T| = 5, 15, 9.2 vs mu N = 10 */
+  for (int c = 0; c < 3; c++) {
+    double Fx = loads[c][0], Fy = loads[c][1];
+    fcd_system *sys;
+    CHECK_ST(fcd_system_create(3, &sys), FCD_OK);
+    const fcd_index d[3] = {0, 1, 2};
+    const double kv[3] = {k, k, kn}, f[3] = {Fx, Fy, N};
+    CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 3, d, d, kv, FCD_COO_UPPER), FCD_OK);
+    CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+    fcd_contact_set *cs;
+    CHECK_ST(fcd_contact_set_create(sys, 3, &cs), FCD_OK);
+    const double n[3] = {0, 0, 1}, t[3] = {1, 0, 0};
+    CHECK_ST(fcd_contact_set_add_rigid(cs, d, n, t, 0.0, mu, NULL), FCD_OK);
+    fcd_equilibrium *eq;
+    CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+    double u[3], r[3], sd[2];
+    int status;
+    fcd_equilibrium_get_state(eq, u);
+    fcd_equilibrium_get_reactions(eq, r);
+    fcd_equilibrium_get_contact_state(eq, &status, sd);
+    double FT = hypot(Fx, Fy);
+    if (FT > mu * N) {
+      double a = (FT - mu * N) / k / FT;
+      CHECK(fabs(u[0] - a * Fx) < 1e-11 && fabs(u[1] - a * Fy) < 1e-11);
+      CHECK(status == FCD_CONTACT_SLIP);
+      CHECK(fabs(sd[0] - Fx / FT) < 1e-9 && fabs(sd[1] - Fy / FT) < 1e-9);
+    } else {
+      CHECK(fabs(u[0]) < 1e-12 && fabs(u[1]) < 1e-12 && status == FCD_CONTACT_STICK);
+    }
+    CHECK(fabs(r[0] - -N) < 1e-9 && fabs(u[2]) < 1e-12);
+    /* steady sliding along an oblique direction */
+    const double vg[2] = {0.6, -0.8};
+    CHECK_ST(fcd_contact_set_set_sliding_velocity(cs, 0, vg), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_OK);
+    fcd_equilibrium_get_state(eq, u);
+    fcd_equilibrium_get_reactions(eq, r);
+    fcd_equilibrium_get_contact_state(eq, &status, sd);
+    const double s[2] = {-0.6, 0.8};
+    CHECK(fabs(r[0] - -N) < 1e-12);
+    CHECK(fabs(r[1] - -mu * N * s[0]) < 1e-12 && fabs(r[2] - -mu * N * s[1]) < 1e-12);
+    CHECK(fabs(u[0] - (Fx + r[1]) / k) < 1e-13 && fabs(u[1] - (Fy + r[2]) / k) < 1e-13);
+    CHECK(status == FCD_CONTACT_SLIP && sd[0] == s[0] && sd[1] == s[1]);
+    fcd_equilibrium_destroy(eq);
+    fcd_contact_set_destroy(cs);
+    fcd_system_destroy(sys);
+  }
+}
+
 static void test_bad_input(void) {
   fcd_contact_set *cs;
   fcd_system *sys = point(100, 200, 1, 10, 0.0, 0.3, &cs);
@@ -671,6 +726,7 @@ int main(void) {
   test_point_static();
   test_quasistatic_cycle();
   test_block();
+  test_3d();
   test_bad_input();
   fcd_finalize();
   return fcdt_finish("test_equilibrium");
