@@ -121,3 +121,13 @@ fcd_index fcd__factor_size(const fcd__factor *f) { return f->n; }
 fcd_index fcd__factor_bad_column(const fcd__factor *f) { return f->bad_col; }
 
 fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f) { return f->stats; }
+
+fcd_status fcd__chol_is_pd(fcd_system *sys, const fcd__csr *S, int *pd) {
+  fcd__factor *f;
+  *pd = 0;
+  FCD_TRY(fcd__factor_create(sys, FCD__FACTOR_SPD, &f));
+  fcd_status st = fcd__factor_csr(f, S->n, S->rowptr, S->col, S->val, 0);
+  fcd__factor_destroy(f);
+  if (st == FCD_OK) *pd = 1;
+  return st == FCD_E_NOT_SPD ? FCD_OK : st;
+}

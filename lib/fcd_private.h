@@ -223,6 +223,14 @@ fcd_status fcd__petsc_acquire(const fcd_system *sys);
 void fcd__petsc_release(void);
 /* Lowest nev eigenpairs of K x = w2 M x (both full-storage free-dof CSR on the same
  * pattern). vecs (n x nev, may be NULL) column-major. */
+fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, fcd_index n, const fcd__csr *K,
+                                 const fcd__csr *M, fcd_real sigma, fcd_index nev,
+                                 fcd_real tol, fcd_real *lre, fcd_real *lim, fcd_real *xr,
+                                 fcd_real *xi, fcd_index *nconv);
+/* S = (A + A^T) / 2 in full storage (A full storage, n x n) */
+fcd_status fcd__csr_symmetric_part(const fcd_system *sys, const fcd__csr *A, fcd__csr *S);
+/* *pd = 1 when the symmetric matrix S (full storage) is positive definite (CHOLMOD) */
+fcd_status fcd__chol_is_pd(fcd_system *sys, const fcd__csr *S, int *pd);
 fcd_status fcd__slepc_gen_sym_lowest(const fcd_system *sys, fcd_index n,
                                      const fcd_index *rowptr, const fcd_index *col,
                                      const fcd_real *kval, const fcd_real *mval,

@@ -166,3 +166,56 @@ fcd_real fcd__csr_asymmetry(const fcd__csr *a) {
   }
   return amax > 0.0 ? dmax / amax : 0.0;
 }
+
+fcd_status fcd__csr_symmetric_part(const fcd_system *sys, const fcd__csr *A, fcd__csr *S) {
+  fcd_index n = A->n, nnz = A->rowptr[n];
+  memset(S, 0, sizeof *S);
+  /* the transpose by counting, then a merge of each row of A and A^T */
+  fcd_index *tp = fcd__calloc((size_t)n + 2, sizeof *tp);
+  fcd_index *tc = fcd__malloc_array((size_t)nnz + 1, sizeof *tc);
+  fcd_real *tv = fcd__malloc_array((size_t)nnz + 1, sizeof *tv);
+  S->rowptr = fcd__malloc_array((size_t)n + 1, sizeof *S->rowptr);
+  S->col = fcd__malloc_array((size_t)(2 * nnz) + 1, sizeof *S->col);
+  S->val = fcd__malloc_array((size_t)(2 * nnz) + 1, sizeof *S->val);
+  if (!tp || !tc || !tv || !S->rowptr || !S->col || !S->val) {
+    fcd__free(tp);
+    fcd__free(tc);
+    fcd__free(tv);
+    fcd__free(S->rowptr);
+    fcd__free(S->col);
+    fcd__free(S->val);
+    memset(S, 0, sizeof *S);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory forming a symmetric part");
+  }
+  for (fcd_index p = 0; p < nnz; p++) tp[A->col[p] + 2]++;
+  for (fcd_index i = 0; i < n; i++) tp[i + 2] += tp[i + 1];
+  for (fcd_index i = 0; i < n; i++)
+    for (fcd_index p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      fcd_index q = tp[A->col[p] + 1]++;
+      tc[q] = i;
+      tv[q] = A->val[p];
+    }
+  /* tp[i] .. tp[i+1] is row i of A^T, columns increasing */
+  fcd_index k = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    S->rowptr[i] = k;
+    fcd_index a = A->rowptr[i], ae = A->rowptr[i + 1], b = tp[i], be = tp[i + 1];
+    while (a < ae || b < be) {
+      fcd_index ca = a < ae ? A->col[a] : n, cb = b < be ? tc[b] : n;
+      fcd_real v = 0;
+      fcd_index c = ca < cb ? ca : cb;
+      if (ca == c) v += 0.5 * A->val[a++];
+      if (cb == c) v += 0.5 * tv[b++];
+      S->col[k] = c;
+      S->val[k++] = v;
+    }
+  }
+  S->rowptr[n] = k;
+  S->n = n;
+  S->owned = 1;
+  S->set = 1;
+  fcd__free(tp);
+  fcd__free(tc);
+  fcd__free(tv);
+  return FCD_OK;
+}

@@ -16,5 +16,6 @@
 #include <fcd/fcd_fc.h>
 #include <fcd/fcd_integrator.h>
 #include <fcd/fcd_equilibrium.h>
+#include <fcd/fcd_stability.h>
 
 #endif /* FCD_H */

@@ -189,3 +189,82 @@ cleanup:
   fcd__petsc_release();
   return st;
 }
+
+/* K x = Lambda M x, non-symmetric (the reduced pencil of a contact state): Krylov-Schur
+ * with shift-and-invert at the real target sigma, the nev eigenvalues nearest it. The
+ * shifted operator K - sigma M is factored by UMFPACK through PETSc. Real and imaginary
+ * parts of each eigenvector go to xr, xi (n per pair); conjugate pairs come as two. */
+fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, fcd_index n, const fcd__csr *K,
+                                 const fcd__csr *M, fcd_real sigma, fcd_index nev,
+                                 fcd_real tol, fcd_real *lre, fcd_real *lim, fcd_real *xr,
+                                 fcd_real *xi, fcd_index *nconv) {
+  *nconv = 0;
+  FCD_TRY(fcd__petsc_acquire(sys));
+  fcd_status st = FCD_OK;
+  Mat A = NULL, B = NULL;
+  EPS eps = NULL;
+  Vec vr = NULL, vi = NULL;
+  PetscErrorCode e = 0;
+  const char *what = "";
+#define P(expr)                                                                        \
+  do {                                                                                 \
+    what = #expr;                                                                      \
+    e = (expr);                                                                        \
+    if (e) goto petsc_error;                                                           \
+  } while (0)
+  st = make_seqaij(sys, n, K->rowptr, K->col, K->val, &A);
+  if (st == FCD_OK) st = make_seqaij(sys, n, M->rowptr, M->col, M->val, &B);
+  if (st != FCD_OK) goto cleanup;
+  {
+    ST stx;
+    KSP ksp;
+    PC pc;
+    P(EPSCreate(PETSC_COMM_SELF, &eps));
+    P(EPSSetOperators(eps, A, B));
+    P(EPSSetProblemType(eps, EPS_GNHEP));
+    P(EPSSetType(eps, EPSKRYLOVSCHUR));
+    P(EPSSetDimensions(eps, (PetscInt)nev, PETSC_DEFAULT, PETSC_DEFAULT));
+    P(EPSSetTarget(eps, sigma));
+    P(EPSSetWhichEigenpairs(eps, EPS_TARGET_MAGNITUDE));
+    P(EPSSetTolerances(eps, tol, 1000));
+    P(EPSGetST(eps, &stx));
+    P(STSetType(stx, STSINVERT));
+    P(STGetKSP(stx, &ksp));
+    P(KSPSetType(ksp, KSPPREONLY));
+    P(KSPGetPC(ksp, &pc));
+    P(PCSetType(pc, PCLU));
+    P(PCFactorSetMatSolverType(pc, MATSOLVERUMFPACK));
+    P(EPSSolve(eps));
+    PetscInt nc = 0;
+    P(EPSGetConverged(eps, &nc));
+    P(MatCreateVecs(A, &vr, NULL));
+    P(MatCreateVecs(A, &vi, NULL));
+    fcd_index take = nc < nev ? nc : nev;
+    for (fcd_index k = 0; k < take; k++) {
+      PetscScalar kr, ki;
+      P(EPSGetEigenpair(eps, (PetscInt)k, &kr, &ki, vr, vi));
+      lre[k] = (fcd_real)kr;
+      lim[k] = (fcd_real)ki;
+      const PetscScalar *a;
+      P(VecGetArrayRead(vr, &a));
+      memcpy(xr + k * n, a, (size_t)n * sizeof *xr);
+      P(VecRestoreArrayRead(vr, &a));
+      P(VecGetArrayRead(vi, &a));
+      memcpy(xi + k * n, a, (size_t)n * sizeof *xi);
+      P(VecRestoreArrayRead(vi, &a));
+    }
+    *nconv = take;
+  }
+  goto cleanup;
+petsc_error:
+  st = petsc_fail(sys, e, what);
+cleanup:
+#undef P
+  VecDestroy(&vr);
+  VecDestroy(&vi);
+  EPSDestroy(&eps);
+  MatDestroy(&A);
+  MatDestroy(&B);
+  fcd__petsc_release();
+  return st;
+}

@@ -1,0 +1,128 @@
+/** @file fcd/fcd_stability.h
+ *  @brief Divergence and flutter of a frictional contact state: the friction-linearized
+ *  complex eigenvalue analysis behind brake squeal (contract section "stability";
+ *  seed 000, sections 2-3; seed 003, eqs. 16-21).
+ *
+ *  From the status of every contact (open, stick, slip with its direction) the reduced
+ *  pencil is built on the free dofs with a trial space and a test space:
+ *  - stick contacts: every local component of the contact's relative displacement is
+ *    zero (trial and test);
+ *  - slip contacts: the normal component is zero for the trial functions (the contact
+ *    stays closed), and the test functions are orthogonal to the direction of the
+ *    reaction, H_N + mu s . H_T, which eliminates the unknown normal reaction. This is
+ *    seed 003's T_mu^T (.) T_n and, with dofs aligned to the contact frame, exactly
+ *    seed 000's rule row_T + mu sigma(r_T) row_N (eqs. 79-82): s = -sigma(r_T);
+ *  - open contacts: nothing.
+ *  Each constraint eliminates one dof of the contact (body A for pairs), so the reduced
+ *  matrices K*, M*, C* are square; they are non-symmetric when a contact slips.
+ *  In 3D, with the equilibrium normal reactions and sliding speeds given
+ *  (fcd_stability_set_sliding_data), the linearized direction of the friction force adds
+ *  the damping -mu r_N / |v| on the tangential direction normal to the slip
+ *  (seed 003 eq. 21, C - mu P_b^T D P_b).
+ *
+ *  Eigenvalues lambda of (lambda^2 M* + lambda C* + K*) v = 0 (C* = 0 without damping:
+ *  then Lambda = -lambda^2 solves K* v = Lambda M* v and both signs of lambda are
+ *  reported). A mode is unstable when Re(lambda) > 0: flutter when it is complex,
+ *  divergence when it is real. Frequencies are |Im lambda| / (2 pi) Hz, damping ratios
+ *  xi = -Re lambda / |Im lambda| (seed 000 section 5.7).
+ *
+ *  Solvers: LAPACK dggev on the dense reduced pencil up to FCD_STAB_DENSE_MAX dofs (all
+ *  eigenvalues); above, SLEPc Krylov-Schur on K* v = Lambda M* v with shift-and-invert
+ *  at Lambda = (2 pi f_target)^2 (the LU of the shifted non-symmetric operator by
+ *  UMFPACK through PETSc), the nev eigenvalues nearest the target. Damping on large
+ *  problems: Rayleigh damping (C = alpha M + beta K, no sliding damping) is exact through
+ *  the scalar quadratic of each undamped eigenvalue; other damping on large problems is
+ *  FCD_E_UNSUPPORTED in this release (a real PETSc build has no complex shift). */
+#ifndef FCD_STABILITY_H
+#define FCD_STABILITY_H
+
+#include <fcd/fcd_common.h>
+#include <fcd/fcd_contact.h>
+#include <fcd/fcd_status.h>
+#include <fcd/fcd_system.h>
+
+FCD_BEGIN_DECLS
+
+/** Opaque stability analysis of one system and contact set. */
+typedef struct fcd_stability fcd_stability;
+
+/** Parameter keys of fcd_stability_set_param. */
+enum {
+  FCD_STAB_NEV = 500,       /**< eigenvalues wanted (>= 1); default 10. Larger than the
+                                 reduced size: clamped, with a message */
+  FCD_STAB_TARGET_HZ = 501, /**< target frequency (>= 0) of the shift-and-invert; default 0 */
+  FCD_STAB_MU = 502,        /**< friction coefficient for every contact (>= 0), overriding
+                                 the contact set's; a negative value restores them */
+  FCD_STAB_TOLERANCE = 503, /**< eigen-solver tolerance; default 1e-10 */
+  FCD_STAB_DAMPING = 504,   /**< 1: use the damping of the system (and the sliding damping
+                                 of 3D contacts); 0: the undamped pencil; default 1 */
+  FCD_STAB_DENSE_MAX = 505  /**< largest reduced size solved densely by LAPACK; default 400 */
+};
+
+/** Classification of one eigenvalue. */
+typedef enum {
+  FCD_MODE_STABLE = 0,     /**< Re(lambda) <= 0 */
+  FCD_MODE_FLUTTER = 1,    /**< Re(lambda) > 0, Im(lambda) != 0 */
+  FCD_MODE_DIVERGENCE = 2  /**< Re(lambda) > 0, Im(lambda) = 0 */
+} fcd_mode_kind;
+
+/** Creates an analysis of @p sys with the contacts of @p cs (both retained; destroy in
+ *  any order). Every contact starts open. */
+FCD_API fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs,
+                                        fcd_stability **out);
+
+/** Destroys the analysis. NULL-safe. */
+FCD_API void fcd_stability_destroy(fcd_stability *st);
+
+/** The contact state: @p status one fcd_contact_status per contact; @p slip_dir dim-1
+ *  entries per contact (contact order), read where the status is FCD_CONTACT_SLIP and
+ *  then a unit vector in the local tangent plane (may be NULL when no contact slips).
+ *  Validated as a whole: on error nothing changes. */
+FCD_API fcd_status fcd_stability_set_contact_state(fcd_stability *st, const int *status,
+                                                   const fcd_real *slip_dir);
+
+/** 3D sliding damping: equilibrium normal reactions @p r_n (<= 0) and sliding speeds
+ *  @p speed (> 0 where a contact slips), one per contact; NULL, NULL removes it. */
+FCD_API fcd_status fcd_stability_set_sliding_data(fcd_stability *st, const fcd_real *r_n,
+                                                  const fcd_real *speed);
+
+/** Sets a parameter (FCD_STAB_*). Unknown keys: FCD_E_UNSUPPORTED. */
+FCD_API fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value);
+
+/** Builds the reduced pencil and solves. @p nconv (may be NULL) receives the number of
+ *  eigenvalues available. Fewer converged than requested is not an error when at least
+ *  one did: the count says so, and fcd_system_last_error() explains. */
+FCD_API fcd_status fcd_stability_solve(fcd_stability *st, fcd_index *nconv);
+
+/** Eigenvalue @p i (0-based) of the last solve, sorted by decreasing real part (ties:
+ *  increasing imaginary part). */
+FCD_API fcd_status fcd_stability_get_eigenvalue(const fcd_stability *st, fcd_index i,
+                                                fcd_real *re, fcd_real *im);
+
+/** Frequency (Hz), damping ratio (+inf for real eigenvalues) and classification of
+ *  eigenvalue @p i. Any output may be NULL. */
+FCD_API fcd_status fcd_stability_get_mode_info(const fcd_stability *st, fcd_index i,
+                                               fcd_real *freq_hz, fcd_real *damping_ratio,
+                                               int *kind);
+
+/** Mode shape of eigenvalue @p i in the full dof numbering (ndofs entries each; real and
+ *  imaginary parts; prescribed dofs zero, eliminated contact dofs from the
+ *  constraints), normalized to unit largest modulus. Either output may be NULL. */
+FCD_API fcd_status fcd_stability_get_mode(const fcd_stability *st, fcd_index i,
+                                          fcd_real *re, fcd_real *im);
+
+/** Summary of the last solve: @p flutter and @p divergence, whether any computed
+ *  eigenvalue is of that kind; @p necessary, seed 000's necessary divergence condition
+ *  (the symmetric part of K* not positive definite, eq. 118); @p min_sym, the smallest
+ *  eigenvalue of that symmetric part (computed up to FCD_STAB_DENSE_MAX reduced dofs,
+ *  NaN above). Any output may be NULL. */
+FCD_API fcd_status fcd_stability_get_summary(const fcd_stability *st, int *flutter,
+                                             int *divergence, int *necessary,
+                                             fcd_real *min_sym);
+
+/** Size of the reduced pencil of the last solve (-1 before one, or for NULL). */
+FCD_API fcd_index fcd_stability_reduced_size(const fcd_stability *st);
+
+FCD_END_DECLS
+
+#endif

@@ -1,0 +1,1033 @@
+/* Stability of a frictional contact state (fcd/fcd_stability.h).
+ *
+ * Reduction. Every active constraint is a sparse row c over the dofs of one contact:
+ *   stick: the d rows of H_c (trial = test);
+ *   slip:  trial row H_N, test row H_N + mu s . H_T (orthogonal to the reaction, whose
+ *          direction is (1, mu s) in fcd's convention, r_T = mu r_N s).
+ * Each constraint gets one slave dof of the contact (body A for pairs), the same for the
+ * trial and the test row, so both reductions u = T_n x, w = T_mu y keep the same master
+ * dofs and K* = T_mu^T K T_n is square. A slave's row of T is -(1/c_s) sum_{j != s} c_j
+ * e_j. Stick contacts fix all d dofs of A at once: u_A = -F_A^-1 F_B u_B through the
+ * contact frame (u_A = u_B for a pair, 0 for a rigid obstacle).
+ * No dof may belong to two contacts (slaves must depend on masters only).
+ *
+ * Solution: LAPACK dggev on the dense pencil (K*, M*) or on the companion form of the
+ * quadratic ([0 I; -K* -C*], [I 0; 0 M*]) up to dense_max reduced dofs; above, SLEPc on
+ * (K*, M*) with shift-and-invert (backend/petsc.c), damping through the exact Rayleigh
+ * quadratic. */
+#include "fc_private.h"
+#include "fcd/fcd_stability.h"
+
+#include <complex.h>
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FCD_STABILITY_MAGIC 0x66637374u /* "fcst" */
+
+struct fcd_stability {
+  uint32_t magic;
+  fcd_system *sys;
+  fcd_contact_set *cs;
+  int *status;      /* per contact */
+  fcd_real *slip;   /* (d - 1) per contact */
+  fcd_real *rn, *speed; /* sliding data, or NULL */
+  fcd_index nev;
+  fcd_real target_hz, mu_override, tol;
+  int damping;
+  fcd_index dense_max;
+  /* results */
+  int solved;
+  fcd_index nred, nfree;
+  fcd_index nconv;
+  fcd_real *lre, *lim; /* nconv eigenvalues, sorted */
+  fcd_real *vre, *vim; /* nconv x ndofs mode shapes */
+  int any_flutter, any_divergence, necessary;
+  fcd_real min_sym;
+};
+
+static int valid(const fcd_stability *st) {
+  return st && st->magic == FCD_STABILITY_MAGIC && fcd__system_valid(st->sys);
+}
+
+#define CHECK_ST_(st)                                                                  \
+  do {                                                                                 \
+    if (!valid(st)) return FCD_E_INVALID_ARG;                                          \
+  } while (0)
+
+static fcd_index nct(const fcd_stability *st) { return st->cs ? st->cs->n : 0; }
+static int cdim(const fcd_stability *st) { return st->cs ? st->cs->dim : 2; }
+
+fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs, fcd_stability **out) {
+  if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "stability_create: out is NULL");
+  *out = NULL;
+  FCD_CHECK_SYS(sys);
+  if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "stability_create: the contact set is invalid "
+                    "or belongs to another system");
+  if (!sys->mat[FCD_MASS].set || !sys->mat[FCD_STIFFNESS].set)
+    return fcd__err(sys, FCD_E_STATE, "stability_create: the system needs a mass and a "
+                    "stiffness matrix");
+  fcd_stability *st = fcd__calloc(1, sizeof *st);
+  fcd_index nc = cs ? cs->n : 0;
+  int d = cs ? cs->dim : 2;
+  if (st) {
+    st->status = fcd__calloc((size_t)nc + 1, sizeof *st->status);
+    st->slip = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof *st->slip);
+  }
+  if (!st || !st->status || !st->slip) {
+    if (st) {
+      fcd__free(st->status);
+      fcd__free(st->slip);
+    }
+    fcd__free(st);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a stability analysis");
+  }
+  st->sys = sys;
+  st->cs = cs;
+  st->nev = 10;
+  st->mu_override = -1;
+  st->tol = 1e-10;
+  st->damping = 1;
+  st->dense_max = 400;
+  st->nred = -1;
+  st->magic = FCD_STABILITY_MAGIC;
+  fcd__system_retain(sys);
+  if (cs) cs->children++;
+  *out = st;
+  return FCD_OK;
+}
+
+static void free_results(fcd_stability *st) {
+  fcd__free(st->lre);
+  fcd__free(st->lim);
+  fcd__free(st->vre);
+  fcd__free(st->vim);
+  st->lre = st->lim = st->vre = st->vim = NULL;
+  st->nconv = 0;
+  st->solved = 0;
+}
+
+void fcd_stability_destroy(fcd_stability *st) {
+  if (!st || st->magic != FCD_STABILITY_MAGIC) return;
+  fcd_system *sys = st->sys;
+  fcd_contact_set *cs = st->cs;
+  free_results(st);
+  fcd__free(st->status);
+  fcd__free(st->slip);
+  fcd__free(st->rn);
+  fcd__free(st->speed);
+  st->magic = 0;
+  fcd__free(st);
+  if (cs) fcd__contact_set_release(cs);
+  fcd__system_release(sys);
+}
+
+fcd_status fcd_stability_set_contact_state(fcd_stability *st, const int *status,
+                                           const fcd_real *slip_dir) {
+  CHECK_ST_(st);
+  fcd_system *sys = st->sys;
+  fcd_index nc = nct(st);
+  int d = cdim(st);
+  if (nc == 0) return FCD_OK;
+  if (!status) return fcd__err(sys, FCD_E_INVALID_ARG, "set_contact_state: status is NULL");
+  for (fcd_index c = 0; c < nc; c++) {
+    if (status[c] != FCD_CONTACT_OPEN && status[c] != FCD_CONTACT_STICK &&
+        status[c] != FCD_CONTACT_SLIP)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "set_contact_state: contact %lld has status "
+                      "%d (open 0, stick 1, slip 2)", (long long)c, status[c]);
+    if (status[c] != FCD_CONTACT_SLIP) continue;
+    if (!slip_dir)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "set_contact_state: contact %lld slips but "
+                      "slip_dir is NULL", (long long)c);
+    fcd_real n2 = 0;
+    for (int k = 0; k < d - 1; k++) {
+      fcd_real s = slip_dir[c * (d - 1) + k];
+      if (!isfinite(s))
+        return fcd__err(sys, FCD_E_INVALID_ARG, "set_contact_state: slip direction of "
+                        "contact %lld is not finite", (long long)c);
+      n2 += s * s;
+    }
+    if (fabs(sqrt(n2) - 1) > 1e-6)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "set_contact_state: slip direction of contact "
+                      "%lld has norm %.9g, not 1", (long long)c, sqrt(n2));
+  }
+  for (fcd_index c = 0; c < nc; c++) {
+    st->status[c] = status[c];
+    fcd_real n2 = 0;
+    for (int k = 0; k < d - 1; k++) {
+      fcd_real s = status[c] == FCD_CONTACT_SLIP ? slip_dir[c * (d - 1) + k] : 0.0;
+      st->slip[c * (d - 1) + k] = s;
+      n2 += s * s;
+    }
+    if (n2 > 0)
+      for (int k = 0; k < d - 1; k++) st->slip[c * (d - 1) + k] /= sqrt(n2);
+  }
+  free_results(st);
+  return FCD_OK;
+}
+
+fcd_status fcd_stability_set_sliding_data(fcd_stability *st, const fcd_real *r_n,
+                                          const fcd_real *speed) {
+  CHECK_ST_(st);
+  fcd_index nc = nct(st);
+  if (!r_n && !speed) {
+    fcd__free(st->rn);
+    fcd__free(st->speed);
+    st->rn = st->speed = NULL;
+    free_results(st);
+    return FCD_OK;
+  }
+  if (!r_n || !speed)
+    return fcd__err(st->sys, FCD_E_INVALID_ARG, "set_sliding_data: give both r_n and speed "
+                    "(or neither)");
+  for (fcd_index c = 0; c < nc; c++)
+    if (!isfinite(r_n[c]) || r_n[c] > 0 || !isfinite(speed[c]) || speed[c] < 0)
+      return fcd__err(st->sys, FCD_E_INVALID_ARG, "set_sliding_data: contact %lld has r_n = "
+                      "%g (must be <= 0) and speed %g (must be >= 0)", (long long)c, r_n[c],
+                      speed[c]);
+  fcd_real *a = fcd__malloc_array((size_t)nc + 1, sizeof *a);
+  fcd_real *b = fcd__malloc_array((size_t)nc + 1, sizeof *b);
+  if (!a || !b) {
+    fcd__free(a);
+    fcd__free(b);
+    return fcd__err(st->sys, FCD_E_NOMEM, "out of memory");
+  }
+  memcpy(a, r_n, (size_t)nc * sizeof *a);
+  memcpy(b, speed, (size_t)nc * sizeof *b);
+  fcd__free(st->rn);
+  fcd__free(st->speed);
+  st->rn = a;
+  st->speed = b;
+  free_results(st);
+  return FCD_OK;
+}
+
+fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
+  CHECK_ST_(st);
+  fcd_system *sys = st->sys;
+  switch (key) {
+  case FCD_STAB_NEV:
+    if (!isfinite(value) || value < 1 || value != floor(value) || value > 1e9)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "nev = %g must be a positive integer", value);
+    st->nev = (fcd_index)value;
+    return FCD_OK;
+  case FCD_STAB_TARGET_HZ:
+    if (!isfinite(value) || value < 0)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "target frequency %g Hz must be >= 0", value);
+    st->target_hz = value;
+    return FCD_OK;
+  case FCD_STAB_MU:
+    if (isnan(value) || isinf(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "friction coefficient %g is not finite", value);
+    st->mu_override = value < 0 ? -1 : value;
+    return FCD_OK;
+  case FCD_STAB_TOLERANCE:
+    if (!isfinite(value) || value <= 0 || value >= 1)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "tolerance %g must lie in (0, 1)", value);
+    st->tol = value;
+    return FCD_OK;
+  case FCD_STAB_DAMPING:
+    if (value != 0 && value != 1)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "FCD_STAB_DAMPING is 0 or 1, not %g", value);
+    st->damping = (int)value;
+    return FCD_OK;
+  case FCD_STAB_DENSE_MAX:
+    if (!isfinite(value) || value < 0 || value != floor(value) || value > 20000)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "dense_max = %g must be an integer in "
+                      "[0, 20000]", value);
+    st->dense_max = (fcd_index)value;
+    return FCD_OK;
+  default:
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "unknown stability parameter key %d", key);
+  }
+}
+
+/* ---- the reduction ---------------------------------------------------------------- */
+
+/* sparse rows of T (free dofs -> reduced): master rows are e_{col}, slave rows lists */
+typedef struct {
+  fcd_index nf, nred;
+  fcd_index *col_of;       /* free dof -> reduced index, -1 for slaves */
+  fcd_index *srow_ptr;     /* per free dof: range in sidx/sval (slaves only) */
+  fcd_index *sidx;         /* reduced column */
+  fcd_real *sval;
+} tmap;
+
+static void tmap_free(tmap *t) {
+  fcd__free(t->col_of);
+  fcd__free(t->srow_ptr);
+  fcd__free(t->sidx);
+  fcd__free(t->sval);
+  memset(t, 0, sizeof *t);
+}
+
+/* one constraint on the free dofs: entries (free index, coefficient) */
+typedef struct {
+  int n;
+  fcd_index f[6];
+  fcd_real c[6];
+} crow;
+
+static fcd_real mu_of(const fcd_stability *st, fcd_index c) {
+  return st->mu_override >= 0 ? st->mu_override : st->cs->c[c].mu;
+}
+
+/* Row k of contact c (k = 0 normal, 1.. tangents) on the free dofs, scaled by a. */
+static void add_frame_row(const fcd_system *sys, const fcd__contact *ct, int d, int k,
+                          fcd_real a, crow *r) {
+  for (int side = 0; side < (ct->pair ? 2 : 1); side++)
+    for (int j = 0; j < d; j++) {
+      fcd_index g = side ? ct->dofs_b[j] : ct->dofs_a[j];
+      fcd_real v = (side ? -1 : 1) * a * ct->frame[k][j];
+      if (v == 0) continue;
+      fcd_index f = sys->free_of[g];
+      int found = 0;
+      for (int q = 0; q < r->n; q++)
+        if (r->f[q] == f) {
+          r->c[q] += v;
+          found = 1;
+        }
+      if (!found) {
+        r->f[r->n] = f;
+        r->c[r->n++] = v;
+      }
+    }
+}
+
+/* Builds T_n and T_mu. Slave rows: for slip contacts one dof of A; for stick contacts
+ * all d dofs of A (then the A block of the frame, orthonormal, is inverted exactly by
+ * its transpose). */
+static fcd_status build_maps(fcd_stability *st, tmap *tn, tmap *tm) {
+  fcd_system *sys = st->sys;
+  fcd_index nf = sys->nfree, nc = nct(st);
+  int d = cdim(st);
+  fcd_status status = FCD_OK;
+  int *owner = fcd__malloc_array((size_t)sys->n, sizeof *owner);
+  fcd_index *slave_of = fcd__malloc_array((size_t)nf + 1, sizeof *slave_of);
+  /* per slave: its trial and test rows in terms of other free dofs */
+  crow *rn = fcd__calloc((size_t)nf + 1, sizeof *rn), *rm = fcd__calloc((size_t)nf + 1, sizeof *rm);
+  if (!owner || !slave_of || !rn || !rm) {
+    status = fcd__err(sys, FCD_E_NOMEM, "out of memory building the reduced pencil");
+    goto done;
+  }
+  for (fcd_index i = 0; i < sys->n; i++) owner[i] = -1;
+  for (fcd_index i = 0; i < nf; i++) slave_of[i] = 0;
+  for (fcd_index c = 0; c < nc; c++) {
+    const fcd__contact *ct = &st->cs->c[c];
+    for (int side = 0; side < (ct->pair ? 2 : 1); side++)
+      for (int j = 0; j < d; j++) {
+        fcd_index g = side ? ct->dofs_b[j] : ct->dofs_a[j];
+        if (sys->free_of[g] < 0) {
+          status = fcd__err(sys, FCD_E_STATE, "contact %lld: dof %lld has been prescribed "
+                            "since the contact was added", (long long)c, (long long)g);
+          goto done;
+        }
+        if (owner[g] >= 0 && owner[g] != (int)c) {
+          status = fcd__err(sys, FCD_E_UNSUPPORTED, "dof %lld belongs to contacts %d and "
+                            "%lld; the reduced pencil needs each dof in one contact at most",
+                            (long long)g, owner[g], (long long)c);
+          goto done;
+        }
+        owner[g] = (int)c;
+      }
+  }
+  for (fcd_index c = 0; c < nc; c++) {
+    const fcd__contact *ct = &st->cs->c[c];
+    if (st->status[c] == FCD_CONTACT_STICK) {
+      /* F (u_A - u_B) = 0 => u_A = u_B (pair) or 0 (rigid): trial = test */
+      for (int j = 0; j < d; j++) {
+        fcd_index s = sys->free_of[ct->dofs_a[j]];
+        slave_of[s] = 1;
+        crow r = {0, {0}, {0}};
+        if (ct->pair) {
+          r.n = 1;
+          r.f[0] = sys->free_of[ct->dofs_b[j]];
+          r.c[0] = 1.0; /* u_s = u_b */
+        }
+        rn[s] = r;
+        rm[s] = r;
+      }
+    } else if (st->status[c] == FCD_CONTACT_SLIP) {
+      crow cn = {0, {0}, {0}}, cm = {0, {0}, {0}};
+      add_frame_row(sys, ct, d, 0, 1.0, &cn);
+      add_frame_row(sys, ct, d, 0, 1.0, &cm);
+      fcd_real mu = mu_of(st, c);
+      for (int k = 1; k < d; k++) add_frame_row(sys, ct, d, k, mu * st->slip[c * (d - 1) + k - 1], &cm);
+      /* the slave: a dof of A with both coefficients as large as possible */
+      int best = -1;
+      fcd_real bv = 0;
+      for (int j = 0; j < d; j++) {
+        fcd_index f = sys->free_of[ct->dofs_a[j]];
+        fcd_real a = 0, b = 0;
+        for (int q = 0; q < cn.n; q++)
+          if (cn.f[q] == f) a = fabs(cn.c[q]);
+        for (int q = 0; q < cm.n; q++)
+          if (cm.f[q] == f) b = fabs(cm.c[q]);
+        fcd_real v = fmin(a, b);
+        if (v > bv) {
+          bv = v;
+          best = j;
+        }
+      }
+      if (best < 0 || bv < 1e-12) {
+        status = fcd__err(sys, FCD_E_SINGULAR, "contact %lld: no dof of its body can carry "
+                          "both the normal and the friction constraint (mu = %g)",
+                          (long long)c, mu);
+        goto done;
+      }
+      fcd_index s = sys->free_of[ct->dofs_a[best]];
+      slave_of[s] = 1;
+      crow *outs[2] = {&rn[s], &rm[s]};
+      crow *ins[2] = {&cn, &cm};
+      for (int w = 0; w < 2; w++) {
+        fcd_real cs_ = 0;
+        for (int q = 0; q < ins[w]->n; q++)
+          if (ins[w]->f[q] == s) cs_ = ins[w]->c[q];
+        crow r = {0, {0}, {0}};
+        for (int q = 0; q < ins[w]->n; q++)
+          if (ins[w]->f[q] != s) {
+            r.f[r.n] = ins[w]->f[q];
+            r.c[r.n++] = -ins[w]->c[q] / cs_;
+          }
+        *outs[w] = r;
+      }
+    }
+  }
+  /* masters and the maps */
+  {
+    tmap *ts[2] = {tn, tm};
+    crow *rows[2] = {rn, rm};
+    fcd_index nred = 0;
+    for (fcd_index i = 0; i < nf; i++)
+      if (!slave_of[i]) nred++;
+    for (int w = 0; w < 2; w++) {
+      tmap *t = ts[w];
+      t->nf = nf;
+      t->nred = nred;
+      t->col_of = fcd__malloc_array((size_t)nf + 1, sizeof *t->col_of);
+      t->srow_ptr = fcd__calloc((size_t)nf + 1, sizeof *t->srow_ptr);
+      fcd_index tot = 0;
+      for (fcd_index i = 0; i < nf; i++)
+        if (slave_of[i]) tot += rows[w][i].n;
+      t->sidx = fcd__malloc_array((size_t)tot + 1, sizeof *t->sidx);
+      t->sval = fcd__malloc_array((size_t)tot + 1, sizeof *t->sval);
+      if (!t->col_of || !t->srow_ptr || !t->sidx || !t->sval) {
+        status = fcd__err(sys, FCD_E_NOMEM, "out of memory building the reduced pencil");
+        goto done;
+      }
+      fcd_index k = 0;
+      for (fcd_index i = 0; i < nf; i++) t->col_of[i] = slave_of[i] ? -1 : k++;
+      fcd_index p = 0;
+      for (fcd_index i = 0; i < nf; i++) {
+        t->srow_ptr[i] = p;
+        if (!slave_of[i]) continue;
+        for (int q = 0; q < rows[w][i].n; q++) {
+          fcd_index f = rows[w][i].f[q];
+          if (slave_of[f]) {
+            status = fcd__err(sys, FCD_E_INTERNAL, "slave depends on a slave");
+            goto done;
+          }
+          t->sidx[p] = t->col_of[f];
+          t->sval[p++] = rows[w][i].c[q];
+        }
+      }
+      t->srow_ptr[nf] = p;
+    }
+  }
+done:
+  fcd__free(owner);
+  fcd__free(slave_of);
+  fcd__free(rn);
+  fcd__free(rm);
+  return status;
+}
+
+/* A* = T_mu^T A T_n, dense (nred x nred, row-major), for A on the free pattern (full
+ * storage, values val). */
+static void reduce_dense(const fcd__free_pattern *fp, const fcd_real *val, const tmap *tn,
+                         const tmap *tm, fcd_real *out) {
+  fcd_index nr = tn->nred;
+  memset(out, 0, (size_t)nr * (size_t)nr * sizeof *out);
+  for (fcd_index i = 0; i < fp->n; i++) {
+    /* the rows of T_mu^T this row of A feeds: test column(s) */
+    fcd_index ti = tm->col_of[i];
+    for (fcd_index p = fp->rowptr[i]; p < fp->rowptr[i + 1]; p++) {
+      fcd_index j = fp->col[p];
+      fcd_real a = val[p];
+      if (a == 0) continue;
+      /* A_ij contributes (T_mu)_{i,r} A_ij (T_n)_{j,c} */
+      fcd_index rlo = ti >= 0 ? 0 : tm->srow_ptr[i], rhi = ti >= 0 ? 1 : tm->srow_ptr[i + 1];
+      for (fcd_index rr = rlo; rr < rhi; rr++) {
+        fcd_index r = ti >= 0 ? ti : tm->sidx[rr];
+        fcd_real wr = ti >= 0 ? 1.0 : tm->sval[rr];
+        fcd_index tj = tn->col_of[j];
+        if (tj >= 0) {
+          out[r * nr + tj] += wr * a;
+        } else {
+          for (fcd_index q = tn->srow_ptr[j]; q < tn->srow_ptr[j + 1]; q++)
+            out[r * nr + tn->sidx[q]] += wr * a * tn->sval[q];
+        }
+      }
+    }
+  }
+}
+
+/* A* = T_mu^T A T_n in CSR (for the sparse path), same loops with a row accumulator */
+static fcd_status reduce_csr(const fcd_system *sys, const fcd__free_pattern *fp,
+                             const fcd_real *val, const tmap *tn, const tmap *tm,
+                             fcd__csr *out) {
+  fcd_index nr = tn->nred;
+  /* test rows of T_mu^T: reduced row r collects free rows i with (T_mu)_{i,r} != 0 */
+  fcd_index *cnt = fcd__calloc((size_t)nr + 1, sizeof *cnt);
+  fcd_index *acc_col = fcd__malloc_array((size_t)nr + 1, sizeof *acc_col);
+  fcd_real *acc = fcd__calloc((size_t)nr + 1, sizeof *acc);
+  fcd_index *mark = fcd__malloc_array((size_t)nr + 1, sizeof *mark);
+  fcd_index *tr_ptr = NULL, *tr_row = NULL;
+  fcd_real *tr_w = NULL;
+  fcd_status status = FCD_OK;
+  memset(out, 0, sizeof *out);
+  if (!cnt || !acc_col || !acc || !mark) goto nomem;
+  for (fcd_index i = 0; i < fp->n; i++) {
+    if (tm->col_of[i] >= 0) cnt[tm->col_of[i]]++;
+    else
+      for (fcd_index q = tm->srow_ptr[i]; q < tm->srow_ptr[i + 1]; q++) cnt[tm->sidx[q]]++;
+  }
+  tr_ptr = fcd__malloc_array((size_t)nr + 1, sizeof *tr_ptr);
+  fcd_index tot = 0;
+  for (fcd_index r = 0; r < nr; r++) tot += cnt[r];
+  tr_row = fcd__malloc_array((size_t)tot + 1, sizeof *tr_row);
+  tr_w = fcd__malloc_array((size_t)tot + 1, sizeof *tr_w);
+  if (!tr_ptr || !tr_row || !tr_w) goto nomem;
+  tr_ptr[0] = 0;
+  for (fcd_index r = 0; r < nr; r++) tr_ptr[r + 1] = tr_ptr[r] + cnt[r];
+  for (fcd_index r = 0; r < nr; r++) cnt[r] = tr_ptr[r];
+  for (fcd_index i = 0; i < fp->n; i++) {
+    if (tm->col_of[i] >= 0) {
+      fcd_index r = tm->col_of[i];
+      tr_row[cnt[r]] = i;
+      tr_w[cnt[r]++] = 1.0;
+    } else {
+      for (fcd_index q = tm->srow_ptr[i]; q < tm->srow_ptr[i + 1]; q++) {
+        fcd_index r = tm->sidx[q];
+        tr_row[cnt[r]] = i;
+        tr_w[cnt[r]++] = tm->sval[q];
+      }
+    }
+  }
+  /* two passes: count, then fill */
+  for (int pass = 0; pass < 2; pass++) {
+    fcd_index nnz = 0;
+    for (fcd_index c = 0; c < nr; c++) mark[c] = -1;
+    for (fcd_index r = 0; r < nr; r++) {
+      fcd_index nrow = 0;
+      for (fcd_index e = tr_ptr[r]; e < tr_ptr[r + 1]; e++) {
+        fcd_index i = tr_row[e];
+        fcd_real wr = tr_w[e];
+        for (fcd_index p = fp->rowptr[i]; p < fp->rowptr[i + 1]; p++) {
+          fcd_index j = fp->col[p], tj = tn->col_of[j];
+          fcd_index qlo = tj >= 0 ? 0 : tn->srow_ptr[j], qhi = tj >= 0 ? 1 : tn->srow_ptr[j + 1];
+          for (fcd_index q = qlo; q < qhi; q++) {
+            fcd_index c = tj >= 0 ? tj : tn->sidx[q];
+            fcd_real v = wr * val[p] * (tj >= 0 ? 1.0 : tn->sval[q]);
+            if (mark[c] != r) {
+              mark[c] = r;
+              acc_col[nrow++] = c;
+              acc[c] = 0;
+            }
+            acc[c] += v;
+          }
+        }
+      }
+      if (pass == 1) {
+        /* sorted columns */
+        for (fcd_index a = 1; a < nrow; a++) {
+          fcd_index x = acc_col[a], b = a;
+          while (b > 0 && acc_col[b - 1] > x) {
+            acc_col[b] = acc_col[b - 1];
+            b--;
+          }
+          acc_col[b] = x;
+        }
+        out->rowptr[r] = nnz;
+        for (fcd_index a = 0; a < nrow; a++) {
+          out->col[nnz + a] = acc_col[a];
+          out->val[nnz + a] = acc[acc_col[a]];
+        }
+      }
+      nnz += nrow;
+    }
+    if (pass == 0) {
+      out->n = nr;
+      out->rowptr = fcd__malloc_array((size_t)nr + 1, sizeof *out->rowptr);
+      out->col = fcd__malloc_array((size_t)nnz + 1, sizeof *out->col);
+      out->val = fcd__malloc_array((size_t)nnz + 1, sizeof *out->val);
+      if (!out->rowptr || !out->col || !out->val) goto nomem;
+      out->owned = 1;
+      out->set = 1;
+    } else {
+      out->rowptr[nr] = nnz;
+    }
+  }
+  goto done;
+nomem:
+  status = fcd__err(sys, FCD_E_NOMEM, "out of memory forming the reduced pencil");
+  fcd__csr_clear(out);
+done:
+  fcd__free(cnt);
+  fcd__free(acc_col);
+  fcd__free(acc);
+  fcd__free(mark);
+  fcd__free(tr_ptr);
+  fcd__free(tr_row);
+  fcd__free(tr_w);
+  return status;
+}
+
+/* 3D sliding damping on the free pattern: C += -mu r_n / v b b^T over the contact's
+ * relative displacement, b the tangent direction normal to the slip. Returns it as a
+ * dense addition to the reduced C* (few contacts, small support). */
+static void add_sliding_damping(const fcd_stability *st, const tmap *tn, const tmap *tm,
+                                fcd_real *Cr) {
+  fcd_index nc = nct(st), nr = tn->nred;
+  const fcd_system *sys = st->sys;
+  if (cdim(st) != 3 || !st->rn) return;
+  for (fcd_index c = 0; c < nc; c++) {
+    if (st->status[c] != FCD_CONTACT_SLIP || !(st->speed[c] > 0) || st->rn[c] == 0) continue;
+    const fcd__contact *ct = &st->cs->c[c];
+    fcd_real coef = -mu_of(st, c) * st->rn[c] / st->speed[c]; /* >= 0 */
+    const fcd_real *s = st->slip + c * 2;
+    crow b = {0, {0}, {0}};
+    /* b = -s_2 T + s_1 B: the tangent direction normal to the slip */
+    add_frame_row(sys, ct, 3, 1, -s[1], &b);
+    add_frame_row(sys, ct, 3, 2, s[0], &b);
+    /* C* += coef (T_mu^T b)(b^T T_n) */
+    fcd_real *bl = fcd__calloc((size_t)nr, sizeof *bl), *br = fcd__calloc((size_t)nr, sizeof *br);
+    if (!bl || !br) {
+      fcd__free(bl);
+      fcd__free(br);
+      return;
+    }
+    for (int q = 0; q < b.n; q++) {
+      fcd_index f = b.f[q];
+      if (tm->col_of[f] >= 0) bl[tm->col_of[f]] += b.c[q];
+      else
+        for (fcd_index e = tm->srow_ptr[f]; e < tm->srow_ptr[f + 1]; e++)
+          bl[tm->sidx[e]] += b.c[q] * tm->sval[e];
+      if (tn->col_of[f] >= 0) br[tn->col_of[f]] += b.c[q];
+      else
+        for (fcd_index e = tn->srow_ptr[f]; e < tn->srow_ptr[f + 1]; e++)
+          br[tn->sidx[e]] += b.c[q] * tn->sval[e];
+    }
+    for (fcd_index i = 0; i < nr; i++)
+      if (bl[i] != 0)
+        for (fcd_index j = 0; j < nr; j++) Cr[i * nr + j] += coef * bl[i] * br[j];
+    fcd__free(bl);
+    fcd__free(br);
+  }
+}
+
+/* ---- results ---------------------------------------------------------------------- */
+
+typedef struct {
+  fcd_real re, im;
+  fcd_index k; /* index into the raw arrays */
+} eigkey;
+
+static int cmp_eig(const void *a, const void *b) {
+  const eigkey *x = a, *y = b;
+  if (x->re != y->re) return x->re > y->re ? -1 : 1;
+  if (x->im != y->im) return x->im < y->im ? -1 : 1;
+  return (x->k > y->k) - (x->k < y->k);
+}
+
+/* lifts reduced complex vectors to the full numbering through T_n */
+static void lift(const fcd_system *sys, const tmap *tn, const double complex *x,
+                 fcd_real *re, fcd_real *im) {
+  fcd_index n = sys->n;
+  memset(re, 0, (size_t)n * sizeof *re);
+  memset(im, 0, (size_t)n * sizeof *im);
+  double mx = 0;
+  for (fcd_index f = 0; f < tn->nf; f++) {
+    double complex v = 0;
+    if (tn->col_of[f] >= 0) v = x[tn->col_of[f]];
+    else
+      for (fcd_index q = tn->srow_ptr[f]; q < tn->srow_ptr[f + 1]; q++)
+        v += tn->sval[q] * x[tn->sidx[q]];
+    re[sys->dof_of[f]] = creal(v);
+    im[sys->dof_of[f]] = cimag(v);
+    if (cabs(v) > mx) mx = cabs(v);
+  }
+  /* unit largest modulus, that component real positive */
+  double complex ph = 1;
+  for (fcd_index i = 0; i < n; i++)
+    if (cabs(re[i] + I * im[i]) == mx && mx > 0) {
+      ph = conj(re[i] + I * im[i]) / mx;
+      break;
+    }
+  for (fcd_index i = 0; i < n; i++) {
+    double complex v = (re[i] + I * im[i]) * ph / (mx > 0 ? mx : 1);
+    re[i] = creal(v);
+    im[i] = cimag(v);
+  }
+}
+
+/* Stores nraw eigenvalues (lam) and reduced vectors (vec, nred each) sorted. */
+static fcd_status store(fcd_stability *st, const tmap *tn, fcd_index nraw,
+                        const double complex *lam, const double complex *vec) {
+  fcd_system *sys = st->sys;
+  fcd_index n = sys->n, nr = tn->nred;
+  eigkey *key = fcd__malloc_array((size_t)nraw + 1, sizeof *key);
+  st->lre = fcd__malloc_array((size_t)nraw + 1, sizeof *st->lre);
+  st->lim = fcd__malloc_array((size_t)nraw + 1, sizeof *st->lim);
+  st->vre = fcd__malloc_array((size_t)(nraw * n) + 1, sizeof *st->vre);
+  st->vim = fcd__malloc_array((size_t)(nraw * n) + 1, sizeof *st->vim);
+  if (!key || !st->lre || !st->lim || !st->vre || !st->vim) {
+    fcd__free(key);
+    free_results(st);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory storing eigenpairs");
+  }
+  for (fcd_index k = 0; k < nraw; k++) {
+    key[k].re = creal(lam[k]);
+    key[k].im = cimag(lam[k]);
+    key[k].k = k;
+  }
+  qsort(key, (size_t)nraw, sizeof *key, cmp_eig);
+  st->any_flutter = st->any_divergence = 0;
+  for (fcd_index k = 0; k < nraw; k++) {
+    st->lre[k] = key[k].re;
+    st->lim[k] = key[k].im;
+    lift(sys, tn, vec + key[k].k * nr, st->vre + k * n, st->vim + k * n);
+    fcd_real scale = fmax(1.0, hypot(key[k].re, key[k].im));
+    if (key[k].re > 1e-9 * scale) {
+      if (fabs(key[k].im) > 1e-9 * scale) st->any_flutter = 1;
+      else st->any_divergence = 1;
+    }
+  }
+  st->nconv = nraw;
+  fcd__free(key);
+  return FCD_OK;
+}
+
+/* smallest eigenvalue of (A + A^T)/2, dense; NaN if LAPACK fails */
+static fcd_real min_sym_eig(fcd_index nr, const fcd_real *A) {
+  if (nr == 0) return NAN;
+  fcd_real *S = fcd__malloc_array((size_t)nr * (size_t)nr, sizeof *S);
+  fcd_real *w = fcd__malloc_array((size_t)nr, sizeof *w);
+  fcd_real r = NAN;
+  if (S && w) {
+    for (fcd_index i = 0; i < nr; i++)
+      for (fcd_index j = 0; j < nr; j++) S[i * nr + j] = 0.5 * (A[i * nr + j] + A[j * nr + i]);
+    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', (lapack_int)nr, S, (lapack_int)nr, w) == 0)
+      r = w[0];
+  }
+  fcd__free(S);
+  fcd__free(w);
+  return r;
+}
+
+/* Eigenpairs of the dense pencil (A, B) (n x n, row-major): lam, vec (n per pair). Infinite
+ * eigenvalues (beta = 0) are dropped. Returns the count, or -1 on LAPACK failure. */
+static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double complex *lam,
+                            double complex *vec) {
+  fcd_real *ar = fcd__malloc_array((size_t)nn, sizeof *ar), *ai = fcd__malloc_array((size_t)nn, sizeof *ai);
+  fcd_real *be = fcd__malloc_array((size_t)nn, sizeof *be);
+  fcd_real *vr = fcd__malloc_array((size_t)nn * (size_t)nn, sizeof *vr);
+  fcd_index cnt = -1;
+  if (ar && ai && be && vr &&
+      LAPACKE_dggev(LAPACK_ROW_MAJOR, 'N', 'V', (lapack_int)nn, A, (lapack_int)nn, B,
+                    (lapack_int)nn, ar, ai, be, NULL, 1, vr, (lapack_int)nn) == 0) {
+    cnt = 0;
+    for (fcd_index k = 0; k < nn; k++) {
+      if (fabs(be[k]) <= 1e3 * DBL_EPSILON * hypot(ar[k], ai[k])) {
+        if (ai[k] != 0) k++; /* its conjugate is infinite too */
+        continue;
+      }
+      if (ai[k] == 0) {
+        lam[cnt] = ar[k] / be[k];
+        for (fcd_index i = 0; i < nn; i++) vec[cnt * nn + i] = vr[i * nn + k];
+        cnt++;
+      } else {
+        /* a conjugate pair in columns k, k+1 */
+        for (int sgn = 1; sgn >= -1; sgn -= 2) {
+          lam[cnt] = (ar[k] + sgn * I * ai[k]) / be[k];
+          for (fcd_index i = 0; i < nn; i++)
+            vec[cnt * nn + i] = vr[i * nn + k] + sgn * I * vr[i * nn + k + 1];
+          cnt++;
+        }
+        k++;
+      }
+    }
+  }
+  fcd__free(ar);
+  fcd__free(ai);
+  fcd__free(be);
+  fcd__free(vr);
+  return cnt;
+}
+
+static int sys_has_damping(const fcd_system *sys) {
+  return sys->mat[FCD_DAMPING].set || sys->ray_alpha != 0 || sys->ray_beta != 0;
+}
+
+static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, const tmap *tn,
+                              const tmap *tm, int damped) {
+  fcd_system *sys = st->sys;
+  fcd_index nr = tn->nred, nn = damped ? 2 * nr : nr;
+  fcd_real *val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *val);
+  fcd_real *Kr = fcd__malloc_array((size_t)nr * (size_t)nr + 1, sizeof *Kr);
+  fcd_real *Mr = fcd__malloc_array((size_t)nr * (size_t)nr + 1, sizeof *Mr);
+  fcd_real *Cr = damped ? fcd__malloc_array((size_t)nr * (size_t)nr + 1, sizeof *Cr) : NULL;
+  fcd_real *A = fcd__calloc((size_t)nn * (size_t)nn + 1, sizeof *A);
+  fcd_real *B = fcd__calloc((size_t)nn * (size_t)nn + 1, sizeof *B);
+  double complex *lam = fcd__malloc_array((size_t)nn + 1, sizeof *lam);
+  double complex *vec = fcd__malloc_array((size_t)nn * (size_t)nn + 1, sizeof *vec);
+  double complex *l2 = NULL, *v2 = NULL;
+  fcd_status status = FCD_OK;
+  if (!val || !Kr || !Mr || (damped && !Cr) || !A || !B || !lam || !vec) {
+    status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigen-solve");
+    goto done;
+  }
+  FCD_TRY(fcd__system_combination(sys, 0, 0, 1, val));
+  reduce_dense(fp, val, tn, tm, Kr);
+  FCD_TRY(fcd__system_combination(sys, 1, 0, 0, val));
+  reduce_dense(fp, val, tn, tm, Mr);
+  if (damped) {
+    FCD_TRY(fcd__system_combination(sys, 0, 1, 0, val));
+    reduce_dense(fp, val, tn, tm, Cr);
+    add_sliding_damping(st, tn, tm, Cr);
+  }
+  st->min_sym = min_sym_eig(nr, Kr);
+  st->necessary = !(st->min_sym > 0);
+  fcd_index cnt;
+  if (!damped) {
+    memcpy(A, Kr, (size_t)nr * (size_t)nr * sizeof *A);
+    memcpy(B, Mr, (size_t)nr * (size_t)nr * sizeof *B);
+    fcd_index nl = dense_ggev(nr, A, B, lam, vec);
+    if (nl < 0) {
+      status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-dof reduced "
+                        "pencil", (long long)nr);
+      goto done;
+    }
+    /* lambda = +- sqrt(-Lambda) */
+    l2 = fcd__malloc_array((size_t)(2 * nl) + 1, sizeof *l2);
+    v2 = fcd__malloc_array((size_t)(2 * nl * nr) + 1, sizeof *v2);
+    if (!l2 || !v2) {
+      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigen-solve");
+      goto done;
+    }
+    for (fcd_index k = 0; k < nl; k++) {
+      double complex r = csqrt(-lam[k]);
+      l2[2 * k] = r;
+      l2[2 * k + 1] = -r;
+      memcpy(v2 + 2 * k * nr, vec + k * nr, (size_t)nr * sizeof *v2);
+      memcpy(v2 + (2 * k + 1) * nr, vec + k * nr, (size_t)nr * sizeof *v2);
+    }
+    cnt = 2 * nl;
+    status = store(st, tn, cnt, l2, v2);
+  } else {
+    /* companion form: [0 I; -K -C] x = lambda [I 0; 0 M] x, x = (v, lambda v) */
+    for (fcd_index i = 0; i < nr; i++) {
+      A[i * nn + nr + i] = 1;
+      B[i * nn + i] = 1;
+      for (fcd_index j = 0; j < nr; j++) {
+        A[(nr + i) * nn + j] = -Kr[i * nr + j];
+        A[(nr + i) * nn + nr + j] = -Cr[i * nr + j];
+        B[(nr + i) * nn + nr + j] = Mr[i * nr + j];
+      }
+    }
+    fcd_index nl = dense_ggev(nn, A, B, lam, vec);
+    if (nl < 0) {
+      status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-dof companion "
+                        "pencil", (long long)nn);
+      goto done;
+    }
+    /* keep the displacement half of each vector */
+    for (fcd_index k = 0; k < nl; k++) memmove(vec + k * nr, vec + k * nn, (size_t)nr * sizeof *vec);
+    status = store(st, tn, nl, lam, vec);
+  }
+done:
+  fcd__free(val);
+  fcd__free(Kr);
+  fcd__free(Mr);
+  fcd__free(Cr);
+  fcd__free(A);
+  fcd__free(B);
+  fcd__free(lam);
+  fcd__free(vec);
+  fcd__free(l2);
+  fcd__free(v2);
+  return status;
+}
+
+static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, const tmap *tn,
+                               const tmap *tm, int damped) {
+  fcd_system *sys = st->sys;
+  fcd_index nr = tn->nred;
+  if (damped && (sys->mat[FCD_DAMPING].set || (cdim(st) == 3 && st->rn)))
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "damping other than Rayleigh on a reduced pencil of "
+                    "%lld dofs (above FCD_STAB_DENSE_MAX = %lld) needs a complex shift, which "
+                    "this PETSc build (real scalars) lacks; solve undamped (FCD_STAB_DAMPING 0) "
+                    "or densely", (long long)nr, (long long)st->dense_max);
+  fcd_real *val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *val);
+  fcd__csr Kr, Mr;
+  memset(&Kr, 0, sizeof Kr);
+  memset(&Mr, 0, sizeof Mr);
+  fcd_index nev = st->nev < nr ? st->nev : nr;
+  fcd_real *lre = fcd__malloc_array((size_t)nev + 1, sizeof *lre);
+  fcd_real *lim = fcd__malloc_array((size_t)nev + 1, sizeof *lim);
+  fcd_real *xr = fcd__malloc_array((size_t)(nev * nr) + 1, sizeof *xr);
+  fcd_real *xi = fcd__malloc_array((size_t)(nev * nr) + 1, sizeof *xi);
+  double complex *lam = fcd__malloc_array((size_t)(2 * nev) + 1, sizeof *lam);
+  double complex *vec = fcd__malloc_array((size_t)(2 * nev * nr) + 1, sizeof *vec);
+  fcd_status status = FCD_OK;
+  fcd_index got = 0;
+  if (!val || !lre || !lim || !xr || !xi || !lam || !vec) {
+    status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the sparse eigen-solve");
+    goto done;
+  }
+  if ((status = fcd__system_combination(sys, 0, 0, 1, val)) != FCD_OK) goto done;
+  if ((status = reduce_csr(sys, fp, val, tn, tm, &Kr)) != FCD_OK) goto done;
+  if ((status = fcd__system_combination(sys, 1, 0, 0, val)) != FCD_OK) goto done;
+  if ((status = reduce_csr(sys, fp, val, tn, tm, &Mr)) != FCD_OK) goto done;
+  fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
+  status = fcd__slepc_gen_nonsym(sys, nr, &Kr, &Mr, w * w, nev, st->tol, lre, lim, xr, xi, &got);
+  if (status != FCD_OK) goto done;
+  st->min_sym = NAN;
+  /* necessary condition: the symmetric part of K* positive definite? (CHOLMOD on it) */
+  {
+    fcd__csr S;
+    status = fcd__csr_symmetric_part(sys, &Kr, &S);
+    if (status != FCD_OK) goto done;
+    int pd = 0;
+    status = fcd__chol_is_pd(sys, &S, &pd);
+    fcd__csr_clear(&S);
+    if (status != FCD_OK) goto done;
+    st->necessary = !pd;
+  }
+  fcd_index cnt = 0;
+  for (fcd_index k = 0; k < got; k++) {
+    double complex L = lre[k] + I * lim[k];
+    double complex *v = vec + cnt * nr;
+    for (fcd_index i = 0; i < nr; i++) v[i] = xr[k * nr + i] + I * xi[k * nr + i];
+    if (damped && (sys->ray_alpha != 0 || sys->ray_beta != 0)) {
+      /* C* = alpha M* + beta K*: lambda^2 + (alpha + beta Lambda) lambda + Lambda = 0 */
+      double complex b = sys->ray_alpha + sys->ray_beta * L;
+      double complex disc = csqrt(b * b - 4 * L);
+      lam[cnt] = (-b + disc) / 2;
+      lam[cnt + 1] = (-b - disc) / 2;
+    } else {
+      double complex r = csqrt(-L);
+      lam[cnt] = r;
+      lam[cnt + 1] = -r;
+    }
+    memcpy(vec + (cnt + 1) * nr, v, (size_t)nr * sizeof *vec);
+    cnt += 2;
+  }
+  status = store(st, tn, cnt, lam, vec);
+  if (status == FCD_OK && got < nev)
+    fcd__err(sys, FCD_OK, "only %lld of %lld eigenvalues converged (tolerance %g)",
+             (long long)got, (long long)nev, st->tol);
+done:
+  fcd__free(val);
+  fcd__csr_clear(&Kr);
+  fcd__csr_clear(&Mr);
+  fcd__free(lre);
+  fcd__free(lim);
+  fcd__free(xr);
+  fcd__free(xi);
+  fcd__free(lam);
+  fcd__free(vec);
+  return status;
+}
+
+fcd_status fcd_stability_solve(fcd_stability *st, fcd_index *nconv) {
+  CHECK_ST_(st);
+  if (nconv) *nconv = 0;
+  fcd_system *sys = st->sys;
+  free_results(st);
+  const fcd__free_pattern *fp;
+  FCD_TRY(fcd__system_free_pattern(sys, &fp));
+  tmap tn, tm;
+  memset(&tn, 0, sizeof tn);
+  memset(&tm, 0, sizeof tm);
+  fcd_status status = build_maps(st, &tn, &tm);
+  if (status != FCD_OK) goto done;
+  fcd_index nr = tn.nred;
+  st->nred = nr;
+  if (nr == 0) {
+    status = fcd__err(sys, FCD_E_STATE, "the reduced pencil is empty: every free dof is "
+                      "constrained by the contact state");
+    goto done;
+  }
+  int damped = st->damping && (sys_has_damping(sys) ||
+                               (cdim(st) == 3 && st->rn != NULL));
+  if (nr <= st->dense_max) status = solve_dense(st, fp, &tn, &tm, damped);
+  else status = solve_sparse(st, fp, &tn, &tm, damped);
+  if (status != FCD_OK) goto done;
+  st->solved = 1;
+  /* the dense path computes everything; nev bounds what the sparse one returns */
+  if (nr <= st->dense_max && st->nev > st->nconv)
+    fcd__err(sys, FCD_OK, "nev = %lld exceeds the %lld eigenvalues of the %lld-dof reduced "
+             "pencil: clamped", (long long)st->nev, (long long)st->nconv, (long long)nr);
+  if (nconv) *nconv = st->nconv;
+done:
+  tmap_free(&tn);
+  tmap_free(&tm);
+  return status;
+}
+
+#define CHECK_SOLVED(st, i)                                                            \
+  do {                                                                                 \
+    CHECK_ST_(st);                                                                     \
+    if (!(st)->solved) return fcd__err((st)->sys, FCD_E_STATE, "no stability solve yet"); \
+    if ((i) < 0 || (i) >= (st)->nconv)                                                 \
+      return fcd__err((st)->sys, FCD_E_INVALID_ARG, "eigenvalue %lld outside [0, %lld)", \
+                      (long long)(i), (long long)(st)->nconv);                         \
+  } while (0)
+
+fcd_status fcd_stability_get_eigenvalue(const fcd_stability *st, fcd_index i, fcd_real *re,
+                                        fcd_real *im) {
+  CHECK_SOLVED(st, i);
+  if (re) *re = st->lre[i];
+  if (im) *im = st->lim[i];
+  return FCD_OK;
+}
+
+fcd_status fcd_stability_get_mode_info(const fcd_stability *st, fcd_index i, fcd_real *freq_hz,
+                                       fcd_real *damping_ratio, int *kind) {
+  CHECK_SOLVED(st, i);
+  fcd_real re = st->lre[i], im = st->lim[i], scale = fmax(1.0, hypot(re, im));
+  if (freq_hz) *freq_hz = fabs(im) / (2 * 3.14159265358979323846);
+  if (damping_ratio) *damping_ratio = fabs(im) > 0 ? -re / fabs(im) : INFINITY;
+  if (kind)
+    *kind = re > 1e-9 * scale ? (fabs(im) > 1e-9 * scale ? FCD_MODE_FLUTTER : FCD_MODE_DIVERGENCE)
+                              : FCD_MODE_STABLE;
+  return FCD_OK;
+}
+
+fcd_status fcd_stability_get_mode(const fcd_stability *st, fcd_index i, fcd_real *re,
+                                  fcd_real *im) {
+  CHECK_SOLVED(st, i);
+  fcd_index n = st->sys->n;
+  if (re) memcpy(re, st->vre + i * n, (size_t)n * sizeof *re);
+  if (im) memcpy(im, st->vim + i * n, (size_t)n * sizeof *im);
+  return FCD_OK;
+}
+
+fcd_status fcd_stability_get_summary(const fcd_stability *st, int *flutter, int *divergence,
+                                     int *necessary, fcd_real *min_sym) {
+  CHECK_ST_(st);
+  if (!st->solved) return fcd__err(st->sys, FCD_E_STATE, "no stability solve yet");
+  if (flutter) *flutter = st->any_flutter;
+  if (divergence) *divergence = st->any_divergence;
+  if (necessary) *necessary = st->necessary;
+  if (min_sym) *min_sym = st->min_sym;
+  return FCD_OK;
+}
+
+fcd_index fcd_stability_reduced_size(const fcd_stability *st) {
+  return valid(st) && st->solved ? st->nred : -1;
+}
