@@ -1031,3 +1031,115 @@ fcd_status fcd_stability_get_summary(const fcd_stability *st, int *flutter, int 
 fcd_index fcd_stability_reduced_size(const fcd_stability *st) {
   return valid(st) && st->solved ? st->nred : -1;
 }
+
+/* ---- friction sweeps ------------------------------------------------------------- */
+
+typedef struct {
+  double score;
+  fcd_index i, j;
+} match;
+
+static int cmp_match(const void *a, const void *b) {
+  const match *x = a, *y = b;
+  if (x->score != y->score) return x->score > y->score ? -1 : 1;
+  if (x->i != y->i) return x->i < y->i ? -1 : 1;
+  return (x->j > y->j) - (x->j < y->j);
+}
+
+fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real mu1, fcd_index steps,
+                               fcd_stability_sweep_fn fn, void *user_data) {
+  CHECK_ST_(st);
+  fcd_system *sys = st->sys;
+  if (!fn) return fcd__err(sys, FCD_E_INVALID_ARG, "sweep: the callback is NULL");
+  if (!isfinite(mu0) || !isfinite(mu1) || mu0 < 0 || mu1 < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "sweep: friction coefficients %g and %g must be "
+                    "finite and >= 0", mu0, mu1);
+  if (steps < 1) return fcd__err(sys, FCD_E_INVALID_ARG, "sweep: %lld steps", (long long)steps);
+  fcd_index n = sys->n;
+  fcd_real saved_mu = st->mu_override;
+  fcd_real *pre = NULL, *pim = NULL, *plre = NULL, *plim = NULL;
+  fcd_index *ptrack = NULL, pn = 0, next_track = 0;
+  fcd_status status = FCD_OK;
+  for (fcd_index k = 0; k < steps && status == FCD_OK; k++) {
+    fcd_real mu = steps == 1 ? mu0 : mu0 + (mu1 - mu0) * (fcd_real)k / (fcd_real)(steps - 1);
+    st->mu_override = mu;
+    fcd_index nc;
+    if ((status = fcd_stability_solve(st, &nc)) != FCD_OK) break;
+    fcd_index *track = fcd__malloc_array((size_t)nc + 1, sizeof *track);
+    match *mt = fcd__malloc_array((size_t)(nc * pn) + 1, sizeof *mt);
+    char *used = fcd__calloc((size_t)pn + 1, 1);
+    if (!track || !mt || !used) {
+      fcd__free(track);
+      fcd__free(mt);
+      fcd__free(used);
+      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep");
+      break;
+    }
+    for (fcd_index i = 0; i < nc; i++) track[i] = -1;
+    fcd_index nm = 0;
+    for (fcd_index i = 0; i < nc; i++) {
+      const fcd_real *ar = st->vre + i * n, *ai = st->vim + i * n;
+      double na = 0;
+      for (fcd_index q = 0; q < n; q++) na += ar[q] * ar[q] + ai[q] * ai[q];
+      for (fcd_index j = 0; j < pn; j++) {
+        const fcd_real *br = pre + j * n, *bi = pim + j * n;
+        double nb = 0, cr = 0, ci = 0;
+        for (fcd_index q = 0; q < n; q++) {
+          nb += br[q] * br[q] + bi[q] * bi[q];
+          /* conj(a) . b */
+          cr += ar[q] * br[q] + ai[q] * bi[q];
+          ci += ar[q] * bi[q] - ai[q] * br[q];
+        }
+        double mac = na > 0 && nb > 0 ? (cr * cr + ci * ci) / (na * nb) : 0;
+        /* the conjugate partner has the same MAC: keep the side of the imaginary axis,
+         * then prefer the nearer eigenvalue */
+        int same = (st->lim[i] > 0) == (plim[j] > 0) && (st->lim[i] < 0) == (plim[j] < 0);
+        double dist = hypot(st->lre[i] - plre[j], st->lim[i] - plim[j]) /
+                      (hypot(st->lre[i], st->lim[i]) + hypot(plre[j], plim[j]) + 1e-300);
+        mt[nm].score = mac + (same ? 0 : -1) - 1e-3 * dist;
+        mt[nm].i = i;
+        mt[nm++].j = j;
+      }
+    }
+    qsort(mt, (size_t)nm, sizeof *mt, cmp_match);
+    for (fcd_index q = 0; q < nm; q++) {
+      if (mt[q].score < 0.5 || track[mt[q].i] >= 0 || used[mt[q].j]) continue;
+      track[mt[q].i] = ptrack[mt[q].j];
+      used[mt[q].j] = 1;
+    }
+    for (fcd_index i = 0; i < nc; i++)
+      if (track[i] < 0) track[i] = next_track++;
+    fcd__free(mt);
+    fcd__free(used);
+    int rc = fn(user_data, mu, nc, st->lre, st->lim, track);
+    /* keep this step's modes for the next */
+    fcd__free(pre);
+    fcd__free(pim);
+    fcd__free(plre);
+    fcd__free(plim);
+    fcd__free(ptrack);
+    pre = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *pre);
+    pim = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *pim);
+    plre = fcd__malloc_array((size_t)nc + 1, sizeof *plre);
+    plim = fcd__malloc_array((size_t)nc + 1, sizeof *plim);
+    ptrack = track;
+    pn = nc;
+    if (!pre || !pim || !plre || !plim) {
+      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep");
+      break;
+    }
+    memcpy(pre, st->vre, (size_t)(nc * n) * sizeof *pre);
+    memcpy(pim, st->vim, (size_t)(nc * n) * sizeof *pim);
+    memcpy(plre, st->lre, (size_t)nc * sizeof *plre);
+    memcpy(plim, st->lim, (size_t)nc * sizeof *plim);
+    if (rc != 0)
+      status = fcd__err(sys, FCD_E_CALLBACK, "sweep callback returned %d at mu = %g", rc, mu);
+  }
+  st->mu_override = saved_mu;
+  fcd__free(pre);
+  fcd__free(pim);
+  fcd__free(plre);
+  fcd__free(plim);
+  fcd__free(ptrack);
+  return status;
+}

@@ -38,6 +38,13 @@ static void usage(FILE *to) {
           "        static equilibrium (friction measured from the reference displacements,\n"
           "        zero by default) or steady sliding along -vg of every contact; state.csv\n"
           "        has one row per contact: contact,status,slip_t,slip_b,set,r_n,r_t,r_b,u_n\n"
+          "  stability --mass M.mtx --stiffness K.mtx [--damping C.mtx | --rayleigh a,b]\n"
+          "        [--fixed FILE] [--load f.txt] --contacts FILE\n"
+          "        (--state state.csv | --steady-sliding) [--mu X | --mu-sweep a:b:n]\n"
+          "        [--nev N] [--target-hz F] [--undamped] --out chart.csv [--plot chart.png]\n"
+          "        eigenvalues of the friction-linearized pencil about a contact state;\n"
+          "        chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind; lines\n"
+          "        'critical: track=T mu=X ...' where a tracked mode crosses Re = 0\n"
           "  demo [--out DIR]\n"
           "        runs the embedded default model (a clamped steel beam) and writes its\n"
           "        matrices and results under DIR (default: fcd-demo)\n"
@@ -55,6 +62,9 @@ typedef struct {
   const char *mass, *stiffness, *fixed, *out, *solver, *write;
   const char *damping, *rayleigh, *load, *contacts, *scheme, *u0, *v0;
   const char *kind, *reference, *displacements;
+  const char *state, *mu_sweep, *plot, *mu_text;
+  int steady, undamped;
+  double target_hz;
   long nev, max_iter;
   double tol, dt, t_end, theta, restitution;
 } options;
@@ -80,6 +90,14 @@ static int parse_options(int argc, char **argv, options *o, const char *const *a
       fprintf(stderr, "fcd: unknown option '%s' (see 'fcd help')\n", a);
       return -1;
     }
+    if (strcmp(a, "--steady-sliding") == 0) {
+      o->steady = 1;
+      continue;
+    }
+    if (strcmp(a, "--undamped") == 0) {
+      o->undamped = 1;
+      continue;
+    }
     if (i + 1 >= argc) {
       fprintf(stderr, "fcd: option '%s' needs a value\n", a);
       return -1;
@@ -97,6 +115,13 @@ static int parse_options(int argc, char **argv, options *o, const char *const *a
     else if (strcmp(a, "--scheme") == 0) o->scheme = v;
     else if (strcmp(a, "--u0") == 0) o->u0 = v;
     else if (strcmp(a, "--kind") == 0) o->kind = v;
+    else if (strcmp(a, "--state") == 0) o->state = v;
+    else if (strcmp(a, "--mu-sweep") == 0) o->mu_sweep = v;
+    else if (strcmp(a, "--plot") == 0) o->plot = v;
+    else if (strcmp(a, "--mu") == 0) o->mu_text = v;
+    else if (strcmp(a, "--target-hz") == 0) {
+      if (parse_real(a, v, &o->target_hz)) return -1;
+    }
     else if (strcmp(a, "--reference") == 0) o->reference = v;
     else if (strcmp(a, "--displacements") == 0) o->displacements = v;
     else if (strcmp(a, "--v0") == 0) o->v0 = v;
@@ -587,6 +612,301 @@ out:
   return rc;
 }
 
+/* ---- fcd stability ---- */
+typedef struct {
+  FILE *csv;
+  fcd_stability *st;
+  int tty;
+  long steps, done;
+  /* per track: last mu, re and freq, for the critical coefficients */
+  double *last_mu, *last_re, *last_f;
+  long ntracks;
+  int any_unstable;
+} stab_ctx;
+
+static int stab_row(void *ud, double mu, fcd_index n, const double *re, const double *im,
+                    const fcd_index *track) {
+  stab_ctx *c = ud;
+  static const char *const kinds[] = {"stable", "flutter", "divergence"};
+  for (fcd_index i = 0; i < n; i++) {
+    double f, xi;
+    int kind;
+    fcd_stability_get_mode_info(c->st, i, &f, &xi, &kind);
+    fprintf(c->csv, "%.10g,%lld,%lld,%.12g,%.12g,%.10g,%.10g,%s\n", mu, (long long)i,
+            (long long)track[i], re[i] + 0.0, im[i] + 0.0, f, xi + 0.0, kinds[kind]);
+    if (kind != FCD_MODE_STABLE) c->any_unstable = 1;
+    if (im[i] < 0) continue; /* one member of each conjugate pair */
+    long t = (long)track[i];
+    if (t >= c->ntracks) {
+      long nt = 2 * t + 16;
+      double *a = realloc(c->last_mu, (size_t)nt * sizeof *a);
+      if (a) c->last_mu = a;
+      double *b = realloc(c->last_re, (size_t)nt * sizeof *b);
+      if (b) c->last_re = b;
+      double *e = realloc(c->last_f, (size_t)nt * sizeof *e);
+      if (e) c->last_f = e;
+      if (!a || !b || !e) return 1;
+      for (long k = c->ntracks; k < nt; k++) c->last_mu[k] = NAN;
+      c->ntracks = nt;
+    }
+    /* a crossing of Re = 0 between the previous coefficient and this one */
+    if (!isnan(c->last_mu[t]) && (c->last_re[t] <= 1e-9) != (re[i] <= 1e-9)) {
+      /* the bracket, not an interpolation: past a coalescence Re grows like a square root */
+      printf("critical: track=%ld mu_from=%.6g mu_to=%.6g freq_hz=%.6g %s\n", t,
+             c->last_mu[t], mu, f, re[i] > 1e-9 ? "becomes unstable" : "becomes stable");
+    }
+    c->last_mu[t] = mu;
+    c->last_re[t] = re[i];
+    c->last_f[t] = f;
+  }
+  c->done++;
+  if (c->tty) fprintf(stderr, "\rfcd: mu %.4g (%ld/%ld)", mu, c->done, c->steps);
+  return 0;
+}
+
+static int read_state(const char *path, fcd_index nc, int d, int *status, double *slip) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "fcd: cannot read '%s': %s\n", path, strerror(errno));
+    return 1;
+  }
+  char line[4096];
+  long ln = 0, rows = 0;
+  int rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    ln++;
+    if (ln == 1) {
+      if (strncmp(line, "contact,status,slip_t,slip_b", 28) != 0) {
+        fprintf(stderr, "fcd: %s:1: the header must start with contact,status,slip_t,slip_b\n",
+                path);
+        rc = 1;
+        break;
+      }
+      continue;
+    }
+    if (line[0] == '\n' || line[0] == '#') continue;
+    long c;
+    char stname[32];
+    double st, sb;
+    if (sscanf(line, "%ld,%31[a-z],%lf,%lf", &c, stname, &st, &sb) != 4) {
+      fprintf(stderr, "fcd: %s:%ld: expected contact,status,slip_t,slip_b\n", path, ln);
+      rc = 1;
+      break;
+    }
+    if (c != rows || c >= nc) {
+      fprintf(stderr, "fcd: %s:%ld: contact %ld out of order or beyond the %lld contacts\n",
+              path, ln, c, (long long)nc);
+      rc = 1;
+      break;
+    }
+    if (strcmp(stname, "open") == 0) status[c] = FCD_CONTACT_OPEN;
+    else if (strcmp(stname, "stick") == 0) status[c] = FCD_CONTACT_STICK;
+    else if (strcmp(stname, "slip") == 0) status[c] = FCD_CONTACT_SLIP;
+    else {
+      fprintf(stderr, "fcd: %s:%ld: unknown status '%s' (open, stick, slip)\n", path, ln, stname);
+      rc = 1;
+      break;
+    }
+    slip[c * (d - 1)] = st;
+    if (d == 3) slip[c * 2 + 1] = sb;
+    rows++;
+  }
+  fclose(f);
+  if (!rc && rows != nc) {
+    fprintf(stderr, "fcd: %s: %ld contact rows for %lld contacts\n", path, rows, (long long)nc);
+    rc = 1;
+  }
+  return rc;
+}
+
+static int cmd_stability(int argc, char **argv) {
+  static const char *const allowed[] = {"--mass", "--stiffness", "--damping", "--rayleigh",
+                                        "--fixed", "--load", "--contacts", "--state",
+                                        "--steady-sliding", "--mu", "--mu-sweep", "--nev",
+                                        "--target-hz", "--out", "--plot", "--undamped", NULL};
+  options o = {.nev = 10};
+  if (parse_options(argc, argv, &o, allowed)) return 2;
+  if (!o.contacts || !o.out || (!o.state == !o.steady)) {
+    fprintf(stderr, "fcd: stability needs --contacts, --out and one of --state FILE or "
+                    "--steady-sliding\n");
+    return 2;
+  }
+  if (o.damping && o.rayleigh) {
+    fprintf(stderr, "fcd: --damping and --rayleigh exclude each other\n");
+    return 2;
+  }
+  double mu0 = -1, mu1 = -1;
+  long steps = 1;
+  if (o.mu_text && o.mu_sweep) {
+    fprintf(stderr, "fcd: --mu and --mu-sweep exclude each other\n");
+    return 2;
+  }
+  if (o.mu_text && (parse_real("--mu", o.mu_text, &mu0) || mu0 < 0)) {
+    fprintf(stderr, "fcd: --mu needs a number >= 0\n");
+    return 2;
+  }
+  if (o.mu_sweep) {
+    char tail;
+    if (sscanf(o.mu_sweep, "%lf:%lf:%ld%c", &mu0, &mu1, &steps, &tail) != 3 || !(mu0 >= 0) ||
+        !(mu1 >= 0) || steps < 1 || !isfinite(mu0) || !isfinite(mu1)) {
+      fprintf(stderr, "fcd: --mu-sweep needs a:b:n with a, b >= 0 and n >= 1, got '%s'\n",
+              o.mu_sweep);
+      return 2;
+    }
+  }
+  if (!(o.target_hz >= 0)) {
+    fprintf(stderr, "fcd: --target-hz must be >= 0\n");
+    return 2;
+  }
+  fcd_system *sys;
+  int rc = load_system(&o, &sys);
+  if (rc) return rc;
+  fcd_index n = fcd_system_ndofs(sys);
+  fcd_contact_set *cs = NULL;
+  fcd_stability *st = NULL;
+  fcd_equilibrium *eq = NULL;
+  int *status = NULL;
+  double *slip = NULL, *f = calloc((size_t)n, sizeof *f);
+  stab_ctx ctx = {0};
+  fcd_status s = f ? FCD_OK : FCD_E_NOMEM;
+  const char *what = "reading input";
+  if (s == FCD_OK && o.damping) s = fcd_system_read_matrix_market(sys, FCD_DAMPING, o.damping);
+  if (s == FCD_OK && o.rayleigh) {
+    double a, b;
+    if (sscanf(o.rayleigh, "%lf,%lf", &a, &b) != 2) {
+      fprintf(stderr, "fcd: --rayleigh needs 'alpha,beta', got '%s'\n", o.rayleigh);
+      rc = 2;
+      goto out;
+    }
+    s = fcd_system_set_rayleigh(sys, a, b);
+  }
+  if (s == FCD_OK && o.load && (s = fcd_system_read_vector(sys, o.load, n, f)) == FCD_OK)
+    s = fcd_system_set_load(sys, f);
+  if (s == FCD_OK) s = fcd_contact_set_read(sys, o.contacts, &cs);
+  if (s != FCD_OK) {
+    rc = fail(sys, s, what);
+    goto out;
+  }
+  fcd_index nc = fcd_contact_set_size(cs);
+  int d = fcd_contact_set_dim(cs);
+  status = calloc((size_t)nc + 1, sizeof *status);
+  slip = calloc((size_t)(nc * (d - 1)) + 1, sizeof *slip);
+  if (!status || !slip) {
+    rc = fail(sys, FCD_E_NOMEM, "stability");
+    goto out;
+  }
+  if (o.state) {
+    if (read_state(o.state, nc, d, status, slip)) {
+      rc = 1;
+      goto out;
+    }
+  } else {
+    what = "steady sliding";
+    s = fcd_equilibrium_create(sys, cs, &eq);
+    if (s == FCD_OK) s = fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0);
+    if (s == FCD_OK) s = fcd_equilibrium_get_contact_state(eq, status, slip);
+    if (s != FCD_OK) {
+      rc = fail(sys, s, what);
+      goto out;
+    }
+  }
+  what = "stability analysis";
+  s = fcd_stability_create(sys, cs, &st);
+  if (s == FCD_OK) s = fcd_stability_set_contact_state(st, status, slip);
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_NEV, (double)o.nev);
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, o.target_hz);
+  if (s == FCD_OK && o.undamped) s = fcd_stability_set_param(st, FCD_STAB_DAMPING, 0);
+  if (s != FCD_OK) {
+    rc = fail(sys, s, what);
+    goto out;
+  }
+  ctx.csv = fopen(o.out, "w");
+  if (!ctx.csv) {
+    fprintf(stderr, "fcd: cannot write '%s': %s\n", o.out, strerror(errno));
+    rc = 1;
+    goto out;
+  }
+  fprintf(ctx.csv, "mu,mode,track,re,im,freq_hz,damping_ratio,kind\n");
+  ctx.st = st;
+  ctx.steps = steps;
+  ctx.tty = isatty(2) && steps > 1;
+  if (mu0 < 0) {
+    /* the contacts' own coefficients: one solve */
+    fcd_index nconv;
+    s = fcd_stability_solve(st, &nconv);
+    if (s == FCD_OK) {
+      double *re = malloc((size_t)nconv * sizeof *re + 1), *im = malloc((size_t)nconv * sizeof *im + 1);
+      fcd_index *tr = malloc((size_t)nconv * sizeof *tr + 1);
+      if (!re || !im || !tr) s = FCD_E_NOMEM;
+      for (fcd_index i = 0; s == FCD_OK && i < nconv; i++) {
+        fcd_stability_get_eigenvalue(st, i, re + i, im + i);
+        tr[i] = i;
+      }
+      /* the mu column: the contacts' coefficient (the first contact's when they differ,
+       * which the summary line says) */
+      double mu_c = 0;
+      if (nc > 0) fcd_contact_set_get(cs, 0, NULL, NULL, &mu_c, NULL);
+      if (s == FCD_OK) stab_row(&ctx, mu_c, nconv, re, im, tr);
+      free(re);
+      free(im);
+      free(tr);
+    }
+  } else {
+    s = fcd_stability_sweep(st, mu0, o.mu_sweep ? mu1 : mu0, steps, stab_row, &ctx);
+  }
+  if (ctx.tty) fprintf(stderr, "\n");
+  int bad = fclose(ctx.csv) != 0;
+  if (s != FCD_OK) {
+    rc = fail(sys, s, what);
+    remove(o.out);
+    goto out;
+  }
+  if (bad) {
+    fprintf(stderr, "fcd: write error on '%s'\n", o.out);
+    rc = 1;
+    goto out;
+  }
+  {
+    int fl, dv, nec;
+    double ms;
+    fcd_stability_get_summary(st, &fl, &dv, &nec, &ms);
+    const char *note = fcd_system_last_error(sys);
+    if (note && strstr(note, "clamped")) fprintf(stderr, "fcd: %s\n", note);
+    printf("stability: dofs=%lld reduced=%lld contacts=%lld steps=%ld unstable=%s "
+           "necessary_divergence=%s min_sym=%.6g chart=%s\n", (long long)n,
+           (long long)fcd_stability_reduced_size(st), (long long)nc, steps,
+           ctx.any_unstable ? "yes" : "no", nec ? "yes" : "no", ms, o.out);
+  }
+  if (o.plot) {
+    FILE *gp = popen("gnuplot 2>/dev/null", "w");
+    if (!gp) {
+      fprintf(stderr, "fcd: gnuplot not available, no plot\n");
+    } else {
+      fprintf(gp, "set terminal pngcairo size 900,800\nset output '%s'\nset datafile separator ','\n"
+                  "set multiplot layout 2,1\nset xlabel 'friction coefficient'\n"
+                  "set ylabel 'frequency (Hz)'\nset key off\n"
+                  "plot '%s' every ::1 using 1:($5 > 0 ? $6 : 1/0):3 with points pt 7 ps 0.5 lc variable\n"
+                  "set ylabel 'Re(lambda) (1/s)'\n"
+                  "plot '%s' every ::1 using 1:($5 >= 0 ? $4 : 1/0):3 with points pt 7 ps 0.5 lc variable, 0 with lines lc rgb 'black'\n"
+                  "unset multiplot\n", o.plot, o.out, o.out);
+      if (pclose(gp) != 0) fprintf(stderr, "fcd: gnuplot failed, no plot\n");
+      else printf("plot: %s\n", o.plot);
+    }
+  }
+out:
+  fcd_stability_destroy(st);
+  fcd_equilibrium_destroy(eq);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  free(status);
+  free(slip);
+  free(f);
+  free(ctx.last_mu);
+  free(ctx.last_re);
+  free(ctx.last_f);
+  return rc;
+}
+
 /* The embedded default model: a clamped steel beam (1 m, 20 x 20 mm) whose analytic
  * frequencies are known, run through the same path as `fcd info`. */
 static int cmd_demo(int argc, char **argv) {
@@ -673,6 +993,8 @@ int main(int argc, char **argv) {
     rc = cmd_info(argc - 2, argv + 2);
   } else if (strcmp(cmd, "simulate") == 0) {
     rc = cmd_simulate(argc - 2, argv + 2);
+  } else if (strcmp(cmd, "stability") == 0) {
+    rc = cmd_stability(argc - 2, argv + 2);
   } else if (strcmp(cmd, "equilibrium") == 0) {
     rc = cmd_equilibrium(argc - 2, argv + 2);
   } else if (strcmp(cmd, "solve") == 0) {

@@ -120,6 +120,24 @@ FCD_API fcd_status fcd_stability_get_summary(const fcd_stability *st, int *flutt
                                              int *divergence, int *necessary,
                                              fcd_real *min_sym);
 
+/** Receives one friction coefficient of a sweep: @p n eigenvalues (sorted as by
+ *  fcd_stability_get_eigenvalue) with their track numbers: eigenvalues of consecutive
+ *  coefficients that share a track are the same mode, followed by the correlation (MAC)
+ *  of their mode shapes. The analysis holds that coefficient's results during the call.
+ *  A nonzero return stops the sweep (FCD_E_CALLBACK). */
+typedef int (*fcd_stability_sweep_fn)(void *user_data, fcd_real mu, fcd_index n,
+                                      const fcd_real *re, const fcd_real *im,
+                                      const fcd_index *track);
+
+/** Friction sweep: @p steps coefficients evenly from @p mu0 to @p mu1 (>= 0; one step:
+ *  mu0 only), each solved with FCD_STAB_MU set to it (restored afterwards) and handed to
+ *  @p fn. Modes are tracked from one coefficient to the next by the modal assurance
+ *  criterion |v_i^H w_j|^2 / (|v_i|^2 |w_j|^2), matched greedily (best pairs first, the
+ *  sign of the imaginary part kept); an eigenvalue without a partner opens a new track. */
+FCD_API fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real mu1,
+                                       fcd_index steps, fcd_stability_sweep_fn fn,
+                                       void *user_data);
+
 /** Size of the reduced pencil of the last solve (-1 before one, or for NULL). */
 FCD_API fcd_index fcd_stability_reduced_size(const fcd_stability *st);
 

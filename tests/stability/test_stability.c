@@ -375,6 +375,68 @@ static void test_from_equilibrium(void) {
   fcd_system_destroy(sys);
 }
 
+/* ---- a friction sweep over the coupling model: tracks and the critical coefficient ----
+ * From mu = 0 to 2 mu_c the four eigenvalues keep their four tracks (no mode is lost or
+ * born), the two modes with Im > 0 approach each other, and the first unstable
+ * coefficient lies within one step above the closed-form mu_c. */
+typedef struct {
+  double mu_first_unstable;
+  fcd_index max_track;
+  int calls;
+  double gap_prev;
+  int gap_shrinks;
+} sweep_rec;
+
+static int on_sweep(void *ud, double mu, fcd_index n, const double *re, const double *im,
+                    const fcd_index *track) {
+  sweep_rec *r = ud;
+  r->calls++;
+  double f[2];
+  int nf = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    if (track[i] > r->max_track) r->max_track = track[i];
+    if (re[i] > 1e-9 && r->mu_first_unstable < 0) r->mu_first_unstable = mu;
+    if (im[i] > 0 && nf < 2) f[nf++] = im[i];
+  }
+  if (nf == 2 && r->mu_first_unstable < 0) {
+    double gap = fabs(f[0] - f[1]);
+    if (gap <= r->gap_prev) r->gap_shrinks++;
+    r->gap_prev = gap;
+  }
+  return 0;
+}
+
+static void test_sweep(void) {
+  const double a = 5, b = 1, d = 4.5, e = 2, k = 10, m1 = 1, m2 = 1.2, m3 = 0.5;
+  const double K[9] = {a, b, e, b, d, 0, e, 0, k}, M[9] = {m1, 0, 0, 0, m2, 0, 0, 0, m3};
+  double muc = ((a * m2 - d * m1) * (a * m2 - d * m1) + 4 * m1 * m2 * b * b) /
+               (4 * m1 * m2 * b * e);
+  fcd_system *sys = dense_system(3, K, M);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const fcd_index dd[2] = {1, 2};
+  const double n[2] = {0, 1}, t[2] = {1, 0};
+  CHECK_ST(fcd_contact_set_add_rigid(cs, dd, n, t, 0.0, 0.1, NULL), FCD_OK);
+  fcd_stability *st;
+  CHECK_ST(fcd_stability_create(sys, cs, &st), FCD_OK);
+  const int status = FCD_CONTACT_SLIP;
+  const double s = 1.0;
+  CHECK_ST(fcd_stability_set_contact_state(st, &status, &s), FCD_OK);
+  sweep_rec rec = {-1, -1, 0, INFINITY, 0};
+  const int steps = 41;
+  CHECK_ST(fcd_stability_sweep(st, 0.0, 2 * muc, steps, on_sweep, &rec), FCD_OK);
+  CHECK(rec.calls == steps);
+  CHECK(rec.max_track == 3);
+  double step = 2 * muc / (steps - 1);
+  CHECK(rec.mu_first_unstable > muc && rec.mu_first_unstable <= muc + step + 1e-12);
+  CHECK(rec.gap_shrinks >= 15);
+  CHECK_ST(fcd_stability_sweep(st, -1.0, 1.0, 3, on_sweep, &rec), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, ">= 0");
+  fcd_stability_destroy(st);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
 static void test_bad_input(void) {
   fcd_contact_set *cs;
   fcd_system *sys = pin(0.1, 0.07, 0.05, 0.15, 2.2, &cs);
@@ -417,6 +479,7 @@ int main(void) {
   test_ex46();
   test_mode_coupling();
   test_random();
+  test_sweep();
   test_from_equilibrium();
   test_bad_input();
   fcd_finalize();
