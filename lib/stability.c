@@ -38,6 +38,7 @@ struct fcd_stability {
   fcd_real target_hz, mu_override, tol;
   int damping;
   fcd_index dense_max;
+  int64_t comm_f; /* MPI_Fint of the host's communicator; FCD_COMM_SERIAL: none */
   /* results */
   int solved;
   fcd_index nred, nfree;
@@ -92,6 +93,7 @@ fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs, fcd_stabil
   st->tol = 1e-10;
   st->damping = 1;
   st->dense_max = 400;
+  st->comm_f = FCD_COMM_SERIAL;
   st->nred = -1;
   st->magic = FCD_STABILITY_MAGIC;
   fcd__system_retain(sys);
@@ -893,7 +895,8 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
   if ((status = fcd__system_combination(sys, 1, 0, 0, val)) != FCD_OK) goto done;
   if ((status = reduce_csr(sys, fp, val, tn, tm, &Mr)) != FCD_OK) goto done;
   fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
-  status = fcd__slepc_gen_nonsym(sys, nr, &Kr, &Mr, w * w, nev, st->tol, lre, lim, xr, xi, &got);
+  status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, &Kr, &Mr, w * w, nev, st->tol, lre,
+                                 lim, xr, xi, &got);
   if (status != FCD_OK) goto done;
   st->min_sym = NAN;
   /* necessary condition: the symmetric part of K* positive definite? (CHOLMOD on it) */
@@ -1025,6 +1028,16 @@ fcd_status fcd_stability_get_summary(const fcd_stability *st, int *flutter, int 
   if (divergence) *divergence = st->any_divergence;
   if (necessary) *necessary = st->necessary;
   if (min_sym) *min_sym = st->min_sym;
+  return FCD_OK;
+}
+
+fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi_comm_f) {
+  CHECK_ST_(st);
+  if (mpi_comm_f < FCD_COMM_SERIAL || mpi_comm_f > INT32_MAX)
+    return fcd__err(st->sys, FCD_E_INVALID_ARG, "%lld is not a Fortran communicator handle",
+                    (long long)mpi_comm_f);
+  st->comm_f = mpi_comm_f;
+  free_results(st);
   return FCD_OK;
 }
 

@@ -138,6 +138,17 @@ FCD_API fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real
                                        fcd_index steps, fcd_stability_sweep_fn fn,
                                        void *user_data);
 
+/** Distributed solves: @p mpi_comm_f is the host's communicator as its Fortran handle
+ *  (MPI_Comm_c2f(comm), so that no MPI type enters fcd's headers; note that Open MPI
+ *  gives MPI_COMM_WORLD the handle 0); FCD_COMM_SERIAL restores the serial default. Every rank of the communicator must hold the same system, contact
+ *  set and state and call fcd_stability_solve together; the sparse path then uses PETSc
+ *  parallel matrices (each rank owns a block of rows), the LU of the shifted operator
+ *  is MUMPS, and every rank receives all results. The dense path (reduced size up to
+ *  FCD_STAB_DENSE_MAX) is computed redundantly on each rank. PETSc must run on MPI that
+ *  includes the communicator (the host's MPI_Init, or PETSc's own). */
+#define FCD_COMM_SERIAL (-1) /**< no communicator: PETSc sequential objects */
+FCD_API fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi_comm_f);
+
 /** Size of the reduced pencil of the last solve (-1 before one, or for NULL). */
 FCD_API fcd_index fcd_stability_reduced_size(const fcd_stability *st);
 

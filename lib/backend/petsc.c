@@ -108,6 +108,42 @@ static fcd_status make_seqaij(const fcd_system *sys, fcd_index n, const fcd_inde
   return FCD_OK;
 }
 
+/* Rows [rstart, rend) of a replicated CSR matrix as an MPIAIJ matrix on comm. */
+static fcd_status make_mpiaij(const fcd_system *sys, MPI_Comm comm, fcd_index n,
+                              const fcd_index *rowptr, const fcd_index *col,
+                              const fcd_real *val, Mat *out) {
+  if (n > PETSC_MAX_INT || rowptr[n] > PETSC_MAX_INT)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "matrix too large for PETSc's indices");
+  PetscInt nloc = PETSC_DECIDE, N = (PetscInt)n, rstart = 0;
+  PetscErrorCode e = PetscSplitOwnership(comm, &nloc, &N);
+  if (!e) e = MPI_Scan(&nloc, &rstart, 1, MPIU_INT, MPI_SUM, comm) ? PETSC_ERR_MPI : 0;
+  if (e) return petsc_fail(sys, e, "row ownership");
+  rstart -= nloc;
+  fcd_index base = rowptr[rstart], lnnz = rowptr[rstart + nloc] - base;
+  PetscInt *pi = fcd__malloc_array((size_t)nloc + 1, sizeof *pi);
+  PetscInt *pj = fcd__malloc_array((size_t)lnnz + 1, sizeof *pj);
+  if (!pi || !pj) {
+    fcd__free(pi);
+    fcd__free(pj);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory converting a matrix for PETSc");
+  }
+  for (PetscInt i = 0; i <= nloc; i++) pi[i] = (PetscInt)(rowptr[rstart + i] - base);
+  for (fcd_index p = 0; p < lnnz; p++) pj[p] = (PetscInt)col[base + p];
+  Mat A = NULL;
+  e = MatCreate(comm, &A);
+  if (!e) e = MatSetSizes(A, nloc, nloc, N, N);
+  if (!e) e = MatSetType(A, MATMPIAIJ);
+  if (!e) e = MatMPIAIJSetPreallocationCSR(A, pi, pj, val + base);
+  fcd__free(pi);
+  fcd__free(pj);
+  if (e) {
+    MatDestroy(&A);
+    return petsc_fail(sys, e, "parallel matrix assembly");
+  }
+  *out = A;
+  return FCD_OK;
+}
+
 fcd_status fcd__slepc_gen_sym_lowest(const fcd_system *sys, fcd_index n,
                                      const fcd_index *rowptr, const fcd_index *col,
                                      const fcd_real *kval, const fcd_real *mval,
@@ -194,12 +230,18 @@ cleanup:
  * with shift-and-invert at the real target sigma, the nev eigenvalues nearest it. The
  * shifted operator K - sigma M is factored by UMFPACK through PETSc. Real and imaginary
  * parts of each eigenvector go to xr, xi (n per pair); conjugate pairs come as two. */
-fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, fcd_index n, const fcd__csr *K,
-                                 const fcd__csr *M, fcd_real sigma, fcd_index nev,
-                                 fcd_real tol, fcd_real *lre, fcd_real *lim, fcd_real *xr,
-                                 fcd_real *xi, fcd_index *nconv) {
+fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_index n,
+                                 const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
+                                 fcd_index nev, fcd_real tol, fcd_real *lre, fcd_real *lim,
+                                 fcd_real *xr, fcd_real *xi, fcd_index *nconv) {
   *nconv = 0;
   FCD_TRY(fcd__petsc_acquire(sys));
+  /* the host's communicator (a Fortran handle: no MPI type crosses the public API) */
+  MPI_Comm comm = comm_f >= 0 ? MPI_Comm_f2c((MPI_Fint)comm_f) : PETSC_COMM_SELF;
+  int csize = 1;
+  MPI_Comm_size(comm, &csize);
+  VecScatter gather = NULL;
+  Vec all = NULL;
   fcd_status st = FCD_OK;
   Mat A = NULL, B = NULL;
   EPS eps = NULL;
@@ -212,14 +254,19 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, fcd_index n, const fcd__
     e = (expr);                                                                        \
     if (e) goto petsc_error;                                                           \
   } while (0)
-  st = make_seqaij(sys, n, K->rowptr, K->col, K->val, &A);
-  if (st == FCD_OK) st = make_seqaij(sys, n, M->rowptr, M->col, M->val, &B);
+  if (csize == 1) {
+    st = make_seqaij(sys, n, K->rowptr, K->col, K->val, &A);
+    if (st == FCD_OK) st = make_seqaij(sys, n, M->rowptr, M->col, M->val, &B);
+  } else {
+    st = make_mpiaij(sys, comm, n, K->rowptr, K->col, K->val, &A);
+    if (st == FCD_OK) st = make_mpiaij(sys, comm, n, M->rowptr, M->col, M->val, &B);
+  }
   if (st != FCD_OK) goto cleanup;
   {
     ST stx;
     KSP ksp;
     PC pc;
-    P(EPSCreate(PETSC_COMM_SELF, &eps));
+    P(EPSCreate(comm, &eps));
     P(EPSSetOperators(eps, A, B));
     P(EPSSetProblemType(eps, EPS_GNHEP));
     P(EPSSetType(eps, EPSKRYLOVSCHUR));
@@ -233,25 +280,35 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, fcd_index n, const fcd__
     P(KSPSetType(ksp, KSPPREONLY));
     P(KSPGetPC(ksp, &pc));
     P(PCSetType(pc, PCLU));
-    P(PCFactorSetMatSolverType(pc, MATSOLVERUMFPACK));
+    /* sequential LU: UMFPACK; distributed: MUMPS */
+    P(PCFactorSetMatSolverType(pc, csize == 1 ? MATSOLVERUMFPACK : MATSOLVERMUMPS));
     P(EPSSolve(eps));
     PetscInt nc = 0;
     P(EPSGetConverged(eps, &nc));
     P(MatCreateVecs(A, &vr, NULL));
     P(MatCreateVecs(A, &vi, NULL));
+    if (csize > 1) P(VecScatterCreateToAll(vr, &gather, &all));
     fcd_index take = nc < nev ? nc : nev;
     for (fcd_index k = 0; k < take; k++) {
       PetscScalar kr, ki;
       P(EPSGetEigenpair(eps, (PetscInt)k, &kr, &ki, vr, vi));
       lre[k] = (fcd_real)kr;
       lim[k] = (fcd_real)ki;
-      const PetscScalar *a;
-      P(VecGetArrayRead(vr, &a));
-      memcpy(xr + k * n, a, (size_t)n * sizeof *xr);
-      P(VecRestoreArrayRead(vr, &a));
-      P(VecGetArrayRead(vi, &a));
-      memcpy(xi + k * n, a, (size_t)n * sizeof *xi);
-      P(VecRestoreArrayRead(vi, &a));
+      Vec parts[2] = {vr, vi};
+      fcd_real *dst[2] = {xr + k * n, xi + k * n};
+      for (int w = 0; w < 2; w++) {
+        Vec src = parts[w];
+        if (csize > 1) {
+          /* every rank receives the whole vector */
+          P(VecScatterBegin(gather, parts[w], all, INSERT_VALUES, SCATTER_FORWARD));
+          P(VecScatterEnd(gather, parts[w], all, INSERT_VALUES, SCATTER_FORWARD));
+          src = all;
+        }
+        const PetscScalar *a;
+        P(VecGetArrayRead(src, &a));
+        memcpy(dst[w], a, (size_t)n * sizeof *xr);
+        P(VecRestoreArrayRead(src, &a));
+      }
     }
     *nconv = take;
   }
@@ -260,6 +317,8 @@ petsc_error:
   st = petsc_fail(sys, e, what);
 cleanup:
 #undef P
+  VecScatterDestroy(&gather);
+  VecDestroy(&all);
   VecDestroy(&vr);
   VecDestroy(&vi);
   EPSDestroy(&eps);
