@@ -1,6 +1,8 @@
 /* Time integration against closed forms and the exact energy identity of seed 004. */
 #include <fcd/fcd.h>
 
+#include <string.h>
+
 #include "../fcdtest.h"
 #include "fc_private.h"
 
@@ -572,6 +574,122 @@ static void test_settle_after_impacts(void) {
     }
 }
 
+/* Seed 000 Ex. 4.6 with the Fig. 9 data (dimensionless): the pin dragged along the flat
+ * at u'_D = -0.015, perfectly plastic impacts (e = 0), Moreau-Jean theta = 1/2, started
+ * on the steady sliding state (equilibria issue) with a small tilt. The stability
+ * analysis of that state gives the flutter pair Re(lambda) = 0.081837; the tilt's
+ * oscillation must first grow at that rate (peak-to-peak, within 10%), then settle on a
+ * limit cycle (the amplitude of the last periods constant within 2%). */
+typedef struct {
+  double v;
+} drag;
+
+static int drag_fn(void *ud, double t, fcd_index nf, const fcd_index *dofs, double *u,
+                   double *v) {
+  (void)dofs;
+  for (fcd_index k = 0; k < nf; k++) {
+    u[k] = ((drag *)ud)->v * t;
+    v[k] = ((drag *)ud)->v;
+  }
+  return 0;
+}
+
+static void test_pin_limit_cycle(void) {
+  const double hb = 0.1, rho = 0.07, hm = 0.05, rm = 0.15, mu = 2.2, F = 0.01, vd = -0.015;
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(4, &sys), FCD_OK);
+  const fcd_index r[8] = {0, 0, 0, 1, 1, 1, 2, 3}, c[8] = {0, 1, 2, 1, 2, 3, 2, 3};
+  const double kv[8] = {1, hb, -1, 4 * rho * rho + hb * hb, -hb, 6 * rho * rho, 1, 12 * rho * rho};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 8, r, c, kv, FCD_COO_UPPER), FCD_OK);
+  const fcd_index mr[5] = {0, 1, 1, 2, 3}, mc[5] = {0, 1, 2, 2, 3};
+  const double mv[5] = {3, hm * hm + rm * rm, -hm, 1, 1};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_MASS, 5, mr, mc, mv, FCD_COO_UPPER), FCD_OK);
+  const double f[4] = {0, 0, 0, F};
+  CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  const fcd_index fx = 0;
+  CHECK_ST(fcd_system_fix_dofs(sys, 1, &fx, NULL), FCD_OK);
+  drag dr = {vd};
+  CHECK_ST(fcd_system_set_prescribed_fn(sys, drag_fn, &dr), FCD_OK);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const fcd_index d[2] = {2, 3};
+  const double n[2] = {0, 1}, t[2] = {1, 0}, vg = -vd;
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, n, t, 0.0, mu, NULL), FCD_OK);
+  CHECK_ST(fcd_contact_set_set_sliding_velocity(cs, 0, &vg), FCD_OK);
+  /* the steady state at t = 0 and its stability */
+  fcd_equilibrium *eq;
+  CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_OK);
+  double u0[4], s;
+  int status;
+  fcd_equilibrium_get_state(eq, u0);
+  fcd_equilibrium_get_contact_state(eq, &status, &s);
+  fcd_stability *st;
+  CHECK_ST(fcd_stability_create(sys, cs, &st), FCD_OK);
+  CHECK_ST(fcd_stability_set_contact_state(st, &status, &s), FCD_OK);
+  CHECK_ST(fcd_stability_solve(st, NULL), FCD_OK);
+  double growth, omega;
+  CHECK_ST(fcd_stability_get_eigenvalue(st, 0, &growth, &omega), FCD_OK);
+  CHECK(fabs(growth - 0.081837) < 1e-5);
+  /* the motion */
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, cs, FCD_SCHEME_MOREAU_JEAN, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 0.002), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_TOLERANCE, 1e-13), FCD_OK);
+  double u[4], v[4] = {vd, 0, vd, 0};
+  memcpy(u, u0, sizeof u);
+  u[1] += 1e-6; /* the tilt */
+  CHECK_ST(fcd_integrator_set_state(it, 0.0, u, v), FCD_OK);
+  double pk_t[400], pk_a[400], prev = 0, prev2 = 0;
+  int npk = 0;
+  for (int k = 0; k < 300000 && npk < 400; k++) {
+    CHECK_ST(fcd_integrator_step(it), FCD_OK);
+    double tt;
+    fcd_integrator_get_state(it, &tt, u, NULL);
+    double a = u[1] - u0[1];
+    if (k > 1 && prev > prev2 && prev >= a && prev > 0) { /* a maximum of the tilt */
+      pk_t[npk] = tt;
+      pk_a[npk++] = prev;
+    }
+    prev2 = prev;
+    prev = a;
+  }
+  CHECK(npk >= 60);
+  /* growth rate from the peaks while the amplitude is small (linear regime: below 1% of
+   * the steady tilt), after the stable partner has died out (t > 30) */
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int m = 0;
+  for (int i = 0; i < npk; i++)
+    if (pk_t[i] > 30 && pk_a[i] < 0.01 * u0[1]) {
+      sx += pk_t[i];
+      sy += log(pk_a[i]);
+      sxx += pk_t[i] * pk_t[i];
+      sxy += pk_t[i] * log(pk_a[i]);
+      m++;
+    }
+  double rate = (m * sxy - sx * sy) / (m * sxx - sx * sx);
+  fprintf(stderr, "pin on flat: growth rate %.5f from %d peaks (stability: %.5f), "
+                  "period %.4f (2 pi / Im lambda = %.4f)\n", rate, m, growth,
+          (pk_t[npk - 1] - pk_t[npk - 11]) / 10, 2 * 3.14159265358979 / fabs(omega));
+  CHECK(m >= 5);
+  CHECK(fabs(rate - growth) <= 0.1 * growth);
+  /* the limit cycle: the last ten peaks agree within 2% */
+  double amin = INFINITY, amax = 0;
+  for (int i = npk - 10; i < npk; i++) {
+    amin = fmin(amin, pk_a[i]);
+    amax = fmax(amax, pk_a[i]);
+  }
+  fprintf(stderr, "  limit cycle: tilt amplitude %.5f to %.5f over the last 10 periods\n", amin,
+          amax);
+  CHECK(amax < 1.02 * amin);
+  CHECK(amin > 100 * 1e-6); /* it did grow */
+  fcd_integrator_destroy(it);
+  fcd_stability_destroy(st);
+  fcd_equilibrium_destroy(eq);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
 static void test_bad_input(void) {
   fcd_contact_set *cs;
   fcd_system *sys = point_mass(1.0, 0.0, 0.0, &cs, 0.5, 0.3, 0.0);
@@ -631,6 +749,7 @@ int main(void) {
   test_modified_theta_belt();
   test_resting();
   test_settle_after_impacts();
+  test_pin_limit_cycle();
   test_delassus_cache();
   test_bad_input();
   fcd_finalize();
