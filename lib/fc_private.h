@@ -98,6 +98,13 @@ enum { FCD__LEMKE_OK = 0, FCD__LEMKE_RAY = 1, FCD__LEMKE_CAP = 2, FCD__LEMKE_NOM
 int fcd__lemke(fcd_index m, const fcd_real *A, const fcd_real *q, fcd_real *z,
                fcd_index max_pivots, fcd_index *pivots);
 
+/* Benchmarks only: keep the sparse reduced K*, M* of the last sparse stability solve,
+ * and read them (1 when kept). */
+struct fcd_stability;
+void fcd__stability_keep_reduced(struct fcd_stability *st, int keep);
+int fcd__stability_reduced(const struct fcd_stability *st, const fcd__csr **K,
+                           const fcd__csr **M);
+
 /* Tests only: the largest number of contact directions for which an integrator keeps
  * the Delassus operator of every contact across steps (0: never, per-step operators). */
 struct fcd_integrator;

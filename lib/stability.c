@@ -13,7 +13,7 @@
  *
  * Solution: LAPACK dggev on the dense pencil (K*, M*) or on the companion form of the
  * quadratic ([0 I; -K* -C*], [I 0; 0 M*]) up to dense_max reduced dofs; above, SLEPc on
- * (K*, M*) with shift-and-invert (backend/petsc.c), damping through the exact Rayleigh
+ * (K*, M*) with shift-and-invert and MUMPS (backend/petsc.c), damping through the exact Rayleigh
  * quadratic. */
 #include "fc_private.h"
 #include "fcd/fcd_stability.h"
@@ -39,6 +39,8 @@ struct fcd_stability {
   int damping;
   fcd_index dense_max;
   int64_t comm_f; /* MPI_Fint of the host's communicator; FCD_COMM_SERIAL: none */
+  int keep_reduced; /* benchmarks: keep the sparse K*, M* of the last solve */
+  fcd__csr keptK, keptM;
   /* results */
   int solved;
   fcd_index nred, nfree;
@@ -121,6 +123,8 @@ void fcd_stability_destroy(fcd_stability *st) {
   fcd__free(st->slip);
   fcd__free(st->rn);
   fcd__free(st->speed);
+  fcd__csr_clear(&st->keptK);
+  fcd__csr_clear(&st->keptM);
   st->magic = 0;
   fcd__free(st);
   if (cs) fcd__contact_set_release(cs);
@@ -935,8 +939,15 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
              (long long)got, (long long)nev, st->tol);
 done:
   fcd__free(val);
-  fcd__csr_clear(&Kr);
-  fcd__csr_clear(&Mr);
+  if (st->keep_reduced && status == FCD_OK) {
+    fcd__csr_clear(&st->keptK);
+    fcd__csr_clear(&st->keptM);
+    st->keptK = Kr;
+    st->keptM = Mr;
+  } else {
+    fcd__csr_clear(&Kr);
+    fcd__csr_clear(&Mr);
+  }
   fcd__free(lre);
   fcd__free(lim);
   fcd__free(xr);
@@ -1155,4 +1166,15 @@ fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real mu1, fc
   fcd__free(plim);
   fcd__free(ptrack);
   return status;
+}
+
+void fcd__stability_keep_reduced(fcd_stability *st, int keep) {
+  if (valid(st)) st->keep_reduced = keep;
+}
+
+int fcd__stability_reduced(const fcd_stability *st, const fcd__csr **K, const fcd__csr **M) {
+  if (!valid(st) || !st->keptK.set) return 0;
+  *K = &st->keptK;
+  *M = &st->keptM;
+  return 1;
 }

@@ -29,7 +29,7 @@
  *  Solvers: LAPACK dggev on the dense reduced pencil up to FCD_STAB_DENSE_MAX dofs (all
  *  eigenvalues); above, SLEPc Krylov-Schur on K* v = Lambda M* v with shift-and-invert
  *  at Lambda = (2 pi f_target)^2 (the LU of the shifted non-symmetric operator by
- *  UMFPACK through PETSc), the nev eigenvalues nearest the target. Damping on large
+ *  MUMPS through PETSc), the nev eigenvalues nearest the target. Damping on large
  *  problems: Rayleigh damping (C = alpha M + beta K, no sliding damping) is exact through
  *  the scalar quadratic of each undamped eigenvalue; other damping on large problems is
  *  FCD_E_UNSUPPORTED in this release (a real PETSc build has no complex shift). */
