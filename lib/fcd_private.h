@@ -229,6 +229,10 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
                                  fcd_index nev, fcd_real tol, fcd_real *lre, fcd_real *lim,
                                  fcd_real *xr, fcd_real *xi, fcd_index *nconv);
+fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
+                          const fcd__csr *K, const fcd__csr *C, const fcd__csr *M,
+                          fcd_real sigma, fcd_index nev, fcd_real tol, fcd_real *lre,
+                          fcd_real *lim, fcd_real *xr, fcd_real *xi, fcd_index *nconv);
 /* S = (A + A^T) / 2 in full storage (A full storage, n x n) */
 fcd_status fcd__csr_symmetric_part(const fcd_system *sys, const fcd__csr *A, fcd__csr *S);
 /* *pd = 1 when the symmetric matrix S (full storage) is positive definite (CHOLMOD) */

@@ -872,11 +872,15 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
                                const tmap *tm, int damped) {
   fcd_system *sys = st->sys;
   fcd_index nr = tn->nred;
-  if (damped && (sys->mat[FCD_DAMPING].set || (cdim(st) == 3 && st->rn)))
+  /* general damping: the quadratic problem (PEP), whose shift must be real here */
+  int pep = damped && (sys->mat[FCD_DAMPING].set || (cdim(st) == 3 && st->rn));
+  if (pep && (st->target_hz > 0 || (cdim(st) == 3 && st->rn)))
     return fcd__err(sys, FCD_E_UNSUPPORTED, "damping other than Rayleigh on a reduced pencil of "
-                    "%lld dofs (above FCD_STAB_DENSE_MAX = %lld) needs a complex shift, which "
-                    "this PETSc build (real scalars) lacks; solve undamped (FCD_STAB_DAMPING 0) "
-                    "or densely", (long long)nr, (long long)st->dense_max);
+                    "%lld dofs (above FCD_STAB_DENSE_MAX = %lld) is solved by SLEPc PEP only "
+                    "about target 0 Hz and without 3D sliding damping: a target of %g Hz "
+                    "needs a complex shift, which this PETSc build (real scalars) lacks; use "
+                    "target 0, the undamped pencil (FCD_STAB_DAMPING 0) or the dense path",
+                    (long long)nr, (long long)st->dense_max, st->target_hz);
   fcd_real *val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *val);
   fcd__csr Kr, Mr;
   memset(&Kr, 0, sizeof Kr);
@@ -899,8 +903,19 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
   if ((status = fcd__system_combination(sys, 1, 0, 0, val)) != FCD_OK) goto done;
   if ((status = reduce_csr(sys, fp, val, tn, tm, &Mr)) != FCD_OK) goto done;
   fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
-  status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, &Kr, &Mr, w * w, nev, st->tol, lre,
-                                 lim, xr, xi, &got);
+  if (pep) {
+    fcd__csr Cr;
+    memset(&Cr, 0, sizeof Cr);
+    if ((status = fcd__system_combination(sys, 0, 1, 0, val)) == FCD_OK)
+      status = reduce_csr(sys, fp, val, tn, tm, &Cr);
+    if (status == FCD_OK)
+      status = fcd__slepc_pep(sys, st->comm_f, nr, &Kr, &Cr, &Mr, 0.0, nev, st->tol, lre, lim,
+                              xr, xi, &got);
+    fcd__csr_clear(&Cr);
+  } else {
+    status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, &Kr, &Mr, w * w, nev, st->tol, lre,
+                                   lim, xr, xi, &got);
+  }
   if (status != FCD_OK) goto done;
   st->min_sym = NAN;
   /* necessary condition: the symmetric part of K* positive definite? (CHOLMOD on it) */
@@ -919,6 +934,12 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
     double complex L = lre[k] + I * lim[k];
     double complex *v = vec + cnt * nr;
     for (fcd_index i = 0; i < nr; i++) v[i] = xr[k * nr + i] + I * xi[k * nr + i];
+    if (pep) {
+      /* PEP eigenvalues are lambda already: one per pair */
+      lam[cnt] = L;
+      cnt += 1;
+      continue;
+    }
     if (damped && (sys->ray_alpha != 0 || sys->ray_beta != 0)) {
       /* C* = alpha M* + beta K*: lambda^2 + (alpha + beta Lambda) lambda + Lambda = 0 */
       double complex b = sys->ray_alpha + sys->ray_beta * L;

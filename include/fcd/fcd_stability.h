@@ -31,8 +31,10 @@
  *  at Lambda = (2 pi f_target)^2 (the LU of the shifted non-symmetric operator by
  *  MUMPS through PETSc), the nev eigenvalues nearest the target. Damping on large
  *  problems: Rayleigh damping (C = alpha M + beta K, no sliding damping) is exact through
- *  the scalar quadratic of each undamped eigenvalue; other damping on large problems is
- *  FCD_E_UNSUPPORTED in this release (a real PETSc build has no complex shift). */
+ *  the scalar quadratic of each undamped eigenvalue; an explicit damping matrix goes to
+ *  SLEPc PEP (TOAR, shift-and-invert at 0) for the eigenvalues of smallest modulus; a
+ *  target above 0 Hz with it, or the 3D sliding damping, is FCD_E_UNSUPPORTED on large
+ *  problems (a real PETSc build has no complex shift). */
 #ifndef FCD_STABILITY_H
 #define FCD_STABILITY_H
 

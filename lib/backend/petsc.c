@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <slepceps.h>
+#include <slepcpep.h>
 #include <string.h>
 
 static pthread_mutex_t petsc_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -330,6 +331,100 @@ cleanup:
   EPSDestroy(&eps);
   MatDestroy(&A);
   MatDestroy(&B);
+  fcd__petsc_release();
+  return st;
+}
+
+/* (K + lambda C + lambda^2 M) x = 0: TOAR with shift-and-invert at the real target
+ * sigma (MUMPS), the nev eigenvalues nearest it. Same conventions as gen_nonsym. */
+fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
+                          const fcd__csr *K, const fcd__csr *C, const fcd__csr *M,
+                          fcd_real sigma, fcd_index nev, fcd_real tol, fcd_real *lre,
+                          fcd_real *lim, fcd_real *xr, fcd_real *xi, fcd_index *nconv) {
+  *nconv = 0;
+  FCD_TRY(fcd__petsc_acquire(sys));
+  MPI_Comm comm = comm_f >= 0 ? MPI_Comm_f2c((MPI_Fint)comm_f) : PETSC_COMM_SELF;
+  int csize = 1;
+  MPI_Comm_size(comm, &csize);
+  VecScatter gather = NULL;
+  Vec all = NULL, vr = NULL, vi = NULL;
+  Mat A[3] = {NULL, NULL, NULL};
+  PEP pep = NULL;
+  fcd_status st = FCD_OK;
+  PetscErrorCode e = 0;
+  const char *what = "";
+#define P(expr)                                                                        \
+  do {                                                                                 \
+    what = #expr;                                                                      \
+    e = (expr);                                                                        \
+    if (e) goto petsc_error;                                                           \
+  } while (0)
+  const fcd__csr *src[3] = {K, C, M};
+  for (int k = 0; k < 3 && st == FCD_OK; k++)
+    st = csize == 1 ? make_seqaij(sys, n, src[k]->rowptr, src[k]->col, src[k]->val, &A[k])
+                    : make_mpiaij(sys, comm, n, src[k]->rowptr, src[k]->col, src[k]->val, &A[k]);
+  if (st != FCD_OK) goto cleanup;
+  {
+    ST stx;
+    KSP ksp;
+    PC pc;
+    P(PEPCreate(comm, &pep));
+    P(PEPSetOperators(pep, 3, A));
+    P(PEPSetProblemType(pep, PEP_GENERAL));
+    P(PEPSetType(pep, PEPTOAR));
+    P(PEPSetDimensions(pep, (PetscInt)nev, PETSC_DEFAULT, PETSC_DEFAULT));
+    P(PEPSetTarget(pep, sigma));
+    P(PEPSetWhichEigenpairs(pep, PEP_TARGET_MAGNITUDE));
+    P(PEPSetTolerances(pep, tol, 1000));
+    P(PEPGetST(pep, &stx));
+    P(STSetType(stx, STSINVERT));
+    P(STGetKSP(stx, &ksp));
+    P(KSPSetType(ksp, KSPPREONLY));
+    P(KSPGetPC(ksp, &pc));
+    P(PCSetType(pc, PCLU));
+#if defined(PETSC_HAVE_MUMPS)
+    P(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+#endif
+    P(PEPSolve(pep));
+    PetscInt nc = 0;
+    P(PEPGetConverged(pep, &nc));
+    P(MatCreateVecs(A[0], &vr, NULL));
+    P(MatCreateVecs(A[0], &vi, NULL));
+    if (csize > 1) P(VecScatterCreateToAll(vr, &gather, &all));
+    fcd_index take = nc < nev ? nc : nev;
+    for (fcd_index k = 0; k < take; k++) {
+      PetscScalar kr, ki;
+      P(PEPGetEigenpair(pep, (PetscInt)k, &kr, &ki, vr, vi));
+      lre[k] = (fcd_real)kr;
+      lim[k] = (fcd_real)ki;
+      Vec parts[2] = {vr, vi};
+      fcd_real *dst[2] = {xr + k * n, xi + k * n};
+      for (int w = 0; w < 2; w++) {
+        Vec s = parts[w];
+        if (csize > 1) {
+          P(VecScatterBegin(gather, parts[w], all, INSERT_VALUES, SCATTER_FORWARD));
+          P(VecScatterEnd(gather, parts[w], all, INSERT_VALUES, SCATTER_FORWARD));
+          s = all;
+        }
+        const PetscScalar *a;
+        P(VecGetArrayRead(s, &a));
+        memcpy(dst[w], a, (size_t)n * sizeof *xr);
+        P(VecRestoreArrayRead(s, &a));
+      }
+    }
+    *nconv = take;
+  }
+  goto cleanup;
+petsc_error:
+  st = petsc_fail(sys, e, what);
+cleanup:
+#undef P
+  VecScatterDestroy(&gather);
+  VecDestroy(&all);
+  VecDestroy(&vr);
+  VecDestroy(&vi);
+  PEPDestroy(&pep);
+  for (int k = 0; k < 3; k++) MatDestroy(&A[k]);
   fcd__petsc_release();
   return st;
 }

@@ -437,6 +437,180 @@ static void test_sweep(void) {
   fcd_system_destroy(sys);
 }
 
+/* ---- 3D sliding damping (seed 003 eq. 21) ----
+ * A point (m; springs kx, ky, kz) on a flat (normal z into it) sliding along x with the
+ * equilibrium reaction r_n and speed v: the z dof is eliminated, x is undamped
+ * (lambda = +- i sqrt(kx/m)), and y, normal to the slip in the tangent plane, gets the
+ * damping c = -mu r_n / v: m lambda^2 + c lambda + ky = 0. */
+static void test_sliding_damping_3d(void) {
+  const double m = 2, kx = 50, ky = 80, kz = 200, mu = 0.3, rn = -10, v = 2;
+  const double K[9] = {kx, 0, 0, 0, ky, 0, 0, 0, kz}, M[9] = {m, 0, 0, 0, m, 0, 0, 0, m};
+  fcd_system *sys = dense_system(3, K, M);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 3, &cs), FCD_OK);
+  const fcd_index d[3] = {0, 1, 2};
+  const double nv[3] = {0, 0, 1}, tv[3] = {1, 0, 0};
+  CHECK_ST(fcd_contact_set_add_rigid(cs, d, nv, tv, 0.0, mu, NULL), FCD_OK);
+  fcd_stability *st;
+  CHECK_ST(fcd_stability_create(sys, cs, &st), FCD_OK);
+  const int status = FCD_CONTACT_SLIP;
+  const double s[2] = {1, 0};
+  CHECK_ST(fcd_stability_set_contact_state(st, &status, s), FCD_OK);
+  CHECK_ST(fcd_stability_set_sliding_data(st, &rn, &v), FCD_OK);
+  fcd_index nconv;
+  CHECK_ST(fcd_stability_solve(st, &nconv), FCD_OK);
+  CHECK(nconv == 4);
+  double c = -mu * rn / v;
+  double complex want[4] = {I * sqrt(kx / m), -I * sqrt(kx / m),
+                            (-c + csqrt(c * c - 4 * m * ky)) / (2 * m),
+                            (-c - csqrt(c * c - 4 * m * ky)) / (2 * m)};
+  for (int k = 0; k < 4; k++) {
+    double best = INFINITY;
+    for (fcd_index i = 0; i < nconv; i++) {
+      double re, im;
+      fcd_stability_get_eigenvalue(st, i, &re, &im);
+      best = fmin(best, cabs(re + I * im - want[k]));
+    }
+    CHECK(best < 1e-10);
+  }
+  /* without the sliding data, no damping */
+  CHECK_ST(fcd_stability_set_sliding_data(st, NULL, NULL), FCD_OK);
+  CHECK_ST(fcd_stability_solve(st, &nconv), FCD_OK);
+  double re;
+  CHECK_ST(fcd_stability_get_eigenvalue(st, nconv - 1, &re, NULL), FCD_OK);
+  CHECK(fabs(re) < 1e-12);
+  fcd_stability_destroy(st);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
+/* ---- a node-to-node pair ----
+ * Nodes A (dofs 0, 1) and B (2, 3) of mass m, each on its own springs (kA, kB, in x and
+ * y); the pair's normal is y. Stuck, they move as one: omega^2 = (kA + kB) / (2 m) in x
+ * and y. Slipping with mu = 0: y tied (omega^2 = (kA + kB) / (2 m)), x free on each
+ * side (kA / m, kB / m). */
+static void test_pair(void) {
+  const double m = 1.5, kA = 30, kB = 70;
+  const double K[16] = {kA, 0, 0, 0, 0, kA, 0, 0, 0, 0, kB, 0, 0, 0, 0, kB};
+  const double M[16] = {m, 0, 0, 0, 0, m, 0, 0, 0, 0, m, 0, 0, 0, 0, m};
+  for (int slip = 0; slip <= 1; slip++) {
+    fcd_system *sys = dense_system(4, K, M);
+    fcd_contact_set *cs;
+    CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+    const fcd_index a[2] = {0, 1}, b[2] = {2, 3};
+    const double nv[2] = {0, 1}, tv[2] = {1, 0};
+    CHECK_ST(fcd_contact_set_add_pair(cs, a, b, nv, tv, 0.0, 0.0, NULL), FCD_OK);
+    fcd_stability *st;
+    CHECK_ST(fcd_stability_create(sys, cs, &st), FCD_OK);
+    const int status = slip ? FCD_CONTACT_SLIP : FCD_CONTACT_STICK;
+    const double s = 1;
+    CHECK_ST(fcd_stability_set_contact_state(st, &status, &s), FCD_OK);
+    fcd_index nconv;
+    CHECK_ST(fcd_stability_solve(st, &nconv), FCD_OK);
+    double want[3];
+    int nw;
+    if (slip) {
+      want[0] = (kA + kB) / (2 * m);
+      want[1] = kA / m;
+      want[2] = kB / m;
+      nw = 3;
+    } else {
+      want[0] = want[1] = (kA + kB) / (2 * m);
+      nw = 2;
+    }
+    CHECK(nconv == 2 * nw);
+    CHECK(fcd_stability_reduced_size(st) == nw);
+    for (int k = 0; k < nw; k++) {
+      double best = INFINITY;
+      for (fcd_index i = 0; i < nconv; i++) {
+        double re, im;
+        fcd_stability_get_eigenvalue(st, i, &re, &im);
+        best = fmin(best, fabs(im * im - want[k]) + fabs(re));
+      }
+      CHECK(best < 1e-10);
+    }
+    fcd_stability_destroy(st);
+    fcd_contact_set_destroy(cs);
+    fcd_system_destroy(sys);
+  }
+}
+
+/* ---- general damping on the sparse path: SLEPc PEP (TOAR, shift-and-invert at 0)
+ * against the dense companion form, on the eigenvalues of smallest modulus ---- */
+static int cmp_mod(const void *x, const void *y) {
+  const double *a = x, *b = y;
+  double ma = hypot(a[0], a[1]), mb = hypot(b[0], b[1]);
+  if (ma != mb) return ma < mb ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+static void test_pep(void) {
+  const int n = 16, nc = 5;
+  double K[256], M[256], C[256], B[256];
+  for (int i = 0; i < n * n; i++) B[i] = urand() - 0.5;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double sk = i == j ? 1.0 : 0.0;
+      for (int q = 0; q < n; q++) sk += B[q * n + i] * B[q * n + j];
+      K[i * n + j] = sk;
+      M[i * n + j] = i == j ? 1.0 : 0.0;
+      C[i * n + j] = i == j ? 0.2 : (abs(i - j) == 1 ? 0.05 : 0.0);
+    }
+  fcd_system *sys = dense_system(n, K, M);
+  fcd_index r[64], c[64];
+  double cv[64];
+  int nz = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = i; j < n && j <= i + 1; j++) {
+      r[nz] = i;
+      c[nz] = j;
+      cv[nz++] = C[i * n + j];
+    }
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_DAMPING, nz, r, c, cv, FCD_COO_UPPER), FCD_OK);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  int status[5];
+  double slip[5];
+  for (int k = 0; k < nc; k++) {
+    const fcd_index dd[2] = {2 * k, 2 * k + 1};
+    const double nv[2] = {0, 1}, tv[2] = {1, 0};
+    CHECK_ST(fcd_contact_set_add_rigid(cs, dd, nv, tv, 0.0, 0.7, NULL), FCD_OK);
+    status[k] = k % 3;
+    slip[k] = 1;
+  }
+  double ev[2][64][2];
+  fcd_index got[2];
+  for (int path = 0; path < 2; path++) {
+    fcd_stability *st;
+    CHECK_ST(fcd_stability_create(sys, cs, &st), FCD_OK);
+    CHECK_ST(fcd_stability_set_contact_state(st, status, slip), FCD_OK);
+    if (path == 1) {
+      CHECK_ST(fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, 0), FCD_OK);
+      CHECK_ST(fcd_stability_set_param(st, FCD_STAB_NEV, 8), FCD_OK);
+      CHECK_ST(fcd_stability_set_param(st, FCD_STAB_TOLERANCE, 1e-12), FCD_OK);
+    }
+    CHECK_ST(fcd_stability_solve(st, &got[path]), FCD_OK);
+    for (fcd_index i = 0; i < got[path] && i < 64; i++)
+      fcd_stability_get_eigenvalue(st, i, &ev[path][i][0], &ev[path][i][1]);
+    qsort(ev[path], (size_t)got[path], sizeof ev[path][0], cmp_mod);
+    if (path == 1) {
+      /* a target above 0 Hz needs a complex shift: refused, with the reason */
+      CHECK_ST(fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, 1.0), FCD_OK);
+      CHECK_ST(fcd_stability_solve(st, NULL), FCD_E_UNSUPPORTED);
+      CHECK_MSG(sys, "complex shift");
+    }
+    fcd_stability_destroy(st);
+  }
+  CHECK(got[1] == 8);
+  double worst = 0;
+  for (int i = 0; i < 6; i++)
+    worst = fmax(worst, hypot(ev[0][i][0] - ev[1][i][0], ev[0][i][1] - ev[1][i][1]) /
+                            hypot(ev[0][i][0], ev[0][i][1]));
+  CHECK(worst < 1e-8);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
 static void test_bad_input(void) {
   fcd_contact_set *cs;
   fcd_system *sys = pin(0.1, 0.07, 0.05, 0.15, 2.2, &cs);
@@ -480,6 +654,9 @@ int main(void) {
   test_mode_coupling();
   test_random();
   test_sweep();
+  test_sliding_damping_3d();
+  test_pair();
+  test_pep();
   test_from_equilibrium();
   test_bad_input();
   fcd_finalize();
