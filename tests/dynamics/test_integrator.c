@@ -683,6 +683,24 @@ static void test_pin_limit_cycle(void) {
           amax);
   CHECK(amax < 1.02 * amin);
   CHECK(amin > 100 * 1e-6); /* it did grow */
+  /* a driven system: the ledger closes with the work of the prescribed motion */
+  fcd_energy e;
+  CHECK_ST(fcd_integrator_get_energy(it, &e), FCD_OK);
+  double E0 = 0.5 * (3 * vd * vd + vd * vd), K0 = 0;
+  {
+    double uu[4];
+    memcpy(uu, u0, sizeof uu);
+    uu[1] += 1e-6;
+    double Ku[4] = {uu[0] + hb * uu[1] - uu[2],
+                    hb * uu[0] + (4 * rho * rho + hb * hb) * uu[1] - hb * uu[2] + 6 * rho * rho * uu[3],
+                    -uu[0] - hb * uu[1] + uu[2], 6 * rho * rho * uu[1] + 12 * rho * rho * uu[3]};
+    for (int i = 0; i < 4; i++) K0 += 0.5 * uu[i] * Ku[i];
+  }
+  double lhs = e.kinetic + e.potential - (E0 + K0);
+  double rhs = e.external_work - e.damping_dissipation - e.friction_dissipation -
+               e.impact_dissipation - e.numerical_dissipation;
+  fprintf(stderr, "  ledger: dE = %.9g, work - dissipation = %.9g\n", lhs, rhs);
+  CHECK(fabs(lhs - rhs) <= 1e-9 * (fabs(e.external_work) + e.friction_dissipation));
   fcd_integrator_destroy(it);
   fcd_stability_destroy(st);
   fcd_equilibrium_destroy(eq);
