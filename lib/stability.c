@@ -955,6 +955,9 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
     cnt += 2;
   }
   status = store(st, tn, cnt, lam, vec);
+  if (status == FCD_OK && st->nev > nr)
+    fcd__err(sys, FCD_OK, "nev = %lld exceeds the %lld-dof reduced pencil: clamped to %lld",
+             (long long)st->nev, (long long)nr, (long long)nr);
   if (status == FCD_OK && got < nev)
     fcd__err(sys, FCD_OK, "only %lld of %lld eigenvalues converged (tolerance %g)",
              (long long)got, (long long)nev, st->tol);

@@ -871,7 +871,8 @@ static int cmd_stability(int argc, char **argv) {
     double ms;
     fcd_stability_get_summary(st, &fl, &dv, &nec, &ms);
     const char *note = fcd_system_last_error(sys);
-    if (note && strstr(note, "clamped")) fprintf(stderr, "fcd: %s\n", note);
+    if (note && (strstr(note, "clamped") || strstr(note, "converged")))
+      fprintf(stderr, "fcd: %s\n", note);
     printf("stability: dofs=%lld reduced=%lld contacts=%lld steps=%ld unstable=%s "
            "necessary_divergence=%s min_sym=%.6g chart=%s\n", (long long)n,
            (long long)fcd_stability_reduced_size(st), (long long)nc, steps,
