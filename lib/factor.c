@@ -131,3 +131,7 @@ fcd_status fcd__chol_is_pd(fcd_system *sys, const fcd__csr *S, int *pd) {
   if (st == FCD_OK) *pd = 1;
   return st == FCD_E_NOT_SPD ? FCD_OK : st;
 }
+
+fcd_real fcd__factor_rcond(const fcd__factor *f) {
+  return f->kind == FCD__FACTOR_SPD ? fcd__chol_rcond(f->chol) : 1.0;
+}

@@ -194,10 +194,13 @@ fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                              fcd_real *x);
 fcd_index fcd__factor_size(const fcd__factor *f);
 fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f);
+/* SPD factors: CHOLMOD's reciprocal condition estimate; LU: 1 */
+fcd_real fcd__factor_rcond(const fcd__factor *f);
 
 /* ---- backends: the only code that sees third-party headers ---- */
 typedef struct fcd__chol fcd__chol;
 fcd_status fcd__chol_create(const fcd_system *sys, fcd__chol **out);
+fcd_real fcd__chol_rcond(fcd__chol *c);
 void fcd__chol_destroy(fcd__chol *c);
 fcd_status fcd__chol_analyze(fcd__chol *c, const fcd_system *sys, fcd_index n,
                              const fcd_index *rowptr, const fcd_index *col,

@@ -17,5 +17,6 @@
 #include <fcd/fcd_integrator.h>
 #include <fcd/fcd_equilibrium.h>
 #include <fcd/fcd_stability.h>
+#include <fcd/fcd_lattice.h>
 
 #endif /* FCD_H */

@@ -120,3 +120,10 @@ fcd_status fcd__chol_solve(fcd__chol *h, const fcd_system *sys, fcd_index nrhs,
   memmove(x, h->X->x, (size_t)(h->n * nrhs) * sizeof *x);
   return FCD_OK;
 }
+
+/* CHOLMOD's reciprocal condition estimate of the factor, (min diag L / max diag L)^2:
+ * a matrix singular up to round-off factors with tiny positive pivots, not a failure */
+fcd_real fcd__chol_rcond(fcd__chol *h) {
+  if (!h->L) return 0;
+  return cholmod_l_rcond(h->L, &h->c);
+}
