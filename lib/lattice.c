@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <float.h>
+#include <lapacke.h>
 #include <string.h>
 
 #define FCD_LATTICE_MAGIC 0x66636c74u /* "fclt" */
@@ -34,6 +35,27 @@ struct fcd_lattice {
   fcd_index nq, qcap;
   constraint *q;
   char err[FCD_ERRMSG_CAP];
+  /* the sweeping process: built on first use, dropped when the model changes */
+  int ready;
+  fcd_system *sys;   /* truss stiffness on nd dofs with the constrained ones fixed */
+  fcd__factor *kff;  /* its free-dof factor (B K B^T) */
+  const fcd__free_pattern *fp;
+  fcd_real *kffval;  /* B K B^T values on fp */
+  fcd_real *dir;     /* unit direction per spring (dim each), node a minus node b */
+  fcd_real *el0, *el1; /* elastic stress of the constraints: el0 + t el1 */
+  /* state */
+  int have_state;
+  fcd_real t;
+  fcd_real *sig, *a, *p; /* m each */
+  fcd_real tol, bound;
+  fcd_index max_iter;
+  fcd_lattice_guess_fn guess;
+  void *guess_ud;
+  /* the last step, for the Jacobian and the KKT residual */
+  fcd_real *last_spr, *last_aprev; /* the projection's data: trial stress, a_{j-1} */
+  fcd_real last_t, last_kkt;
+  int have_step;
+  unsigned char *act; /* per constraint (2 per spring: upper, lower): active */
 };
 
 static fcd_status lerr(const fcd_lattice *lat, fcd_status st, const char *fmt, ...)
@@ -62,13 +84,36 @@ fcd_status fcd_lattice_create(int dim, fcd_lattice **out) {
   fcd_lattice *lat = fcd__calloc(1, sizeof *lat);
   if (!lat) return FCD_E_NOMEM;
   lat->dim = dim;
+  lat->tol = 1e-12;
+  lat->bound = 1e12;
+  lat->max_iter = 5000;
   lat->magic = FCD_LATTICE_MAGIC;
   *out = lat;
   return FCD_OK;
 }
 
+static void drop_solver(fcd_lattice *lat) {
+  fcd__factor_destroy(lat->kff);
+  fcd_system_destroy(lat->sys);
+  fcd_real **r[] = {&lat->kffval, &lat->dir, &lat->el0, &lat->el1, &lat->sig, &lat->a,
+                    &lat->p, &lat->last_spr, &lat->last_aprev};
+  for (size_t k = 0; k < sizeof r / sizeof *r; k++) {
+    fcd__free(*r[k]);
+    *r[k] = NULL;
+  }
+  fcd__free(lat->act);
+  lat->act = NULL;
+  lat->kff = NULL;
+  lat->sys = NULL;
+  lat->fp = NULL;
+  lat->ready = 0;
+  lat->have_state = 0;
+  lat->have_step = 0;
+}
+
 void fcd_lattice_destroy(fcd_lattice *lat) {
   if (!valid(lat)) return;
+  drop_solver(lat);
   fcd__free(lat->x);
   fcd__free(lat->sp);
   fcd__free(lat->q);
@@ -103,6 +148,7 @@ fcd_status fcd_lattice_add_node(fcd_lattice *lat, const fcd_real *x, fcd_index *
   if (!grow((void **)&lat->x, &cap, (lat->nn + 1) * lat->dim, sizeof *lat->x))
     return lerr(lat, FCD_E_NOMEM, "out of memory adding a node");
   lat->ncap = cap;
+  drop_solver(lat);
   memcpy(lat->x + lat->nn * lat->dim, x, (size_t)lat->dim * sizeof *x);
   if (id) *id = lat->nn;
   lat->nn++;
@@ -132,6 +178,7 @@ fcd_status fcd_lattice_move_node(fcd_lattice *lat, fcd_index node, const fcd_rea
       return lerr(lat, FCD_E_INVALID_ARG, "move_node: spring %lld would join coincident "
                   "nodes", (long long)i);
   }
+  drop_solver(lat);
   for (int k = 0; k < lat->dim; k++) lat->x[node * lat->dim + k] += dx[k];
   return FCD_OK;
 }
@@ -160,6 +207,7 @@ fcd_status fcd_lattice_add_spring(fcd_lattice *lat, fcd_index a, fcd_index b, fc
                 (long long)a, (long long)b);
   if (!grow((void **)&lat->sp, &lat->scap, lat->ns + 1, sizeof *lat->sp))
     return lerr(lat, FCD_E_NOMEM, "out of memory adding a spring");
+  drop_solver(lat);
   spring *p = &lat->sp[lat->ns];
   p->a = a;
   p->b = b;
@@ -189,6 +237,7 @@ fcd_status fcd_lattice_constrain(fcd_lattice *lat, fcd_index node, int axis, fcd
                   "constrained", axis, (long long)node);
   if (!grow((void **)&lat->q, &lat->qcap, lat->nq + 1, sizeof *lat->q))
     return lerr(lat, FCD_E_NOMEM, "out of memory adding a constraint");
+  drop_solver(lat);
   lat->q[lat->nq].dof = dof;
   lat->q[lat->nq].value = value;
   lat->q[lat->nq].rate = rate;
@@ -374,6 +423,10 @@ fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim) {
     st = lerr(lat, st, "%s", fcd_system_last_error(sys));
     goto done;
   }
+  if (q == nd) { /* every coordinate prescribed: nothing can move */
+    *dim = m;
+    goto done;
+  }
   if ((st = fcd__factor_create(sys, FCD__FACTOR_SPD, &f)) != FCD_OK) {
     st = lerr(lat, st, "%s", fcd_system_last_error(sys));
     goto done;
@@ -427,5 +480,646 @@ done:
   fcd__free(ci);
   fcd__free(v);
   fcd__free(fx);
+  return st;
+}
+
+/* ---- the state-dependent sweeping process ----------------------------------------
+ *
+ * fcd steps Algorithm 1 of seed 001 in the full space, written in the stresses: with
+ * sigma_el(t) the elastic stress of the constraints (K D u for the elastic response u)
+ * and B the free-coordinate rows of the equilibrium matrix (B sigma = 0: no nodal force),
+ * one evaluation of the catch-up map T(a~) is the projection
+ *   min 1/2 (sigma - sigma_tr)' K^-1 (sigma - sigma_tr) + 1/2 |a - a_prev|^2
+ *   s.t. B sigma = 0,  +-sigma_i - s_i a_i <= c0_i - s_i h_i a~_i  (i = 1..m)
+ * with the trial stress sigma_tr = sigma_prev - sigma_el(t_prev) + sigma_el(t) (y =
+ * sigma - sigma_el is the residual stress of Thm 4.1, which the projection keeps in the
+ * self-stress space). T(a~) is the a of the solution.
+ *
+ * The QP is solved by a primal-dual active-set method. Why: the constraints are a pair
+ * of half-planes per spring with a diagonal metric, so for a guessed active set A the
+ * stationarity conditions give sigma = sigma_tr - K (B' mu + E_A' lambda) and
+ * a = a_prev + S_A' lambda in closed form, and the multipliers solve the Schur system
+ *   [B K B'   B K E_A'        ] [mu    ]   [B sigma_tr                     ]
+ *   [E_A K B' E_A K E_A' + S S'] [lambda] = [E_A sigma_tr - S a_prev - c_A]
+ * which is symmetric positive definite (B K B' is the stiffness of the free
+ * coordinates, positive definite for a kinematically determinate lattice): one CHOLMOD
+ * factorization per active-set guess, sparse (2d entries per spring row), no dense
+ * m x m matrix. Successive steps and Picard iterations change few constraints, so the
+ * previous active set is the warm start and one or two factorizations usually suffice.
+ * The answer is exact to round-off (the fixed-point test needs ~1e-13); a semismooth
+ * Newton on the dual would solve the same systems, and TAO would not exploit them. */
+
+#define LAT_ALL 0x3
+
+static fcd_status lat_prepare(fcd_lattice *lat) {
+  if (lat->ready) return FCD_OK;
+  int d = lat->dim;
+  fcd_index nd = lat->nn * d, m = lat->ns;
+  if (m == 0) return lerr(lat, FCD_E_STATE, "the lattice has no springs");
+  fcd_index dv;
+  FCD_TRY(fcd_lattice_selfstress_dim(lat, &dv)); /* determinacy, with its message */
+  fcd_status st = fcd_system_create(nd, &lat->sys);
+  if (st != FCD_OK) return lerr(lat, st, "cannot create the lattice system");
+  lat->dir = fcd__malloc_array((size_t)(m * d), sizeof *lat->dir);
+  lat->el0 = fcd__calloc((size_t)m, sizeof *lat->el0);
+  lat->el1 = fcd__calloc((size_t)m, sizeof *lat->el1);
+  lat->sig = fcd__calloc((size_t)m, sizeof *lat->sig);
+  lat->a = fcd__calloc((size_t)m, sizeof *lat->a);
+  lat->p = fcd__calloc((size_t)m, sizeof *lat->p);
+  lat->last_spr = fcd__calloc((size_t)m, sizeof *lat->last_spr);
+  lat->last_aprev = fcd__calloc((size_t)m, sizeof *lat->last_aprev);
+  lat->act = fcd__calloc((size_t)m, 1);
+  size_t ne = (size_t)m * (size_t)(4 * d * d) + 1;
+  fcd_index *ri = fcd__malloc_array(ne, sizeof *ri), *ci = fcd__malloc_array(ne, sizeof *ci);
+  fcd_real *v = fcd__malloc_array(ne, sizeof *v);
+  fcd_index *fx = fcd__malloc_array((size_t)lat->nq + 1, sizeof *fx);
+  fcd_real *z = fcd__calloc((size_t)nd, sizeof *z), *w = fcd__malloc_array((size_t)nd, sizeof *w);
+  fcd_real *xf = fcd__malloc_array((size_t)nd + 1, sizeof *xf);
+  if (!lat->dir || !lat->el0 || !lat->el1 || !lat->sig || !lat->a || !lat->p ||
+      !lat->last_spr || !lat->last_aprev || !lat->act || !ri || !ci || !v || !fx || !z || !w ||
+      !xf) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory preparing the lattice solver");
+    goto done;
+  }
+  size_t n = 0;
+  for (fcd_index i = 0; i < m; i++) {
+    const spring *sp = &lat->sp[i];
+    fcd_real l = 0, *dr = lat->dir + i * d;
+    for (int k = 0; k < d; k++) {
+      dr[k] = lat->x[sp->a * d + k] - lat->x[sp->b * d + k];
+      l += dr[k] * dr[k];
+    }
+    l = sqrt(l);
+    for (int k = 0; k < d; k++) dr[k] /= l;
+    fcd_index nodes[2] = {sp->a, sp->b};
+    for (int ea = 0; ea < 2; ea++)
+      for (int eb = 0; eb < 2; eb++)
+        for (int ka = 0; ka < d; ka++)
+          for (int kb = 0; kb < d; kb++) {
+            fcd_index r = nodes[ea] * d + ka, c = nodes[eb] * d + kb;
+            if (r > c) continue;
+            ri[n] = r;
+            ci[n] = c;
+            v[n++] = (ea == eb ? 1 : -1) * sp->k * dr[ka] * dr[kb];
+          }
+  }
+  for (fcd_index i = 0; i < lat->nq; i++) fx[i] = lat->q[i].dof;
+  if ((st = fcd_system_set_matrix_coo(lat->sys, FCD_STIFFNESS, (fcd_index)n, ri, ci, v,
+                                      FCD_COO_UPPER)) != FCD_OK ||
+      (st = fcd_system_fix_dofs(lat->sys, lat->nq, fx, NULL)) != FCD_OK ||
+      (st = fcd__system_free_pattern(lat->sys, &lat->fp)) != FCD_OK ||
+      (lat->nq < nd &&
+       ((st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &lat->kff)) != FCD_OK ||
+        (st = fcd__factor_combination(lat->kff, 0, 0, 1)) != FCD_OK))) {
+    st = lerr(lat, st, "%s", fcd_system_last_error(lat->sys));
+    goto done;
+  }
+  lat->kffval = fcd__malloc_array((size_t)lat->fp->nnz + 1, sizeof *lat->kffval);
+  if (!lat->kffval || (st = fcd__system_combination(lat->sys, 0, 0, 1, lat->kffval)) != FCD_OK) {
+    st = lerr(lat, st == FCD_OK ? FCD_E_NOMEM : st, "cannot form the free stiffness");
+    goto done;
+  }
+  /* the elastic stresses of the constraint values and rates: u_free = -K_ff^-1 K_fc u_c */
+  for (int part = 0; part < 2; part++) {
+    memset(z, 0, (size_t)nd * sizeof *z);
+    for (fcd_index i = 0; i < lat->nq; i++)
+      z[lat->q[i].dof] = part ? lat->q[i].rate : lat->q[i].value;
+    fcd_system_apply(lat->sys, FCD_STIFFNESS, z, w);
+    fcd_index nf = lat->kff ? fcd__factor_size(lat->kff) : 0;
+    for (fcd_index k = 0; k < nf; k++) xf[k] = -w[lat->sys->dof_of[k]];
+    if (nf > 0 && (st = fcd__factor_solve(lat->kff, 1, xf, xf)) != FCD_OK) goto done;
+    for (fcd_index k = 0; k < nf; k++) z[lat->sys->dof_of[k]] = xf[k];
+    fcd_real *el = part ? lat->el1 : lat->el0;
+    for (fcd_index i = 0; i < m; i++) {
+      const spring *sp = &lat->sp[i];
+      fcd_real e = 0;
+      for (int k = 0; k < d; k++) e += lat->dir[i * d + k] * (z[sp->a * d + k] - z[sp->b * d + k]);
+      el[i] = sp->k * e;
+    }
+  }
+  lat->ready = 1;
+  lat->have_state = 0;
+done:
+  fcd__free(ri);
+  fcd__free(ci);
+  fcd__free(v);
+  fcd__free(fx);
+  fcd__free(z);
+  fcd__free(w);
+  fcd__free(xf);
+  if (st != FCD_OK) drop_solver(lat);
+  return st;
+}
+
+static void sig_el(const fcd_lattice *lat, fcd_real t, fcd_real *out) {
+  for (fcd_index i = 0; i < lat->ns; i++) out[i] = lat->el0[i] + t * lat->el1[i];
+}
+
+/* The projection for the catch-up map at a~ (at), from the trial stress spr and a_prev;
+ * act (2 bits per spring: 1 upper, 2 lower) is the warm start and the result. */
+static fcd_status project(fcd_lattice *lat, const fcd_real *spr, const fcd_real *aprev,
+                          const fcd_real *at, unsigned char *act, fcd_real *sig, fcd_real *a,
+                          fcd_real *kkt) {
+  int d = lat->dim;
+  fcd_index m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0;
+  const fcd__free_pattern *fp = lat->fp;
+  const fcd_system *sys = lat->sys;
+  fcd_status st = FCD_OK;
+  /* rows of active constraints: spring index and sign */
+  fcd_index *row_s = fcd__malloc_array((size_t)(2 * m) + 1, sizeof *row_s);
+  int *row_g = fcd__malloc_array((size_t)(2 * m) + 1, sizeof *row_g);
+  fcd_real *lam = fcd__calloc((size_t)(2 * m) + 1, sizeof *lam);
+  fcd_real *rhs = NULL, *bt = fcd__malloc_array((size_t)nf + 1, sizeof *bt);
+  fcd_index *ri = NULL, *ci = NULL, *rp = NULL, *cc = NULL;
+  fcd_real *vv = NULL, *cv = NULL;
+  fcd__factor *f = NULL;
+  if (!row_s || !row_g || !lam || !bt) goto nomem;
+  /* B' x on springs: (B' x)_i = dir_i . (x_a - x_b) on free coordinates */
+  for (int round = 0; round < 200; round++) {
+    fcd_index na = 0;
+    for (fcd_index i = 0; i < m; i++) {
+      if (act[i] & 1) { row_s[na] = i; row_g[na++] = 1; }
+      if (act[i] & 2) { row_s[na] = i; row_g[na++] = -1; }
+    }
+    fcd_index N = nf + na;
+    /* the Schur matrix in COO, upper triangle */
+    size_t cap = (size_t)fp->nnz + (size_t)na * (size_t)(2 * d + 2) + 1;
+    fcd__free(ri);
+    fcd__free(ci);
+    fcd__free(vv);
+    fcd__free(rhs);
+    ri = fcd__malloc_array(cap, sizeof *ri);
+    ci = fcd__malloc_array(cap, sizeof *ci);
+    vv = fcd__malloc_array(cap, sizeof *vv);
+    rhs = fcd__malloc_array((size_t)N + 1, sizeof *rhs);
+    if (!ri || !ci || !vv || !rhs) goto nomem;
+    size_t ne = 0;
+    for (fcd_index r = 0; r < nf; r++)
+      for (fcd_index q = fp->rowptr[r]; q < fp->rowptr[r + 1]; q++)
+        if (fp->col[q] >= r) {
+          ri[ne] = r;
+          ci[ne] = fp->col[q];
+          vv[ne++] = lat->kffval[q];
+        }
+    for (fcd_index j = 0; j < na; j++) {
+      fcd_index i = row_s[j];
+      const spring *sp = &lat->sp[i];
+      /* B K E_j' = g k_i B_i: column j of the coupling block */
+      fcd_index nodes[2] = {sp->a, sp->b};
+      for (int e = 0; e < 2; e++)
+        for (int k = 0; k < d; k++) {
+          fcd_index fi = sys->free_of[nodes[e] * d + k];
+          if (fi < 0) continue;
+          ri[ne] = fi;
+          ci[ne] = nf + j;
+          vv[ne++] = row_g[j] * sp->k * (e ? -1 : 1) * lat->dir[i * d + k];
+        }
+      /* E K E' + S S' within the spring (both faces active: complete failure) */
+      for (fcd_index l = j; l < na && row_s[l] == i; l++) {
+        ri[ne] = nf + j;
+        ci[ne] = nf + l;
+        vv[ne++] = row_g[j] * row_g[l] * sp->k + sp->s * sp->s;
+      }
+    }
+    /* right-hand side: B sigma_tr ; E sigma_tr - S a_prev - c */
+    memset(rhs, 0, (size_t)N * sizeof *rhs);
+    for (fcd_index i = 0; i < m; i++) {
+      const spring *sp = &lat->sp[i];
+      fcd_index nodes[2] = {sp->a, sp->b};
+      for (int e = 0; e < 2; e++)
+        for (int k = 0; k < d; k++) {
+          fcd_index fi = sys->free_of[nodes[e] * d + k];
+          if (fi >= 0) rhs[fi] += (e ? -1 : 1) * lat->dir[i * d + k] * spr[i];
+        }
+    }
+    for (fcd_index j = 0; j < na; j++) {
+      fcd_index i = row_s[j];
+      const spring *sp = &lat->sp[i];
+      rhs[nf + j] = row_g[j] * spr[i] - sp->s * aprev[i] - (sp->c0 - sp->s * sp->h * at[i]);
+    }
+    /* CSR (full storage) and the factorization */
+    fcd__free(rp);
+    fcd__free(cc);
+    fcd__free(cv);
+    rp = cc = NULL;
+    cv = NULL;
+    fcd_index *r2 = fcd__malloc_array(2 * ne + 1, sizeof *r2), *c2 = fcd__malloc_array(2 * ne + 1, sizeof *c2);
+    fcd_real *v2 = fcd__malloc_array(2 * ne + 1, sizeof *v2);
+    if (!r2 || !c2 || !v2) {
+      fcd__free(r2);
+      fcd__free(c2);
+      fcd__free(v2);
+      goto nomem;
+    }
+    size_t n2 = 0;
+    for (size_t e = 0; e < ne; e++) {
+      r2[n2] = ri[e];
+      c2[n2] = ci[e];
+      v2[n2++] = vv[e];
+      if (ri[e] != ci[e]) {
+        r2[n2] = ci[e];
+        c2[n2] = ri[e];
+        v2[n2++] = vv[e];
+      }
+    }
+    st = fcd__coo_to_csr(N, (fcd_index)n2, r2, c2, v2, &rp, &cc, &cv, NULL);
+    fcd__free(r2);
+    fcd__free(c2);
+    fcd__free(v2);
+    if (st != FCD_OK) goto done;
+    fcd__factor_destroy(f);
+    f = NULL;
+    if (N > 0) {
+      if ((st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &f)) != FCD_OK) goto done;
+      st = fcd__factor_csr(f, N, rp, cc, cv, 0);
+      if (st == FCD_OK) st = fcd__factor_solve(f, 1, rhs, rhs);
+    }
+    if (st != FCD_OK) {
+      st = lerr(lat, FCD_E_NOT_CONVERGED, "projection: the active-set system is singular "
+                "(%s)", fcd_system_last_error(lat->sys));
+      goto done;
+    }
+    /* the primal solution */
+    for (fcd_index i = 0; i < m; i++) {
+      const spring *sp = &lat->sp[i];
+      fcd_index nodes[2] = {sp->a, sp->b};
+      fcd_real bmu = 0;
+      for (int e = 0; e < 2; e++)
+        for (int k = 0; k < d; k++) {
+          fcd_index fi = sys->free_of[nodes[e] * d + k];
+          if (fi >= 0) bmu += (e ? -1 : 1) * lat->dir[i * d + k] * rhs[fi];
+        }
+      sig[i] = spr[i] - sp->k * bmu;
+      a[i] = aprev[i];
+    }
+    for (fcd_index j = 0; j < na; j++) {
+      fcd_index i = row_s[j];
+      const spring *sp = &lat->sp[i];
+      sig[i] -= sp->k * row_g[j] * rhs[nf + j];
+      a[i] += sp->s * rhs[nf + j];
+      lam[j] = rhs[nf + j];
+    }
+    /* the next active set: drop negative multipliers, add violated constraints */
+    fcd_real scale = 0;
+    for (fcd_index i = 0; i < m; i++) scale = fmax(scale, lat->sp[i].c0);
+    int changed = 0;
+    fcd_real worst_neg = 0, worst_viol = 0;
+    fcd_index jneg = -1, iviol = -1;
+    int gviol = 0;
+    for (fcd_index j = 0; j < na; j++)
+      if (lam[j] < -1e-14 * scale && lam[j] < worst_neg) {
+        worst_neg = lam[j];
+        jneg = j;
+      }
+    for (fcd_index i = 0; i < m; i++) {
+      const spring *sp = &lat->sp[i];
+      fcd_real rad = sp->c0 + sp->s * (a[i] - sp->h * at[i]);
+      for (int g = 1; g >= -1; g -= 2) {
+        unsigned char bit = g > 0 ? 1 : 2;
+        if (act[i] & bit) continue;
+        fcd_real viol = g * sig[i] - rad;
+        if (viol > 1e-13 * scale && viol > worst_viol) {
+          worst_viol = viol;
+          iviol = i;
+          gviol = g;
+        }
+      }
+    }
+    /* all at once for the first rounds (a semismooth Newton step on the active set),
+     * one at a time afterwards (finite, no cycling) */
+    if (round < 20) {
+      for (fcd_index j = 0; j < na; j++)
+        if (lam[j] < -1e-14 * scale) {
+          act[row_s[j]] &= (unsigned char)~(row_g[j] > 0 ? 1 : 2);
+          changed = 1;
+        }
+      for (fcd_index i = 0; i < m; i++) {
+        const spring *sp = &lat->sp[i];
+        fcd_real rad = sp->c0 + sp->s * (a[i] - sp->h * at[i]);
+        if (!(act[i] & 1) && sig[i] - rad > 1e-13 * scale) { act[i] |= 1; changed = 1; }
+        if (!(act[i] & 2) && -sig[i] - rad > 1e-13 * scale) { act[i] |= 2; changed = 1; }
+      }
+    } else if (jneg >= 0) {
+      act[row_s[jneg]] &= (unsigned char)~(row_g[jneg] > 0 ? 1 : 2);
+      changed = 1;
+    } else if (iviol >= 0) {
+      act[iviol] |= gviol > 0 ? 1 : 2;
+      changed = 1;
+    }
+    if (!changed) {
+      /* KKT residual: equilibrium, feasibility, signs, complementarity */
+      fcd_real r = 0, ss = 0;
+      for (fcd_index i = 0; i < m; i++) ss = fmax(ss, fabs(sig[i]));
+      ss = fmax(ss, scale);
+      fcd_real *eq = bt;
+      memset(eq, 0, (size_t)nf * sizeof *eq);
+      for (fcd_index i = 0; i < m; i++) {
+        const spring *sp = &lat->sp[i];
+        fcd_index nodes[2] = {sp->a, sp->b};
+        for (int e = 0; e < 2; e++)
+          for (int k = 0; k < d; k++) {
+            fcd_index fi = sys->free_of[nodes[e] * d + k];
+            if (fi >= 0) eq[fi] += (e ? -1 : 1) * lat->dir[i * d + k] * sig[i];
+          }
+        fcd_real rad = sp->c0 + sp->s * (a[i] - sp->h * at[i]);
+        r = fmax(r, fmax(0.0, fabs(sig[i]) - rad) / ss);
+        for (fcd_index j = 0; j < na; j++)
+          if (row_s[j] == i) r = fmax(r, fabs(row_g[j] * sig[i] - rad) / ss);
+      }
+      for (fcd_index k = 0; k < nf; k++) r = fmax(r, fabs(eq[k]) / ss);
+      for (fcd_index j = 0; j < na; j++) r = fmax(r, fmax(0.0, -lam[j]) / ss);
+      *kkt = r;
+      goto done;
+    }
+  }
+  st = lerr(lat, FCD_E_NOT_CONVERGED, "projection: the active-set method did not settle in "
+            "200 rounds");
+  goto done;
+nomem:
+  st = lerr(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
+done:
+  fcd__factor_destroy(f);
+  fcd__free(row_s);
+  fcd__free(row_g);
+  fcd__free(lam);
+  fcd__free(rhs);
+  fcd__free(bt);
+  fcd__free(ri);
+  fcd__free(ci);
+  fcd__free(vv);
+  fcd__free(rp);
+  fcd__free(cc);
+  fcd__free(cv);
+  return st;
+}
+
+fcd_status fcd_lattice_set_param(fcd_lattice *lat, int key, fcd_real value) {
+  CHECK_LAT(lat);
+  switch (key) {
+  case FCD_LAT_TOLERANCE:
+    if (!isfinite(value) || value <= 0)
+      return lerr(lat, FCD_E_INVALID_ARG, "tolerance %g must be > 0", value);
+    lat->tol = value;
+    return FCD_OK;
+  case FCD_LAT_MAX_ITER:
+    if (!isfinite(value) || value < 1 || value != floor(value) || value > 1e9)
+      return lerr(lat, FCD_E_INVALID_ARG, "iteration cap %g must be a positive integer", value);
+    lat->max_iter = (fcd_index)value;
+    return FCD_OK;
+  case FCD_LAT_BOUND:
+    if (!isfinite(value) || value <= 0)
+      return lerr(lat, FCD_E_INVALID_ARG, "bound %g must be > 0", value);
+    lat->bound = value;
+    return FCD_OK;
+  default:
+    return lerr(lat, FCD_E_UNSUPPORTED, "unknown lattice parameter key %d", key);
+  }
+}
+
+fcd_status fcd_lattice_set_guess(fcd_lattice *lat, fcd_lattice_guess_fn fn, void *user_data) {
+  CHECK_LAT(lat);
+  lat->guess = fn;
+  lat->guess_ud = user_data;
+  return FCD_OK;
+}
+
+fcd_status fcd_lattice_set_state(fcd_lattice *lat, fcd_real t, const fcd_real *sigma,
+                                 const fcd_real *a) {
+  CHECK_LAT(lat);
+  if (!isfinite(t)) return lerr(lat, FCD_E_INVALID_ARG, "set_state: t is not finite");
+  FCD_TRY(lat_prepare(lat));
+  fcd_index m = lat->ns;
+  int d = lat->dim;
+  fcd_real *s2 = fcd__malloc_array((size_t)m, sizeof *s2), *a2 = fcd__calloc((size_t)m, sizeof *a2);
+  fcd_real *eq = fcd__calloc((size_t)(lat->nn * d), sizeof *eq);
+  fcd_status st = FCD_OK;
+  if (!s2 || !a2 || !eq) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory");
+    goto done;
+  }
+  if (sigma) memcpy(s2, sigma, (size_t)m * sizeof *s2);
+  else sig_el(lat, t, s2);
+  if (a) memcpy(a2, a, (size_t)m * sizeof *a2);
+  fcd_real ss = 0;
+  for (fcd_index i = 0; i < m; i++) {
+    const spring *sp = &lat->sp[i];
+    if (!isfinite(s2[i]) || !isfinite(a2[i]) || a2[i] < 0) {
+      st = lerr(lat, FCD_E_INVALID_ARG, "set_state: spring %lld has sigma %g, a %g (a must be "
+                ">= 0)", (long long)i, s2[i], a2[i]);
+      goto done;
+    }
+    fcd_real rad = sp->c0 + sp->s * (1 - sp->h) * a2[i];
+    if (fabs(s2[i]) > rad * (1 + 1e-12)) {
+      st = lerr(lat, FCD_E_INVALID_ARG, "set_state: spring %lld: |sigma| = %g exceeds the "
+                "yield %g", (long long)i, fabs(s2[i]), rad);
+      goto done;
+    }
+    ss = fmax(ss, fmax(fabs(s2[i]), sp->c0));
+    for (int k = 0; k < d; k++) {
+      eq[sp->a * d + k] += lat->dir[i * d + k] * s2[i];
+      eq[sp->b * d + k] -= lat->dir[i * d + k] * s2[i];
+    }
+  }
+  for (fcd_index g = 0; g < lat->nn * d; g++)
+    if (lat->sys->free_of[g] >= 0 && fabs(eq[g]) > 1e-10 * ss) {
+      st = lerr(lat, FCD_E_INVALID_ARG, "set_state: the stresses leave a force %g on axis %lld "
+                "of node %lld (no nodal forces in this release)", eq[g], (long long)(g % d),
+                (long long)(g / d));
+      goto done;
+    }
+  memcpy(lat->sig, s2, (size_t)m * sizeof *s2);
+  memcpy(lat->a, a2, (size_t)m * sizeof *a2);
+  memset(lat->p, 0, (size_t)m * sizeof *lat->p);
+  memset(lat->act, 0, (size_t)m);
+  lat->t = t;
+  lat->have_state = 1;
+  lat->have_step = 0;
+done:
+  fcd__free(s2);
+  fcd__free(a2);
+  fcd__free(eq);
+  return st;
+}
+
+fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index *iterations) {
+  CHECK_LAT(lat);
+  if (iterations) *iterations = 0;
+  if (!lat->have_state) FCD_TRY(fcd_lattice_set_state(lat, 0.0, NULL, NULL));
+  if (!isfinite(t_next) || t_next <= lat->t)
+    return lerr(lat, FCD_E_INVALID_ARG, "step: t_next = %g must be after t = %g", t_next, lat->t);
+  fcd_index m = lat->ns;
+  fcd_real *spr = fcd__malloc_array((size_t)m, sizeof *spr), *e0 = fcd__malloc_array((size_t)m, sizeof *e0);
+  fcd_real *at = fcd__malloc_array((size_t)m, sizeof *at), *sig = fcd__malloc_array((size_t)m, sizeof *sig);
+  fcd_real *a = fcd__malloc_array((size_t)m, sizeof *a);
+  unsigned char *act = fcd__malloc_array((size_t)m, 1);
+  fcd_status st = FCD_OK;
+  if (!spr || !e0 || !at || !sig || !a || !act) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory in a lattice step");
+    goto done;
+  }
+  sig_el(lat, lat->t, e0);
+  sig_el(lat, t_next, spr);
+  for (fcd_index i = 0; i < m; i++) spr[i] += lat->sig[i] - e0[i];
+  memcpy(at, lat->a, (size_t)m * sizeof *at);
+  if (lat->guess && lat->guess(lat->guess_ud, t_next, m, lat->a, at) != 0) {
+    st = lerr(lat, FCD_E_CALLBACK, "the initial-guess callback failed at t = %g", t_next);
+    goto done;
+  }
+  memcpy(act, lat->act, (size_t)m);
+  fcd_real kkt = 0, change = INFINITY;
+  fcd_index it = 0;
+  for (;;) {
+    if ((st = project(lat, spr, lat->a, at, act, sig, a, &kkt)) != FCD_OK) goto done;
+    it++;
+    change = 0;
+    fcd_real big = 0;
+    for (fcd_index i = 0; i < m; i++) {
+      change += (a[i] - at[i]) * (a[i] - at[i]);
+      big = fmax(big, fmax(fabs(a[i]), fabs(sig[i])));
+    }
+    change = sqrt(change);
+    if (change < lat->tol) break;
+    if (it >= lat->max_iter || big > lat->bound || !isfinite(big)) {
+      st = lerr(lat, FCD_E_NOT_CONVERGED, "step to t = %g: no stable fixed point reached after "
+                "%lld iterations (last change %.3e, iterate size %.3e); the state is unchanged",
+                t_next, (long long)it, change, big);
+      goto done;
+    }
+    memcpy(at, a, (size_t)m * sizeof *at);
+  }
+  /* commit: plastic elongations from the damage increments (seed 001 eq. 61) */
+  for (fcd_index i = 0; i < m; i++) {
+    const spring *sp = &lat->sp[i];
+    if (sp->s > 0) lat->p[i] += (sig[i] > 0 ? 1 : sig[i] < 0 ? -1 : 0) * (a[i] - lat->a[i]) / sp->s;
+  }
+  memcpy(lat->last_spr, spr, (size_t)m * sizeof *spr);
+  memcpy(lat->last_aprev, lat->a, (size_t)m * sizeof *spr);
+  memcpy(lat->sig, sig, (size_t)m * sizeof *sig);
+  memcpy(lat->a, a, (size_t)m * sizeof *a);
+  memcpy(lat->act, act, (size_t)m);
+  lat->last_t = t_next;
+  lat->last_kkt = kkt;
+  lat->t = t_next;
+  lat->have_step = 1;
+  if (iterations) *iterations = it;
+done:
+  fcd__free(spr);
+  fcd__free(e0);
+  fcd__free(at);
+  fcd__free(sig);
+  fcd__free(a);
+  fcd__free(act);
+  return st;
+}
+
+fcd_status fcd_lattice_get_state(fcd_lattice *lat, fcd_real *t, fcd_real *sigma, fcd_real *a,
+                                 fcd_real *u) {
+  CHECK_LAT(lat);
+  if (!lat->have_state) FCD_TRY(fcd_lattice_set_state(lat, 0.0, NULL, NULL));
+  fcd_index m = lat->ns, nd = lat->nn * lat->dim;
+  int d = lat->dim;
+  if (t) *t = lat->t;
+  if (sigma) memcpy(sigma, lat->sig, (size_t)m * sizeof *sigma);
+  if (a) memcpy(a, lat->a, (size_t)m * sizeof *a);
+  if (!u) return FCD_OK;
+  for (fcd_index i = 0; i < m; i++)
+    if (!(lat->sp[i].s > 0)) {
+      for (fcd_index g = 0; g < nd; g++) u[g] = NAN;
+      return FCD_OK;
+    }
+  /* elongations x = K^-1 sigma + p; displacements: K_ff u_f = B K (x - D u_c) */
+  fcd_index nf = lat->kff ? fcd__factor_size(lat->kff) : 0;
+  fcd_real *z = fcd__calloc((size_t)nd, sizeof *z), *b = fcd__calloc((size_t)nf + 1, sizeof *b);
+  if (!z || !b) {
+    fcd__free(z);
+    fcd__free(b);
+    return lerr(lat, FCD_E_NOMEM, "out of memory");
+  }
+  for (fcd_index q = 0; q < lat->nq; q++) z[lat->q[q].dof] = lat->q[q].value + lat->t * lat->q[q].rate;
+  for (fcd_index i = 0; i < m; i++) {
+    const spring *sp = &lat->sp[i];
+    fcd_real dc = 0;
+    for (int k = 0; k < d; k++) dc += lat->dir[i * d + k] * (z[sp->a * d + k] - z[sp->b * d + k]);
+    fcd_real w = sp->k * (lat->sig[i] / sp->k + lat->p[i] - dc);
+    for (int k = 0; k < d; k++) {
+      fcd_index fa = lat->sys->free_of[sp->a * d + k], fb = lat->sys->free_of[sp->b * d + k];
+      if (fa >= 0) b[fa] += lat->dir[i * d + k] * w;
+      if (fb >= 0) b[fb] -= lat->dir[i * d + k] * w;
+    }
+  }
+  fcd_status st = nf > 0 ? fcd__factor_solve(lat->kff, 1, b, b) : FCD_OK;
+  if (st == FCD_OK) {
+    for (fcd_index k = 0; k < nf; k++) z[lat->sys->dof_of[k]] = b[k];
+    memcpy(u, z, (size_t)nd * sizeof *u);
+  }
+  fcd__free(z);
+  fcd__free(b);
+  return st == FCD_OK ? FCD_OK : lerr(lat, st, "%s", fcd_system_last_error(lat->sys));
+}
+
+fcd_status fcd_lattice_get_kkt_residual(const fcd_lattice *lat, fcd_real *res) {
+  CHECK_LAT(lat);
+  if (!lat->have_step) return lerr(lat, FCD_E_STATE, "no step taken yet");
+  if (res) *res = lat->last_kkt;
+  return FCD_OK;
+}
+
+fcd_status fcd_lattice_jacobian_eigenvalues(fcd_lattice *lat, fcd_real *re, fcd_real *im) {
+  CHECK_LAT(lat);
+  if (!lat->have_step) return lerr(lat, FCD_E_STATE, "no step taken yet");
+  fcd_index m = lat->ns;
+  if (m > 2000)
+    return lerr(lat, FCD_E_UNSUPPORTED, "the Jacobian of a %lld-spring map is dense; this "
+                "release stops at 2000 springs", (long long)m);
+  if (!re || !im) return lerr(lat, FCD_E_INVALID_ARG, "jacobian: re or im is NULL");
+  fcd_real *J = fcd__malloc_array((size_t)(m * m), sizeof *J);
+  fcd_real *at = fcd__malloc_array((size_t)m, sizeof *at), *sig = fcd__malloc_array((size_t)m, sizeof *sig);
+  fcd_real *a = fcd__malloc_array((size_t)m, sizeof *a);
+  unsigned char *act = fcd__malloc_array((size_t)m, 1);
+  fcd_status st = FCD_OK;
+  if (!J || !at || !sig || !a || !act) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory for the Jacobian");
+    goto done;
+  }
+  /* T is affine near the fixed point while its active set stays: a small forward
+   * difference is exact up to round-off */
+  fcd_real amax = 0;
+  for (fcd_index i = 0; i < m; i++) amax = fmax(amax, lat->a[i]);
+  /* differences against T at the fixed point itself (not the stored a, which the
+   * fixed-point test leaves up to tol away), with a step small against the distances
+   * to the other faces and large against round-off */
+  fcd_real delta = 1e-3 * fmax(amax, 1e-3 * lat->sp[0].c0);
+  fcd_real kkt;
+  fcd_real *base = fcd__malloc_array((size_t)m, sizeof *base);
+  if (!base) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory for the Jacobian");
+    goto done;
+  }
+  memcpy(at, lat->a, (size_t)m * sizeof *at);
+  memcpy(act, lat->act, (size_t)m);
+  if ((st = project(lat, lat->last_spr, lat->last_aprev, at, act, sig, base, &kkt)) != FCD_OK) {
+    fcd__free(base);
+    goto done;
+  }
+  for (fcd_index c = 0; c < m; c++) {
+    memcpy(at, lat->a, (size_t)m * sizeof *at);
+    at[c] += delta;
+    memcpy(act, lat->act, (size_t)m);
+    if ((st = project(lat, lat->last_spr, lat->last_aprev, at, act, sig, a, &kkt)) != FCD_OK) {
+      fcd__free(base);
+      goto done;
+    }
+    for (fcd_index r = 0; r < m; r++) J[r * m + c] = (a[r] - base[r]) / delta;
+  }
+  fcd__free(base);
+  if (LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)m, J, (lapack_int)m, re, im, NULL, 1,
+                    NULL, 1) != 0)
+    st = lerr(lat, FCD_E_BACKEND, "LAPACK dgeev failed on the Jacobian");
+done:
+  fcd__free(J);
+  fcd__free(at);
+  fcd__free(sig);
+  fcd__free(a);
+  fcd__free(act);
   return st;
 }

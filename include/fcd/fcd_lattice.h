@@ -8,11 +8,14 @@
  *  seed 001 eq. 34); displacement constraints on single coordinates, u = value + rate t.
  *  Small displacements: springs act along their reference direction.
  *
- *  This release provides the model, the paper's generators (with defects as moved
- *  nodes) and the static checks: kinematic determinacy (the constraints must leave no
- *  mechanism) and the dimension of the self-stress space m - (n d - q). The
- *  state-dependent sweeping process and its implicit catch-up solver are not in this
- *  release. */
+ *  The model, the paper's generators (with defects as moved nodes), the static checks
+ *  (kinematic determinacy, the dimension of the self-stress space m - (n d - q)), and the
+ *  state-dependent sweeping process of Theorem 4.1 stepped by the implicit catch-up
+ *  scheme (Algorithm 1 in the full space, with a sparse projection; see lib/lattice.c):
+ *  per step, the Picard iteration a~ -> T(a~) of weighted projections onto the moving
+ *  polyhedron, from a selectable initial guess, so that different branches can be
+ *  reached; divergence (iteration cap, bound) is reported, never returned as a state.
+ *  Loads are the displacement constraints only (no nodal forces in this release). */
 #ifndef FCD_LATTICE_H
 #define FCD_LATTICE_H
 
@@ -79,6 +82,56 @@ FCD_API fcd_status fcd_lattice_sizes(const fcd_lattice *lat, fcd_index *nodes,
  *  m - (n d - q). A mechanism is FCD_E_SINGULAR with a message naming a node and axis it
  *  moves. */
 FCD_API fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim);
+
+/** Parameter keys of fcd_lattice_set_param. */
+enum {
+  FCD_LAT_TOLERANCE = 600, /**< fixed-point test on ||a_I - a_(I-1)||_2; default 1e-12 */
+  FCD_LAT_MAX_ITER = 601,  /**< Picard iterations per step; default 5000 */
+  FCD_LAT_BOUND = 602      /**< divergence bound on the iterate (inf-norm); default 1e12 */
+};
+
+/** Sets a parameter. Unknown keys: FCD_E_UNSUPPORTED. */
+FCD_API fcd_status fcd_lattice_set_param(fcd_lattice *lat, int key, fcd_real value);
+
+/** Initial guess of a step's fixed point: receives the step's end time and the previous
+ *  damage a_prev (m entries) and writes the guess into @p a_guess (m entries, it arrives
+ *  holding a_prev). Nonzero return: FCD_E_CALLBACK. */
+typedef int (*fcd_lattice_guess_fn)(void *user_data, fcd_real t, fcd_index m,
+                                    const fcd_real *a_prev, fcd_real *a_guess);
+
+/** Installs (or, with NULL, removes: the previous damage is the guess) the guess. */
+FCD_API fcd_status fcd_lattice_set_guess(fcd_lattice *lat, fcd_lattice_guess_fn fn,
+                                         void *user_data);
+
+/** The state at time @p t: spring stresses @p sigma and damage @p a (m entries each; NULL
+ *  sigma: the elastic stress of the constraints at t; NULL a: zero). The stresses must
+ *  be in equilibrium with no nodal force and admissible, |sigma_i| <= c0_i + s_i (1 -
+ *  h_i) a_i, and a >= 0. Plastic elongations start at zero. Without a call, the
+ *  stepping starts stress-free and undamaged at t = 0. */
+FCD_API fcd_status fcd_lattice_set_state(fcd_lattice *lat, fcd_real t, const fcd_real *sigma,
+                                         const fcd_real *a);
+
+/** One implicit catch-up step to @p t_next (> current time). @p iterations (may be NULL)
+ *  receives the Picard iterations. On failure (FCD_E_NOT_CONVERGED: no stable fixed
+ *  point reached, with the step and the last change) the state is unchanged. */
+FCD_API fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index *iterations);
+
+/** Current time, stresses, damage (m each) and node displacements (n d; NaN when some
+ *  spring has s = 0, whose plastic elongation a cannot give). Any output may be NULL. */
+FCD_API fcd_status fcd_lattice_get_state(fcd_lattice *lat, fcd_real *t, fcd_real *sigma,
+                                         fcd_real *a, fcd_real *u);
+
+/** Largest KKT violation of the last projection (equilibrium, admissibility, multiplier
+ *  signs, complementarity), relative to the stress and damage scales. */
+FCD_API fcd_status fcd_lattice_get_kkt_residual(const fcd_lattice *lat, fcd_real *res);
+
+/** Eigenvalues of the Jacobian of the last step's map a~ -> T(a~) at its fixed point
+ *  (forward differences of T, exact where the active set is locally constant; seed 001
+ *  digest section 4): @p re, @p im receive m entries each. A stable node has all
+ *  moduli below 1, a saddle some above. Lattices with more than 2000 springs:
+ *  FCD_E_UNSUPPORTED (dense). */
+FCD_API fcd_status fcd_lattice_jacobian_eigenvalues(fcd_lattice *lat, fcd_real *re,
+                                                    fcd_real *im);
 
 /** Node position (dim entries) and spring data (any output may be NULL). */
 FCD_API fcd_status fcd_lattice_get_node(const fcd_lattice *lat, fcd_index node, fcd_real *x);

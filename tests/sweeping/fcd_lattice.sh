@@ -13,4 +13,17 @@ out=$("$fcd" lattice --rect 10x15 --defect 94:0.3,-0.35 --count-only) || { echo 
 "$fcd" lattice --rect 1x15 --count-only >/dev/null 2>&1; [ $? -eq 2 ] || { echo "1x15 accepted"; exit 1; }
 "$fcd" lattice --rect 10x15 --defect 20:-1,0 --count-only >/dev/null 2>&1  # onto node 5
 [ $? -eq 1 ] || { echo "a defect onto a neighbour accepted"; exit 1; }
+# the softening run of section 6.1.1 to t = 3: the total stress peaks at the paper's
+# t = 2.78 (the loss of symmetry into a shear band), history.csv has the contract's
+# columns, one row per step
+dir=${FCD_TEST_TMPDIR:-/tmp}/lattice
+rm -rf "$dir"
+"$fcd" lattice --rect 10x15 --t-end 3 --out "$dir" >/dev/null || { echo "run failed"; exit 1; }
+head -n 1 "$dir/history.csv" | grep -q '^t,total_stress_yy,iterations' || { echo "header"; exit 1; }
+[ "$(($(wc -l < "$dir/history.csv") - 1))" -eq 300 ] || { echo "rows"; exit 1; }
+awk -F, 'NR > 1 && $2 > s { s = $2; ts = $1 } NR > 1 && $3 > m { m = $3; tm = $1 }
+  NR > 1 && $5 > 0 && !f { f = $1 }
+  END { print "first plastic step " f ", total stress peak " s " at " ts ", iteration peak " m " at " tm;
+        if (ts != 2.78 || f != 1.36 || tm < 2.76 || tm > 2.84) exit 1 }' "$dir/history.csv" ||
+  { echo "events off"; exit 1; }
 echo "fcd lattice: ok"
