@@ -375,13 +375,17 @@ fcd_status fcd_lattice_get_spring(const fcd_lattice *lat, fcd_index i, fcd_index
   return FCD_OK;
 }
 
-fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim) {
-  CHECK_LAT(lat);
-  if (!dim) return lerr(lat, FCD_E_INVALID_ARG, "selfstress_dim: dim is NULL");
+/* The truss stiffness of the springs with the constrained coordinates prescribed, in a
+ * system of nd dofs, its free-dof factor (NULL when nothing is free) and, if dir is not
+ * NULL, the unit direction of every spring (node a minus node b). Checks kinematic
+ * determinacy: a mechanism is FCD_E_SINGULAR naming a coordinate it moves. */
+static fcd_status truss(fcd_lattice *lat, fcd_system **sys_out, fcd__factor **f_out,
+                        fcd_real *dir) {
   int d = lat->dim;
   fcd_index nd = lat->nn * d, m = lat->ns, q = lat->nq;
+  *sys_out = NULL;
+  *f_out = NULL;
   if (nd == 0) return lerr(lat, FCD_E_STATE, "the lattice has no nodes");
-  /* the truss stiffness on the free coordinates, in a system of nd dofs */
   fcd_system *sys = NULL;
   fcd_status st = fcd_system_create(nd, &sys);
   if (st != FCD_OK) return lerr(lat, st, "cannot create the stiffness system");
@@ -397,13 +401,14 @@ fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim) {
   size_t n = 0;
   for (fcd_index i = 0; i < m; i++) {
     const spring *p = &lat->sp[i];
-    fcd_real dir[3], l = 0;
+    fcd_real dr[3], l = 0;
     for (int k = 0; k < d; k++) {
-      dir[k] = lat->x[p->a * d + k] - lat->x[p->b * d + k];
-      l += dir[k] * dir[k];
+      dr[k] = lat->x[p->a * d + k] - lat->x[p->b * d + k];
+      l += dr[k] * dr[k];
     }
     l = sqrt(l);
-    for (int k = 0; k < d; k++) dir[k] /= l;
+    for (int k = 0; k < d; k++) dr[k] /= l;
+    if (dir) memcpy(dir + i * d, dr, (size_t)d * sizeof *dr);
     fcd_index nodes[2] = {p->a, p->b};
     for (int ea = 0; ea < 2; ea++)
       for (int eb = 0; eb < 2; eb++)
@@ -413,7 +418,7 @@ fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim) {
             if (r > c) continue;
             ri[n] = r;
             ci[n] = c;
-            v[n++] = (ea == eb ? 1 : -1) * p->k * dir[ka] * dir[kb];
+            v[n++] = (ea == eb ? 1 : -1) * p->k * dr[ka] * dr[kb];
           }
   }
   for (fcd_index i = 0; i < q; i++) fx[i] = lat->q[i].dof;
@@ -423,10 +428,7 @@ fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim) {
     st = lerr(lat, st, "%s", fcd_system_last_error(sys));
     goto done;
   }
-  if (q == nd) { /* every coordinate prescribed: nothing can move */
-    *dim = m;
-    goto done;
-  }
+  if (q == nd) goto done; /* every coordinate prescribed: nothing can move */
   if ((st = fcd__factor_create(sys, FCD__FACTOR_SPD, &f)) != FCD_OK) {
     st = lerr(lat, st, "%s", fcd_system_last_error(sys));
     goto done;
@@ -471,16 +473,32 @@ fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim) {
               (long long)(bad % d), (long long)(bad / d));
     goto done;
   }
-  *dim = m - (nd - q);
-  if (*dim < 0) *dim = 0;
 done:
-  fcd__factor_destroy(f);
-  fcd_system_destroy(sys);
   fcd__free(ri);
   fcd__free(ci);
   fcd__free(v);
   fcd__free(fx);
-  return st;
+  if (st != FCD_OK) {
+    fcd__factor_destroy(f);
+    fcd_system_destroy(sys);
+    return st;
+  }
+  *sys_out = sys;
+  *f_out = f;
+  return FCD_OK;
+}
+
+fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim) {
+  CHECK_LAT(lat);
+  if (!dim) return lerr(lat, FCD_E_INVALID_ARG, "selfstress_dim: dim is NULL");
+  fcd_system *sys;
+  fcd__factor *f;
+  FCD_TRY(truss(lat, &sys, &f, NULL));
+  fcd__factor_destroy(f);
+  fcd_system_destroy(sys);
+  fcd_index dv = lat->ns - (lat->nn * lat->dim - lat->nq);
+  *dim = dv < 0 ? 0 : dv;
+  return FCD_OK;
 }
 
 /* ---- the state-dependent sweeping process ----------------------------------------
@@ -516,11 +534,14 @@ static fcd_status lat_prepare(fcd_lattice *lat) {
   int d = lat->dim;
   fcd_index nd = lat->nn * d, m = lat->ns;
   if (m == 0) return lerr(lat, FCD_E_STATE, "the lattice has no springs");
-  fcd_index dv;
-  FCD_TRY(fcd_lattice_selfstress_dim(lat, &dv)); /* determinacy, with its message */
-  fcd_status st = fcd_system_create(nd, &lat->sys);
-  if (st != FCD_OK) return lerr(lat, st, "cannot create the lattice system");
   lat->dir = fcd__malloc_array((size_t)(m * d), sizeof *lat->dir);
+  if (!lat->dir) return lerr(lat, FCD_E_NOMEM, "out of memory preparing the lattice solver");
+  /* the free stiffness, its factor and the determinacy check, once */
+  fcd_status st = truss(lat, &lat->sys, &lat->kff, lat->dir);
+  if (st != FCD_OK) {
+    drop_solver(lat);
+    return st;
+  }
   lat->el0 = fcd__calloc((size_t)m, sizeof *lat->el0);
   lat->el1 = fcd__calloc((size_t)m, sizeof *lat->el1);
   lat->sig = fcd__calloc((size_t)m, sizeof *lat->sig);
@@ -529,48 +550,14 @@ static fcd_status lat_prepare(fcd_lattice *lat) {
   lat->last_spr = fcd__calloc((size_t)m, sizeof *lat->last_spr);
   lat->last_aprev = fcd__calloc((size_t)m, sizeof *lat->last_aprev);
   lat->act = fcd__calloc((size_t)m, 1);
-  size_t ne = (size_t)m * (size_t)(4 * d * d) + 1;
-  fcd_index *ri = fcd__malloc_array(ne, sizeof *ri), *ci = fcd__malloc_array(ne, sizeof *ci);
-  fcd_real *v = fcd__malloc_array(ne, sizeof *v);
-  fcd_index *fx = fcd__malloc_array((size_t)lat->nq + 1, sizeof *fx);
   fcd_real *z = fcd__calloc((size_t)nd, sizeof *z), *w = fcd__malloc_array((size_t)nd, sizeof *w);
   fcd_real *xf = fcd__malloc_array((size_t)nd + 1, sizeof *xf);
-  if (!lat->dir || !lat->el0 || !lat->el1 || !lat->sig || !lat->a || !lat->p ||
-      !lat->last_spr || !lat->last_aprev || !lat->act || !ri || !ci || !v || !fx || !z || !w ||
-      !xf) {
+  if (!lat->el0 || !lat->el1 || !lat->sig || !lat->a || !lat->p || !lat->last_spr ||
+      !lat->last_aprev || !lat->act || !z || !w || !xf) {
     st = lerr(lat, FCD_E_NOMEM, "out of memory preparing the lattice solver");
     goto done;
   }
-  size_t n = 0;
-  for (fcd_index i = 0; i < m; i++) {
-    const spring *sp = &lat->sp[i];
-    fcd_real l = 0, *dr = lat->dir + i * d;
-    for (int k = 0; k < d; k++) {
-      dr[k] = lat->x[sp->a * d + k] - lat->x[sp->b * d + k];
-      l += dr[k] * dr[k];
-    }
-    l = sqrt(l);
-    for (int k = 0; k < d; k++) dr[k] /= l;
-    fcd_index nodes[2] = {sp->a, sp->b};
-    for (int ea = 0; ea < 2; ea++)
-      for (int eb = 0; eb < 2; eb++)
-        for (int ka = 0; ka < d; ka++)
-          for (int kb = 0; kb < d; kb++) {
-            fcd_index r = nodes[ea] * d + ka, c = nodes[eb] * d + kb;
-            if (r > c) continue;
-            ri[n] = r;
-            ci[n] = c;
-            v[n++] = (ea == eb ? 1 : -1) * sp->k * dr[ka] * dr[kb];
-          }
-  }
-  for (fcd_index i = 0; i < lat->nq; i++) fx[i] = lat->q[i].dof;
-  if ((st = fcd_system_set_matrix_coo(lat->sys, FCD_STIFFNESS, (fcd_index)n, ri, ci, v,
-                                      FCD_COO_UPPER)) != FCD_OK ||
-      (st = fcd_system_fix_dofs(lat->sys, lat->nq, fx, NULL)) != FCD_OK ||
-      (st = fcd__system_free_pattern(lat->sys, &lat->fp)) != FCD_OK ||
-      (lat->nq < nd &&
-       ((st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &lat->kff)) != FCD_OK ||
-        (st = fcd__factor_combination(lat->kff, 0, 0, 1)) != FCD_OK))) {
+  if ((st = fcd__system_free_pattern(lat->sys, &lat->fp)) != FCD_OK) {
     st = lerr(lat, st, "%s", fcd_system_last_error(lat->sys));
     goto done;
   }
@@ -600,10 +587,6 @@ static fcd_status lat_prepare(fcd_lattice *lat) {
   lat->ready = 1;
   lat->have_state = 0;
 done:
-  fcd__free(ri);
-  fcd__free(ci);
-  fcd__free(v);
-  fcd__free(fx);
   fcd__free(z);
   fcd__free(w);
   fcd__free(xf);
