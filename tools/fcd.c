@@ -394,6 +394,27 @@ static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, co
   return ferror(s->csv) ? 1 : 0;
 }
 
+/* --damping or --rayleigh, then --load (into f, ndofs n): the inputs simulate and
+ * stability share. *usage is set when --rayleigh is malformed (exit status 2). */
+static fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index n, double *f,
+                                    int *usage) {
+  *usage = 0;
+  fcd_status st = FCD_OK;
+  if (o->damping) st = fcd_system_read_matrix_market(sys, FCD_DAMPING, o->damping);
+  if (st == FCD_OK && o->rayleigh) {
+    double a, b;
+    if (sscanf(o->rayleigh, "%lf,%lf", &a, &b) != 2) {
+      fprintf(stderr, "fcd: --rayleigh needs 'alpha,beta', got '%s'\n", o->rayleigh);
+      *usage = 1;
+      return FCD_E_INVALID_ARG;
+    }
+    st = fcd_system_set_rayleigh(sys, a, b);
+  }
+  if (st == FCD_OK && o->load && (st = fcd_system_read_vector(sys, o->load, n, f)) == FCD_OK)
+    st = fcd_system_set_load(sys, f);
+  return st;
+}
+
 static int cmd_simulate(int argc, char **argv) {
   static const char *const allowed[] = {"--mass", "--stiffness", "--damping", "--rayleigh",
                                         "--fixed", "--load", "--contacts", "--scheme", "--dt",
@@ -427,18 +448,12 @@ static int cmd_simulate(int argc, char **argv) {
   double *f = calloc((size_t)n, sizeof *f);
   fcd_status st = (u && v && f) ? FCD_OK : FCD_E_NOMEM;
   const char *what = "reading input";
-  if (st == FCD_OK && o.damping) st = fcd_system_read_matrix_market(sys, FCD_DAMPING, o.damping);
-  if (st == FCD_OK && o.rayleigh) {
-    double a, b;
-    if (sscanf(o.rayleigh, "%lf,%lf", &a, &b) != 2) {
-      fprintf(stderr, "fcd: --rayleigh needs 'alpha,beta', got '%s'\n", o.rayleigh);
-      rc = 2;
-      goto out;
-    }
-    st = fcd_system_set_rayleigh(sys, a, b);
+  int usage = 0;
+  if (st == FCD_OK) st = read_damping_load(&o, sys, n, f, &usage);
+  if (usage) {
+    rc = 2;
+    goto out;
   }
-  if (st == FCD_OK && o.load && (st = fcd_system_read_vector(sys, o.load, n, f)) == FCD_OK)
-    st = fcd_system_set_load(sys, f);
   if (st == FCD_OK && o.u0) st = fcd_system_read_vector(sys, o.u0, n, u);
   if (st == FCD_OK && o.v0) st = fcd_system_read_vector(sys, o.v0, n, v);
   if (st == FCD_OK) st = fcd_contact_set_read(sys, o.contacts, &cs);
@@ -776,18 +791,12 @@ static int cmd_stability(int argc, char **argv) {
   stab_ctx ctx = {0};
   fcd_status s = f ? FCD_OK : FCD_E_NOMEM;
   const char *what = "reading input";
-  if (s == FCD_OK && o.damping) s = fcd_system_read_matrix_market(sys, FCD_DAMPING, o.damping);
-  if (s == FCD_OK && o.rayleigh) {
-    double a, b;
-    if (sscanf(o.rayleigh, "%lf,%lf", &a, &b) != 2) {
-      fprintf(stderr, "fcd: --rayleigh needs 'alpha,beta', got '%s'\n", o.rayleigh);
-      rc = 2;
-      goto out;
-    }
-    s = fcd_system_set_rayleigh(sys, a, b);
+  int usage = 0;
+  if (s == FCD_OK) s = read_damping_load(&o, sys, n, f, &usage);
+  if (usage) {
+    rc = 2;
+    goto out;
   }
-  if (s == FCD_OK && o.load && (s = fcd_system_read_vector(sys, o.load, n, f)) == FCD_OK)
-    s = fcd_system_set_load(sys, f);
   if (s == FCD_OK) s = fcd_contact_set_read(sys, o.contacts, &cs);
   if (s != FCD_OK) {
     rc = fail(sys, s, what);
