@@ -41,3 +41,28 @@ fcd_status fcd__contact_dofs_free(const fcd_system *sys, const fcd__csr *H) {
                       (long long)H->col[e]);
   return FCD_OK;
 }
+
+fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
+                              const fcd_contact_set *cs, const fcd__csr *H) {
+  fcd_index m = H->n, facts = fcd__factor_get_stats(fac).factorizations;
+  if (c->W && c->facts == facts && c->csver == cs->version) return FCD_OK;
+  fcd__free(c->W);
+  c->W = fcd__malloc_array((size_t)m * (size_t)m + 1, sizeof *c->W);
+  if (!c->W)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for the Delassus operator of %lld "
+                    "contact directions", (long long)m);
+  fcd_status st = fcd__delassus_dense(sys, fac, H, c->W);
+  if (st != FCD_OK) {
+    fcd__free(c->W);
+    c->W = NULL;
+    return st;
+  }
+  c->facts = facts;
+  c->csver = cs->version;
+  return FCD_OK;
+}
+
+void fcd__wcache_free(fcd__wcache *c) {
+  fcd__free(c->W);
+  c->W = NULL;
+}

@@ -29,9 +29,7 @@ struct fcd_equilibrium {
   fcd__factor *fac;
   fcd__fc_opts opts;
   fcd_real classify_tol;
-  fcd_real *W; /* m x m */
-  fcd_index W_facts;
-  uint64_t W_csver;
+  fcd__wcache W; /* m x m */
   fcd_real *u_ref; /* NULL: zero */
   int have;
   fcd_real *u, *r; /* last solution */
@@ -99,7 +97,7 @@ void fcd_equilibrium_destroy(fcd_equilibrium *eq) {
   fcd_system *sys = eq->sys;
   fcd_contact_set *cs = eq->cs;
   fcd__factor_destroy(eq->fac);
-  fcd__free(eq->W);
+  fcd__wcache_free(&eq->W);
   fcd__free(eq->u_ref);
   free_solution(eq);
   eq->magic = 0;
@@ -161,20 +159,7 @@ static fcd_status factor_k(fcd_equilibrium *eq) {
 }
 
 static fcd_status delassus(fcd_equilibrium *eq, const fcd__csr *H) {
-  fcd_index m = H->n, facts = fcd__factor_get_stats(eq->fac).factorizations;
-  if (eq->W && eq->W_facts == facts && eq->W_csver == eq->cs->version) return FCD_OK;
-  fcd__free(eq->W);
-  eq->W = fcd__malloc_array((size_t)m * (size_t)m + 1, sizeof *eq->W);
-  if (!eq->W) return fcd__err(eq->sys, FCD_E_NOMEM, "out of memory for the Delassus operator");
-  fcd_status st = fcd__delassus_dense(eq->sys, eq->fac, H, eq->W);
-  if (st != FCD_OK) {
-    fcd__free(eq->W);
-    eq->W = NULL;
-    return st;
-  }
-  eq->W_facts = facts;
-  eq->W_csver = eq->cs->version;
-  return FCD_OK;
+  return fcd__wcache_ensure(&eq->W, eq->sys, eq->fac, eq->cs, H);
 }
 
 /* u = z + K^-1 (f - K z + H^T r) on the free dofs; r may be NULL (zero) */
@@ -321,7 +306,7 @@ static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, fcd_real *fc_err
   for (fcd_index c = 0; c < nc; c++) mu[c] = eq->cs->c[c].mu;
   /* a warm start from the previous solution of the same contacts */
   if (eq->have) memcpy(w->r, eq->r, (size_t)m * sizeof *w->r);
-  fcd__csr Wc = {m, rp, ci, eq->W, 0, 0, 1};
+  fcd__csr Wc = {m, rp, ci, eq->W.W, 0, 0, 1};
   fcd__fc_local lp = {d, nc, m, &Wc, q, mu, NULL, NULL};
   fcd__fc_result res;
   st = fcd__fc_solve(sys, &lp, &eq->opts, w->r, ul, &res);
@@ -366,7 +351,7 @@ static fcd_status solve_steady(fcd_equilibrium *eq, eq_work *w, fcd_real *sl) {
   for (fcd_index i = 0; i < nc; i++) {
     q[i] = -(w->loc[i * d] - eq->cs->c[i].gap);
     for (fcd_index j = 0; j < nc; j++) {
-      const fcd_real *wr = eq->W + (i * d) * m + j * d;
+      const fcd_real *wr = eq->W.W + (i * d) * m + j * d;
       fcd_real a = wr[0];
       for (int k = 1; k < d; k++) a += eq->cs->c[j].mu * sl[j * (d - 1) + k - 1] * wr[k];
       A[i * nc + j] = a;

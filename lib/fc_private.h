@@ -77,6 +77,16 @@ fcd_status fcd__fclib_write(const fcd_system *sink, const char *path, int dim,
  * dofs; every column of H must be a free dof (fcd__contact_dofs_free). */
 fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
                                fcd_real *W);
+/* The dense W of every contact, kept while the factor (its factorization count) and the
+ * contact set (its version) stay: integrators and equilibria reuse it across solves. */
+typedef struct {
+  fcd_real *W;
+  fcd_index facts;
+  uint64_t csver;
+} fcd__wcache;
+fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
+                              const fcd_contact_set *cs, const fcd__csr *H);
+void fcd__wcache_free(fcd__wcache *c);
 /* FCD_E_STATE naming the dof when a contact dof has been prescribed after the contact
  * was added. */
 fcd_status fcd__contact_dofs_free(const fcd_system *sys, const fcd__csr *H);

@@ -56,9 +56,7 @@ struct fcd_integrator {
   /* W of every contact, H Mh^-1 H^T (m x m, dense), reused by every step while the
    * factor and the contact frames stay: a step then costs two solves with the factor
    * (free velocity, impulse correction) instead of one per active contact direction. */
-  fcd_real *wall;
-  fcd_index wall_facts;   /* factorization count the cache was built from */
-  uint64_t wall_csver;    /* contact-set version it was built from */
+  fcd__wcache wall;
   fcd_index wall_limit;   /* largest m for which the cache is kept */
   /* M v, K u, K v, C v of the current state, carried from the step that produced it (the
    * end-of-step energies need them anyway), valid while the system's values are those
@@ -205,7 +203,7 @@ void fcd_integrator_destroy(fcd_integrator *it) {
   fcd__free(it->v);
   fcd__free(it->p);
   fcd__free(it->status);
-  fcd__free(it->wall);
+  fcd__wcache_free(&it->wall);
   fcd__free(it->Mv);
   work_free(&it->ws);
   it->magic = 0;
@@ -303,26 +301,6 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
   return FCD_OK;
 }
 
-/* Builds it->wall when the factor or the contact frames moved since it was built. */
-static fcd_status wall_ensure(fcd_integrator *it, const fcd__csr *H) {
-  fcd_index m = H->n, facts = fcd__factor_get_stats(it->fac).factorizations;
-  if (it->wall && it->wall_facts == facts && it->wall_csver == it->cs->version) return FCD_OK;
-  fcd__free(it->wall);
-  it->wall = fcd__malloc_array((size_t)m * (size_t)m, sizeof *it->wall);
-  if (!it->wall)
-    return fcd__err(it->sys, FCD_E_NOMEM, "out of memory for the Delassus operator of %lld "
-                    "contact directions", (long long)m);
-  fcd_status st = fcd__delassus_dense(it->sys, it->fac, H, it->wall);
-  if (st != FCD_OK) {
-    fcd__free(it->wall);
-    it->wall = NULL;
-    return st;
-  }
-  it->wall_facts = facts;
-  it->wall_csver = it->cs->version;
-  return FCD_OK;
-}
-
 static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nc = ncontacts(it), nfix = sys->nfixed;
@@ -392,7 +370,8 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     if (na > 0) {
       fcd_index ma = na * d;
       int cached = m <= it->wall_limit;
-      if (cached && (st = wall_ensure(it, H)) != FCD_OK) goto done;
+      if (cached && (st = fcd__wcache_ensure(&it->wall, sys, it->fac, it->cs, H)) != FCD_OK)
+        goto done;
       /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
       if (!cached) w.X = fcd__calloc((size_t)nf * (size_t)ma, sizeof *w.X);
       fcd_real *Wd = fcd__calloc((size_t)ma * (size_t)ma, sizeof *Wd);
@@ -410,7 +389,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
             for (fcd_index b = 0; b < na; b++)
               for (int l = 0; l < d; l++)
                 Wd[(a * d + k) * ma + b * d + l] =
-                    it->wall[(w.act[a] * d + k) * m + w.act[b] * d + l];
+                    it->wall.W[(w.act[a] * d + k) * m + w.act[b] * d + l];
       } else {
         for (fcd_index a = 0; a < na; a++)
           for (int k = 0; k < d; k++) {
