@@ -34,6 +34,11 @@ struct fcd_lattice {
   spring *sp;
   fcd_index nq, qcap;
   constraint *q;
+  fcd_index nl, lcap;
+  constraint *ld; /* nodal forces on unconstrained coordinates: value + rate t */
+  int method;     /* FCD_LAT_FULL_SPARSE or FCD_LAT_REDUCED_DENSE */
+  fcd_lattice_history_fn hist; /* NULL: value + rate t */
+  void *hist_ud;
   char err[FCD_ERRMSG_CAP];
   /* the sweeping process: built on first use, dropped when the model changes */
   int ready;
@@ -47,15 +52,20 @@ struct fcd_lattice {
   int have_state;
   fcd_real t;
   fcd_real *sig, *a, *p; /* m each */
+  fcd_real *uc;          /* the constrained displacements of the state (nq) */
   fcd_real tol, bound;
   fcd_index max_iter;
   fcd_lattice_guess_fn guess;
   void *guess_ud;
   /* the last step, for the Jacobian and the KKT residual */
   fcd_real *last_spr, *last_aprev; /* the projection's data: trial stress, a_{j-1} */
+  fcd_real *last_ff;               /* and the force on the free coordinates */
   fcd_real last_t, last_kkt;
   int have_step;
   unsigned char *act; /* per constraint (2 per spring: upper, lower): active */
+  /* Algorithm 2 only: a K^-1-orthonormal basis of the self-stresses, m x dimV, row-major */
+  fcd_real *vb;
+  fcd_index dimv;
 };
 
 static fcd_status lerr(const fcd_lattice *lat, fcd_status st, const char *fmt, ...)
@@ -96,7 +106,8 @@ static void drop_solver(fcd_lattice *lat) {
   fcd__factor_destroy(lat->kff);
   fcd_system_destroy(lat->sys);
   fcd_real **r[] = {&lat->kffval, &lat->dir, &lat->el0, &lat->el1, &lat->sig, &lat->a,
-                    &lat->p, &lat->last_spr, &lat->last_aprev};
+                    &lat->p, &lat->last_spr, &lat->last_aprev, &lat->vb,
+                    &lat->uc, &lat->last_ff};
   for (size_t k = 0; k < sizeof r / sizeof *r; k++) {
     fcd__free(*r[k]);
     *r[k] = NULL;
@@ -117,6 +128,7 @@ void fcd_lattice_destroy(fcd_lattice *lat) {
   fcd__free(lat->x);
   fcd__free(lat->sp);
   fcd__free(lat->q);
+  fcd__free(lat->ld);
   lat->magic = 0;
   fcd__free(lat);
 }
@@ -235,6 +247,10 @@ fcd_status fcd_lattice_constrain(fcd_lattice *lat, fcd_index node, int axis, fcd
     if (lat->q[i].dof == dof)
       return lerr(lat, FCD_E_INVALID_ARG, "constrain: axis %d of node %lld is already "
                   "constrained", axis, (long long)node);
+  for (fcd_index i = 0; i < lat->nl; i++)
+    if (lat->ld[i].dof == dof)
+      return lerr(lat, FCD_E_INVALID_ARG, "constrain: axis %d of node %lld carries a force; "
+                  "a coordinate is either loaded or constrained", axis, (long long)node);
   if (!grow((void **)&lat->q, &lat->qcap, lat->nq + 1, sizeof *lat->q))
     return lerr(lat, FCD_E_NOMEM, "out of memory adding a constraint");
   drop_solver(lat);
@@ -242,6 +258,31 @@ fcd_status fcd_lattice_constrain(fcd_lattice *lat, fcd_index node, int axis, fcd
   lat->q[lat->nq].value = value;
   lat->q[lat->nq].rate = rate;
   lat->nq++;
+  return FCD_OK;
+}
+
+fcd_status fcd_lattice_load(fcd_lattice *lat, fcd_index node, int axis, fcd_real value,
+                            fcd_real rate) {
+  CHECK_LAT(lat);
+  if (node < 0 || node >= lat->nn)
+    return lerr(lat, FCD_E_INVALID_ARG, "load: node %lld outside [0, %lld)", (long long)node,
+                (long long)lat->nn);
+  if (axis < 0 || axis >= lat->dim)
+    return lerr(lat, FCD_E_INVALID_ARG, "load: axis %d outside [0, %d)", axis, lat->dim);
+  if (!isfinite(value) || !isfinite(rate))
+    return lerr(lat, FCD_E_INVALID_ARG, "load: value or rate is not finite");
+  fcd_index dof = node * lat->dim + axis;
+  for (fcd_index i = 0; i < lat->nq; i++)
+    if (lat->q[i].dof == dof)
+      return lerr(lat, FCD_E_INVALID_ARG, "load: axis %d of node %lld is constrained; its "
+                  "force would be a reaction", axis, (long long)node);
+  if (!grow((void **)&lat->ld, &lat->lcap, lat->nl + 1, sizeof *lat->ld))
+    return lerr(lat, FCD_E_NOMEM, "out of memory adding a load");
+  drop_solver(lat);
+  lat->ld[lat->nl].dof = dof;
+  lat->ld[lat->nl].value = value;
+  lat->ld[lat->nl].rate = rate;
+  lat->nl++;
   return FCD_OK;
 }
 
@@ -355,6 +396,19 @@ fcd_status fcd_lattice_get_node(const fcd_lattice *lat, fcd_index node, fcd_real
     return lerr(lat, FCD_E_INVALID_ARG, "get_node: node %lld outside [0, %lld)",
                 (long long)node, (long long)lat->nn);
   if (x) memcpy(x, lat->x + node * lat->dim, (size_t)lat->dim * sizeof *x);
+  return FCD_OK;
+}
+
+fcd_status fcd_lattice_get_constraint(const fcd_lattice *lat, fcd_index c, fcd_index *node,
+                                     int *axis, fcd_real *value, fcd_real *rate) {
+  CHECK_LAT(lat);
+  if (c < 0 || c >= lat->nq)
+    return lerr(lat, FCD_E_INVALID_ARG, "get_constraint: %lld outside [0, %lld)", (long long)c,
+                (long long)lat->nq);
+  if (node) *node = lat->q[c].dof / lat->dim;
+  if (axis) *axis = (int)(lat->q[c].dof % lat->dim);
+  if (value) *value = lat->q[c].value;
+  if (rate) *rate = lat->q[c].rate;
   return FCD_OK;
 }
 
@@ -550,10 +604,12 @@ static fcd_status lat_prepare(fcd_lattice *lat) {
   lat->last_spr = fcd__calloc((size_t)m, sizeof *lat->last_spr);
   lat->last_aprev = fcd__calloc((size_t)m, sizeof *lat->last_aprev);
   lat->act = fcd__calloc((size_t)m, 1);
+  lat->uc = fcd__calloc((size_t)lat->nq + 1, sizeof *lat->uc);
+  lat->last_ff = fcd__calloc((size_t)nd + 1, sizeof *lat->last_ff);
   fcd_real *z = fcd__calloc((size_t)nd, sizeof *z), *w = fcd__malloc_array((size_t)nd, sizeof *w);
   fcd_real *xf = fcd__malloc_array((size_t)nd + 1, sizeof *xf);
   if (!lat->el0 || !lat->el1 || !lat->sig || !lat->a || !lat->p || !lat->last_spr ||
-      !lat->last_aprev || !lat->act || !z || !w || !xf) {
+      !lat->last_aprev || !lat->act || !lat->uc || !lat->last_ff || !z || !w || !xf) {
     st = lerr(lat, FCD_E_NOMEM, "out of memory preparing the lattice solver");
     goto done;
   }
@@ -566,7 +622,9 @@ static fcd_status lat_prepare(fcd_lattice *lat) {
     st = lerr(lat, st == FCD_OK ? FCD_E_NOMEM : st, "cannot form the free stiffness");
     goto done;
   }
-  /* the elastic stresses of the constraint values and rates: u_free = -K_ff^-1 K_fc u_c */
+  /* the elastic stresses of the constraint values and rates and of the forces:
+   * u_free = K_ff^-1 (f - K_fc u_c); they carry the forces, so that the projection's
+   * equilibrium B sigma = f(t) holds for the trial stress of every step */
   for (int part = 0; part < 2; part++) {
     memset(z, 0, (size_t)nd * sizeof *z);
     for (fcd_index i = 0; i < lat->nq; i++)
@@ -574,6 +632,8 @@ static fcd_status lat_prepare(fcd_lattice *lat) {
     fcd_system_apply(lat->sys, FCD_STIFFNESS, z, w);
     fcd_index nf = lat->kff ? fcd__factor_size(lat->kff) : 0;
     for (fcd_index k = 0; k < nf; k++) xf[k] = -w[lat->sys->dof_of[k]];
+    for (fcd_index i = 0; i < lat->nl; i++)
+      xf[lat->sys->free_of[lat->ld[i].dof]] += part ? lat->ld[i].rate : lat->ld[i].value;
     if (nf > 0 && (st = fcd__factor_solve(lat->kff, 1, xf, xf)) != FCD_OK) goto done;
     for (fcd_index k = 0; k < nf; k++) z[lat->sys->dof_of[k]] = xf[k];
     fcd_real *el = part ? lat->el1 : lat->el0;
@@ -594,157 +654,341 @@ done:
   return st;
 }
 
-static void sig_el(const fcd_lattice *lat, fcd_real t, fcd_real *out) {
-  for (fcd_index i = 0; i < lat->ns; i++) out[i] = lat->el0[i] + t * lat->el1[i];
+/* The loads at t: constrained displacements uc (nq), the force on the free coordinates
+ * ff (nf) and the elastic stress of both, sig (m). Without a history callback they are
+ * value + rate t, and the stress is the precomputed el0 + t el1; with one, the stress
+ * costs one solve with the free stiffness. Any output may be NULL. */
+static fcd_status loads_at(fcd_lattice *lat, fcd_real t, fcd_real *uc, fcd_real *ff,
+                           fcd_real *sig) {
+  fcd_index nq = lat->nq, nl = lat->nl, m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0;
+  int d = lat->dim;
+  fcd_index nd = lat->nn * d;
+  fcd_real *u = fcd__malloc_array((size_t)(nq + nl) + 1, sizeof *u), *fl = u + nq;
+  if (!u) return lerr(lat, FCD_E_NOMEM, "out of memory evaluating the loads");
+  fcd_status st = FCD_OK;
+  if (lat->hist) {
+    for (fcd_index i = 0; i < nq + nl; i++) u[i] = NAN;
+    if (lat->hist(lat->hist_ud, t, nq, u, nl, fl) != 0) {
+      st = lerr(lat, FCD_E_CALLBACK, "the load-history callback failed at t = %g", t);
+      goto done;
+    }
+    for (fcd_index i = 0; i < nq + nl; i++)
+      if (!isfinite(u[i])) {
+        st = lerr(lat, FCD_E_CALLBACK, "the load-history callback left %s %lld at t = %g "
+                  "not finite", i < nq ? "constraint" : "load", (long long)(i < nq ? i : i - nq), t);
+        goto done;
+      }
+  } else {
+    for (fcd_index i = 0; i < nq; i++) u[i] = lat->q[i].value + t * lat->q[i].rate;
+    for (fcd_index i = 0; i < nl; i++) fl[i] = lat->ld[i].value + t * lat->ld[i].rate;
+  }
+  if (uc) memcpy(uc, u, (size_t)nq * sizeof *uc);
+  if (ff) {
+    memset(ff, 0, (size_t)nf * sizeof *ff);
+    for (fcd_index i = 0; i < nl; i++) ff[lat->sys->free_of[lat->ld[i].dof]] += fl[i];
+  }
+  if (!sig) goto done;
+  if (!lat->hist) {
+    for (fcd_index i = 0; i < m; i++) sig[i] = lat->el0[i] + t * lat->el1[i];
+    goto done;
+  }
+  /* u_free = K_ff^-1 (f - K_fc u_c), sigma = K D u */
+  fcd_real *z = fcd__calloc((size_t)nd + 1, sizeof *z), *w = fcd__malloc_array((size_t)nd + 1, sizeof *w);
+  fcd_real *xf = fcd__malloc_array((size_t)nf + 1, sizeof *xf);
+  if (!z || !w || !xf) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory evaluating the loads");
+  } else {
+    for (fcd_index i = 0; i < nq; i++) z[lat->q[i].dof] = u[i];
+    fcd_system_apply(lat->sys, FCD_STIFFNESS, z, w);
+    for (fcd_index k = 0; k < nf; k++) xf[k] = -w[lat->sys->dof_of[k]];
+    for (fcd_index i = 0; i < nl; i++) xf[lat->sys->free_of[lat->ld[i].dof]] += fl[i];
+    if (nf > 0 && (st = fcd__factor_solve(lat->kff, 1, xf, xf)) != FCD_OK)
+      st = lerr(lat, st, "%s", fcd_system_last_error(lat->sys));
+    else {
+      for (fcd_index k = 0; k < nf; k++) z[lat->sys->dof_of[k]] = xf[k];
+      for (fcd_index i = 0; i < m; i++) {
+        const spring *sp = &lat->sp[i];
+        fcd_real e = 0;
+        for (int k = 0; k < d; k++) e += lat->dir[i * d + k] * (z[sp->a * d + k] - z[sp->b * d + k]);
+        sig[i] = sp->k * e;
+      }
+    }
+  }
+  fcd__free(z);
+  fcd__free(w);
+  fcd__free(xf);
+done:
+  fcd__free(u);
+  return st;
 }
 
-/* The projection for the catch-up map at a~ (at), from the trial stress spr and a_prev;
- * act (2 bits per spring: 1 upper, 2 lower) is the warm start and the result. */
-static fcd_status project(fcd_lattice *lat, const fcd_real *spr, const fcd_real *aprev,
-                          const fcd_real *at, unsigned char *act, fcd_real *sig, fcd_real *a,
-                          fcd_real *kkt) {
+/* (B sigma)_f on the free coordinates, accumulated into out (nf entries) */
+static void b_apply(const fcd_lattice *lat, const fcd_real *sig, fcd_real *out) {
   int d = lat->dim;
-  fcd_index m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0;
+  for (fcd_index i = 0; i < lat->ns; i++) {
+    const spring *sp = &lat->sp[i];
+    fcd_index nodes[2] = {sp->a, sp->b};
+    for (int e = 0; e < 2; e++)
+      for (int k = 0; k < d; k++) {
+        fcd_index fi = lat->sys->free_of[nodes[e] * d + k];
+        if (fi >= 0) out[fi] += (e ? -1 : 1) * lat->dir[i * d + k] * sig[i];
+      }
+  }
+}
+
+/* One active-set solve of Algorithm 1 (full space): the sparse Schur system of the
+ * header comment for the na active rows (spring row_s[j], face row_g[j]), giving the
+ * primal solution sig, a and the multipliers lam. */
+static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_real *aprev,
+                             const fcd_real *at, const fcd_real *ff, fcd_index na,
+                             const fcd_index *row_s, const int *row_g, fcd_real *sig,
+                             fcd_real *a, fcd_real *lam) {
+  int d = lat->dim;
+  fcd_index m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0, N = nf + na;
   const fcd__free_pattern *fp = lat->fp;
   const fcd_system *sys = lat->sys;
   fcd_status st = FCD_OK;
-  /* rows of active constraints: spring index and sign */
+  size_t cap = 2 * ((size_t)fp->nnz + (size_t)na * (size_t)(2 * d + 2)) + 1;
+  fcd_index *ri = fcd__malloc_array(cap, sizeof *ri), *ci = fcd__malloc_array(cap, sizeof *ci);
+  fcd_real *vv = fcd__malloc_array(cap, sizeof *vv);
+  fcd_real *rhs = fcd__calloc((size_t)N + 1, sizeof *rhs);
+  fcd_index *rp = NULL, *cc = NULL;
+  fcd_real *cv = NULL;
+  fcd__factor *f = NULL;
+  if (!ri || !ci || !vv || !rhs) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
+    goto done;
+  }
+  /* the Schur matrix in COO, both triangles */
+  size_t ne = 0;
+#define PUT(r_, c_, v_)                                                                \
+  do {                                                                                 \
+    ri[ne] = (r_);                                                                     \
+    ci[ne] = (c_);                                                                     \
+    vv[ne++] = (v_);                                                                   \
+    if ((r_) != (c_)) {                                                                \
+      ri[ne] = (c_);                                                                   \
+      ci[ne] = (r_);                                                                   \
+      vv[ne++] = (v_);                                                                 \
+    }                                                                                  \
+  } while (0)
+  for (fcd_index r = 0; r < nf; r++)
+    for (fcd_index q = fp->rowptr[r]; q < fp->rowptr[r + 1]; q++)
+      if (fp->col[q] >= r) PUT(r, fp->col[q], lat->kffval[q]);
+  for (fcd_index j = 0; j < na; j++) {
+    fcd_index i = row_s[j];
+    const spring *sp = &lat->sp[i];
+    /* B K E_j' = g k_i B_i: column j of the coupling block */
+    fcd_index nodes[2] = {sp->a, sp->b};
+    for (int e = 0; e < 2; e++)
+      for (int k = 0; k < d; k++) {
+        fcd_index fi = sys->free_of[nodes[e] * d + k];
+        if (fi >= 0) PUT(fi, nf + j, row_g[j] * sp->k * (e ? -1 : 1) * lat->dir[i * d + k]);
+      }
+    /* E K E' + S S' within the spring (both faces active: complete failure) */
+    for (fcd_index l = j; l < na && row_s[l] == i; l++)
+      PUT(nf + j, nf + l, row_g[j] * row_g[l] * sp->k + sp->s * sp->s);
+  }
+#undef PUT
+  /* right-hand side: B sigma_tr - f ; E sigma_tr - S a_prev - c */
+  b_apply(lat, spr, rhs);
+  if (ff)
+    for (fcd_index k = 0; k < nf; k++) rhs[k] -= ff[k];
+  for (fcd_index j = 0; j < na; j++) {
+    fcd_index i = row_s[j];
+    const spring *sp = &lat->sp[i];
+    rhs[nf + j] = row_g[j] * spr[i] - sp->s * aprev[i] - (sp->c0 - sp->s * sp->h * at[i]);
+  }
+  if ((st = fcd__coo_to_csr(N, (fcd_index)ne, ri, ci, vv, &rp, &cc, &cv, NULL)) != FCD_OK) {
+    st = lerr(lat, st, "projection: cannot assemble the active-set system");
+    goto done;
+  }
+  if (N > 0) {
+    if ((st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &f)) == FCD_OK)
+      st = fcd__factor_csr(f, N, rp, cc, cv, 0);
+    if (st == FCD_OK) st = fcd__factor_solve(f, 1, rhs, rhs);
+    if (st != FCD_OK) {
+      st = lerr(lat, FCD_E_NOT_CONVERGED, "projection: the active-set system is singular (%s)",
+                fcd_system_last_error(lat->sys));
+      goto done;
+    }
+  }
+  /* the primal solution: sigma = sigma_tr - K (B' mu + E' lambda), a = a_prev + S' lambda */
+  for (fcd_index i = 0; i < m; i++) {
+    const spring *sp = &lat->sp[i];
+    fcd_index nodes[2] = {sp->a, sp->b};
+    fcd_real bmu = 0;
+    for (int e = 0; e < 2; e++)
+      for (int k = 0; k < d; k++) {
+        fcd_index fi = sys->free_of[nodes[e] * d + k];
+        if (fi >= 0) bmu += (e ? -1 : 1) * lat->dir[i * d + k] * rhs[fi];
+      }
+    sig[i] = spr[i] - sp->k * bmu;
+    a[i] = aprev[i];
+  }
+  for (fcd_index j = 0; j < na; j++) {
+    fcd_index i = row_s[j];
+    const spring *sp = &lat->sp[i];
+    sig[i] -= sp->k * row_g[j] * rhs[nf + j];
+    a[i] += sp->s * rhs[nf + j];
+    lam[j] = rhs[nf + j];
+  }
+done:
+  fcd__factor_destroy(f);
+  fcd__free(ri);
+  fcd__free(ci);
+  fcd__free(vv);
+  fcd__free(rhs);
+  fcd__free(rp);
+  fcd__free(cc);
+  fcd__free(cv);
+  return st;
+}
+
+/* Algorithm 2's basis: the self-stresses Ker B as the columns of V = K^(1/2) Z, with Z
+ * a Euclidean orthonormal basis of Ker(B K^(1/2)) (the last m - nf columns of the full
+ * Q of a QR factorization of (B K^(1/2))'), so that V' K^-1 V = I and the metric S_V of
+ * seed 001 eq. 95 is the identity. Dense: m x m for the Q. */
+static fcd_status reduced_prepare(fcd_lattice *lat) {
+  if (lat->vb) return FCD_OK;
+  fcd_index m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0, dv = m - nf;
+  if (m > 4000)
+    return lerr(lat, FCD_E_UNSUPPORTED, "the reduced method (Algorithm 2) is dense: %lld "
+                "springs exceed its limit of 4000; use the full-space method", (long long)m);
+  if (dv <= 0) {
+    lat->dimv = 0;
+    lat->vb = fcd__calloc(1, sizeof *lat->vb);
+    return lat->vb ? FCD_OK : lerr(lat, FCD_E_NOMEM, "out of memory for the reduced basis");
+  }
+  fcd_real *q = fcd__calloc((size_t)m * (size_t)m, sizeof *q);
+  fcd_real *tau = fcd__malloc_array((size_t)m + 1, sizeof *tau);
+  fcd_status st = FCD_OK;
+  if (!q || !tau) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory for the reduced basis (%lld x %lld)",
+              (long long)m, (long long)m);
+    goto done;
+  }
+  /* (B K^(1/2))' in the first nf columns, row-major m x m: row i is spring i */
+  for (fcd_index i = 0; i < m; i++) {
+    fcd_real one = sqrt(lat->sp[i].k), *row = q + (size_t)i * (size_t)m;
+    const spring *sp = &lat->sp[i];
+    fcd_index nodes[2] = {sp->a, sp->b};
+    for (int e = 0; e < 2; e++)
+      for (int k = 0; k < lat->dim; k++) {
+        fcd_index fi = lat->sys->free_of[nodes[e] * lat->dim + k];
+        if (fi >= 0) row[fi] += (e ? -1 : 1) * lat->dir[i * lat->dim + k] * one;
+      }
+  }
+  if (LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)nf, q, (lapack_int)m, tau) != 0 ||
+      LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)m, (lapack_int)nf, q,
+                     (lapack_int)m, tau) != 0) {
+    st = lerr(lat, FCD_E_BACKEND, "LAPACK QR of the equilibrium matrix failed");
+    goto done;
+  }
+  lat->vb = fcd__malloc_array((size_t)m * (size_t)dv, sizeof *lat->vb);
+  if (!lat->vb) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory for the reduced basis");
+    goto done;
+  }
+  for (fcd_index i = 0; i < m; i++) {
+    fcd_real one = sqrt(lat->sp[i].k);
+    for (fcd_index c = 0; c < dv; c++)
+      lat->vb[(size_t)i * (size_t)dv + (size_t)c] = one * q[(size_t)i * (size_t)m + (size_t)(nf + c)];
+  }
+  lat->dimv = dv;
+done:
+  fcd__free(q);
+  fcd__free(tau);
+  return st;
+}
+
+/* One active-set solve of Algorithm 2 (seed 001 eq. 97): the projection of z_tr =
+ * (yhat_tr, a_prev) onto the active faces in R^(dimV + m) with the identity metric.
+ * Row j of the active constraints is n_j = (g_j V_(i_j), -s_(i_j) e_(i_j)), so the
+ * multipliers solve the dense na x na Gram system (N N') lam = N z_tr - c, and then
+ * sigma = sigma_tr - V (sum_j lam_j g_j V_(i_j)'), a = a_prev + S' lam. The trial
+ * stress already carries the load, so yhat never has to be formed. */
+static fcd_status solve_reduced(fcd_lattice *lat, const fcd_real *spr, const fcd_real *aprev,
+                                const fcd_real *at, fcd_index na, const fcd_index *row_s,
+                                const int *row_g, fcd_real *sig, fcd_real *a, fcd_real *lam) {
+  fcd_index m = lat->ns, dv = lat->dimv;
+  const fcd_real *V = lat->vb;
+  fcd_real *G = fcd__malloc_array((size_t)na * (size_t)na + 1, sizeof *G);
+  fcd_real *w = fcd__calloc((size_t)dv + 1, sizeof *w);
+  fcd_status st = FCD_OK;
+  if (!G || !w) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
+    goto done;
+  }
+  for (fcd_index j = 0; j < na; j++) {
+    const fcd_real *vj = V + (size_t)row_s[j] * (size_t)dv;
+    for (fcd_index l = 0; l <= j; l++) {
+      const fcd_real *vl = V + (size_t)row_s[l] * (size_t)dv;
+      fcd_real g = 0;
+      for (fcd_index c = 0; c < dv; c++) g += vj[c] * vl[c];
+      g *= row_g[j] * row_g[l];
+      if (row_s[j] == row_s[l]) g += lat->sp[row_s[j]].s * lat->sp[row_s[j]].s;
+      G[(size_t)j * (size_t)na + (size_t)l] = g;
+    }
+    const spring *sp = &lat->sp[row_s[j]];
+    lam[j] = row_g[j] * spr[row_s[j]] - sp->s * aprev[row_s[j]] -
+             (sp->c0 - sp->s * sp->h * at[row_s[j]]);
+  }
+  if (na > 0 &&
+      (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)na, G, (lapack_int)na) != 0 ||
+       LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)na, 1, G, (lapack_int)na, lam, 1) != 0)) {
+    st = lerr(lat, FCD_E_NOT_CONVERGED, "projection: the reduced active-set system is not "
+              "positive definite (%lld active faces)", (long long)na);
+    goto done;
+  }
+  for (fcd_index j = 0; j < na; j++) {
+    const fcd_real *vj = V + (size_t)row_s[j] * (size_t)dv;
+    for (fcd_index c = 0; c < dv; c++) w[c] += lam[j] * row_g[j] * vj[c];
+  }
+  for (fcd_index i = 0; i < m; i++) {
+    const fcd_real *vi = V + (size_t)i * (size_t)dv;
+    fcd_real x = 0;
+    for (fcd_index c = 0; c < dv; c++) x += vi[c] * w[c];
+    sig[i] = spr[i] - x;
+    a[i] = aprev[i];
+  }
+  for (fcd_index j = 0; j < na; j++) a[row_s[j]] += lat->sp[row_s[j]].s * lam[j];
+done:
+  fcd__free(G);
+  fcd__free(w);
+  return st;
+}
+
+/* The projection for the catch-up map at a~ (at), from the trial stress spr and a_prev,
+ * with the force ff on the free coordinates at the step's time (NULL: none); act (2
+ * bits per spring: 1 upper, 2 lower) is the warm start and the result. */
+static fcd_status project(fcd_lattice *lat, const fcd_real *spr, const fcd_real *aprev,
+                          const fcd_real *at, const fcd_real *ff, unsigned char *act,
+                          fcd_real *sig, fcd_real *a, fcd_real *kkt) {
+  fcd_index m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0;
+  fcd_status st = FCD_OK;
+  if (lat->method == FCD_LAT_REDUCED_DENSE && (st = reduced_prepare(lat)) != FCD_OK) return st;
   fcd_index *row_s = fcd__malloc_array((size_t)(2 * m) + 1, sizeof *row_s);
   int *row_g = fcd__malloc_array((size_t)(2 * m) + 1, sizeof *row_g);
   fcd_real *lam = fcd__calloc((size_t)(2 * m) + 1, sizeof *lam);
-  fcd_real *rhs = NULL, *bt = fcd__malloc_array((size_t)nf + 1, sizeof *bt);
-  fcd_index *ri = NULL, *ci = NULL, *rp = NULL, *cc = NULL;
-  fcd_real *vv = NULL, *cv = NULL;
-  fcd__factor *f = NULL;
-  if (!row_s || !row_g || !lam || !bt) goto nomem;
-  /* B' x on springs: (B' x)_i = dir_i . (x_a - x_b) on free coordinates */
+  fcd_real *eq = fcd__malloc_array((size_t)nf + 1, sizeof *eq);
+  if (!row_s || !row_g || !lam || !eq) {
+    st = lerr(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
+    goto done;
+  }
+  fcd_real scale = 0;
+  for (fcd_index i = 0; i < m; i++) scale = fmax(scale, lat->sp[i].c0);
   for (int round = 0; round < 200; round++) {
     fcd_index na = 0;
     for (fcd_index i = 0; i < m; i++) {
       if (act[i] & 1) { row_s[na] = i; row_g[na++] = 1; }
       if (act[i] & 2) { row_s[na] = i; row_g[na++] = -1; }
     }
-    fcd_index N = nf + na;
-    /* the Schur matrix in COO, upper triangle */
-    size_t cap = (size_t)fp->nnz + (size_t)na * (size_t)(2 * d + 2) + 1;
-    fcd__free(ri);
-    fcd__free(ci);
-    fcd__free(vv);
-    fcd__free(rhs);
-    ri = fcd__malloc_array(cap, sizeof *ri);
-    ci = fcd__malloc_array(cap, sizeof *ci);
-    vv = fcd__malloc_array(cap, sizeof *vv);
-    rhs = fcd__malloc_array((size_t)N + 1, sizeof *rhs);
-    if (!ri || !ci || !vv || !rhs) goto nomem;
-    size_t ne = 0;
-    for (fcd_index r = 0; r < nf; r++)
-      for (fcd_index q = fp->rowptr[r]; q < fp->rowptr[r + 1]; q++)
-        if (fp->col[q] >= r) {
-          ri[ne] = r;
-          ci[ne] = fp->col[q];
-          vv[ne++] = lat->kffval[q];
-        }
-    for (fcd_index j = 0; j < na; j++) {
-      fcd_index i = row_s[j];
-      const spring *sp = &lat->sp[i];
-      /* B K E_j' = g k_i B_i: column j of the coupling block */
-      fcd_index nodes[2] = {sp->a, sp->b};
-      for (int e = 0; e < 2; e++)
-        for (int k = 0; k < d; k++) {
-          fcd_index fi = sys->free_of[nodes[e] * d + k];
-          if (fi < 0) continue;
-          ri[ne] = fi;
-          ci[ne] = nf + j;
-          vv[ne++] = row_g[j] * sp->k * (e ? -1 : 1) * lat->dir[i * d + k];
-        }
-      /* E K E' + S S' within the spring (both faces active: complete failure) */
-      for (fcd_index l = j; l < na && row_s[l] == i; l++) {
-        ri[ne] = nf + j;
-        ci[ne] = nf + l;
-        vv[ne++] = row_g[j] * row_g[l] * sp->k + sp->s * sp->s;
-      }
-    }
-    /* right-hand side: B sigma_tr ; E sigma_tr - S a_prev - c */
-    memset(rhs, 0, (size_t)N * sizeof *rhs);
-    for (fcd_index i = 0; i < m; i++) {
-      const spring *sp = &lat->sp[i];
-      fcd_index nodes[2] = {sp->a, sp->b};
-      for (int e = 0; e < 2; e++)
-        for (int k = 0; k < d; k++) {
-          fcd_index fi = sys->free_of[nodes[e] * d + k];
-          if (fi >= 0) rhs[fi] += (e ? -1 : 1) * lat->dir[i * d + k] * spr[i];
-        }
-    }
-    for (fcd_index j = 0; j < na; j++) {
-      fcd_index i = row_s[j];
-      const spring *sp = &lat->sp[i];
-      rhs[nf + j] = row_g[j] * spr[i] - sp->s * aprev[i] - (sp->c0 - sp->s * sp->h * at[i]);
-    }
-    /* CSR (full storage) and the factorization */
-    fcd__free(rp);
-    fcd__free(cc);
-    fcd__free(cv);
-    rp = cc = NULL;
-    cv = NULL;
-    fcd_index *r2 = fcd__malloc_array(2 * ne + 1, sizeof *r2), *c2 = fcd__malloc_array(2 * ne + 1, sizeof *c2);
-    fcd_real *v2 = fcd__malloc_array(2 * ne + 1, sizeof *v2);
-    if (!r2 || !c2 || !v2) {
-      fcd__free(r2);
-      fcd__free(c2);
-      fcd__free(v2);
-      goto nomem;
-    }
-    size_t n2 = 0;
-    for (size_t e = 0; e < ne; e++) {
-      r2[n2] = ri[e];
-      c2[n2] = ci[e];
-      v2[n2++] = vv[e];
-      if (ri[e] != ci[e]) {
-        r2[n2] = ci[e];
-        c2[n2] = ri[e];
-        v2[n2++] = vv[e];
-      }
-    }
-    st = fcd__coo_to_csr(N, (fcd_index)n2, r2, c2, v2, &rp, &cc, &cv, NULL);
-    fcd__free(r2);
-    fcd__free(c2);
-    fcd__free(v2);
+    st = lat->method == FCD_LAT_REDUCED_DENSE
+             ? solve_reduced(lat, spr, aprev, at, na, row_s, row_g, sig, a, lam)
+             : solve_full(lat, spr, aprev, at, ff, na, row_s, row_g, sig, a, lam);
     if (st != FCD_OK) goto done;
-    fcd__factor_destroy(f);
-    f = NULL;
-    if (N > 0) {
-      if ((st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &f)) != FCD_OK) goto done;
-      st = fcd__factor_csr(f, N, rp, cc, cv, 0);
-      if (st == FCD_OK) st = fcd__factor_solve(f, 1, rhs, rhs);
-    }
-    if (st != FCD_OK) {
-      st = lerr(lat, FCD_E_NOT_CONVERGED, "projection: the active-set system is singular "
-                "(%s)", fcd_system_last_error(lat->sys));
-      goto done;
-    }
-    /* the primal solution */
-    for (fcd_index i = 0; i < m; i++) {
-      const spring *sp = &lat->sp[i];
-      fcd_index nodes[2] = {sp->a, sp->b};
-      fcd_real bmu = 0;
-      for (int e = 0; e < 2; e++)
-        for (int k = 0; k < d; k++) {
-          fcd_index fi = sys->free_of[nodes[e] * d + k];
-          if (fi >= 0) bmu += (e ? -1 : 1) * lat->dir[i * d + k] * rhs[fi];
-        }
-      sig[i] = spr[i] - sp->k * bmu;
-      a[i] = aprev[i];
-    }
-    for (fcd_index j = 0; j < na; j++) {
-      fcd_index i = row_s[j];
-      const spring *sp = &lat->sp[i];
-      sig[i] -= sp->k * row_g[j] * rhs[nf + j];
-      a[i] += sp->s * rhs[nf + j];
-      lam[j] = rhs[nf + j];
-    }
     /* the next active set: drop negative multipliers, add violated constraints */
-    fcd_real scale = 0;
-    for (fcd_index i = 0; i < m; i++) scale = fmax(scale, lat->sp[i].c0);
     int changed = 0;
     fcd_real worst_neg = 0, worst_viol = 0;
     fcd_index jneg = -1, iviol = -1;
@@ -794,45 +1038,33 @@ static fcd_status project(fcd_lattice *lat, const fcd_real *spr, const fcd_real 
       fcd_real r = 0, ss = 0;
       for (fcd_index i = 0; i < m; i++) ss = fmax(ss, fabs(sig[i]));
       ss = fmax(ss, scale);
-      fcd_real *eq = bt;
       memset(eq, 0, (size_t)nf * sizeof *eq);
+      b_apply(lat, sig, eq);
+      if (ff)
+        for (fcd_index k = 0; k < nf; k++) eq[k] -= ff[k];
+      for (fcd_index k = 0; k < nf; k++) r = fmax(r, fabs(eq[k]) / ss);
       for (fcd_index i = 0; i < m; i++) {
         const spring *sp = &lat->sp[i];
-        fcd_index nodes[2] = {sp->a, sp->b};
-        for (int e = 0; e < 2; e++)
-          for (int k = 0; k < d; k++) {
-            fcd_index fi = sys->free_of[nodes[e] * d + k];
-            if (fi >= 0) eq[fi] += (e ? -1 : 1) * lat->dir[i * d + k] * sig[i];
-          }
         fcd_real rad = sp->c0 + sp->s * (a[i] - sp->h * at[i]);
         r = fmax(r, fmax(0.0, fabs(sig[i]) - rad) / ss);
-        for (fcd_index j = 0; j < na; j++)
-          if (row_s[j] == i) r = fmax(r, fabs(row_g[j] * sig[i] - rad) / ss);
       }
-      for (fcd_index k = 0; k < nf; k++) r = fmax(r, fabs(eq[k]) / ss);
-      for (fcd_index j = 0; j < na; j++) r = fmax(r, fmax(0.0, -lam[j]) / ss);
+      for (fcd_index j = 0; j < na; j++) {
+        const spring *sp = &lat->sp[row_s[j]];
+        fcd_real rad = sp->c0 + sp->s * (a[row_s[j]] - sp->h * at[row_s[j]]);
+        r = fmax(r, fabs(row_g[j] * sig[row_s[j]] - rad) / ss);
+        r = fmax(r, fmax(0.0, -lam[j]) / ss);
+      }
       *kkt = r;
       goto done;
     }
   }
   st = lerr(lat, FCD_E_NOT_CONVERGED, "projection: the active-set method did not settle in "
             "200 rounds");
-  goto done;
-nomem:
-  st = lerr(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
 done:
-  fcd__factor_destroy(f);
   fcd__free(row_s);
   fcd__free(row_g);
   fcd__free(lam);
-  fcd__free(rhs);
-  fcd__free(bt);
-  fcd__free(ri);
-  fcd__free(ci);
-  fcd__free(vv);
-  fcd__free(rp);
-  fcd__free(cc);
-  fcd__free(cv);
+  fcd__free(eq);
   return st;
 }
 
@@ -854,9 +1086,23 @@ fcd_status fcd_lattice_set_param(fcd_lattice *lat, int key, fcd_real value) {
       return lerr(lat, FCD_E_INVALID_ARG, "bound %g must be > 0", value);
     lat->bound = value;
     return FCD_OK;
+  case FCD_LAT_METHOD:
+    if (value != FCD_LAT_FULL_SPARSE && value != FCD_LAT_REDUCED_DENSE)
+      return lerr(lat, FCD_E_INVALID_ARG, "method %g: FCD_LAT_FULL_SPARSE (0) or "
+                  "FCD_LAT_REDUCED_DENSE (1)", value);
+    lat->method = (int)value;
+    return FCD_OK;
   default:
     return lerr(lat, FCD_E_UNSUPPORTED, "unknown lattice parameter key %d", key);
   }
+}
+
+fcd_status fcd_lattice_set_history(fcd_lattice *lat, fcd_lattice_history_fn fn,
+                                   void *user_data) {
+  CHECK_LAT(lat);
+  lat->hist = fn;
+  lat->hist_ud = user_data;
+  return FCD_OK;
 }
 
 fcd_status fcd_lattice_set_guess(fcd_lattice *lat, fcd_lattice_guess_fn fn, void *user_data) {
@@ -875,13 +1121,15 @@ fcd_status fcd_lattice_set_state(fcd_lattice *lat, fcd_real t, const fcd_real *s
   int d = lat->dim;
   fcd_real *s2 = fcd__malloc_array((size_t)m, sizeof *s2), *a2 = fcd__calloc((size_t)m, sizeof *a2);
   fcd_real *eq = fcd__calloc((size_t)(lat->nn * d), sizeof *eq);
+  fcd_real *uc = fcd__malloc_array((size_t)lat->nq + 1, sizeof *uc);
+  fcd_real *ff = fcd__malloc_array((size_t)(lat->nn * d) + 1, sizeof *ff);
   fcd_status st = FCD_OK;
-  if (!s2 || !a2 || !eq) {
+  if (!s2 || !a2 || !eq || !uc || !ff) {
     st = lerr(lat, FCD_E_NOMEM, "out of memory");
     goto done;
   }
+  if ((st = loads_at(lat, t, uc, ff, sigma ? NULL : s2)) != FCD_OK) goto done;
   if (sigma) memcpy(s2, sigma, (size_t)m * sizeof *s2);
-  else sig_el(lat, t, s2);
   if (a) memcpy(a2, a, (size_t)m * sizeof *a2);
   fcd_real ss = 0;
   for (fcd_index i = 0; i < m; i++) {
@@ -904,16 +1152,22 @@ fcd_status fcd_lattice_set_state(fcd_lattice *lat, fcd_real t, const fcd_real *s
     }
   }
   for (fcd_index g = 0; g < lat->nn * d; g++)
+    if (lat->sys->free_of[g] >= 0) {
+      eq[g] -= ff[lat->sys->free_of[g]];
+      ss = fmax(ss, fabs(ff[lat->sys->free_of[g]]));
+    }
+  for (fcd_index g = 0; g < lat->nn * d; g++)
     if (lat->sys->free_of[g] >= 0 && fabs(eq[g]) > 1e-10 * ss) {
-      st = lerr(lat, FCD_E_INVALID_ARG, "set_state: the stresses leave a force %g on axis %lld "
-                "of node %lld (no nodal forces in this release)", eq[g], (long long)(g % d),
-                (long long)(g / d));
+      st = lerr(lat, FCD_E_INVALID_ARG, "set_state: the stresses are out of equilibrium with "
+                "the nodal forces at t = %g by %g on axis %lld of node %lld", t, eq[g],
+                (long long)(g % d), (long long)(g / d));
       goto done;
     }
   memcpy(lat->sig, s2, (size_t)m * sizeof *s2);
   memcpy(lat->a, a2, (size_t)m * sizeof *a2);
   memset(lat->p, 0, (size_t)m * sizeof *lat->p);
   memset(lat->act, 0, (size_t)m);
+  memcpy(lat->uc, uc, (size_t)lat->nq * sizeof *uc);
   lat->t = t;
   lat->have_state = 1;
   lat->have_step = 0;
@@ -921,6 +1175,8 @@ done:
   fcd__free(s2);
   fcd__free(a2);
   fcd__free(eq);
+  fcd__free(uc);
+  fcd__free(ff);
   return st;
 }
 
@@ -935,13 +1191,16 @@ fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index *iterat
   fcd_real *at = fcd__malloc_array((size_t)m, sizeof *at), *sig = fcd__malloc_array((size_t)m, sizeof *sig);
   fcd_real *a = fcd__malloc_array((size_t)m, sizeof *a);
   unsigned char *act = fcd__malloc_array((size_t)m, 1);
+  fcd_real *ff = fcd__malloc_array((size_t)lat->nn * (size_t)lat->dim + 1, sizeof *ff);
+  fcd_real *uc = fcd__malloc_array((size_t)lat->nq + 1, sizeof *uc);
   fcd_status st = FCD_OK;
-  if (!spr || !e0 || !at || !sig || !a || !act) {
+  if (!spr || !e0 || !at || !sig || !a || !act || !ff || !uc) {
     st = lerr(lat, FCD_E_NOMEM, "out of memory in a lattice step");
     goto done;
   }
-  sig_el(lat, lat->t, e0);
-  sig_el(lat, t_next, spr);
+  if ((st = loads_at(lat, lat->t, NULL, NULL, e0)) != FCD_OK ||
+      (st = loads_at(lat, t_next, uc, ff, spr)) != FCD_OK)
+    goto done;
   for (fcd_index i = 0; i < m; i++) spr[i] += lat->sig[i] - e0[i];
   memcpy(at, lat->a, (size_t)m * sizeof *at);
   if (lat->guess && lat->guess(lat->guess_ud, t_next, m, lat->a, at) != 0) {
@@ -952,7 +1211,7 @@ fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index *iterat
   fcd_real kkt = 0, change = INFINITY;
   fcd_index it = 0;
   for (;;) {
-    if ((st = project(lat, spr, lat->a, at, act, sig, a, &kkt)) != FCD_OK) goto done;
+    if ((st = project(lat, spr, lat->a, at, ff, act, sig, a, &kkt)) != FCD_OK) goto done;
     it++;
     change = 0;
     fcd_real big = 0;
@@ -980,6 +1239,8 @@ fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index *iterat
   memcpy(lat->sig, sig, (size_t)m * sizeof *sig);
   memcpy(lat->a, a, (size_t)m * sizeof *a);
   memcpy(lat->act, act, (size_t)m);
+  memcpy(lat->uc, uc, (size_t)lat->nq * sizeof *uc);
+  memcpy(lat->last_ff, ff, (size_t)(lat->kff ? fcd__factor_size(lat->kff) : 0) * sizeof *ff);
   lat->last_t = t_next;
   lat->last_kkt = kkt;
   lat->t = t_next;
@@ -992,6 +1253,8 @@ done:
   fcd__free(sig);
   fcd__free(a);
   fcd__free(act);
+  fcd__free(ff);
+  fcd__free(uc);
   return st;
 }
 
@@ -1018,7 +1281,7 @@ fcd_status fcd_lattice_get_state(fcd_lattice *lat, fcd_real *t, fcd_real *sigma,
     fcd__free(b);
     return lerr(lat, FCD_E_NOMEM, "out of memory");
   }
-  for (fcd_index q = 0; q < lat->nq; q++) z[lat->q[q].dof] = lat->q[q].value + lat->t * lat->q[q].rate;
+  for (fcd_index q = 0; q < lat->nq; q++) z[lat->q[q].dof] = lat->uc[q];
   for (fcd_index i = 0; i < m; i++) {
     const spring *sp = &lat->sp[i];
     fcd_real dc = 0;
@@ -1040,6 +1303,24 @@ fcd_status fcd_lattice_get_state(fcd_lattice *lat, fcd_real *t, fcd_real *sigma,
   return st == FCD_OK ? FCD_OK : lerr(lat, st, "%s", fcd_system_last_error(lat->sys));
 }
 
+fcd_status fcd_lattice_get_reactions(fcd_lattice *lat, fcd_real *r) {
+  CHECK_LAT(lat);
+  if (!r) return lerr(lat, FCD_E_INVALID_ARG, "get_reactions: r is NULL");
+  if (!lat->have_state) FCD_TRY(fcd_lattice_set_state(lat, 0.0, NULL, NULL));
+  int d = lat->dim;
+  fcd_real *f = fcd__calloc((size_t)lat->nn * (size_t)d + 1, sizeof *f);
+  if (!f) return lerr(lat, FCD_E_NOMEM, "out of memory");
+  /* the supports balance the springs' pull: r = (D sigma) on the constrained coordinates */
+  for (fcd_index i = 0; i < lat->ns; i++)
+    for (int k = 0; k < d; k++) {
+      f[lat->sp[i].a * d + k] += lat->dir[i * d + k] * lat->sig[i];
+      f[lat->sp[i].b * d + k] -= lat->dir[i * d + k] * lat->sig[i];
+    }
+  for (fcd_index c = 0; c < lat->nq; c++) r[c] = f[lat->q[c].dof];
+  fcd__free(f);
+  return FCD_OK;
+}
+
 fcd_status fcd_lattice_get_kkt_residual(const fcd_lattice *lat, fcd_real *res) {
   CHECK_LAT(lat);
   if (!lat->have_step) return lerr(lat, FCD_E_STATE, "no step taken yet");
@@ -1059,6 +1340,7 @@ fcd_status fcd_lattice_jacobian_eigenvalues(fcd_lattice *lat, fcd_real *re, fcd_
   fcd_real *at = fcd__malloc_array((size_t)m, sizeof *at), *sig = fcd__malloc_array((size_t)m, sizeof *sig);
   fcd_real *a = fcd__malloc_array((size_t)m, sizeof *a);
   unsigned char *act = fcd__malloc_array((size_t)m, 1);
+  const fcd_real *ff = lat->last_ff;
   fcd_status st = FCD_OK;
   if (!J || !at || !sig || !a || !act) {
     st = lerr(lat, FCD_E_NOMEM, "out of memory for the Jacobian");
@@ -1080,7 +1362,7 @@ fcd_status fcd_lattice_jacobian_eigenvalues(fcd_lattice *lat, fcd_real *re, fcd_
   }
   memcpy(at, lat->a, (size_t)m * sizeof *at);
   memcpy(act, lat->act, (size_t)m);
-  if ((st = project(lat, lat->last_spr, lat->last_aprev, at, act, sig, base, &kkt)) != FCD_OK) {
+  if ((st = project(lat, lat->last_spr, lat->last_aprev, at, ff, act, sig, base, &kkt)) != FCD_OK) {
     fcd__free(base);
     goto done;
   }
@@ -1088,7 +1370,7 @@ fcd_status fcd_lattice_jacobian_eigenvalues(fcd_lattice *lat, fcd_real *re, fcd_
     memcpy(at, lat->a, (size_t)m * sizeof *at);
     at[c] += delta;
     memcpy(act, lat->act, (size_t)m);
-    if ((st = project(lat, lat->last_spr, lat->last_aprev, at, act, sig, a, &kkt)) != FCD_OK) {
+    if ((st = project(lat, lat->last_spr, lat->last_aprev, at, ff, act, sig, a, &kkt)) != FCD_OK) {
       fcd__free(base);
       goto done;
     }

@@ -46,9 +46,12 @@ static void usage(FILE *to) {
           "        chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind; lines\n"
           "        'critical: track=T mu=X ...' where a tracked mode crosses Re = 0\n"
           "  lattice --rect NXxNY | --tri NXxNY [--defect NODE:DX,DY] [--k X --c0 X --s X\n"
-          "        --h X --rate X --spacing X] [--dt H --t-end T] (--out DIR | --count-only)\n"
+          "        --h X --rate X --spacing X] [--dt H --t-end T] [--method full|reduced]\n"
+          "        (--out DIR | --count-only)\n"
           "        the spring lattices of seed 001 under the paper's loading, stepped by\n"
-          "        implicit catch-up: DIR/history.csv (t,total_stress_yy,iterations,...)\n"
+          "        implicit catch-up (Algorithm 1 sparse, or 2 dense): DIR/history.csv\n"
+          "        (t,total_stress_yy,iterations,max_damage,plastic_springs,\n"
+          "        pull_displacement,pull_force)\n"
           "        and DIR/damage.png; --count-only prints 'nodes=N springs=M\n"
           "        constraints=Q selfstress_dim=D'\n"
           "  demo [--out DIR]\n"
@@ -924,9 +927,11 @@ out:
 }
 
 /* The run of `fcd lattice --out DIR`: history.csv (t, total_stress_yy, iterations,
- * max_damage, plastic_springs) and, when gnuplot is present, damage.png. The total
- * stress is seed 001's virial (eq. 112): sum_i sigma_i (e_i,y)^2 L_i over the area of
- * the bounding box of the reference positions. */
+ * max_damage, plastic_springs, pull_displacement, pull_force) and, when gnuplot is
+ * present, damage.png. The total stress is seed 001's virial (eq. 112): sum_i sigma_i
+ * (e_i,y)^2 L_i over the area of the bounding box of the reference positions. The
+ * force-displacement pair is the imposed displacement of the pulled constraints (rate
+ * t) and the sum of their reactions. */
 static int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
   if (!(dt > 0) || !(t_end > 0)) {
     fprintf(stderr, "fcd: --dt and --t-end must be > 0\n");
@@ -969,7 +974,22 @@ static int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_en
     free(x); free(sg); free(a); free(wy); free(ea); free(eb);
     return 1;
   }
-  fprintf(csv, "t,total_stress_yy,iterations,max_damage,plastic_springs\n");
+  fprintf(csv, "t,total_stress_yy,iterations,max_damage,plastic_springs,pull_displacement,"
+               "pull_force\n");
+  fcd_index nq;
+  fcd_lattice_sizes(lat, NULL, NULL, &nq);
+  double *react = malloc(((size_t)nq + 1) * sizeof *react), pull_rate = 0;
+  if (!react) {
+    fprintf(stderr, "fcd: out of memory\n");
+    fclose(csv);
+    free(x); free(sg); free(a); free(wy); free(ea); free(eb);
+    return 1;
+  }
+  for (fcd_index c = 0; c < nq; c++) {
+    double r;
+    fcd_lattice_get_constraint(lat, c, NULL, NULL, NULL, &r);
+    if (r != 0) pull_rate = r;
+  }
   long steps = (long)ceil(t_end / dt - 1e-9);
   int rc = 0, tty = isatty(2);
   double amax_all = 0;
@@ -992,7 +1012,15 @@ static int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_en
       np += a[i] > 0;
     }
     amax_all = fmax(amax_all, am);
-    fprintf(csv, "%.10g,%.12g,%lld,%.10g,%ld\n", t, syy, (long long)it, am, np);
+    double pull = 0;
+    fcd_lattice_get_reactions(lat, react);
+    for (fcd_index c = 0; c < nq; c++) {
+      double r;
+      fcd_lattice_get_constraint(lat, c, NULL, NULL, NULL, &r);
+      if (r != 0) pull += react[c];
+    }
+    fprintf(csv, "%.10g,%.12g,%lld,%.10g,%ld,%.10g,%.12g\n", t, syy, (long long)it, am, np,
+            pull_rate * t, pull);
     if (tty && steps > 100 && j % 10 == 0) fprintf(stderr, "\rfcd: t = %.3g (%ld/%ld)", t, j, steps);
   }
   if (tty && steps > 100) fprintf(stderr, "\n");
@@ -1018,6 +1046,7 @@ static int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_en
   }
   printf("lattice: nodes=%lld springs=%lld steps=%ld history=%s/history.csv\n", (long long)n,
          (long long)m, steps, dir);
+  free(react);
   free(x); free(sg); free(a); free(wy); free(ea); free(eb);
   return rc;
 }
@@ -1029,7 +1058,7 @@ static int parse_dims(const char *v, int *nx, int *ny) {
 }
 
 static int cmd_lattice(int argc, char **argv) {
-  const char *rect = NULL, *tri = NULL, *defect = NULL, *out = NULL;
+  const char *rect = NULL, *tri = NULL, *defect = NULL, *out = NULL, *method = "full";
   int count_only = 0;
   double k = 1, c0 = 0.01, s = 0.3, h = 1.1, rate = 0.1, spacing = 1.0, dt = 0.01, t_end = 10;
   for (int i = 0; i < argc; i++) {
@@ -1053,10 +1082,16 @@ static int cmd_lattice(int argc, char **argv) {
     else if (!strcmp(a, "--tri")) tri = v;
     else if (!strcmp(a, "--defect")) defect = v;
     else if (!strcmp(a, "--out")) out = v;
+    else if (!strcmp(a, "--method")) method = v;
     else {
       fprintf(stderr, "fcd: unknown option '%s' (see 'fcd help')\n", a);
       return 2;
     }
+  }
+  if (strcmp(method, "full") != 0 && strcmp(method, "reduced") != 0) {
+    fprintf(stderr, "fcd: --method is 'full' (Algorithm 1, sparse) or 'reduced' (Algorithm 2, "
+            "dense), got '%s'\n", method);
+    return 2;
   }
   int nx, ny;
   if (!rect == !tri || parse_dims(rect ? rect : tri, &nx, &ny)) {
@@ -1088,6 +1123,8 @@ static int cmd_lattice(int argc, char **argv) {
       return 1;
     }
   }
+  fcd_lattice_set_param(lat, FCD_LAT_METHOD,
+                        strcmp(method, "reduced") == 0 ? FCD_LAT_REDUCED_DENSE : FCD_LAT_FULL_SPARSE);
   fcd_index n, m, q, dv;
   fcd_lattice_sizes(lat, &n, &m, &q);
   st = fcd_lattice_selfstress_dim(lat, &dv);

@@ -15,7 +15,9 @@
  *  per step, the Picard iteration a~ -> T(a~) of weighted projections onto the moving
  *  polyhedron, from a selectable initial guess, so that different branches can be
  *  reached; divergence (iteration cap, bound) is reported, never returned as a state.
- *  Loads are the displacement constraints only (no nodal forces in this release). */
+ *  Loads are displacement constraints and nodal forces, each value + rate t. The
+ *  reduced-space form (Algorithm 2, eqs. 95-97) is selectable (FCD_LAT_METHOD): the same
+ *  map, computed in a dense basis of the self-stresses, for small lattices and checks. */
 #ifndef FCD_LATTICE_H
 #define FCD_LATTICE_H
 
@@ -55,6 +57,13 @@ FCD_API fcd_status fcd_lattice_add_spring(fcd_lattice *lat, fcd_index a, fcd_ind
 FCD_API fcd_status fcd_lattice_constrain(fcd_lattice *lat, fcd_index node, int axis,
                                          fcd_real value, fcd_real rate);
 
+/** Applies the nodal force value + rate t on coordinate @p axis of node @p node, which
+ *  must not be constrained (there the force would be a reaction). A coordinate is
+ *  loaded once. Under force control, a softening or perfectly plastic lattice has no
+ *  state past its limit load: the step reports FCD_E_NOT_CONVERGED there. */
+FCD_API fcd_status fcd_lattice_load(fcd_lattice *lat, fcd_index node, int axis,
+                                    fcd_real value, fcd_real rate);
+
 /** The rectangular lattice of seed 001 section 6.1: nx columns by ny rows of nodes at
  *  @p spacing, each node linked to its right, upper and both upper-diagonal neighbours,
  *  every spring with (k, c0, s, h); the bottom row fixed in y, the top row pulled in y
@@ -87,8 +96,18 @@ FCD_API fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim);
 enum {
   FCD_LAT_TOLERANCE = 600, /**< fixed-point test on ||a_I - a_(I-1)||_2; default 1e-12 */
   FCD_LAT_MAX_ITER = 601,  /**< Picard iterations per step; default 5000 */
-  FCD_LAT_BOUND = 602      /**< divergence bound on the iterate (inf-norm); default 1e12 */
+  FCD_LAT_BOUND = 602,     /**< divergence bound on the iterate (inf-norm); default 1e12 */
+  FCD_LAT_METHOD = 603     /**< FCD_LAT_FULL_SPARSE (default) or FCD_LAT_REDUCED_DENSE */
 };
+
+/** Values of FCD_LAT_METHOD. Both evaluate the same catch-up map (seed 001: "the map
+ *  through (97) is the same as the one through (90)"), so they agree to round-off.
+ *  FULL_SPARSE is Algorithm 1 in the stresses: one sparse CHOLMOD factorization per
+ *  active-set guess, no dense matrix, any size. REDUCED_DENSE is Algorithm 2: the
+ *  projection in R^(dimV + m) with a K^-1-orthonormal basis V of the self-stresses (S_V
+ *  = I), formed once by a dense QR (m x m), with dense active-set solves; limited to
+ *  4000 springs (FCD_E_UNSUPPORTED above). */
+enum { FCD_LAT_FULL_SPARSE = 0, FCD_LAT_REDUCED_DENSE = 1 };
 
 /** Sets a parameter. Unknown keys: FCD_E_UNSUPPORTED. */
 FCD_API fcd_status fcd_lattice_set_param(fcd_lattice *lat, int key, fcd_real value);
@@ -99,14 +118,30 @@ FCD_API fcd_status fcd_lattice_set_param(fcd_lattice *lat, int key, fcd_real val
 typedef int (*fcd_lattice_guess_fn)(void *user_data, fcd_real t, fcd_index m,
                                     const fcd_real *a_prev, fcd_real *a_guess);
 
+/** Time history of the loads, replacing value + rate t: receives @p t and writes the
+ *  displacements of the constraints into @p uc (@p nconstraints entries, in constraint
+ *  order) and the forces into @p f (@p nloads entries, in the order of the
+ *  fcd_lattice_load calls). Both arrive filled with NaN; every entry must be set to a
+ *  finite value. Nonzero return or a non-finite entry: FCD_E_CALLBACK, state unchanged. */
+typedef int (*fcd_lattice_history_fn)(void *user_data, fcd_real t, fcd_index nconstraints,
+                                      fcd_real *uc, fcd_index nloads, fcd_real *f);
+
+/** Installs (or, with NULL, removes: value + rate t again) the load history. The state
+ *  is kept: a step from t to t_next applies the history's increment between the two
+ *  times, so a history installed mid-run should agree with the loads of the current
+ *  state (a jump at the switch would be lost). Cyclic and non-monotone loading, and
+ *  unloading, go through here. */
+FCD_API fcd_status fcd_lattice_set_history(fcd_lattice *lat, fcd_lattice_history_fn fn,
+                                           void *user_data);
+
 /** Installs (or, with NULL, removes: the previous damage is the guess) the guess. */
 FCD_API fcd_status fcd_lattice_set_guess(fcd_lattice *lat, fcd_lattice_guess_fn fn,
                                          void *user_data);
 
 /** The state at time @p t: spring stresses @p sigma and damage @p a (m entries each; NULL
- *  sigma: the elastic stress of the constraints at t; NULL a: zero). The stresses must
- *  be in equilibrium with no nodal force and admissible, |sigma_i| <= c0_i + s_i (1 -
- *  h_i) a_i, and a >= 0. Plastic elongations start at zero. Without a call, the
+ *  sigma: the elastic stress of the constraints and forces at t; NULL a: zero). The
+ *  stresses must be in equilibrium with the nodal forces at t and admissible,
+ *  |sigma_i| <= c0_i + s_i (1 - h_i) a_i, and a >= 0. Plastic elongations start at zero. Without a call, the
  *  stepping starts stress-free and undamaged at t = 0. */
 FCD_API fcd_status fcd_lattice_set_state(fcd_lattice *lat, fcd_real t, const fcd_real *sigma,
                                          const fcd_real *a);
@@ -121,6 +156,12 @@ FCD_API fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index
 FCD_API fcd_status fcd_lattice_get_state(fcd_lattice *lat, fcd_real *t, fcd_real *sigma,
                                          fcd_real *a, fcd_real *u);
 
+/** Support reactions: @p r receives one entry per constraint, in the order of the
+ *  constraints (fcd_lattice_get_constraint), the force the support applies to the node
+ *  along its axis. Summed over the pulled constraints, it is the force of the
+ *  force-displacement curve. */
+FCD_API fcd_status fcd_lattice_get_reactions(fcd_lattice *lat, fcd_real *r);
+
 /** Largest KKT violation of the last projection (equilibrium, admissibility, multiplier
  *  signs, complementarity), relative to the stress and damage scales. */
 FCD_API fcd_status fcd_lattice_get_kkt_residual(const fcd_lattice *lat, fcd_real *res);
@@ -132,6 +173,12 @@ FCD_API fcd_status fcd_lattice_get_kkt_residual(const fcd_lattice *lat, fcd_real
  *  FCD_E_UNSUPPORTED (dense). */
 FCD_API fcd_status fcd_lattice_jacobian_eigenvalues(fcd_lattice *lat, fcd_real *re,
                                                     fcd_real *im);
+
+/** Constraint @p c (0 <= c < constraints, in the order they were added): node, axis,
+ *  value and rate (any output may be NULL). */
+FCD_API fcd_status fcd_lattice_get_constraint(const fcd_lattice *lat, fcd_index c,
+                                              fcd_index *node, int *axis, fcd_real *value,
+                                              fcd_real *rate);
 
 /** Node position (dim entries) and spring data (any output may be NULL). */
 FCD_API fcd_status fcd_lattice_get_node(const fcd_lattice *lat, fcd_index node, fcd_real *x);
