@@ -428,7 +428,6 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
              * Gdot^{i+1} + (1 - theta) Gdot^i + G^i / h (a predicted gap over h), eq. (25):
              * friction on the velocity relative to the imposed sliding one */
             ql[a * d] += (1 - th) * un0 + (w.locq[c * d] - it->cs->c[c].gap) / h;
-            for (int k = 1; k < d; k++) ql[a * d + k] -= it->cs->c[c].vg[k - 1];
           } else {
             /* Newton's law relates the post-impact velocity to an approach: a contact
              * whose predicted gap is closed while it already separates (a penetration
@@ -440,6 +439,9 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
              * work (u_{N,theta} p_N = 0), so the energy bound stands. */
             if (un0 > 0) ql[a * d] += frem ? (th * (1 + e) - 1) * un0 : e * un0;
           }
+          /* friction acts on the velocity relative to the obstacle's imposed sliding
+           * velocity (a moving belt, a brake disc), in every scheme */
+          for (int k = 1; k < d; k++) ql[a * d + k] -= it->cs->c[c].vg[k - 1];
         }
         fcd_real scale = frem ? th : 1.0;
         for (fcd_index i = 0; i < ma; i++) {
@@ -539,9 +541,15 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     fcd_real dimp = 0, dfric = 0;
     if (nc > 0) {
       fcd_contact_set_local(it->cs, w.vth, w.uth);
+      /* friction dissipates on the slip relative to a moving obstacle; the obstacle's
+       * drive, r_T . vg, is work done on the body and counts as external work */
       for (fcd_index c = 0; c < nc; c++) {
         dimp -= w.uth[c * d] * pnew[c * d];
-        for (int k = 1; k < d; k++) dfric -= w.uth[c * d + k] * pnew[c * d + k];
+        for (int k = 1; k < d; k++) {
+          fcd_real vg = it->cs->c[c].vg[k - 1];
+          dfric -= (w.uth[c * d + k] - vg) * pnew[c * d + k];
+          wext += vg * pnew[c * d + k];
+        }
       }
     }
 #ifndef NDEBUG
@@ -571,9 +579,8 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   /* contact status: the friction velocity is u1 for Moreau-Jean, u_theta for Fremond */
   if (nc > 0) {
     if (it->scheme != FCD_SCHEME_FREMOND) fcd_contact_set_local(it->cs, w.v1, w.uth);
-    if (it->scheme == FCD_SCHEME_MODIFIED_THETA)
-      for (fcd_index c = 0; c < nc; c++)
-        for (int k = 1; k < d; k++) w.uth[c * d + k] -= it->cs->c[c].vg[k - 1];
+    for (fcd_index c = 0; c < nc; c++)
+      for (int k = 1; k < d; k++) w.uth[c * d + k] -= it->cs->c[c].vg[k - 1];
     memset(&it->counts, 0, sizeof it->counts);
     for (fcd_index c = 0; c < nc; c++) {
       const fcd_real *pc = pnew + c * d, *uc = w.uth + c * d;

@@ -52,7 +52,9 @@ enum {
  *  the current values (1/2 v^T M v, 1/2 u^T K u); the others are sums over the steps,
  *  such that kinetic + potential - (their values at set_state) = external_work
  *  - damping_dissipation - friction_dissipation - impact_dissipation
- *  - numerical_dissipation, to round-off, for both schemes (seed 004, eq. 56). */
+ *  - numerical_dissipation, to round-off, for both schemes (seed 004, eq. 56). Friction
+ *  dissipates on the slip relative to the obstacle's imposed sliding velocity v_g; the
+ *  work v_g . p_T that a moving obstacle does on the body is external work. */
 typedef struct {
   fcd_real kinetic, potential, external_work, damping_dissipation, friction_dissipation,
       impact_dissipation, numerical_dissipation;

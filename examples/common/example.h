@@ -1,0 +1,99 @@
+/* What every example shares, kept out of the library: the command line (--out DIR,
+ * --quick), named checks against the papers' numbers and closed forms (the exit status
+ * says whether any failed, so each example doubles as a test), CSV files, and plots
+ * through gnuplot. Header-only so that each example stays one small program. */
+#ifndef FCD_EXAMPLE_H
+#define FCD_EXAMPLE_H
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct {
+  const char *name; /* the example's name, for messages */
+  const char *out;  /* output directory */
+  int quick;        /* reduced size: the test suite's run */
+  int checks, failed;
+} ex_run;
+
+static inline int ex_init(ex_run *ex, const char *name, int argc, char **argv) {
+  ex->name = name;
+  ex->out = name;
+  ex->quick = 0;
+  ex->checks = ex->failed = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) ex->quick = 1;
+    else if (!strcmp(argv[i], "--out") && i + 1 < argc) ex->out = argv[++i];
+    else {
+      fprintf(stderr, "usage: %s [--out DIR] [--quick]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (mkdir(ex->out, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "%s: cannot create '%s': %s\n", name, ex->out, strerror(errno));
+    return 1;
+  }
+  printf("%s: writing to %s/%s\n", name, ex->out, ex->quick ? " (quick run)" : "");
+  return 0;
+}
+
+/* A named check: prints the two numbers side by side and counts a failure. */
+static inline int ex_check(ex_run *ex, int ok, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  ex->checks++;
+  printf("  [%s] ", ok ? " ok " : "FAIL");
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+  if (!ok) ex->failed++;
+  return ok;
+}
+
+/* |got - want| <= rtol |want| (or atol when want is 0) */
+static inline int ex_close(ex_run *ex, const char *what, double got, double want, double rtol) {
+  double err = fabs(got - want), scale = fabs(want) > 0 ? fabs(want) : 1.0;
+  return ex_check(ex, err <= rtol * scale, "%s: %.6g against %.6g (relative difference %.1e, "
+                  "tolerance %.0e)", what, got, want, err / scale, rtol);
+}
+
+static inline FILE *ex_open(const ex_run *ex, const char *file) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", ex->out, file);
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "%s: cannot write '%s': %s\n", ex->name, path, strerror(errno));
+  return f;
+}
+
+/* Runs a gnuplot script (printf-style) after setting a PNG terminal with output
+ * DIR/png, and checks that the picture was written: a missing gnuplot is a failed
+ * check, since the pictures are part of what the examples deliver. Data files in the
+ * script must be named with their directory (ex->out). */
+static inline int ex_plot(ex_run *ex, const char *png, const char *fmt, ...) {
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "gnuplot 2>&1");
+  FILE *gp = popen(cmd, "w");
+  if (!gp) return ex_check(ex, 0, "gnuplot could not be started for %s", png);
+  fprintf(gp, "set terminal pngcairo size 900,650 font ',11'\nset output '%s/%s'\n", ex->out, png);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(gp, fmt, ap);
+  va_end(ap);
+  int rc = pclose(gp);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", ex->out, png);
+  struct stat sb;
+  int ok = rc == 0 && stat(path, &sb) == 0 && sb.st_size > 1000;
+  return ex_check(ex, ok, "plot %s written", path);
+}
+
+static inline int ex_finish(const ex_run *ex) {
+  printf("%s: %d checks, %d failed\n", ex->name, ex->checks, ex->failed);
+  return ex->failed ? 1 : 0;
+}
+
+#endif
