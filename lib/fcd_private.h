@@ -147,6 +147,8 @@ void fcd__csr_clear(fcd__csr *a);
 /* y += alpha * A x (symmetric storage handled) */
 void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y);
 fcd_index fcd__csr_nnz(const fcd__csr *a);
+/* sum_ij |a_ij| |x_i| |x_j|: the magnitude that bounds the round-off of x^T A x */
+fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x);
 /* Checks structure: rowptr monotone from 0, columns in range and strictly increasing,
  * upper storage respected, values finite. Records a message naming the first defect. */
 fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index n,

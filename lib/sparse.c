@@ -103,6 +103,18 @@ void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_re
   }
 }
 
+fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x) {
+  if (!a->set) return 0.0;
+  fcd_real s = 0.0;
+  for (fcd_index i = 0; i < a->n; i++)
+    for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+      fcd_index j = a->col[p];
+      fcd_real t = fabs(a->val[p]) * fabs(x[i]) * fabs(x[j]);
+      s += a->upper && j != i ? 2 * t : t;
+    }
+  return s;
+}
+
 fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index n,
                              const fcd_index *rowptr, const fcd_index *col,
                              const fcd_real *val, int upper) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "beam_model.h"
+#include "demo.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -55,8 +56,10 @@ static void usage(FILE *to) {
           "        and DIR/damage.png; --count-only prints 'nodes=N springs=M\n"
           "        constraints=Q selfstress_dim=D'\n"
           "  demo [--out DIR]\n"
-          "        runs the embedded default model (a clamped steel beam) and writes its\n"
-          "        matrices and results under DIR (default: fcd-demo)\n"
+          "        a tour on embedded models, written under DIR (default: fcd-demo): the\n"
+          "        modes of a clamped steel beam against theory; a pin on a flat: its\n"
+          "        flutter threshold and stick-slip limit cycle; Moreau-Jean against\n"
+          "        Fremond energies; a softening lattice's shear band; CSV and PNG plots\n"
           "  help   this text\n"
           "\n"
           "options common to all commands:\n"
@@ -932,7 +935,7 @@ out:
  * (e_i,y)^2 L_i over the area of the bounding box of the reference positions. The
  * force-displacement pair is the imposed displacement of the pulled constraints (rate
  * t) and the sum of their reactions. */
-static int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
+int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
   if (!(dt > 0) || !(t_end > 0)) {
     fprintf(stderr, "fcd: --dt and --t-end must be > 0\n");
     return 2;
@@ -1210,7 +1213,11 @@ static int cmd_demo(int argc, char **argv) {
   }
   fclose(csv);
   printf("fcd demo: wrote %s, %s, %s and %s\n", pm, pk, pf, pr);
-  return 0;
+  int npng = 0;
+  rc = demo_examples(o.out, &npng);
+  printf("fcd demo: %s; %d plots under %s/ (the full examples: examples/, docs/examples/)\n",
+         rc ? "some parts FAILED" : "done", npng, o.out);
+  return rc ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
