@@ -781,6 +781,12 @@ static int sys_has_damping(const fcd_system *sys) {
 static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, const tmap *tn,
                               const tmap *tm, int damped) {
   fcd_system *sys = st->sys;
+  /* Rayleigh damping alone (C* = alpha M* + beta K*, the same reduction of each matrix)
+   * keeps the eigenvectors of the undamped pencil: each Lambda gives its two lambda by
+   * lambda^2 + (alpha + beta Lambda) lambda + Lambda = 0, exactly, at an eighth of the
+   * cost of the companion form */
+  int rayleigh = damped && !sys->mat[FCD_DAMPING].set && !(cdim(st) == 3 && st->rn);
+  if (rayleigh) damped = 0;
   fcd_index nr = tn->nred, nn = damped ? 2 * nr : nr;
   fcd_real *val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *val);
   fcd_real *Kr = fcd__malloc_array((size_t)nr * (size_t)nr + 1, sizeof *Kr);
@@ -825,9 +831,16 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
       goto done;
     }
     for (fcd_index k = 0; k < nl; k++) {
-      double complex r = csqrt(-lam[k]);
-      l2[2 * k] = r;
-      l2[2 * k + 1] = -r;
+      if (rayleigh) {
+        double complex b = sys->ray_alpha + sys->ray_beta * lam[k];
+        double complex disc = csqrt(b * b - 4 * lam[k]);
+        l2[2 * k] = (-b + disc) / 2;
+        l2[2 * k + 1] = (-b - disc) / 2;
+      } else {
+        double complex r = csqrt(-lam[k]);
+        l2[2 * k] = r;
+        l2[2 * k + 1] = -r;
+      }
       memcpy(v2 + 2 * k * nr, vec + k * nr, (size_t)nr * sizeof *v2);
       memcpy(v2 + (2 * k + 1) * nr, vec + k * nr, (size_t)nr * sizeof *v2);
     }
