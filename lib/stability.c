@@ -38,6 +38,7 @@ struct fcd_stability {
   fcd_real target_hz, mu_override, tol;
   int damping;
   fcd_index dense_max;
+  fcd_index proj_modes; /* basis of the modal projection (0: automatic) */
   int64_t comm_f; /* MPI_Fint of the host's communicator; FCD_COMM_SERIAL: none */
   int keep_reduced; /* benchmarks: keep the sparse K*, M* of the last solve */
   fcd__csr keptK, keptM;
@@ -239,6 +240,12 @@ fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
     if (value != 0 && value != 1)
       return fcd__err(sys, FCD_E_INVALID_ARG, "FCD_STAB_DAMPING is 0 or 1, not %g", value);
     st->damping = (int)value;
+    return FCD_OK;
+  case FCD_STAB_PROJECTION_MODES:
+    if (!isfinite(value) || value < 0 || value != floor(value) || value > 1e6)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "projection modes = %g must be a non-negative "
+                      "integer (0: automatic)", value);
+    st->proj_modes = (fcd_index)value;
     return FCD_OK;
   case FCD_STAB_DENSE_MAX:
     if (!isfinite(value) || value < 0 || value != floor(value) || value > 20000)
@@ -593,46 +600,55 @@ done:
 }
 
 /* 3D sliding damping on the free pattern: C += -mu r_n / v b b^T over the contact's
- * relative displacement, b the tangent direction normal to the slip. Returns it as a
- * dense addition to the reduced C* (few contacts, small support). */
+ * relative displacement, b the tangent direction normal to the slip. For contact c,
+ * fills bl = T_mu^T b and br = T_n^T b (reduced, nr each, zeroed here) and returns the
+ * coefficient, or 0 when the contact adds nothing. */
+static fcd_real sliding_vectors(const fcd_stability *st, const tmap *tn, const tmap *tm,
+                                fcd_index c, fcd_real *bl, fcd_real *br) {
+  fcd_index nr = tn->nred;
+  const fcd_system *sys = st->sys;
+  if (cdim(st) != 3 || !st->rn) return 0;
+  if (st->status[c] != FCD_CONTACT_SLIP || !(st->speed[c] > 0) || st->rn[c] == 0) return 0;
+  const fcd__contact *ct = &st->cs->c[c];
+  fcd_real coef = -mu_of(st, c) * st->rn[c] / st->speed[c]; /* >= 0 */
+  const fcd_real *s = st->slip + c * 2;
+  crow b = {0, {0}, {0}};
+  /* b = -s_2 T + s_1 B: the tangent direction normal to the slip */
+  add_frame_row(sys, ct, 3, 1, -s[1], &b);
+  add_frame_row(sys, ct, 3, 2, s[0], &b);
+  memset(bl, 0, (size_t)nr * sizeof *bl);
+  memset(br, 0, (size_t)nr * sizeof *br);
+  for (int q = 0; q < b.n; q++) {
+    fcd_index f = b.f[q];
+    if (tm->col_of[f] >= 0) bl[tm->col_of[f]] += b.c[q];
+    else
+      for (fcd_index e = tm->srow_ptr[f]; e < tm->srow_ptr[f + 1]; e++)
+        bl[tm->sidx[e]] += b.c[q] * tm->sval[e];
+    if (tn->col_of[f] >= 0) br[tn->col_of[f]] += b.c[q];
+    else
+      for (fcd_index e = tn->srow_ptr[f]; e < tn->srow_ptr[f + 1]; e++)
+        br[tn->sidx[e]] += b.c[q] * tn->sval[e];
+  }
+  return coef;
+}
+
+/* The sliding damping as a dense addition to the reduced C* (few contacts, small
+ * support): C* += coef (T_mu^T b)(b^T T_n). */
 static void add_sliding_damping(const fcd_stability *st, const tmap *tn, const tmap *tm,
                                 fcd_real *Cr) {
   fcd_index nc = nct(st), nr = tn->nred;
-  const fcd_system *sys = st->sys;
   if (cdim(st) != 3 || !st->rn) return;
-  for (fcd_index c = 0; c < nc; c++) {
-    if (st->status[c] != FCD_CONTACT_SLIP || !(st->speed[c] > 0) || st->rn[c] == 0) continue;
-    const fcd__contact *ct = &st->cs->c[c];
-    fcd_real coef = -mu_of(st, c) * st->rn[c] / st->speed[c]; /* >= 0 */
-    const fcd_real *s = st->slip + c * 2;
-    crow b = {0, {0}, {0}};
-    /* b = -s_2 T + s_1 B: the tangent direction normal to the slip */
-    add_frame_row(sys, ct, 3, 1, -s[1], &b);
-    add_frame_row(sys, ct, 3, 2, s[0], &b);
-    /* C* += coef (T_mu^T b)(b^T T_n) */
-    fcd_real *bl = fcd__calloc((size_t)nr, sizeof *bl), *br = fcd__calloc((size_t)nr, sizeof *br);
-    if (!bl || !br) {
-      fcd__free(bl);
-      fcd__free(br);
-      return;
+  fcd_real *bl = fcd__calloc((size_t)nr, sizeof *bl), *br = fcd__calloc((size_t)nr, sizeof *br);
+  if (bl && br)
+    for (fcd_index c = 0; c < nc; c++) {
+      fcd_real coef = sliding_vectors(st, tn, tm, c, bl, br);
+      if (coef == 0) continue;
+      for (fcd_index i = 0; i < nr; i++)
+        if (bl[i] != 0)
+          for (fcd_index j = 0; j < nr; j++) Cr[i * nr + j] += coef * bl[i] * br[j];
     }
-    for (int q = 0; q < b.n; q++) {
-      fcd_index f = b.f[q];
-      if (tm->col_of[f] >= 0) bl[tm->col_of[f]] += b.c[q];
-      else
-        for (fcd_index e = tm->srow_ptr[f]; e < tm->srow_ptr[f + 1]; e++)
-          bl[tm->sidx[e]] += b.c[q] * tm->sval[e];
-      if (tn->col_of[f] >= 0) br[tn->col_of[f]] += b.c[q];
-      else
-        for (fcd_index e = tn->srow_ptr[f]; e < tn->srow_ptr[f + 1]; e++)
-          br[tn->sidx[e]] += b.c[q] * tn->sval[e];
-    }
-    for (fcd_index i = 0; i < nr; i++)
-      if (bl[i] != 0)
-        for (fcd_index j = 0; j < nr; j++) Cr[i * nr + j] += coef * bl[i] * br[j];
-    fcd__free(bl);
-    fcd__free(br);
-  }
+  fcd__free(bl);
+  fcd__free(br);
 }
 
 /* ---- results ---------------------------------------------------------------------- */
@@ -881,19 +897,188 @@ done:
   return status;
 }
 
+/* Modal projection for a large damped problem whose shift would have to be complex:
+ * the undamped pencil's eigenvectors nearest the target (real shift) span a basis P
+ * (real and imaginary parts, orthonormalized), and the damped quadratic problem
+ * P^T (lambda^2 M* + lambda C* + K*) P y = 0 is solved densely (companion form). */
+static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap *tm,
+                                  const fcd__csr *Kr, const fcd__csr *Mr, const fcd__csr *Cr,
+                                  fcd_index nev) {
+  fcd_system *sys = st->sys;
+  fcd_index nr = tn->nred, nc = nct(st);
+  fcd_index nb = st->proj_modes > 0 ? st->proj_modes : (2 * nev > nev + 20 ? 2 * nev : nev + 20);
+  if (nb > nr) nb = nr;
+  fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
+  fcd_real *lre = fcd__malloc_array((size_t)nb + 1, sizeof *lre);
+  fcd_real *lim = fcd__malloc_array((size_t)nb + 1, sizeof *lim);
+  fcd_real *xr = fcd__malloc_array((size_t)(nb * nr) + 1, sizeof *xr);
+  fcd_real *xi = fcd__malloc_array((size_t)(nb * nr) + 1, sizeof *xi);
+  fcd_real *P = fcd__malloc_array((size_t)(2 * nb * nr) + 1, sizeof *P);
+  fcd_real *y = fcd__malloc_array((size_t)nr + 1, sizeof *y);
+  fcd_real *A = NULL, *B = NULL, *Kp = NULL, *Mp = NULL, *Cp = NULL, *bl = NULL, *br = NULL;
+  double complex *lam = NULL, *vec = NULL, *sel = NULL, *svec = NULL;
+  fcd_status status = FCD_OK;
+  fcd_index got = 0, m = 0;
+  if (!lre || !lim || !xr || !xi || !P || !y) goto nomem;
+  status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, Kr, Mr, w * w, nb, st->tol, lre, lim, xr,
+                                 xi, &got);
+  if (status != FCD_OK) goto done;
+  /* the basis: real and imaginary parts, modified Gram-Schmidt twice, near-dependent
+   * vectors dropped */
+  for (fcd_index k = 0; k < 2 * got; k++) {
+    const fcd_real *src = k % 2 ? xi + (k / 2) * nr : xr + (k / 2) * nr;
+    fcd_real *q = P + m * nr, n0 = 0, n1 = 0;
+    for (fcd_index i = 0; i < nr; i++) {
+      q[i] = src[i];
+      n0 += q[i] * q[i];
+    }
+    if (!(n0 > 0)) continue;
+    for (int pass = 0; pass < 2; pass++)
+      for (fcd_index j = 0; j < m; j++) {
+        const fcd_real *pj = P + j * nr;
+        fcd_real d = 0;
+        for (fcd_index i = 0; i < nr; i++) d += pj[i] * q[i];
+        for (fcd_index i = 0; i < nr; i++) q[i] -= d * pj[i];
+      }
+    for (fcd_index i = 0; i < nr; i++) n1 += q[i] * q[i];
+    if (n1 <= 1e-16 * n0) continue;
+    n1 = 1 / sqrt(n1);
+    for (fcd_index i = 0; i < nr; i++) q[i] *= n1;
+    m++;
+  }
+  if (m == 0) {
+    status = fcd__err(sys, FCD_E_NOT_CONVERGED, "modal projection: no undamped eigenvector "
+                      "converged near %g Hz", st->target_hz);
+    goto done;
+  }
+  Kp = fcd__calloc((size_t)(m * m), sizeof *Kp);
+  Mp = fcd__calloc((size_t)(m * m), sizeof *Mp);
+  Cp = fcd__calloc((size_t)(m * m), sizeof *Cp);
+  bl = fcd__malloc_array((size_t)nr + 1, sizeof *bl);
+  br = fcd__malloc_array((size_t)nr + 1, sizeof *br);
+  if (!Kp || !Mp || !Cp || !bl || !br) goto nomem;
+  const fcd__csr *ops[3] = {Kr, Mr, Cr};
+  fcd_real *outs[3] = {Kp, Mp, Cp};
+  for (int o = 0; o < 3; o++) {
+    if (!ops[o] || !ops[o]->set) continue;
+    for (fcd_index j = 0; j < m; j++) {
+      memset(y, 0, (size_t)nr * sizeof *y);
+      fcd__csr_gaxpy(ops[o], 1.0, P + j * nr, y);
+      for (fcd_index i = 0; i < m; i++) {
+        const fcd_real *pi = P + i * nr;
+        fcd_real d = 0;
+        for (fcd_index k = 0; k < nr; k++) d += pi[k] * y[k];
+        outs[o][i * m + j] = d;
+      }
+    }
+  }
+  /* the 3D sliding damping, rank one per slipping contact: Cp += coef (P^T bl)(br^T P) */
+  for (fcd_index c = 0; c < nc; c++) {
+    fcd_real coef = sliding_vectors(st, tn, tm, c, bl, br);
+    if (coef == 0) continue;
+    fcd_real *pl = fcd__malloc_array((size_t)(2 * m), sizeof *pl), *pr = pl ? pl + m : NULL;
+    if (!pl) goto nomem;
+    for (fcd_index i = 0; i < m; i++) {
+      const fcd_real *pi = P + i * nr;
+      fcd_real a = 0, b = 0;
+      for (fcd_index k = 0; k < nr; k++) {
+        a += pi[k] * bl[k];
+        b += pi[k] * br[k];
+      }
+      pl[i] = a;
+      pr[i] = b;
+    }
+    for (fcd_index i = 0; i < m; i++)
+      for (fcd_index j = 0; j < m; j++) Cp[i * m + j] += coef * pl[i] * pr[j];
+    fcd__free(pl);
+  }
+  /* companion form [0 I; -K -C] x = lambda [I 0; 0 M] x */
+  fcd_index nn = 2 * m;
+  A = fcd__calloc((size_t)(nn * nn), sizeof *A);
+  B = fcd__calloc((size_t)(nn * nn), sizeof *B);
+  lam = fcd__malloc_array((size_t)nn + 1, sizeof *lam);
+  vec = fcd__malloc_array((size_t)(nn * nn) + 1, sizeof *vec);
+  if (!A || !B || !lam || !vec) goto nomem;
+  for (fcd_index i = 0; i < m; i++) {
+    A[i * nn + m + i] = 1;
+    B[i * nn + i] = 1;
+    for (fcd_index j = 0; j < m; j++) {
+      A[(m + i) * nn + j] = -Kp[i * m + j];
+      A[(m + i) * nn + m + j] = -Cp[i * m + j];
+      B[(m + i) * nn + m + j] = Mp[i * m + j];
+    }
+  }
+  fcd_index nl = dense_ggev(nn, A, B, lam, vec);
+  if (nl < 0) {
+    status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-mode projected "
+                      "problem", (long long)m);
+    goto done;
+  }
+  /* the 2 nev nearest +-i w, lifted back through the basis */
+  fcd_index want = 2 * nev < nl ? 2 * nev : nl;
+  sel = fcd__malloc_array((size_t)want + 1, sizeof *sel);
+  svec = fcd__malloc_array((size_t)(want * nr) + 1, sizeof *svec);
+  unsigned char *used = fcd__calloc((size_t)nl + 1, 1);
+  if (!sel || !svec || !used) {
+    fcd__free(used);
+    goto nomem;
+  }
+  for (fcd_index k = 0; k < want; k++) {
+    fcd_index best = -1;
+    fcd_real bd = INFINITY;
+    for (fcd_index q = 0; q < nl; q++) {
+      if (used[q]) continue;
+      fcd_real d = fmin(cabs(lam[q] - I * w), cabs(lam[q] + I * w));
+      if (d < bd) {
+        bd = d;
+        best = q;
+      }
+    }
+    used[best] = 1;
+    sel[k] = lam[best];
+    for (fcd_index i = 0; i < nr; i++) {
+      double complex s = 0;
+      for (fcd_index j = 0; j < m; j++) s += P[j * nr + i] * vec[best * nn + j];
+      svec[k * nr + i] = s;
+    }
+  }
+  fcd__free(used);
+  status = store(st, tn, want, sel, svec);
+  if (status == FCD_OK)
+    fcd__err(sys, FCD_OK, "damped eigenvalues by modal projection on %lld undamped modes "
+             "near %g Hz (%lld basis vectors)", (long long)got, st->target_hz, (long long)m);
+  goto done;
+nomem:
+  status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the modal projection");
+done:
+  fcd__free(lre);
+  fcd__free(lim);
+  fcd__free(xr);
+  fcd__free(xi);
+  fcd__free(P);
+  fcd__free(y);
+  fcd__free(A);
+  fcd__free(B);
+  fcd__free(Kp);
+  fcd__free(Mp);
+  fcd__free(Cp);
+  fcd__free(bl);
+  fcd__free(br);
+  fcd__free(lam);
+  fcd__free(vec);
+  fcd__free(sel);
+  fcd__free(svec);
+  return status;
+}
+
 static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, const tmap *tn,
                                const tmap *tm, int damped) {
   fcd_system *sys = st->sys;
   fcd_index nr = tn->nred;
   /* general damping: the quadratic problem (PEP), whose shift must be real here */
   int pep = damped && (sys->mat[FCD_DAMPING].set || (cdim(st) == 3 && st->rn));
-  if (pep && (st->target_hz > 0 || (cdim(st) == 3 && st->rn)))
-    return fcd__err(sys, FCD_E_UNSUPPORTED, "damping other than Rayleigh on a reduced pencil of "
-                    "%lld dofs (above FCD_STAB_DENSE_MAX = %lld) is solved by SLEPc PEP only "
-                    "about target 0 Hz and without 3D sliding damping: a target of %g Hz "
-                    "needs a complex shift, which this PETSc build (real scalars) lacks; use "
-                    "target 0, the undamped pencil (FCD_STAB_DAMPING 0) or the dense path",
-                    (long long)nr, (long long)st->dense_max, st->target_hz);
+  /* a complex shift would be needed: modal projection instead */
+  int project = pep && (st->target_hz > 0 || (cdim(st) == 3 && st->rn));
   fcd_real *val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *val);
   fcd__csr Kr, Mr;
   memset(&Kr, 0, sizeof Kr);
@@ -916,6 +1101,23 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
   if ((status = fcd__system_combination(sys, 1, 0, 0, val)) != FCD_OK) goto done;
   if ((status = reduce_csr(sys, fp, val, tn, tm, &Mr)) != FCD_OK) goto done;
   fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
+  if (project) {
+    fcd__csr Cr;
+    memset(&Cr, 0, sizeof Cr);
+    if ((status = fcd__system_combination(sys, 0, 1, 0, val)) == FCD_OK)
+      status = reduce_csr(sys, fp, val, tn, tm, &Cr);
+    if (status == FCD_OK) status = solve_projected(st, tn, tm, &Kr, &Mr, &Cr, nev);
+    fcd__csr_clear(&Cr);
+    if (status != FCD_OK) goto done;
+    st->min_sym = NAN;
+    fcd__csr S;
+    if ((status = fcd__csr_symmetric_part(sys, &Kr, &S)) != FCD_OK) goto done;
+    int pd = 0;
+    status = fcd__chol_is_pd(sys, &S, &pd);
+    fcd__csr_clear(&S);
+    st->necessary = !pd;
+    goto done;
+  }
   if (pep) {
     fcd__csr Cr;
     memset(&Cr, 0, sizeof Cr);

@@ -32,9 +32,15 @@
  *  MUMPS through PETSc), the nev eigenvalues nearest the target. Damping on large
  *  problems: Rayleigh damping (C = alpha M + beta K, no sliding damping) is exact through
  *  the scalar quadratic of each undamped eigenvalue; an explicit damping matrix goes to
- *  SLEPc PEP (TOAR, shift-and-invert at 0) for the eigenvalues of smallest modulus; a
- *  target above 0 Hz with it, or the 3D sliding damping, is FCD_E_UNSUPPORTED on large
- *  problems (a real PETSc build has no complex shift). */
+ *  SLEPc PEP (TOAR, shift-and-invert at 0) for the eigenvalues of smallest modulus.
+ *  With a target above 0 Hz, or with the 3D sliding damping, a large damped problem is
+ *  solved by modal projection, as commercial complex eigenvalue analyses do (a real
+ *  PETSc build has no complex shift): the undamped reduced pencil gives the
+ *  FCD_STAB_PROJECTION_MODES eigenvectors nearest the target (SLEPc, real shift), their
+ *  real and imaginary parts span a basis, and the damped quadratic problem projected on
+ *  it (Galerkin) is solved densely; the 2 nev eigenvalues nearest +-i 2 pi f_target are
+ *  returned. Exact for damping that maps the basis into itself; otherwise a truncation
+ *  error that falls as the basis grows (docs/stability.md). */
 #ifndef FCD_STABILITY_H
 #define FCD_STABILITY_H
 
@@ -58,7 +64,10 @@ enum {
   FCD_STAB_TOLERANCE = 503, /**< eigen-solver tolerance; default 1e-10 */
   FCD_STAB_DAMPING = 504,   /**< 1: use the damping of the system (and the sliding damping
                                  of 3D contacts); 0: the undamped pencil; default 1 */
-  FCD_STAB_DENSE_MAX = 505  /**< largest reduced size solved densely by LAPACK; default 400 */
+  FCD_STAB_DENSE_MAX = 505, /**< largest reduced size solved densely by LAPACK; default 400 */
+  FCD_STAB_PROJECTION_MODES = 506 /**< size of the modal basis of the projected damped
+                                       solve (large problems, general damping); 0
+                                       (default): max(2 nev, nev + 20) */
 };
 
 /** Classification of one eigenvalue. */
