@@ -357,9 +357,44 @@ static fcd_status solve_steady(fcd_equilibrium *eq, eq_work *w, fcd_real *sl) {
       A[i * nc + j] = a;
     }
   }
+  /* Lemke pivots with absolute tolerances while A holds compliances (m/N: 1e-9 for a
+   * steel disc against polymer pins): scale symmetrically to a unit diagonal,
+   * A' = S A S, q' = S q, z = S z', which keeps the complementarity problem */
+  fcd_real *sc = fcd__malloc_array((size_t)nc, sizeof *sc);
+  if (!sc) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory");
+    goto done;
+  }
+  for (fcd_index i = 0; i < nc; i++) {
+    fcd_real a = A[i * nc + i];
+    sc[i] = a > 0 && isfinite(a) ? 1.0 / sqrt(a) : 1.0;
+  }
+  for (fcd_index i = 0; i < nc; i++) {
+    q[i] *= sc[i];
+    for (fcd_index j = 0; j < nc; j++) A[i * nc + j] *= sc[i] * sc[j];
+  }
   fcd_index piv;
   int lr = fcd__lemke(nc, A, q, z, 50 * nc + 1000, &piv);
-  if (lr == FCD__LEMKE_NOMEM) {
+  if (lr == FCD__LEMKE_OK) {
+    /* a check that cannot be skipped: w = A z + q >= 0 and z . w = 0 (scaled) */
+    fcd_real worst = 0, qs = 1;
+    for (fcd_index i = 0; i < nc; i++) qs = fmax(qs, fabs(q[i]));
+    for (fcd_index i = 0; i < nc; i++) {
+      fcd_real wi = q[i];
+      for (fcd_index j = 0; j < nc; j++) wi += A[i * nc + j] * z[j];
+      worst = fmax(worst, fmax(-wi, fabs(wi * z[i]) / qs));
+    }
+    if (worst > 1e-9 * qs) lr = FCD__LEMKE_INACCURATE;
+    for (fcd_index i = 0; i < nc; i++) z[i] *= sc[i];
+    if (lr == FCD__LEMKE_INACCURATE)
+      st = fcd__err(sys, FCD_E_NOT_CONVERGED, "steady sliding: Lemke's method ended with a "
+                    "complementarity violation of %.3e (relative); the problem is too "
+                    "degenerate for its pivoting", worst / qs);
+  }
+  fcd__free(sc);
+  if (lr == FCD__LEMKE_INACCURATE) {
+    /* reported above */
+  } else if (lr == FCD__LEMKE_NOMEM) {
     st = fcd__err(sys, FCD_E_NOMEM, "out of memory in Lemke's method");
   } else if (lr == FCD__LEMKE_RAY) {
     st = fcd__err(sys, FCD_E_NO_SOLUTION,

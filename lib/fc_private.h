@@ -104,7 +104,8 @@ int fcd__classify_contact(int d, fcd_real mu, fcd_real gapres, const fcd_real *r
                           fcd_real tol, fcd_real scale_u, fcd_real scale_r);
 
 /* ---- Lemke's method (lemke.c) ---- */
-enum { FCD__LEMKE_OK = 0, FCD__LEMKE_RAY = 1, FCD__LEMKE_CAP = 2, FCD__LEMKE_NOMEM = 3 };
+enum { FCD__LEMKE_OK = 0, FCD__LEMKE_RAY = 1, FCD__LEMKE_CAP = 2, FCD__LEMKE_NOMEM = 3,
+       FCD__LEMKE_INACCURATE = 4 };
 int fcd__lemke(fcd_index m, const fcd_real *A, const fcd_real *q, fcd_real *z,
                fcd_index max_pivots, fcd_index *pivots);
 

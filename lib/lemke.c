@@ -71,7 +71,9 @@ int fcd__lemke(fcd_index m, const fcd_real *A, const fcd_real *q, fcd_real *z,
       fcd_real a = T[i * nc + enter];
       if (a <= eps) continue;
       fcd_real ratio = T[i * nc + rhs] / a;
-      if (ratio < bratio - 1e-14 * fabs(bratio) ||
+      /* the first candidate always counts (INFINITY - 1e-14 INFINITY is NaN, which
+       * once made every comparison false and let only z0's row win) */
+      if (best < 0 || ratio < bratio - 1e-14 * fabs(bratio) ||
           (ratio <= bratio + 1e-14 * fabs(bratio) && basis[i] == z0)) {
         bratio = ratio;
         best = i;

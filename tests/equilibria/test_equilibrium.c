@@ -720,6 +720,93 @@ static void test_bad_input(void) {
   fcd_system_destroy(fl);
 }
 
+/* ---- steady sliding of many coupled contacts (a Lemke regression) ----
+ * n points (dofs x_i, y_i), each pressed into a flat (normal +y) by F_i and sliding
+ * along -x (vg = +1, slip s = -1: r_T = -mu r_N), with an SPD stiffness that couples
+ * every x to every y. With all contacts closed (y = 0), x = K_xx^-1 r_T and
+ * K_yx x = F + r_N give r_N = (mu s K_yx K_xx^-1 - I)^-1 F, solved here with LAPACK;
+ * the data keep every r_N < 0, so that is the steady state. Lemke's ratio test once
+ * compared against NaN at its first candidate and returned states that penetrated. */
+static void test_steady_many(void) {
+  enum { N = 8 };
+  const double mu = 0.4, s = -1;
+  double K[4 * N * N], F[N];
+  unsigned r = 12345;
+#define RU() ((r = r * 1103515245u + 12345u), (double)((r >> 8) & 0xffff) / 65536.0)
+  double B[4 * N * N];
+  for (int i = 0; i < 4 * N * N; i++) B[i] = 0.3 * (RU() - 0.5);
+  for (int i = 0; i < 2 * N; i++)
+    for (int j = 0; j < 2 * N; j++) {
+      double v = i == j ? 4.0 : 0.0;
+      for (int k = 0; k < 2 * N; k++) v += B[k * 2 * N + i] * B[k * 2 * N + j];
+      K[i * 2 * N + j] = v;
+    }
+  for (int i = 0; i < N; i++) F[i] = 1.0 + RU();
+#undef RU
+  /* dofs: x_i = 2 i, y_i = 2 i + 1 */
+  fcd_index ri[4 * N * N], ci[4 * N * N];
+  double kv[4 * N * N], f[2 * N];
+  int nz = 0;
+  for (int i = 0; i < 2 * N; i++)
+    for (int j = i; j < 2 * N; j++) {
+      ri[nz] = i;
+      ci[nz] = j;
+      kv[nz++] = K[i * 2 * N + j];
+    }
+  for (int i = 0; i < N; i++) {
+    f[2 * i] = 0;
+    f[2 * i + 1] = F[i];
+  }
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(2 * N, &sys), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, nz, ri, ci, kv, FCD_COO_UPPER), FCD_OK);
+  CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const double nv[2] = {0, 1}, tv[2] = {1, 0}, vg = 1.0;
+  for (int i = 0; i < N; i++) {
+    const fcd_index d[2] = {2 * i, 2 * i + 1};
+    CHECK_ST(fcd_contact_set_add_rigid(cs, d, nv, tv, 0.0, mu, NULL), FCD_OK);
+    CHECK_ST(fcd_contact_set_set_sliding_velocity(cs, i, &vg), FCD_OK);
+  }
+  /* the reference: G = mu s K_yx K_xx^-1 - I, r_N = G^-1 F */
+  double Kxx[N * N], Kyx[N * N], X[N * N], G[N * N], rn[N];
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      Kxx[i * N + j] = K[(2 * i) * 2 * N + 2 * j];
+      Kyx[i * N + j] = K[(2 * i + 1) * 2 * N + 2 * j];
+      X[i * N + j] = i == j ? 1.0 : 0.0;
+    }
+  lapack_int ipiv[N];
+  CHECK(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, N, Kxx, N, ipiv, X, N) == 0); /* X = K_xx^-1 */
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      double v = 0;
+      for (int k = 0; k < N; k++) v += Kyx[i * N + k] * X[k * N + j];
+      G[i * N + j] = mu * s * v - (i == j ? 1.0 : 0.0);
+    }
+  memcpy(rn, F, sizeof rn);
+  CHECK(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, 1, G, N, ipiv, rn, 1) == 0);
+  int all_neg = 1;
+  for (int i = 0; i < N; i++) all_neg &= rn[i] < 0;
+  CHECK(all_neg);
+  fcd_equilibrium *eq;
+  CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_OK);
+  double rr[2 * N], worst = 0, req, rc;
+  fcd_equilibrium_get_reactions(eq, rr);
+  for (int i = 0; i < N; i++)
+    worst = fmax(worst, fmax(fabs(rr[2 * i] - rn[i]), fabs(rr[2 * i + 1] - mu * s * rn[i])));
+  fcd_equilibrium_get_residual(eq, &req, &rc);
+  fprintf(stderr, "steady sliding, %d coupled contacts: worst reaction error %.1e, residuals "
+          "%.1e %.1e\n", N, worst, req, rc);
+  CHECK(worst < 1e-10);
+  CHECK(rc < 1e-10);
+  fcd_equilibrium_destroy(eq);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
   test_pin_on_flat();
   test_frictionless_vs_lapack();
@@ -727,6 +814,7 @@ int main(void) {
   test_quasistatic_cycle();
   test_block();
   test_3d();
+  test_steady_many();
   test_bad_input();
   fcd_finalize();
   return fcdt_finish("test_equilibrium");
