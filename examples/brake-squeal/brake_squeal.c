@@ -23,6 +23,8 @@
 
 #include "example.h"
 
+#include <time.h>
+
 static const double RI = 0.20, RO = 0.32, TD = 0.045, HUB = 0.10, HPIN = 0.02;
 static const double UPIN = 1.6e-6, OMEGA = 100.0;
 
@@ -338,6 +340,60 @@ static fcd_status largest(fcd_stability *sa, double mu, double modes, double *re
   return st;
 }
 
+/* ---- the transient (seed 003 section 4.3): modified theta scheme from the sliding
+ * equilibrium plus a small multiple of the most unstable mode ---- */
+typedef struct {
+  FILE *csv;
+  fcd_index mon;      /* monitored dof: the normal displacement of a pin face node */
+  double *sig;        /* its history, one entry per step */
+  long nsig, cap;
+  double h;
+  fcd_integrator *it;
+  long k;
+  int max_open;
+  double *en;         /* mechanical energy every 10 steps */
+  long nen;
+} tr_watch;
+
+static int tr_obs(void *ud, double t, fcd_index n, const double *u, const double *v,
+                  fcd_index nl, const double *r, const fcd_contact_counts *cc) {
+  (void)n; (void)v;
+  tr_watch *w = ud;
+  double ft = 0;
+  for (fcd_index c = 0; c + 2 < nl; c += 3) ft += r[c + 1];
+  if (w->nsig < w->cap) w->sig[w->nsig++] = u[w->mon];
+  if ((int)cc->open > w->max_open) w->max_open = (int)cc->open;
+  if (w->k++ % 10 == 0) {
+    fcd_energy e;
+    fcd_integrator_get_energy(w->it, &e);
+    fprintf(w->csv, "%.7f,%.6e,%.6e,%.4f,%d,%d,%d\n", t, u[w->mon], e.kinetic + e.potential, ft,
+            (int)cc->open, (int)cc->stick, (int)cc->slip);
+    if (w->nen < w->cap / 10 + 1) w->en[w->nen++] = e.kinetic + e.potential;
+  }
+  return 0;
+}
+
+/* the frequency of the largest peak of |DFT| of x (n samples, step h) between f0 and f1 */
+static double peak_hz(const double *x, long n, double h, double f0, double f1) {
+  double mean = 0, best = 0, fbest = NAN;
+  for (long i = 0; i < n; i++) mean += x[i] / n;
+  double df = 1.0 / (n * h) / 4; /* zero-padded resolution */
+  for (double f = f0; f <= f1; f += df) {
+    double re = 0, im = 0;
+    for (long i = 0; i < n; i++) {
+      double w = 2 * 3.14159265358979 * f * i * h, hann = 0.5 - 0.5 * cos(2 * 3.14159265358979 * i / (n - 1));
+      re += hann * (x[i] - mean) * cos(w);
+      im += hann * (x[i] - mean) * sin(w);
+    }
+    double a = re * re + im * im;
+    if (a > best) {
+      best = a;
+      fbest = f;
+    }
+  }
+  return fbest;
+}
+
 int main(int argc, char **argv) {
   ex_run ex;
   int rc = ex_init(&ex, "brake-squeal", argc, argv);
@@ -435,6 +491,129 @@ int main(int argc, char **argv) {
             "plot '%s/chart.csv' u 1:($3 > 0 ? 1/0 : $4) every ::1 w p pt 7 ps 0.6 lc rgb '#1f77b4',"
             " '' u 1:($3 > 0 ? $4 : 1/0) every ::1 w p pt 7 ps 0.9 lc rgb '#d62728'\n"
             "unset multiplot\n", ex.out, (long long)ndofs, ex.out, ex.out);
+  }
+  /* ---- the transient ---- */
+  /* quick (the test): a coarser step, enough for the growth to open contacts */
+  double mu_tr = 0.45, tend = 0.03, h = ex.quick ? 2e-5 : 1e-5;
+  if (!ex.quick) tend = 0.3;
+  if (getenv("BRAKE_TEND")) tend = atof(getenv("BRAKE_TEND"));
+  if (st == FCD_OK) {
+    double re0, im0, fmode;
+    st = fcd_stability_set_param(sa, FCD_STAB_MU, mu_tr);
+    if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_PROJECTION_MODES, 0);
+    if (st == FCD_OK) st = fcd_stability_solve(sa, NULL);
+    if (st == FCD_OK) st = fcd_stability_get_eigenvalue(sa, 0, &re0, &im0);
+    fmode = fabs(im0) / (2 * 3.14159265358979);
+    double *ue = malloc(sizeof *ue * (size_t)ndofs), *mr = malloc(sizeof *mr * (size_t)ndofs);
+    double *v0 = calloc((size_t)ndofs, sizeof *v0);
+    brake b2;
+    memset(&b2, 0, sizeof b2);
+    fcd_equilibrium *eq2 = NULL;
+    fcd_integrator *it = NULL;
+    if (st == FCD_OK) st = fcd_stability_get_mode(sa, 0, mr, NULL);
+    if (st == FCD_OK) st = brake_build(&b2, nr, nt, nz, mu_tr);
+    if (st == FCD_OK) st = fcd_equilibrium_create(b2.sys, b2.cs, &eq2);
+    if (st == FCD_OK) st = fcd_equilibrium_solve(eq2, FCD_EQ_STEADY_SLIDING, 0.0);
+    if (st == FCD_OK) st = fcd_equilibrium_get_state(eq2, ue);
+    printf("transient at mu = %.2f: most unstable mode %.1f Hz, growth %.2f s^-1\n", mu_tr, fmode, re0);
+    /* the mode (unit largest component) scaled to a tenth of the pins' compression */
+    for (fcd_index i = 0; i < ndofs && st == FCD_OK; i++)
+      if (!isnan(mr[i])) ue[i] += 0.1 * UPIN * mr[i];
+    if (st == FCD_OK) st = fcd_integrator_create(b2.sys, b2.cs, FCD_SCHEME_MODIFIED_THETA, &it);
+    if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, h);
+    /* NSGS with the exact per-contact solve: twice as fast here as the seed's fixed point */
+    if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_CONTACT_SOLVER, FCD_FC_AUTO);
+    if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, ue, v0);
+    tr_watch w = {ex_open(&ex, "transient.csv"), 0, NULL, 0, 0, h, it, 0, 0, NULL, 0};
+    w.cap = (long)(tend / h) + 10;
+    w.sig = malloc(sizeof *w.sig * (size_t)w.cap);
+    w.en = malloc(sizeof *w.en * (size_t)(w.cap / 10 + 2));
+    /* the monitored node: the centre of the first top pin's face, its normal dof */
+    w.mon = 3 * b2.m.pin[(size_t)6 * 60 + 5] + 2;
+    if (w.csv) fprintf(w.csv, "t,u_monitor,energy,braking_force,open,stick,slip\n");
+    if (st == FCD_OK) st = fcd_integrator_set_observer(it, tr_obs, &w);
+    clock_t c0 = clock();
+    if (st == FCD_OK) st = fcd_integrator_advance(it, tend);
+    double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    if (w.csv) fclose(w.csv);
+    if (st != FCD_OK) {
+      ex_check(&ex, 0, "transient: %s", fcd_system_last_error(b2.sys));
+    } else {
+      printf("  %ld steps in %.1f s (%.1f ms per step); at most %d pairs open at once\n", w.nsig,
+             secs, 1e3 * secs / fmax(1, w.nsig), w.max_open);
+      ex_check(&ex, w.max_open > 0, "the growing vibration opens contacts (at most %d of %lld "
+               "pairs at once; the paper: up to about 60)", w.max_open, (long long)b2.ncont);
+      ex_plot(&ex, "transient.png",
+              "set terminal pngcairo size 1500,450 font ',11'\nset output '%s/transient.png'\n"
+              "set multiplot layout 1,3 title 'Brake transient at mu = %.2f (modified theta, h = %g s)'\n"
+              "set datafile separator ','\nset grid\nunset key\nset xlabel 't (s)'\n"
+              "set title 'mechanical energy (J)'\nplot '%s/transient.csv' u 1:3 every ::1 w l lw 2\n"
+              "set title 'braking force (N)'\nplot '' u 1:4 every ::1 w l lw 1\n"
+              "set title 'pairs open (of %lld)'\nplot '' u 1:5 every ::1 w l lw 1\n"
+              "unset multiplot\n", ex.out, mu_tr, h, ex.out, (long long)b2.ncont);
+      if (tend >= 0.1 && w.nen > 40) {
+        /* the limit cycle: the energy's growth rate over the last twentieth (the paper's
+         * tau_E criterion) against the linear rate 2 Re(lambda) */
+        long q = w.nen / 20;
+        double e_prev = 0, e_last = 0;
+        for (long i = w.nen - 2 * q; i < w.nen - q; i++) e_prev += w.en[i] / q;
+        for (long i = w.nen - q; i < w.nen; i++) e_last += w.en[i] / q;
+        double rate = log(e_last / e_prev) / (q * 10 * h), e0 = w.en[0];
+        ex_check(&ex, rate < 0.1 * 2 * re0 && e_last > 3 * e0,
+                 "a limit cycle: the energy grew %.0f-fold and its growth rate fell to %.2f s^-1 "
+                 "(linear: 2 Re lambda = %.1f s^-1)", e_last / e0, rate, 2 * re0);
+      }
+      /* the monitored pin node's normal motion over the last 10 ms (paper Fig. 10) and
+       * the spectrum of the last quarter (paper Fig. 11: fundamental and harmonics) */
+      FILE *mf = ex_open(&ex, "monitor.csv"), *sf = ex_open(&ex, "spectrum.csv");
+      long n10 = (long)(0.01 / h) < w.nsig - 2 ? (long)(0.01 / h) : w.nsig - 2;
+      if (mf) {
+        fprintf(mf, "t,u_n,v_n\n");
+        for (long i = w.nsig - 1 - n10; i < w.nsig - 1; i++)
+          fprintf(mf, "%.7f,%.6e,%.6e\n", (i + 1) * h, w.sig[i], (w.sig[i + 1] - w.sig[i - 1]) / (2 * h));
+        fclose(mf);
+      }
+      if (sf) {
+        long nw = w.nsig / 4;
+        const double *x = w.sig + w.nsig - nw;
+        double mean = 0;
+        for (long i = 0; i < nw; i++) mean += x[i] / nw;
+        fprintf(sf, "f_hz,amplitude_db\n");
+        for (double f = 0.2 * fmode; f <= 3.5 * fmode; f += 1.0 / (nw * h)) {
+          double re = 0, im = 0;
+          for (long i = 0; i < nw; i++) {
+            double ph = 2 * 3.14159265358979 * f * i * h, hann = 0.5 - 0.5 * cos(2 * 3.14159265358979 * i / (nw - 1));
+            re += hann * (x[i] - mean) * cos(ph);
+            im += hann * (x[i] - mean) * sin(ph);
+          }
+          fprintf(sf, "%.2f,%.4f\n", f, 10 * log10(re * re + im * im + 1e-300));
+        }
+        fclose(sf);
+      }
+      ex_plot(&ex, "limit-cycle.png",
+              "set terminal pngcairo size 1500,450 font ',11'\nset output '%s/limit-cycle.png'\n"
+              "set multiplot layout 1,3 title 'A pin face node, normal direction, last 10 ms "
+              "(paper Figs. 10e-f, 11)'\n"
+              "set datafile separator ','\nset grid\nunset key\n"
+              "set xlabel 't (s)'\nset ylabel 'u_n (m)'\nplot '%s/monitor.csv' u 1:2 every ::1 w l\n"
+              "set xlabel 'u_n (m)'\nset ylabel 'du_n/dt (m/s)'\nset format x '%%.0e'\n"
+              "set xtics rotate by -30\nplot '' u 2:3 every ::1 w l\n"
+              "set format x '%%g'\nset xtics norotate\nset xtics 2000\n"
+              "set xlabel 'frequency (Hz)'\nset ylabel 'dB'\n"
+              "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dt 2 lc rgb 'gray'\n"
+              "plot '%s/spectrum.csv' u 1:2 every ::1 w l\nunset multiplot\n",
+              ex.out, ex.out, fmode, fmode, ex.out);
+      if (!ex.quick) {
+        long nw = w.nsig / 4;
+        double fpk = peak_hz(w.sig + w.nsig - nw, nw, h, 0.5 * fmode, 1.5 * fmode);
+        ex_close(&ex, "the squeal frequency (spectrum peak of a pin's normal displacement, last "
+                 "quarter) against the unstable mode's (Hz)", fpk, fmode, 0.05);
+      }
+    }
+    fcd_integrator_destroy(it);
+    fcd_equilibrium_destroy(eq2);
+    brake_free(&b2);
+    free(ue); free(mr); free(v0); free(w.sig); free(w.en);
   }
   fcd_stability_destroy(sa);
   fcd_equilibrium_destroy(eq);
