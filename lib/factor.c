@@ -125,11 +125,19 @@ fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f) { return f->stats;
 fcd_status fcd__chol_is_pd(fcd_system *sys, const fcd__csr *S, int *pd) {
   fcd__factor *f;
   *pd = 0;
+  /* "not positive definite" is this function's answer, not an error: the message the
+   * factorization leaves for it must not outlive the call */
+  char saved[FCD_ERRMSG_CAP];
+  memcpy(saved, sys->err, sizeof saved);
   FCD_TRY(fcd__factor_create(sys, FCD__FACTOR_SPD, &f));
   fcd_status st = fcd__factor_csr(f, S->n, S->rowptr, S->col, S->val, 0);
   fcd__factor_destroy(f);
   if (st == FCD_OK) *pd = 1;
-  return st == FCD_E_NOT_SPD ? FCD_OK : st;
+  if (st == FCD_E_NOT_SPD) {
+    memcpy(sys->err, saved, sizeof saved);
+    return FCD_OK;
+  }
+  return st;
 }
 
 fcd_real fcd__factor_rcond(const fcd__factor *f) {

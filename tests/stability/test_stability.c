@@ -78,6 +78,22 @@ static void test_ex315(void) {
     CHECK(!flutter && !divergence);
     CHECK_CLOSE(min_sym, (3 - sqrt(1 + mu * mu)) / 2, 1e-12);
     CHECK(necessary == (mu >= 2 * sqrt(2.0)));
+    /* the sparse path judges the condition by a Cholesky attempt; its failure is the
+     * answer, and leaves no "not positive definite" message behind */
+    {
+      fcd_stability *sp;
+      CHECK_ST(fcd_stability_create(sys, cs, &sp), FCD_OK);
+      CHECK_ST(fcd_stability_set_contact_state(sp, &status, &s), FCD_OK);
+      CHECK_ST(fcd_stability_set_param(sp, FCD_STAB_DENSE_MAX, 0), FCD_OK);
+      CHECK_ST(fcd_stability_set_param(sp, FCD_STAB_NEV, 2), FCD_OK);
+      CHECK_ST(fcd_stability_set_param(sp, FCD_STAB_TARGET_HZ, 0.2), FCD_OK);
+      CHECK_ST(fcd_stability_solve(sp, NULL), FCD_OK);
+      int nec2;
+      CHECK_ST(fcd_stability_get_summary(sp, NULL, NULL, &nec2, NULL), FCD_OK);
+      CHECK(nec2 == necessary);
+      CHECK(strstr(fcd_system_last_error(sys), "positive definite") == NULL);
+      fcd_stability_destroy(sp);
+    }
     /* the mode of lambda = i (Lambda = 1): V = (0, 0, 1, 0): only T moves */
     double re[4], im[4];
     CHECK_ST(fcd_stability_get_mode(st, 2, re, im), FCD_OK);
