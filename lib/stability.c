@@ -790,6 +790,23 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
   return cnt;
 }
 
+/* The companion form of lambda^2 M + lambda C + K (n x n, row-major, dense):
+ * [0 I; -K -C] x = lambda [I 0; 0 M] x, x = (v, lambda v), into A and B (2n x 2n,
+ * zeroed by the caller). */
+static void companion(fcd_index n, const fcd_real *K, const fcd_real *C, const fcd_real *M,
+                      fcd_real *A, fcd_real *B) {
+  fcd_index nn = 2 * n;
+  for (fcd_index i = 0; i < n; i++) {
+    A[i * nn + n + i] = 1;
+    B[i * nn + i] = 1;
+    for (fcd_index j = 0; j < n; j++) {
+      A[(n + i) * nn + j] = -K[i * n + j];
+      A[(n + i) * nn + n + j] = -C[i * n + j];
+      B[(n + i) * nn + n + j] = M[i * n + j];
+    }
+  }
+}
+
 static int sys_has_damping(const fcd_system *sys) {
   return sys->mat[FCD_DAMPING].set || sys->ray_alpha != 0 || sys->ray_beta != 0;
 }
@@ -863,16 +880,7 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
     cnt = 2 * nl;
     status = store(st, tn, cnt, l2, v2);
   } else {
-    /* companion form: [0 I; -K -C] x = lambda [I 0; 0 M] x, x = (v, lambda v) */
-    for (fcd_index i = 0; i < nr; i++) {
-      A[i * nn + nr + i] = 1;
-      B[i * nn + i] = 1;
-      for (fcd_index j = 0; j < nr; j++) {
-        A[(nr + i) * nn + j] = -Kr[i * nr + j];
-        A[(nr + i) * nn + nr + j] = -Cr[i * nr + j];
-        B[(nr + i) * nn + nr + j] = Mr[i * nr + j];
-      }
-    }
+    companion(nr, Kr, Cr, Mr, A, B);
     fcd_index nl = dense_ggev(nn, A, B, lam, vec);
     if (nl < 0) {
       status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-dof companion "
@@ -992,22 +1000,13 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
       for (fcd_index j = 0; j < m; j++) Cp[i * m + j] += coef * pl[i] * pr[j];
     fcd__free(pl);
   }
-  /* companion form [0 I; -K -C] x = lambda [I 0; 0 M] x */
   fcd_index nn = 2 * m;
   A = fcd__calloc((size_t)(nn * nn), sizeof *A);
   B = fcd__calloc((size_t)(nn * nn), sizeof *B);
   lam = fcd__malloc_array((size_t)nn + 1, sizeof *lam);
   vec = fcd__malloc_array((size_t)(nn * nn) + 1, sizeof *vec);
   if (!A || !B || !lam || !vec) goto nomem;
-  for (fcd_index i = 0; i < m; i++) {
-    A[i * nn + m + i] = 1;
-    B[i * nn + i] = 1;
-    for (fcd_index j = 0; j < m; j++) {
-      A[(m + i) * nn + j] = -Kp[i * m + j];
-      A[(m + i) * nn + m + j] = -Cp[i * m + j];
-      B[(m + i) * nn + m + j] = Mp[i * m + j];
-    }
-  }
+  companion(m, Kp, Cp, Mp, A, B);
   fcd_index nl = dense_ggev(nn, A, B, lam, vec);
   if (nl < 0) {
     status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-mode projected "
@@ -1101,35 +1100,21 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
   if ((status = fcd__system_combination(sys, 1, 0, 0, val)) != FCD_OK) goto done;
   if ((status = reduce_csr(sys, fp, val, tn, tm, &Mr)) != FCD_OK) goto done;
   fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
-  if (project) {
+  {
     fcd__csr Cr;
     memset(&Cr, 0, sizeof Cr);
-    if ((status = fcd__system_combination(sys, 0, 1, 0, val)) == FCD_OK)
+    if (pep && (status = fcd__system_combination(sys, 0, 1, 0, val)) == FCD_OK)
       status = reduce_csr(sys, fp, val, tn, tm, &Cr);
-    if (status == FCD_OK) status = solve_projected(st, tn, tm, &Kr, &Mr, &Cr, nev);
+    if (status == FCD_OK) {
+      if (project) status = solve_projected(st, tn, tm, &Kr, &Mr, &Cr, nev);
+      else if (pep)
+        status = fcd__slepc_pep(sys, st->comm_f, nr, &Kr, &Cr, &Mr, 0.0, nev, st->tol, lre,
+                                lim, xr, xi, &got);
+      else
+        status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, &Kr, &Mr, w * w, nev, st->tol,
+                                       lre, lim, xr, xi, &got);
+    }
     fcd__csr_clear(&Cr);
-    if (status != FCD_OK) goto done;
-    st->min_sym = NAN;
-    fcd__csr S;
-    if ((status = fcd__csr_symmetric_part(sys, &Kr, &S)) != FCD_OK) goto done;
-    int pd = 0;
-    status = fcd__chol_is_pd(sys, &S, &pd);
-    fcd__csr_clear(&S);
-    st->necessary = !pd;
-    goto done;
-  }
-  if (pep) {
-    fcd__csr Cr;
-    memset(&Cr, 0, sizeof Cr);
-    if ((status = fcd__system_combination(sys, 0, 1, 0, val)) == FCD_OK)
-      status = reduce_csr(sys, fp, val, tn, tm, &Cr);
-    if (status == FCD_OK)
-      status = fcd__slepc_pep(sys, st->comm_f, nr, &Kr, &Cr, &Mr, 0.0, nev, st->tol, lre, lim,
-                              xr, xi, &got);
-    fcd__csr_clear(&Cr);
-  } else {
-    status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, &Kr, &Mr, w * w, nev, st->tol, lre,
-                                   lim, xr, xi, &got);
   }
   if (status != FCD_OK) goto done;
   st->min_sym = NAN;
@@ -1144,6 +1129,7 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
     if (status != FCD_OK) goto done;
     st->necessary = !pd;
   }
+  if (project) goto done; /* solve_projected stored its eigenpairs */
   fcd_index cnt = 0;
   for (fcd_index k = 0; k < got; k++) {
     double complex L = lre[k] + I * lim[k];
