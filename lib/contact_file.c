@@ -127,8 +127,10 @@ fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_s
 
 fcd_status fcd_system_read_vector(fcd_system *sys, const char *path, fcd_index n, fcd_real *x) {
   FCD_CHECK_SYS(sys);
-  if (!path || !x || n < 0)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "read_vector: bad arguments");
+  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "read_vector: path is NULL");
+  if (!x) return fcd__err(sys, FCD_E_INVALID_ARG, "read_vector: output x is NULL");
+  if (n < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "read_vector: count %lld is negative", (long long)n);
   FILE *fp = fopen(path, "r");
   if (!fp) return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
   char *line = NULL;

@@ -38,6 +38,11 @@ fcd_status fcd_contact_set_create(fcd_system *sys, int dim, fcd_contact_set **ou
 
 static void contact_set_free(fcd_contact_set *cs) {
   fcd_system *sys = cs->sys;
+  for (fcd_index i = 0; i < cs->n; i++)
+    for (int k = 0; k < cs->dim; k++) {
+      sys->contact_uses[cs->c[i].dofs_a[k]]--;
+      if (cs->c[i].pair) sys->contact_uses[cs->c[i].dofs_b[k]]--;
+    }
   fcd__free(cs->c);
   fcd__csr_clear(&cs->H);
   cs->magic = 0;
@@ -179,6 +184,10 @@ static fcd_status add_contact(fcd_contact_set *cs, const fcd_index *dofs_a,
   c.gap = gap;
   c.mu = mu;
   cs->c[cs->n] = c;
+  for (int k = 0; k < cs->dim; k++) {
+    cs->sys->contact_uses[c.dofs_a[k]]++;
+    if (c.pair) cs->sys->contact_uses[c.dofs_b[k]]++;
+  }
   if (id) *id = cs->n;
   cs->n++;
   cs->version++;

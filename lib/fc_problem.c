@@ -24,6 +24,7 @@ struct fcd_fc_problem {
   fcd__fc_opts opts;
   fcd__fc_result last;
   fcd_real last_seconds;
+  int have_result; /* a solve ran (converged or not): last, last_r are meaningful */
   fcd_real *last_r;
 };
 
@@ -465,6 +466,7 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
     l.ctx = &ctx;
   }
   fcd_status st = fcd__fc_solve(p->sys, &l, &p->opts, p->last_r, uw, &p->last);
+  p->have_result = 1;
   fcd__free(ctx.v);
   p->last_seconds = now() - t0;
   if (st == FCD_OK && !p->last.converged)
@@ -483,6 +485,7 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
 fcd_status fcd_fc_problem_get_result(const fcd_fc_problem *p, fcd_index *iterations,
                                      fcd_real *residual, fcd_real *seconds) {
   if (!valid(p)) return FCD_E_INVALID_ARG;
+  if (!p->have_result) return fcd__err(p->sys, FCD_E_STATE, "get_result: no solve yet");
   if (iterations) *iterations = p->last.iterations;
   if (residual) *residual = p->last.residual;
   if (seconds) *seconds = p->last_seconds;
@@ -492,6 +495,7 @@ fcd_status fcd_fc_problem_get_result(const fcd_fc_problem *p, fcd_index *iterati
 fcd_status fcd_fc_problem_get_iterate(const fcd_fc_problem *p, fcd_real *r) {
   if (!valid(p)) return FCD_E_INVALID_ARG;
   if (!r) return fcd__err(p->sys, FCD_E_INVALID_ARG, "get_iterate: r is NULL");
+  if (!p->have_result) return fcd__err(p->sys, FCD_E_STATE, "get_iterate: no solve yet");
   if (p->m) memcpy(r, p->last_r, (size_t)p->m * sizeof *r);
   return FCD_OK;
 }
@@ -521,8 +525,8 @@ int fcd_fc_problem_has_solution(const fcd_fc_problem *p) { return valid(p) && p-
 
 fcd_status fcd_fc_problem_get_solution(const fcd_fc_problem *p, fcd_real *r) {
   if (!valid(p)) return FCD_E_INVALID_ARG;
-  if (!p->sol_r) return fcd__err(p->sys, FCD_E_STATE, "the problem carries no stored solution");
   if (!r) return fcd__err(p->sys, FCD_E_INVALID_ARG, "get_solution: r is NULL");
+  if (!p->sol_r) return fcd__err(p->sys, FCD_E_STATE, "the problem carries no stored solution");
   memcpy(r, p->sol_r, (size_t)p->m * sizeof *r);
   return FCD_OK;
 }

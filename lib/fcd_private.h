@@ -52,6 +52,9 @@ struct fcd_system {
   fcd_index *dof_of;  /* free index -> global dof */
   fcd_index *fixed_list; /* the prescribed dofs, increasing (nfixed entries) */
   fcd_real *scratch;     /* ndofs work entries for calls that need no allocation */
+  /* how many live contacts use each dof: a prescribed dof cannot carry a contact, and
+   * a dof that carries one cannot be prescribed later */
+  fcd_index *contact_uses;
   fcd_index nfree;
   fcd_real *load; /* NULL: no constant load */
   fcd_load_fn load_fn;

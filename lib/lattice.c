@@ -1323,6 +1323,7 @@ fcd_status fcd_lattice_get_reactions(fcd_lattice *lat, fcd_real *r) {
 
 fcd_status fcd_lattice_get_kkt_residual(const fcd_lattice *lat, fcd_real *res) {
   CHECK_LAT(lat);
+  if (!res) return lerr(lat, FCD_E_INVALID_ARG, "get_kkt_residual: res is NULL");
   if (!lat->have_step) return lerr(lat, FCD_E_STATE, "no step taken yet");
   if (res) *res = lat->last_kkt;
   return FCD_OK;

@@ -103,6 +103,11 @@ static fcd_status read_header(reader *r, mm_header *h, const fcd_system *sys, ch
   if (h->nrows <= 0 || h->ncols <= 0 || h->nnz < 0)
     HERR(FCD_E_FORMAT, "%s:%ld: invalid sizes %lld x %lld with %lld entries", r->path,
          r->lineno, h->nrows, h->ncols, h->nnz);
+  /* beyond this the header is wrong, not the matrix large: refuse before allocating */
+  if ((double)h->nnz > (h->symmetric ? 0.5 * (double)h->nrows * ((double)h->nrows + 1)
+                                     : (double)h->nrows * (double)h->ncols))
+    HERR(FCD_E_FORMAT, "%s:%ld: %lld entries declared, more than a %lld x %lld matrix has",
+         r->path, r->lineno, h->nnz, h->nrows, h->ncols);
   if (h->symmetric && h->nrows != h->ncols)
     HERR(FCD_E_FORMAT, "%s:%ld: a symmetric matrix must be square (%lld x %lld)", r->path,
          r->lineno, h->nrows, h->ncols);
@@ -145,6 +150,30 @@ fcd_status fcd_matrix_market_size(const char *path, fcd_index *nrows, fcd_index 
   return FCD_OK;
 }
 
+/* Moves the first k entries into arrays of cap entries. */
+static int grow_entries(fcd_index **ri, fcd_index **ci, fcd_real **vv, long long k,
+                        long long cap) {
+  fcd_index *r2 = fcd__malloc_array((size_t)cap, sizeof *r2);
+  fcd_index *c2 = fcd__malloc_array((size_t)cap, sizeof *c2);
+  fcd_real *v2 = fcd__malloc_array((size_t)cap, sizeof *v2);
+  if (!r2 || !c2 || !v2) {
+    fcd__free(r2);
+    fcd__free(c2);
+    fcd__free(v2);
+    return 0;
+  }
+  memcpy(r2, *ri, (size_t)k * sizeof *r2);
+  memcpy(c2, *ci, (size_t)k * sizeof *c2);
+  memcpy(v2, *vv, (size_t)k * sizeof *v2);
+  fcd__free(*ri);
+  fcd__free(*ci);
+  fcd__free(*vv);
+  *ri = r2;
+  *ci = c2;
+  *vv = v2;
+  return 1;
+}
+
 fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
                                          const char *path) {
   FCD_CHECK_SYS(sys);
@@ -165,11 +194,14 @@ fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
                   fcd__matrix_name(which), h.nrows, h.ncols, (long long)sys->n);
     goto done;
   }
-  ri = fcd__malloc_array((size_t)h.nnz, sizeof *ri);
-  ci = fcd__malloc_array((size_t)h.nnz, sizeof *ci);
-  vv = fcd__malloc_array((size_t)h.nnz, sizeof *vv);
+  /* The arrays grow with the entries actually read: a header that promises more than
+   * the file holds costs nothing. */
+  long long cap = h.nnz < 65536 ? h.nnz : 65536;
+  ri = fcd__malloc_array((size_t)cap, sizeof *ri);
+  ci = fcd__malloc_array((size_t)cap, sizeof *ci);
+  vv = fcd__malloc_array((size_t)cap, sizeof *vv);
   if (!ri || !ci || !vv) {
-    st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld entries", path, h.nnz);
+    st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld entries", path, cap);
     goto done;
   }
   long first_lower = 0, first_upper = 0;
@@ -180,6 +212,14 @@ fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
       st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: more entries than the %lld declared", path,
                     r.lineno, h.nnz);
       goto done;
+    }
+    if (k == cap) {
+      long long nc = 2 * cap < h.nnz ? 2 * cap : h.nnz;
+      if (!grow_entries(&ri, &ci, &vv, k, nc)) {
+        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld entries", path, nc);
+        goto done;
+      }
+      cap = nc;
     }
     const char *s = r.line;
     long long i, j;

@@ -188,8 +188,8 @@ fcd_status fcd_stability_set_sliding_data(fcd_stability *st, const fcd_real *r_n
     return FCD_OK;
   }
   if (!r_n || !speed)
-    return fcd__err(st->sys, FCD_E_INVALID_ARG, "set_sliding_data: give both r_n and speed "
-                    "(or neither)");
+    return fcd__err(st->sys, FCD_E_INVALID_ARG, "set_sliding_data: %s is NULL but %s is "
+                    "not: give both (or neither)", r_n ? "speed" : "r_n", r_n ? "r_n" : "speed");
   for (fcd_index c = 0; c < nc; c++)
     if (!isfinite(r_n[c]) || r_n[c] > 0 || !isfinite(speed[c]) || speed[c] < 0)
       return fcd__err(st->sys, FCD_E_INVALID_ARG, "set_sliding_data: contact %lld has r_n = "

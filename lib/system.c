@@ -49,8 +49,10 @@ fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out) {
   sys->dof_of = fcd__malloc_array((size_t)ndofs, sizeof(fcd_index));
   sys->fixed_list = fcd__malloc_array((size_t)ndofs, sizeof(fcd_index));
   sys->scratch = fcd__malloc_array((size_t)ndofs, sizeof(fcd_real));
+  sys->contact_uses = fcd__calloc((size_t)ndofs, sizeof(fcd_index));
   if (!sys->is_fixed || !sys->fixed_value || !sys->free_of || !sys->dof_of ||
-      !sys->fixed_list || !sys->scratch) {
+      !sys->fixed_list || !sys->scratch || !sys->contact_uses) {
+    fcd__free(sys->contact_uses);
     fcd__free(sys->is_fixed);
     fcd__free(sys->fixed_value);
     fcd__free(sys->free_of);
@@ -87,6 +89,7 @@ static void system_free(fcd_system *sys) {
   fcd__free(sys->dof_of);
   fcd__free(sys->fixed_list);
   fcd__free(sys->scratch);
+  fcd__free(sys->contact_uses);
   fcd__free(sys->load);
   sys->magic = 0;
   fcd__free(sys);
@@ -297,6 +300,10 @@ fcd_status fcd_system_fix_dofs(fcd_system *sys, fcd_index n, const fcd_index *do
       return fcd__err(sys, FCD_E_INVALID_ARG,
                       "fix_dofs: dof %lld (entry %lld) outside [0, %lld)",
                       (long long)dofs[k], (long long)k, (long long)sys->n);
+    if (sys->contact_uses[dofs[k]] > 0 && !sys->is_fixed[dofs[k]])
+      return fcd__err(sys, FCD_E_INVALID_ARG,
+                      "fix_dofs: dof %lld carries a contact; a prescribed dof cannot be in "
+                      "contact", (long long)dofs[k]);
     if (values && !isfinite(values[k]))
       return fcd__err(sys, FCD_E_INVALID_ARG, "fix_dofs: value of dof %lld is not finite",
                       (long long)dofs[k]);

@@ -67,7 +67,7 @@ FCD_API fcd_status fcd_fc_problem_create_global(
 /** Reads an fclib HDF5 file (local or global problem, with its stored solution if any),
  *  converting fclib's sign convention to fcd's. The file is validated before the fclib
  *  library reads it (that library ends the process on HDF5 errors).
- *  @return FCD_E_IO (cannot open, not HDF5), FCD_E_FORMAT (missing dataset,
+ *  @return FCD_E_IO (cannot open), FCD_E_FORMAT (not HDF5, missing dataset,
  *  inconsistent sizes or indices), FCD_E_UNSUPPORTED (equality constraints). On
  *  failure @p errbuf (may be NULL) receives the message. */
 FCD_API fcd_status fcd_fc_problem_read_fclib(const char *path, fcd_fc_problem **out,

@@ -116,8 +116,9 @@ FCD_API fcd_status fcd_system_set_rayleigh(fcd_system *sys, fcd_real alpha,
                                            fcd_real beta);
 
 /** Prescribes dofs: @p n indices with their values (@p values NULL: all zero). Adds to
- *  the set already fixed; fixing a dof twice updates its value. Validated as a whole:
- *  on error nothing changes. */
+ *  the set already fixed; fixing a dof twice updates its value. A dof that carries a
+ *  contact of a live contact set cannot be prescribed (FCD_E_INVALID_ARG). Validated as
+ *  a whole: on error nothing changes. */
 FCD_API fcd_status fcd_system_fix_dofs(fcd_system *sys, fcd_index n,
                                        const fcd_index *dofs, const fcd_real *values);
 

@@ -438,6 +438,15 @@ fcd_status fcd__fclib_write(const fcd_system *sink, const char *path, int dim, f
   flip_convention(wf ? m : 0, wf);
   flip_convention(rf ? m : 0, rf);
   flip_convention(uf ? m : 0, uf);
+  /* fclib prints its own error and HDF5's diagnostics when it cannot create the file,
+   * whatever the HDF5 error handler: find out first, quietly */
+  FILE *probe = fopen(path, "wb");
+  if (!probe) {
+    st = fcd__err(sink, FCD_E_IO, "cannot create the fclib file '%s': %s", path,
+                  strerror(errno));
+    goto done;
+  }
+  fclose(probe);
   remove(path); /* fclib appends to an existing file */
   pthread_mutex_lock(&h5_lock);
   H5E_auto2_t old_fn = NULL;
