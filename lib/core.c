@@ -1,6 +1,8 @@
 /* Status strings, version, error recording and fcd's own allocations. */
 #include "fcd_private.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +43,58 @@ fcd_status fcd__err(const fcd_system *sys, fcd_status st, const char *fmt, ...) 
   return st;
 }
 
-void *fcd__malloc(size_t size) { return malloc(size ? size : 1); }
+/* The process-wide allocator of fcd's own blocks, and how many of them are alive: a
+ * new allocator may only be installed when none is, since every block must go back
+ * to the allocator that made it. */
+static void *default_alloc(void *ud, size_t size) {
+  (void)ud;
+  return malloc(size);
+}
+static void default_free(void *ud, void *p) {
+  (void)ud;
+  free(p);
+}
+static fcd_allocator allocator = {default_alloc, default_free, NULL};
+static atomic_llong live_blocks;
 
-void *fcd__calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
+fcd_status fcd_set_allocator(const fcd_allocator *a) {
+  if (a && (!a->alloc || !a->free)) return FCD_E_INVALID_ARG;
+  if (atomic_load(&live_blocks) != 0) return FCD_E_STATE;
+  if (a) allocator = *a;
+  else allocator = (fcd_allocator){default_alloc, default_free, NULL};
+  return FCD_OK;
+}
 
-void fcd__free(void *p) { free(p); }
+long long fcd__live_blocks(void) { return atomic_load(&live_blocks); }
+
+void *fcd__malloc(size_t size) {
+  void *p = allocator.alloc(allocator.user_data, size ? size : 1);
+  if (p) atomic_fetch_add(&live_blocks, 1);
+  return p;
+}
+
+void *fcd__calloc(size_t n, size_t size) {
+  if (n == 0) n = 1;
+  if (size == 0) size = 1;
+  if (n > SIZE_MAX / size) return NULL;
+  void *p = fcd__malloc(n * size);
+  if (p) memset(p, 0, n * size);
+  return p;
+}
+
+void fcd__free(void *p) {
+  if (!p) return;
+  atomic_fetch_sub(&live_blocks, 1);
+  allocator.free(allocator.user_data, p);
+}
+
+void *fcd__grow_array(void *p, size_t old_n, size_t new_n, size_t size) {
+  void *q = fcd__malloc_array(new_n, size);
+  if (!q) return NULL;
+  if (p && old_n) memcpy(q, p, (old_n < new_n ? old_n : new_n) * size);
+  fcd__free(p);
+  return q;
+}
 
 void *fcd__malloc_array(size_t n, size_t size) {
   if (size != 0 && n > SIZE_MAX / size) return NULL;

@@ -119,7 +119,8 @@ fcd_status fcd__contact_set_operator(fcd_contact_set *cs, const fcd__csr **h);
  * the handle's mutable error state, so const handles may record too. */
 fcd_status fcd__err(const fcd_system *sys, fcd_status st, const char *fmt, ...)
     FCD__PRINTF(3, 4);
-fcd_status fcd__verr(const fcd_system *sys, fcd_status st, const char *fmt, va_list ap);
+fcd_status fcd__verr(const fcd_system *sys, fcd_status st, const char *fmt, va_list ap)
+    FCD__PRINTF(3, 0);
 int fcd__system_valid(const fcd_system *sys);
 
 #define FCD_CHECK_SYS(sys)                                                             \
@@ -138,6 +139,11 @@ void *fcd__calloc(size_t n, size_t size);
 void fcd__free(void *p);
 /* n * size with overflow check; NULL on overflow or failure */
 void *fcd__malloc_array(size_t n, size_t size);
+/* A new block of new_n entries holding the first min(old_n, new_n) of p, which is freed;
+ * NULL (and p untouched) on failure. */
+void *fcd__grow_array(void *p, size_t old_n, size_t new_n, size_t size);
+/* fcd blocks currently allocated (tests) */
+long long fcd__live_blocks(void);
 
 /* ---- sparse kernels (sparse.c) ---- */
 /* Builds CSR (rows sorted, duplicates summed) from triplets already validated.

@@ -265,7 +265,11 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
   if (nc > 0) {
     fcd_real *loc = fcd__malloc_array((size_t)(nc * d), sizeof *loc);
     if (!loc) return fcd__err(sys, FCD_E_NOMEM, "out of memory");
-    fcd_contact_set_local(it->cs, u, loc);
+    fcd_status sl = fcd_contact_set_local(it->cs, u, loc);
+    if (sl != FCD_OK) {
+      fcd__free(loc);
+      return sl;
+    }
     for (fcd_index c = 0; c < nc; c++) {
       fcd_real pen = loc[c * d] - it->cs->c[c].gap;
       if (pen > 1e-9 * (1.0 + fabs(it->cs->c[c].gap) + fabs(loc[c * d]))) {
@@ -277,18 +281,19 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
     }
     fcd__free(loc);
   }
-  memcpy(it->u, u, (size_t)sys->n * sizeof *u);
-  if (v) memcpy(it->v, v, (size_t)sys->n * sizeof *v);
-  else memset(it->v, 0, (size_t)sys->n * sizeof *it->v);
-  /* prescribed entries follow the system at t */
+  /* prescribed entries follow the system at t; evaluated before anything changes */
   fcd_real *ur = fcd__malloc_array((size_t)sys->nfixed + 1, sizeof *ur);
   fcd_real *vr = fcd__malloc_array((size_t)sys->nfixed + 1, sizeof *vr);
   fcd_status st = (ur && vr) ? fcd_system_eval_prescribed(sys, t, ur, vr) : FCD_E_NOMEM;
-  if (st == FCD_OK)
+  if (st == FCD_OK) {
+    memcpy(it->u, u, (size_t)sys->n * sizeof *u);
+    if (v) memcpy(it->v, v, (size_t)sys->n * sizeof *v);
+    else memset(it->v, 0, (size_t)sys->n * sizeof *it->v);
     for (fcd_index k = 0; k < sys->nfixed; k++) {
       it->u[sys->fixed_list[k]] = ur[k];
       it->v[sys->fixed_list[k]] = vr[k];
     }
+  }
   fcd__free(ur);
   fcd__free(vr);
   if (st != FCD_OK) return st == FCD_E_NOMEM ? fcd__err(sys, st, "out of memory") : st;

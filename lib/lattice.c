@@ -807,6 +807,11 @@ static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_re
     if ((st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &f)) == FCD_OK)
       st = fcd__factor_csr(f, N, rp, cc, cv, 0);
     if (st == FCD_OK) st = fcd__factor_solve(f, 1, rhs, rhs);
+    if (st == FCD_E_NOMEM) {
+      st = lerr(lat, st, "projection: out of memory factoring the active-set system (%s)",
+                fcd_system_last_error(lat->sys));
+      goto done;
+    }
     if (st != FCD_OK) {
       st = lerr(lat, FCD_E_NOT_CONVERGED, "projection: the active-set system is singular (%s)",
                 fcd_system_last_error(lat->sys));

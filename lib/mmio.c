@@ -153,23 +153,14 @@ fcd_status fcd_matrix_market_size(const char *path, fcd_index *nrows, fcd_index 
 /* Moves the first k entries into arrays of cap entries. */
 static int grow_entries(fcd_index **ri, fcd_index **ci, fcd_real **vv, long long k,
                         long long cap) {
-  fcd_index *r2 = fcd__malloc_array((size_t)cap, sizeof *r2);
-  fcd_index *c2 = fcd__malloc_array((size_t)cap, sizeof *c2);
-  fcd_real *v2 = fcd__malloc_array((size_t)cap, sizeof *v2);
-  if (!r2 || !c2 || !v2) {
-    fcd__free(r2);
-    fcd__free(c2);
-    fcd__free(v2);
-    return 0;
-  }
-  memcpy(r2, *ri, (size_t)k * sizeof *r2);
-  memcpy(c2, *ci, (size_t)k * sizeof *c2);
-  memcpy(v2, *vv, (size_t)k * sizeof *v2);
-  fcd__free(*ri);
-  fcd__free(*ci);
-  fcd__free(*vv);
+  fcd_index *r2 = fcd__grow_array(*ri, (size_t)k, (size_t)cap, sizeof *r2);
+  if (!r2) return 0;
   *ri = r2;
+  fcd_index *c2 = fcd__grow_array(*ci, (size_t)k, (size_t)cap, sizeof *c2);
+  if (!c2) return 0;
   *ci = c2;
+  fcd_real *v2 = fcd__grow_array(*vv, (size_t)k, (size_t)cap, sizeof *v2);
+  if (!v2) return 0;
   *vv = v2;
   return 1;
 }
@@ -347,9 +338,9 @@ fcd_status fcd_system_read_fixed(fcd_system *sys, const char *path) {
     }
     if (n == cap) {
       fcd_index nc = cap ? 2 * cap : 64;
-      fcd_index *nd = realloc(dofs, (size_t)nc * sizeof *nd);
+      fcd_index *nd = fcd__grow_array(dofs, (size_t)cap, (size_t)nc, sizeof *nd);
       if (nd) dofs = nd;
-      fcd_real *nv = nd ? realloc(vals, (size_t)nc * sizeof *nv) : NULL;
+      fcd_real *nv = nd ? fcd__grow_array(vals, (size_t)cap, (size_t)nc, sizeof *nv) : NULL;
       if (nv) vals = nv;
       if (!nd || !nv) {
         st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
@@ -365,7 +356,7 @@ fcd_status fcd_system_read_fixed(fcd_system *sys, const char *path) {
     st = fcd__err(sys, FCD_E_IO, "%s: read error after line %ld", path, r.lineno);
   if (st == FCD_OK) st = fcd_system_fix_dofs(sys, n, dofs, vals);
   close_reader(&r);
-  free(dofs);
-  free(vals);
+  fcd__free(dofs);
+  fcd__free(vals);
   return st;
 }

@@ -733,12 +733,14 @@ static fcd_status store(fcd_stability *st, const tmap *tn, fcd_index nraw,
   return FCD_OK;
 }
 
-/* smallest eigenvalue of (A + A^T)/2, dense; NaN if LAPACK fails */
-static fcd_real min_sym_eig(fcd_index nr, const fcd_real *A) {
+/* smallest eigenvalue of (A + A^T)/2, dense; NaN if LAPACK fails; *nomem set when its
+ * work arrays cannot be allocated */
+static fcd_real min_sym_eig(fcd_index nr, const fcd_real *A, int *nomem) {
   if (nr == 0) return NAN;
   fcd_real *S = fcd__malloc_array((size_t)nr * (size_t)nr, sizeof *S);
   fcd_real *w = fcd__malloc_array((size_t)nr, sizeof *w);
   fcd_real r = NAN;
+  if (!S || !w) *nomem = 1;
   if (S && w) {
     for (fcd_index i = 0; i < nr; i++)
       for (fcd_index j = 0; j < nr; j++) S[i * nr + j] = 0.5 * (A[i * nr + j] + A[j * nr + i]);
@@ -757,8 +759,8 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
   fcd_real *ar = fcd__malloc_array((size_t)nn, sizeof *ar), *ai = fcd__malloc_array((size_t)nn, sizeof *ai);
   fcd_real *be = fcd__malloc_array((size_t)nn, sizeof *be);
   fcd_real *vr = fcd__malloc_array((size_t)nn * (size_t)nn, sizeof *vr);
-  fcd_index cnt = -1;
-  if (ar && ai && be && vr &&
+  fcd_index cnt = (ar && ai && be && vr) ? -1 : -2;
+  if (cnt == -1 &&
       LAPACKE_dggev(LAPACK_ROW_MAJOR, 'N', 'V', (lapack_int)nn, A, (lapack_int)nn, B,
                     (lapack_int)nn, ar, ai, be, NULL, 1, vr, (lapack_int)nn) == 0) {
     cnt = 0;
@@ -844,13 +846,22 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
     reduce_dense(fp, val, tn, tm, Cr);
     add_sliding_damping(st, tn, tm, Cr);
   }
-  st->min_sym = min_sym_eig(nr, Kr);
+  int sym_nomem = 0;
+  st->min_sym = min_sym_eig(nr, Kr, &sym_nomem);
+  if (sym_nomem) {
+    status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the symmetric eigensolver");
+    goto done;
+  }
   st->necessary = !(st->min_sym > 0);
   fcd_index cnt;
   if (!damped) {
     memcpy(A, Kr, (size_t)nr * (size_t)nr * sizeof *A);
     memcpy(B, Mr, (size_t)nr * (size_t)nr * sizeof *B);
     fcd_index nl = dense_ggev(nr, A, B, lam, vec);
+    if (nl == -2) {
+      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigensolver");
+      goto done;
+    }
     if (nl < 0) {
       status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-dof reduced "
                         "pencil", (long long)nr);
@@ -882,6 +893,10 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
   } else {
     companion(nr, Kr, Cr, Mr, A, B);
     fcd_index nl = dense_ggev(nn, A, B, lam, vec);
+    if (nl == -2) {
+      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigensolver");
+      goto done;
+    }
     if (nl < 0) {
       status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-dof companion "
                         "pencil", (long long)nn);
@@ -1008,7 +1023,11 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   if (!A || !B || !lam || !vec) goto nomem;
   companion(m, Kp, Cp, Mp, A, B);
   fcd_index nl = dense_ggev(nn, A, B, lam, vec);
-  if (nl < 0) {
+  if (nl == -2) {
+      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigensolver");
+      goto done;
+    }
+    if (nl < 0) {
     status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-mode projected "
                       "problem", (long long)m);
     goto done;

@@ -498,7 +498,7 @@ int main(int argc, char **argv) {
   if (!ex.quick) tend = 0.3;
   if (getenv("BRAKE_TEND")) tend = atof(getenv("BRAKE_TEND"));
   if (st == FCD_OK) {
-    double re0, im0, fmode;
+    double re0 = 0, im0 = 0, fmode;
     st = fcd_stability_set_param(sa, FCD_STAB_MU, mu_tr);
     if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_PROJECTION_MODES, 0);
     if (st == FCD_OK) st = fcd_stability_solve(sa, NULL);

@@ -42,6 +42,8 @@ static inline int ex_init(ex_run *ex, const char *name, int argc, char **argv) {
 }
 
 /* A named check: prints the two numbers side by side and counts a failure. */
+static inline int ex_check(ex_run *ex, int ok, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static inline int ex_check(ex_run *ex, int ok, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -73,6 +75,8 @@ static inline FILE *ex_open(const ex_run *ex, const char *file) {
  * DIR/png, and checks that the picture was written: a missing gnuplot is a failed
  * check, since the pictures are part of what the examples deliver. Data files in the
  * script must be named with their directory (ex->out). */
+static inline int ex_plot(ex_run *ex, const char *png, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static inline int ex_plot(ex_run *ex, const char *png, const char *fmt, ...) {
   char cmd[64];
   snprintf(cmd, sizeof cmd, "gnuplot 2>&1");

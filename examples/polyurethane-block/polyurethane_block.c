@@ -277,11 +277,10 @@ int main(int argc, char **argv) {
     fcd_integrator_get_reactions(it, r);
     double ut = 0.01 * k;
     int at_mark = mk < nmarks && fabs(ut - marks[mk]) < 1e-9;
-    int nslip = 0, nstick = 0, nopen = 0;
+    int nslip = 0, nstick = 0;
     for (int i = 0; i < NC; i++) {
       nslip += status[i] == FCD_CONTACT_SLIP;
       nstick += status[i] == FCD_CONTACT_STICK;
-      nopen += status[i] == FCD_CONTACT_OPEN;
       fprintf(states, "%.2f %d %d\n", ut, i, status[i]);
     }
     fprintf(states, "\n");

@@ -48,6 +48,22 @@ FCD_API int fcd_version_number(void);
  *  never initialized anything, and more than once. */
 FCD_API void fcd_finalize(void);
 
+/** Memory functions for fcd's own allocations (SuiteSparse, PETSc, SLEPc, HDF5 and the
+ *  C library keep theirs). @p alloc returns NULL on failure; @p free accepts NULL. */
+typedef struct fcd_allocator {
+  void *(*alloc)(void *user_data, size_t size);
+  void (*free)(void *user_data, void *p);
+  void *user_data;
+} fcd_allocator;
+
+/** Installs @p a (copied) for the whole process; NULL restores malloc and free. Every
+ *  block must return to the allocator that made it, so this is FCD_E_STATE while any
+ *  fcd object (or other fcd allocation) is alive: call it before creating any, or
+ *  after destroying all. Not to be called concurrently with other fcd calls. When an
+ *  allocation fails, the call that needed it returns FCD_E_NOMEM and its handles stay
+ *  usable. */
+FCD_API fcd_status fcd_set_allocator(const fcd_allocator *a);
+
 FCD_END_DECLS
 
 #endif /* FCD_STATUS_H */

@@ -32,6 +32,7 @@ typedef struct {
   const char *path;
 } errsink;
 
+static fcd_status fail(errsink *e, fcd_status st, const char *fmt, ...) FCD__PRINTF(3, 4);
 static fcd_status fail(errsink *e, fcd_status st, const char *fmt, ...) {
   if (e->buf && e->cap) {
     int k = snprintf(e->buf, e->cap, "%s: ", e->path);
@@ -126,15 +127,17 @@ static fcd_status check_matrix(hid_t f, errsink *e, const char *grp, long long r
     return fail(e, FCD_E_FORMAT, "%s: inconsistent nz = %d, nzmax = %d", grp, nz, nzmax);
   snprintf(name, sizeof name, "%s/p", grp);
   long long lp = ds_len(f, name);
-  if (lp < plen)
+  /* fclib reads each array whole into a buffer sized by these scalars: any other
+   * length overflows it (found by tests/fuzz/fuzz_fclib) */
+  if (lp != plen)
     return fail(e, FCD_E_FORMAT, "%s has %lld entries, its storage needs %lld", name, lp, plen);
   snprintf(name, sizeof name, "%s/i", grp);
   long long li = ds_len(f, name);
-  if (li < ilen)
+  if (li != ilen)
     return fail(e, FCD_E_FORMAT, "%s has %lld entries, expected %lld", name, li, ilen);
   snprintf(name, sizeof name, "%s/x", grp);
   long long lx = ds_len(f, name);
-  if (lx < ilen)
+  if (lx != ilen)
     return fail(e, FCD_E_FORMAT, "%s has %lld entries, expected %lld", name, lx, ilen);
   return FCD_OK;
 }
@@ -224,6 +227,35 @@ void fcd__fclib_data_free(fcd__fclib_data *d) {
   memset(d, 0, sizeof *d);
 }
 
+/* The problem's info strings: fclib sizes its buffer from the string type and reads
+ * the whole dataset into it, so anything but one fixed-length string overflows it
+ * (found by tests/fuzz/fuzz_fclib). */
+static fcd_status check_info(hid_t f, errsink *e, const char *root) {
+  char name[128];
+  snprintf(name, sizeof name, "%s/info", root);
+  if (!link_exists(f, name)) return FCD_OK;
+  H5O_info_t oi;
+  if (H5Oget_info_by_name(f, name, &oi, H5P_DEFAULT) < 0 || oi.type != H5O_TYPE_GROUP)
+    return fail(e, FCD_E_FORMAT, "%s is not a group", name);
+  static const char *fields[3] = {"title", "description", "math_info"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(name, sizeof name, "%s/info/%s", root, fields[k]);
+    if (!link_exists(f, name)) continue;
+    int ok = 0;
+    hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+    if (ds >= 0) {
+      hid_t ty = H5Dget_type(ds), sp = H5Dget_space(ds);
+      ok = ty >= 0 && sp >= 0 && H5Tget_class(ty) == H5T_STRING && H5Tis_variable_str(ty) == 0 &&
+           H5Sget_simple_extent_npoints(sp) == 1;
+      if (ty >= 0) H5Tclose(ty);
+      if (sp >= 0) H5Sclose(sp);
+      H5Dclose(ds);
+    }
+    if (!ok) return fail(e, FCD_E_FORMAT, "%s is not one fixed-length string", name);
+  }
+  return FCD_OK;
+}
+
 /* Everything fclib_read_local/global will touch, checked without fclib. */
 static fcd_status validate(hid_t f, errsink *e, int *global, int *dim, long long *nc,
                            long long *ndofs) {
@@ -238,6 +270,7 @@ static fcd_status validate(hid_t f, errsink *e, int *global, int *dim, long long
   if (!read_int(f, name, dim)) return fail(e, FCD_E_FORMAT, "missing or malformed %s", name);
   if (*dim != 2 && *dim != 3)
     return fail(e, FCD_E_FORMAT, "%s = %d is not 2 or 3", name, *dim);
+  FCD_TRY(check_info(f, e, root));
   snprintf(name, sizeof name, "%s/vectors/mu", root);
   *nc = ds_len(f, name);
   if (*nc < 0) return fail(e, FCD_E_FORMAT, "missing dataset %s", name);
