@@ -238,15 +238,19 @@ void fcd__petsc_release(void);
 /* Lowest nev eigenpairs of K x = w2 M x (both full-storage free-dof CSR on the same
  * pattern). vecs (n x nev, may be NULL) column-major. */
 /* comm_f: the Fortran handle of an MPI communicator (-1: PETSC_COMM_SELF); the matrices
- * are replicated on every rank, each contributes its rows; results go to every rank */
+ * are replicated on every rank, each contributes its rows; results go to every rank.
+ * max_it caps the solver's restarts; *reached receives the error estimate of the first
+ * unconverged pair at the last iteration (0 when all nev converged). */
 fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_index n,
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
-                                 fcd_index nev, fcd_real tol, fcd_real *lre, fcd_real *lim,
-                                 fcd_real *xr, fcd_real *xi, fcd_index *nconv);
+                                 fcd_index nev, fcd_real tol, fcd_index max_it,
+                                 fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,
+                                 fcd_index *nconv, fcd_real *reached);
 fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
                           const fcd__csr *K, const fcd__csr *C, const fcd__csr *M,
-                          fcd_real sigma, fcd_index nev, fcd_real tol, fcd_real *lre,
-                          fcd_real *lim, fcd_real *xr, fcd_real *xi, fcd_index *nconv);
+                          fcd_real sigma, fcd_index nev, fcd_real tol, fcd_index max_it,
+                          fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,
+                          fcd_index *nconv, fcd_real *reached);
 /* S = (A + A^T) / 2 in full storage (A full storage, n x n) */
 fcd_status fcd__csr_symmetric_part(const fcd_system *sys, const fcd__csr *A, fcd__csr *S);
 /* *pd = 1 when the symmetric matrix S (full storage) is positive definite (CHOLMOD) */

@@ -36,6 +36,7 @@ struct fcd_stability {
   fcd_real *rn, *speed; /* sliding data, or NULL */
   fcd_index nev;
   fcd_real target_hz, mu_override, tol;
+  fcd_index max_it; /* eigen-solver restarts */
   int damping;
   fcd_index dense_max;
   fcd_index proj_modes; /* basis of the modal projection (0: automatic) */
@@ -94,6 +95,7 @@ fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs, fcd_stabil
   st->nev = 10;
   st->mu_override = -1;
   st->tol = 1e-10;
+  st->max_it = 1000;
   st->damping = 1;
   st->dense_max = 400;
   st->comm_f = FCD_COMM_SERIAL;
@@ -235,6 +237,12 @@ fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
     if (!isfinite(value) || value <= 0 || value >= 1)
       return fcd__err(sys, FCD_E_INVALID_ARG, "tolerance %g must lie in (0, 1)", value);
     st->tol = value;
+    return FCD_OK;
+  case FCD_STAB_MAX_ITER:
+    if (!isfinite(value) || value < 1 || value != floor(value) || value > 1e9)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "eigen-solver iteration cap %g must be an "
+                      "integer in [1, 1e9]", value);
+    st->max_it = (fcd_index)value;
     return FCD_OK;
   case FCD_STAB_DAMPING:
     if (value != 0 && value != 1)
@@ -942,9 +950,10 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   double complex *lam = NULL, *vec = NULL, *sel = NULL, *svec = NULL;
   fcd_status status = FCD_OK;
   fcd_index got = 0, m = 0;
+  fcd_real reached = 0;
   if (!lre || !lim || !xr || !xi || !P || !y) goto nomem;
-  status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, Kr, Mr, w * w, nb, st->tol, lre, lim, xr,
-                                 xi, &got);
+  status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, Kr, Mr, w * w, nb, st->tol, st->max_it,
+                                 lre, lim, xr, xi, &got, &reached);
   if (status != FCD_OK) goto done;
   /* the basis: real and imaginary parts, modified Gram-Schmidt twice, near-dependent
    * vectors dropped */
@@ -971,7 +980,9 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   }
   if (m == 0) {
     status = fcd__err(sys, FCD_E_NOT_CONVERGED, "modal projection: no undamped eigenvector "
-                      "converged near %g Hz", st->target_hz);
+                      "converged near %g Hz to %g in %lld iterations (error estimate "
+                      "reached %.3e); the previous results are kept", st->target_hz, st->tol,
+                      (long long)st->max_it, reached);
     goto done;
   }
   Kp = fcd__calloc((size_t)(m * m), sizeof *Kp);
@@ -1110,6 +1121,7 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
   double complex *vec = fcd__malloc_array((size_t)(2 * nev * nr) + 1, sizeof *vec);
   fcd_status status = FCD_OK;
   fcd_index got = 0;
+  fcd_real reached = 0;
   if (!val || !lre || !lim || !xr || !xi || !lam || !vec) {
     status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the sparse eigen-solve");
     goto done;
@@ -1127,11 +1139,15 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
     if (status == FCD_OK) {
       if (project) status = solve_projected(st, tn, tm, &Kr, &Mr, &Cr, nev);
       else if (pep)
-        status = fcd__slepc_pep(sys, st->comm_f, nr, &Kr, &Cr, &Mr, 0.0, nev, st->tol, lre,
-                                lim, xr, xi, &got);
+        status = fcd__slepc_pep(sys, st->comm_f, nr, &Kr, &Cr, &Mr, 0.0, nev, st->tol,
+                                st->max_it, lre, lim, xr, xi, &got, &reached);
       else
         status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, &Kr, &Mr, w * w, nev, st->tol,
-                                       lre, lim, xr, xi, &got);
+                                       st->max_it, lre, lim, xr, xi, &got, &reached);
+      if (status == FCD_OK && !project && got == 0)
+        status = fcd__err(sys, FCD_E_NOT_CONVERGED, "no eigenvalue converged to %g in %lld "
+                          "iterations (error estimate reached %.3e); the previous results "
+                          "are kept", st->tol, (long long)st->max_it, reached);
     }
     fcd__csr_clear(&Cr);
   }
@@ -1179,8 +1195,9 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
     fcd__err(sys, FCD_OK, "nev = %lld exceeds the %lld-dof reduced pencil: clamped to %lld",
              (long long)st->nev, (long long)nr, (long long)nr);
   if (status == FCD_OK && got < nev)
-    fcd__err(sys, FCD_OK, "only %lld of %lld eigenvalues converged (tolerance %g)",
-             (long long)got, (long long)nev, st->tol);
+    fcd__err(sys, FCD_OK, "only %lld of %lld eigenvalues converged to %g in %lld iterations "
+             "(error estimate of the next: %.3e)", (long long)got, (long long)nev, st->tol,
+             (long long)st->max_it, reached);
 done:
   fcd__free(val);
   if (st->keep_reduced && status == FCD_OK) {
@@ -1201,11 +1218,59 @@ done:
   return status;
 }
 
+/* The results of a solve, set aside while the next one runs so that a failure leaves
+ * the last good ones in place. */
+typedef struct {
+  int solved, any_flutter, any_divergence, necessary;
+  fcd_index nred, nfree, nconv;
+  fcd_real *lre, *lim, *vre, *vim, min_sym;
+} results;
+
+static void results_take(fcd_stability *st, results *r) {
+  *r = (results){st->solved, st->any_flutter, st->any_divergence, st->necessary, st->nred,
+                 st->nfree, st->nconv, st->lre, st->lim, st->vre, st->vim, st->min_sym};
+  st->lre = st->lim = st->vre = st->vim = NULL;
+  st->nconv = 0;
+  st->solved = 0;
+}
+
+static void results_put(fcd_stability *st, const results *r) {
+  free_results(st);
+  st->solved = r->solved;
+  st->any_flutter = r->any_flutter;
+  st->any_divergence = r->any_divergence;
+  st->necessary = r->necessary;
+  st->nred = r->nred;
+  st->nfree = r->nfree;
+  st->nconv = r->nconv;
+  st->lre = r->lre;
+  st->lim = r->lim;
+  st->vre = r->vre;
+  st->vim = r->vim;
+  st->min_sym = r->min_sym;
+}
+
+static fcd_status solve_now(fcd_stability *st, fcd_index *nconv);
+
 fcd_status fcd_stability_solve(fcd_stability *st, fcd_index *nconv) {
   CHECK_ST_(st);
   if (nconv) *nconv = 0;
+  results prev;
+  results_take(st, &prev);
+  fcd_status status = solve_now(st, nconv);
+  if (status == FCD_OK) {
+    fcd__free(prev.lre);
+    fcd__free(prev.lim);
+    fcd__free(prev.vre);
+    fcd__free(prev.vim);
+  } else {
+    results_put(st, &prev);
+  }
+  return status;
+}
+
+static fcd_status solve_now(fcd_stability *st, fcd_index *nconv) {
   fcd_system *sys = st->sys;
-  free_results(st);
   const fcd__free_pattern *fp;
   FCD_TRY(fcd__system_free_pattern(sys, &fp));
   tmap tn, tm;

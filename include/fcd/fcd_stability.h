@@ -65,9 +65,11 @@ enum {
   FCD_STAB_DAMPING = 504,   /**< 1: use the damping of the system (and the sliding damping
                                  of 3D contacts); 0: the undamped pencil; default 1 */
   FCD_STAB_DENSE_MAX = 505, /**< largest reduced size solved densely by LAPACK; default 400 */
-  FCD_STAB_PROJECTION_MODES = 506 /**< size of the modal basis of the projected damped
+  FCD_STAB_PROJECTION_MODES = 506, /**< size of the modal basis of the projected damped
                                        solve (large problems, general damping); 0
                                        (default): max(2 nev, nev + 20) */
+  FCD_STAB_MAX_ITER = 507   /**< iteration (restart) cap of the sparse eigen-solver (>= 1);
+                                 default 1000. The dense path is direct and ignores it */
 };
 
 /** Classification of one eigenvalue. */
@@ -102,7 +104,10 @@ FCD_API fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real 
 
 /** Builds the reduced pencil and solves. @p nconv (may be NULL) receives the number of
  *  eigenvalues available. Fewer converged than requested is not an error when at least
- *  one did: the count says so, and fcd_system_last_error() explains. */
+ *  one did: the count says so, and fcd_system_last_error() explains, with the error
+ *  estimate the next one reached. None converged (FCD_STAB_TOLERANCE too strict for
+ *  FCD_STAB_MAX_ITER) is FCD_E_NOT_CONVERGED, with that estimate in the message. On any
+ *  failure the results of the previous successful solve stay available unchanged. */
 FCD_API fcd_status fcd_stability_solve(fcd_stability *st, fcd_index *nconv);
 
 /** Eigenvalue @p i (0-based) of the last solve, sorted by decreasing real part (ties:

@@ -268,11 +268,32 @@ static PetscErrorCode copy_vec(Vec v, VecScatter gather, Vec all, fcd_index n, f
   return VecRestoreArrayRead(src, &a);
 }
 
+/* The error estimate of the first pair not yet converged, at the solver's last
+ * iteration: what a capped or too-strict solve reached (the residual of its report). */
+static PetscErrorCode track_error(PetscInt nconv, const PetscReal *errest, PetscInt nest,
+                                  void *ctx) {
+  fcd_real *reached = ctx;
+  *reached = nconv < nest ? (fcd_real)errest[nconv] : 0.0;
+  return 0;
+}
+static PetscErrorCode eps_track(EPS eps, PetscInt its, PetscInt nconv, PetscScalar *er,
+                                PetscScalar *ei, PetscReal *errest, PetscInt nest, void *ctx) {
+  (void)eps, (void)its, (void)er, (void)ei;
+  return track_error(nconv, errest, nest, ctx);
+}
+static PetscErrorCode pep_track(PEP pep, PetscInt its, PetscInt nconv, PetscScalar *er,
+                                PetscScalar *ei, PetscReal *errest, PetscInt nest, void *ctx) {
+  (void)pep, (void)its, (void)er, (void)ei;
+  return track_error(nconv, errest, nest, ctx);
+}
+
 fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_index n,
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
-                                 fcd_index nev, fcd_real tol, fcd_real *lre, fcd_real *lim,
-                                 fcd_real *xr, fcd_real *xi, fcd_index *nconv) {
+                                 fcd_index nev, fcd_real tol, fcd_index max_it,
+                                 fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,
+                                 fcd_index *nconv, fcd_real *reached) {
   *nconv = 0;
+  *reached = 0.0;
   FCD_TRY(fcd__petsc_acquire(sys));
   /* the host's communicator (a Fortran handle: no MPI type crosses the public API) */
   MPI_Comm comm = comm_f >= 0 ? MPI_Comm_f2c((MPI_Fint)comm_f) : PETSC_COMM_SELF;
@@ -309,7 +330,8 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
     P(EPSSetDimensions(eps, (PetscInt)nev, PETSC_DEFAULT, PETSC_DEFAULT));
     P(EPSSetTarget(eps, sigma));
     P(EPSSetWhichEigenpairs(eps, EPS_TARGET_MAGNITUDE));
-    P(EPSSetTolerances(eps, tol, 1000));
+    P(EPSSetTolerances(eps, tol, (PetscInt)max_it));
+    P(EPSMonitorSet(eps, eps_track, reached, NULL));
     P(EPSGetST(eps, &stx));
     P(sinvert_lu(stx, csize > 1));
     P(EPSSolve(eps));
@@ -349,9 +371,11 @@ cleanup:
  * sigma (MUMPS), the nev eigenvalues nearest it. Same conventions as gen_nonsym. */
 fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
                           const fcd__csr *K, const fcd__csr *C, const fcd__csr *M,
-                          fcd_real sigma, fcd_index nev, fcd_real tol, fcd_real *lre,
-                          fcd_real *lim, fcd_real *xr, fcd_real *xi, fcd_index *nconv) {
+                          fcd_real sigma, fcd_index nev, fcd_real tol, fcd_index max_it,
+                          fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,
+                          fcd_index *nconv, fcd_real *reached) {
   *nconv = 0;
+  *reached = 0.0;
   FCD_TRY(fcd__petsc_acquire(sys));
   MPI_Comm comm = comm_f >= 0 ? MPI_Comm_f2c((MPI_Fint)comm_f) : PETSC_COMM_SELF;
   int csize = 1;
@@ -383,7 +407,8 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
     P(PEPSetDimensions(pep, (PetscInt)nev, PETSC_DEFAULT, PETSC_DEFAULT));
     P(PEPSetTarget(pep, sigma));
     P(PEPSetWhichEigenpairs(pep, PEP_TARGET_MAGNITUDE));
-    P(PEPSetTolerances(pep, tol, 1000));
+    P(PEPSetTolerances(pep, tol, (PetscInt)max_it));
+    P(PEPMonitorSet(pep, pep_track, reached, NULL));
     P(PEPGetST(pep, &stx));
     P(sinvert_lu(stx, csize > 1));
     P(PEPSolve(pep));

@@ -482,6 +482,7 @@ static const row rows[] = {
   {"fcd_stability_set_param(DENSE_MAX)", a_st_param, MS_SYS, {H(S_ST), KEY(FCD_STAB_DENSE_MAX), NONNEG(300), END}},
   {"fcd_stability_set_param(PROJECTION_MODES)", a_st_param, MS_SYS,
    {H(S_ST), KEY(FCD_STAB_PROJECTION_MODES), NONNEG(20), END}},
+  {"fcd_stability_set_param(MAX_ITER)", a_st_param, MS_SYS, {H(S_ST), KEY(FCD_STAB_MAX_ITER), POS(200), END}},
   {"fcd_stability_solve", a_st_solve, MS_SYS, {H(S_ST), OPT(S_IDX1), END}},
   {"fcd_stability_get_eigenvalue", a_st_eig, MS_SYS, {H(S_ST), IDX(0, B_NCONV), OPT(S_OUT1), OPT(S_OUT2), END}},
   {"fcd_stability_get_mode_info", a_st_info, MS_SYS,
