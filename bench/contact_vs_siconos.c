@@ -253,6 +253,14 @@ int main(int argc, char **argv) {
   }
   qsort(files, nf, sizeof *files, cmp_str);
   FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+  /* every solver's outcome on every problem, for the performance profile */
+  FILE *per = NULL;
+  if (csv_path) {
+    char ppath[4096];
+    snprintf(ppath, sizeof ppath, "%s.solvers", csv_path);
+    per = fopen(ppath, "w");
+    if (per) fprintf(per, "problem,side,solver,ok,seconds\n");
+  }
   if (csv)
     fprintf(csv, "problem,dim,contacts,fcd_best,fcd_seconds,fcd_residual,fcd_auto_seconds,"
                  "fcd_auto_ok,siconos_best,siconos_seconds,siconos_residual,ratio\n");
@@ -304,6 +312,7 @@ int main(int argc, char **argv) {
           printf("    fcd %-12s %s %10.4f s %6ld it residual %.2e\n", fnames[s],
                  o.status == 1 ? "timeout" : o.ok ? "ok     " : "FAILED ", o.secs, o.iters, o.res);
         if (s == 0) autoo = o;
+        if (per) fprintf(per, "%s,fcd,%s,%d,%.6g\n", base, fnames[s], o.ok, o.secs);
         if (o.ok && o.secs < best_f.secs) {
           best_f = o;
           bf = s;
@@ -318,6 +327,7 @@ int main(int argc, char **argv) {
         if (verbose)
           printf("    siconos %-8s %s %10.4f s %6ld it residual %.2e\n", snames[s],
                  o.status == 1 ? "timeout" : o.ok ? "ok     " : "FAILED ", o.secs, o.iters, o.res);
+        if (per) fprintf(per, "%s,siconos,%s,%d,%.6g\n", base, snames[s], o.ok, o.secs);
         if (o.ok && o.secs < best_s.secs) {
           best_s = o;
           bs = s;
@@ -345,6 +355,7 @@ int main(int argc, char **argv) {
     free(files[k]);
   }
   if (csv) fclose(csv);
+  if (per) fclose(per);
   printf("solved by both: %d (fcd at most 1.0x Siconos on %d), only fcd: %d, only Siconos: %d, "
          "neither: %d\n", nboth, fcd_wins, fcd_only, sic_only, neither);
   printf("ratio contact_vs_siconos %.4f\n", nboth ? exp(logsum / nboth) : NAN);

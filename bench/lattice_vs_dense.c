@@ -8,7 +8,7 @@
  * usage: lattice_vs_dense [--steps N] [--from T]   (steps of 0.01 from time T, default
  *        300 steps from 0; the dense side runs the same steps)
  *        lattice_vs_dense --big NX NY STEPS [FROM]   (fcd alone: time and memory)
- * Prints `ratio lattice_vs_dense X` (fcd time / dense time; target <= 1/50). */
+ * Prints `ratio catchup_vs_dense_qp X` (fcd time / dense time; target <= 1/50). */
 #include <fcd/fcd.h>
 
 #include <lapacke.h>
@@ -282,7 +282,7 @@ int main(int argc, char **argv) {
          from, tf, it_f, td, it_d, ds, da, dsorted);
   free(sa);
   free(sb);
-  printf("ratio lattice_vs_dense %.5f\n", tf / td);
+  printf("ratio catchup_vs_dense_qp %.5f\n", tf / td);
   fcd_lattice_destroy(lat);
   fcd_finalize();
   return 0;

@@ -9,8 +9,11 @@
  * nearest the target frequency (default 20 near 60 Hz) are computed.
  *
  * usage: stability_block [--cells NX NY NZ] [--nev N] [--target-hz F] [--export DIR]
- *                        [--mpi] [--reps N]   (best of N solves, default 3)
+ *                        [--mpi] [--reps N] [--factor]   (best of N solves, default 3)
  * Prints `dofs=N reduced=R seconds=T maxrss_mb=M nconv=K` and the eigenvalues (with
+ * --factor, also `factor_seconds=T`: the LU factorization alone of the shifted operator
+ * K* - sigma M* that the shift-and-invert factors, by the same solver (MUMPS through
+ * PETSc), best of N, to compare the growth of the whole analysis with its own; with
  * --export, also DIR/K.mtx, DIR/M.mtx and DIR/fcd_eigs.txt); with --mpi it runs on
  * MPI_COMM_WORLD (launch with mpiexec). */
 #include <fcd/fcd.h>
@@ -19,6 +22,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <petscmat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +58,48 @@ static int write_mm(const char *path, const fcd__csr *A) {
   return fclose(f);
 }
 
+/* Seconds of the best of reps symbolic + numeric LU factorizations of K - sigma M
+ * (serial MUMPS, as the eigen-solve's shift-and-invert uses), or -1 on failure. PETSc
+ * is up: fcd started it on its first solve. */
+static double factor_seconds(const fcd__csr *K, const fcd__csr *M, double sigma, int reps) {
+  fcd_index n = K->n;
+  PetscInt *nnz = malloc((size_t)n * sizeof *nnz);
+  if (!nnz) return -1;
+  for (fcd_index i = 0; i < n; i++)
+    nnz[i] = (PetscInt)(K->rowptr[i + 1] - K->rowptr[i] + M->rowptr[i + 1] - M->rowptr[i]);
+  Mat A = NULL;
+  PetscErrorCode e = MatCreateSeqAIJ(PETSC_COMM_SELF, (PetscInt)n, (PetscInt)n, 0, nnz, &A);
+  free(nnz);
+  for (fcd_index i = 0; !e && i < n; i++) {
+    for (fcd_index p = K->rowptr[i]; !e && p < K->rowptr[i + 1]; p++)
+      e = MatSetValue(A, (PetscInt)i, (PetscInt)K->col[p], K->val[p], ADD_VALUES);
+    for (fcd_index p = M->rowptr[i]; !e && p < M->rowptr[i + 1]; p++)
+      e = MatSetValue(A, (PetscInt)i, (PetscInt)M->col[p], -sigma * M->val[p], ADD_VALUES);
+  }
+  if (!e) e = MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+  if (!e) e = MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+  double best = INFINITY;
+  for (int r = 0; !e && r < (reps > 0 ? reps : 1); r++) {
+    Mat F = NULL;
+    IS rows = NULL, cols = NULL;
+    MatFactorInfo info;
+    double t0 = now();
+    e = MatGetFactor(A, MATSOLVERMUMPS, MAT_FACTOR_LU, &F);
+    if (!e) e = MatGetOrdering(A, MATORDERINGNATURAL, &rows, &cols);
+    if (!e) e = MatFactorInfoInitialize(&info);
+    if (!e) e = MatLUFactorSymbolic(F, A, rows, cols, &info);
+    if (!e) e = MatLUFactorNumeric(F, A, &info);
+    if (!e) best = fmin(best, now() - t0);
+    ISDestroy(&rows);
+    ISDestroy(&cols);
+    MatDestroy(&F);
+  }
+  MatDestroy(&A);
+  return e ? -1 : best;
+}
+
 int main(int argc, char **argv) {
-  int nx = 10, ny = 10, nz = 5, nev = 20, use_mpi = 0, reps = 3;
+  int nx = 10, ny = 10, nz = 5, nev = 20, use_mpi = 0, reps = 3, factor = 0;
   double target = 60;
   const char *exp_dir = NULL;
   for (int i = 1; i < argc; i++) {
@@ -67,10 +111,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--target-hz") && i + 1 < argc) target = atof(argv[++i]);
     else if (!strcmp(argv[i], "--export") && i + 1 < argc) exp_dir = argv[++i];
     else if (!strcmp(argv[i], "--mpi")) use_mpi = 1;
+    else if (!strcmp(argv[i], "--factor")) factor = 1;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: stability_block [--cells NX NY NZ] [--nev N] [--target-hz F] "
-                      "[--export DIR] [--mpi] [--reps N]\n");
+                      "[--export DIR] [--mpi] [--reps N] [--factor]\n");
       return 2;
     }
   }
@@ -189,7 +234,7 @@ int main(int argc, char **argv) {
   TRY("dense", fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, 0));
   if (use_mpi)
     TRY("comm", fcd_stability_set_communicator(st, (int64_t)MPI_Comm_c2f(MPI_COMM_WORLD)));
-  if (exp_dir) fcd__stability_keep_reduced(st, 1);
+  if (exp_dir || factor) fcd__stability_keep_reduced(st, 1);
   /* best of reps solves: the first also starts PETSc, a once-per-process cost */
   fcd_index nconv = 0;
   double secs = INFINITY;
@@ -204,6 +249,12 @@ int main(int argc, char **argv) {
     printf("dofs=%lld reduced=%lld seconds=%.3f maxrss_mb=%.1f nconv=%lld\n", (long long)n,
            (long long)fcd_stability_reduced_size(st), secs, ru.ru_maxrss / 1024.0,
            (long long)nconv);
+    if (factor && !use_mpi) {
+      const fcd__csr *K, *M;
+      if (!fcd__stability_reduced(st, &K, &M)) die(sys, FCD_E_INTERNAL, "no reduced pencil");
+      double w = 2 * 3.14159265358979323846 * target;
+      printf("factor_seconds=%.3f\n", factor_seconds(K, M, w * w, reps));
+    }
     FILE *ef = NULL;
     if (exp_dir) {
       char path[4096];

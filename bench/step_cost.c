@@ -11,7 +11,7 @@
  * operator of every contact, reported separately).
  *
  * usage: step_cost [--nx N] [--ny N] [--steps N] [--scheme mj|fremond|mtheta]
- * Prints `ratio step_vs_solve X` (target <= 3) and details on stderr. */
+ * Prints `ratio step_vs_cholmod_solve X` (target <= 3) and details on stderr. */
 #include <fcd/fcd.h>
 
 #include "fcd_private.h"
@@ -168,7 +168,7 @@ int main(int argc, char **argv) {
           "%d steps in %d blocks\n  first step %.4f s (%.1f solves), step %.3e s, solve %.3e s\n",
           (long long)n, nx + 1, open, stick, slip, blocks * per, blocks, first, first / per_solve, per_step,
           per_solve);
-  printf("ratio step_vs_solve %.3f\n", per_step / per_solve);
+  printf("ratio step_vs_cholmod_solve %.3f\n", per_step / per_solve);
   fcd__factor_destroy(fac);
   fcd_integrator_destroy(it);
   fcd_contact_set_destroy(cs);

@@ -63,6 +63,15 @@ struct fcd_lattice {
   fcd_real last_t, last_kkt;
   int have_step;
   unsigned char *act; /* per constraint (2 per spring: upper, lower): active */
+  /* Algorithm 1's last active-set system, factored: its matrix depends only on the active
+   * set (rows and faces), so successive projections warm-started from the same set reuse
+   * it, and a set with the same rows reuses its symbolic analysis */
+  fcd__factor *act_f;
+  fcd_index act_na, act_cap;
+  fcd_index *act_rows;
+  int *act_g;
+  int act_valid;      /* act_f holds the factor of (act_na, act_rows, act_g) */
+  uint64_t act_id;    /* pattern id of act_f's analysis (never 0 once used) */
   /* Algorithm 2 only: a K^-1-orthonormal basis of the self-stresses, m x dimV, row-major */
   fcd_real *vb;
   fcd_index dimv;
@@ -102,7 +111,19 @@ fcd_status fcd_lattice_create(int dim, fcd_lattice **out) {
   return FCD_OK;
 }
 
+static void drop_active_cache(fcd_lattice *lat) {
+  fcd__factor_destroy(lat->act_f);
+  fcd__free(lat->act_rows);
+  fcd__free(lat->act_g);
+  lat->act_f = NULL;
+  lat->act_rows = NULL;
+  lat->act_g = NULL;
+  lat->act_na = lat->act_cap = 0;
+  lat->act_valid = 0;
+}
+
 static void drop_solver(fcd_lattice *lat) {
+  drop_active_cache(lat);
   fcd__factor_destroy(lat->kff);
   fcd_system_destroy(lat->sys);
   fcd_real **r[] = {&lat->kffval, &lat->dir, &lat->el0, &lat->el1, &lat->sig, &lat->a,
@@ -748,17 +769,23 @@ static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_re
   const fcd__free_pattern *fp = lat->fp;
   const fcd_system *sys = lat->sys;
   fcd_status st = FCD_OK;
-  size_t cap = 2 * ((size_t)fp->nnz + (size_t)na * (size_t)(2 * d + 2)) + 1;
+  /* the same rows as the cached system: the same pattern; and the same faces: the same
+   * matrix, already factored */
+  int same_rows = lat->act_f && lat->act_na == na &&
+                  (na == 0 || !memcmp(lat->act_rows, row_s, (size_t)na * sizeof *row_s));
+  int hit = same_rows && lat->act_valid &&
+            (na == 0 || !memcmp(lat->act_g, row_g, (size_t)na * sizeof *row_g));
+  size_t cap = hit ? 1 : 2 * ((size_t)fp->nnz + (size_t)na * (size_t)(2 * d + 2)) + 1;
   fcd_index *ri = fcd__malloc_array(cap, sizeof *ri), *ci = fcd__malloc_array(cap, sizeof *ci);
   fcd_real *vv = fcd__malloc_array(cap, sizeof *vv);
   fcd_real *rhs = fcd__calloc((size_t)N + 1, sizeof *rhs);
   fcd_index *rp = NULL, *cc = NULL;
   fcd_real *cv = NULL;
-  fcd__factor *f = NULL;
   if (!ri || !ci || !vv || !rhs) {
     st = lerr(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
     goto done;
   }
+  if (hit) goto solve;
   /* the Schur matrix in COO, both triangles */
   size_t ne = 0;
 #define PUT(r_, c_, v_)                                                                \
@@ -790,6 +817,45 @@ static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_re
       PUT(nf + j, nf + l, row_g[j] * row_g[l] * sp->k + sp->s * sp->s);
   }
 #undef PUT
+  if ((st = fcd__coo_to_csr(N, (fcd_index)ne, ri, ci, vv, &rp, &cc, &cv, NULL)) != FCD_OK) {
+    st = lerr(lat, st, "projection: cannot assemble the active-set system");
+    goto done;
+  }
+  /* the cache records this active set only once its factor exists */
+  lat->act_valid = 0;
+  if (!same_rows && lat->act_cap < na) {
+    fcd_index *nr = fcd__malloc_array((size_t)na, sizeof *nr);
+    int *ng = fcd__malloc_array((size_t)na, sizeof *ng);
+    if (!nr || !ng) {
+      fcd__free(nr);
+      fcd__free(ng);
+      st = lerr(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
+      goto done;
+    }
+    fcd__free(lat->act_rows);
+    fcd__free(lat->act_g);
+    lat->act_rows = nr;
+    lat->act_g = ng;
+    lat->act_cap = na;
+  }
+  if (!lat->act_f && (st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &lat->act_f)) != FCD_OK) {
+    st = lerr(lat, st, "projection: out of memory creating the active-set factor");
+    goto done;
+  }
+  if (!same_rows) lat->act_id++;
+  st = N > 0 ? fcd__factor_csr(lat->act_f, N, rp, cc, cv, lat->act_id) : FCD_OK;
+  if (st == FCD_OK) {
+    lat->act_na = na;
+    if (na > 0) {
+      memcpy(lat->act_rows, row_s, (size_t)na * sizeof *row_s);
+      memcpy(lat->act_g, row_g, (size_t)na * sizeof *row_g);
+    }
+    lat->act_valid = 1;
+  } else {
+    /* a failed analysis or factorization leaves nothing to reuse */
+    lat->act_na = -1;
+  }
+solve:
   /* right-hand side: B sigma_tr - f ; E sigma_tr - S a_prev - c */
   b_apply(lat, spr, rhs);
   if (ff)
@@ -799,14 +865,8 @@ static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_re
     const spring *sp = &lat->sp[i];
     rhs[nf + j] = row_g[j] * spr[i] - sp->s * aprev[i] - (sp->c0 - sp->s * sp->h * at[i]);
   }
-  if ((st = fcd__coo_to_csr(N, (fcd_index)ne, ri, ci, vv, &rp, &cc, &cv, NULL)) != FCD_OK) {
-    st = lerr(lat, st, "projection: cannot assemble the active-set system");
-    goto done;
-  }
   if (N > 0) {
-    if ((st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &f)) == FCD_OK)
-      st = fcd__factor_csr(f, N, rp, cc, cv, 0);
-    if (st == FCD_OK) st = fcd__factor_solve(f, 1, rhs, rhs);
+    if (st == FCD_OK) st = fcd__factor_solve(lat->act_f, 1, rhs, rhs);
     if (st == FCD_E_NOMEM) {
       st = lerr(lat, st, "projection: out of memory factoring the active-set system (%s)",
                 fcd_system_last_error(lat->sys));
@@ -839,7 +899,6 @@ static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_re
     lam[j] = rhs[nf + j];
   }
 done:
-  fcd__factor_destroy(f);
   fcd__free(ri);
   fcd__free(ci);
   fcd__free(vv);

@@ -103,7 +103,8 @@ fcd_status fcd__system_combination(fcd_system *sys, fcd_real a, fcd_real b, fcd_
   const fcd__free_pattern *fp;
   FCD_TRY(fcd__system_free_pattern(sys, &fp));
   const fcd_real coef[3] = {a + b * sys->ray_alpha, c + b * sys->ray_beta, b};
-  memset(val, 0, (size_t)fp->nnz * sizeof *val);
+  /* an empty pattern (every matrix without entries) may come with val NULL */
+  if (fp->nnz > 0) memset(val, 0, (size_t)fp->nnz * sizeof *val);
   for (int k = 0; k < 3; k++) {
     const fcd__csr *m = &sys->mat[k];
     if (!m->set || coef[k] == 0.0) continue;
