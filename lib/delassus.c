@@ -62,7 +62,59 @@ fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor
   return FCD_OK;
 }
 
+static void free_y(fcd__wcache *c) {
+  fcd__free(c->yp);
+  fcd__free(c->yi);
+  fcd__free(c->yx);
+  c->yp = c->yi = NULL;
+  c->yx = NULL;
+}
+
+fcd_status fcd__wcache_ensure_y(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
+                                const fcd_contact_set *cs, const fcd__csr *H) {
+  fcd_index m = H->n, facts = fcd__factor_get_stats(fac).factorizations;
+  if (c->yp && c->yfacts == facts && c->ycsver == cs->version) return FCD_OK;
+  free_y(c);
+  /* B = H^T on the free dofs, one column per row of H, repeated dofs summed */
+  fcd_index nz = H->rowptr[m];
+  fcd_index *bp = fcd__malloc_array((size_t)m + 1, sizeof *bp);
+  fcd_index *bi = fcd__malloc_array((size_t)nz + 1, sizeof *bi);
+  fcd_real *bx = fcd__malloc_array((size_t)nz + 1, sizeof *bx);
+  fcd_status st = FCD_OK;
+  if (!bp || !bi || !bx) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory for the contact columns");
+  } else {
+    fcd_index k = 0;
+    for (fcd_index r = 0; r < m; r++) {
+      bp[r] = k;
+      for (fcd_index e = H->rowptr[r]; e < H->rowptr[r + 1]; e++) {
+        fcd_index f = sys->free_of[H->col[e]], q = bp[r];
+        while (q < k && bi[q] != f) q++;
+        if (q < k) {
+          bx[q] += H->val[e];
+        } else {
+          bi[k] = f;
+          bx[k++] = H->val[e];
+        }
+      }
+    }
+    bp[m] = k;
+    st = fcd__factor_forward_sparse(fac, m, bp, bi, bx, &c->yp, &c->yi, &c->yx);
+  }
+  fcd__free(bp);
+  fcd__free(bi);
+  fcd__free(bx);
+  if (st != FCD_OK) {
+    free_y(c);
+    return st;
+  }
+  c->yfacts = facts;
+  c->ycsver = cs->version;
+  return FCD_OK;
+}
+
 void fcd__wcache_free(fcd__wcache *c) {
   fcd__free(c->W);
   c->W = NULL;
+  free_y(c);
 }

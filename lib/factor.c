@@ -143,3 +143,19 @@ fcd_status fcd__chol_is_pd(fcd_system *sys, const fcd__csr *S, int *pd) {
 fcd_real fcd__factor_rcond(const fcd__factor *f) {
   return f->kind == FCD__FACTOR_SPD ? fcd__chol_rcond(f->chol) : 1.0;
 }
+
+fcd__factor_kind fcd__factor_get_kind(const fcd__factor *f) { return f->kind; }
+
+fcd_status fcd__factor_half(fcd__factor *f, int backward, const fcd_real *b, fcd_real *x) {
+  if (f->kind != FCD__FACTOR_SPD || !f->factored)
+    return fcd__err(f->sys, FCD_E_UNSUPPORTED, "half solves need a Cholesky factor");
+  return fcd__chol_half(f->chol, f->sys, backward, b, x);
+}
+
+fcd_status fcd__factor_forward_sparse(fcd__factor *f, fcd_index ncol, const fcd_index *colptr,
+                                      const fcd_index *row, const fcd_real *val,
+                                      fcd_index **ycolptr, fcd_index **yrow, fcd_real **yval) {
+  if (f->kind != FCD__FACTOR_SPD || !f->factored)
+    return fcd__err(f->sys, FCD_E_UNSUPPORTED, "sparse forward solves need a Cholesky factor");
+  return fcd__chol_forward_sparse(f->chol, f->sys, ncol, colptr, row, val, ycolptr, yrow, yval);
+}

@@ -83,9 +83,18 @@ typedef struct {
   fcd_real *W;
   fcd_index facts;
   uint64_t csver;
+  /* Cholesky factors A = P' L L' P only: Y = L^-1 P H^T on the free dofs (CSC, one
+   * sparse column per contact direction), for steps made of one forward and one
+   * backward half solve (fcd__wcache_ensure_y) */
+  fcd_index *yp, *yi;
+  fcd_real *yx;
+  fcd_index yfacts;
+  uint64_t ycsver;
 } fcd__wcache;
 fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
                               const fcd_contact_set *cs, const fcd__csr *H);
+fcd_status fcd__wcache_ensure_y(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
+                                const fcd_contact_set *cs, const fcd__csr *H);
 void fcd__wcache_free(fcd__wcache *c);
 /* FCD_E_STATE naming the dof when a contact dof has been prescribed after the contact
  * was added. */
@@ -120,5 +129,7 @@ int fcd__stability_reduced(const struct fcd_stability *st, const fcd__csr **K,
  * the Delassus operator of every contact across steps (0: never, per-step operators). */
 struct fcd_integrator;
 void fcd__integrator_set_wall_limit(struct fcd_integrator *it, fcd_index limit);
+/* 0: full solves for the free motion and the correction even where half solves apply */
+void fcd__integrator_set_split(struct fcd_integrator *it, int split);
 
 #endif

@@ -155,6 +155,8 @@ fcd_status fcd__coo_to_csr(fcd_index n, fcd_index nnz, const fcd_index *rows,
 void fcd__csr_clear(fcd__csr *a);
 /* y += alpha * A x (symmetric storage handled) */
 void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y);
+void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_real *y1,
+                     const fcd_real *x2, fcd_real *y2);
 fcd_index fcd__csr_nnz(const fcd__csr *a);
 /* sum_ij |a_ij| |x_i| |x_j|: the magnitude that bounds the round-off of x^T A x */
 fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x);
@@ -205,6 +207,15 @@ fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                              fcd_real *x);
 fcd_index fcd__factor_size(const fcd__factor *f);
 fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f);
+/* SPD factors only (FCD_E_UNSUPPORTED otherwise): the halves of a solve, in the free
+ * numbering of fcd__factor_solve. z = L^-1 P b (backward = 0) or x = P' L^-T z. */
+fcd_status fcd__factor_half(fcd__factor *f, int backward, const fcd_real *b, fcd_real *x);
+/* SPD factors only: Y = L^-1 P B for sparse B given by its columns (CSC, n rows); Y's
+ * CSC arrays are allocated with fcd__malloc. */
+fcd_status fcd__factor_forward_sparse(fcd__factor *f, fcd_index ncol, const fcd_index *colptr,
+                                      const fcd_index *row, const fcd_real *val,
+                                      fcd_index **ycolptr, fcd_index **yrow, fcd_real **yval);
+fcd__factor_kind fcd__factor_get_kind(const fcd__factor *f);
 /* SPD factors: CHOLMOD's reciprocal condition estimate; LU: 1 */
 fcd_real fcd__factor_rcond(const fcd__factor *f);
 
@@ -219,6 +230,14 @@ fcd_status fcd__chol_analyze(fcd__chol *c, const fcd_system *sys, fcd_index n,
 /* On FCD_E_NOT_SPD, *bad_col is the column (caller's numbering) of the failing pivot. */
 fcd_status fcd__chol_factor(fcd__chol *c, const fcd_system *sys, const fcd_real *val,
                             fcd_index *bad_col);
+/* half solves with A = P' L L' P: forward (backward = 0) z = L^-1 P b, backward
+ * x = P' L^-T z; b and x may alias */
+fcd_status fcd__chol_half(fcd__chol *c, const fcd_system *sys, int backward, const fcd_real *b,
+                          fcd_real *x);
+fcd_status fcd__chol_forward_sparse(fcd__chol *c, const fcd_system *sys, fcd_index ncol,
+                                    const fcd_index *colptr, const fcd_index *row,
+                                    const fcd_real *val, fcd_index **ycolptr,
+                                    fcd_index **yrow, fcd_real **yval);
 fcd_status fcd__chol_solve(fcd__chol *c, const fcd_system *sys, fcd_index nrhs,
                            const fcd_real *b, fcd_real *x);
 

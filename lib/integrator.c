@@ -59,6 +59,8 @@ struct fcd_integrator {
    * (free velocity, impulse correction) instead of one per active contact direction. */
   fcd__wcache wall;
   fcd_index wall_limit;   /* largest m for which the cache is kept */
+  int split;              /* steps from half solves when the cache and a Cholesky
+                           * factor allow (tests turn it off to compare) */
   /* M v, K u, K v, C v of the current state, carried from the step that produced it (the
    * end-of-step energies need them anyway), valid while the system's values are those
    * of carry_ver: a step then applies each matrix once. */
@@ -160,6 +162,7 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   it->opts.max_iter = 10000;
   it->opts.omega = 1.0;
   it->wall_limit = FCD__WALL_LIMIT;
+  it->split = 1;
   it->u = fcd__calloc((size_t)sys->n, sizeof *it->u);
   it->v = fcd__calloc((size_t)sys->n, sizeof *it->v);
   it->p = fcd__calloc((size_t)(cs ? cs->n * cs->dim : 0), sizeof *it->p);
@@ -307,6 +310,15 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
   return FCD_OK;
 }
 
+/* K u and K v in one pass over K (bitwise two fcd_system_apply calls): a step needs
+ * both, and a sparse product costs what reading the matrix costs */
+static void stiffness2(const fcd_system *sys, const fcd_real *u, fcd_real *ku,
+                       const fcd_real *v, fcd_real *kv) {
+  memset(ku, 0, (size_t)sys->n * sizeof *ku);
+  memset(kv, 0, (size_t)sys->n * sizeof *kv);
+  fcd__csr_gaxpy2(&sys->mat[FCD_STIFFNESS], 1.0, u, ku, v, kv);
+}
+
 static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nc = ncontacts(it), nfix = sys->nfixed;
@@ -330,8 +342,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   /* b = M v0 - h K u0 - h^2 th (1-th) K v0 - h (1-th) C v0 + h F_th - Mh z */
   if (!it->carry_ok || it->carry_ver != sys->value_version) {
     fcd_system_apply(sys, FCD_MASS, it->v, it->Mv);
-    fcd_system_apply(sys, FCD_STIFFNESS, it->u, it->Ku);
-    fcd_system_apply(sys, FCD_STIFFNESS, it->v, it->Kv);
+    stiffness2(sys, it->u, it->Ku, it->v, it->Kv);
     fcd_system_apply(sys, FCD_DAMPING, it->v, it->Cv);
   }
   for (fcd_index i = 0; i < n; i++)
@@ -346,16 +357,32 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     fcd_system_apply(sys, FCD_STIFFNESS, w.z, w.tmp);
     for (fcd_index i = 0; i < n; i++) w.b[i] -= h * h * th * th * w.tmp[i];
   }
-  for (fcd_index k = 0; k < nf; k++) w.rf[k] = w.b[sys->dof_of[k]];
-  if ((st = fcd__factor_solve(it->fac, 1, w.rf, w.rf)) != FCD_OK) goto done;
-  /* v1 = v_free (prescribed entries included) */
-  memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
-  for (fcd_index k = 0; k < nf; k++) w.v1[sys->dof_of[k]] = w.rf[k];
   const fcd__csr *H = NULL;
+  /* With the Delassus cache and a Cholesky factor A = P' L L' P, the step needs the free
+   * velocity only at the contacts, H v_free = Y' z with z = L^-1 P b and the kept
+   * Y = L^-1 P H', and then v1 = P' L^-T (z + Y p): one forward and one backward half
+   * solve, where the plain way makes two full solves (free motion, correction). */
+  int split = 0, v1_done = 0;
   if (nc > 0) {
     if ((st = fcd__contact_set_operator(it->cs, &H)) != FCD_OK) goto done;
     /* dofs may have been prescribed after the contacts were added */
     if ((st = fcd__contact_dofs_free(sys, H)) != FCD_OK) goto done;
+    split = it->split && m <= it->wall_limit &&
+            fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD;
+    if (split && (st = fcd__wcache_ensure_y(&it->wall, sys, it->fac, it->cs, H)) != FCD_OK)
+      goto done;
+  }
+  for (fcd_index k = 0; k < nf; k++) w.rf[k] = w.b[sys->dof_of[k]];
+  if (split) {
+    if ((st = fcd__factor_half(it->fac, 0, w.rf, w.rf)) != FCD_OK) goto done; /* z */
+  } else {
+    if ((st = fcd__factor_solve(it->fac, 1, w.rf, w.rf)) != FCD_OK) goto done;
+    /* v1 = v_free (prescribed entries included) */
+    memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
+    for (fcd_index k = 0; k < nf; k++) w.v1[sys->dof_of[k]] = w.rf[k];
+    v1_done = 1;
+  }
+  if (nc > 0) {
     /* active set: predicted gap (u0 + h v0) closed */
     for (fcd_index i = 0; i < n; i++) w.tmp[i] = it->u[i] + h * it->v[i];
     fcd_contact_set_local(it->cs, w.tmp, w.locq);
@@ -418,7 +445,19 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
       }
       if (st == FCD_OK) {
         /* local data of the scheme */
-        fcd_contact_set_local(it->cs, w.v1, w.locv); /* u_free */
+        if (split) {
+          /* u_free = H v_free = Y' z, at the active contacts (the only ones read) */
+          for (fcd_index a = 0; a < na; a++)
+            for (int k = 0; k < d; k++) {
+              fcd_index r = w.act[a] * d + k;
+              fcd_real acc = 0;
+              for (fcd_index q = it->wall.yp[r]; q < it->wall.yp[r + 1]; q++)
+                acc += it->wall.yx[q] * w.rf[it->wall.yi[q]];
+              w.locv[r] = acc;
+            }
+        } else {
+          fcd_contact_set_local(it->cs, w.v1, w.locv); /* u_free */
+        }
         fcd_real e = it->cs->restitution;
         int frem = it->scheme == FCD_SCHEME_FREMOND;
         for (fcd_index a = 0; a < na; a++) {
@@ -472,7 +511,23 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
                         it->opts.tol, (long long)res.iterations, res.residual);
         if (st == FCD_OK) {
           /* v1 += Mh^-1 H_a^T p */
-          if (cached) {
+          if (split) {
+            /* v1 = P' L^-T (z + Y_a p) */
+            memcpy(w.xf, w.rf, (size_t)nf * sizeof *w.xf);
+            for (fcd_index a = 0; a < na; a++)
+              for (int k = 0; k < d; k++) {
+                fcd_index row = w.act[a] * d + k;
+                fcd_real pk = pl[a * d + k];
+                for (fcd_index q = it->wall.yp[row]; q < it->wall.yp[row + 1]; q++)
+                  w.xf[it->wall.yi[q]] += it->wall.yx[q] * pk;
+              }
+            st = fcd__factor_half(it->fac, 1, w.xf, w.xf);
+            if (st == FCD_OK) {
+              memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
+              for (fcd_index k = 0; k < nf; k++) w.v1[sys->dof_of[k]] = w.xf[k];
+              v1_done = 1;
+            }
+          } else if (cached) {
             memset(w.xf, 0, (size_t)nf * sizeof *w.xf);
             for (fcd_index a = 0; a < na; a++)
               for (int k = 0; k < d; k++) {
@@ -503,6 +558,12 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     }
     pnew = pkeep;
   }
+  if (!v1_done) {
+    /* split step without an active contact: v1 = v_free = P' L^-T z */
+    if ((st = fcd__factor_half(it->fac, 1, w.rf, w.rf)) != FCD_OK) goto done;
+    memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
+    for (fcd_index k = 0; k < nf; k++) w.v1[sys->dof_of[k]] = w.rf[k];
+  }
   /* u1 = u0 + h v_theta; prescribed entries from the system */
   for (fcd_index i = 0; i < n; i++) {
     w.vth[i] = (1 - th) * it->v[i] + th * w.v1[i];
@@ -519,8 +580,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
      * K u1; w.ur is no longer needed) */
     for (fcd_index k = 0; k < nfix; k++) w.ur[k] = w.f0[sys->fixed_list[k]];
     fcd_system_apply(sys, FCD_MASS, w.v1, Mv1);
-    fcd_system_apply(sys, FCD_STIFFNESS, w.u1, Ku1);
-    fcd_system_apply(sys, FCD_STIFFNESS, w.v1, Kv1);
+    stiffness2(sys, w.u1, Ku1, w.v1, Kv1);
     fcd_system_apply(sys, FCD_DAMPING, w.v1, Cv1);
     fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0;
     for (fcd_index i = 0; i < n; i++) {
@@ -628,6 +688,10 @@ done:
   fcd__free(pkeep);
   fcd__free(w.X);
   return st;
+}
+
+void fcd__integrator_set_split(fcd_integrator *it, int split) {
+  if (valid(it)) it->split = split;
 }
 
 void fcd__integrator_set_wall_limit(fcd_integrator *it, fcd_index limit) {

@@ -12,6 +12,7 @@ struct fcd__chol {
   cholmod_factor *L;
   cholmod_sparse A; /* header over the caller's arrays, never owned */
   cholmod_dense *X, *Y, *E; /* solve2 workspace reused across solves */
+  cholmod_dense *X2;        /* the second stage of a half solve */
   fcd_index n;
 };
 
@@ -49,6 +50,7 @@ void fcd__chol_destroy(fcd__chol *h) {
   cholmod_l_free_dense(&h->X, &h->c);
   cholmod_l_free_dense(&h->Y, &h->c);
   cholmod_l_free_dense(&h->E, &h->c);
+  cholmod_l_free_dense(&h->X2, &h->c);
   cholmod_l_finish(&h->c);
   fcd__free(h);
 }
@@ -119,6 +121,85 @@ fcd_status fcd__chol_solve(fcd__chol *h, const fcd_system *sys, fcd_index nrhs,
     return chol_status(sys, &h->c, "solve");
   memmove(x, h->X->x, (size_t)(h->n * nrhs) * sizeof *x);
   return FCD_OK;
+}
+
+/* The two halves of a solve with A = P' L L' P (the factor is always LL', final_ll):
+ * forward z = L^-1 P b, backward x = P' L^-T z. A step that needs A^-1 b only through
+ * a few of its projections and a corrected right-hand side uses one of each instead of
+ * two full solves. */
+fcd_status fcd__chol_half(fcd__chol *h, const fcd_system *sys, int backward, const fcd_real *b,
+                          fcd_real *x) {
+  cholmod_dense B;
+  memset(&B, 0, sizeof B);
+  B.nrow = (size_t)h->n;
+  B.ncol = 1;
+  B.nzmax = (size_t)h->n;
+  B.d = (size_t)h->n;
+  B.x = (void *)(uintptr_t)b;
+  B.xtype = CHOLMOD_REAL;
+  B.dtype = CHOLMOD_DOUBLE;
+  h->c.status = CHOLMOD_OK;
+  int first = backward ? CHOLMOD_Lt : CHOLMOD_P, second = backward ? CHOLMOD_Pt : CHOLMOD_L;
+  if (!cholmod_l_solve2(first, h->L, &B, NULL, &h->X, NULL, &h->Y, &h->E, &h->c) ||
+      !cholmod_l_solve2(second, h->L, h->X, NULL, &h->X2, NULL, &h->Y, &h->E, &h->c))
+    return chol_status(sys, &h->c, "half solve");
+  memmove(x, h->X2->x, (size_t)h->n * sizeof *x);
+  return FCD_OK;
+}
+
+/* Y = L^-1 P B for a sparse B (n x ncol, CSC arrays): sparse columns, returned as newly
+ * allocated CSC arrays (fcd's allocator). */
+fcd_status fcd__chol_forward_sparse(fcd__chol *h, const fcd_system *sys, fcd_index ncol,
+                                    const fcd_index *colptr, const fcd_index *row,
+                                    const fcd_real *val, fcd_index **ycolptr,
+                                    fcd_index **yrow, fcd_real **yval) {
+  *ycolptr = NULL;
+  *yrow = NULL;
+  *yval = NULL;
+  cholmod_sparse B;
+  memset(&B, 0, sizeof B);
+  B.nrow = (size_t)h->n;
+  B.ncol = (size_t)ncol;
+  B.nzmax = (size_t)colptr[ncol];
+  B.p = (void *)(uintptr_t)colptr;
+  B.i = (void *)(uintptr_t)row;
+  B.x = (void *)(uintptr_t)val;
+  B.stype = 0;
+  B.itype = CHOLMOD_LONG;
+  B.xtype = CHOLMOD_REAL;
+  B.dtype = CHOLMOD_DOUBLE;
+  B.sorted = 0;
+  B.packed = 1;
+  h->c.status = CHOLMOD_OK;
+  cholmod_sparse *PB = cholmod_l_spsolve(CHOLMOD_P, h->L, &B, &h->c);
+  cholmod_sparse *Y = PB ? cholmod_l_spsolve(CHOLMOD_L, h->L, PB, &h->c) : NULL;
+  cholmod_l_free_sparse(&PB, &h->c);
+  if (!Y) return chol_status(sys, &h->c, "sparse forward solve");
+  fcd_status st = FCD_OK;
+  const SuiteSparse_long *yp = Y->p, *yi = Y->i;
+  const double *yx = Y->x;
+  fcd_index nz = (fcd_index)yp[ncol];
+  *ycolptr = fcd__malloc_array((size_t)ncol + 1, sizeof **ycolptr);
+  *yrow = fcd__malloc_array((size_t)nz + 1, sizeof **yrow);
+  *yval = fcd__malloc_array((size_t)nz + 1, sizeof **yval);
+  if (!*ycolptr || !*yrow || !*yval) {
+    fcd__free(*ycolptr);
+    fcd__free(*yrow);
+    fcd__free(*yval);
+    *ycolptr = NULL;
+    *yrow = NULL;
+    *yval = NULL;
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory for the forward-solved contact columns");
+  } else {
+    /* packed: Y->p is a prefix sum, the entries are contiguous */
+    for (fcd_index j = 0; j <= ncol; j++) (*ycolptr)[j] = (fcd_index)yp[j];
+    for (fcd_index k = 0; k < nz; k++) {
+      (*yrow)[k] = (fcd_index)yi[k];
+      (*yval)[k] = yx[k];
+    }
+  }
+  cholmod_l_free_sparse(&Y, &h->c);
+  return st;
 }
 
 /* CHOLMOD's reciprocal condition estimate of the factor, (min diag L / max diag L)^2:
