@@ -1,6 +1,7 @@
 /* Status strings, version, error recording and fcd's own allocations. */
 #include "fcd_private.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,38 @@ const char *fcd_status_str(fcd_status s) {
 const char *fcd_version_string(void) { return FCD_VERSION_STRING; }
 
 int fcd_version_number(void) { return FCD_VERSION_NUMBER; }
+
+/* The build links fclib, MPI, UMFPACK and SLEPc unconditionally today (meson requires
+ * them); MUMPS comes with PETSc's own configuration. The names are the stable part: a
+ * host that asks keeps working when parts become optional. */
+static const struct {
+  const char *name;
+  int (*have)(void);
+} features[] = {{"fclib", NULL}, {"mpi", NULL}, {"umfpack", NULL}, {"slepc", NULL},
+                {"mumps", fcd__petsc_has_mumps}};
+
+int fcd_has_feature(const char *name) {
+  if (!name) return 0;
+  for (size_t k = 0; k < sizeof features / sizeof *features; k++)
+    if (strcmp(name, features[k].name) == 0) return features[k].have ? features[k].have() : 1;
+  return 0;
+}
+
+static char feature_list[64];
+static pthread_once_t feature_once = PTHREAD_ONCE_INIT;
+
+static void list_features(void) {
+  size_t len = 0;
+  for (size_t k = 0; k < sizeof features / sizeof *features; k++)
+    if (fcd_has_feature(features[k].name))
+      len += (size_t)snprintf(feature_list + len, sizeof feature_list - len, "%s%s",
+                              len ? " " : "", features[k].name);
+}
+
+const char *fcd_features(void) {
+  pthread_once(&feature_once, list_features);
+  return feature_list;
+}
 
 int fcd__system_valid(const fcd_system *sys) {
   return sys != NULL && sys->magic == FCD_SYSTEM_MAGIC;

@@ -1228,7 +1228,7 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   int rc;
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-    printf("fcd %s\n", fcd_version_string());
+    printf("fcd %s\nfeatures: %s\n", fcd_version_string(), fcd_features());
     return 0;
   } else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
     usage(stdout);

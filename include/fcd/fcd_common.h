@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** @def FCD_BEGIN_DECLS
+ *  Opens a block of C declarations (extern "C" when compiled as C++).
+ *  @def FCD_END_DECLS
+ *  Closes the block FCD_BEGIN_DECLS opened. */
 #ifdef __cplusplus
 #  define FCD_BEGIN_DECLS extern "C" {
 #  define FCD_END_DECLS }
@@ -14,6 +18,9 @@
 #  define FCD_END_DECLS
 #endif
 
+/** @def FCD_API
+ *  Marks a declaration as part of fcd's exported ABI (default visibility; the library
+ *  is built with -fvisibility=hidden and a version script listing exactly these). */
 #if defined(_WIN32) && !defined(FCD_STATIC)
 #  ifdef FCD_BUILDING_LIBRARY
 #    define FCD_API __declspec(dllexport)
@@ -26,6 +33,9 @@
 #  define FCD_API
 #endif
 
+/** @def FCD_DEPRECATED(msg)
+ *  Marks a declaration deprecated with the message @p msg (see docs/abi-policy.md);
+ *  define FCD_NO_DEPRECATION_WARNINGS to silence it. */
 #if defined(__GNUC__) && !defined(FCD_NO_DEPRECATION_WARNINGS)
 #  define FCD_DEPRECATED(msg) __attribute__((deprecated(msg)))
 #else

@@ -84,9 +84,11 @@ FCD_API void fcd_fc_problem_destroy(fcd_fc_problem *p);
 /** Message of the last failing call on @p p; never NULL. */
 FCD_API const char *fcd_fc_problem_last_error(const fcd_fc_problem *p);
 
-/** Sizes: dimension, number of contacts, number of global dofs (0 for a local problem). */
+/** Dimension of the contacts (2 or 3); 0 for an invalid handle. */
 FCD_API int fcd_fc_problem_dim(const fcd_fc_problem *p);
+/** Number of contacts; -1 for an invalid handle. */
 FCD_API fcd_index fcd_fc_problem_size(const fcd_fc_problem *p);
+/** Number of global dofs: 0 for a local problem, -1 for an invalid handle. */
 FCD_API fcd_index fcd_fc_problem_ndofs(const fcd_fc_problem *p);
 
 /** Sets a parameter (FCD_FC_PARAM_*). Unknown keys: FCD_E_UNSUPPORTED. */
@@ -123,9 +125,10 @@ FCD_API fcd_status fcd_fc_problem_get_local(fcd_fc_problem *p, fcd_index *w_rowp
                                             fcd_index *w_col, fcd_real *w_val, fcd_real *q,
                                             fcd_real *mu);
 
-/** Whether the problem carries a reference solution (read from its fclib file), and a
- *  copy of its reactions (dim * ncontacts) in fcd's convention. */
+/** 1 when the problem carries a reference solution (read from its fclib file), else 0. */
 FCD_API int fcd_fc_problem_has_solution(const fcd_fc_problem *p);
+/** Copies the reference solution's reactions (dim * ncontacts) into @p r, in fcd's
+ *  convention. FCD_E_STATE when the problem has none. */
 FCD_API fcd_status fcd_fc_problem_get_solution(const fcd_fc_problem *p, fcd_real *r);
 
 FCD_END_DECLS

@@ -56,13 +56,20 @@ enum {
  *  dissipates on the slip relative to the obstacle's imposed sliding velocity v_g; the
  *  work v_g . p_T that a moving obstacle does on the body is external work. */
 typedef struct {
-  fcd_real kinetic, potential, external_work, damping_dissipation, friction_dissipation,
-      impact_dissipation, numerical_dissipation;
+  fcd_real kinetic;               /**< 1/2 v^T M v, now */
+  fcd_real potential;             /**< 1/2 u^T K u, now */
+  fcd_real external_work;         /**< work of loads, prescribed motion, moving obstacles */
+  fcd_real damping_dissipation;   /**< dissipated by C */
+  fcd_real friction_dissipation;  /**< dissipated by friction on the relative slip */
+  fcd_real impact_dissipation;    /**< lost in impacts (restitution below 1) */
+  fcd_real numerical_dissipation; /**< the scheme's own (zero for Fremond, seed 004) */
 } fcd_energy;
 
 /** Numbers of contacts open, sticking and slipping after a step. */
 typedef struct {
-  fcd_index open, stick, slip;
+  fcd_index open;  /**< contacts not touching */
+  fcd_index stick; /**< touching, inside the friction cone */
+  fcd_index slip;  /**< touching, on the cone and sliding */
 } fcd_contact_counts;
 
 /** Observer called after every successful step with the new time and state (ndofs

@@ -180,8 +180,10 @@ FCD_API fcd_status fcd_lattice_get_constraint(const fcd_lattice *lat, fcd_index 
                                               fcd_index *node, int *axis, fcd_real *value,
                                               fcd_real *rate);
 
-/** Node position (dim entries) and spring data (any output may be NULL). */
+/** Node position (dim entries). */
 FCD_API fcd_status fcd_lattice_get_node(const fcd_lattice *lat, fcd_index node, fcd_real *x);
+/** Spring data: end nodes @p a and @p b, stiffness @p k, initial yield stress @p c0,
+ *  softening or hardening modulus @p s and parameter @p h (any output may be NULL). */
 FCD_API fcd_status fcd_lattice_get_spring(const fcd_lattice *lat, fcd_index spring,
                                           fcd_index *a, fcd_index *b, fcd_real *k,
                                           fcd_real *c0, fcd_real *s, fcd_real *h);

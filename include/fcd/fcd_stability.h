@@ -163,6 +163,8 @@ FCD_API fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real
  *  FCD_STAB_DENSE_MAX) is computed redundantly on each rank. PETSc must run on MPI that
  *  includes the communicator (the host's MPI_Init, or PETSc's own). */
 #define FCD_COMM_SERIAL (-1) /**< no communicator: PETSc sequential objects */
+/** Sets the communicator of the distributed solves (see above). Clears the results of
+ *  the last solve. A handle that is not a Fortran communicator handle: FCD_E_INVALID_ARG. */
 FCD_API fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi_comm_f);
 
 /** Size of the reduced pencil of the last solve (-1 before one, or for NULL). */

@@ -8,7 +8,8 @@
 
 FCD_BEGIN_DECLS
 
-/* One list produces both the enum and the fcd_status_str() table. */
+/** The status codes as X(name, value, text): one list produces both the enum and the
+ *  fcd_status_str() table. Values are append-only (docs/abi-policy.md). */
 #define FCD_STATUS_LIST(X)                                                          \
   X(FCD_OK, 0, "success")                                                           \
   X(FCD_E_INVALID_ARG, -1, "invalid argument")                                      \
@@ -25,11 +26,14 @@ FCD_BEGIN_DECLS
   X(FCD_E_CALLBACK, -12, "a user callback reported failure")                       \
   X(FCD_E_NO_SOLUTION, -13, "the problem has no solution for these data")
 
+/** The status codes (FCD_OK, FCD_E_*), as listed by FCD_STATUS_LIST. */
 enum {
+/** @cond internal */
 #define FCD_STATUS_ENUM_(name, value, text) name = value,
   FCD_STATUS_LIST(FCD_STATUS_ENUM_)
 #undef FCD_STATUS_ENUM_
-  FCD_STATUS_LIST_END_ = 1
+/** @endcond */
+  FCD_STATUS_LIST_END_ = 1 /**< not a status: ends the list */
 };
 
 /** Static text describing @p s; never NULL (unknown codes give a generic text). */
@@ -41,6 +45,16 @@ FCD_API const char *fcd_version_string(void);
 /** FCD_VERSION_NUMBER of the library actually loaded. */
 FCD_API int fcd_version_number(void);
 
+/** 1 when the loaded library was built with the optional part @p name, else 0 (also for
+ *  NULL and unknown names): "fclib" (fclib HDF5 files), "mpi" (distributed stability
+ *  solves), "umfpack" (LU factorizations), "mumps" (PETSc's MUMPS, the LU of the
+ *  sparse eigen-solves), "slepc" (sparse eigen-solves). */
+FCD_API int fcd_has_feature(const char *name);
+
+/** The names fcd_has_feature() answers 1 for, space-separated, e.g. "fclib mpi umfpack"
+ *  (static storage). */
+FCD_API const char *fcd_features(void);
+
 /** Finalizes SLEPc and PETSc if, and only if, fcd initialized them (fcd does so lazily,
  *  on the first call that needs them, and only when the host has not). Call it once at
  *  the end of a program that never initialized PETSc itself; afterwards no fcd call may
@@ -51,9 +65,9 @@ FCD_API void fcd_finalize(void);
 /** Memory functions for fcd's own allocations (SuiteSparse, PETSc, SLEPc, HDF5 and the
  *  C library keep theirs). @p alloc returns NULL on failure; @p free accepts NULL. */
 typedef struct fcd_allocator {
-  void *(*alloc)(void *user_data, size_t size);
-  void (*free)(void *user_data, void *p);
-  void *user_data;
+  void *(*alloc)(void *user_data, size_t size); /**< a block of @p size bytes, or NULL */
+  void (*free)(void *user_data, void *p);       /**< releases a block alloc returned */
+  void *user_data;                              /**< passed to both, untouched */
 } fcd_allocator;
 
 /** Installs @p a (copied) for the whole process; NULL restores malloc and free. Every

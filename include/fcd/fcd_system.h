@@ -92,6 +92,22 @@ FCD_API fcd_status fcd_system_write_matrix_market(const fcd_system *sys,
                                                   fcd_matrix_kind which,
                                                   const char *path);
 
+/** Reads matrix @p which from a PETSc binary file (what MatView writes to a binary
+ *  viewer: an AIJ matrix, big-endian, 32-bit indices, PETSc's default build). Its size
+ *  must be ndofs x ndofs; all its entries are taken (full storage). Objects after the
+ *  matrix in the file are ignored.
+ *  @return FCD_E_IO (cannot open/read), FCD_E_FORMAT (not a matrix, e.g. a vector's class
+ *  id; truncated; row lengths or column indices out of range: the message says which),
+ *  FCD_E_INVALID_ARG (size mismatch, values the system refuses). */
+FCD_API fcd_status fcd_system_read_petsc_binary(fcd_system *sys, fcd_matrix_kind which,
+                                                const char *path);
+
+/** Writes matrix @p which to @p path as a PETSc binary AIJ matrix (MatLoad reads it),
+ *  both triangles of a symmetric matrix, columns increasing within each row.
+ *  FCD_E_UNSUPPORTED beyond 32-bit sizes; FCD_E_STATE when the matrix was never set. */
+FCD_API fcd_status fcd_system_write_petsc_binary(const fcd_system *sys, fcd_matrix_kind which,
+                                                 const char *path);
+
 /** Whether matrix @p which has been set (1) or not (0); 0 for bad arguments. */
 FCD_API int fcd_system_has_matrix(const fcd_system *sys, fcd_matrix_kind which);
 

@@ -442,3 +442,11 @@ cleanup:
   fcd__petsc_release();
   return st;
 }
+
+int fcd__petsc_has_mumps(void) {
+#if defined(PETSC_HAVE_MUMPS)
+  return 1;
+#else
+  return 0;
+#endif
+}

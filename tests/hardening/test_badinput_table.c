@@ -49,7 +49,36 @@ typedef struct {
 
 static char tmpdir[512];
 static char path_mm[600], path_contacts[600], path_fixed[600], path_vec[600],
-    path_out[600], path_missing[600], path_baddir[600];
+    path_out[600], path_missing[600], path_baddir[600], path_pbin[600];
+
+/* A PETSc binary AIJ matrix file (big-endian int32 header, row lengths, columns, then
+ * float64 values), spoilt on request: what == "vector" writes a vector's class id,
+ * "truncated" stops before the values, "rowsum" makes the row lengths disagree with
+ * the header, "column" puts a column out of range, "small" writes a 3 x 3 matrix. The
+ * good file is 8 x 8 with 0.5 on the diagonal at dofs 2 and 3. */
+static void be32(FILE *fp, long v) {
+  unsigned char b[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
+                        (unsigned char)(v >> 8), (unsigned char)v};
+  fwrite(b, 1, 4, fp);
+}
+static void write_pbin(const char *path, const char *what) {
+  FILE *fp = fopen(path, "wb");
+  if (!fp) return;
+  long n = !strcmp(what, "small") ? 3 : 8;
+  be32(fp, !strcmp(what, "vector") ? 1211214 : 1211216);
+  be32(fp, n);
+  be32(fp, n);
+  be32(fp, 2);
+  for (long i = 0; i < n; i++) be32(fp, (i == 1 || i == 2) ? (!strcmp(what, "rowsum") && i == 2 ? 2 : 1) : 0);
+  be32(fp, 1);
+  be32(fp, !strcmp(what, "column") ? 11 : 2);
+  if (strcmp(what, "truncated") != 0) {
+    const unsigned char half[8] = {0x3f, 0xe0, 0, 0, 0, 0, 0, 0}; /* 0.5 */
+    fwrite(half, 1, 8, fp);
+    fwrite(half, 1, 8, fp);
+  }
+  fclose(fp);
+}
 
 static const double W_VAL[] = {2, 0.5, 0.5, 1.5, 2.5, 0.2, 0.2, 1.0};
 static const fcd_index W_ROW[] = {0, 2, 4, 6, 8}, W_COL[] = {0, 1, 0, 1, 2, 3, 2, 3};
@@ -211,7 +240,7 @@ typedef enum {
   S_NORMAL, S_TANGENT, S_VG, S_DOFS, S_DOFSB, S_IDXN, S_XNODE,
   S_OUT1, S_OUT2, S_OUT3, S_OUT4, S_IDX1, S_IDX2, S_IDX3, S_INT1, S_INT2, S_INT3,
   S_LATM, S_LATM2, S_LATQ, S_ENERGY, S_ERRBUF, S_HOUT,
-  S_PMM, S_PCONTACTS, S_PFIXED, S_PVEC, S_POUT,
+  S_PMM, S_PCONTACTS, S_PFIXED, S_PVEC, S_POUT, S_PPBIN,
   S_WROW, S_WCOL, S_WVAL, S_WQ, S_WMU, S_CROW
 } source;
 
@@ -255,6 +284,8 @@ static fcd_status a_sys_changed(arg *a) { return fcd_system_matrix_values_change
 static fcd_status a_sys_read_mm(arg *a) { return fcd_system_read_matrix_market(P(0), (fcd_matrix_kind)I(1), P(2)); }
 static fcd_status a_mm_size(arg *a) { return fcd_matrix_market_size(P(0), P(1), P(2), P(3), P(4), 256); }
 static fcd_status a_sys_write_mm(arg *a) { return fcd_system_write_matrix_market(P(0), (fcd_matrix_kind)I(1), P(2)); }
+static fcd_status a_sys_read_pb(arg *a) { return fcd_system_read_petsc_binary(P(0), (fcd_matrix_kind)I(1), P(2)); }
+static fcd_status a_sys_write_pb(arg *a) { return fcd_system_write_petsc_binary(P(0), (fcd_matrix_kind)I(1), P(2)); }
 static fcd_status a_sys_nnz(arg *a) { return fcd_system_matrix_nnz(P(0), (fcd_matrix_kind)I(1), P(2), P(3)); }
 static fcd_status a_sys_asym(arg *a) { return fcd_system_matrix_asymmetry(P(0), (fcd_matrix_kind)I(1), P(2)); }
 static fcd_status a_sys_apply(arg *a) { return fcd_system_apply(P(0), (fcd_matrix_kind)I(1), P(2), P(3)); }
@@ -417,6 +448,8 @@ static const row rows[] = {
   {"fcd_matrix_market_size", a_mm_size, MS_ERRBUF,
    {PIN(S_PMM), OPT(S_IDX1), OPT(S_IDX2), OPT(S_IDX3), OPT(S_ERRBUF), END}},
   {"fcd_system_write_matrix_market", a_sys_write_mm, MS_SYS, {H(S_SYS), MK(FCD_MASS), POUT(S_POUT), END}},
+  {"fcd_system_read_petsc_binary", a_sys_read_pb, MS_SYS, {H(S_SYS), MK(FCD_DAMPING), PIN(S_PPBIN), END}},
+  {"fcd_system_write_petsc_binary", a_sys_write_pb, MS_SYS, {H(S_SYS), MK(FCD_MASS), POUT(S_POUT), END}},
   {"fcd_system_matrix_nnz", a_sys_nnz, MS_SYS, {H(S_SYS), MK(FCD_MASS), OPT(S_IDX1), OPT(S_IDX2), END}},
   {"fcd_system_matrix_asymmetry", a_sys_asym, MS_SYS, {H(S_SYS), MK(FCD_MASS), OUT(S_OUT1), END}},
   {"fcd_system_apply", a_sys_apply, MS_SYS, {H(S_SYS), MK(FCD_STIFFNESS), INRAW(S_XN), OUT(S_YN), END}},
@@ -707,6 +740,7 @@ static void *valid_ptr(fx *f, source s, int slot, size_t *nreal) {
   case S_PFIXED: return path_fixed;
   case S_PVEC: return path_vec;
   case S_POUT: return path_out;
+  case S_PPBIN: return path_pbin;
   default: return NULL;
   }
 #undef COPY
@@ -971,7 +1005,8 @@ static fcd_status w_lat_constrain_twice(fx *f) {
 typedef struct {
   const char *name;
   const char *text;
-  int reader; /* 0 MM, 1 contacts, 2 fixed, 3 vector, 4 fclib */
+  int reader; /* 0 MM, 1 contacts, 2 fixed, 3 vector, 4 fclib, 5 PETSc binary (text: what
+              * write_pbin spoils) */
   fcd_status expect;
   const char *says;
 } fcase;
@@ -1007,18 +1042,29 @@ static const fcase files[] = {
   {"vector Inf", "1 2 3 inf 5 6 7 8\n", 3, FCD_E_FORMAT, NULL},
   {"fclib not HDF5", "this is text\n", 4, FCD_E_FORMAT, NULL},
   {"fclib truncated HDF5 signature", "\x89HDF\r\n\x1a\n\0\0", 4, FCD_E_FORMAT, NULL},
+  {"PETSc binary of a vector", "vector", 5, FCD_E_FORMAT, "vector"},
+  {"PETSc binary truncated", "truncated", 5, FCD_E_FORMAT, "truncated"},
+  {"PETSc binary row lengths", "rowsum", 5, FCD_E_FORMAT, "row lengths"},
+  {"PETSc binary column out of range", "column", 5, FCD_E_FORMAT, "column 11"},
+  {"PETSc binary wrong size", "small", 5, FCD_E_INVALID_ARG, "3 x 3"},
+  {"PETSc binary as text", "", 5, FCD_E_FORMAT, NULL},
 };
 enum { NFILES = sizeof files / sizeof files[0] };
 
 static fcd_status run_file_case(fx *f, const fcase *c) {
   char p[700];
   snprintf(p, sizeof p, "%s/case.txt", tmpdir);
-  FILE *fp = fopen(p, "wb");
-  if (!fp) return FCD_E_INTERNAL;
-  size_t len = strlen(c->text);
-  if (c->reader == 4 && c->text[0] == '\x89') len = 10;
-  fwrite(c->text, 1, len, fp);
-  fclose(fp);
+  if (c->reader == 5 && c->text[0]) {
+    write_pbin(p, c->text);
+  } else {
+    FILE *fp = fopen(p, "wb");
+    if (!fp) return FCD_E_INTERNAL;
+    size_t len = strlen(c->text);
+    if (c->reader == 4 && c->text[0] == '\x89') len = 10;
+    if (c->reader == 5) fputs("%%MatrixMarket matrix coordinate real general\n8 8 0\n", fp);
+    fwrite(c->text, 1, len, fp);
+    fclose(fp);
+  }
   fcd_contact_set *cs = NULL;
   fcd_fc_problem *p2 = NULL;
   fcd_status st;
@@ -1027,6 +1073,7 @@ static fcd_status run_file_case(fx *f, const fcase *c) {
   case 1: st = fcd_contact_set_read(f->sys, p, &cs); break;
   case 2: st = fcd_system_read_fixed(f->sys, p); break;
   case 3: st = fcd_system_read_vector(f->sys, p, N, f->yn); break;
+  case 5: st = fcd_system_read_petsc_binary(f->sys, FCD_DAMPING, p); break;
   default: st = fcd_fc_problem_read_fclib(p, &p2, f->errbuf, sizeof f->errbuf); break;
   }
   fcd_contact_set_destroy(cs);
@@ -1091,6 +1138,8 @@ int main(int argc, char **argv) {
   snprintf(path_out, sizeof path_out, "%s/badinput-out.dat", tmpdir);
   snprintf(path_missing, sizeof path_missing, "%s/no-such-file", tmpdir);
   snprintf(path_baddir, sizeof path_baddir, "%s/no-such-dir/out.dat", tmpdir);
+  snprintf(path_pbin, sizeof path_pbin, "%s/badinput-c.petsc", tmpdir);
+  write_pbin(path_pbin, "good");
   write_text(path_mm, "%%MatrixMarket matrix coordinate real symmetric\n6 6 2\n3 3 0.5\n4 4 0.5\n");
   write_text(path_contacts, "fcd-contacts 1\ndim 2\nrigid 4 5 0 -1 1 0 0 0.3\n");
   write_text(path_fixed, "0\n1 0.0\n");

@@ -1,0 +1,589 @@
+"""fcd from Python: frictional contact dynamics of linear (visco)elastic structures.
+
+A pure-Python binding over fcd's stable C ABI (ctypes, no compiled extension of its
+own): it follows the installed libfcd, whatever its build. Arrays go in and out as
+numpy arrays; matrices go in as scipy.sparse matrices (any format) or dense 2-D arrays.
+
+    import fcd, scipy.sparse as sp
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)          # scipy.sparse or dense, n x n
+    sys.set_matrix("mass", M)
+    cs = fcd.ContactSet(sys, dim=2)
+    cs.add_rigid([2, 3], normal=[0, 1], tangent=[1, 0], gap=0.0, mu=0.3)
+    st = fcd.Stability(sys, cs)
+    st.set_contact_state(["slip"], slip=[1.0])
+    lam = st.solve()                        # complex eigenvalues, decreasing real part
+
+Every failure raises FcdError, carrying fcd's status (``err.status``, ``err.name``) and
+its message. Arguments are checked before they reach C: a wrong dtype (complex,
+object, bool, strings) raises TypeError; a wrong shape or length raises ValueError,
+naming the argument and what was expected. Inputs in any memory order or of any real
+numeric dtype are copied to C-ordered float64 (int64 for indices).
+
+The library is found through the environment variable FCD_LIBRARY (a path), then
+beside this package (an installed tree), then by the system's loader (libfcd.so.0.1).
+"""
+import ctypes as _C
+import ctypes.util as _cu
+import os as _os
+
+import numpy as _np
+
+__all__ = ["FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium",
+           "version", "has_feature", "features", "library_path"]
+
+_real = _C.c_double
+_index = _C.c_int64
+_p = _C.c_void_p
+_preal = _C.POINTER(_C.c_double)
+_pindex = _C.POINTER(_C.c_int64)
+_pint = _C.POINTER(_C.c_int)
+
+_STATUS_NAMES = {
+    0: "FCD_OK", -1: "FCD_E_INVALID_ARG", -2: "FCD_E_NOMEM", -3: "FCD_E_STATE",
+    -4: "FCD_E_UNSUPPORTED", -5: "FCD_E_NOT_CONVERGED", -6: "FCD_E_SINGULAR",
+    -7: "FCD_E_BACKEND", -8: "FCD_E_IO", -9: "FCD_E_INTERNAL", -10: "FCD_E_FORMAT",
+    -11: "FCD_E_NOT_SPD", -12: "FCD_E_CALLBACK", -13: "FCD_E_NO_SOLUTION",
+}
+
+
+class FcdError(Exception):
+    """A call into fcd failed: ``status`` (negative int), ``name`` (FCD_E_...) and
+    ``message`` (fcd's own, naming the problem)."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.name = _STATUS_NAMES.get(status, "FCD_E_%d" % -status)
+        self.message = message
+        super().__init__("%s: %s" % (self.name, message))
+
+
+def _candidates():
+    env = _os.environ.get("FCD_LIBRARY")
+    if env:
+        yield env
+        return
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    # an installed tree: <prefix>/lib/python3/dist-packages/fcd -> <prefix>/lib/...
+    for up in ("../../..", "../../../.."):
+        root = _os.path.normpath(_os.path.join(here, up))
+        for sub in ("lib", "lib64", "lib/x86_64-linux-gnu"):
+            path = _os.path.join(root, sub, "libfcd.so")
+            if _os.path.exists(path):
+                yield path
+    found = _cu.find_library("fcd")
+    if found:
+        yield found
+    yield "libfcd.so.0.1"
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        try:
+            return _C.CDLL(path), path
+        except OSError as e:
+            errors.append("%s: %s" % (path, e))
+    raise ImportError("cannot load libfcd (set FCD_LIBRARY to its path): " + "; ".join(errors))
+
+
+_lib, library_path = _load()
+
+
+def _fn(name, res, *args):
+    f = getattr(_lib, name)
+    f.restype = res
+    f.argtypes = list(args)
+    return f
+
+
+_st = _C.c_int
+_f = {}
+for _name, _res, _args in [
+    ("fcd_version_string", _C.c_char_p, []),
+    ("fcd_has_feature", _C.c_int, [_C.c_char_p]),
+    ("fcd_features", _C.c_char_p, []),
+    ("fcd_status_str", _C.c_char_p, [_C.c_int]),
+    ("fcd_system_create", _st, [_index, _C.POINTER(_p)]),
+    ("fcd_system_destroy", None, [_p]),
+    ("fcd_system_last_error", _C.c_char_p, [_p]),
+    ("fcd_system_set_matrix_coo", _st, [_p, _C.c_int, _index, _pindex, _pindex, _preal, _C.c_uint]),
+    ("fcd_system_fix_dofs", _st, [_p, _index, _pindex, _preal]),
+    ("fcd_system_set_load", _st, [_p, _preal]),
+    ("fcd_system_set_rayleigh", _st, [_p, _real, _real]),
+    ("fcd_system_apply", _st, [_p, _C.c_int, _preal, _preal]),
+    ("fcd_system_natural_modes", _st, [_p, _index, _preal, _preal, _pindex]),
+    ("fcd_system_read_matrix_market", _st, [_p, _C.c_int, _C.c_char_p]),
+    ("fcd_system_write_matrix_market", _st, [_p, _C.c_int, _C.c_char_p]),
+    ("fcd_system_read_petsc_binary", _st, [_p, _C.c_int, _C.c_char_p]),
+    ("fcd_system_write_petsc_binary", _st, [_p, _C.c_int, _C.c_char_p]),
+    ("fcd_contact_set_create", _st, [_p, _C.c_int, _C.POINTER(_p)]),
+    ("fcd_contact_set_destroy", None, [_p]),
+    ("fcd_contact_set_add_rigid", _st, [_p, _pindex, _preal, _preal, _real, _real, _pindex]),
+    ("fcd_contact_set_add_pair", _st, [_p, _pindex, _pindex, _preal, _preal, _real, _real, _pindex]),
+    ("fcd_contact_set_size", _index, [_p]),
+    ("fcd_contact_set_set_restitution", _st, [_p, _real]),
+    ("fcd_contact_set_set_sliding_velocity", _st, [_p, _index, _preal]),
+    ("fcd_integrator_create", _st, [_p, _p, _C.c_int, _C.POINTER(_p)]),
+    ("fcd_integrator_destroy", None, [_p]),
+    ("fcd_integrator_set_param", _st, [_p, _C.c_int, _real]),
+    ("fcd_integrator_set_state", _st, [_p, _real, _preal, _preal]),
+    ("fcd_integrator_step", _st, [_p]),
+    ("fcd_integrator_advance", _st, [_p, _real]),
+    ("fcd_integrator_get_state", _st, [_p, _preal, _preal, _preal]),
+    ("fcd_integrator_get_reactions", _st, [_p, _preal]),
+    ("fcd_integrator_get_energy", _st, [_p, _preal]),
+    ("fcd_integrator_get_contact_status", _st, [_p, _pint]),
+    ("fcd_stability_create", _st, [_p, _p, _C.POINTER(_p)]),
+    ("fcd_stability_destroy", None, [_p]),
+    ("fcd_stability_set_contact_state", _st, [_p, _pint, _preal]),
+    ("fcd_stability_set_param", _st, [_p, _C.c_int, _real]),
+    ("fcd_stability_solve", _st, [_p, _pindex]),
+    ("fcd_stability_get_eigenvalue", _st, [_p, _index, _preal, _preal]),
+    ("fcd_stability_get_mode", _st, [_p, _index, _preal, _preal]),
+    ("fcd_stability_get_summary", _st, [_p, _pint, _pint, _pint, _preal]),
+    ("fcd_equilibrium_create", _st, [_p, _p, _C.POINTER(_p)]),
+    ("fcd_equilibrium_destroy", None, [_p]),
+    ("fcd_equilibrium_set_param", _st, [_p, _C.c_int, _real]),
+    ("fcd_equilibrium_solve", _st, [_p, _C.c_int, _real]),
+    ("fcd_equilibrium_get_state", _st, [_p, _preal]),
+    ("fcd_equilibrium_get_reactions", _st, [_p, _preal]),
+    ("fcd_equilibrium_get_contact_state", _st, [_p, _pint, _preal]),
+]:
+    _f[_name] = _fn(_name, _res, *_args)
+
+_MATRIX = {"mass": 0, "stiffness": 1, "damping": 2}
+_SCHEME = {"moreau-jean": 0, "modified-theta": 1, "fremond": 2, "quasistatic": 3}
+_CONTACT = {"open": 0, "stick": 1, "slip": 2}
+_CONTACT_NAMES = {v: k for k, v in _CONTACT.items()}
+_IT_PARAM = {"step": 100, "theta": 101, "tolerance": 102, "max_iter": 103, "contact_solver": 104}
+_FC_SOLVER = {"auto": 0, "fixed-point": 1, "nsgs": 2, "newton": 3}
+_ST_PARAM = {"nev": 500, "target_hz": 501, "mu": 502, "tolerance": 503, "damping": 504,
+             "dense_max": 505, "projection_modes": 506, "max_iter": 507}
+_EQ_KIND = {"static": 0, "steady-sliding": 1}
+_EQ_PARAM = {"tolerance": 102, "max_iter": 103, "contact_solver": 104, "classify_tol": 400}
+
+
+def version():
+    """Version of the loaded library, e.g. '0.1.0'."""
+    return _f["fcd_version_string"]().decode()
+
+
+def has_feature(name):
+    """Whether the loaded library was built with the optional part ``name``."""
+    if not isinstance(name, str):
+        raise TypeError("has_feature: name must be a str")
+    return bool(_f["fcd_has_feature"](name.encode()))
+
+
+def features():
+    """The optional parts the loaded library was built with."""
+    return _f["fcd_features"]().decode().split()
+
+
+# ---- argument checking --------------------------------------------------------------
+
+def _real_array(x, name, shape=None):
+    a = _np.asarray(x)
+    if a.dtype.kind not in "iuf" or a.dtype == _np.bool_:
+        raise TypeError("%s: expected real numbers, got an array of dtype %s" % (name, a.dtype))
+    a = _np.ascontiguousarray(a, dtype=_np.float64)
+    if shape is not None and a.shape != tuple(shape):
+        raise ValueError("%s: expected shape %s, got %s" % (name, tuple(shape), a.shape))
+    return a
+
+
+def _index_array(x, name, length=None):
+    a = _np.asarray(x)
+    if a.dtype.kind not in "iu":
+        if a.dtype.kind == "f" and a.size and _np.all(_np.floor(a) == a):
+            pass
+        elif a.size:
+            raise TypeError("%s: expected integer indices, got dtype %s" % (name, a.dtype))
+    a = _np.ascontiguousarray(a, dtype=_np.int64)
+    if a.ndim != 1:
+        raise ValueError("%s: expected a 1-D array of indices, got shape %s" % (name, a.shape))
+    if length is not None and a.shape[0] != length:
+        raise ValueError("%s: expected %d indices, got %d" % (name, length, a.shape[0]))
+    return a
+
+
+def _pr(a):
+    return a.ctypes.data_as(_preal) if a is not None else None
+
+
+def _pi(a):
+    return a.ctypes.data_as(_pindex) if a is not None else None
+
+
+def _key(table, value, what):
+    if isinstance(value, str):
+        if value not in table:
+            raise ValueError("unknown %s %r (one of %s)" % (what, value, ", ".join(sorted(table))))
+        return table[value]
+    raise TypeError("%s must be a str (one of %s)" % (what, ", ".join(sorted(table))))
+
+
+class _Owner:
+    """A handle with its system (for the error message) and a destructor."""
+    _destroy = None
+
+    def _check(self, status):
+        if status != 0:
+            msg = _f["fcd_system_last_error"](self._sys_handle())
+            raise FcdError(status, msg.decode(errors="replace") if msg else "")
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h and self._destroy:
+            _f[self._destroy](h)
+            self._h = None
+
+
+# ---- the system ---------------------------------------------------------------------
+
+class System(_Owner):
+    """A structure's M, C and K on ``ndofs`` degrees of freedom."""
+    _destroy = "fcd_system_destroy"
+
+    def __init__(self, ndofs):
+        if not isinstance(ndofs, (int, _np.integer)) or isinstance(ndofs, bool):
+            raise TypeError("ndofs must be an int")
+        h = _p()
+        st = _f["fcd_system_create"](int(ndofs), _C.byref(h))
+        if st != 0:
+            raise FcdError(st, "system_create: %d dofs" % ndofs)
+        self._h = h
+        self.ndofs = int(ndofs)
+
+    def _sys_handle(self):
+        return self._h
+
+    def set_matrix(self, which, A):
+        """Sets 'mass', 'stiffness' or 'damping' from a scipy.sparse matrix or a dense
+        2-D array (all entries given; explicit zeros are dropped)."""
+        kind = _key(_MATRIX, which, "matrix")
+        n = self.ndofs
+        try:
+            import scipy.sparse as sp
+            is_sparse = sp.issparse(A)
+        except ImportError:
+            is_sparse = False
+        if is_sparse:
+            if A.dtype.kind not in "iuf" or A.dtype == _np.bool_:
+                raise TypeError("%s: expected a real matrix, got dtype %s" % (which, A.dtype))
+            if A.shape != (n, n):
+                raise ValueError("%s: expected shape (%d, %d), got %s" % (which, n, n, A.shape))
+            coo = A.tocoo()
+            rows, cols, vals = coo.row, coo.col, coo.data
+        else:
+            dense = _real_array(A, which, (n, n))
+            rows, cols = _np.nonzero(dense)
+            vals = dense[rows, cols]
+        rows = _index_array(rows, which + " rows")
+        cols = _index_array(cols, which + " cols")
+        vals = _real_array(vals, which + " values")
+        self._check(_f["fcd_system_set_matrix_coo"](self._h, kind, rows.shape[0], _pi(rows),
+                                                    _pi(cols), _pr(vals), 0))
+
+    def fix_dofs(self, dofs, values=None):
+        """Prescribes ``dofs`` (to ``values``, default zero)."""
+        d = _index_array(dofs, "dofs")
+        v = None if values is None else _real_array(values, "values", (d.shape[0],))
+        self._check(_f["fcd_system_fix_dofs"](self._h, d.shape[0], _pi(d), _pr(v)))
+
+    def set_load(self, f):
+        """A constant load vector (ndofs)."""
+        a = _real_array(f, "f", (self.ndofs,))
+        self._check(_f["fcd_system_set_load"](self._h, _pr(a)))
+
+    def set_rayleigh(self, alpha, beta):
+        """Rayleigh damping C += alpha M + beta K."""
+        self._check(_f["fcd_system_set_rayleigh"](self._h, float(alpha), float(beta)))
+
+    def apply(self, which, x):
+        """y = A x for matrix 'mass', 'stiffness' or 'damping' (with Rayleigh terms)."""
+        kind = _key(_MATRIX, which, "matrix")
+        a = _real_array(x, "x", (self.ndofs,))
+        y = _np.empty(self.ndofs)
+        self._check(_f["fcd_system_apply"](self._h, kind, _pr(a), _pr(y)))
+        return y
+
+    def natural_modes(self, nev):
+        """The ``nev`` lowest omega^2 of K x = omega^2 M x on the free dofs and their
+        mass-normalized modes (ndofs x nconv, one per column)."""
+        w = _np.empty(int(nev))
+        modes = _np.empty((int(nev), self.ndofs))
+        nc = _index(0)
+        self._check(_f["fcd_system_natural_modes"](self._h, int(nev), _pr(w), _pr(modes),
+                                                   _C.byref(nc)))
+        return w[:nc.value].copy(), modes[:nc.value].T.copy()
+
+    def _io(self, fn, which, path):
+        kind = _key(_MATRIX, which, "matrix")
+        self._check(_f[fn](self._h, kind, _os.fsencode(path)))
+
+    def read_matrix_market(self, which, path):
+        self._io("fcd_system_read_matrix_market", which, path)
+
+    def write_matrix_market(self, which, path):
+        self._io("fcd_system_write_matrix_market", which, path)
+
+    def read_petsc_binary(self, which, path):
+        self._io("fcd_system_read_petsc_binary", which, path)
+
+    def write_petsc_binary(self, which, path):
+        self._io("fcd_system_write_petsc_binary", which, path)
+
+
+class _Child(_Owner):
+    def _sys_handle(self):
+        return self._system._h
+
+
+class ContactSet(_Child):
+    """Unilateral contacts with Coulomb friction, in dimension 2 or 3."""
+    _destroy = "fcd_contact_set_destroy"
+
+    def __init__(self, system, dim):
+        if not isinstance(system, System):
+            raise TypeError("system must be an fcd.System")
+        if dim not in (2, 3):
+            raise ValueError("dim must be 2 or 3")
+        self._system = system
+        h = _p()
+        self._check(_f["fcd_contact_set_create"](system._h, int(dim), _C.byref(h)))
+        self._h = h
+        self.dim = int(dim)
+
+    def _frame(self, normal, tangent):
+        n = _real_array(normal, "normal", (self.dim,))
+        t = _real_array(tangent, "tangent", (self.dim,))
+        return n, t
+
+    def add_rigid(self, dofs, normal, tangent, gap=0.0, mu=0.0):
+        """A node (its ``dim`` dofs) against a rigid obstacle; returns the contact id."""
+        d = _index_array(dofs, "dofs", self.dim)
+        n, t = self._frame(normal, tangent)
+        cid = _index(-1)
+        self._check(_f["fcd_contact_set_add_rigid"](self._h, _pi(d), _pr(n), _pr(t),
+                                                    float(gap), float(mu), _C.byref(cid)))
+        return cid.value
+
+    def add_pair(self, dofs_a, dofs_b, normal, tangent, gap=0.0, mu=0.0):
+        """Node A against node B of another body; returns the contact id."""
+        a = _index_array(dofs_a, "dofs_a", self.dim)
+        b = _index_array(dofs_b, "dofs_b", self.dim)
+        n, t = self._frame(normal, tangent)
+        cid = _index(-1)
+        self._check(_f["fcd_contact_set_add_pair"](self._h, _pi(a), _pi(b), _pr(n), _pr(t),
+                                                   float(gap), float(mu), _C.byref(cid)))
+        return cid.value
+
+    def __len__(self):
+        return int(_f["fcd_contact_set_size"](self._h))
+
+    def set_restitution(self, e):
+        self._check(_f["fcd_contact_set_set_restitution"](self._h, float(e)))
+
+    def set_sliding_velocity(self, contact, vg):
+        v = _real_array(vg, "vg", (self.dim - 1,))
+        self._check(_f["fcd_contact_set_set_sliding_velocity"](self._h, int(contact), _pr(v)))
+
+
+def _statuses(status, n):
+    if len(status) != n:
+        raise ValueError("status: expected %d entries, got %d" % (n, len(status)))
+    out = _np.empty(n, dtype=_np.intc)
+    for i, s in enumerate(status):
+        if isinstance(s, str):
+            out[i] = _key(_CONTACT, s, "contact status")
+        elif isinstance(s, (int, _np.integer)) and not isinstance(s, bool):
+            out[i] = int(s)
+        else:
+            raise TypeError("status[%d]: expected 'open', 'stick' or 'slip'" % i)
+    return out
+
+
+class Integrator(_Child):
+    """Nonsmooth time integration of a system with contacts."""
+    _destroy = "fcd_integrator_destroy"
+
+    def __init__(self, system, contacts=None, scheme="moreau-jean", **params):
+        if not isinstance(system, System):
+            raise TypeError("system must be an fcd.System")
+        if contacts is not None and not isinstance(contacts, ContactSet):
+            raise TypeError("contacts must be an fcd.ContactSet or None")
+        self._system, self._contacts = system, contacts
+        h = _p()
+        self._check(_f["fcd_integrator_create"](system._h, contacts._h if contacts else None,
+                                                _key(_SCHEME, scheme, "scheme"), _C.byref(h)))
+        self._h = h
+        for k, v in params.items():
+            self.set_param(k, v)
+
+    def set_param(self, key, value):
+        """'step', 'theta', 'tolerance', 'max_iter' or 'contact_solver' ('auto',
+        'fixed-point', 'nsgs', 'newton')."""
+        k = _key(_IT_PARAM, key, "integrator parameter")
+        if key == "contact_solver":
+            value = _key(_FC_SOLVER, value, "contact solver")
+        self._check(_f["fcd_integrator_set_param"](self._h, k, float(value)))
+
+    def set_state(self, t, u, v):
+        n = self._system.ndofs
+        a, b = _real_array(u, "u", (n,)), _real_array(v, "v", (n,))
+        self._check(_f["fcd_integrator_set_state"](self._h, float(t), _pr(a), _pr(b)))
+
+    def step(self):
+        self._check(_f["fcd_integrator_step"](self._h))
+
+    def advance(self, t_end):
+        self._check(_f["fcd_integrator_advance"](self._h, float(t_end)))
+
+    @property
+    def state(self):
+        """(t, u, v)."""
+        n = self._system.ndofs
+        t, u, v = _real(0), _np.empty(n), _np.empty(n)
+        self._check(_f["fcd_integrator_get_state"](self._h, _C.byref(t), _pr(u), _pr(v)))
+        return t.value, u, v
+
+    @property
+    def reactions(self):
+        """Local reactions of the last step (ncontacts x dim)."""
+        cs = self._contacts
+        if cs is None:
+            return _np.empty((0, 2))
+        r = _np.empty(len(cs) * cs.dim)
+        self._check(_f["fcd_integrator_get_reactions"](self._h, _pr(r)))
+        return r.reshape(len(cs), cs.dim)
+
+    @property
+    def contact_status(self):
+        cs = self._contacts
+        if cs is None:
+            return []
+        s = _np.empty(len(cs), dtype=_np.intc)
+        self._check(_f["fcd_integrator_get_contact_status"](self._h, s.ctypes.data_as(_pint)))
+        return [_CONTACT_NAMES.get(int(x), int(x)) for x in s]
+
+    @property
+    def energy(self):
+        """The energy ledger as a dict (see fcd_energy)."""
+        e = _np.empty(7)
+        self._check(_f["fcd_integrator_get_energy"](self._h, _pr(e)))
+        keys = ("kinetic", "potential", "external_work", "damping_dissipation",
+                "friction_dissipation", "impact_dissipation", "numerical_dissipation")
+        return dict(zip(keys, (float(x) for x in e)))
+
+
+class Stability(_Child):
+    """Eigenvalues of the friction-linearized pencil about a contact state."""
+    _destroy = "fcd_stability_destroy"
+
+    def __init__(self, system, contacts=None, **params):
+        if not isinstance(system, System):
+            raise TypeError("system must be an fcd.System")
+        if contacts is not None and not isinstance(contacts, ContactSet):
+            raise TypeError("contacts must be an fcd.ContactSet or None")
+        self._system, self._contacts = system, contacts
+        h = _p()
+        self._check(_f["fcd_stability_create"](system._h, contacts._h if contacts else None,
+                                               _C.byref(h)))
+        self._h = h
+        self._n = 0
+        for k, v in params.items():
+            self.set_param(k, v)
+
+    def set_param(self, key, value):
+        """'nev', 'target_hz', 'mu', 'tolerance', 'damping', 'dense_max',
+        'projection_modes' or 'max_iter'."""
+        self._check(_f["fcd_stability_set_param"](self._h, _key(_ST_PARAM, key, "stability "
+                                                                 "parameter"), float(value)))
+
+    def set_contact_state(self, status, slip=None):
+        """``status``: one of 'open', 'stick', 'slip' per contact; ``slip``: the unit
+        slip direction in the tangent plane, (dim - 1) per contact (read for 'slip')."""
+        cs = self._contacts
+        n = len(cs) if cs is not None else 0
+        s = _statuses(list(status), n)
+        d = cs.dim if cs is not None else 2
+        sl = None
+        if slip is not None:
+            sl = _real_array(slip, "slip")
+            if sl.size != n * (d - 1):
+                raise ValueError("slip: expected %d entries ((dim - 1) per contact), got %d"
+                                 % (n * (d - 1), sl.size))
+            sl = _np.ascontiguousarray(sl.reshape(-1))
+        self._check(_f["fcd_stability_set_contact_state"](self._h, s.ctypes.data_as(_pint),
+                                                          _pr(sl)))
+
+    def solve(self):
+        """Solves; returns the eigenvalues (complex, sorted by decreasing real part)."""
+        nc = _index(0)
+        self._check(_f["fcd_stability_solve"](self._h, _C.byref(nc)))
+        self._n = nc.value
+        out = _np.empty(self._n, dtype=complex)
+        re, im = _real(0), _real(0)
+        for i in range(self._n):
+            self._check(_f["fcd_stability_get_eigenvalue"](self._h, i, _C.byref(re),
+                                                           _C.byref(im)))
+            out[i] = complex(re.value, im.value)
+        return out
+
+    def mode(self, i):
+        """Mode shape i (complex, ndofs)."""
+        n = self._system.ndofs
+        re, im = _np.empty(n), _np.empty(n)
+        self._check(_f["fcd_stability_get_mode"](self._h, int(i), _pr(re), _pr(im)))
+        return re + 1j * im
+
+    @property
+    def summary(self):
+        """dict: flutter, divergence, necessary (bools) and min_sym."""
+        a, b, c, m = _C.c_int(0), _C.c_int(0), _C.c_int(0), _real(0)
+        self._check(_f["fcd_stability_get_summary"](self._h, _C.byref(a), _C.byref(b),
+                                                    _C.byref(c), _C.byref(m)))
+        return {"flutter": bool(a.value), "divergence": bool(b.value),
+                "necessary": bool(c.value), "min_sym": m.value}
+
+
+class Equilibrium(_Child):
+    """Static (Signorini-Coulomb) and steady-sliding equilibria."""
+    _destroy = "fcd_equilibrium_destroy"
+
+    def __init__(self, system, contacts, **params):
+        if not isinstance(system, System) or not isinstance(contacts, ContactSet):
+            raise TypeError("Equilibrium(system: fcd.System, contacts: fcd.ContactSet)")
+        self._system, self._contacts = system, contacts
+        h = _p()
+        self._check(_f["fcd_equilibrium_create"](system._h, contacts._h, _C.byref(h)))
+        self._h = h
+        for k, v in params.items():
+            self.set_param(k, v)
+
+    def set_param(self, key, value):
+        k = _key(_EQ_PARAM, key, "equilibrium parameter")
+        if key == "contact_solver":
+            value = _key(_FC_SOLVER, value, "contact solver")
+        self._check(_f["fcd_equilibrium_set_param"](self._h, k, float(value)))
+
+    def solve(self, kind="static", t=0.0):
+        """Solves; returns (u, r): displacements (ndofs) and local reactions
+        (ncontacts x dim)."""
+        self._check(_f["fcd_equilibrium_solve"](self._h, _key(_EQ_KIND, kind, "equilibrium"),
+                                                float(t)))
+        n, cs = self._system.ndofs, self._contacts
+        u, r = _np.empty(n), _np.empty(len(cs) * cs.dim)
+        self._check(_f["fcd_equilibrium_get_state"](self._h, _pr(u)))
+        self._check(_f["fcd_equilibrium_get_reactions"](self._h, _pr(r)))
+        return u, r.reshape(len(cs), cs.dim)
+
+    @property
+    def contact_status(self):
+        cs = self._contacts
+        s = _np.empty(len(cs), dtype=_np.intc)
+        self._check(_f["fcd_equilibrium_get_contact_state"](self._h, s.ctypes.data_as(_pint),
+                                                            None))
+        return [_CONTACT_NAMES.get(int(x), int(x)) for x in s]

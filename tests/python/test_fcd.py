@@ -1,0 +1,258 @@
+"""The Python binding (python/fcd) against independent references (issue 11):
+scipy.linalg on the same matrices, closed forms, and its own bad-input contract.
+Run by meson (test `python`) with FCD_LIBRARY pointing at the built libfcd."""
+import os
+import tempfile
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+import fcd
+
+
+# ---- a scipy-built finite-element model --------------------------------------------
+
+def plane_strain_block(nx=6, ny=3, E=1e7, nu=0.3, rho=1000.0, lx=1.0, ly=0.5):
+    """Linear triangles on an nx x ny grid of a lx x ly block, consistent mass. Node
+    (i, j) is i + (nx + 1) j with dofs (2 node, 2 node + 1) = (x, y)."""
+    px = nx + 1
+    nn = px * (ny + 1)
+    lam = E * nu / ((1 + nu) * (1 - 2 * nu))
+    G = E / (2 * (1 + nu))
+    D = np.array([[lam + 2 * G, lam, 0], [lam, lam + 2 * G, 0], [0, 0, G]])
+    rows, cols, kv, mv = [], [], [], []
+    hx, hy = lx / nx, ly / ny
+    for j in range(ny):
+        for i in range(nx):
+            a, b, c, d = i + px * j, i + 1 + px * j, i + 1 + px * (j + 1), i + px * (j + 1)
+            for tri in ((a, b, c), (a, c, d)):
+                xy = np.array([[(n % px) * hx, (n // px) * hy] for n in tri])
+                area2 = ((xy[1, 0] - xy[0, 0]) * (xy[2, 1] - xy[0, 1])
+                         - (xy[2, 0] - xy[0, 0]) * (xy[1, 1] - xy[0, 1]))
+                area = area2 / 2
+                bx = [xy[1, 1] - xy[2, 1], xy[2, 1] - xy[0, 1], xy[0, 1] - xy[1, 1]]
+                by = [xy[2, 0] - xy[1, 0], xy[0, 0] - xy[2, 0], xy[1, 0] - xy[0, 0]]
+                B = np.zeros((3, 6))
+                for k in range(3):
+                    B[0, 2 * k] = bx[k] / area2
+                    B[1, 2 * k + 1] = by[k] / area2
+                    B[2, 2 * k] = by[k] / area2
+                    B[2, 2 * k + 1] = bx[k] / area2
+                Ke = B.T @ D @ B * area
+                Me = np.zeros((6, 6))
+                for p in range(3):
+                    for q in range(3):
+                        m = rho * area / 12 * (2 if p == q else 1)
+                        Me[2 * p, 2 * q] = Me[2 * p + 1, 2 * q + 1] = m
+                dofs = [2 * tri[0], 2 * tri[0] + 1, 2 * tri[1], 2 * tri[1] + 1,
+                        2 * tri[2], 2 * tri[2] + 1]
+                for p in range(6):
+                    for q in range(6):
+                        rows.append(dofs[p])
+                        cols.append(dofs[q])
+                        kv.append(Ke[p, q])
+                        mv.append(Me[p, q])
+    n = 2 * nn
+    K = sp.coo_matrix((kv, (rows, cols)), shape=(n, n)).tocsr()
+    M = sp.coo_matrix((mv, (rows, cols)), shape=(n, n)).tocsr()
+    top = [i + px * ny for i in range(px)]
+    bottom = list(range(px))
+    return K, M, top, bottom
+
+
+def test_version_and_features():
+    assert fcd.version() == os.environ.get("FCD_EXPECTED_VERSION", fcd.version())
+    feats = fcd.features()
+    for name in ("fclib", "mpi", "umfpack", "mumps", "slepc"):
+        assert fcd.has_feature(name) == (name in feats)
+    assert not fcd.has_feature("no-such-feature")
+
+
+def test_natural_modes_against_scipy_eigh():
+    K, M, top, _ = plane_strain_block()
+    n = K.shape[0]
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    fixed = [2 * p + k for p in top for k in (0, 1)]
+    sys.fix_dofs(fixed)
+    w2, modes = sys.natural_modes(6)
+    free = np.setdiff1d(np.arange(n), fixed)
+    ref = sla.eigh(K[free][:, free].toarray(), M[free][:, free].toarray(), eigvals_only=True)
+    assert np.allclose(w2, ref[:6], rtol=1e-9)
+    assert modes.shape == (n, 6)
+    # mass-normalized, zero on the fixed dofs
+    for k in range(6):
+        v = modes[:, k]
+        assert abs(v @ (M @ v) - 1) < 1e-9
+        assert np.all(v[fixed] == 0)
+    # the products agree with scipy's
+    x = np.random.default_rng(1).standard_normal(n)
+    assert np.allclose(sys.apply("stiffness", x), K @ x, rtol=1e-12, atol=1e-9 * abs(K @ x).max())
+
+
+def test_stability_against_scipy_eig_on_the_reduced_pencil():
+    """The bottom nodes touch a flat (normal +y, tangent +x): stick, slip with s = +-1,
+    and open contacts. The reduced pencil by seed 000's row rule (normal and stuck dofs
+    removed; a slipping row T becomes row_T - mu s row_N), built here with scipy, gives
+    Lambda; fcd's eigenvalues are the lambda = +-sqrt(-Lambda)."""
+    K, M, top, bottom = plane_strain_block()
+    n = K.shape[0]
+    mu = 0.45
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    fixed = [2 * p + k for p in top for k in (0, 1)]
+    sys.fix_dofs(fixed)
+    cs = fcd.ContactSet(sys, dim=2)
+    status, slip = [], []
+    for c, node in enumerate(bottom):
+        cs.add_rigid([2 * node, 2 * node + 1], normal=[0, 1], tangent=[1, 0], gap=0.0, mu=mu)
+        status.append(("slip", "stick", "slip", "open")[c % 4])
+        slip.append(1.0 if c % 8 < 4 else -1.0)
+    st = fcd.Stability(sys, cs, dense_max=1000)
+    st.set_contact_state(status, slip)
+    lam = st.solve()
+    # the reference reduction
+    Kd, Md = K.toarray(), M.toarray()
+    drop = set(fixed)
+    for c, node in enumerate(bottom):
+        if status[c] == "stick":
+            drop |= {2 * node, 2 * node + 1}
+        elif status[c] == "slip":
+            drop.add(2 * node + 1)
+    keep = [i for i in range(n) if i not in drop]
+    Ks, Ms = Kd[np.ix_(keep, keep)].copy(), Md[np.ix_(keep, keep)].copy()
+    for c, node in enumerate(bottom):
+        if status[c] == "slip":
+            a = keep.index(2 * node)
+            sigma = -slip[c]
+            Ks[a] += mu * sigma * Kd[2 * node + 1, keep]
+            Ms[a] += mu * sigma * Md[2 * node + 1, keep]
+    L = sla.eig(Ks, Ms, right=False)
+    ref = np.concatenate([np.sqrt(-L.astype(complex)), -np.sqrt(-L.astype(complex))])
+    assert len(lam) == len(ref)
+    scale = np.abs(ref).max()
+    for x in lam:
+        assert np.abs(ref - x).min() <= 1e-8 * scale
+    for x in ref:
+        assert np.abs(lam - x).min() <= 1e-8 * scale
+    # friction makes the pencil non-symmetric: this state flutters or not, and the
+    # summary agrees with the eigenvalues
+    s = st.summary
+    assert s["flutter"] == bool(np.any((lam.real > 1e-9 * scale) & (np.abs(lam.imag) > 0)))
+    v = st.mode(0)
+    assert v.shape == (n,) and np.iscomplexobj(v)
+
+
+def test_integrator_free_fall_closed_form():
+    """A mass on no spring under gravity, no contact: u(t) = -g t^2 / 2 exactly for the
+    theta = 1/2 scheme (constant acceleration)."""
+    sys = fcd.System(1)
+    sys.set_matrix("mass", sp.identity(1) * 2.0)
+    sys.set_matrix("stiffness", sp.csr_matrix((1, 1)))
+    sys.set_load([-2.0 * 9.81])
+    it = fcd.Integrator(sys, None, "moreau-jean", step=1e-2)
+    it.set_state(0.0, [0.0], [0.0])
+    it.advance(1.0)
+    t, u, v = it.state
+    assert abs(t - 1.0) < 1e-12
+    assert abs(u[0] + 9.81 / 2) < 1e-10
+    assert abs(v[0] + 9.81) < 1e-10
+
+
+def test_integrator_block_lands_and_stops():
+    """A block dropped onto the flat with Fremond's scheme: the ledger closes (seed 004:
+    exactly, to round-off) and the block is resting on the flat at the end."""
+    K, M, top, bottom = plane_strain_block(nx=4, ny=2, E=1e5)
+    n = K.shape[0]
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    g = np.zeros(n)
+    g[1::2] = -9.81
+    sys.set_load(M @ g)
+    cs = fcd.ContactSet(sys, dim=2)
+    for node in bottom:
+        cs.add_rigid([2 * node, 2 * node + 1], normal=[0, -1], tangent=[1, 0], gap=0.01, mu=0.5)
+    it = fcd.Integrator(sys, cs, "fremond", step=1e-3, tolerance=1e-12)
+    it.set_state(0.0, np.zeros(n), np.zeros(n))
+    it.advance(0.3)
+    e = it.energy
+    lhs = e["kinetic"] + e["potential"]
+    rhs = (e["external_work"] - e["damping_dissipation"] - e["friction_dissipation"]
+           - e["impact_dissipation"] - e["numerical_dissipation"])
+    assert abs(lhs - rhs) <= 1e-9 * max(1.0, abs(e["external_work"]))
+    assert any(s in ("stick", "slip") for s in it.contact_status)
+    r = it.reactions
+    assert r.shape == (len(bottom), 2)
+
+
+def test_files_round_trip():
+    K, M, _, _ = plane_strain_block(nx=3, ny=2)
+    n = K.shape[0]
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    x = np.arange(n, dtype=float)
+    with tempfile.TemporaryDirectory() as d:
+        for write, read, name in (("write_matrix_market", "read_matrix_market", "k.mtx"),
+                                  ("write_petsc_binary", "read_petsc_binary", "k.petsc")):
+            path = os.path.join(d, name)
+            getattr(sys, write)("stiffness", path)
+            other = fcd.System(n)
+            getattr(other, read)("stiffness", path)
+            assert np.allclose(other.apply("stiffness", x), K @ x, rtol=1e-13,
+                               atol=1e-12 * abs(K @ x).max())
+
+
+# ---- bad input: clear errors, no crash ----------------------------------------------
+
+def test_wrong_dtype_shape_order():
+    sys = fcd.System(4)
+    with pytest.raises(TypeError, match="dtype complex"):
+        sys.set_matrix("mass", np.eye(4, dtype=complex))
+    with pytest.raises(TypeError, match="dtype"):
+        sys.set_load(np.array(["a", "b", "c", "d"]))
+    with pytest.raises(TypeError, match="dtype bool"):
+        sys.set_load(np.ones(4, dtype=bool))
+    with pytest.raises(ValueError, match=r"expected shape \(4,\)"):
+        sys.set_load(np.ones(5))
+    with pytest.raises(ValueError, match=r"expected shape \(4, 4\)"):
+        sys.set_matrix("mass", sp.identity(3))
+    with pytest.raises(ValueError, match="unknown matrix"):
+        sys.set_matrix("inertia", np.eye(4))
+    with pytest.raises(TypeError, match="integer indices"):
+        sys.fix_dofs(np.array([0.5]))
+    # memory order and integer dtypes are converted, not refused
+    A = np.asfortranarray(np.diag([1.0, 2.0, 3.0, 4.0]))
+    sys.set_matrix("mass", A)
+    sys.set_matrix("stiffness", np.diag(np.arange(1, 5)))  # int64
+    y = sys.apply("mass", np.ones(8)[::2])  # a strided view
+    assert np.allclose(y, [1, 2, 3, 4])
+
+
+def test_library_errors_carry_fcd_messages():
+    sys = fcd.System(4)
+    sys.set_matrix("mass", -np.eye(4))
+    sys.set_matrix("stiffness", np.eye(4))
+    with pytest.raises(fcd.FcdError) as e:
+        sys.natural_modes(2)
+    assert e.value.status < 0 and e.value.name.startswith("FCD_E_")
+    assert e.value.message
+    with pytest.raises(fcd.FcdError) as e:
+        sys.fix_dofs([7])
+    assert e.value.name == "FCD_E_INVALID_ARG" and "7" in e.value.message
+    with pytest.raises(fcd.FcdError) as e:
+        sys.read_petsc_binary("mass", "/nonexistent/file.petsc")
+    assert e.value.name == "FCD_E_IO"
+    cs = fcd.ContactSet(sys, dim=2)
+    with pytest.raises(ValueError, match="expected 2 indices"):
+        cs.add_rigid([0, 1, 2], [0, 1], [1, 0])
+    with pytest.raises(fcd.FcdError) as e:
+        cs.add_rigid([0, 1], [0, 0], [1, 0])  # a zero normal
+    assert e.value.name == "FCD_E_INVALID_ARG"
+    st = fcd.Stability(sys, cs)
+    with pytest.raises(ValueError, match="expected 0 entries"):
+        st.set_contact_state(["slip"])
