@@ -18,5 +18,6 @@
 #include <fcd/fcd_equilibrium.h>
 #include <fcd/fcd_stability.h>
 #include <fcd/fcd_lattice.h>
+#include <fcd/fcd_vtk.h>
 
 #endif /* FCD_H */

@@ -29,7 +29,7 @@ import os as _os
 
 import numpy as _np
 
-__all__ = ["FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium",
+__all__ = ["FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium", "Mesh",
            "version", "has_feature", "features", "library_path"]
 
 _real = _C.c_double
@@ -142,6 +142,11 @@ for _name, _res, _args in [
     ("fcd_stability_get_eigenvalue", _st, [_p, _index, _preal, _preal]),
     ("fcd_stability_get_mode", _st, [_p, _index, _preal, _preal]),
     ("fcd_stability_get_summary", _st, [_p, _pint, _pint, _pint, _preal]),
+    ("fcd_mesh_create", _st, [_p, _C.c_int, _index, _preal, _pindex, _C.POINTER(_p)]),
+    ("fcd_mesh_destroy", None, [_p]),
+    ("fcd_mesh_add_cells", _st, [_p, _C.c_int, _index, _pindex]),
+    ("fcd_mesh_write_vtk", _st, [_p, _C.c_char_p, _index, _C.POINTER(_C.c_char_p),
+                                 _C.POINTER(_preal), _p, _pint]),
     ("fcd_equilibrium_create", _st, [_p, _p, _C.POINTER(_p)]),
     ("fcd_equilibrium_destroy", None, [_p]),
     ("fcd_equilibrium_set_param", _st, [_p, _C.c_int, _real]),
@@ -587,3 +592,68 @@ class Equilibrium(_Child):
         self._check(_f["fcd_equilibrium_get_contact_state"](self._h, s.ctypes.data_as(_pint),
                                                             None))
         return [_CONTACT_NAMES.get(int(x), int(x)) for x in s]
+
+
+_CELL = {"vertex": 1, "line": 3, "triangle": 5, "quad": 9, "tetra": 10, "hexahedron": 12,
+         "wedge": 13}
+
+
+class Mesh(_Child):
+    """The host's mesh for VTK output: node coordinates (nnodes x dim), the dof of each
+    displacement component (nnodes x dim, -1 for none; default node p owns dofs
+    dim p .. dim p + dim - 1) and cells."""
+    _destroy = "fcd_mesh_destroy"
+
+    def __init__(self, system, coords, node_dofs=None):
+        if not isinstance(system, System):
+            raise TypeError("system must be an fcd.System")
+        self._system = system
+        x = _real_array(coords, "coords")
+        if x.ndim != 2 or x.shape[1] not in (2, 3):
+            raise ValueError("coords: expected shape (nnodes, 2 or 3), got %s" % (x.shape,))
+        nn, dim = x.shape
+        d = None
+        if node_dofs is not None:
+            d = _index_array(_np.asarray(node_dofs).reshape(-1), "node_dofs", nn * dim)
+        h = _p()
+        self._check(_f["fcd_mesh_create"](system._h, dim, nn, _pr(x), _pi(d), _C.byref(h)))
+        self._h = h
+        self.dim, self.nnodes = dim, nn
+
+    def add_cells(self, kind, nodes):
+        """Cells of one type ('triangle', 'quad', 'tetra', 'hexahedron', 'wedge',
+        'line', 'vertex'): ``nodes`` is ncells x nodes-per-cell, in VTK's order."""
+        t = _key(_CELL, kind, "cell type")
+        a = _np.asarray(nodes)
+        if a.ndim != 2:
+            raise ValueError("nodes: expected a 2-D array (ncells, nodes per cell), got shape %s"
+                             % (a.shape,))
+        flat = _index_array(a.reshape(-1), "nodes")
+        self._check(_f["fcd_mesh_add_cells"](self._h, t, a.shape[0], _pi(flat)))
+
+    def write_vtk(self, path, fields=None, contacts=None, status=None):
+        """Writes legacy VTK: ``fields`` maps names to vectors over the dofs (complex
+        ones give NAME_re and NAME_im); with ``contacts`` and ``status`` ('open',
+        'stick', 'slip' per contact) a point scalar contact_status."""
+        names, arrays = [], []
+        n = self._system.ndofs
+        for name, v in (fields or {}).items():
+            a = _np.asarray(v)
+            if _np.iscomplexobj(a):
+                parts = ((name + "_re", a.real), (name + "_im", a.imag))
+            else:
+                parts = ((name, a),)
+            for nm, arr in parts:
+                names.append(nm.encode())
+                arrays.append(_real_array(arr, "field " + nm, (n,)))
+        cn = (_C.c_char_p * max(len(names), 1))(*names)
+        cp = (_preal * max(len(arrays), 1))(*[_pr(a) for a in arrays])
+        st = None
+        if (contacts is None) != (status is None):
+            raise ValueError("write_vtk: give both contacts and status, or neither")
+        if contacts is not None:
+            st = _statuses(list(status), len(contacts))
+        self._check(_f["fcd_mesh_write_vtk"](self._h, _os.fsencode(path), len(names), cn, cp,
+                                             contacts._h if contacts is not None else None,
+                                             st.ctypes.data_as(_pint) if st is not None
+                                             else None))

@@ -256,3 +256,87 @@ def test_library_errors_carry_fcd_messages():
     st = fcd.Stability(sys, cs)
     with pytest.raises(ValueError, match="expected 0 entries"):
         st.set_contact_state(["slip"])
+
+
+def test_vtk_opened_by_vtk():
+    """Mode shapes and contact status written by fcd, read back by VTK's own legacy
+    reader (Debian python3-vtk9): the same points, cells and values."""
+    vtk = pytest.importorskip("vtk")
+    from vtk.util.numpy_support import vtk_to_numpy
+    nx, ny = 6, 3
+    K, M, top, bottom = plane_strain_block(nx, ny)
+    n = K.shape[0]
+    px = nx + 1
+    coords = np.array([[(p % px) / nx, (p // px) * 0.5 / ny] for p in range(n // 2)])
+    tris = []
+    for j in range(ny):
+        for i in range(nx):
+            a, b, c, d = i + px * j, i + 1 + px * j, i + 1 + px * (j + 1), i + px * (j + 1)
+            tris += [(a, b, c), (a, c, d)]
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    sys.fix_dofs([2 * p + k for p in top for k in (0, 1)])
+    cs = fcd.ContactSet(sys, dim=2)
+    for node in bottom:
+        cs.add_rigid([2 * node, 2 * node + 1], normal=[0, 1], tangent=[1, 0], mu=0.5)
+    status = [("slip", "stick", "open")[c % 3] for c in range(len(bottom))]
+    st = fcd.Stability(sys, cs)
+    st.set_contact_state(status, slip=np.ones(len(bottom)))
+    st.solve()
+    mode = st.mode(0)
+    mesh = fcd.Mesh(sys, coords)
+    mesh.add_cells("triangle", tris)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "mode.vtk")
+        mesh.write_vtk(path, {"mode0": mode}, contacts=cs, status=status)
+        r = vtk.vtkUnstructuredGridReader()
+        r.SetFileName(path)
+        r.ReadAllVectorsOn()
+        r.ReadAllScalarsOn()
+        r.Update()
+        g = r.GetOutput()
+    assert g.GetNumberOfPoints() == n // 2
+    assert g.GetNumberOfCells() == len(tris)
+    assert all(g.GetCellType(c) == vtk.VTK_TRIANGLE for c in range(len(tris)))
+    pts = vtk_to_numpy(g.GetPoints().GetData())
+    assert np.array_equal(pts[:, :2], coords) and np.all(pts[:, 2] == 0)
+    for c, tri in enumerate(tris):
+        ids = g.GetCell(c).GetPointIds()
+        assert [ids.GetId(k) for k in range(3)] == list(tri)
+    pd = g.GetPointData()
+    re = vtk_to_numpy(pd.GetArray("mode0_re"))
+    im = vtk_to_numpy(pd.GetArray("mode0_im"))
+    assert np.array_equal(re[:, :2].reshape(-1), mode.real)
+    assert np.array_equal(im[:, :2].reshape(-1), mode.imag)
+    cst = vtk_to_numpy(pd.GetArray("contact_status"))
+    want = np.full(n // 2, -1)
+    for c, node in enumerate(bottom):
+        want[node] = {"open": 0, "stick": 1, "slip": 2}[status[c]]
+    assert np.array_equal(cst, want)
+
+
+def test_vtk_bad_input():
+    sys = fcd.System(4)
+    with pytest.raises(ValueError, match="coords"):
+        fcd.Mesh(sys, np.zeros(4))
+    with pytest.raises(fcd.FcdError) as e:
+        fcd.Mesh(sys, np.zeros((3, 2)))  # 3 nodes in 2D are 6 dofs, not 4
+    assert e.value.name == "FCD_E_INVALID_ARG" and "6 dofs" in e.value.message
+    m = fcd.Mesh(sys, np.zeros((2, 2)))
+    with pytest.raises(fcd.FcdError) as e:
+        m.add_cells("triangle", [[0, 1, 2]])
+    assert "node 2" in e.value.message
+    with pytest.raises(ValueError, match="unknown cell type"):
+        m.add_cells("pyramid", [[0, 1, 0, 1, 0]])
+    m.add_cells("line", [[0, 1]])
+    with pytest.raises(TypeError, match="dtype"):
+        m.write_vtk("/tmp/x.vtk", {"u": np.array(["a"] * 4)})
+    with pytest.raises(ValueError, match=r"expected shape \(4,\)"):
+        m.write_vtk("/tmp/x.vtk", {"u": np.zeros(3)})
+    with pytest.raises(fcd.FcdError) as e:
+        m.write_vtk("/nonexistent/dir/x.vtk", {"u": np.zeros(4)})
+    assert e.value.name == "FCD_E_IO"
+    with pytest.raises(fcd.FcdError) as e:
+        m.write_vtk("/tmp/x.vtk", {"bad name": np.zeros(4)})
+    assert "name" in e.value.message

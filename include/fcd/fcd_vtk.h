@@ -1,0 +1,62 @@
+/** @file fcd_vtk.h
+ *  VTK output for ParaView and other VTK readers: displacements, mode shapes and
+ *  contact status on the host's mesh. fcd knows dofs, not geometry, so the host
+ *  supplies node coordinates, the dofs of each node and the cells; fcd writes legacy
+ *  VTK (version 3.0, ASCII) unstructured grids with point data. */
+#ifndef FCD_VTK_H
+#define FCD_VTK_H
+
+#include <fcd/fcd_common.h>
+#include <fcd/fcd_contact.h>
+#include <fcd/fcd_status.h>
+#include <fcd/fcd_system.h>
+
+FCD_BEGIN_DECLS
+
+/** Opaque mesh: nodes with coordinates and dofs, and cells. */
+typedef struct fcd_mesh fcd_mesh;
+
+/** VTK cell types accepted by fcd_mesh_add_cells (VTK's own numbers). */
+enum {
+  FCD_VTK_VERTEX = 1,     /**< 1 node */
+  FCD_VTK_LINE = 3,       /**< 2 nodes */
+  FCD_VTK_TRIANGLE = 5,   /**< 3 nodes */
+  FCD_VTK_QUAD = 9,       /**< 4 nodes */
+  FCD_VTK_TETRA = 10,     /**< 4 nodes */
+  FCD_VTK_HEXAHEDRON = 12, /**< 8 nodes */
+  FCD_VTK_WEDGE = 13      /**< 6 nodes */
+};
+
+/** A mesh of @p nnodes nodes in dimension @p dim (2 or 3) over the dofs of @p sys:
+ *  @p coords (dim per node, required: VTK output without coordinates is refused with
+ *  FCD_E_INVALID_ARG) and @p node_dofs (dim per node: the dof carrying each
+ *  displacement component, -1 for none). NULL node_dofs means node p owns dofs
+ *  dim p .. dim p + dim - 1, which needs nnodes dim = ndofs. Arrays are copied. */
+FCD_API fcd_status fcd_mesh_create(const fcd_system *sys, int dim, fcd_index nnodes,
+                                   const fcd_real *coords, const fcd_index *node_dofs,
+                                   fcd_mesh **out);
+
+/** Destroys a mesh (NULL-safe). */
+FCD_API void fcd_mesh_destroy(fcd_mesh *m);
+
+/** Appends @p ncells cells of VTK type @p vtk_type (FCD_VTK_*), their nodes in
+ *  @p nodes (as many per cell as the type has, in VTK's order). Other types:
+ *  FCD_E_UNSUPPORTED; a node out of range: FCD_E_INVALID_ARG, and no cell is added. */
+FCD_API fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
+                                      const fcd_index *nodes);
+
+/** Writes the mesh to @p path with @p nfields point vectors: field k, named
+ *  @p names[k] (letters, digits and '_' only), is a vector over the system's dofs
+ *  (ndofs entries; a mode shape's real and imaginary parts are two fields), written per
+ *  node as its displacement components (3 components, zero where a node has no dof).
+ *  With @p cs and @p status (one fcd_contact_status per contact), a point scalar
+ *  "contact_status" is added: -1 for nodes without a contact, else the status of the
+ *  contact the node's dofs belong to (both nodes of a pair). Either may be NULL. */
+FCD_API fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path,
+                                      fcd_index nfields, const char *const *names,
+                                      const fcd_real *const *fields,
+                                      const fcd_contact_set *cs, const int *status);
+
+FCD_END_DECLS
+
+#endif

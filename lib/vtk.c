@@ -1,0 +1,269 @@
+/* Legacy VTK output (version 3.0, ASCII unstructured grid) of fields over a system's
+ * dofs on the host's mesh. ASCII legacy VTK is what every VTK reader (ParaView, VisIt,
+ * VTK's Python module) opens without options; a mesh of a few hundred thousand nodes
+ * stays a few tens of MB. */
+#include "fcd_private.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* fcd.h includes fcd_vtk.h */
+
+#define FCD_MESH_MAGIC 0x66636d73u /* "fcms" */
+
+struct fcd_mesh {
+  uint32_t magic;
+  fcd_system *sys; /* retained: messages go there */
+  int dim;
+  fcd_index nnodes, ndofs;
+  fcd_real *coords;    /* dim per node */
+  fcd_index *node_dofs; /* dim per node, -1: none */
+  fcd_index ncells, conn_len, conn_cap, cells_cap;
+  fcd_index *conn;     /* nodes of all cells */
+  fcd_index *offset;   /* ncells + 1 */
+  int *type;           /* ncells */
+};
+
+static int mesh_valid(const fcd_mesh *m) {
+  return m && m->magic == FCD_MESH_MAGIC && fcd__system_valid(m->sys);
+}
+
+static int nodes_of(int vtk_type) {
+  switch (vtk_type) {
+  case FCD_VTK_VERTEX: return 1;
+  case FCD_VTK_LINE: return 2;
+  case FCD_VTK_TRIANGLE: return 3;
+  case FCD_VTK_QUAD:
+  case FCD_VTK_TETRA: return 4;
+  case FCD_VTK_WEDGE: return 6;
+  case FCD_VTK_HEXAHEDRON: return 8;
+  default: return 0;
+  }
+}
+
+fcd_status fcd_mesh_create(const fcd_system *csys, int dim, fcd_index nnodes,
+                           const fcd_real *coords, const fcd_index *node_dofs, fcd_mesh **out) {
+  if (!out) return FCD_E_INVALID_ARG;
+  *out = NULL;
+  FCD_CHECK_SYS(csys);
+  /* the mesh keeps the system alive and reports on it; neither changes the model */
+  fcd_system *sys = (fcd_system *)(uintptr_t)csys;
+  if (dim != 2 && dim != 3)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_create: dim must be 2 or 3, not %d", dim);
+  if (nnodes < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_create: negative node count %lld",
+                    (long long)nnodes);
+  if (!coords)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_create: coords is NULL: VTK output needs "
+                    "the node coordinates of the host's mesh");
+  if (!node_dofs && nnodes * dim != sys->n)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_create: without node_dofs, %lld nodes in "
+                    "%dD need %lld dofs, the system has %lld", (long long)nnodes, dim,
+                    (long long)(nnodes * dim), (long long)sys->n);
+  for (fcd_index k = 0; k < nnodes * dim; k++) {
+    if (!isfinite(coords[k]))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_create: coordinate %lld of node %lld is "
+                      "not finite", (long long)(k % dim), (long long)(k / dim));
+    if (node_dofs && (node_dofs[k] < -1 || node_dofs[k] >= sys->n))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_create: node %lld component %lld has dof "
+                      "%lld, outside [-1, %lld)", (long long)(k / dim), (long long)(k % dim),
+                      (long long)node_dofs[k], (long long)sys->n);
+  }
+  fcd_mesh *m = fcd__calloc(1, sizeof *m);
+  if (m) {
+    m->coords = fcd__malloc_array((size_t)(nnodes * dim) + 1, sizeof *m->coords);
+    m->node_dofs = fcd__malloc_array((size_t)(nnodes * dim) + 1, sizeof *m->node_dofs);
+    m->offset = fcd__calloc(1, sizeof *m->offset);
+  }
+  if (!m || !m->coords || !m->node_dofs || !m->offset) {
+    if (m) {
+      fcd__free(m->coords);
+      fcd__free(m->node_dofs);
+      fcd__free(m->offset);
+    }
+    fcd__free(m);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a mesh of %lld nodes",
+                    (long long)nnodes);
+  }
+  memcpy(m->coords, coords, (size_t)(nnodes * dim) * sizeof *coords);
+  for (fcd_index k = 0; k < nnodes * dim; k++) m->node_dofs[k] = node_dofs ? node_dofs[k] : k;
+  m->sys = sys;
+  m->dim = dim;
+  m->nnodes = nnodes;
+  m->ndofs = sys->n;
+  m->magic = FCD_MESH_MAGIC;
+  fcd__system_retain(sys);
+  *out = m;
+  return FCD_OK;
+}
+
+void fcd_mesh_destroy(fcd_mesh *m) {
+  if (!m || m->magic != FCD_MESH_MAGIC) return;
+  fcd_system *sys = m->sys;
+  fcd__free(m->coords);
+  fcd__free(m->node_dofs);
+  fcd__free(m->conn);
+  fcd__free(m->offset);
+  fcd__free(m->type);
+  m->magic = 0;
+  fcd__free(m);
+  fcd__system_release(sys);
+}
+
+fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
+                              const fcd_index *nodes) {
+  if (!mesh_valid(m)) return FCD_E_INVALID_ARG;
+  fcd_system *sys = m->sys;
+  int per = nodes_of(vtk_type);
+  if (per == 0)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "mesh_add_cells: VTK cell type %d is not one of "
+                    "vertex 1, line 3, triangle 5, quad 9, tetra 10, hexahedron 12, wedge 13",
+                    vtk_type);
+  if (ncells < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_add_cells: negative cell count %lld",
+                    (long long)ncells);
+  if (ncells > 0 && !nodes) return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_add_cells: nodes is NULL");
+  for (fcd_index k = 0; k < ncells * per; k++)
+    if (nodes[k] < 0 || nodes[k] >= m->nnodes)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_add_cells: cell %lld has node %lld, "
+                      "outside [0, %lld)", (long long)(k / per), (long long)nodes[k],
+                      (long long)m->nnodes);
+  fcd_index need_conn = m->conn_len + ncells * per, need_cells = m->ncells + ncells;
+  if (need_conn > m->conn_cap) {
+    fcd_index cap = need_conn > 2 * m->conn_cap ? need_conn : 2 * m->conn_cap;
+    fcd_index *c = fcd__grow_array(m->conn, (size_t)m->conn_len, (size_t)cap, sizeof *c);
+    if (!c) return fcd__err(sys, FCD_E_NOMEM, "out of memory adding %lld cells", (long long)ncells);
+    m->conn = c;
+    m->conn_cap = cap;
+  }
+  if (need_cells > m->cells_cap) {
+    fcd_index cap = need_cells > 2 * m->cells_cap ? need_cells : 2 * m->cells_cap;
+    fcd_index *o = fcd__grow_array(m->offset, (size_t)m->ncells + 1, (size_t)cap + 1, sizeof *o);
+    if (!o) return fcd__err(sys, FCD_E_NOMEM, "out of memory adding %lld cells", (long long)ncells);
+    m->offset = o;
+    int *t = fcd__grow_array(m->type, (size_t)m->ncells, (size_t)cap, sizeof *t);
+    if (!t) return fcd__err(sys, FCD_E_NOMEM, "out of memory adding %lld cells", (long long)ncells);
+    m->type = t;
+    m->cells_cap = cap;
+  }
+  memcpy(m->conn + m->conn_len, nodes, (size_t)(ncells * per) * sizeof *nodes);
+  for (fcd_index c = 0; c < ncells; c++) {
+    m->type[m->ncells + c] = vtk_type;
+    m->offset[m->ncells + c + 1] = m->conn_len + (c + 1) * per;
+  }
+  m->conn_len = need_conn;
+  m->ncells = need_cells;
+  return FCD_OK;
+}
+
+static int name_ok(const char *s) {
+  if (!s || !*s || strlen(s) > 200) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '_'))
+      return 0;
+  return 1;
+}
+
+fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path, fcd_index nfields,
+                              const char *const *names, const fcd_real *const *fields,
+                              const fcd_contact_set *cs, const int *status) {
+  if (!mesh_valid(m)) return FCD_E_INVALID_ARG;
+  fcd_system *sys = m->sys;
+  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: path is NULL");
+  if (nfields < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: negative field count %lld",
+                    (long long)nfields);
+  if (nfields > 0 && (!names || !fields))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: %s is NULL", !names ? "names" : "fields");
+  if (sys->n != m->ndofs)
+    return fcd__err(sys, FCD_E_STATE, "mesh_write_vtk: the system changed size since the "
+                    "mesh was made");
+  for (fcd_index k = 0; k < nfields; k++) {
+    if (!name_ok(names[k]))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: field %lld's name must be "
+                      "letters, digits and '_' (1 to 200)", (long long)k);
+    if (!fields[k])
+      return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: field '%s' is NULL", names[k]);
+    for (fcd_index j = 0; j < k; j++)
+      if (!strcmp(names[j], names[k]))
+        return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: two fields named '%s'",
+                        names[k]);
+  }
+  if ((cs == NULL) != (status == NULL))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: give both the contact set and "
+                    "the contact status, or neither");
+  if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: the contact set is invalid or "
+                    "belongs to another system");
+  if (cs)
+    for (fcd_index c = 0; c < cs->n; c++)
+      if (status[c] < FCD_CONTACT_OPEN || status[c] > FCD_CONTACT_SLIP)
+        return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: contact %lld has status %d "
+                        "(0 open, 1 stick, 2 slip)", (long long)c, status[c]);
+  /* contact status per node: a node whose dofs carry a contact */
+  int *ns = NULL;
+  if (cs) {
+    fcd_index *dof_node = fcd__malloc_array((size_t)sys->n + 1, sizeof *dof_node);
+    ns = fcd__malloc_array((size_t)m->nnodes + 1, sizeof *ns);
+    if (!dof_node || !ns) {
+      fcd__free(dof_node);
+      fcd__free(ns);
+      return fcd__err(sys, FCD_E_NOMEM, "mesh_write_vtk: out of memory");
+    }
+    for (fcd_index i = 0; i < sys->n; i++) dof_node[i] = -1;
+    for (fcd_index k = 0; k < m->nnodes * m->dim; k++)
+      if (m->node_dofs[k] >= 0) dof_node[m->node_dofs[k]] = k / m->dim;
+    for (fcd_index p = 0; p < m->nnodes; p++) ns[p] = -1;
+    for (fcd_index c = 0; c < cs->n; c++)
+      for (int side = 0; side < (cs->c[c].pair ? 2 : 1); side++) {
+        const fcd_index *d = side ? cs->c[c].dofs_b : cs->c[c].dofs_a;
+        for (int k = 0; k < cs->dim; k++)
+          if (dof_node[d[k]] >= 0) ns[dof_node[d[k]]] = status[c];
+      }
+    fcd__free(dof_node);
+  }
+  FILE *fp = fopen(path, "w");
+  if (!fp) {
+    fcd__free(ns);
+    return fcd__err(sys, FCD_E_IO, "cannot create '%s': %s", path, strerror(errno));
+  }
+  fprintf(fp, "# vtk DataFile Version 3.0\nfcd %s\nASCII\nDATASET UNSTRUCTURED_GRID\n",
+          FCD_VERSION_STRING);
+  fprintf(fp, "POINTS %lld double\n", (long long)m->nnodes);
+  for (fcd_index p = 0; p < m->nnodes; p++) {
+    const fcd_real *x = m->coords + p * m->dim;
+    fprintf(fp, "%.17g %.17g %.17g\n", x[0], x[1], m->dim == 3 ? x[2] : 0.0);
+  }
+  fprintf(fp, "CELLS %lld %lld\n", (long long)m->ncells, (long long)(m->ncells + m->conn_len));
+  for (fcd_index c = 0; c < m->ncells; c++) {
+    fprintf(fp, "%lld", (long long)(m->offset[c + 1] - m->offset[c]));
+    for (fcd_index q = m->offset[c]; q < m->offset[c + 1]; q++)
+      fprintf(fp, " %lld", (long long)m->conn[q]);
+    fputc('\n', fp);
+  }
+  fprintf(fp, "CELL_TYPES %lld\n", (long long)m->ncells);
+  for (fcd_index c = 0; c < m->ncells; c++) fprintf(fp, "%d\n", m->type[c]);
+  if (nfields > 0 || ns) fprintf(fp, "POINT_DATA %lld\n", (long long)m->nnodes);
+  for (fcd_index k = 0; k < nfields; k++) {
+    fprintf(fp, "VECTORS %s double\n", names[k]);
+    for (fcd_index p = 0; p < m->nnodes; p++) {
+      fcd_real v[3] = {0, 0, 0};
+      for (int j = 0; j < m->dim; j++) {
+        fcd_index d = m->node_dofs[p * m->dim + j];
+        if (d >= 0) v[j] = fields[k][d];
+      }
+      fprintf(fp, "%.17g %.17g %.17g\n", v[0], v[1], v[2]);
+    }
+  }
+  if (ns) {
+    fprintf(fp, "SCALARS contact_status int 1\nLOOKUP_TABLE default\n");
+    for (fcd_index p = 0; p < m->nnodes; p++) fprintf(fp, "%d\n", ns[p]);
+  }
+  fcd__free(ns);
+  int bad = ferror(fp);
+  if (fclose(fp) != 0 || bad) return fcd__err(sys, FCD_E_IO, "write error on '%s'", path);
+  return FCD_OK;
+}

@@ -1,0 +1,92 @@
+/* VTK output from C (issue 11): bad input gets its own status and a message, the mesh
+ * stays usable, and the file of a tiny mesh is exactly the legacy VTK that the format's
+ * specification prescribes for it (written out by hand below). The values as VTK's own
+ * reader sees them are checked in tests/python (test_vtk_opened_by_vtk). */
+#include <fcd/fcd.h>
+
+#include "../fcdtest.h"
+
+static char *slurp(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  static char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, fp);
+  buf[n] = 0;
+  fclose(fp);
+  return buf;
+}
+
+int main(void) {
+  char path[600];
+  fcdt_tmpfile(path, sizeof path, "tiny.vtk");
+  fcd_system *sys = NULL;
+  CHECK_ST(fcd_system_create(6, &sys), FCD_OK);
+  const double xy[6] = {0, 0, 1, 0, 0, 1};
+  fcd_mesh *m = NULL;
+  /* refusals at creation */
+  CHECK_ST(fcd_mesh_create(sys, 2, 3, NULL, NULL, &m), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "coordinates");
+  CHECK(m == NULL);
+  CHECK_ST(fcd_mesh_create(sys, 4, 3, xy, NULL, &m), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_mesh_create(sys, 2, 4, (const double[8]){0}, NULL, &m), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "8 dofs");
+  const fcd_index bad_dofs[6] = {0, 1, 2, 3, 4, 6};
+  CHECK_ST(fcd_mesh_create(sys, 2, 3, xy, bad_dofs, &m), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "dof 6");
+  const double nan_xy[6] = {0, 0, 1, NAN, 0, 1};
+  CHECK_ST(fcd_mesh_create(sys, 2, 3, nan_xy, NULL, &m), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_mesh_create(NULL, 2, 3, xy, NULL, &m), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_mesh_create(sys, 2, 3, xy, NULL, NULL), FCD_E_INVALID_ARG);
+  /* node 2 has no y dof */
+  const fcd_index dofs[6] = {0, 1, 2, 3, 4, -1};
+  CHECK_ST(fcd_mesh_create(sys, 2, 3, xy, dofs, &m), FCD_OK);
+  if (!m) return fcdt_finish("vtk");
+  /* cells */
+  const fcd_index tri[3] = {0, 1, 2}, bad_tri[3] = {0, 1, 3};
+  CHECK_ST(fcd_mesh_add_cells(m, 7, 1, tri), FCD_E_UNSUPPORTED);
+  CHECK_MSG(sys, "cell type 7");
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, bad_tri), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "node 3");
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, -1, tri), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, tri), FCD_OK);
+  /* writing */
+  const double u[6] = {0.5, -1, 2, 0.25, 3, 7};
+  const char *names[1] = {"u"}, *bad_names[1] = {"u v"};
+  const double *fields[1] = {u}, *null_fields[1] = {NULL};
+  fcd_contact_set *cs = NULL;
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const fcd_index cd[2] = {2, 3};
+  const double nrm[2] = {0, 1}, tan[2] = {1, 0};
+  CHECK_ST(fcd_contact_set_add_rigid(cs, cd, nrm, tan, 0, 0.3, NULL), FCD_OK);
+  const int slip[1] = {FCD_CONTACT_SLIP}, bad_status[1] = {5};
+  CHECK_ST(fcd_mesh_write_vtk(m, NULL, 1, names, fields, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_mesh_write_vtk(m, path, 1, bad_names, fields, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "name");
+  CHECK_ST(fcd_mesh_write_vtk(m, path, 1, names, null_fields, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_mesh_write_vtk(m, path, 1, NULL, fields, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_mesh_write_vtk(m, path, 1, names, fields, cs, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "neither");
+  CHECK_ST(fcd_mesh_write_vtk(m, path, 1, names, fields, cs, bad_status), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "status 5");
+  CHECK_ST(fcd_mesh_write_vtk(m, "/nonexistent/dir/x.vtk", 1, names, fields, NULL, NULL),
+           FCD_E_IO);
+  /* and after all that, the mesh writes */
+  CHECK_ST(fcd_mesh_write_vtk(m, path, 1, names, fields, cs, slip), FCD_OK);
+  char expect[1024];
+  snprintf(expect, sizeof expect,
+           "# vtk DataFile Version 3.0\nfcd %s\nASCII\nDATASET UNSTRUCTURED_GRID\n"
+           "POINTS 3 double\n0 0 0\n1 0 0\n0 1 0\n"
+           "CELLS 1 4\n3 0 1 2\nCELL_TYPES 1\n5\n"
+           "POINT_DATA 3\nVECTORS u double\n0.5 -1 0\n2 0.25 0\n3 0 0\n"
+           "SCALARS contact_status int 1\nLOOKUP_TABLE default\n-1\n2\n-1\n",
+           fcd_version_string());
+  const char *got = slurp(path);
+  CHECK(got && strcmp(got, expect) == 0);
+  if (got && strcmp(got, expect) != 0) fprintf(stderr, "got:\n%s\nexpected:\n%s\n", got, expect);
+  fcd_contact_set_destroy(cs);
+  fcd_mesh_destroy(m);
+  fcd_mesh_destroy(NULL);
+  fcd_system_destroy(sys);
+  return fcdt_finish("vtk");
+}
