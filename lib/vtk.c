@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -265,5 +266,223 @@ fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path, fcd_index nfi
   fcd__free(ns);
   int bad = ferror(fp);
   if (fclose(fp) != 0 || bad) return fcd__err(sys, FCD_E_IO, "write error on '%s'", path);
+  return FCD_OK;
+}
+
+/* ---- reading a mesh from legacy VTK -------------------------------------------------- */
+
+typedef struct {
+  const char *s, *end;
+} cursor;
+
+/* the next whitespace-separated token, NUL-free; 0 at the end */
+static int token(cursor *c, char *out, size_t cap) {
+  while (c->s < c->end && (*c->s == ' ' || *c->s == '\t' || *c->s == '\n' || *c->s == '\r'))
+    c->s++;
+  size_t n = 0;
+  while (c->s < c->end && !(*c->s == ' ' || *c->s == '\t' || *c->s == '\n' || *c->s == '\r')) {
+    if (n + 1 < cap) out[n++] = *c->s;
+    c->s++;
+  }
+  out[n] = 0;
+  return n > 0;
+}
+
+static int token_int(cursor *c, long long *v) {
+  char t[64], *e;
+  if (!token(c, t, sizeof t)) return 0;
+  errno = 0;
+  *v = strtoll(t, &e, 10);
+  return *e == 0 && errno == 0;
+}
+
+static int token_real(cursor *c, double *v) {
+  char t[64], *e;
+  if (!token(c, t, sizeof t)) return 0;
+  *v = strtod(t, &e);
+  return *e == 0 && isfinite(*v);
+}
+
+static void skip_line(cursor *c) {
+  while (c->s < c->end && *c->s != '\n') c->s++;
+  if (c->s < c->end) c->s++;
+}
+
+fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, fcd_mesh **out) {
+  if (!out) return FCD_E_INVALID_ARG;
+  *out = NULL;
+  FCD_CHECK_SYS(csys);
+  fcd_system *sys = (fcd_system *)(uintptr_t)csys;
+  if (dim != 2 && dim != 3)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read_vtk: dim must be 2 or 3, not %d", dim);
+  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read_vtk: path is NULL");
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  fcd_status st = FCD_OK;
+  for (;;) {
+    if (len + 65536 > cap) {
+      char *t = fcd__grow_array(text, len, cap + 65536 + cap / 2, 1);
+      if (!t) {
+        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
+        break;
+      }
+      text = t;
+      cap = cap + 65536 + cap / 2;
+    }
+    size_t got = fread(text + len, 1, cap - len, fp);
+    len += got;
+    if (got == 0) break;
+  }
+  int ioerr = ferror(fp);
+  fclose(fp);
+  if (st != FCD_OK) {
+    fcd__free(text);
+    return st;
+  }
+  if (ioerr) {
+    fcd__free(text);
+    return fcd__err(sys, FCD_E_IO, "%s: read error", path);
+  }
+  cursor c = {text, text + len};
+  double *xy = NULL;
+  fcd_index *conn = NULL;
+  int *types = NULL;
+  fcd_mesh *m = NULL;
+  long long npts = -1, ncells = -1, nconn = 0;
+  char t[128];
+  /* header: "# vtk DataFile Version x.y", a title line, ASCII, DATASET UNSTRUCTURED_GRID */
+  if (len < 5 || strncmp(text, "# vtk", 5) != 0) {
+    st = fcd__err(sys, FCD_E_FORMAT, "%s: not a legacy VTK file (no '# vtk' header)", path);
+    goto done;
+  }
+  skip_line(&c);
+  skip_line(&c);
+  if (!token(&c, t, sizeof t) || strcmp(t, "ASCII") != 0) {
+    st = fcd__err(sys, FCD_E_UNSUPPORTED, "%s: only ASCII legacy VTK is read (found '%s')",
+                  path, t);
+    goto done;
+  }
+  if (!token(&c, t, sizeof t) || strcmp(t, "DATASET") != 0 || !token(&c, t, sizeof t) ||
+      strcmp(t, "UNSTRUCTURED_GRID") != 0) {
+    st = fcd__err(sys, FCD_E_UNSUPPORTED, "%s: only DATASET UNSTRUCTURED_GRID is read", path);
+    goto done;
+  }
+  while (token(&c, t, sizeof t)) {
+    if (!strcmp(t, "POINTS")) {
+      char ty[32];
+      if (npts >= 0 || !token_int(&c, &npts) || npts < 0 || npts > (long long)(len / 2) ||
+          !token(&c, ty, sizeof ty)) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s: bad POINTS header", path);
+        goto done;
+      }
+      xy = fcd__malloc_array((size_t)npts * (size_t)dim + 1, sizeof *xy);
+      if (!xy) {
+        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld points", path, npts);
+        goto done;
+      }
+      for (long long p = 0; p < npts; p++)
+        for (int k = 0; k < 3; k++) {
+          double v;
+          if (!token_real(&c, &v)) {
+            st = fcd__err(sys, FCD_E_FORMAT, "%s: point %lld: coordinate %d missing or not a "
+                          "finite number", path, p, k);
+            goto done;
+          }
+          if (k < dim) xy[p * dim + k] = v;
+          else if (v != 0) {
+            st = fcd__err(sys, FCD_E_INVALID_ARG, "%s: point %lld has z = %g in a 2D mesh",
+                          path, p, v);
+            goto done;
+          }
+        }
+    } else if (!strcmp(t, "CELLS")) {
+      long long size;
+      if (ncells >= 0 || !token_int(&c, &ncells) || !token_int(&c, &size) || ncells < 0 ||
+          size < ncells || size > (long long)(len / 2)) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s: bad CELLS header", path);
+        goto done;
+      }
+      conn = fcd__malloc_array((size_t)size + 1, sizeof *conn);
+      if (!conn) {
+        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld cells", path, ncells);
+        goto done;
+      }
+      for (long long q = 0; q < size; q++) {
+        long long v;
+        if (!token_int(&c, &v)) {
+          st = fcd__err(sys, FCD_E_FORMAT, "%s: CELLS: entry %lld of %lld missing or not an "
+                        "integer", path, q, size);
+          goto done;
+        }
+        conn[q] = (fcd_index)v;
+      }
+      nconn = size;
+    } else if (!strcmp(t, "CELL_TYPES")) {
+      long long nt;
+      if (types || !token_int(&c, &nt) || nt != ncells) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s: CELL_TYPES must follow CELLS with the same "
+                      "count", path);
+        goto done;
+      }
+      types = fcd__malloc_array((size_t)nt + 1, sizeof *types);
+      if (!types) {
+        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
+        goto done;
+      }
+      for (long long q = 0; q < nt; q++) {
+        long long v;
+        if (!token_int(&c, &v) || v < 0 || v > 100) {
+          st = fcd__err(sys, FCD_E_FORMAT, "%s: CELL_TYPES: entry %lld is not a cell type",
+                        path, q);
+          goto done;
+        }
+        types[q] = (int)v;
+      }
+    } else if (!strcmp(t, "POINT_DATA") || !strcmp(t, "CELL_DATA")) {
+      break; /* fields: not part of the mesh */
+    } else {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s: unexpected keyword '%.40s'", path, t);
+      goto done;
+    }
+  }
+  if (npts < 0 || ncells < 0 || !types) {
+    st = fcd__err(sys, FCD_E_FORMAT, "%s: a mesh needs POINTS, CELLS and CELL_TYPES", path);
+    goto done;
+  }
+  if ((st = fcd_mesh_create(sys, dim, (fcd_index)npts, xy, NULL, &m)) != FCD_OK) {
+    char why[FCD_ERRMSG_CAP];
+    snprintf(why, sizeof why, "%s", fcd_system_last_error(sys));
+    st = fcd__err(sys, st, "%s: %s", path, why);
+    goto done;
+  }
+  for (long long q = 0, cell = 0; cell < ncells; cell++) {
+    long long k = q < nconn ? conn[q] : -1;
+    if (k < 1 || q + 1 + k > nconn || nodes_of(types[cell]) != k) {
+      st = fcd__err(sys, nodes_of(types[cell]) ? FCD_E_FORMAT : FCD_E_UNSUPPORTED,
+                    "%s: cell %lld: %s", path, cell,
+                    nodes_of(types[cell]) ? "its node count does not match its type"
+                                          : "unsupported cell type");
+      goto done;
+    }
+    if ((st = fcd_mesh_add_cells(m, types[cell], 1, conn + q + 1)) != FCD_OK) {
+      char why[FCD_ERRMSG_CAP];
+      snprintf(why, sizeof why, "%s", fcd_system_last_error(sys));
+      st = fcd__err(sys, st, "%s: %s", path, why);
+      goto done;
+    }
+    q += 1 + k;
+  }
+done:
+  fcd__free(text);
+  fcd__free(xy);
+  fcd__free(conn);
+  fcd__free(types);
+  if (st != FCD_OK) {
+    fcd_mesh_destroy(m);
+    return st;
+  }
+  *out = m;
   return FCD_OK;
 }

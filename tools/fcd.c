@@ -30,7 +30,8 @@ static void usage(FILE *to) {
           "        [--fixed FILE] [--load f.txt] --contacts FILE\n"
           "        --scheme moreau-jean|modified-theta|fremond\n"
           "        --dt H --t-end T [--theta X] [--restitution E] [--u0 FILE --v0 FILE]\n"
-          "        --out history.csv\n"
+          "        --out history.csv [--mesh mesh.vtk --vtk DIR]: DIR/final.vtk, the last\n"
+          "        displacement, velocity and contact status\n"
           "        nonsmooth time integration; history.csv has one row per step: time,\n"
           "        energy ledger and contact status counts\n"
           "  equilibrium --stiffness K.mtx [--fixed FILE] [--load f.txt] --contacts FILE\n"
@@ -43,6 +44,8 @@ static void usage(FILE *to) {
           "        [--fixed FILE] [--load f.txt] --contacts FILE\n"
           "        (--state state.csv | --steady-sliding) [--mu X | --mu-sweep a:b:n]\n"
           "        [--nev N] [--target-hz F] [--undamped] --out chart.csv [--plot chart.png]\n"
+          "        [--mesh mesh.vtk --vtk DIR]: DIR/mode-K.vtk, the modes with the contact\n"
+          "        state on the mesh's nodes (node p owns dofs dim p ..)\n"
           "        eigenvalues of the friction-linearized pencil about a contact state;\n"
           "        chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind; lines\n"
           "        'critical: track=T mu=X ...' where a tracked mode crosses Re = 0\n"
@@ -75,6 +78,7 @@ typedef struct {
   const char *damping, *rayleigh, *load, *contacts, *scheme, *u0, *v0;
   const char *kind, *reference, *displacements;
   const char *state, *mu_sweep, *plot, *mu_text;
+  const char *mesh, *vtk; /* a legacy VTK mesh and the directory of VTK output */
   int steady, undamped;
   double target_hz;
   long nev, max_iter;
@@ -128,6 +132,8 @@ static int parse_options(int argc, char **argv, options *o, const char *const *a
     else if (strcmp(a, "--u0") == 0) o->u0 = v;
     else if (strcmp(a, "--kind") == 0) o->kind = v;
     else if (strcmp(a, "--state") == 0) o->state = v;
+    else if (strcmp(a, "--mesh") == 0) o->mesh = v;
+    else if (strcmp(a, "--vtk") == 0) o->vtk = v;
     else if (strcmp(a, "--mu-sweep") == 0) o->mu_sweep = v;
     else if (strcmp(a, "--plot") == 0) o->plot = v;
     else if (strcmp(a, "--mu") == 0) o->mu_text = v;
@@ -421,11 +427,39 @@ static fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index
   return st;
 }
 
+/* --vtk DIR needs --mesh FILE (the geometry fcd does not otherwise know): checks the
+ * pair and creates DIR; 0, or 2 for a usage error, 1 when DIR cannot be made */
+static int vtk_prepare(const options *o) {
+  if (!o->vtk && !o->mesh) return 0;
+  if (!o->vtk || !o->mesh) {
+    fprintf(stderr, "fcd: --vtk DIR and --mesh FILE go together (VTK output needs the "
+                    "mesh's node coordinates)\n");
+    return 2;
+  }
+  if (mkdir(o->vtk, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "fcd: cannot create '%s': %s\n", o->vtk, strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+/* writes DIR/NAME.vtk; 0 or 1 (message printed) */
+static int vtk_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
+                     fcd_index nfields, const char *const *names, const double *const *fields,
+                     const fcd_contact_set *cs, const int *status) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.vtk", dir, name);
+  fcd_status st = fcd_mesh_write_vtk(m, path, nfields, names, fields, cs, status);
+  if (st != FCD_OK) return fail(sys, st, "writing VTK");
+  printf("vtk: %s\n", path);
+  return 0;
+}
+
 static int cmd_simulate(int argc, char **argv) {
   static const char *const allowed[] = {"--mass", "--stiffness", "--damping", "--rayleigh",
                                         "--fixed", "--load", "--contacts", "--scheme", "--dt",
                                         "--t-end", "--theta", "--restitution", "--u0", "--v0",
-                                        "--out", NULL};
+                                        "--out", "--mesh", "--vtk", NULL};
   options o = {.theta = 0.5, .scheme = "moreau-jean"};
   if (parse_options(argc, argv, &o, allowed)) return 2;
   if (!o.contacts || !o.out || !(o.dt > 0) || !(o.t_end > 0)) {
@@ -436,6 +470,8 @@ static int cmd_simulate(int argc, char **argv) {
     fprintf(stderr, "fcd: --damping and --rayleigh exclude each other\n");
     return 2;
   }
+  int vrc = vtk_prepare(&o);
+  if (vrc) return vrc;
   fcd_scheme scheme;
   if (strcmp(o.scheme, "moreau-jean") == 0) scheme = FCD_SCHEME_MOREAU_JEAN;
   else if (strcmp(o.scheme, "fremond") == 0) scheme = FCD_SCHEME_FREMOND;
@@ -450,6 +486,7 @@ static int cmd_simulate(int argc, char **argv) {
   fcd_index n = fcd_system_ndofs(sys);
   fcd_contact_set *cs = NULL;
   fcd_integrator *it = NULL;
+  fcd_mesh *mesh = NULL;
   double *u = calloc((size_t)n, sizeof *u), *v = calloc((size_t)n, sizeof *v);
   double *f = calloc((size_t)n, sizeof *f);
   fcd_status st = (u && v && f) ? FCD_OK : FCD_E_NOMEM;
@@ -463,6 +500,7 @@ static int cmd_simulate(int argc, char **argv) {
   if (st == FCD_OK && o.u0) st = fcd_system_read_vector(sys, o.u0, n, u);
   if (st == FCD_OK && o.v0) st = fcd_system_read_vector(sys, o.v0, n, v);
   if (st == FCD_OK) st = fcd_contact_set_read(sys, o.contacts, &cs);
+  if (st == FCD_OK && o.mesh) st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
   if (st == FCD_OK) st = fcd_contact_set_set_restitution(cs, o.restitution);
   if (st == FCD_OK) {
     what = "setting up the integrator";
@@ -508,8 +546,24 @@ static int cmd_simulate(int argc, char **argv) {
            e.numerical_dissipation);
     printf("simulated: dofs=%lld contacts=%lld t=%.9g history=%s\n", (long long)n,
            (long long)fcd_contact_set_size(cs), t, o.out);
+    if (mesh) {
+      /* the final state: displacement, velocity, contact status */
+      fcd_index nc = fcd_contact_set_size(cs);
+      int *cst = calloc((size_t)nc + 1, sizeof *cst);
+      if (!cst) {
+        rc = fail(sys, FCD_E_NOMEM, "writing VTK");
+        goto out;
+      }
+      fcd_integrator_get_state(it, NULL, u, v);
+      fcd_integrator_get_contact_status(it, cst);
+      const char *names[2] = {"displacement", "velocity"};
+      const double *fields[2] = {u, v};
+      rc = vtk_write(sys, mesh, o.vtk, "final", 2, names, fields, cs, cst);
+      free(cst);
+    }
   }
 out:
+  fcd_mesh_destroy(mesh);
   fcd_integrator_destroy(it);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
@@ -750,9 +804,12 @@ static int cmd_stability(int argc, char **argv) {
   static const char *const allowed[] = {"--mass", "--stiffness", "--damping", "--rayleigh",
                                         "--fixed", "--load", "--contacts", "--state",
                                         "--steady-sliding", "--mu", "--mu-sweep", "--nev",
-                                        "--target-hz", "--out", "--plot", "--undamped", NULL};
+                                        "--target-hz", "--out", "--plot", "--undamped",
+                                        "--mesh", "--vtk", NULL};
   options o = {.nev = 10};
   if (parse_options(argc, argv, &o, allowed)) return 2;
+  int vrc = vtk_prepare(&o);
+  if (vrc) return vrc;
   if (!o.contacts || !o.out || (!o.state == !o.steady)) {
     fprintf(stderr, "fcd: stability needs --contacts, --out and one of --state FILE or "
                     "--steady-sliding\n");
@@ -792,6 +849,7 @@ static int cmd_stability(int argc, char **argv) {
   fcd_contact_set *cs = NULL;
   fcd_stability *st = NULL;
   fcd_equilibrium *eq = NULL;
+  fcd_mesh *mesh = NULL;
   int *status = NULL;
   double *slip = NULL, *f = calloc((size_t)n, sizeof *f);
   stab_ctx ctx = {0};
@@ -804,6 +862,7 @@ static int cmd_stability(int argc, char **argv) {
     goto out;
   }
   if (s == FCD_OK) s = fcd_contact_set_read(sys, o.contacts, &cs);
+  if (s == FCD_OK && o.mesh) s = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
   if (s != FCD_OK) {
     rc = fail(sys, s, what);
     goto out;
@@ -871,8 +930,26 @@ static int cmd_stability(int argc, char **argv) {
       free(re);
       free(im);
       free(tr);
+      /* the modes of the solve, each with the contact state: DIR/mode-K.vtk */
+      if (s == FCD_OK && mesh) {
+        double *mr = malloc((size_t)n * sizeof *mr + 1), *mi = malloc((size_t)n * sizeof *mi + 1);
+        const char *names[2] = {"mode_re", "mode_im"};
+        const double *fields[2] = {mr, mi};
+        if (!mr || !mi) s = FCD_E_NOMEM;
+        for (fcd_index i = 0; s == FCD_OK && rc == 0 && i < nconv && i < 20; i++) {
+          char name[32];
+          snprintf(name, sizeof name, "mode-%lld", (long long)i);
+          s = fcd_stability_get_mode(st, i, mr, mi);
+          if (s == FCD_OK) rc = vtk_write(sys, mesh, o.vtk, name, 2, names, fields, cs, status);
+        }
+        free(mr);
+        free(mi);
+      }
     }
   } else {
+    if (mesh)
+      fprintf(stderr, "fcd: --vtk writes the modes of a single solve (without --mu or "
+                      "--mu-sweep); none written\n");
     s = fcd_stability_sweep(st, mu0, o.mu_sweep ? mu1 : mu0, steps, stab_row, &ctx);
   }
   if (ctx.tty) fprintf(stderr, "\n");
@@ -916,6 +993,7 @@ static int cmd_stability(int argc, char **argv) {
     }
   }
 out:
+  fcd_mesh_destroy(mesh);
   fcd_stability_destroy(st);
   fcd_equilibrium_destroy(eq);
   fcd_contact_set_destroy(cs);

@@ -36,6 +36,14 @@ FCD_API fcd_status fcd_mesh_create(const fcd_system *sys, int dim, fcd_index nno
                                    const fcd_real *coords, const fcd_index *node_dofs,
                                    fcd_mesh **out);
 
+/** Reads a mesh from a legacy VTK file (ASCII, DATASET UNSTRUCTURED_GRID: POINTS,
+ *  CELLS, CELL_TYPES; any point or cell data is ignored) for a system whose node p owns
+ *  dofs dim p .. dim p + dim - 1. In 2D every z must be 0. FCD_E_FORMAT names the
+ *  section at fault, FCD_E_UNSUPPORTED binary files, other datasets and other cell
+ *  types. */
+FCD_API fcd_status fcd_mesh_read_vtk(const fcd_system *sys, int dim, const char *path,
+                                     fcd_mesh **out);
+
 /** Destroys a mesh (NULL-safe). */
 FCD_API void fcd_mesh_destroy(fcd_mesh *m);
 

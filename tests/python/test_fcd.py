@@ -340,3 +340,96 @@ def test_vtk_bad_input():
     with pytest.raises(fcd.FcdError) as e:
         m.write_vtk("/tmp/x.vtk", {"bad name": np.zeros(4)})
     assert "name" in e.value.message
+
+
+def test_cli_vtk_output():
+    """`fcd stability --mesh --vtk` and `fcd simulate --mesh --vtk` on a model exported
+    from Python, with the mesh given as a VTK file (written by fcd.Mesh): VTK's reader
+    finds in mode-0.vtk exactly the mode the library computes for the same state."""
+    vtk = pytest.importorskip("vtk")
+    import subprocess
+    from vtk.util.numpy_support import vtk_to_numpy
+    exe = os.environ.get("FCD_EXE")
+    if not exe:
+        pytest.skip("FCD_EXE not set")
+    nx, ny = 4, 2
+    K, M, top, bottom = plane_strain_block(nx, ny)
+    n = K.shape[0]
+    px = nx + 1
+    coords = np.array([[(p % px) / nx, (p // px) * 0.5 / ny] for p in range(n // 2)])
+    quads = [(i + px * j, i + 1 + px * j, i + 1 + px * (j + 1), i + px * (j + 1))
+             for j in range(ny) for i in range(nx)]
+    fixed = [2 * p + k for p in top for k in (0, 1)]
+    status = [("slip", "stick")[c % 2] for c in range(len(bottom))]
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    sys.fix_dofs(fixed)
+    cs = fcd.ContactSet(sys, dim=2)
+    for node in bottom:
+        cs.add_rigid([2 * node, 2 * node + 1], normal=[0, 1], tangent=[1, 0], mu=0.4)
+    st = fcd.Stability(sys, cs)
+    st.set_contact_state(status, slip=np.ones(len(bottom)))
+    st.solve()
+    with tempfile.TemporaryDirectory() as d:
+        j = lambda name: os.path.join(d, name)
+        sys.write_matrix_market("stiffness", j("K.mtx"))
+        sys.write_matrix_market("mass", j("M.mtx"))
+        with open(j("fixed.txt"), "w") as f:
+            f.write("".join("%d\n" % k for k in fixed))
+        with open(j("contacts.txt"), "w") as f:
+            f.write("fcd-contacts 1\ndim 2\n")
+            for node in bottom:
+                f.write("rigid %d %d 0 1 1 0 0 0.4\n" % (2 * node, 2 * node + 1))
+        with open(j("state.csv"), "w") as f:
+            f.write("contact,status,slip_t,slip_b\n")
+            for c, s in enumerate(status):
+                f.write("%d,%s,%g,0\n" % (c, s, 1.0 if s == "slip" else 0.0))
+        mesh = fcd.Mesh(sys, coords)
+        mesh.add_cells("quad", quads)
+        mesh.write_vtk(j("mesh.vtk"))
+        base = [exe, "stability", "--mass", j("M.mtx"), "--stiffness", j("K.mtx"),
+                "--fixed", j("fixed.txt"), "--contacts", j("contacts.txt"),
+                "--state", j("state.csv"), "--out", j("chart.csv")]
+        r = subprocess.run(base + ["--mesh", j("mesh.vtk"), "--vtk", j("out")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        rd = vtk.vtkUnstructuredGridReader()
+        rd.SetFileName(j("out/mode-0.vtk"))
+        rd.ReadAllVectorsOn()
+        rd.ReadAllScalarsOn()
+        rd.Update()
+        g = rd.GetOutput()
+        assert g.GetNumberOfPoints() == n // 2 and g.GetNumberOfCells() == len(quads)
+        assert g.GetCellType(0) == vtk.VTK_QUAD
+        pd = g.GetPointData()
+        mode = st.mode(0)
+        assert np.array_equal(vtk_to_numpy(pd.GetArray("mode_re"))[:, :2].reshape(-1), mode.real)
+        assert np.array_equal(vtk_to_numpy(pd.GetArray("mode_im"))[:, :2].reshape(-1), mode.imag)
+        cst = vtk_to_numpy(pd.GetArray("contact_status"))
+        assert [int(cst[node]) for node in bottom] == [{"slip": 2, "stick": 1}[s] for s in status]
+        # the pair is required, and a mesh of the wrong size is refused
+        r = subprocess.run(base + ["--vtk", j("out2")], capture_output=True, text=True)
+        assert r.returncode == 2 and "--mesh" in r.stderr
+        small = fcd.System(8)
+        m2 = fcd.Mesh(small, np.zeros((4, 2)))
+        m2.write_vtk(j("small.vtk"))
+        r = subprocess.run(base + ["--mesh", j("small.vtk"), "--vtk", j("out3")],
+                           capture_output=True, text=True)
+        assert r.returncode == 1 and "small.vtk" in r.stderr
+        # simulate: the final state
+        with open(j("v0.txt"), "w") as f:
+            f.write(" ".join("%g" % (-0.1 if k % 2 else 0.0) for k in range(n)) + "\n")
+        r = subprocess.run([exe, "simulate", "--mass", j("M.mtx"), "--stiffness", j("K.mtx"),
+                            "--fixed", j("fixed.txt"), "--contacts", j("contacts.txt"),
+                            "--v0", j("v0.txt"), "--dt", "1e-4", "--t-end", "2e-3",
+                            "--out", j("h.csv"), "--mesh", j("mesh.vtk"), "--vtk", j("sim")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        rd.SetFileName(j("sim/final.vtk"))
+        rd.Update()
+        pd = rd.GetOutput().GetPointData()
+        u = vtk_to_numpy(pd.GetArray("displacement"))
+        assert u.shape == (n // 2, 3) and np.all(u[:, 2] == 0)
+        assert np.all(u[top, :2] == 0)
+        assert set(np.unique(vtk_to_numpy(pd.GetArray("contact_status")))) <= {-1, 0, 1, 2}
