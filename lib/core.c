@@ -22,13 +22,14 @@ const char *fcd_version_string(void) { return FCD_VERSION_STRING; }
 
 int fcd_version_number(void) { return FCD_VERSION_NUMBER; }
 
-/* The build links fclib, MPI, UMFPACK and SLEPc unconditionally today (meson requires
- * them); MUMPS comes with PETSc's own configuration. The names are the stable part: a
- * host that asks keeps working when parts become optional. */
+/* fclib is optional (meson -Dfclib); MPI, UMFPACK and SLEPc are required by the build
+ * today; MUMPS comes with PETSc's own configuration. The names are the stable part: a
+ * host that asks keeps working when more parts become optional. */
+static int have_fclib(void) { return FCD_HAVE_FCLIB; }
 static const struct {
   const char *name;
   int (*have)(void);
-} features[] = {{"fclib", NULL}, {"mpi", NULL}, {"umfpack", NULL}, {"slepc", NULL},
+} features[] = {{"fclib", have_fclib}, {"mpi", NULL}, {"umfpack", NULL}, {"slepc", NULL},
                 {"mumps", fcd__petsc_has_mumps}};
 
 int fcd_has_feature(const char *name) {

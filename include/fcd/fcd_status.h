@@ -46,7 +46,8 @@ FCD_API const char *fcd_version_string(void);
 FCD_API int fcd_version_number(void);
 
 /** 1 when the loaded library was built with the optional part @p name, else 0 (also for
- *  NULL and unknown names): "fclib" (fclib HDF5 files), "mpi" (distributed stability
+ *  NULL and unknown names): "fclib" (fclib HDF5 files; meson -Dfclib; without it the
+ *  fclib calls return FCD_E_UNSUPPORTED), "mpi" (distributed stability
  *  solves), "umfpack" (LU factorizations), "mumps" (PETSc's MUMPS, the LU of the
  *  sparse eigen-solves), "slepc" (sparse eigen-solves). */
 FCD_API int fcd_has_feature(const char *name);
