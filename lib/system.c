@@ -234,6 +234,48 @@ int fcd_system_has_matrix(const fcd_system *sys, fcd_matrix_kind which) {
   return sys->mat[which].set;
 }
 
+fcd_status fcd_system_get_matrix_coo(const fcd_system *sys, fcd_matrix_kind which,
+                                     fcd_index *rows, fcd_index *cols, fcd_real *vals) {
+  FCD_CHECK_SYS(sys);
+  CHECK_KIND(sys, which);
+  if (!rows || !cols || !vals)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "get_matrix_coo: %s is NULL",
+                    !rows ? "rows" : !cols ? "cols" : "vals");
+  const fcd__csr *a = &sys->mat[which];
+  if (!a->set)
+    return fcd__err(sys, FCD_E_STATE, "%s matrix was never set", fcd__matrix_name(which));
+  /* row i of a symmetric matrix stored by its upper triangle: the mirrored entries of
+   * the rows above (columns < i, met in increasing order), then its own */
+  fcd_index *next = NULL;
+  if (a->upper) {
+    next = fcd__calloc((size_t)a->n + 1, sizeof *next);
+    if (!next) return fcd__err(sys, FCD_E_NOMEM, "get_matrix_coo: out of memory");
+    for (fcd_index i = 0; i < a->n; i++)
+      for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+        next[i + 1]++;
+        if (a->col[p] != i) next[a->col[p] + 1]++;
+      }
+    for (fcd_index i = 0; i < a->n; i++) next[i + 1] += next[i];
+  }
+  fcd_index k = 0;
+  for (fcd_index i = 0; i < a->n; i++)
+    for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+      fcd_index c = a->col[p], at = a->upper ? next[i]++ : k;
+      rows[at] = i;
+      cols[at] = c;
+      vals[at] = a->val[p];
+      k++;
+      if (a->upper && c != i) {
+        fcd_index m = next[c]++;
+        rows[m] = c;
+        cols[m] = i;
+        vals[m] = a->val[p];
+      }
+    }
+  fcd__free(next);
+  return FCD_OK;
+}
+
 fcd_status fcd_system_matrix_nnz(const fcd_system *sys, fcd_matrix_kind which,
                                  fcd_index *stored, fcd_index *full) {
   FCD_CHECK_SYS(sys);

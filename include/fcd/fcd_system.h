@@ -116,6 +116,14 @@ FCD_API int fcd_system_has_matrix(const fcd_system *sys, fcd_matrix_kind which);
 FCD_API fcd_status fcd_system_matrix_nnz(const fcd_system *sys, fcd_matrix_kind which,
                                          fcd_index *stored, fcd_index *full);
 
+/** The entries of matrix @p which as the full matrix (both triangles of a symmetric
+ *  one): the @p full count of fcd_system_matrix_nnz entries go to @p rows, @p cols and
+ *  @p vals (0-based, row by row, columns increasing). FCD_E_STATE when the matrix was
+ *  never set. */
+FCD_API fcd_status fcd_system_get_matrix_coo(const fcd_system *sys, fcd_matrix_kind which,
+                                             fcd_index *rows, fcd_index *cols,
+                                             fcd_real *vals);
+
 /** Relative asymmetry max|a_ij - a_ji| / max|a_ij| of matrix @p which (0 when stored
  *  symmetric). */
 FCD_API fcd_status fcd_system_matrix_asymmetry(const fcd_system *sys,

@@ -114,6 +114,8 @@ for _name, _res, _args in [
     ("fcd_system_apply", _st, [_p, _C.c_int, _preal, _preal]),
     ("fcd_system_natural_modes", _st, [_p, _index, _preal, _preal, _pindex]),
     ("fcd_system_read_matrix_market", _st, [_p, _C.c_int, _C.c_char_p]),
+    ("fcd_system_matrix_nnz", _st, [_p, _C.c_int, _pindex, _pindex]),
+    ("fcd_system_get_matrix_coo", _st, [_p, _C.c_int, _pindex, _pindex, _preal]),
     ("fcd_system_write_matrix_market", _st, [_p, _C.c_int, _C.c_char_p]),
     ("fcd_system_read_petsc_binary", _st, [_p, _C.c_int, _C.c_char_p]),
     ("fcd_system_write_petsc_binary", _st, [_p, _C.c_int, _C.c_char_p]),
@@ -290,6 +292,19 @@ class System(_Owner):
         vals = _real_array(vals, which + " values")
         self._check(_f["fcd_system_set_matrix_coo"](self._h, kind, rows.shape[0], _pi(rows),
                                                     _pi(cols), _pr(vals), 0))
+
+    def matrix(self, which):
+        """Matrix 'mass', 'stiffness' or 'damping' as a scipy.sparse CSR matrix (both
+        triangles of a symmetric one; the Rayleigh terms are not included)."""
+        import scipy.sparse as sp
+        kind = _key(_MATRIX, which, "matrix")
+        stored, full = _index(0), _index(0)
+        self._check(_f["fcd_system_matrix_nnz"](self._h, kind, _C.byref(stored), _C.byref(full)))
+        nz = full.value
+        r, c = _np.empty(nz, dtype=_np.int64), _np.empty(nz, dtype=_np.int64)
+        v = _np.empty(nz)
+        self._check(_f["fcd_system_get_matrix_coo"](self._h, kind, _pi(r), _pi(c), _pr(v)))
+        return sp.csr_matrix((v, (r, c)), shape=(self.ndofs, self.ndofs))
 
     def fix_dofs(self, dofs, values=None):
         """Prescribes ``dofs`` (to ``values``, default zero)."""

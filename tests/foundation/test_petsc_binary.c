@@ -74,6 +74,29 @@ int main(int argc, char **argv) {
   petsc_apply(A, x, y1);
   CHECK_ST(fcd_system_apply(sys, FCD_STIFFNESS, x, y2), FCD_OK);
   CHECK(max_rel_diff(y1, y2) < 1e-14);
+  /* the entries back out (fcd_system_get_matrix_coo): PETSc's, both triangles */
+  {
+    fcd_index stored = 0, full = 0;
+    CHECK_ST(fcd_system_matrix_nnz(sys, FCD_STIFFNESS, &stored, &full), FCD_OK);
+    CHECK(full == 2 * nz - N && stored == nz);
+    fcd_index *gr = malloc((size_t)full * sizeof *gr), *gc = malloc((size_t)full * sizeof *gc);
+    double *gv = malloc((size_t)full * sizeof *gv);
+    CHECK_ST(fcd_system_get_matrix_coo(sys, FCD_STIFFNESS, gr, gc, gv), FCD_OK);
+    int same = 1, ordered = 1;
+    for (fcd_index k = 0; k < full; k++) {
+      PetscScalar pv = 0;
+      PetscInt pi = (PetscInt)gr[k], pj = (PetscInt)gc[k];
+      MatGetValues(A, 1, &pi, 1, &pj, &pv);
+      same &= pv == gv[k];
+      if (k > 0) ordered &= gr[k] > gr[k - 1] || (gr[k] == gr[k - 1] && gc[k] > gc[k - 1]);
+    }
+    CHECK(same && ordered);
+    CHECK_ST(fcd_system_get_matrix_coo(sys, FCD_STIFFNESS, NULL, gc, gv), FCD_E_INVALID_ARG);
+    CHECK_ST(fcd_system_get_matrix_coo(sys, FCD_MASS, gr, gc, gv), FCD_E_STATE);
+    free(gr);
+    free(gc);
+    free(gv);
+  }
   MatDestroy(&A);
 
   /* PETSc -> fcd: a non-symmetric damping-like matrix written by MatView */

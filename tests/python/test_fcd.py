@@ -433,3 +433,28 @@ def test_cli_vtk_output():
         assert u.shape == (n // 2, 3) and np.all(u[:, 2] == 0)
         assert np.all(u[top, :2] == 0)
         assert set(np.unique(vtk_to_numpy(pd.GetArray("contact_status")))) <= {-1, 0, 1, 2}
+
+
+def test_matrices_out_as_scipy_sparse():
+    """What goes in as scipy.sparse comes back out as scipy.sparse: the stiffness given
+    in full, and a mass given by its upper triangle only through Matrix Market."""
+    K, M, _, _ = plane_strain_block(nx=3, ny=2)
+    n = K.shape[0]
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    out = sys.matrix("stiffness")
+    assert sp.issparse(out) and out.shape == (n, n)
+    assert abs(out - K).max() == 0
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.mtx")
+        upper = sp.triu(M).tocoo()
+        with open(path, "w") as f:
+            f.write("%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n"
+                    % (n, n, upper.nnz))
+            for i, j, v in zip(upper.row, upper.col, upper.data):
+                f.write("%d %d %.17g\n" % (j + 1, i + 1, v))  # lower triangle, as the standard
+        sys.read_matrix_market("mass", path)
+    assert abs(sys.matrix("mass") - M).max() == 0
+    with pytest.raises(fcd.FcdError) as e:
+        sys.matrix("damping")
+    assert e.value.name == "FCD_E_STATE"
