@@ -184,49 +184,27 @@ fcd_status fcd_system_write_petsc_binary(const fcd_system *sys, fcd_matrix_kind 
     return fcd__err(sys, FCD_E_INVALID_ARG, "write_petsc_binary: unknown matrix kind %d",
                     (int)which);
   if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "write_petsc_binary: path is NULL");
-  const fcd__csr *a = &sys->mat[which];
-  if (!a->set)
+  if (!sys->mat[which].set)
     return fcd__err(sys, FCD_E_STATE, "%s matrix was never set", fcd__matrix_name(which));
-  fcd_index n = a->n;
-  /* PETSc stores the whole matrix, rows in order, columns increasing within a row: an
-   * upper triangle gives each row its mirrored lower part first (from the rows above,
-   * in increasing order), then its own entries */
-  fcd_index *cnt = fcd__calloc((size_t)n + 1, sizeof *cnt);
-  if (!cnt) return fcd__err(sys, FCD_E_NOMEM, "write_petsc_binary: out of memory");
-  for (fcd_index i = 0; i < n; i++)
-    for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
-      cnt[i + 1]++;
-      if (a->upper && a->col[p] != i) cnt[a->col[p] + 1]++;
-    }
-  for (fcd_index i = 0; i < n; i++) cnt[i + 1] += cnt[i];
-  fcd_index nz = cnt[n];
-  if (n > INT32_MAX || nz > INT32_MAX) {
-    fcd__free(cnt);
+  /* PETSc stores the whole matrix, rows in order, columns increasing within a row: what
+   * fcd_system_get_matrix_coo gives */
+  fcd_index n = sys->n, nz = 0;
+  FCD_TRY(fcd_system_matrix_nnz(sys, which, NULL, &nz));
+  if (n > INT32_MAX || nz > INT32_MAX)
     return fcd__err(sys, FCD_E_UNSUPPORTED, "write_petsc_binary: %lld rows and %lld entries "
                     "exceed PETSc's 32-bit binary format", (long long)n, (long long)nz);
-  }
-  fcd_index *pos = fcd__malloc_array((size_t)n + 1, sizeof *pos);
-  int32_t *col = fcd__malloc_array((size_t)nz + 1, sizeof *col);
+  fcd_index *row = fcd__malloc_array((size_t)nz + 1, sizeof *row);
+  fcd_index *col = fcd__malloc_array((size_t)nz + 1, sizeof *col);
   fcd_real *val = fcd__malloc_array((size_t)nz + 1, sizeof *val);
   unsigned char *buf = fcd__malloc(8 * (size_t)(nz > n ? nz : n) + 16);
   fcd_status st = FCD_OK;
   FILE *fp = NULL;
-  if (!pos || !col || !val || !buf) {
+  if (!row || !col || !val || !buf) {
     st = fcd__err(sys, FCD_E_NOMEM, "write_petsc_binary: out of memory for %lld entries",
                   (long long)nz);
     goto done;
   }
-  memcpy(pos, cnt, (size_t)n * sizeof *pos);
-  for (fcd_index i = 0; i < n; i++)
-    for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
-      fcd_index c = a->col[p];
-      col[pos[i]] = (int32_t)c;
-      val[pos[i]++] = a->val[p];
-      if (a->upper && c != i) {
-        col[pos[c]] = (int32_t)i;
-        val[pos[c]++] = a->val[p];
-      }
-    }
+  if ((st = fcd_system_get_matrix_coo(sys, which, row, col, val)) != FCD_OK) goto done;
   fp = fopen(path, "wb");
   if (!fp) {
     st = fcd__err(sys, FCD_E_IO, "cannot create '%s': %s", path, strerror(errno));
@@ -237,17 +215,20 @@ fcd_status fcd_system_write_petsc_binary(const fcd_system *sys, fcd_matrix_kind 
   put32(buf + 8, (int32_t)n);
   put32(buf + 12, (int32_t)nz);
   int bad = fwrite(buf, 1, 16, fp) != 16;
-  for (fcd_index i = 0; i < n; i++) put32(buf + 4 * (size_t)i, (int32_t)(cnt[i + 1] - cnt[i]));
+  for (fcd_index i = 0, q = 0; i < n; i++) { /* row lengths: the rows come sorted */
+    fcd_index q0 = q;
+    while (q < nz && row[q] == i) q++;
+    put32(buf + 4 * (size_t)i, (int32_t)(q - q0));
+  }
   bad |= fwrite(buf, 1, 4 * (size_t)n, fp) != 4 * (size_t)n;
-  for (fcd_index q = 0; q < nz; q++) put32(buf + 4 * (size_t)q, col[q]);
+  for (fcd_index q = 0; q < nz; q++) put32(buf + 4 * (size_t)q, (int32_t)col[q]);
   bad |= fwrite(buf, 1, 4 * (size_t)nz, fp) != 4 * (size_t)nz;
   for (fcd_index q = 0; q < nz; q++) put64f(buf + 8 * (size_t)q, val[q]);
   bad |= fwrite(buf, 1, 8 * (size_t)nz, fp) != 8 * (size_t)nz;
   bad |= ferror(fp);
   if (fclose(fp) != 0 || bad) st = fcd__err(sys, FCD_E_IO, "write error on '%s'", path);
 done:
-  fcd__free(cnt);
-  fcd__free(pos);
+  fcd__free(row);
   fcd__free(col);
   fcd__free(val);
   fcd__free(buf);

@@ -360,17 +360,27 @@ class _Child(_Owner):
     def _sys_handle(self):
         return self._system._h
 
+    def _bind(self, system, contacts=None, need_contacts=False):
+        """Checks and keeps the parents (so that they outlive this handle); returns the
+        contact set's handle or None."""
+        if not isinstance(system, System):
+            raise TypeError("system must be an fcd.System")
+        if contacts is None and need_contacts:
+            raise TypeError("contacts must be an fcd.ContactSet")
+        if contacts is not None and not isinstance(contacts, ContactSet):
+            raise TypeError("contacts must be an fcd.ContactSet or None")
+        self._system, self._contacts = system, contacts
+        return contacts._h if contacts is not None else None
+
 
 class ContactSet(_Child):
     """Unilateral contacts with Coulomb friction, in dimension 2 or 3."""
     _destroy = "fcd_contact_set_destroy"
 
     def __init__(self, system, dim):
-        if not isinstance(system, System):
-            raise TypeError("system must be an fcd.System")
+        self._bind(system)
         if dim not in (2, 3):
             raise ValueError("dim must be 2 or 3")
-        self._system = system
         h = _p()
         self._check(_f["fcd_contact_set_create"](system._h, int(dim), _C.byref(h)))
         self._h = h
@@ -430,14 +440,10 @@ class Integrator(_Child):
     _destroy = "fcd_integrator_destroy"
 
     def __init__(self, system, contacts=None, scheme="moreau-jean", **params):
-        if not isinstance(system, System):
-            raise TypeError("system must be an fcd.System")
-        if contacts is not None and not isinstance(contacts, ContactSet):
-            raise TypeError("contacts must be an fcd.ContactSet or None")
-        self._system, self._contacts = system, contacts
+        ch = self._bind(system, contacts)
         h = _p()
-        self._check(_f["fcd_integrator_create"](system._h, contacts._h if contacts else None,
-                                                _key(_SCHEME, scheme, "scheme"), _C.byref(h)))
+        self._check(_f["fcd_integrator_create"](system._h, ch, _key(_SCHEME, scheme, "scheme"),
+                                                _C.byref(h)))
         self._h = h
         for k, v in params.items():
             self.set_param(k, v)
@@ -503,14 +509,9 @@ class Stability(_Child):
     _destroy = "fcd_stability_destroy"
 
     def __init__(self, system, contacts=None, **params):
-        if not isinstance(system, System):
-            raise TypeError("system must be an fcd.System")
-        if contacts is not None and not isinstance(contacts, ContactSet):
-            raise TypeError("contacts must be an fcd.ContactSet or None")
-        self._system, self._contacts = system, contacts
+        ch = self._bind(system, contacts)
         h = _p()
-        self._check(_f["fcd_stability_create"](system._h, contacts._h if contacts else None,
-                                               _C.byref(h)))
+        self._check(_f["fcd_stability_create"](system._h, ch, _C.byref(h)))
         self._h = h
         self._n = 0
         for k, v in params.items():
@@ -574,11 +575,9 @@ class Equilibrium(_Child):
     _destroy = "fcd_equilibrium_destroy"
 
     def __init__(self, system, contacts, **params):
-        if not isinstance(system, System) or not isinstance(contacts, ContactSet):
-            raise TypeError("Equilibrium(system: fcd.System, contacts: fcd.ContactSet)")
-        self._system, self._contacts = system, contacts
+        ch = self._bind(system, contacts, need_contacts=True)
         h = _p()
-        self._check(_f["fcd_equilibrium_create"](system._h, contacts._h, _C.byref(h)))
+        self._check(_f["fcd_equilibrium_create"](system._h, ch, _C.byref(h)))
         self._h = h
         for k, v in params.items():
             self.set_param(k, v)
@@ -620,9 +619,7 @@ class Mesh(_Child):
     _destroy = "fcd_mesh_destroy"
 
     def __init__(self, system, coords, node_dofs=None):
-        if not isinstance(system, System):
-            raise TypeError("system must be an fcd.System")
-        self._system = system
+        self._bind(system)
         x = _real_array(coords, "coords")
         if x.ndim != 2 or x.shape[1] not in (2, 3):
             raise ValueError("coords: expected shape (nnodes, 2 or 3), got %s" % (x.shape,))

@@ -458,3 +458,18 @@ def test_matrices_out_as_scipy_sparse():
     with pytest.raises(fcd.FcdError) as e:
         sys.matrix("damping")
     assert e.value.name == "FCD_E_STATE"
+
+
+def test_empty_contact_set_is_still_a_contact_set():
+    """An empty ContactSet has len() 0; it must reach C as that set, not as NULL (a
+    stability analysis without a set would not see contacts added later)."""
+    sys = fcd.System(2)
+    sys.set_matrix("mass", np.eye(2))
+    sys.set_matrix("stiffness", np.diag([1.0, 4.0]))
+    cs = fcd.ContactSet(sys, dim=2)
+    st = fcd.Stability(sys, cs)
+    cs.add_rigid([0, 1], normal=[0, 1], tangent=[1, 0], mu=0.0)
+    st.set_contact_state(["stick"])
+    with pytest.raises(fcd.FcdError) as e:  # stuck: both dofs removed, nothing left
+        st.solve()
+    assert e.value.name == "FCD_E_STATE"
