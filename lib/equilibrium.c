@@ -18,6 +18,7 @@
 #include "fcd/fcd_integrator.h"
 
 #include <math.h>
+#include <lapacke.h>
 #include <string.h>
 
 #define FCD_EQUILIBRIUM_MAGIC 0x66636571u /* "fceq" */
@@ -35,8 +36,35 @@ struct fcd_equilibrium {
   fcd_real *u, *r; /* last solution */
   int *set;
   fcd_real *sdir; /* (d - 1) per contact */
-  fcd_real res_eq, res_comp;
+  fcd_real cert_tol;     /* FCD_PARAM_CERT_TOL */
+  fcd_certificate cert;  /* of the last solve that succeeded */
+  /* rigid modes of K on the free dofs: probed once per factorization */
+  int rigid;             /* 1: K is semi-definite on the free dofs */
+  fcd_index probe_facts; /* factorization count the probe was made for (-1: none) */
+  fcd_real probe_rho;    /* smallest Rayleigh quotient x'Kx / x'Dx found */
+  fcd__factor *rfac;     /* K + c D, D = diag K, when rigid */
+  uint64_t rfac_pat, rfac_val;
+  fcd_real *dreg;        /* c D on the free dofs */
+  fcd_index nrig;        /* rigid modes found */
+  fcd_real *R;           /* nf x nrig, orthonormal columns (Euclidean) */
+  fcd_real *Wp;          /* H K^+ H^T, m x m */
+  uint64_t wp_pat, wp_val, wp_csver; /* what Wp and R were built for */
 };
+
+/* Rank decisions on K (free dofs), with D = diag K: a Rayleigh quotient x'Kx / x'Dx
+ * below RIGID_TOL is a rigid mode (exact rigid motions give round-off, about 1e-15;
+ * the softest elastic modes of slender models stay above about 1e-10). The semi-definite
+ * problem is solved in the manner of FETI's coarse problem (docs/equilibria.md): u =
+ * K^+ (f + H^T r) + R a with R the rigid modes, K^+ applied through the factor of
+ * K + REG D with refinement, and the balance R^T (f + H^T r) = 0 enforced on the contact
+ * problem by an augmented Lagrangian in the rigid amplitudes a. */
+#define FCD__RIGID_TOL 1e-12
+#define FCD__RIGID_REG 1e-10
+#define FCD__AL_MAX 200
+/* Friction beyond this coefficient is solved as its limit: a solution with no contact
+ * on the cone of MU_CAP holds for every larger mu (|r_T| < MU_CAP |r_N| <= mu |r_N|); the
+ * certificate is then checked with the true mu. */
+#define FCD__MU_CAP 1e4
 
 static int valid(const fcd_equilibrium *eq) {
   return eq && eq->magic == FCD_EQUILIBRIUM_MAGIC && fcd__system_valid(eq->sys);
@@ -70,6 +98,8 @@ fcd_status fcd_equilibrium_create(fcd_system *sys, fcd_contact_set *cs,
   eq->opts.max_iter = 10000;
   eq->opts.omega = 1.0;
   eq->classify_tol = 1e-8;
+  eq->cert_tol = 1e-8;
+  eq->probe_facts = -1;
   fcd_status st = fcd__factor_create(sys, FCD__FACTOR_SPD, &eq->fac);
   if (st != FCD_OK) {
     fcd__free(eq);
@@ -97,7 +127,11 @@ void fcd_equilibrium_destroy(fcd_equilibrium *eq) {
   fcd_system *sys = eq->sys;
   fcd_contact_set *cs = eq->cs;
   fcd__factor_destroy(eq->fac);
+  fcd__factor_destroy(eq->rfac);
+  fcd__free(eq->dreg);
   fcd__wcache_free(&eq->W);
+  fcd__free(eq->R);
+  fcd__free(eq->Wp);
   fcd__free(eq->u_ref);
   free_solution(eq);
   eq->magic = 0;
@@ -120,6 +154,12 @@ fcd_status fcd_equilibrium_set_param(fcd_equilibrium *eq, int key, fcd_real valu
       return fcd__err(eq->sys, FCD_E_INVALID_ARG,
                       "classification tolerance %g must lie in (0, 1)", value);
     eq->classify_tol = value;
+    return FCD_OK;
+  case FCD_PARAM_CERT_TOL:
+    if (!isfinite(value) || value <= 0 || value >= 1)
+      return fcd__err(eq->sys, FCD_E_INVALID_ARG,
+                      "certificate tolerance %g must lie in (0, 1)", value);
+    eq->cert_tol = value;
     return FCD_OK;
   default:
     return fcd__err(eq->sys, FCD_E_UNSUPPORTED, "unknown equilibrium parameter key %d", key);
@@ -146,27 +186,181 @@ fcd_status fcd_equilibrium_set_reference(fcd_equilibrium *eq, const fcd_real *u_
   return FCD_OK;
 }
 
-/* K on the free dofs, factored; a singular or indefinite K is the caller's model error */
-static fcd_status factor_k(fcd_equilibrium *eq) {
-  fcd_status st = fcd__factor_combination(eq->fac, 0.0, 0.0, 1.0);
-  if (st == FCD_E_NOT_SPD)
-    return fcd__err(eq->sys, FCD_E_SINGULAR,
-                    "the stiffness is singular or indefinite on the free dofs (pivot at dof "
-                    "%lld): an equilibrium needs prescribed dofs that hold the body; contacts "
-                    "alone cannot (a load that pulls it away has no equilibrium)",
-                    (long long)fcd__factor_bad_column(eq->fac));
+/* D = diag K on the free dofs (zero diagonals, dofs without stiffness, take the mean
+ * of the others so that D is a metric) and the values of K on the free pattern. */
+static fcd_status k_values(fcd_equilibrium *eq, const fcd__free_pattern *fp, fcd_real *vals,
+                           fcd_real *dg) {
+  FCD_TRY(fcd__system_combination(eq->sys, 0.0, 0.0, 1.0, vals));
+  fcd_real sum = 0;
+  fcd_index cnt = 0;
+  for (fcd_index i = 0; i < fp->n; i++) {
+    dg[i] = 0;
+    for (fcd_index p = fp->rowptr[i]; p < fp->rowptr[i + 1]; p++)
+      if (fp->col[p] == i) dg[i] = vals[p];
+    if (dg[i] > 0 && isfinite(dg[i])) {
+      sum += dg[i];
+      cnt++;
+    }
+  }
+  fcd_real mean = cnt > 0 ? sum / (fcd_real)cnt : 1.0;
+  for (fcd_index i = 0; i < fp->n; i++)
+    if (!(dg[i] > 0) || !isfinite(dg[i])) dg[i] = mean;
+  return FCD_OK;
+}
+
+/* y = K x on the free dofs (through full vectors, prescribed entries zero) */
+static void k_free(const fcd_equilibrium *eq, const fcd_real *x, fcd_real *y, fcd_real *full,
+                   fcd_real *full2) {
+  const fcd_system *sys = eq->sys;
+  memset(full, 0, (size_t)sys->n * sizeof *full);
+  for (fcd_index k = 0; k < sys->nfree; k++) full[sys->dof_of[k]] = x[k];
+  fcd_system_apply(sys, FCD_STIFFNESS, full, full2);
+  for (fcd_index k = 0; k < sys->nfree; k++) y[k] = full2[sys->dof_of[k]];
+}
+
+/* Block inverse iteration with the factor of K: a few steps from fixed pseudo-random
+ * vectors turn any rigid mode (eigenvalue at round-off) into the dominant direction; the
+ * smallest Rayleigh quotient x'Kx / x'Dx then decides the rank. A factorization that
+ * succeeded on a semi-definite K (a tiny positive pivot) is caught here, not by luck. */
+static fcd_status probe_rigid(fcd_equilibrium *eq, const fcd_real *dg) {
+  fcd_system *sys = eq->sys;
+  fcd_index nf = fcd__factor_size(eq->fac), n = sys->n;
+  fcd_index p = nf < 4 ? nf : 4;
+  fcd_real *X = fcd__malloc_array((size_t)(nf * p), sizeof *X);
+  fcd_real *y = fcd__malloc_array((size_t)nf, sizeof *y);
+  fcd_real *f1 = fcd__malloc_array((size_t)n, sizeof *f1);
+  fcd_real *f2 = fcd__malloc_array((size_t)n, sizeof *f2);
+  fcd_status st = FCD_OK;
+  if (!X || !y || !f1 || !f2) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory probing the stiffness for rigid modes");
+    goto done;
+  }
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  for (fcd_index i = 0; i < nf * p; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    X[i] = (fcd_real)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
+  fcd_real rho_min = INFINITY;
+  for (int iter = 0; iter < 3 && st == FCD_OK; iter++) {
+    for (fcd_index j = 0; j < p; j++)
+      for (fcd_index i = 0; i < nf; i++) X[j * nf + i] *= dg[i];
+    st = fcd__factor_solve(eq->fac, p, X, X);
+    for (fcd_index j = 0; j < p && st == FCD_OK; j++) {
+      fcd_real *x = X + j * nf, nd = 0;
+      for (fcd_index i = 0; i < nf; i++) nd += dg[i] * x[i] * x[i];
+      nd = sqrt(nd);
+      if (!(nd > 0) || !isfinite(nd)) {
+        rho_min = 0; /* the factor blew up: as singular as it gets */
+        break;
+      }
+      for (fcd_index i = 0; i < nf; i++) x[i] /= nd;
+    }
+    if (rho_min == 0) break;
+  }
+  if (st == FCD_OK && rho_min != 0)
+    for (fcd_index j = 0; j < p; j++) {
+      fcd_real *x = X + j * nf, xkx = 0;
+      k_free(eq, x, y, f1, f2);
+      for (fcd_index i = 0; i < nf; i++) xkx += x[i] * y[i];
+      rho_min = fmin(rho_min, xkx); /* x'Dx = 1 */
+    }
+  if (st == FCD_OK) {
+    eq->probe_rho = rho_min;
+    eq->rigid = !(rho_min >= FCD__RIGID_TOL);
+  }
+done:
+  fcd__free(X);
+  fcd__free(y);
+  fcd__free(f1);
+  fcd__free(f2);
   return st;
 }
 
-static fcd_status delassus(fcd_equilibrium *eq, const fcd__csr *H) {
-  return fcd__wcache_ensure(&eq->W, eq->sys, eq->fac, eq->cs, H);
+/* K + c D factored for the semi-definite problem; an indefinite K is refused. */
+static fcd_status regularise(fcd_equilibrium *eq, const fcd__free_pattern *fp,
+                             fcd_real *vals, const fcd_real *dg) {
+  fcd_system *sys = eq->sys;
+  if (eq->rfac && eq->rfac_pat == fp->version && eq->rfac_val == sys->value_version)
+    return FCD_OK;
+  if (!eq->rfac) FCD_TRY(fcd__factor_create(sys, FCD__FACTOR_SPD, &eq->rfac));
+  fcd__free(eq->dreg);
+  eq->dreg = fcd__malloc_array((size_t)fp->n + 1, sizeof *eq->dreg);
+  if (!eq->dreg) return fcd__err(sys, FCD_E_NOMEM, "out of memory regularising the stiffness");
+  for (fcd_index i = 0; i < fp->n; i++) {
+    eq->dreg[i] = FCD__RIGID_REG * dg[i];
+    for (fcd_index q = fp->rowptr[i]; q < fp->rowptr[i + 1]; q++)
+      if (fp->col[q] == i) vals[q] += eq->dreg[i];
+  }
+  eq->rfac_pat = 0;
+  fcd_status st = fcd__factor_csr(eq->rfac, fp->n, fp->rowptr, fp->col, vals, fp->version);
+  if (st == FCD_E_NOT_SPD)
+    return fcd__err(sys, FCD_E_SINGULAR,
+                    "the stiffness is indefinite on the free dofs (K + %.0e diag K has a "
+                    "non-positive pivot at dof %lld): no equilibrium is defined",
+                    FCD__RIGID_REG, (long long)sys->dof_of[fcd__factor_bad_column(eq->rfac)]);
+  if (st != FCD_OK) return st;
+  eq->rfac_pat = fp->version;
+  eq->rfac_val = sys->value_version;
+  return FCD_OK;
+}
+
+/* K on the free dofs factored and its rank decided (probed once per factorization);
+ * for a semi-definite K (a body held by its contacts) the regularised factor too. */
+static fcd_status prepare(fcd_equilibrium *eq, const fcd__free_pattern *fp) {
+  fcd_system *sys = eq->sys;
+  char saved[FCD_ERRMSG_CAP];
+  memcpy(saved, sys->err, sizeof saved);
+  fcd_status st = fcd__factor_combination(eq->fac, 0.0, 0.0, 1.0);
+  int failed = st == FCD_E_NOT_SPD;
+  if (st != FCD_OK && !failed) return st;
+  if (failed) memcpy(sys->err, saved, sizeof saved); /* an answer, not an error */
+  fcd_index facts = fcd__factor_get_stats(eq->fac).factorizations;
+  if (!failed && eq->probe_facts == facts && !eq->rigid) return FCD_OK;
+  fcd_real *vals = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *vals);
+  fcd_real *dg = fcd__malloc_array((size_t)fp->n + 1, sizeof *dg);
+  if (!vals || !dg) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory probing the stiffness");
+    goto done;
+  }
+  if ((st = k_values(eq, fp, vals, dg)) != FCD_OK) goto done;
+  if (failed) {
+    eq->rigid = 1;
+    eq->probe_rho = 0;
+  } else if (eq->probe_facts != facts) {
+    if ((st = probe_rigid(eq, dg)) != FCD_OK) goto done;
+    eq->probe_facts = facts;
+  }
+  if (eq->rigid) st = regularise(eq, fp, vals, dg);
+done:
+  fcd__free(vals);
+  fcd__free(dg);
+  return st;
+}
+
+/* The right-hand side f - K z + H^T r on the free dofs (r may be NULL: zero) */
+static fcd_status rhs_free(fcd_equilibrium *eq, const fcd_real *f, const fcd_real *z,
+                           const fcd_real *r, fcd_real *tmp, fcd_real *xf) {
+  fcd_system *sys = eq->sys;
+  fcd_index n = sys->n;
+  fcd_system_apply(sys, FCD_STIFFNESS, z, tmp);
+  for (fcd_index i = 0; i < n; i++) tmp[i] = f[i] - tmp[i];
+  if (r && nct(eq) > 0) {
+    const fcd__csr *H;
+    FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
+    for (fcd_index i = 0; i < H->n; i++)
+      for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
+        tmp[H->col[e]] += H->val[e] * r[i];
+  }
+  for (fcd_index k = 0; k < sys->nfree; k++) xf[k] = tmp[sys->dof_of[k]];
+  return FCD_OK;
 }
 
 /* u = z + K^-1 (f - K z + H^T r) on the free dofs; r may be NULL (zero) */
-static fcd_status displacement(fcd_equilibrium *eq, const fcd_real *f, const fcd_real *z,
-                               const fcd_real *r, fcd_real *u, fcd_real *tmp, fcd_real *xf) {
+static fcd_status displacement(fcd_equilibrium *eq, fcd__factor *fac, const fcd_real *f,
+                               const fcd_real *z, const fcd_real *r, fcd_real *u,
+                               fcd_real *tmp, fcd_real *xf) {
   fcd_system *sys = eq->sys;
-  fcd_index n = sys->n, nf = fcd__factor_size(eq->fac);
+  fcd_index n = sys->n, nf = fcd__factor_size(fac);
   fcd_system_apply(sys, FCD_STIFFNESS, z, tmp);
   for (fcd_index i = 0; i < n; i++) tmp[i] = f[i] - tmp[i];
   if (r && nct(eq) > 0) {
@@ -177,7 +371,7 @@ static fcd_status displacement(fcd_equilibrium *eq, const fcd_real *f, const fcd
         tmp[H->col[e]] += H->val[e] * r[i];
   }
   for (fcd_index k = 0; k < nf; k++) xf[k] = tmp[sys->dof_of[k]];
-  FCD_TRY(fcd__factor_solve(eq->fac, 1, xf, xf));
+  FCD_TRY(fcd__factor_solve(fac, 1, xf, xf));
   memcpy(u, z, (size_t)n * sizeof *u);
   for (fcd_index k = 0; k < nf; k++) u[sys->dof_of[k]] = xf[k];
   return FCD_OK;
@@ -198,32 +392,74 @@ static void eq_work_free(eq_work *w) {
   fcd__free(w->sdir);
 }
 
-/* Classification and residuals of (u, r); fills set and sdir. slip_given: the
- * directions of a steady sliding solve (NULL: from the reactions). */
-static void finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
-                   fcd_real fc_err) {
+
+static fcd_real cert_tolerance(const fcd_equilibrium *eq) {
+  return fmax(eq->cert_tol, 10 * eq->opts.tol);
+}
+
+/* Classification, the certificate of (u, r) and the legacy residual figures; fills set
+ * and sdir. slip_given: the directions of a steady sliding solve (NULL: from the
+ * reactions). Returns 1 when the certificate is within its tolerance, 0 when not, -1
+ * when out of memory. */
+static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
+                  fcd_certificate *cert) {
   fcd_system *sys = eq->sys;
   fcd_index n = sys->n, nc = nct(eq);
   int d = cdim(eq);
-  /* equilibrium residual on the free dofs */
-  fcd_real *res = w->tmp;
+  /* the balance on the free dofs, as a backward error: its scale holds the load, the
+   * reactions and |K| |u|, the size of the terms that cancel in K u */
+  fcd_real *res = w->tmp, *hr = w->ub, *ak = w->z; /* z, u_base no longer needed */
   fcd_system_apply(sys, FCD_STIFFNESS, w->u, res);
-  fcd_real nf2 = 0, nr2 = 0, nres2 = 0;
-  fcd_real *hr = w->ub; /* H^T r (u_base is no longer needed) */
   memset(hr, 0, (size_t)n * sizeof *hr);
+  memset(ak, 0, (size_t)n * sizeof *ak);
+  fcd__csr_abs_apply(&sys->mat[FCD_STIFFNESS], w->u, ak);
   if (nc > 0) fcd_contact_set_global(eq->cs, w->r, hr);
+  fcd_real F = 0, E = 0, L = 0;
   for (fcd_index i = 0; i < n; i++) {
+    L = fmax(L, fabs(w->u[i]));
     if (sys->is_fixed[i]) continue;
-    fcd_real e = res[i] - w->f[i] - hr[i];
-    nres2 += e * e;
-    nf2 += w->f[i] * w->f[i];
-    nr2 += hr[i] * hr[i];
+    E = fmax(E, fabs(res[i] - w->f[i] - hr[i]));
+    F = fmax(F, fmax(fabs(w->f[i]), fmax(fabs(hr[i]), ak[i])));
   }
-  fcd_real den = sqrt(nf2) + sqrt(nr2);
-  eq->res_eq = den > 0 ? sqrt(nres2) / den : sqrt(nres2);
-  eq->res_comp = 0;
-  if (nc == 0) return;
-  fcd_contact_set_local(eq->cs, w->u, w->loc);
+  for (fcd_index c = 0; c < nc; c++) L = fmax(L, fabs(eq->cs->c[c].gap));
+  if (eq->u_ref)
+    for (fcd_index i = 0; i < n; i++) L = fmax(L, fabs(eq->u_ref[i]));
+  /* a stuck state moves by round-off only: the length scale is also what the forces
+   * would move the stiffest dof by, F / max diag K, a lower bound of the displacements
+   * the model's loads produce */
+  fcd_real kmax = 0;
+  const fcd__csr *K = &sys->mat[FCD_STIFFNESS];
+  for (fcd_index i = 0; i < K->n; i++)
+    for (fcd_index p = K->rowptr[i]; p < K->rowptr[i + 1]; p++)
+      if (K->col[p] == i && !sys->is_fixed[i]) kmax = fmax(kmax, fabs(K->val[p]));
+  if (kmax > 0) L = fmax(L, F / kmax);
+  fcd__certificate_init(cert, F, L);
+  cert->equilibrium = E / cert->force_scale;
+  if (nc > 0) {
+    fcd_contact_set_local(eq->cs, w->u, w->loc);
+    fcd_real *mu = fcd__malloc_array((size_t)nc, sizeof *mu);
+    fcd_real *law = fcd__malloc_array((size_t)(nc * d), sizeof *law);
+    fcd_real *uref = eq->u_ref ? fcd__malloc_array((size_t)(nc * d), sizeof *uref) : NULL;
+    if (!mu || !law || (eq->u_ref && !uref)) {
+      fcd__free(mu);
+      fcd__free(law);
+      fcd__free(uref);
+      return -1; /* out of memory: nothing is certified */
+    }
+    if (uref) fcd_contact_set_local(eq->cs, eq->u_ref, uref);
+    for (fcd_index c = 0; c < nc; c++) {
+      mu[c] = eq->cs->c[c].mu;
+      law[c * d] = w->loc[c * d] - eq->cs->c[c].gap;
+      for (int k = 1; k < d; k++)
+        law[c * d + k] = w->loc[c * d + k] - (uref ? uref[c * d + k] : 0.0);
+    }
+    fcd__certify_contacts(cert, d, nc, mu, law, w->r, slip_given, NULL);
+    fcd__free(mu);
+    fcd__free(law);
+    fcd__free(uref);
+  }
+  int ok = fcd__certificate_check(cert, cert_tolerance(eq));
+  if (nc == 0) return ok;
   fcd_real su = 0, sr = 0;
   /* the displacement scale is the whole state's (contacts stuck at zero displacement
    * must not set it) */
@@ -234,7 +470,7 @@ static void finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
   }
   if (!(su > 0)) su = 1;
   if (!(sr > 0)) sr = 1;
-  fcd_real tol = eq->classify_tol, worst = 0;
+  fcd_real tol = eq->classify_tol;
   for (fcd_index c = 0; c < nc; c++) {
     const fcd_real *rc = w->r + c * d;
     fcd_real gr = w->loc[c * d] - eq->cs->c[c].gap, mu = eq->cs->c[c].mu;
@@ -262,26 +498,17 @@ static void finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
           s[0] = 1;
       }
     }
-    /* Signorini and the cone (the slip law is in fc_err for static solves) */
-    worst = fmax(worst, fmax(0.0, gr) / su);
-    worst = fmax(worst, fmax(0.0, rc[0]) / sr);
-    worst = fmax(worst, fabs(gr * rc[0]) / (su * sr));
-    worst = fmax(worst, fmax(0.0, fcd__tnorm(d, rc) - mu * fabs(rc[0])) / sr);
   }
-  eq->res_comp = fmax(worst, fc_err);
+  return ok;
 }
 
-static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, fcd_real *fc_err) {
+/* The static contact problem u_loc = W r + q with q from w->loc (H u_base on entry) */
+static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, const fcd_real *Wd) {
   fcd_system *sys = eq->sys;
   fcd_index nc = nct(eq);
   int d = cdim(eq);
   fcd_index m = nc * d;
-  *fc_err = 0;
   if (nc == 0) return FCD_OK;
-  const fcd__csr *H;
-  FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
-  FCD_TRY(delassus(eq, H));
-  fcd_contact_set_local(eq->cs, w->ub, w->loc);
   fcd_real *q = w->loc, *uref = NULL;
   for (fcd_index c = 0; c < nc; c++) q[c * d] -= eq->cs->c[c].gap;
   if (eq->u_ref) {
@@ -303,10 +530,8 @@ static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, fcd_real *fc_err
   }
   for (fcd_index i = 0; i <= m; i++) rp[i] = i * m;
   for (fcd_index i = 0; i < m * m; i++) ci[i] = i % m;
-  for (fcd_index c = 0; c < nc; c++) mu[c] = eq->cs->c[c].mu;
-  /* a warm start from the previous solution of the same contacts */
-  if (eq->have) memcpy(w->r, eq->r, (size_t)m * sizeof *w->r);
-  fcd__csr Wc = {m, rp, ci, eq->W.W, 0, 0, 1};
+  for (fcd_index c = 0; c < nc; c++) mu[c] = fmin(eq->cs->c[c].mu, FCD__MU_CAP);
+  fcd__csr Wc = {m, rp, ci, (fcd_real *)Wd, 0, 0, 1};
   fcd__fc_local lp = {d, nc, m, &Wc, q, mu, NULL, NULL};
   fcd__fc_result res;
   st = fcd__fc_solve(sys, &lp, &eq->opts, w->r, ul, &res);
@@ -315,7 +540,6 @@ static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, fcd_real *fc_err
                   "static contact solve did not reach %.3g in %lld iterations (residual "
                   "%.3e); the previous solution is kept", eq->opts.tol,
                   (long long)res.iterations, res.residual);
-  if (st == FCD_OK) *fc_err = res.residual;
 done:
   fcd__free(rp);
   fcd__free(ci);
@@ -323,8 +547,9 @@ done:
   fcd__free(ul);
   return st;
 }
-
-static fcd_status solve_steady(fcd_equilibrium *eq, eq_work *w, fcd_real *sl) {
+/* Steady sliding's LCP with W = Wd and w->loc = H u_base on entry */
+static fcd_status solve_steady(fcd_equilibrium *eq, eq_work *w, const fcd_real *Wd,
+                               fcd_real *sl) {
   fcd_system *sys = eq->sys;
   fcd_index nc = nct(eq);
   int d = cdim(eq);
@@ -336,10 +561,6 @@ static fcd_status solve_steady(fcd_equilibrium *eq, eq_work *w, fcd_real *sl) {
       return fcd__err(sys, FCD_E_STATE,
                       "steady sliding: contact %lld has no sliding velocity (set it with "
                       "fcd_contact_set_set_sliding_velocity)", (long long)c);
-  const fcd__csr *H;
-  FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
-  FCD_TRY(delassus(eq, H));
-  fcd_contact_set_local(eq->cs, w->ub, w->loc);
   fcd_real *A = fcd__malloc_array((size_t)nc * (size_t)nc, sizeof *A);
   fcd_real *q = fcd__malloc_array((size_t)nc, sizeof *q);
   fcd_real *z = fcd__malloc_array((size_t)nc, sizeof *z);
@@ -351,7 +572,7 @@ static fcd_status solve_steady(fcd_equilibrium *eq, eq_work *w, fcd_real *sl) {
   for (fcd_index i = 0; i < nc; i++) {
     q[i] = -(w->loc[i * d] - eq->cs->c[i].gap);
     for (fcd_index j = 0; j < nc; j++) {
-      const fcd_real *wr = eq->W.W + (i * d) * m + j * d;
+      const fcd_real *wr = Wd + (i * d) * m + j * d;
       fcd_real a = wr[0];
       for (int k = 1; k < d; k++) a += eq->cs->c[j].mu * sl[j * (d - 1) + k - 1] * wr[k];
       A[i * nc + j] = a;
@@ -421,6 +642,346 @@ done:
   return st;
 }
 
+/* Orthonormalises the p columns of X (nf entries each) in the metric diag(dg) (NULL:
+ * Euclidean) by modified Gram-Schmidt, twice (the second pass restores orthogonality
+ * lost to cancellation). A column that vanishes against the others becomes zero. */
+static void orthonormalise(fcd_index nf, fcd_index p, fcd_real *X, const fcd_real *dg) {
+  for (int pass = 0; pass < 2; pass++)
+    for (fcd_index j = 0; j < p; j++) {
+      fcd_real *x = X + j * nf;
+      for (fcd_index i = 0; i < j; i++) {
+        const fcd_real *y = X + i * nf;
+        fcd_real dot = 0;
+        for (fcd_index k = 0; k < nf; k++) dot += (dg ? dg[k] : 1.0) * x[k] * y[k];
+        for (fcd_index k = 0; k < nf; k++) x[k] -= dot * y[k];
+      }
+      fcd_real nn = 0;
+      for (fcd_index k = 0; k < nf; k++) nn += (dg ? dg[k] : 1.0) * x[k] * x[k];
+      nn = sqrt(nn);
+      for (fcd_index k = 0; k < nf; k++) x[k] = nn > 0 ? x[k] / nn : 0.0;
+    }
+}
+
+/* x -= R (R^T x) for each of nrhs columns */
+static void deflate(const fcd_equilibrium *eq, fcd_index nf, fcd_index nrhs, fcd_real *X) {
+  for (fcd_index j = 0; j < nrhs; j++)
+    for (fcd_index i = 0; i < eq->nrig; i++) {
+      const fcd_real *r = eq->R + i * nf;
+      fcd_real *x = X + j * nf, dot = 0;
+      for (fcd_index k = 0; k < nf; k++) dot += r[k] * x[k];
+      for (fcd_index k = 0; k < nf; k++) x[k] -= dot * r[k];
+    }
+}
+
+/* X <- K^+ X (nrhs columns on the free dofs): the solution of K x = P b orthogonal to
+ * the rigid modes, P the projection onto the range of K. Through the factor of
+ * K + c D, whose error on the elastic part shrinks by c / (lambda + c) per refinement. */
+static fcd_status pinv(fcd_equilibrium *eq, fcd_index nrhs, fcd_real *X, fcd_real *B,
+                       fcd_real *y, fcd_real *f1, fcd_real *f2) {
+  fcd_index nf = eq->sys->nfree;
+  deflate(eq, nf, nrhs, X);
+  memcpy(B, X, (size_t)(nf * nrhs) * sizeof *B);
+  FCD_TRY(fcd__factor_solve(eq->rfac, nrhs, X, X));
+  for (int it = 0; it < 2; it++) {
+    for (fcd_index j = 0; j < nrhs; j++) {
+      k_free(eq, X + j * nf, y, f1, f2);
+      for (fcd_index k = 0; k < nf; k++) y[k] = B[j * nf + k] - y[k];
+      memcpy(f1, y, (size_t)nf * sizeof *y);
+      FCD_TRY(fcd__factor_solve(eq->rfac, 1, f1, f1));
+      for (fcd_index k = 0; k < nf; k++) X[j * nf + k] += f1[k];
+    }
+  }
+  deflate(eq, nf, nrhs, X);
+  return FCD_OK;
+}
+
+/* The rigid modes R (orthonormal) by subspace iteration with (K + c D)^-1 D and a
+ * Rayleigh-Ritz step: Ritz values below RIGID_TOL are rigid. The block grows until it
+ * holds an elastic mode too, so that none is missed. Then W+ = H K^+ H^T. */
+static fcd_status rigid_operators(fcd_equilibrium *eq, const fcd__csr *H) {
+  fcd_system *sys = eq->sys;
+  fcd_index nf = sys->nfree, n = sys->n, m = H ? H->n : 0;
+  const fcd__free_pattern *fp;
+  FCD_TRY(fcd__system_free_pattern(sys, &fp));
+  uint64_t csver = eq->cs ? eq->cs->version : 0;
+  if (eq->R && eq->wp_pat == fp->version && eq->wp_val == sys->value_version &&
+      eq->wp_csver == csver && (m == 0 || eq->Wp))
+    return FCD_OK;
+  fcd__free(eq->R);
+  fcd__free(eq->Wp);
+  eq->R = eq->Wp = NULL;
+  eq->nrig = 0;
+  eq->wp_pat = 0;
+  fcd_status st = FCD_OK;
+  fcd_real *dg = fcd__malloc_array((size_t)nf + 1, sizeof *dg);
+  fcd_real *f1 = fcd__malloc_array((size_t)n + 1, sizeof *f1);
+  fcd_real *f2 = fcd__malloc_array((size_t)n + 1, sizeof *f2);
+  fcd_real *y = fcd__malloc_array((size_t)nf + 1, sizeof *y);
+  fcd_real *X = NULL, *KX = NULL, *T = NULL, *th = NULL, *B = NULL, *Y = NULL;
+  if (!dg || !f1 || !f2 || !y) goto nomem;
+  for (fcd_index k = 0; k < nf; k++) dg[k] = eq->dreg[k] / FCD__RIGID_REG;
+  fcd_index p = nf < 8 ? nf : 8, k = 0;
+  for (;;) {
+    fcd__free(X);
+    fcd__free(KX);
+    fcd__free(T);
+    fcd__free(th);
+    X = fcd__malloc_array((size_t)(nf * p), sizeof *X);
+    KX = fcd__malloc_array((size_t)(nf * p), sizeof *KX);
+    T = fcd__malloc_array((size_t)(p * p), sizeof *T);
+    th = fcd__malloc_array((size_t)p, sizeof *th);
+    if (!X || !KX || !T || !th) goto nomem;
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    for (fcd_index i = 0; i < nf * p; i++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      X[i] = (fcd_real)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+    }
+    for (int it = 0; it < 4 && st == FCD_OK; it++) {
+      for (fcd_index j = 0; j < p; j++)
+        for (fcd_index i = 0; i < nf; i++) X[j * nf + i] *= dg[i];
+      st = fcd__factor_solve(eq->rfac, p, X, X);
+      orthonormalise(nf, p, X, dg);
+    }
+    if (st != FCD_OK) goto done;
+    for (fcd_index j = 0; j < p; j++) k_free(eq, X + j * nf, KX + j * nf, f1, f2);
+    for (fcd_index i = 0; i < p; i++)
+      for (fcd_index j = 0; j < p; j++) {
+        fcd_real sum = 0;
+        for (fcd_index q = 0; q < nf; q++) sum += X[i * nf + q] * KX[j * nf + q];
+        T[i * p + j] = sum;
+      }
+    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)p, T, (lapack_int)p, th) != 0) {
+      st = fcd__err(sys, FCD_E_BACKEND, "the Rayleigh-Ritz step of the rigid-mode search "
+                    "failed (LAPACK dsyev)");
+      goto done;
+    }
+    k = 0;
+    while (k < p && th[k] < FCD__RIGID_TOL) k++;
+    if (k < p || p == nf) break;
+    p = 2 * p < nf ? 2 * p : nf;
+  }
+  if (k == 0) {
+    st = fcd__err(sys, FCD_E_SINGULAR,
+                  "the stiffness is nearly singular on the free dofs (its factorization "
+                  "failed, yet no rigid mode has x'Kx/x'Dx below %.0e): no reliable "
+                  "equilibrium", FCD__RIGID_TOL);
+    goto done;
+  }
+  eq->R = fcd__calloc((size_t)(nf * k), sizeof *eq->R);
+  if (!eq->R) goto nomem;
+  for (fcd_index i = 0; i < k; i++)
+    for (fcd_index j = 0; j < p; j++) {
+      fcd_real v = T[j * p + i];
+      for (fcd_index q = 0; q < nf; q++) eq->R[i * nf + q] += v * X[j * nf + q];
+    }
+  orthonormalise(nf, k, eq->R, NULL);
+  eq->nrig = k;
+  eq->probe_rho = th[0];
+  if (m > 0) {
+    /* W+ = H K^+ H^T, a block of columns at a time */
+    fcd_index bs = m < 16 ? m : 16;
+    eq->Wp = fcd__malloc_array((size_t)(m * m), sizeof *eq->Wp);
+    Y = fcd__malloc_array((size_t)(nf * bs), sizeof *Y);
+    B = fcd__malloc_array((size_t)(nf * bs), sizeof *B);
+    if (!eq->Wp || !Y || !B) goto nomem;
+    for (fcd_index c0 = 0; c0 < m && st == FCD_OK; c0 += bs) {
+      fcd_index nb = m - c0 < bs ? m - c0 : bs;
+      memset(Y, 0, (size_t)(nf * nb) * sizeof *Y);
+      for (fcd_index j = 0; j < nb; j++)
+        for (fcd_index e = H->rowptr[c0 + j]; e < H->rowptr[c0 + j + 1]; e++)
+          Y[j * nf + sys->free_of[H->col[e]]] += H->val[e];
+      if ((st = pinv(eq, nb, Y, B, y, f1, f2)) != FCD_OK) break;
+      for (fcd_index i = 0; i < m; i++)
+        for (fcd_index j = 0; j < nb; j++) {
+          fcd_real sum = 0;
+          for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
+            sum += H->val[e] * Y[j * nf + sys->free_of[H->col[e]]];
+          eq->Wp[i * m + c0 + j] = sum;
+        }
+    }
+    if (st != FCD_OK) goto done;
+    /* symmetric by construction; round-off asymmetry would bias the solvers */
+    for (fcd_index i = 0; i < m; i++)
+      for (fcd_index j = i + 1; j < m; j++) {
+        fcd_real a = 0.5 * (eq->Wp[i * m + j] + eq->Wp[j * m + i]);
+        eq->Wp[i * m + j] = eq->Wp[j * m + i] = a;
+      }
+  }
+  eq->wp_pat = fp->version;
+  eq->wp_val = sys->value_version;
+  eq->wp_csver = csver;
+  goto done;
+nomem:
+  st = fcd__err(sys, FCD_E_NOMEM, "out of memory finding the rigid modes of the stiffness");
+done:
+  if (st != FCD_OK) {
+    fcd__free(eq->R);
+    fcd__free(eq->Wp);
+    eq->R = eq->Wp = NULL;
+    eq->nrig = 0;
+  }
+  fcd__free(dg);
+  fcd__free(f1);
+  fcd__free(f2);
+  fcd__free(y);
+  fcd__free(X);
+  fcd__free(KX);
+  fcd__free(T);
+  fcd__free(th);
+  fcd__free(B);
+  fcd__free(Y);
+  return st;
+}
+
+/* The semi-definite problem (a body held by its contacts), as FETI's coarse problem:
+ *   u = z + K^+ (b0 + H^T r) + R a,   b0 = f - K z,
+ *   u_loc = W+ r + q + G^T a,  G = R^T H^T,  and the balance G r = e, e = -R^T b0.
+ * The balance is enforced by the method of multipliers in a (the rigid amplitudes act as
+ * the multipliers of the balance): each step solves the exact contact problem of
+ *   W+ + rho G^T G  with  q + G^T (a_j - rho e),  then a_{j+1} = a_j + rho (G r - e).
+ * Rigid motions held by Signorini or by sticking friction settle in a step or two; an
+ * unbalance that stays is a mechanism: FCD_E_SINGULAR naming it. */
+static fcd_status solve_rigid(fcd_equilibrium *eq, eq_work *w, fcd_equilibrium_kind kind,
+                              fcd_real *sl) {
+  fcd_system *sys = eq->sys;
+  fcd_index n = sys->n, nf = sys->nfree, nc = nct(eq);
+  int d = cdim(eq);
+  fcd_index m = nc * d;
+  const fcd__csr *H = NULL;
+  if (nc > 0) FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
+  FCD_TRY(rigid_operators(eq, H));
+  fcd_index k = eq->nrig;
+  fcd_status st = FCD_OK;
+  fcd_real *b0 = fcd__malloc_array((size_t)nf + 1, sizeof *b0);
+  fcd_real *bb = fcd__malloc_array((size_t)nf + 1, sizeof *bb);
+  fcd_real *y = fcd__malloc_array((size_t)nf + 1, sizeof *y);
+  fcd_real *f2 = fcd__malloc_array((size_t)n + 1, sizeof *f2);
+  fcd_real *G = fcd__calloc((size_t)(k * m) + 1, sizeof *G);
+  fcd_real *Wr = fcd__malloc_array((size_t)(m * m) + 1, sizeof *Wr);
+  fcd_real *qb = fcd__malloc_array((size_t)m + 1, sizeof *qb);
+  fcd_real *e = fcd__malloc_array((size_t)k, sizeof *e);
+  fcd_real *a = fcd__calloc((size_t)k, sizeof *a);
+  fcd_real *g = fcd__malloc_array((size_t)k, sizeof *g);
+  if (!b0 || !bb || !y || !f2 || !G || !Wr || !qb || !e || !a || !g) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an equilibrium solve");
+    goto done;
+  }
+  /* b0 and the base displacement u_b = z + K^+ b0 */
+  if ((st = rhs_free(eq, w->f, w->z, NULL, w->tmp, b0)) != FCD_OK) goto done;
+  fcd_real F = 0;
+  for (fcd_index q = 0; q < nf; q++) F = fmax(F, fabs(b0[q]));
+  for (fcd_index i = 0; i < k; i++) {
+    fcd_real s = 0;
+    for (fcd_index q = 0; q < nf; q++) s += eq->R[i * nf + q] * b0[q];
+    e[i] = -s;
+  }
+  memcpy(w->xf, b0, (size_t)nf * sizeof *b0);
+  if ((st = pinv(eq, 1, w->xf, bb, y, w->tmp, f2)) != FCD_OK) goto done;
+  memcpy(w->ub, w->z, (size_t)n * sizeof *w->ub);
+  for (fcd_index q = 0; q < nf; q++) w->ub[sys->dof_of[q]] = w->xf[q];
+  fcd_real rho = 0;
+  if (nc > 0) {
+    fcd_contact_set_local(eq->cs, w->ub, qb);
+    for (fcd_index j = 0; j < m; j++)
+      for (fcd_index i = 0; i < k; i++) {
+        fcd_real s = 0;
+        for (fcd_index p = H->rowptr[j]; p < H->rowptr[j + 1]; p++)
+          s += H->val[p] * eq->R[i * nf + sys->free_of[H->col[p]]];
+        G[i * m + j] = s;
+      }
+    /* rho puts rho G^T G on the scale of W+ */
+    fcd_real wmax = 0, gmax = 0;
+    for (fcd_index j = 0; j < m; j++) {
+      fcd_real gg = 0;
+      for (fcd_index i = 0; i < k; i++) gg += G[i * m + j] * G[i * m + j];
+      wmax = fmax(wmax, eq->Wp[j * m + j]);
+      gmax = fmax(gmax, gg);
+    }
+    rho = gmax > 0 ? (wmax > 0 ? wmax : 1.0) / gmax : 0.0;
+    for (fcd_index i = 0; i < m; i++)
+      for (fcd_index j = 0; j < m; j++) {
+        fcd_real s = 0;
+        for (fcd_index l = 0; l < k; l++) s += G[l * m + i] * G[l * m + j];
+        Wr[i * m + j] = eq->Wp[i * m + j] + rho * s;
+      }
+  }
+  fcd_real tol = cert_tolerance(eq), prev = INFINITY, gn = 0;
+  int stalled = 0;
+  fcd_index j, worst_mode = 0;
+  for (j = 0; j < FCD__AL_MAX; j++) {
+    if (nc > 0) {
+      for (fcd_index i = 0; i < m; i++) {
+        fcd_real s = qb[i];
+        for (fcd_index l = 0; l < k; l++) s += G[l * m + i] * (a[l] - rho * e[l]);
+        w->loc[i] = s;
+      }
+      st = kind == FCD_EQ_STATIC ? solve_static(eq, w, Wr) : solve_steady(eq, w, Wr, sl);
+      if (st != FCD_OK) break;
+    }
+    gn = 0;
+    for (fcd_index l = 0; l < k; l++) {
+      fcd_real s = -e[l];
+      for (fcd_index i = 0; i < m; i++) s += G[l * m + i] * w->r[i];
+      g[l] = s;
+      a[l] += rho * s;
+      if (fabs(s) > gn) {
+        gn = fabs(s);
+        worst_mode = l;
+      }
+    }
+    fcd_real Fr = F;
+    if (nc > 0) {
+      fcd_contact_set_global(eq->cs, w->r, w->tmp);
+      for (fcd_index q = 0; q < nf; q++) Fr = fmax(Fr, fabs(w->tmp[sys->dof_of[q]]));
+    }
+    if (!(Fr > 0)) Fr = 1;
+    /* to round-off when it gets there; a stall below the certificate's reach is the
+     * round-off floor of this problem, one above it a mechanism */
+    if (gn <= 1e-14 * Fr) break;
+    stalled = gn > 0.5 * prev ? stalled + 1 : 0;
+    prev = gn;
+    if ((stalled >= 5 || rho == 0) && gn <= 0.01 * tol * Fr) break;
+    if (stalled >= 5 || rho == 0 || !isfinite(gn)) {
+      fcd_index at = 0;
+      for (fcd_index q = 0; q < nf; q++)
+        if (fabs(eq->R[worst_mode * nf + q]) > fabs(eq->R[worst_mode * nf + at])) at = q;
+      st = fcd__err(sys, FCD_E_SINGULAR,
+                    "no equilibrium: the free dofs have %lld rigid mode(s) and the contacts "
+                    "cannot hold the load along one of them; an unbalanced force of %.3e "
+                    "(%.1e of the force scale %.3e) remains along the rigid mode that moves "
+                    "dof %lld most (a load pulling the body away, or a tangential load "
+                    "that friction cannot balance); prescribe dofs that hold it",
+                    (long long)k, gn, gn / Fr, Fr, (long long)sys->dof_of[at]);
+      break;
+    }
+  }
+  if (st == FCD_OK && j == FCD__AL_MAX)
+    st = fcd__err(sys, FCD_E_NOT_CONVERGED,
+                  "the equilibrium of a body held by its contacts did not balance in %d "
+                  "steps (unbalanced force %.3e); the previous solution is kept",
+                  FCD__AL_MAX, gn);
+  if (st != FCD_OK) goto done;
+  /* u = z + K^+ (b0 + H^T r) + R a */
+  if ((st = rhs_free(eq, w->f, w->z, w->r, w->tmp, w->xf)) != FCD_OK) goto done;
+  if ((st = pinv(eq, 1, w->xf, bb, y, w->tmp, f2)) != FCD_OK) goto done;
+  for (fcd_index l = 0; l < k; l++)
+    for (fcd_index q = 0; q < nf; q++) w->xf[q] += a[l] * eq->R[l * nf + q];
+  memcpy(w->u, w->z, (size_t)n * sizeof *w->u);
+  for (fcd_index q = 0; q < nf; q++) w->u[sys->dof_of[q]] = w->xf[q];
+done:
+  fcd__free(b0);
+  fcd__free(bb);
+  fcd__free(y);
+  fcd__free(f2);
+  fcd__free(G);
+  fcd__free(Wr);
+  fcd__free(qb);
+  fcd__free(e);
+  fcd__free(a);
+  fcd__free(g);
+  return st;
+}
+
 fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_real t) {
   CHECK_EQ(eq);
   fcd_system *sys = eq->sys;
@@ -458,24 +1019,52 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
   if ((st = fcd_system_eval_load(sys, t, w.f)) != FCD_OK) goto done;
   if ((st = fcd_system_eval_prescribed(sys, t, ur, w.vr)) != FCD_OK) goto done;
   for (fcd_index k = 0; k < nfix; k++) w.z[sys->fixed_list[k]] = ur[k];
-  if ((st = factor_k(eq)) != FCD_OK) goto done;
   if (nc > 0) {
     const fcd__csr *H;
     if ((st = fcd__contact_set_operator(eq->cs, &H)) != FCD_OK) goto done;
     if ((st = fcd__contact_dofs_free(sys, H)) != FCD_OK) goto done;
   }
-  if ((st = displacement(eq, w.f, w.z, NULL, w.ub, w.tmp, w.xf)) != FCD_OK) goto done;
-  fcd_real fc_err = 0;
-  st = kind == FCD_EQ_STATIC ? solve_static(eq, &w, &fc_err) : solve_steady(eq, &w, sl);
-  if (st != FCD_OK) goto done;
-  if ((st = displacement(eq, w.f, w.z, w.r, w.u, w.tmp, w.xf)) != FCD_OK) goto done;
-  finish(eq, &w, kind == FCD_EQ_STEADY_SLIDING ? sl : NULL, fc_err);
+  if ((st = prepare(eq, fp)) != FCD_OK) goto done;
+  /* a warm start from the previous solution of the same contacts */
+  if (eq->have) memcpy(w.r, eq->r, (size_t)m * sizeof *w.r);
+  if (eq->rigid) {
+    if ((st = solve_rigid(eq, &w, kind, sl)) != FCD_OK) goto done;
+  } else {
+    if ((st = displacement(eq, eq->fac, w.f, w.z, NULL, w.ub, w.tmp, w.xf)) != FCD_OK)
+      goto done;
+    if (nc > 0) {
+      const fcd__csr *H;
+      if ((st = fcd__contact_set_operator(eq->cs, &H)) != FCD_OK) goto done;
+      if ((st = fcd__wcache_ensure(&eq->W, sys, eq->fac, eq->cs, H)) != FCD_OK) goto done;
+      fcd_contact_set_local(eq->cs, w.ub, w.loc);
+      st = kind == FCD_EQ_STATIC ? solve_static(eq, &w, eq->W.W)
+                                 : solve_steady(eq, &w, eq->W.W, sl);
+      if (st != FCD_OK) goto done;
+    }
+    if ((st = displacement(eq, eq->fac, w.f, w.z, w.r, w.u, w.tmp, w.xf)) != FCD_OK)
+      goto done;
+  }
+  fcd_certificate cert;
+  int certified = finish(eq, &w, kind == FCD_EQ_STEADY_SLIDING ? sl : NULL, &cert);
+  if (certified < 0) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory checking an equilibrium");
+    goto done;
+  }
+  if (!certified) {
+    char fig[320];
+    fcd__certificate_format(&cert, fig, sizeof fig);
+    st = fcd__err(sys, FCD_E_NOT_CONVERGED,
+                  "%s equilibrium fails its certificate: %s; the previous solution is kept",
+                  kind == FCD_EQ_STATIC ? "static" : "steady sliding", fig);
+    goto done;
+  }
   /* commit */
   free_solution(eq);
   eq->u = w.u;
   eq->r = w.r;
   eq->set = w.set;
   eq->sdir = w.sdir;
+  eq->cert = cert;
   w.u = w.r = w.sdir = NULL;
   w.set = NULL;
   eq->have = 1;
@@ -529,10 +1118,18 @@ fcd_status fcd_equilibrium_get_contact_state(const fcd_equilibrium *eq, int *sta
   return FCD_OK;
 }
 
+fcd_status fcd_equilibrium_get_certificate(const fcd_equilibrium *eq, fcd_certificate *cert) {
+  CHECK_HAVE(eq);
+  if (!cert) return fcd__err(eq->sys, FCD_E_INVALID_ARG, "get_certificate: cert is NULL");
+  *cert = eq->cert;
+  return FCD_OK;
+}
+
 fcd_status fcd_equilibrium_get_residual(const fcd_equilibrium *eq, fcd_real *equilibrium,
                                         fcd_real *complementarity) {
   CHECK_HAVE(eq);
-  if (equilibrium) *equilibrium = eq->res_eq;
-  if (complementarity) *complementarity = eq->res_comp;
+  if (equilibrium) *equilibrium = eq->cert.equilibrium;
+  if (complementarity)
+    *complementarity = fmax(eq->cert.penetration, fmax(eq->cert.complementarity, eq->cert.cone));
   return FCD_OK;
 }

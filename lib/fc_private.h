@@ -112,6 +112,23 @@ int fcd__slip_from_sliding_velocity(int d, const fcd_real *vg, fcd_real *s);
 int fcd__classify_contact(int d, fcd_real mu, fcd_real gapres, const fcd_real *r,
                           fcd_real tol, fcd_real scale_u, fcd_real scale_r);
 
+/* ---- certificates (certificate.c): one measure of a result against the law ---- */
+#include "fcd/fcd_certificate.h"
+/* zero figures with the scales (non-positive or non-finite scales become 1) */
+void fcd__certificate_init(fcd_certificate *c, fcd_real force_scale, fcd_real length_scale);
+/* Adds the contact-law figures of nc contacts: law holds d entries per contact, the
+ * normal gap residual (u_N - g, or the scheme's normal variable) then the tangential
+ * slip (displacement from the reference, or slip velocity); r the local reactions; slip
+ * (d-1 per contact) a prescribed slip direction (steady sliding) or NULL; active NULL or
+ * one flag per contact (inactive contacts must carry nothing). The reaction scale is the
+ * force scale raised to the largest reaction. */
+void fcd__certify_contacts(fcd_certificate *c, int d, fcd_index nc, const fcd_real *mu,
+                           const fcd_real *law, const fcd_real *r, const fcd_real *slip,
+                           const unsigned char *active);
+/* worst and tolerance set; 1 when worst <= tol */
+int fcd__certificate_check(fcd_certificate *c, fcd_real tol);
+int fcd__certificate_format(const fcd_certificate *c, char *buf, size_t cap);
+
 /* ---- Lemke's method (lemke.c) ---- */
 enum { FCD__LEMKE_OK = 0, FCD__LEMKE_RAY = 1, FCD__LEMKE_CAP = 2, FCD__LEMKE_NOMEM = 3,
        FCD__LEMKE_INACCURATE = 4 };

@@ -154,6 +154,8 @@ fcd_status fcd__coo_to_csr(fcd_index n, fcd_index nnz, const fcd_index *rows,
                            fcd_real **val_out, fcd_index *pos_out);
 void fcd__csr_clear(fcd__csr *a);
 /* y += alpha * A x (symmetric storage handled) */
+/* y += |A| |x| (the scale of A x for backward errors) */
+void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y);
 void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y);
 void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_real *y1,
                      const fcd_real *x2, fcd_real *y2);

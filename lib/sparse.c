@@ -149,6 +149,17 @@ fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x) {
   return s;
 }
 
+void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y) {
+  if (!a->set) return;
+  for (fcd_index i = 0; i < a->n; i++)
+    for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+      fcd_index j = a->col[p];
+      fcd_real v = fabs(a->val[p]);
+      y[i] += v * fabs(x[j]);
+      if (a->upper && j != i) y[j] += v * fabs(x[i]);
+    }
+}
+
 fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index n,
                              const fcd_index *rowptr, const fcd_index *col,
                              const fcd_real *val, int upper) {

@@ -676,6 +676,12 @@ static int cmd_equilibrium(int argc, char **argv) {
     }
     double req, rcomp;
     fcd_equilibrium_get_residual(eq, &req, &rcomp);
+    fcd_certificate cert;
+    fcd_equilibrium_get_certificate(eq, &cert);
+    printf("certificate: equilibrium=%.3e penetration=%.3e complementarity=%.3e "
+           "cone=%.3e tolerance=%.1e force_scale=%.3e length_scale=%.3e\n",
+           cert.equilibrium, cert.penetration, cert.complementarity, cert.cone,
+           cert.tolerance, cert.force_scale, cert.length_scale);
     printf("equilibrium: kind=%s dofs=%lld contacts=%lld open=%d stick=%d slip=%d "
            "residual=%.3e complementarity=%.3e state=%s\n", o.kind, (long long)n,
            (long long)nc, cnt[0], cnt[1], cnt[2], req, rcomp, o.out);

@@ -11,6 +11,7 @@
 #include <fcd/fcd_common.h>
 #include <fcd/fcd_version.h>
 #include <fcd/fcd_status.h>
+#include <fcd/fcd_certificate.h>
 #include <fcd/fcd_system.h>
 #include <fcd/fcd_contact.h>
 #include <fcd/fcd_fc.h>

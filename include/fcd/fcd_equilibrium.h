@@ -6,8 +6,17 @@
  *  Every solve finds u (all ndofs; prescribed entries from the system at time t) and the
  *  local reactions r (dim per contact, fcd's convention of fcd/fcd_contact.h) with
  *      K u = f(t) + H^T r   on the free dofs,
- *  K positive definite on the free dofs (the prescribed dofs must hold the body: a
- *  floating body is refused with FCD_E_SINGULAR), and at every contact:
+ *  and at every contact the contact law below. K may be semi-definite on the free dofs: a
+ *  body held only by its contacts (resting on a table under its weight with nothing
+ *  prescribed, or pressed with only tangential dofs prescribed) is solved exactly; its
+ *  rigid modes are found by a rank-revealing probe of K, and FCD_E_SINGULAR, naming the
+ *  unbalanced force and the dof that moves most, is returned only when the contacts
+ *  cannot hold the load (a load pulling the body away, a tangential load that friction
+ *  cannot balance). An indefinite K is FCD_E_SINGULAR too. Every solve checks its
+ *  certificate (fcd/fcd_certificate.h) against FCD_PARAM_CERT_TOL (default 1e-8) and
+ *  returns FCD_E_NOT_CONVERGED with the figures when it fails. A friction coefficient
+ *  above 1e4 is solved as its limit (perfect stick): the answer is exact for the true mu
+ *  whenever no contact reaches the cone of 1e4, and the certificate uses the true mu.
  *
  *  - FCD_EQ_STATIC: Signorini on u_N - g and Coulomb on the tangential displacement
  *    measured from a reference, u_T - u_T,ref. Friction in a static problem is path
@@ -32,6 +41,7 @@
 #ifndef FCD_EQUILIBRIUM_H
 #define FCD_EQUILIBRIUM_H
 
+#include <fcd/fcd_certificate.h>
 #include <fcd/fcd_common.h>
 #include <fcd/fcd_contact.h>
 #include <fcd/fcd_status.h>
@@ -103,13 +113,22 @@ FCD_API fcd_status fcd_equilibrium_get_contact_sets(const fcd_equilibrium *eq, i
 FCD_API fcd_status fcd_equilibrium_get_contact_state(const fcd_equilibrium *eq, int *status,
                                                      fcd_real *slip_dir);
 
-/** Quality of the last solve: @p equilibrium, norm(K u - f - H^T r) on the free dofs over
- *  norm(f) + norm(H^T r) (1 if both vanish); @p complementarity, the largest violation of
- *  Signorini and Coulomb at the contacts, relative as for the classification. Either
- *  may be NULL. */
+/** Quality of the last solve, from its certificate: @p equilibrium, the certificate's
+ *  equilibrium figure (the balance residual on the free dofs as a backward error);
+ *  @p complementarity, the largest of its penetration, complementarity and cone figures.
+ *  Either may be NULL. */
 FCD_API fcd_status fcd_equilibrium_get_residual(const fcd_equilibrium *eq,
                                                 fcd_real *equilibrium,
                                                 fcd_real *complementarity);
+
+/** The certificate of the last successful solve (fcd/fcd_certificate.h): its figures,
+ *  scales and the tolerance it met.
+ *  @param eq the solver
+ *  @param cert receives the certificate
+ *  @return FCD_OK; FCD_E_STATE before a successful solve; FCD_E_INVALID_ARG for NULL
+ *  @since 0.1 */
+FCD_API fcd_status fcd_equilibrium_get_certificate(const fcd_equilibrium *eq,
+                                                   fcd_certificate *cert);
 
 FCD_END_DECLS
 

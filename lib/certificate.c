@@ -1,0 +1,88 @@
+/* Certificates (fcd/fcd_certificate.h, docs/conventions.md "Certificates"): the one
+ * place that measures a result against the contact law, so that every solve (equilibria,
+ * integrator steps) judges itself by the same figures and the same scales. The figures
+ * are computed from the result itself (displacements or velocities through H, reactions
+ * as returned), never from a solver's internal residual: a wrong Delassus operator or a
+ * solver that stopped early shows here. */
+#include "fc_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void fcd__certificate_init(fcd_certificate *c, fcd_real force_scale, fcd_real length_scale) {
+  memset(c, 0, sizeof *c);
+  c->force_scale = force_scale > 0 && isfinite(force_scale) ? force_scale : 1.0;
+  c->length_scale = length_scale > 0 && isfinite(length_scale) ? length_scale : 1.0;
+}
+
+/* Coulomb's law in the tangential plane as a fixed point: r_T = proj onto the disc of
+ * radius rad of (r_T - rho w_T), for any rho > 0; rho = R / L makes both sides forces of
+ * the model's scale. */
+static fcd_real friction_map(int d, fcd_real rad, const fcd_real *rt, const fcd_real *wt,
+                             fcd_real rho) {
+  fcd_real y[2] = {0, 0}, ny = 0;
+  for (int k = 0; k < d - 1; k++) {
+    y[k] = rt[k] - rho * wt[k];
+    ny += y[k] * y[k];
+  }
+  ny = sqrt(ny);
+  if (ny > rad && ny > 0)
+    for (int k = 0; k < d - 1; k++) y[k] *= rad / ny;
+  fcd_real e = 0;
+  for (int k = 0; k < d - 1; k++) e += (rt[k] - y[k]) * (rt[k] - y[k]);
+  return sqrt(e);
+}
+
+void fcd__certify_contacts(fcd_certificate *c, int d, fcd_index nc, const fcd_real *mu,
+                           const fcd_real *law, const fcd_real *r, const fcd_real *slip,
+                           const unsigned char *active) {
+  fcd_real L = c->length_scale, R = c->force_scale;
+  for (fcd_index i = 0; i < nc * d; i++) R = fmax(R, fabs(r[i]));
+  fcd_real pen = 0, comp = 0, cone = 0;
+  for (fcd_index k = 0; k < nc; k++) {
+    const fcd_real *rk = r + k * d, *lk = law + k * d;
+    fcd_real rt = fcd__tnorm(d, rk);
+    if (active && !active[k]) {
+      /* a contact outside the scheme's index set carries nothing */
+      comp = fmax(comp, fmax(fabs(rk[0]), rt) / R);
+      continue;
+    }
+    fcd_real gr = lk[0];
+    pen = fmax(pen, fmax(0.0, gr) / L);
+    comp = fmax(comp, fabs(fmin(-gr / L, -rk[0] / R)));
+    cone = fmax(cone, fmax(0.0, rk[0]) / R);
+    fcd_real rad = mu[k] * fmax(0.0, -rk[0]);
+    cone = fmax(cone, fmax(0.0, rt - rad) / R);
+    if (d < 2) continue;
+    if (slip) {
+      /* a prescribed slip direction s (steady sliding): r_T = mu r_N s */
+      fcd_real e = 0;
+      for (int j = 1; j < d; j++) {
+        fcd_real x = rk[j] - mu[k] * rk[0] * slip[k * (d - 1) + j - 1];
+        e += x * x;
+      }
+      comp = fmax(comp, sqrt(e) / R);
+    } else {
+      comp = fmax(comp, friction_map(d, rad, rk + 1, lk + 1, R / L) / R);
+    }
+  }
+  c->penetration = fmax(c->penetration, pen);
+  c->complementarity = fmax(c->complementarity, comp);
+  c->cone = fmax(c->cone, cone);
+}
+
+int fcd__certificate_check(fcd_certificate *c, fcd_real tol) {
+  c->worst = fmax(fmax(c->equilibrium, c->penetration), fmax(c->complementarity, c->cone));
+  c->tolerance = tol;
+  /* NaN fails too */
+  return c->worst <= tol;
+}
+
+int fcd__certificate_format(const fcd_certificate *c, char *buf, size_t cap) {
+  return snprintf(buf, cap,
+                  "equilibrium %.3e, penetration %.3e, complementarity %.3e, cone %.3e "
+                  "(tolerance %.1e; force scale %.3e, length scale %.3e)",
+                  c->equilibrium, c->penetration, c->complementarity, c->cone, c->tolerance,
+                  c->force_scale, c->length_scale);
+}
