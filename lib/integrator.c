@@ -822,9 +822,21 @@ fcd_status fcd_integrator_advance(fcd_integrator *it, fcd_real t_end) {
   if (!isfinite(t_end) || t_end < it->t)
     return fcd__err(it->sys, FCD_E_INVALID_ARG, "integrator_advance: t_end = %g is before "
                     "the current time %g", t_end, it->t);
-  while (t_end - it->t > 1e-12 * it->h) {
+  /* The interval ends when what remains is below the resolution of t, or below 1e-12
+   * of the step or of the whole interval (a step longer than the interval is cut to it:
+   * the remainder test must not be relative to h alone, or h > 1e12 (t_end - t) would
+   * end the call with nothing done). */
+  fcd_real span = t_end - it->t;
+  for (;;) {
+    fcd_real rem = t_end - it->t;
+    fcd_real res = 8 * DBL_EPSILON * fmax(fabs(t_end), fabs(it->t));
+    if (!(rem > fmax(res, 1e-12 * fmin(it->h, span)))) break;
     /* a remainder below a hundredth of a step is absorbed into the previous one */
-    fcd_real h = t_end - it->t < 1.01 * it->h ? t_end - it->t : it->h;
+    fcd_real h = rem < 1.01 * it->h ? rem : it->h;
+    if (it->t + h == it->t)
+      return fcd__err(it->sys, FCD_E_INVALID_ARG,
+                      "integrator_advance: the step %g is below the resolution of t = %g; "
+                      "time cannot advance", h, it->t);
     FCD_TRY(step_observed(it, h));
   }
   return FCD_OK;

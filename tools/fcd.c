@@ -1024,6 +1024,13 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
     fprintf(stderr, "fcd: --dt and --t-end must be > 0\n");
     return 2;
   }
+  /* the step count in double first: t_end / dt past a long is undefined as a conversion */
+  double nsteps = ceil(t_end / dt - 1e-9);
+  if (!(nsteps <= 1e9)) {
+    fprintf(stderr, "fcd: --t-end %g / --dt %g makes %.3g steps, more than 1e9: refused\n",
+            t_end, dt, nsteps);
+    return 2;
+  }
   if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "fcd: cannot create '%s': %s\n", dir, strerror(errno));
     return 1;
@@ -1077,7 +1084,7 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
     fcd_lattice_get_constraint(lat, c, NULL, NULL, NULL, &r);
     if (r != 0) pull_rate = r;
   }
-  long steps = (long)ceil(t_end / dt - 1e-9);
+  long steps = (long)nsteps; /* at most 1e9: checked with the options */
   int rc = 0, tty = isatty(2);
   double amax_all = 0;
   for (long j = 1; j <= steps; j++) {

@@ -760,6 +760,40 @@ static void test_bad_input(void) {
   fcd_system_destroy(sys);
 }
 
+/* Time control in physical terms (certified answers, case 5): a step longer than the
+ * interval is cut to it, not skipped (advance used to return FCD_OK having done nothing
+ * when h > 1e12 (t_end - t)); a step below the resolution of t is refused, not looped on.
+ * One trapezoidal step (theta = 1/2) of u'' = -u from (1, 0) with h = 1: v1 = -(1 + u1)/2,
+ * u1 = 1 + v1 / 2, so u1 = 0.6 and v1 = -0.8. */
+static void test_time_control(void) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
+  const fcd_index z = 0;
+  const double one = 1.0;
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_MASS, 1, &z, &z, &one, FCD_COO_FULL), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 1, &z, &z, &one, FCD_COO_FULL), FCD_OK);
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, NULL, FCD_SCHEME_MOREAU_JEAN, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e13), FCD_OK);
+  const double u0 = 1.0, v0 = 0.0;
+  CHECK_ST(fcd_integrator_set_state(it, 0.0, &u0, &v0), FCD_OK);
+  CHECK_ST(fcd_integrator_advance(it, 1.0), FCD_OK);
+  double t, u, v;
+  fcd_integrator_get_state(it, &t, &u, &v);
+  CHECK(t == 1.0);
+  CHECK_CLOSE(u, 0.6, 1e-14);
+  CHECK_CLOSE(v, -0.8, 1e-14);
+  /* t = 1e20 with h = 1: t + h == t, the loop could never end */
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 1.0), FCD_OK);
+  CHECK_ST(fcd_integrator_set_state(it, 1e20, &u0, &v0), FCD_OK);
+  CHECK_ST(fcd_integrator_advance(it, 1e20 + 1e6), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "below the resolution of t");
+  fcd_integrator_get_state(it, &t, &u, &v);
+  CHECK(t == 1e20 && u == 1.0 && v == 0.0); /* nothing changed */
+  fcd_integrator_destroy(it);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
   test_bounce(FCD_SCHEME_MOREAU_JEAN, 0.5);
   test_bounce(FCD_SCHEME_MOREAU_JEAN, 0.8);
@@ -778,6 +812,7 @@ int main(void) {
   test_pin_limit_cycle();
   test_delassus_cache();
   test_bad_input();
+  test_time_control();
   fcd_finalize();
   return fcdt_finish("test_integrator");
 }

@@ -44,4 +44,10 @@ paste -d, "$dir/full/history.csv" "$dir/red/history.csv" | awk -F, '
   { echo "reduced differs"; exit 1; }
 "$fcd" lattice --rect 4x4 --method dense --count-only >/dev/null 2>&1; [ $? -eq 2 ] ||
   { echo "bad --method accepted"; exit 1; }
+# a step count past any integer (certified answers, case 6: it printed
+# steps=-9223372036854775808 with exit 0) is refused before anything is written
+rm -rf "$dir-huge"
+"$fcd" lattice --rect 4x4 --dt 1e-10 --t-end 1e10 --out "$dir-huge" >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "1e20 steps accepted"; exit 1; }
+[ ! -e "$dir-huge" ] || { echo "1e20 steps: output directory created"; exit 1; }
 echo "fcd lattice: ok"
