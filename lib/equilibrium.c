@@ -41,6 +41,7 @@ struct fcd_equilibrium {
   /* rigid modes of K on the free dofs: probed once per factorization */
   int rigid;             /* 1: K is semi-definite on the free dofs */
   fcd_index probe_facts; /* factorization count the probe was made for (-1: none) */
+  uint64_t kfail_pat, kfail_val; /* the K (pattern, values) whose factorization failed */
   fcd_real probe_rho;    /* smallest Rayleigh quotient x'Kx / x'Dx found */
   fcd__factor *rfac;     /* K + c D, D = diag K, when rigid */
   uint64_t rfac_pat, rfac_val;
@@ -276,12 +277,15 @@ done:
   return st;
 }
 
+static int rfac_current(const fcd_equilibrium *eq, const fcd__free_pattern *fp) {
+  return eq->rfac && eq->rfac_pat == fp->version && eq->rfac_val == eq->sys->value_version;
+}
+
 /* K + c D factored for the semi-definite problem; an indefinite K is refused. */
 static fcd_status regularise(fcd_equilibrium *eq, const fcd__free_pattern *fp,
                              fcd_real *vals, const fcd_real *dg) {
   fcd_system *sys = eq->sys;
-  if (eq->rfac && eq->rfac_pat == fp->version && eq->rfac_val == sys->value_version)
-    return FCD_OK;
+  if (rfac_current(eq, fp)) return FCD_OK;
   if (!eq->rfac) FCD_TRY(fcd__factor_create(sys, FCD__FACTOR_SPD, &eq->rfac));
   fcd__free(eq->dreg);
   eq->dreg = fcd__malloc_array((size_t)fp->n + 1, sizeof *eq->dreg);
@@ -308,14 +312,26 @@ static fcd_status regularise(fcd_equilibrium *eq, const fcd__free_pattern *fp,
  * for a semi-definite K (a body held by its contacts) the regularised factor too. */
 static fcd_status prepare(fcd_equilibrium *eq, const fcd__free_pattern *fp) {
   fcd_system *sys = eq->sys;
-  char saved[FCD_ERRMSG_CAP];
-  memcpy(saved, sys->err, sizeof saved);
-  fcd_status st = fcd__factor_combination(eq->fac, 0.0, 0.0, 1.0);
-  int failed = st == FCD_E_NOT_SPD;
-  if (st != FCD_OK && !failed) return st;
-  if (failed) memcpy(sys->err, saved, sizeof saved); /* an answer, not an error */
+  /* a K whose factorization failed is not factored again while it stays the same */
+  int failed = eq->kfail_pat == fp->version && eq->kfail_val == sys->value_version;
+  fcd_status st = FCD_OK;
+  if (!failed) {
+    char saved[FCD_ERRMSG_CAP];
+    memcpy(saved, sys->err, sizeof saved);
+    st = fcd__factor_combination(eq->fac, 0.0, 0.0, 1.0);
+    failed = st == FCD_E_NOT_SPD;
+    if (st != FCD_OK && !failed) return st;
+    if (failed) {
+      memcpy(sys->err, saved, sizeof saved); /* an answer, not an error */
+      eq->kfail_pat = fp->version;
+      eq->kfail_val = sys->value_version;
+      eq->rigid = 1;
+      eq->probe_rho = 0;
+    }
+  }
   fcd_index facts = fcd__factor_get_stats(eq->fac).factorizations;
-  if (!failed && eq->probe_facts == facts && !eq->rigid) return FCD_OK;
+  int probed = failed || eq->probe_facts == facts;
+  if (probed && (!eq->rigid || rfac_current(eq, fp))) return FCD_OK;
   fcd_real *vals = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *vals);
   fcd_real *dg = fcd__malloc_array((size_t)fp->n + 1, sizeof *dg);
   if (!vals || !dg) {
@@ -323,10 +339,7 @@ static fcd_status prepare(fcd_equilibrium *eq, const fcd__free_pattern *fp) {
     goto done;
   }
   if ((st = k_values(eq, fp, vals, dg)) != FCD_OK) goto done;
-  if (failed) {
-    eq->rigid = 1;
-    eq->probe_rho = 0;
-  } else if (eq->probe_facts != facts) {
+  if (!probed) {
     if ((st = probe_rigid(eq, dg)) != FCD_OK) goto done;
     eq->probe_facts = facts;
   }
@@ -360,20 +373,10 @@ static fcd_status displacement(fcd_equilibrium *eq, fcd__factor *fac, const fcd_
                                const fcd_real *z, const fcd_real *r, fcd_real *u,
                                fcd_real *tmp, fcd_real *xf) {
   fcd_system *sys = eq->sys;
-  fcd_index n = sys->n, nf = fcd__factor_size(fac);
-  fcd_system_apply(sys, FCD_STIFFNESS, z, tmp);
-  for (fcd_index i = 0; i < n; i++) tmp[i] = f[i] - tmp[i];
-  if (r && nct(eq) > 0) {
-    const fcd__csr *H;
-    FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
-    for (fcd_index i = 0; i < H->n; i++)
-      for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
-        tmp[H->col[e]] += H->val[e] * r[i];
-  }
-  for (fcd_index k = 0; k < nf; k++) xf[k] = tmp[sys->dof_of[k]];
+  FCD_TRY(rhs_free(eq, f, z, r, tmp, xf));
   FCD_TRY(fcd__factor_solve(fac, 1, xf, xf));
-  memcpy(u, z, (size_t)n * sizeof *u);
-  for (fcd_index k = 0; k < nf; k++) u[sys->dof_of[k]] = xf[k];
+  memcpy(u, z, (size_t)sys->n * sizeof *u);
+  for (fcd_index k = 0; k < sys->nfree; k++) u[sys->dof_of[k]] = xf[k];
   return FCD_OK;
 }
 

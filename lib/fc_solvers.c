@@ -542,7 +542,7 @@ static fcd_status solve_fixed_point(const fcd_system *sink, const fcd__fc_local 
 /* ---- semismooth Newton on Alart-Curnier ------------------------------------------ */
 
 /* Jacobian regularization relative to the largest diagonal entry of W. Measured on
- * the fclib set (shared/data/fclib): 1e-8 is the only value of {0, 1e-10, 1e-8, 1e-6,
+ * the fclib set (tests/data/fclib): 1e-8 is the only value of {0, 1e-10, 1e-8, 1e-6,
  * 1e-4} that solves all of them (spheres-in-a-box needs >= 1e-8, larger values slow the
  * others down). */
 #define FCD_NEWTON_REG 1e-8

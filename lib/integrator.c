@@ -239,6 +239,12 @@ fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_real value)
     FCD_TRY(fcd__fc_opts_set(sys, &it->opts, o, value));
     return it->eq ? fcd_equilibrium_set_param(it->eq, key, value) : FCD_OK;
   }
+  case FCD_PARAM_CERT_TOL:
+    /* only the quasistatic scheme's steps are equilibria with a certificate */
+    if (!it->eq)
+      return fcd__err(sys, FCD_E_UNSUPPORTED, "FCD_PARAM_CERT_TOL applies to the "
+                      "quasistatic scheme only: dynamic steps carry no certificate yet");
+    return fcd_equilibrium_set_param(it->eq, key, value);
   default:
     return fcd__err(sys, FCD_E_UNSUPPORTED, "unknown integrator parameter key %d", key);
   }

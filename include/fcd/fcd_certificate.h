@@ -3,11 +3,11 @@
  *  contact law and the balance it solves, each relative to a scale of the model
  *  (docs/conventions.md, "Certificates").
  *
- *  A solve whose certificate exceeds its tolerance does not return FCD_OK: it returns
- *  FCD_E_NOT_CONVERGED (FCD_E_SINGULAR where a mechanism is the cause) with the figures
- *  in the message, and the handle keeps its last good state. The figures of the last
- *  successful solve are read with fcd_equilibrium_get_certificate() and
- *  fcd_integrator_get_certificate().
+ *  An equilibrium solve (static, steady sliding, and the incremental problems of the
+ *  quasistatic scheme) whose certificate exceeds its tolerance does not return FCD_OK:
+ *  it returns FCD_E_NOT_CONVERGED with the figures in the message, and the handle keeps
+ *  its last good state. The figures of the last successful solve are read with
+ *  fcd_equilibrium_get_certificate().
  *
  *  With F the force scale, L the length scale (a velocity scale for the velocity-level
  *  schemes) and R = max(F, largest contact reaction) the reaction scale, at every contact

@@ -46,10 +46,12 @@ enum {
   FCD_PARAM_MAX_ITER = 103,      /**< contact solver iteration cap; default 10000 */
   FCD_PARAM_CONTACT_SOLVER = 104, /**< an fcd_fc_solver value; default FCD_FC_AUTO
                                       (FCD_FC_FIXED_POINT for the modified theta scheme) */
-  FCD_PARAM_CERT_TOL = 105        /**< bound on a solve's certificate
-                                      (fcd/fcd_certificate.h), in (0, 1); default 1e-8
-                                      for equilibria, 1e-6 for steps; never below ten
-                                      times FCD_PARAM_TOLERANCE. @since 0.1 */
+  FCD_PARAM_CERT_TOL = 105        /**< bound on an equilibrium's certificate
+                                      (fcd/fcd_certificate.h), in (0, 1); default 1e-8,
+                                      never below ten times FCD_PARAM_TOLERANCE. Taken by
+                                      fcd_equilibrium_set_param and by the quasistatic
+                                      scheme (its incremental problems); the dynamic
+                                      schemes return FCD_E_UNSUPPORTED. @since 0.1 */
 };
 
 /** Energy ledger, cumulative since fcd_integrator_set_state. kinetic and potential are

@@ -165,7 +165,7 @@ static fcd_status matrix_triplets(errsink *e, const char *what, const struct fcl
   if (a->nz >= 0) {
     /* Triplets follow CSparse (which fclib mirrors): i holds the row and p the column
      * of each entry, whatever fclib.h's comment says; every file written by Siconos and
-     * LMGC90 in shared/data reads consistently only this way. */
+     * LMGC90 in tests/data/fclib reads consistently only this way. */
     for (int k = 0; k < a->nz; k++, t++) {
       (*ri)[t] = a->i[k];
       (*ci)[t] = a->p[k];

@@ -1,4 +1,4 @@
-/* External truth: the fclib problems of shared/data (Siconos, LMGC90) solved by fcd to
+/* External truth: the fclib problems of tests/data/fclib (Siconos, LMGC90) solved by fcd to
  * 1e-8, with the accuracy measured independently: this test reads each file itself
  * with fclib, forms q and u = W r + q in fclib's convention from the raw data, and
  * sums Siconos' own per-contact error (fc3d_unitary_compute_and_add_error), divided by
