@@ -62,10 +62,6 @@ struct fcd_equilibrium {
 #define FCD__RIGID_TOL 1e-12
 #define FCD__RIGID_REG 1e-10
 #define FCD__AL_MAX 200
-/* Friction beyond this coefficient is solved as its limit: a solution with no contact
- * on the cone of MU_CAP holds for every larger mu (|r_T| < MU_CAP |r_N| <= mu |r_N|); the
- * certificate is then checked with the true mu. */
-#define FCD__MU_CAP 1e4
 
 static int valid(const fcd_equilibrium *eq) {
   return eq && eq->magic == FCD_EQUILIBRIUM_MAGIC && fcd__system_valid(eq->sys);

@@ -128,6 +128,11 @@ void fcd__certify_contacts(fcd_certificate *c, int d, fcd_index nc, const fcd_re
 /* worst and tolerance set; 1 when worst <= tol */
 int fcd__certificate_check(fcd_certificate *c, fcd_real tol);
 int fcd__certificate_format(const fcd_certificate *c, char *buf, size_t cap);
+/* Friction beyond this coefficient is solved as its limit: a solution with no contact
+ * on the cone of MU_CAP holds for every larger mu (|r_T| < MU_CAP |r_N| <= mu |r_N|); the
+ * certificate is then checked with the true mu, so a contact that does reach the cone of
+ * the cap fails it instead of passing for perfect stick. */
+#define FCD__MU_CAP 1e4
 
 /* ---- Lemke's method (lemke.c) ---- */
 enum { FCD__LEMKE_OK = 0, FCD__LEMKE_RAY = 1, FCD__LEMKE_CAP = 2, FCD__LEMKE_NOMEM = 3,

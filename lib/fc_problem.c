@@ -26,6 +26,8 @@ struct fcd_fc_problem {
   fcd_real last_seconds;
   int have_result; /* a solve ran (converged or not): last, last_r are meaningful */
   fcd_real *last_r;
+  fcd_certificate cert; /* of the last successful solve */
+  int have_cert;
 };
 
 static int valid(const fcd_fc_problem *p) { return p && p->magic == FCD_FC_MAGIC; }
@@ -433,6 +435,32 @@ fcd_status fcd_fc_problem_residual(fcd_fc_problem *p, const fcd_real *r, fcd_rea
   return FCD_OK;
 }
 
+/* The certificate of a solution (docs/conventions.md, "Certificates"): the law on
+ * u = W r + q recomputed from r, velocity scale V the largest |q| or |u| entry, impulse
+ * scale the largest |r| entry or, larger, V over the largest diagonal entry of W (when W
+ * is assembled). The bound is ten times the solver tolerance, and never below 1e-8: the
+ * solver's own figure is Siconos' normwise measure, this one is per contact. */
+static fcd_status certify(fcd_fc_problem *p, const fcd_real *r, const fcd_real *u,
+                          fcd_certificate *c) {
+  fcd_real vs = 0, ps = 0, wmax = 0;
+  for (fcd_index i = 0; i < p->m; i++) {
+    vs = fmax(vs, fmax(fabs(p->q[i]), fabs(u[i])));
+    ps = fmax(ps, fabs(r[i]));
+  }
+  if (p->W.set)
+    for (fcd_index i = 0; i < p->m; i++)
+      for (fcd_index k = p->W.rowptr[i]; k < p->W.rowptr[i + 1]; k++)
+        if (p->W.col[k] == i) wmax = fmax(wmax, p->W.val[k]);
+  if (wmax > 0) ps = fmax(ps, vs / wmax);
+  fcd__certificate_init(c, ps, vs);
+  fcd__certify_contacts(c, p->dim, p->nc, p->mu, u, r, NULL, NULL);
+  if (fcd__certificate_check(c, fmax(1e-8, 10 * p->opts.tol))) return FCD_OK;
+  char buf[256];
+  fcd__certificate_format(c, buf, sizeof buf);
+  return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "the solver reported convergence (residual "
+                  "%.3e) but the solution fails its certificate: %s", p->last.residual, buf);
+}
+
 fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd_real *v) {
   if (!valid(p)) return FCD_E_INVALID_ARG;
   if (!r) return fcd__err(p->sys, FCD_E_INVALID_ARG, "solve: r (initial guess) is NULL");
@@ -467,6 +495,13 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
   }
   fcd_status st = fcd__fc_solve(p->sys, &l, &p->opts, p->last_r, uw, &p->last);
   p->have_result = 1;
+  fcd_certificate cert;
+  if (st == FCD_OK && p->last.converged) {
+    /* u recomputed from r, not the solver's */
+    st = matrix_free ? mf_apply(&ctx, p->last_r, uw) : FCD_OK;
+    if (!matrix_free) fcd__fc_matvec(&l, p->last_r, uw);
+    if (st == FCD_OK) st = certify(p, p->last_r, uw, &cert);
+  }
   fcd__free(ctx.v);
   p->last_seconds = now() - t0;
   if (st == FCD_OK && !p->last.converged)
@@ -475,6 +510,8 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
                   p->opts.tol, (long long)p->last.iterations, p->last.residual);
   if (st == FCD_OK && v) st = global_velocity(p, p->last_r, v);
   if (st == FCD_OK) {
+    p->cert = cert;
+    p->have_cert = 1;
     if (p->m) memcpy(r, p->last_r, (size_t)p->m * sizeof *r);
     if (u && p->m) memcpy(u, uw, (size_t)p->m * sizeof *u);
   }
@@ -624,4 +661,13 @@ done:
   fcd__free(u);
   fcd__free(v);
   return st;
+}
+
+fcd_status fcd_fc_problem_get_certificate(const fcd_fc_problem *p, fcd_certificate *cert) {
+  if (!valid(p)) return FCD_E_INVALID_ARG;
+  if (!cert) return fcd__err(p->sys, FCD_E_INVALID_ARG, "get_certificate: cert is NULL");
+  if (!p->have_cert)
+    return fcd__err(p->sys, FCD_E_STATE, "get_certificate: no successful solve yet");
+  *cert = p->cert;
+  return FCD_OK;
 }

@@ -33,6 +33,11 @@ typedef struct {
   fcd_real *X; /* nf x ma, Mh^-1 H_a^T */
   fcd_index *act;
   fcd_real *ur, *vr;
+  /* the step's certificate: h F_theta, H^T p, round-off scale of the balance (n each),
+   * the law vector recomputed from the impulses (m), the true friction coefficients and
+   * the index set (nc) */
+  fcd_real *hf, *htp, *sx, *sy, *law, *mut;
+  unsigned char *amask;
 } work;
 
 
@@ -70,6 +75,9 @@ struct fcd_integrator {
   uint64_t carry_ver;
   work ws; /* X unused here: per step */
   fcd_index ws_n, ws_nf, ws_nc, ws_nfix; /* the sizes ws was allocated for */
+  fcd_real cert_tol;    /* FCD_PARAM_CERT_TOL */
+  fcd_certificate cert; /* of the last step */
+  int have_cert;
 };
 
 /* m = 4096 is a 128 MiB cache; past it the per-step active-set operator is cheaper in
@@ -78,9 +86,11 @@ struct fcd_integrator {
 
 static void work_free(work *w) {
   fcd_real **r[] = {&w->f0, &w->f1, &w->b, &w->tmp, &w->z, &w->v1, &w->u1, &w->vth, &w->rf,
-                    &w->xf, &w->loc0, &w->locq, &w->locv, &w->uth, &w->X, &w->ur, &w->vr};
+                    &w->xf, &w->loc0, &w->locq, &w->locv, &w->uth, &w->X, &w->ur, &w->vr,
+                    &w->hf, &w->htp, &w->sx, &w->sy, &w->law, &w->mut};
   for (size_t k = 0; k < sizeof r / sizeof *r; k++) fcd__free(*r[k]);
   fcd__free(w->act);
+  fcd__free(w->amask);
 }
 
 static fcd_status work_ensure(fcd_integrator *it, fcd_index n, fcd_index nf, fcd_index nc,
@@ -107,7 +117,15 @@ static fcd_status work_ensure(fcd_integrator *it, fcd_index n, fcd_index nf, fcd
   ws->act = fcd__malloc_array((size_t)nc + 1, sizeof(fcd_index));
   ws->ur = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
   ws->vr = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
-  if (!ws->f0 || !ws->f1 || !ws->b || !ws->tmp || !ws->z || !ws->v1 || !ws->u1 ||
+  ws->hf = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  ws->htp = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  ws->sx = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  ws->sy = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  ws->law = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
+  ws->mut = fcd__malloc_array((size_t)nc + 1, sizeof(fcd_real));
+  ws->amask = fcd__malloc_array((size_t)nc + 1, 1);
+  if (!ws->hf || !ws->htp || !ws->sx || !ws->sy || !ws->law || !ws->mut || !ws->amask ||
+      !ws->f0 || !ws->f1 || !ws->b || !ws->tmp || !ws->z || !ws->v1 || !ws->u1 ||
       !ws->vth || !ws->rf || !ws->xf || !ws->loc0 || !ws->locq || !ws->locv || !ws->uth ||
       !ws->act || !ws->ur || !ws->vr) {
     work_free(ws);
@@ -161,6 +179,7 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   it->opts.tol = 1e-10;
   it->opts.max_iter = 10000;
   it->opts.omega = 1.0;
+  it->cert_tol = 1e-8;
   it->wall_limit = FCD__WALL_LIMIT;
   it->split = 1;
   it->u = fcd__calloc((size_t)sys->n, sizeof *it->u);
@@ -240,11 +259,12 @@ fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_real value)
     return it->eq ? fcd_equilibrium_set_param(it->eq, key, value) : FCD_OK;
   }
   case FCD_PARAM_CERT_TOL:
-    /* only the quasistatic scheme's steps are equilibria with a certificate */
-    if (!it->eq)
-      return fcd__err(sys, FCD_E_UNSUPPORTED, "FCD_PARAM_CERT_TOL applies to the "
-                      "quasistatic scheme only: dynamic steps carry no certificate yet");
-    return fcd_equilibrium_set_param(it->eq, key, value);
+    if (!isfinite(value) || value <= 0 || value >= 1)
+      return fcd__err(sys, FCD_E_INVALID_ARG,
+                      "certificate tolerance %g must lie in (0, 1)", value);
+    if (it->eq) FCD_TRY(fcd_equilibrium_set_param(it->eq, key, value));
+    it->cert_tol = value;
+    return FCD_OK;
   default:
     return fcd__err(sys, FCD_E_UNSUPPORTED, "unknown integrator parameter key %d", key);
   }
@@ -313,6 +333,7 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
   it->e.potential = 0.5 * quad(sys, FCD_STIFFNESS, it->u, w);
   if (it->p) memset(it->p, 0, (size_t)(nc * d) * sizeof *it->p);
   it->have_state = 1;
+  it->have_cert = 0;
   return FCD_OK;
 }
 
@@ -325,6 +346,67 @@ static void stiffness2(const fcd_system *sys, const fcd_real *u, fcd_real *ku,
   fcd__csr_gaxpy2(&sys->mat[FCD_STIFFNESS], 1.0, u, ku, v, kv);
 }
 
+/* Activation tolerance of the index set, relative to the largest displacement or gap */
+#define FCD__ACT_TOL 1e-10
+
+/* The certificate of a dynamic step (docs/conventions.md, "Certificates"), into
+ * it->cert; NOT_CONVERGED when it fails, before anything is committed. With
+ * u_th = u0 + h theta v_theta (the stiffness argument of the step, prescribed rows
+ * included), the step's balance on the free rows is
+ *   M (v1 - v0) + h K u_th + h C v_theta - h F_theta - H^T p = 0,
+ * measured against the sum of the magnitudes of its terms, |K| |u| in place of |K u|
+ * so that a large rigid motion's round-off counts. The contact figures are those of the
+ * local problem the scheme solved, its law vector recomputed from the impulses: the
+ * impulse scale is the balance's, raised to the largest impulse, and the velocity scale
+ * the largest velocity or law entry, or that impulse over the smallest contact
+ * compliance (the analogue of F / max diag K for equilibria). */
+static fcd_status certify_step(fcd_integrator *it, fcd_real h, const work *w,
+                               const fcd_real *p, const fcd_real *Mv1, const fcd_real *Kv1,
+                               const fcd_real *Cv1, fcd_real wmin, fcd_certificate *out) {
+  fcd_system *sys = it->sys;
+  fcd_index n = sys->n, nc = ncontacts(it);
+  int d = cdim(it);
+  fcd_real th = it->theta;
+  if (nc > 0) fcd_contact_set_global(it->cs, p, w->htp);
+  else memset(w->htp, 0, (size_t)n * sizeof *w->htp);
+  fcd_real beta = sys->ray_beta, vs = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    w->sx[i] = 0;
+    w->sy[i] = h * fabs(it->u[i]) + (h * h * th + h * beta) * (fabs(it->v[i]) + fabs(w->v1[i]));
+    vs = fmax(vs, fmax(fabs(it->v[i]), fabs(w->v1[i])));
+  }
+  fcd__csr_abs_apply(&sys->mat[FCD_STIFFNESS], w->sy, w->sx);
+  fcd_real res = 0, fs = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    if (sys->is_fixed[i]) continue;
+    fcd_real kth = it->Ku[i] + h * th * ((1 - th) * it->Kv[i] + th * Kv1[i]);
+    fcd_real cth = (1 - th) * it->Cv[i] + th * Cv1[i];
+    fcd_real r = (Mv1[i] - it->Mv[i]) + h * kth + h * cth - w->hf[i] - w->htp[i];
+    fcd_real s = fabs(Mv1[i]) + fabs(it->Mv[i]) + w->sx[i] + h * (fabs(it->Cv[i]) + fabs(Cv1[i])) +
+                 fabs(w->hf[i]) + fabs(w->htp[i]);
+    res = fmax(res, fabs(r));
+    fs = fmax(fs, s);
+  }
+  fcd_real ps = fs;
+  for (fcd_index i = 0; i < nc * d; i++) {
+    ps = fmax(ps, fabs(p[i]));
+    vs = fmax(vs, fabs(w->law[i]));
+  }
+  if (wmin > 0) vs = fmax(vs, ps * wmin);
+  fcd_certificate c;
+  fcd__certificate_init(&c, ps, vs);
+  c.equilibrium = fs > 0 ? res / fs : res;
+  if (nc > 0) fcd__certify_contacts(&c, d, nc, w->mut, w->law, p, NULL, w->amask);
+  if (!fcd__certificate_check(&c, fmax(it->cert_tol, 10 * it->opts.tol))) {
+    char buf[256];
+    fcd__certificate_format(&c, buf, sizeof buf);
+    return fcd__err(sys, FCD_E_NOT_CONVERGED, "the step at t = %g fails its certificate: %s; "
+                    "the state is unchanged", it->t, buf);
+  }
+  *out = c;
+  return FCD_OK;
+}
+
 static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nc = ncontacts(it), nfix = sys->nfixed;
@@ -333,6 +415,8 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   fcd_real th = it->theta, t1 = it->t + h;
   fcd_status st;
   fcd_real *pkeep = NULL, *pnew = it->p;
+  fcd_real wmin = 0; /* smallest diagonal of the active W */
+  fcd_certificate cert;
   const fcd__free_pattern *fp;
   FCD_TRY(fcd__system_free_pattern(sys, &fp));
   fcd_index nf = fp->n;
@@ -389,17 +473,27 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     v1_done = 1;
   }
   if (nc > 0) {
-    /* active set: predicted gap (u0 + h v0) closed */
-    for (fcd_index i = 0; i < n; i++) w.tmp[i] = it->u[i] + h * it->v[i];
+    /* active set: predicted gap (u0 + h v0) closed, to within ACT_TOL of the model's
+     * length scale: a state that fcd's own equilibrium left at u_N - g = -1e-19 is in
+     * contact, and leaving it out would let it fly off on the first step */
+    fcd_real lsc = 0;
+    for (fcd_index i = 0; i < n; i++) {
+      w.tmp[i] = it->u[i] + h * it->v[i];
+      lsc = fmax(lsc, fmax(fabs(it->u[i]), fabs(w.tmp[i])));
+    }
+    for (fcd_index c = 0; c < nc; c++) lsc = fmax(lsc, fabs(it->cs->c[c].gap));
     fcd_contact_set_local(it->cs, w.tmp, w.locq);
     fcd_contact_set_local(it->cs, it->v, w.loc0);
     fcd_index na = 0;
     int mtheta = it->scheme == FCD_SCHEME_MODIFIED_THETA;
     for (fcd_index c = 0; c < nc; c++) {
       /* modified theta: every candidate enters, its projection opens what separates */
-      int on = mtheta || w.locq[c * d] - it->cs->c[c].gap >= 0;
+      int on = mtheta || w.locq[c * d] - it->cs->c[c].gap >= -FCD__ACT_TOL * lsc;
+      w.amask[c] = (unsigned char)on;
+      w.mut[c] = it->cs->c[c].mu;
       if (on) w.act[na++] = c;
     }
+    memset(w.law, 0, (size_t)m * sizeof *w.law);
     if (mtheta) fcd_contact_set_local(it->cs, it->u, w.locq); /* G^i + g: displacements */
     pkeep = fcd__calloc((size_t)m, sizeof *pkeep);
     if (!pkeep) {
@@ -468,7 +562,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
         int frem = it->scheme == FCD_SCHEME_FREMOND;
         for (fcd_index a = 0; a < na; a++) {
           fcd_index c = w.act[a];
-          mul[a] = it->cs->c[c].mu;
+          mul[a] = fmin(it->cs->c[c].mu, FCD__MU_CAP);
           for (int k = 0; k < d; k++) {
             fcd_real uf = w.locv[c * d + k], u0 = w.loc0[c * d + k];
             ql[a * d + k] = frem ? th * uf + (1 - th) * u0 : uf;
@@ -515,6 +609,19 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
                         "contact solve of the step at t = %g did not reach %.3g in %lld "
                         "iterations (residual %.3e); the state is unchanged", it->t,
                         it->opts.tol, (long long)res.iterations, res.residual);
+        if (st == FCD_OK) {
+          /* the law vector recomputed from the impulses, not the solver's own, for the
+           * certificate; and the smallest contact compliance, its velocity scale */
+          for (fcd_index i = 0; i < ma; i++) {
+            fcd_real acc = ql[i];
+            for (fcd_index j = 0; j < ma; j++) acc += Wd[i * ma + j] * pl[j];
+            w.law[w.act[i / d] * d + i % d] = acc;
+          }
+          for (fcd_index a = 0; a < na; a++) {
+            fcd_real wa = Wd[(a * d) * ma + a * d];
+            if (wa > 0 && (wmin == 0 || wa < wmin)) wmin = wa;
+          }
+        }
         if (st == FCD_OK) {
           /* v1 += Mh^-1 H_a^T p */
           if (split) {
@@ -581,13 +688,17 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   fcd_real *Mv1 = w.b, *Ku1 = w.f0, *Kv1 = w.tmp, *Cv1 = w.z;
   {
     fcd_real wext = 0;
-    for (fcd_index i = 0; i < n; i++) wext += h * w.vth[i] * ((1 - th) * w.f0[i] + th * w.f1[i]);
+    for (fcd_index i = 0; i < n; i++) {
+      w.hf[i] = h * ((1 - th) * w.f0[i] + th * w.f1[i]);
+      wext += w.vth[i] * w.hf[i];
+    }
     /* the load at t0 on the prescribed dofs, for the supports' work below (w.f0 becomes
      * K u1; w.ur is no longer needed) */
     for (fcd_index k = 0; k < nfix; k++) w.ur[k] = w.f0[sys->fixed_list[k]];
     fcd_system_apply(sys, FCD_MASS, w.v1, Mv1);
     stiffness2(sys, w.u1, Ku1, w.v1, Kv1);
     fcd_system_apply(sys, FCD_DAMPING, w.v1, Cv1);
+    if ((st = certify_step(it, h, &w, pnew, Mv1, Kv1, Cv1, wmin, &cert)) != FCD_OK) goto done;
     fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0;
     for (fcd_index i = 0; i < n; i++) {
       damp += h * w.vth[i] * ((1 - th) * it->Cv[i] + th * Cv1[i]);
@@ -689,6 +800,8 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   if (nc > 0) memcpy(it->p, pnew, (size_t)m * sizeof *it->p);
   it->t = t1;
   it->last_h = h;
+  it->cert = cert;
+  it->have_cert = 1;
   st = FCD_OK;
 done:
   fcd__free(pkeep);
@@ -770,6 +883,7 @@ static fcd_status qs_step(fcd_integrator *it, fcd_real h) {
   for (fcd_index i = 0; i < m; i++) it->p[i] = r[i] * h; /* get_reactions divides by h */
   it->t = t1;
   it->last_h = h;
+  it->have_cert = 1;
 done:
   fcd__free(u1);
   fcd__free(f1);
@@ -874,5 +988,19 @@ fcd_status fcd_integrator_get_energy(const fcd_integrator *it, fcd_energy *e) {
   if (!it->have_state)
     return fcd__err(it->sys, FCD_E_STATE, "integrator_get_energy: no state was set");
   *e = it->e;
+  return FCD_OK;
+}
+
+fcd_status fcd_integrator_get_certificate(const fcd_integrator *it, fcd_certificate *cert) {
+  CHECK_IT(it);
+  if (!cert) return fcd__err(it->sys, FCD_E_INVALID_ARG, "get_certificate: cert is NULL");
+  if (it->eq) {
+    if (!it->have_cert)
+      return fcd__err(it->sys, FCD_E_STATE, "integrator_get_certificate: no step was taken");
+    return fcd_equilibrium_get_certificate(it->eq, cert);
+  }
+  if (!it->have_cert)
+    return fcd__err(it->sys, FCD_E_STATE, "integrator_get_certificate: no step was taken");
+  *cert = it->cert;
   return FCD_OK;
 }

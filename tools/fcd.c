@@ -293,6 +293,14 @@ static int write_text(const char *path, const char *text) {
   return fclose(f);
 }
 
+/* the line every solving command prints before its last one */
+static void print_certificate(const char *what, const fcd_certificate *c) {
+  printf("%s: equilibrium=%.3e penetration=%.3e complementarity=%.3e cone=%.3e "
+         "tolerance=%.1e force_scale=%.3e length_scale=%.3e\n", what, c->equilibrium,
+         c->penetration, c->complementarity, c->cone, c->tolerance, c->force_scale,
+         c->length_scale);
+}
+
 static int cmd_solve(int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') {
     fprintf(stderr, "fcd: solve needs an fclib file (see 'fcd help')\n");
@@ -370,6 +378,9 @@ static int cmd_solve(int argc, char **argv) {
     fprintf(stderr, "fcd: %s\n", fcd_fc_problem_last_error(p));
     rc = 1;
   }
+  fcd_certificate cert;
+  if (rc == 0 && fcd_fc_problem_get_certificate(p, &cert) == FCD_OK)
+    print_certificate("certificate", &cert);
   printf("solved: contacts=%lld iterations=%lld residual=%.6e seconds=%.6f\n", (long long)nc,
          (long long)iters, res, secs);
   free(r);
@@ -384,7 +395,9 @@ typedef struct {
   double t0, t_end;
   int tty;
   int last_pct;
+  fcd_certificate worst; /* figure by figure, the largest over the steps */
 } sim_ctx;
+
 
 static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, const fcd_real *v,
                         fcd_index nl, const fcd_real *r, const fcd_contact_counts *c) {
@@ -392,6 +405,17 @@ static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, co
   (void)n, (void)u, (void)v, (void)nl, (void)r;
   fcd_energy e;
   fcd_integrator_get_energy(s->it, &e);
+  fcd_certificate ct;
+  if (fcd_integrator_get_certificate(s->it, &ct) == FCD_OK) {
+    fcd_certificate *w = &s->worst;
+    w->equilibrium = fmax(w->equilibrium, ct.equilibrium);
+    w->penetration = fmax(w->penetration, ct.penetration);
+    w->complementarity = fmax(w->complementarity, ct.complementarity);
+    w->cone = fmax(w->cone, ct.cone);
+    w->tolerance = ct.tolerance;
+    w->force_scale = fmax(w->force_scale, ct.force_scale);
+    w->length_scale = fmax(w->length_scale, ct.length_scale);
+  }
   fprintf(s->csv, "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%lld,%lld,%lld\n", t, e.kinetic,
           e.potential, e.external_work, e.damping_dissipation, e.friction_dissipation,
           e.impact_dissipation, e.numerical_dissipation, (long long)c->open,
@@ -522,7 +546,7 @@ static int cmd_simulate(int argc, char **argv) {
     }
     fprintf(csv, "t,kinetic,potential,external_work,damping_dissipation,friction_dissipation,"
                  "impact_dissipation,numerical_dissipation,open,stick,slip\n");
-    sim_ctx ctx = {csv, it, 0.0, o.t_end, isatty(2) && o.t_end / o.dt > 2000, -1};
+    sim_ctx ctx = {csv, it, 0.0, o.t_end, isatty(2) && o.t_end / o.dt > 2000, -1, {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}}};
     fcd_integrator_set_observer(it, sim_observer, &ctx);
     st = fcd_integrator_advance(it, o.t_end);
     if (ctx.tty) fprintf(stderr, "\n");
@@ -544,6 +568,8 @@ static int cmd_simulate(int argc, char **argv) {
            "impact=%.9g numerical=%.9g\n", e.kinetic, e.potential, e.external_work,
            e.damping_dissipation, e.friction_dissipation, e.impact_dissipation,
            e.numerical_dissipation);
+    /* every step passed its own; the figures are the worst over the steps */
+    print_certificate("certificate (worst step)", &ctx.worst);
     printf("simulated: dofs=%lld contacts=%lld t=%.9g history=%s\n", (long long)n,
            (long long)fcd_contact_set_size(cs), t, o.out);
     if (mesh) {
@@ -678,10 +704,7 @@ static int cmd_equilibrium(int argc, char **argv) {
     fcd_equilibrium_get_residual(eq, &req, &rcomp);
     fcd_certificate cert;
     fcd_equilibrium_get_certificate(eq, &cert);
-    printf("certificate: equilibrium=%.3e penetration=%.3e complementarity=%.3e "
-           "cone=%.3e tolerance=%.1e force_scale=%.3e length_scale=%.3e\n",
-           cert.equilibrium, cert.penetration, cert.complementarity, cert.cone,
-           cert.tolerance, cert.force_scale, cert.length_scale);
+    print_certificate("certificate", &cert);
     printf("equilibrium: kind=%s dofs=%lld contacts=%lld open=%d stick=%d slip=%d "
            "residual=%.3e complementarity=%.3e state=%s\n", o.kind, (long long)n,
            (long long)nc, cnt[0], cnt[1], cnt[2], req, rcomp, o.out);

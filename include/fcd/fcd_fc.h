@@ -13,6 +13,7 @@
 #ifndef FCD_FC_H
 #define FCD_FC_H
 
+#include <fcd/fcd_certificate.h>
 #include <fcd/fcd_common.h>
 #include <fcd/fcd_status.h>
 #include <fcd/fcd_system.h>
@@ -102,6 +103,16 @@ FCD_API fcd_status fcd_fc_problem_set_param(fcd_fc_problem *p, int key, fcd_real
  *  fcd_fc_problem_get_iterate. */
 FCD_API fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u,
                                         fcd_real *v);
+
+/** The certificate of the last successful solve (docs/conventions.md, "Certificates"):
+ *  the law checked per contact on u = W r + q recomputed from r (velocity level), with
+ *  the velocity scale the largest |q| or |u| entry and the impulse scale the largest |r|
+ *  entry, or the velocity scale over the largest diagonal entry of W when larger. A
+ *  solve whose solver reports convergence but whose certificate exceeds
+ *  max(1e-8, 10 FCD_FC_PARAM_TOLERANCE) returns FCD_E_NOT_CONVERGED.
+ *  @return FCD_E_STATE before a successful solve @since 0.1 */
+FCD_API fcd_status fcd_fc_problem_get_certificate(const fcd_fc_problem *p,
+                                                  fcd_certificate *cert);
 
 /** Iterations, residual (Siconos measure) and wall-clock seconds of the last solve. */
 FCD_API fcd_status fcd_fc_problem_get_result(const fcd_fc_problem *p, fcd_index *iterations,

@@ -20,6 +20,7 @@
 #ifndef FCD_INTEGRATOR_H
 #define FCD_INTEGRATOR_H
 
+#include <fcd/fcd_certificate.h>
 #include <fcd/fcd_common.h>
 #include <fcd/fcd_contact.h>
 #include <fcd/fcd_status.h>
@@ -46,12 +47,11 @@ enum {
   FCD_PARAM_MAX_ITER = 103,      /**< contact solver iteration cap; default 10000 */
   FCD_PARAM_CONTACT_SOLVER = 104, /**< an fcd_fc_solver value; default FCD_FC_AUTO
                                       (FCD_FC_FIXED_POINT for the modified theta scheme) */
-  FCD_PARAM_CERT_TOL = 105        /**< bound on an equilibrium's certificate
+  FCD_PARAM_CERT_TOL = 105        /**< bound on a solve's certificate
                                       (fcd/fcd_certificate.h), in (0, 1); default 1e-8,
                                       never below ten times FCD_PARAM_TOLERANCE. Taken by
-                                      fcd_equilibrium_set_param and by the quasistatic
-                                      scheme (its incremental problems); the dynamic
-                                      schemes return FCD_E_UNSUPPORTED. @since 0.1 */
+                                      fcd_equilibrium_set_param and by every scheme (each
+                                      step is certified). @since 0.1 */
 };
 
 /** Energy ledger, cumulative since fcd_integrator_set_state. kinetic and potential are
@@ -113,8 +113,10 @@ FCD_API fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_rea
 FCD_API fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t,
                                             const fcd_real *u, const fcd_real *v);
 
-/** One step. On failure (contact solve not converged, callback error) the state is
- *  unchanged. FCD_E_STATE before set_state or without a step size. */
+/** One step. Every step is certified (fcd_integrator_get_certificate): a step whose
+ *  certificate exceeds FCD_PARAM_CERT_TOL returns FCD_E_NOT_CONVERGED with the figures.
+ *  On failure (contact solve not converged, certificate failed, callback error) the
+ *  state is unchanged. FCD_E_STATE before set_state or without a step size. */
 FCD_API fcd_status fcd_integrator_step(fcd_integrator *it);
 
 /** Steps until t_end (the last step is shortened to land on it). */
@@ -130,6 +132,19 @@ FCD_API fcd_status fcd_integrator_get_reactions(const fcd_integrator *it, fcd_re
 
 /** The energy ledger. */
 FCD_API fcd_status fcd_integrator_get_energy(const fcd_integrator *it, fcd_energy *e);
+
+/** The certificate of the last successful step (docs/conventions.md, "Certificates").
+ *  Dynamic schemes: equilibrium is the step's impulse balance on the free dofs,
+ *  M (v1 - v0) + h K u_theta + h C v_theta - h F_theta - H^T p, over the sum of the
+ *  magnitudes of its terms; the contact figures are those of the local problem the
+ *  scheme solves (velocity level; for the modified theta scheme the normal variable is
+ *  the velocity plus the predicted gap over h), with impulses as reactions: the force
+ *  scale is an impulse scale, the length scale a velocity scale. The quasistatic scheme
+ *  reports the certificate of its incremental equilibrium.
+ *  @return FCD_E_STATE before the first step, FCD_E_INVALID_ARG for a NULL @p cert
+ *  @since 0.1 */
+FCD_API fcd_status fcd_integrator_get_certificate(const fcd_integrator *it,
+                                                  fcd_certificate *cert);
 
 FCD_END_DECLS
 

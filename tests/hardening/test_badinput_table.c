@@ -43,6 +43,7 @@ typedef struct {
   double normal[DIM], tangent[DIM], vg[DIM - 1];
   int status[NC], int_nc[NC], int1, int2, int3;
   fcd_energy energy;
+  fcd_certificate cert;
   void *hout; /* a handle a create call returns */
   char errbuf[256];
 } fx;
@@ -239,7 +240,7 @@ typedef enum {
   S_XN, S_YN, S_XM, S_YM, S_XC, S_YC, S_SLIP, S_SPEED, S_RN, S_STATUS, S_INTNC,
   S_NORMAL, S_TANGENT, S_VG, S_DOFS, S_DOFSB, S_IDXN, S_XNODE,
   S_OUT1, S_OUT2, S_OUT3, S_OUT4, S_IDX1, S_IDX2, S_IDX3, S_INT1, S_INT2, S_INT3,
-  S_LATM, S_LATM2, S_LATQ, S_ENERGY, S_ERRBUF, S_HOUT,
+  S_LATM, S_LATM2, S_LATQ, S_ENERGY, S_CERT, S_ERRBUF, S_HOUT,
   S_PMM, S_PCONTACTS, S_PFIXED, S_PVEC, S_POUT, S_PPBIN,
   S_WROW, S_WCOL, S_WVAL, S_WQ, S_WMU, S_CROW
 } source;
@@ -330,6 +331,9 @@ static fcd_status a_it_advance(arg *a) { return fcd_integrator_advance(P(0), R(1
 static fcd_status a_it_get_state(arg *a) { return fcd_integrator_get_state(P(0), P(1), P(2), P(3)); }
 static fcd_status a_it_reactions(arg *a) { return fcd_integrator_get_reactions(P(0), P(1)); }
 static fcd_status a_it_energy(arg *a) { return fcd_integrator_get_energy(P(0), P(1)); }
+static fcd_status a_it_cert(arg *a) { return fcd_integrator_get_certificate(P(0), P(1)); }
+static fcd_status a_eq_cert(arg *a) { return fcd_equilibrium_get_certificate(P(0), P(1)); }
+static fcd_status a_fc_cert(arg *a) { return fcd_fc_problem_get_certificate(P(0), P(1)); }
 static fcd_status a_it_observer(arg *a) { return fcd_integrator_set_observer(P(0), NULL, P(1)); }
 static fcd_status a_it_status(arg *a) { return fcd_integrator_get_contact_status(P(0), P(1)); }
 static fcd_status a_eq_create(arg *a) { return fcd_equilibrium_create(P(0), P(1), P(2)); }
@@ -494,6 +498,7 @@ static const row rows[] = {
   {"fcd_integrator_get_state", a_it_get_state, MS_SYS, {H(S_IT), OPT(S_OUT1), OPT(S_YN), OPT(S_YN), END}},
   {"fcd_integrator_get_reactions", a_it_reactions, MS_SYS, {H(S_IT), OUT(S_YM), END}},
   {"fcd_integrator_get_energy", a_it_energy, MS_SYS, {H(S_IT), OUT(S_ENERGY), END}},
+  {"fcd_integrator_get_certificate", a_it_cert, MS_SYS, {H(S_IT), OUT(S_CERT), END}},
   {"fcd_integrator_set_observer", a_it_observer, MS_SYS, {H(S_IT), OPT(S_OUT1), END}},
   {"fcd_integrator_get_contact_status", a_it_status, MS_SYS, {H(S_IT), OUT(S_INTNC), END}},
   {"fcd_equilibrium_create", a_eq_create, MS_SYS, {H(S_SYS), OPT(S_CS), OUT(S_HOUT), END}},
@@ -504,6 +509,7 @@ static const row rows[] = {
   {"fcd_equilibrium_get_reactions", a_eq_reactions, MS_SYS, {H(S_EQ), OUT(S_YM), END}},
   {"fcd_equilibrium_get_contact_sets", a_eq_sets, MS_SYS, {H(S_EQ), OUT(S_INTNC), END}},
   {"fcd_equilibrium_get_contact_state", a_eq_cstate, MS_SYS, {H(S_EQ), OPT(S_INTNC), OPT(S_YC), END}},
+  {"fcd_equilibrium_get_certificate", a_eq_cert, MS_SYS, {H(S_EQ), OUT(S_CERT), END}},
   {"fcd_equilibrium_get_residual", a_eq_residual, MS_SYS, {H(S_EQ), OPT(S_OUT1), OPT(S_OUT2), END}},
   {"fcd_stability_create", a_st_create, MS_SYS, {H(S_SYS), OPT(S_CS), OUT(S_HOUT), END}},
   {"fcd_stability_set_contact_state", a_st_cstate, MS_SYS, {H(S_ST), OUT(S_STATUS), IN(S_SLIP), END}},
@@ -567,6 +573,7 @@ static const row rows[] = {
   {"fcd_fc_problem_set_param(MAX_ITER)", a_fc_param, MS_FC, {H(S_FC), KEY(FCD_FC_PARAM_MAX_ITER), POS(300), END}},
   {"fcd_fc_problem_set_param(RELAXATION)", a_fc_param, MS_FC, {H(S_FC), KEY(FCD_FC_PARAM_RELAXATION), POS(1.0), END}},
   {"fcd_fc_problem_solve", a_fc_solve, MS_FC, {H(S_FC), IN(S_XM), OPT(S_YM), LIT(0) /* v: global problems only */, END}},
+  {"fcd_fc_problem_get_certificate", a_fc_cert, MS_FC, {H(S_FC), OUT(S_CERT), END}},
   {"fcd_fc_problem_get_result", a_fc_result, MS_FC, {H(S_FC), OPT(S_IDX1), OPT(S_OUT1), OPT(S_OUT2), END}},
   {"fcd_fc_problem_get_iterate", a_fc_iterate, MS_FC, {H(S_FC), OUT(S_YM), END}},
   {"fcd_fc_problem_residual", a_fc_residual, MS_FC, {H(S_FC), IN(S_XM), OUT(S_OUT1), END}},
@@ -733,6 +740,7 @@ static void *valid_ptr(fx *f, source s, int slot, size_t *nreal) {
   case S_LATM2: return f->lat_m2;
   case S_LATQ: return f->lat_q;
   case S_ENERGY: return &f->energy;
+  case S_CERT: return &f->cert;
   case S_ERRBUF: return f->errbuf;
   case S_HOUT: return &f->hout;
   case S_PMM: return path_mm;
