@@ -51,6 +51,7 @@ struct fcd_stability {
   fcd_real *vre, *vim; /* nconv x ndofs mode shapes */
   int any_flutter, any_divergence, necessary;
   fcd_real min_sym;
+  fcd_index ninf; /* eigenvalues lambda dropped as infinite by the last (dense) solve */
 };
 
 static int valid(const fcd_stability *st) {
@@ -760,21 +761,45 @@ static fcd_real min_sym_eig(fcd_index nr, const fcd_real *A, int *nomem) {
   return r;
 }
 
+/* dggev with Ward's balancing (dggevx 'B': permutation, then row and column scaling),
+ * which dggev itself does not scale: a sliding contact with a huge mu puts entries of
+ * mu and 1/mu in the same pencil, and unbalanced QZ loses the eigenvalues that depend on
+ * the small ones (the pin of seed 000 at mu = 1e20: both roots, sqrt(mu) large, came
+ * back infinite). Returns LAPACK's info. */
+static lapack_int ggev_balanced(fcd_index nn, fcd_real *A, fcd_real *B, fcd_real *ar,
+                                fcd_real *ai, fcd_real *be, fcd_real *vr, fcd_real *ls,
+                                fcd_real *rs) {
+  lapack_int n = (lapack_int)nn, ilo, ihi;
+  fcd_real abn, bbn;
+  return LAPACKE_dggevx(LAPACK_ROW_MAJOR, 'B', 'N', 'V', 'N', n, A, n, B, n, ar, ai, be,
+                        NULL, n, vr, n, &ilo, &ihi, ls, rs, &abn, &bbn, NULL, NULL);
+}
+
 /* Eigenpairs of the dense pencil (A, B) (n x n, row-major): lam, vec (n per pair). Infinite
- * eigenvalues (beta = 0) are dropped. Returns the count, or -1 on LAPACK failure. */
+ * eigenvalues (|beta| below 1e3 eps |alpha|) are dropped and counted in *ninf. Returns the
+ * count, or -1 on LAPACK failure. */
 static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double complex *lam,
-                            double complex *vec) {
+                            double complex *vec, fcd_index *ninf, int balance) {
+  *ninf = 0;
   fcd_real *ar = fcd__malloc_array((size_t)nn, sizeof *ar), *ai = fcd__malloc_array((size_t)nn, sizeof *ai);
   fcd_real *be = fcd__malloc_array((size_t)nn, sizeof *be);
   fcd_real *vr = fcd__malloc_array((size_t)nn * (size_t)nn, sizeof *vr);
-  fcd_index cnt = (ar && ai && be && vr) ? -1 : -2;
+  fcd_real *ls = fcd__malloc_array((size_t)nn + 1, sizeof *ls);
+  fcd_real *rs = fcd__malloc_array((size_t)nn + 1, sizeof *rs);
+  fcd_index cnt = (ar && ai && be && vr && ls && rs) ? -1 : -2;
   if (cnt == -1 &&
-      LAPACKE_dggev(LAPACK_ROW_MAJOR, 'N', 'V', (lapack_int)nn, A, (lapack_int)nn, B,
-                    (lapack_int)nn, ar, ai, be, NULL, 1, vr, (lapack_int)nn) == 0) {
+      (balance ? ggev_balanced(nn, A, B, ar, ai, be, vr, ls, rs)
+               : LAPACKE_dggev(LAPACK_ROW_MAJOR, 'N', 'V', (lapack_int)nn, A, (lapack_int)nn,
+                               B, (lapack_int)nn, ar, ai, be, NULL, 1, vr,
+                               (lapack_int)nn)) == 0) {
     cnt = 0;
     for (fcd_index k = 0; k < nn; k++) {
       if (fabs(be[k]) <= 1e3 * DBL_EPSILON * hypot(ar[k], ai[k])) {
-        if (ai[k] != 0) k++; /* its conjugate is infinite too */
+        (*ninf)++;
+        if (ai[k] != 0) {
+          k++; /* its conjugate is infinite too */
+          (*ninf)++;
+        }
         continue;
       }
       if (ai[k] == 0) {
@@ -797,6 +822,8 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
   fcd__free(ai);
   fcd__free(be);
   fcd__free(vr);
+  fcd__free(ls);
+  fcd__free(rs);
   return cnt;
 }
 
@@ -861,11 +888,12 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
     goto done;
   }
   st->necessary = !(st->min_sym > 0);
-  fcd_index cnt;
+  fcd_index cnt, ninf = 0;
   if (!damped) {
     memcpy(A, Kr, (size_t)nr * (size_t)nr * sizeof *A);
     memcpy(B, Mr, (size_t)nr * (size_t)nr * sizeof *B);
-    fcd_index nl = dense_ggev(nr, A, B, lam, vec);
+    fcd_index nl = dense_ggev(nr, A, B, lam, vec, &ninf, 1);
+    ninf *= 2; /* each infinite Lambda = -lambda^2 is a pair of infinite lambda */
     if (nl == -2) {
       status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigensolver");
       goto done;
@@ -900,7 +928,7 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
     status = store(st, tn, cnt, l2, v2);
   } else {
     companion(nr, Kr, Cr, Mr, A, B);
-    fcd_index nl = dense_ggev(nn, A, B, lam, vec);
+    fcd_index nl = dense_ggev(nn, A, B, lam, vec, &ninf, 1);
     if (nl == -2) {
       status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigensolver");
       goto done;
@@ -914,6 +942,7 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
     for (fcd_index k = 0; k < nl; k++) memmove(vec + k * nr, vec + k * nn, (size_t)nr * sizeof *vec);
     status = store(st, tn, nl, lam, vec);
   }
+  if (status == FCD_OK) st->ninf = ninf;
 done:
   fcd__free(val);
   fcd__free(Kr);
@@ -1033,7 +1062,12 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   vec = fcd__malloc_array((size_t)(nn * nn) + 1, sizeof *vec);
   if (!A || !B || !lam || !vec) goto nomem;
   companion(m, Kp, Cp, Mp, A, B);
-  fcd_index nl = dense_ggev(nn, A, B, lam, vec);
+  fcd_index pinf = 0;
+  /* unbalanced: the projected problem is well scaled by construction (orthonormal
+   * basis), and Ward's scaling was measured to lose its eigenvalues to spurious
+   * infinite ones on the 2-dof sliding-damping case */
+  fcd_index nl = dense_ggev(nn, A, B, lam, vec, &pinf, 0);
+  st->ninf = pinf;
   if (nl == -2) {
       status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigensolver");
       goto done;
@@ -1224,12 +1258,15 @@ typedef struct {
   int solved, any_flutter, any_divergence, necessary;
   fcd_index nred, nfree, nconv;
   fcd_real *lre, *lim, *vre, *vim, min_sym;
+  fcd_index ninf;
 } results;
 
 static void results_take(fcd_stability *st, results *r) {
   *r = (results){st->solved, st->any_flutter, st->any_divergence, st->necessary, st->nred,
-                 st->nfree, st->nconv, st->lre, st->lim, st->vre, st->vim, st->min_sym};
+                 st->nfree, st->nconv, st->lre, st->lim, st->vre, st->vim, st->min_sym,
+                 st->ninf};
   st->lre = st->lim = st->vre = st->vim = NULL;
+  st->ninf = 0;
   st->nconv = 0;
   st->solved = 0;
 }
@@ -1248,6 +1285,7 @@ static void results_put(fcd_stability *st, const results *r) {
   st->vre = r->vre;
   st->vim = r->vim;
   st->min_sym = r->min_sym;
+  st->ninf = r->ninf;
 }
 
 static fcd_status solve_now(fcd_stability *st, fcd_index *nconv);
@@ -1486,4 +1524,12 @@ int fcd__stability_reduced(const fcd_stability *st, const fcd__csr **K, const fc
   *K = &st->keptK;
   *M = &st->keptM;
   return 1;
+}
+
+fcd_status fcd_stability_get_infinite_count(const fcd_stability *st, fcd_index *count) {
+  CHECK_ST_(st);
+  if (!count) return fcd__err(st->sys, FCD_E_INVALID_ARG, "get_infinite_count: count is NULL");
+  if (!st->solved) return fcd__err(st->sys, FCD_E_STATE, "get_infinite_count: no solve yet");
+  *count = st->ninf;
+  return FCD_OK;
 }

@@ -1000,6 +1000,10 @@ static int cmd_stability(int argc, char **argv) {
     const char *note = fcd_system_last_error(sys);
     if (note && (strstr(note, "clamped") || strstr(note, "converged")))
       fprintf(stderr, "fcd: %s\n", note);
+    fcd_index ninf = 0;
+    if (fcd_stability_get_infinite_count(st, &ninf) == FCD_OK && ninf > 0)
+      printf("infinite: %lld eigenvalues dropped as infinite (a mass-less constraint "
+             "direction, typically a sliding contact at huge mu)\n", (long long)ninf);
     printf("stability: dofs=%lld reduced=%lld contacts=%lld steps=%ld unstable=%s "
            "necessary_divergence=%s min_sym=%.6g chart=%s\n", (long long)n,
            (long long)fcd_stability_reduced_size(st), (long long)nc, steps,

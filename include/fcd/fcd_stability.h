@@ -167,6 +167,17 @@ FCD_API fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real
  *  the last solve. A handle that is not a Fortran communicator handle: FCD_E_INVALID_ARG. */
 FCD_API fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi_comm_f);
 
+/** Number of eigenvalues lambda the last solve dropped as infinite (|beta| below
+ *  1e3 eps |alpha| in the QZ pencil; each infinite Lambda of the undamped pencil counts
+ *  as its pair of lambda). They come from a mass-less constraint direction, most often a
+ *  sliding contact at huge mu: its second branch grows like sqrt(mu) and, past about
+ *  mu = 1e13, is infinite in double precision while the finite ones converge to the
+ *  limit pencil (trial u_N = 0, test orthogonal to the slip: docs/stability.md). Counted
+ *  by the dense solver and the projected damped solve; the sparse solver only returns
+ *  eigenvalues near its target and reports 0.
+ *  @return FCD_E_STATE before a successful solve @since 0.1 */
+FCD_API fcd_status fcd_stability_get_infinite_count(const fcd_stability *st, fcd_index *count);
+
 /** Size of the reduced pencil of the last solve (-1 before one, or for NULL). */
 FCD_API fcd_index fcd_stability_reduced_size(const fcd_stability *st);
 

@@ -713,6 +713,70 @@ static void test_bad_input(void) {
   fcd_system_destroy(sys);
 }
 
+/* ---- huge friction (issue: certified answers, case 4) ----
+ * The pin of Ex. 4.6 sliding, with its closed form kept general in H_M: the reduced
+ * pencil on (theta, T) has the test rows e_theta and e_T - mu s e_N, so with
+ * c = -h - 6 rho^2 mu s
+ *   det(K* - L M*) = R_M^2 L^2 - (K11 + M11 - h H_M + H_M c) L + K11 + h c,
+ * K11 = 4 rho^2 + h^2, M11 = H_M^2 + R_M^2. For H_M > 0, as mu -> infinity one root
+ * grows like mu (infinite in double precision past about 1e13) and the other tends to
+ * L = h / H_M: the limit pencil, trial u_N = 0 and test orthogonal to the slip, is not
+ * the sticking one (u_N = u_T = 0, L = 1.184 for the getting-started pin, against 2 here):
+ * the test space keeps the normal direction. For H_M = 0 both roots grow like sqrt(mu)
+ * and stay finite. Roots by the stable quadratic formula, in complex arithmetic. */
+static void pin_roots(double h, double rho, double hm, double rm, double mu, double sg,
+                      double complex L[2]) {
+  double c = -h - 6 * rho * rho * mu * sg, k11 = 4 * rho * rho + h * h, m11 = hm * hm + rm * rm;
+  double a2 = rm * rm, a1 = -(k11 + m11 - h * hm + hm * c), a0 = k11 + h * c;
+  double complex disc = csqrt(a1 * a1 - 4 * a2 * a0 + 0 * I);
+  double complex q = -0.5 * (a1 + (creal(disc) * a1 >= 0 ? disc : -disc));
+  L[0] = q / a2;
+  L[1] = a0 / q;
+}
+
+static void test_huge_mu(void) {
+  const double mus[] = {1e2, 1e4, 1e8, 1e12, 1e14, 1e16, 1e20};
+  for (int hmk = 0; hmk < 2; hmk++)
+    for (int sg = -1; sg <= 1; sg += 2)
+      for (int k = 0; k < 7; k++) {
+        double hm = hmk ? 0.05 : 0.0, mu = mus[k];
+        fcd_contact_set *cs;
+        fcd_system *sys = pin(0.1, 0.07, hm, 0.15, mu, &cs);
+        fcd_stability *st;
+        CHECK_ST(fcd_stability_create(sys, cs, &st), FCD_OK);
+        const int status = FCD_CONTACT_SLIP;
+        const double s = sg;
+        CHECK_ST(fcd_stability_set_contact_state(st, &status, &s), FCD_OK);
+        fcd_index nconv = 0, ninf = -1;
+        CHECK_ST(fcd_stability_solve(st, &nconv), FCD_OK);
+        CHECK_ST(fcd_stability_get_infinite_count(st, &ninf), FCD_OK);
+        double complex L[2];
+        pin_roots(0.1, 0.07, hm, 0.15, mu, sg, L);
+        /* the root that grows like mu is infinite past 1e13 (H_M > 0 only) */
+        int big = hm > 0 && mu >= 1e14;
+        CHECK(nconv == (big ? 2 : 4) && ninf == (big ? 2 : 0));
+        double worst = 0;
+        for (int r = big ? 1 : 0; r < 2; r++)
+          for (int sign = -1; sign <= 1; sign += 2) {
+            double complex lam = sign * csqrt(-L[r]), best = INFINITY;
+            for (fcd_index i = 0; i < nconv; i++) {
+              double re, im;
+              fcd_stability_get_eigenvalue(st, i, &re, &im);
+              best = fmin(creal(best), cabs(re + I * im - lam));
+            }
+            worst = fmax(worst, creal(best) / cabs(lam));
+          }
+        CHECK(worst <= 1e-9);
+        if (worst > 1e-9 || k == 6)
+          fprintf(stderr, "pin sliding, H_M = %g, s = %+d, mu = %g: %lld eigenvalues, %lld "
+                  "infinite, closed form to %.1e\n", hm, sg, mu, (long long)nconv,
+                  (long long)ninf, worst);
+        fcd_stability_destroy(st);
+        fcd_contact_set_destroy(cs);
+        fcd_system_destroy(sys);
+      }
+}
+
 int main(void) {
   test_ex315();
   test_ex46();
@@ -724,6 +788,7 @@ int main(void) {
   test_pep();
   test_from_equilibrium();
   test_bad_input();
+  test_huge_mu();
   fcd_finalize();
   return fcdt_finish("test_stability");
 }
