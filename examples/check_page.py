@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Runs an example's quick run and compares the results table it writes (OUT/results.md)
+with the table its page carries between the markers
+
+    <!-- results: quick, rtol=R -->
+    ...the table...
+    <!-- /results -->
+
+so that a page cannot go stale: the table is the program's output, pasted. Cells that
+parse as numbers (a trailing % allowed) must agree to the relative tolerance R stated in
+the marker (round-off amplified by impacts moves the last printed digit between
+builds); every other cell must be equal. A page without the markers is only run.
+
+usage: check_page.py EXE PAGE OUTDIR            run and compare
+       check_page.py EXE PAGE OUTDIR --update   run and rewrite the page's table
+"""
+import re
+import subprocess
+import sys
+
+BEGIN = re.compile(r"<!-- results: quick, rtol=([0-9.eE+-]+) -->\n")
+END = "<!-- /results -->"
+
+
+def cells(table):
+    rows = []
+    for line in table.strip().splitlines():
+        line = line.strip()
+        if not line.startswith("|") or set(line) <= set("|-: "):
+            continue
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows
+
+
+def number(s):
+    try:
+        return float(s.rstrip("%"))
+    except ValueError:
+        return None
+
+
+def main():
+    exe, page, out = sys.argv[1:4]
+    update = "--update" in sys.argv[4:]
+    rc = subprocess.call([exe, "--quick", "--out", out])
+    if rc != 0:
+        print(f"check_page: {exe} --quick exited with {rc}")
+        return 1
+    text = open(page, encoding="utf-8").read()
+    m = BEGIN.search(text)
+    if not m:
+        return 0
+    end = text.find(END, m.end())
+    if end < 0:
+        print(f"check_page: {page}: results block without its end marker")
+        return 1
+    try:
+        got = open(f"{out}/results.md", encoding="utf-8").read()
+    except OSError as e:
+        print(f"check_page: the program wrote no results table: {e}")
+        return 1
+    if update:
+        open(page, "w", encoding="utf-8").write(text[: m.end()] + got.strip() + "\n" + text[end:])
+        print(f"check_page: {page} updated")
+        return 0
+    rtol = float(m.group(1))
+    want, have = cells(text[m.end():end]), cells(got)
+    bad = []
+    if len(want) != len(have):
+        bad.append(f"{len(want)} rows on the page, {len(have)} printed")
+    for i, (rw, rh) in enumerate(zip(want, have)):
+        if len(rw) != len(rh):
+            bad.append(f"row {i}: {len(rw)} cells on the page, {len(rh)} printed")
+            continue
+        for j, (cw, ch) in enumerate(zip(rw, rh)):
+            a, b = number(cw), number(ch)
+            if a is not None and b is not None:
+                if abs(a - b) > rtol * max(abs(a), abs(b)) and a != b:
+                    bad.append(f"row {i} column {j}: page {cw}, program {ch}")
+            elif cw != ch:
+                bad.append(f"row {i} column {j}: page '{cw}', program '{ch}'")
+    if bad:
+        print(f"check_page: {page} is stale against the quick run (rtol {rtol}):")
+        for b in bad:
+            print("  " + b)
+        print(f"  the program's table ({out}/results.md):\n{got}")
+        print(f"  rewrite with: {sys.argv[0]} {exe} {page} {out} --update")
+        return 1
+    print(f"check_page: {page}: {len(have)} rows agree with the quick run (rtol {rtol})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
