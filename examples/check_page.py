@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Runs an example's quick run and compares the results table it writes (OUT/results.md)
-with the table its page carries between the markers
+"""Runs an example's quick run and compares the tables it writes (OUT/results.md, or the
+FILE named in the marker: OUT/checks.md holds every named check of examples/common/
+example.h) with the tables its page carries between the markers
 
-    <!-- results: quick, rtol=R -->
+    <!-- results: quick, rtol=R[, file=FILE] -->
     ...the table...
     <!-- /results -->
 
@@ -18,7 +19,7 @@ import re
 import subprocess
 import sys
 
-BEGIN = re.compile(r"<!-- results: quick, rtol=([0-9.eE+-]+) -->\n")
+BEGIN = re.compile(r"<!-- results: quick, rtol=([0-9.eE+-]+)(?:, file=([\w.-]+))? -->\n")
 END = "<!-- /results -->"
 
 
@@ -47,24 +48,33 @@ def main():
         print(f"check_page: {exe} --quick exited with {rc}")
         return 1
     text = open(page, encoding="utf-8").read()
-    m = BEGIN.search(text)
-    if not m:
-        return 0
-    end = text.find(END, m.end())
-    if end < 0:
-        print(f"check_page: {page}: results block without its end marker")
-        return 1
-    try:
-        got = open(f"{out}/results.md", encoding="utf-8").read()
-    except OSError as e:
-        print(f"check_page: the program wrote no results table: {e}")
-        return 1
-    if update:
-        open(page, "w", encoding="utf-8").write(text[: m.end()] + got.strip() + "\n" + text[end:])
-        print(f"check_page: {page} updated")
-        return 0
-    rtol = float(m.group(1))
-    want, have = cells(text[m.end():end]), cells(got)
+    pos, status = 0, 0
+    while True:
+        m = BEGIN.search(text, pos)
+        if not m:
+            return status
+        end = text.find(END, m.end())
+        if end < 0:
+            print(f"check_page: {page}: results block without its end marker")
+            return 1
+        name = m.group(2) or "results.md"
+        try:
+            got = open(f"{out}/{name}", encoding="utf-8").read()
+        except OSError as e:
+            print(f"check_page: the program wrote no table {name}: {e}")
+            return 1
+        if update:
+            text = text[: m.end()] + got.strip() + "\n" + text[end:]
+            open(page, "w", encoding="utf-8").write(text)
+            print(f"check_page: {page}: {name} updated")
+            pos = m.end()
+            continue
+        status |= compare(page, name, float(m.group(1)), text[m.end():end], got, exe, out)
+        pos = end
+
+
+def compare(page, name, rtol, block, got, exe, out):
+    want, have = cells(block), cells(got)
     bad = []
     if len(want) != len(have):
         bad.append(f"{len(want)} rows on the page, {len(have)} printed")
@@ -80,13 +90,13 @@ def main():
             elif cw != ch:
                 bad.append(f"row {i} column {j}: page '{cw}', program '{ch}'")
     if bad:
-        print(f"check_page: {page} is stale against the quick run (rtol {rtol}):")
+        print(f"check_page: {page} is stale against the quick run's {name} (rtol {rtol}):")
         for b in bad:
             print("  " + b)
-        print(f"  the program's table ({out}/results.md):\n{got}")
+        print(f"  the program's table ({out}/{name}):\n{got}")
         print(f"  rewrite with: {sys.argv[0]} {exe} {page} {out} --update")
         return 1
-    print(f"check_page: {page}: {len(have)} rows agree with the quick run (rtol {rtol})")
+    print(f"check_page: {page}: {len(have)} rows of {name} agree with the quick run (rtol {rtol})")
     return 0
 
 

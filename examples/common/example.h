@@ -18,6 +18,7 @@ typedef struct {
   const char *out;  /* output directory */
   int quick;        /* reduced size: the test suite's run */
   int checks, failed;
+  FILE *tab; /* checks.md: every ex_close as a table row, for the page */
 } ex_run;
 
 static inline int ex_init(ex_run *ex, const char *name, int argc, char **argv) {
@@ -25,6 +26,7 @@ static inline int ex_init(ex_run *ex, const char *name, int argc, char **argv) {
   ex->out = name;
   ex->quick = 0;
   ex->checks = ex->failed = 0;
+  ex->tab = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) ex->quick = 1;
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) ex->out = argv[++i];
@@ -56,9 +58,25 @@ static inline int ex_check(ex_run *ex, int ok, const char *fmt, ...) {
   return ok;
 }
 
-/* |got - want| <= rtol |want| (or atol when want is 0) */
+/* |got - want| <= rtol |want| (or atol when want is 0). Each comparison is also a row
+ * of OUT/checks.md (what, fcd, reference, tolerance), the table an example's page
+ * carries and examples/check_page.py compares with the quick run. */
 static inline int ex_close(ex_run *ex, const char *what, double got, double want, double rtol) {
   double err = fabs(got - want), scale = fabs(want) > 0 ? fabs(want) : 1.0;
+  if (!ex->tab) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/checks.md", ex->out);
+    ex->tab = fopen(path, "w");
+    if (ex->tab) fprintf(ex->tab, "| check | fcd | reference | tolerance |\n|---|---|---|---|\n");
+  }
+  if (ex->tab) {
+    fputs("| ", ex->tab);
+    for (const char *c = what; *c; c++) {
+      if (*c == '|') fputc('\\', ex->tab); /* a table cell: escape the pipe */
+      fputc(*c, ex->tab);
+    }
+    fprintf(ex->tab, " | %.6g | %.6g | %.0e |\n", got, want, rtol);
+  }
   return ex_check(ex, err <= rtol * scale, "%s: %.6g against %.6g (relative difference %.1e, "
                   "tolerance %.0e)", what, got, want, err / scale, rtol);
 }
@@ -95,7 +113,9 @@ static inline int ex_plot(ex_run *ex, const char *png, const char *fmt, ...) {
   return ex_check(ex, ok, "plot %s written", path);
 }
 
-static inline int ex_finish(const ex_run *ex) {
+static inline int ex_finish(ex_run *ex) {
+  if (ex->tab) fclose(ex->tab);
+  ex->tab = NULL;
   printf("%s: %d checks, %d failed\n", ex->name, ex->checks, ex->failed);
   return ex->failed ? 1 : 0;
 }
