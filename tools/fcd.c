@@ -1000,6 +1000,9 @@ static int cmd_stability(int argc, char **argv) {
     const char *note = fcd_system_last_error(sys);
     if (note && (strstr(note, "clamped") || strstr(note, "converged")))
       fprintf(stderr, "fcd: %s\n", note);
+    fcd_certificate cert;
+    if (fcd_stability_get_certificate(st, &cert) == FCD_OK)
+      print_certificate("certificate", &cert);
     fcd_index ninf = 0;
     if (fcd_stability_get_infinite_count(st, &ninf) == FCD_OK && ninf > 0)
       printf("infinite: %lld eigenvalues dropped as infinite (a mass-less constraint "

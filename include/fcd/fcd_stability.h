@@ -44,6 +44,7 @@
 #ifndef FCD_STABILITY_H
 #define FCD_STABILITY_H
 
+#include <fcd/fcd_certificate.h>
 #include <fcd/fcd_common.h>
 #include <fcd/fcd_contact.h>
 #include <fcd/fcd_status.h>
@@ -177,6 +178,18 @@ FCD_API fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi
  *  eigenvalues near its target and reports 0.
  *  @return FCD_E_STATE before a successful solve @since 0.1 */
 FCD_API fcd_status fcd_stability_get_infinite_count(const fcd_stability *st, fcd_index *count);
+
+/** The certificate of the last dense solve (fcd/fcd_certificate.h): @c equilibrium and
+ *  @c worst hold the largest backward error of its eigenpairs on the reduced quadratic
+ *  lambda^2 M* + lambda C* + K* (Tisseur's eta, infinity norms: the relative
+ *  perturbation of the matrices that makes the pair exact), @c force_scale |K*|_inf,
+ *  @c tolerance 1e-8; the contact figures are zero (the pencil is built with the
+ *  constraints eliminated). A dense solve above the bound returns FCD_E_NOT_CONVERGED
+ *  and keeps the previous results.
+ *  @return FCD_E_STATE before a solve, or when the last one took the sparse or projected
+ *  path (SLEPc checks its own residuals) @since 0.1 */
+FCD_API fcd_status fcd_stability_get_certificate(const fcd_stability *st,
+                                                 fcd_certificate *cert);
 
 /** Size of the reduced pencil of the last solve (-1 before one, or for NULL). */
 FCD_API fcd_index fcd_stability_reduced_size(const fcd_stability *st);

@@ -335,6 +335,7 @@ static fcd_status a_it_cert(arg *a) { return fcd_integrator_get_certificate(P(0)
 static fcd_status a_eq_cert(arg *a) { return fcd_equilibrium_get_certificate(P(0), P(1)); }
 static fcd_status a_fc_cert(arg *a) { return fcd_fc_problem_get_certificate(P(0), P(1)); }
 static fcd_status a_st_ninf(arg *a) { return fcd_stability_get_infinite_count(P(0), P(1)); }
+static fcd_status a_st_cert(arg *a) { return fcd_stability_get_certificate(P(0), P(1)); }
 static fcd_status a_it_observer(arg *a) { return fcd_integrator_set_observer(P(0), NULL, P(1)); }
 static fcd_status a_it_status(arg *a) { return fcd_integrator_get_contact_status(P(0), P(1)); }
 static fcd_status a_eq_create(arg *a) { return fcd_equilibrium_create(P(0), P(1), P(2)); }
@@ -533,6 +534,7 @@ static const row rows[] = {
   {"fcd_stability_sweep", a_st_sweep, MS_SYS, {H(S_ST), NONNEG(0.1), NONNEG(0.3), PINT(3), OPT(S_OUT1), END}},
   {"fcd_stability_reduced_size", a_st_reduced, MS_NONE, {H(S_ST), END}},
   {"fcd_stability_get_infinite_count", a_st_ninf, MS_SYS, {H(S_ST), OUT(S_IDX1), END}},
+  {"fcd_stability_get_certificate", a_st_cert, MS_SYS, {H(S_ST), OUT(S_CERT), END}},
   {"fcd_lattice_create", a_lat_create, MS_NONE, {DIMV(2), OUT(S_HOUT), END}},
   {"fcd_lattice_create_rect", a_lat_rect, MS_NONE,
    {PINT(2), PINT(2), POS(1), POS(1), POS(0.01), NONNEG(0.1), FIN(0.5), FIN(0.01), OUT(S_HOUT), END}},

@@ -767,10 +767,14 @@ static void test_huge_mu(void) {
             worst = fmax(worst, creal(best) / cabs(lam));
           }
         CHECK(worst <= 1e-9);
+        /* the eigen-solve's own certificate: the backward error of every pair */
+        fcd_certificate cert;
+        CHECK_ST(fcd_stability_get_certificate(st, &cert), FCD_OK);
+        CHECK(cert.worst <= 1e-13 && cert.tolerance == 1e-8);
         if (worst > 1e-9 || k == 6)
           fprintf(stderr, "pin sliding, H_M = %g, s = %+d, mu = %g: %lld eigenvalues, %lld "
-                  "infinite, closed form to %.1e\n", hm, sg, mu, (long long)nconv,
-                  (long long)ninf, worst);
+                  "infinite, closed form to %.1e, backward error %.1e\n", hm, sg, mu,
+                  (long long)nconv, (long long)ninf, worst, cert.worst);
         fcd_stability_destroy(st);
         fcd_contact_set_destroy(cs);
         fcd_system_destroy(sys);
