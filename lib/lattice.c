@@ -603,6 +603,9 @@ fcd_status fcd_lattice_selfstress_dim(fcd_lattice *lat, fcd_index *dim) {
  * Newton on the dual would solve the same systems, and TAO would not exploit them. */
 
 #define LAT_ALL 0x3
+/* bound on the KKT residual of a committed step (the projection is exact to round-off,
+ * about 1e-13) */
+#define FCD__LAT_CERT_TOL 1e-8
 
 static fcd_status lat_prepare(fcd_lattice *lat) {
   if (lat->ready) return FCD_OK;
@@ -1292,6 +1295,15 @@ fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index *iterat
       goto done;
     }
     memcpy(at, a, (size_t)m * sizeof *at);
+  }
+  /* the catch-up's certificate: the KKT residual of the last projection (balance,
+   * admissibility, multiplier signs, complementarity, relative to the stress scale),
+   * recomputed from the solution, not the active-set method's own test */
+  if (!(kkt <= FCD__LAT_CERT_TOL)) {
+    st = lerr(lat, FCD_E_NOT_CONVERGED, "step to t = %g fails its certificate: KKT residual "
+              "%.3e of the stress scale (bound %.0e); the state is unchanged", t_next, kkt,
+              FCD__LAT_CERT_TOL);
+    goto done;
   }
   /* commit: plastic elongations from the damage increments (seed 001 eq. 61) */
   for (fcd_index i = 0; i < m; i++) {

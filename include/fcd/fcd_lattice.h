@@ -163,7 +163,9 @@ FCD_API fcd_status fcd_lattice_get_state(fcd_lattice *lat, fcd_real *t, fcd_real
 FCD_API fcd_status fcd_lattice_get_reactions(fcd_lattice *lat, fcd_real *r);
 
 /** Largest KKT violation of the last projection (equilibrium, admissibility, multiplier
- *  signs, complementarity), relative to the stress and damage scales. */
+ *  signs, complementarity), relative to the stress and damage scales: the certificate of
+ *  the catch-up (docs/conventions.md, "Certificates"). A step whose residual exceeds
+ *  1e-8 returns FCD_E_NOT_CONVERGED and leaves the state unchanged. */
 FCD_API fcd_status fcd_lattice_get_kkt_residual(const fcd_lattice *lat, fcd_real *res);
 
 /** Eigenvalues of the Jacobian of the last step's map a~ -> T(a~) at its fixed point
