@@ -52,8 +52,10 @@ struct fcd_stability {
   int any_flutter, any_divergence, necessary;
   fcd_real min_sym;
   fcd_index ninf; /* eigenvalues lambda dropped as infinite by the last (dense) solve */
-  fcd_real berr, bnorm; /* worst eigenpair backward error of the last dense solve (NaN:
-                         * another path), and the norm it is relative to */
+  fcd_real berr, bnorm; /* worst eigenpair backward error of the last solve, and the
+                         * norm it is relative to */
+  fcd_real btol;        /* the bound berr was checked against; +inf: reported only (a
+                         * modal projection is an approximation, not a backward-stable solve) */
 };
 
 static int valid(const fcd_stability *st) {
@@ -886,6 +888,162 @@ static fcd_real pep_backward_error(fcd_index n, const fcd_real *K, const fcd_rea
   return worst;
 }
 
+/* (s A) v added to r and |s| |A| vmax to den, row by row (A may be upper-stored) */
+static void csr_rows(const fcd__csr *A, double complex s, const double complex *v, fcd_real vmax,
+                     double complex *r, fcd_real *den) {
+  if (!A || !A->set) return;
+  fcd_real as = cabs(s);
+  for (fcd_index i = 0; i < A->n; i++)
+    for (fcd_index e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
+      fcd_index j = A->col[e];
+      fcd_real a = A->val[e];
+      r[i] += s * a * v[j];
+      den[i] += as * fabs(a) * vmax;
+      if (A->upper && j != i) {
+        r[j] += s * a * v[i];
+        den[j] += as * fabs(a) * vmax;
+      }
+    }
+}
+
+/* The 3D sliding damping's rank-one terms coef_k bl_k br_k^T, gathered sparse once. */
+typedef struct {
+  fcd_index nk, *lp, *rp, *li, *ri;
+  fcd_real *coef, *lv, *rv;
+} slide_terms;
+
+static void slide_terms_free(slide_terms *t) {
+  fcd__free(t->lp);
+  fcd__free(t->rp);
+  fcd__free(t->li);
+  fcd__free(t->ri);
+  fcd__free(t->coef);
+  fcd__free(t->lv);
+  fcd__free(t->rv);
+  memset(t, 0, sizeof *t);
+}
+
+/* 0 on success, -1 out of memory. Two passes (count, fill): the vectors come dense. */
+static int slide_terms_build(const fcd_stability *st, const tmap *tn, const tmap *tm,
+                             slide_terms *t) {
+  memset(t, 0, sizeof *t);
+  fcd_index nc = nct(st), nr = tn->nred, nl = 0, nrr = 0;
+  if (cdim(st) != 3 || !st->rn || nc == 0) return 0;
+  fcd_real *bl = fcd__calloc((size_t)nr + 1, sizeof *bl), *br = fcd__calloc((size_t)nr + 1, sizeof *br);
+  t->lp = fcd__calloc((size_t)nc + 1, sizeof *t->lp);
+  t->rp = fcd__calloc((size_t)nc + 1, sizeof *t->rp);
+  t->coef = fcd__calloc((size_t)nc + 1, sizeof *t->coef);
+  if (!bl || !br || !t->lp || !t->rp || !t->coef) goto nomem;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      t->li = fcd__malloc_array((size_t)nl + 1, sizeof *t->li);
+      t->lv = fcd__malloc_array((size_t)nl + 1, sizeof *t->lv);
+      t->ri = fcd__malloc_array((size_t)nrr + 1, sizeof *t->ri);
+      t->rv = fcd__malloc_array((size_t)nrr + 1, sizeof *t->rv);
+      if (!t->li || !t->lv || !t->ri || !t->rv) goto nomem;
+      nl = nrr = 0;
+    }
+    for (fcd_index c = 0; c < nc; c++) {
+      fcd_real coef = sliding_vectors(st, tn, tm, c, bl, br);
+      if (coef == 0) continue;
+      for (fcd_index i = 0; i < nr; i++) {
+        if (bl[i] != 0) {
+          if (pass) {
+            t->li[nl] = i;
+            t->lv[nl] = bl[i];
+          }
+          nl++;
+        }
+        if (br[i] != 0) {
+          if (pass) {
+            t->ri[nrr] = i;
+            t->rv[nrr] = br[i];
+          }
+          nrr++;
+        }
+      }
+      if (pass) {
+        t->coef[t->nk++] = coef;
+        t->lp[t->nk] = nl;
+        t->rp[t->nk] = nrr;
+      }
+    }
+  }
+  fcd__free(bl);
+  fcd__free(br);
+  return 0;
+nomem:
+  fcd__free(bl);
+  fcd__free(br);
+  slide_terms_free(t);
+  return -1;
+}
+
+/* pep_backward_error on the sparse reduced pencil: C* is the CSR C (may be unset), or
+ * alpha M* + beta K* (Rayleigh; its row norm bounded by |alpha| |M_i| + |beta| |K_i|,
+ * which can only lower the figure by that triangle inequality), plus the sliding terms.
+ * NaN when out of memory. */
+static fcd_real pep_backward_error_csr(fcd_index n, const fcd__csr *K, const fcd__csr *M,
+                                       const fcd__csr *C, fcd_real ra, fcd_real rb,
+                                       const slide_terms *sl, fcd_index cnt,
+                                       const double complex *lam, const double complex *vec,
+                                       fcd_real *norm) {
+  double complex *r = fcd__malloc_array((size_t)n + 1, sizeof *r);
+  fcd_real *den = fcd__malloc_array((size_t)n + 1, sizeof *den);
+  if (!r || !den) {
+    fcd__free(r);
+    fcd__free(den);
+    return NAN;
+  }
+  fcd_real nk = 0;
+  for (fcd_index i = 0; K->set && i < n; i++) den[i] = 0;
+  if (K->set)
+    for (fcd_index i = 0; i < n; i++)
+      for (fcd_index e = K->rowptr[i]; e < K->rowptr[i + 1]; e++) {
+        den[i] += fabs(K->val[e]);
+        if (K->upper && K->col[e] != i) den[K->col[e]] += fabs(K->val[e]);
+      }
+  for (fcd_index i = 0; K->set && i < n; i++) nk = fmax(nk, den[i]);
+  *norm = nk;
+  fcd_real worst = 0;
+  for (fcd_index k = 0; k < cnt; k++) {
+    const double complex *v = vec + k * n;
+    double complex l = lam[k];
+    fcd_real vmax = 0;
+    for (fcd_index j = 0; j < n; j++) {
+      vmax = fmax(vmax, cabs(v[j]));
+      r[j] = 0;
+      den[j] = 0;
+    }
+    csr_rows(K, 1, v, vmax, r, den);
+    csr_rows(M, l * l, v, vmax, r, den);
+    if (C && C->set) csr_rows(C, l, v, vmax, r, den);
+    else if (ra != 0 || rb != 0) {
+      csr_rows(M, l * ra, v, vmax, r, den);
+      csr_rows(K, l * rb, v, vmax, r, den);
+    }
+    for (fcd_index q = 0; sl && q < sl->nk; q++) {
+      double complex s = 0;
+      fcd_real b1 = 0;
+      for (fcd_index e = sl->rp[q]; e < sl->rp[q + 1]; e++) {
+        s += sl->rv[e] * v[sl->ri[e]];
+        b1 += fabs(sl->rv[e]);
+      }
+      for (fcd_index e = sl->lp[q]; e < sl->lp[q + 1]; e++) {
+        r[sl->li[e]] += l * sl->coef[q] * sl->lv[e] * s;
+        den[sl->li[e]] += cabs(l) * fabs(sl->coef[q] * sl->lv[e]) * b1 * vmax;
+      }
+    }
+    for (fcd_index i = 0; i < n; i++) {
+      fcd_real e = den[i] > 0 ? cabs(r[i]) / den[i] : (cabs(r[i]) > 0 ? INFINITY : 0);
+      if (!(e <= worst)) worst = e;
+    }
+  }
+  fcd__free(r);
+  fcd__free(den);
+  return worst;
+}
+
 /* bound on the backward error of a dense eigen-solve's pairs: QZ is backward stable, so
  * anything above a few hundred eps is a defect (a wrong pencil or a failed balance) */
 #define FCD__EIG_CERT_TOL 1e-8
@@ -992,6 +1150,7 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
     status = store(st, tn, nl, lam, vec);
   }
   if (status == FCD_OK) st->ninf = ninf;
+  st->btol = FCD__EIG_CERT_TOL;
   if (status == FCD_OK && !(st->berr <= FCD__EIG_CERT_TOL))
     status = fcd__err(sys, FCD_E_NOT_CONVERGED, "dense eigen-solve: an eigenpair has a "
                       "backward error of %.3e (bound %.0e, relative to |K*| = %.3e); the "
@@ -1159,6 +1318,14 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
     }
   }
   fcd__free(used);
+  {
+    slide_terms sl;
+    if (slide_terms_build(st, tn, tm, &sl) != 0) goto nomem;
+    st->berr = pep_backward_error_csr(nr, Kr, Mr, Cr, 0, 0, &sl, want, sel, svec, &st->bnorm);
+    slide_terms_free(&sl);
+    if (isnan(st->berr)) goto nomem;
+    st->btol = INFINITY;
+  }
   status = store(st, tn, want, sel, svec);
   if (status == FCD_OK)
     fcd__err(sys, FCD_OK, "damped eigenvalues by modal projection on %lld undamped modes "
@@ -1196,9 +1363,10 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
   /* a complex shift would be needed: modal projection instead */
   int project = pep && (st->target_hz > 0 || (cdim(st) == 3 && st->rn));
   fcd_real *val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *val);
-  fcd__csr Kr, Mr;
+  fcd__csr Kr, Mr, Cr;
   memset(&Kr, 0, sizeof Kr);
   memset(&Mr, 0, sizeof Mr);
+  memset(&Cr, 0, sizeof Cr);
   fcd_index nev = st->nev < nr ? st->nev : nr;
   fcd_real *lre = fcd__malloc_array((size_t)nev + 1, sizeof *lre);
   fcd_real *lim = fcd__malloc_array((size_t)nev + 1, sizeof *lim);
@@ -1219,8 +1387,6 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
   if ((status = reduce_csr(sys, fp, val, tn, tm, &Mr)) != FCD_OK) goto done;
   fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
   {
-    fcd__csr Cr;
-    memset(&Cr, 0, sizeof Cr);
     if (pep && (status = fcd__system_combination(sys, 0, 1, 0, val)) == FCD_OK)
       status = reduce_csr(sys, fp, val, tn, tm, &Cr);
     if (status == FCD_OK) {
@@ -1236,7 +1402,6 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
                           "iterations (error estimate reached %.3e); the previous results "
                           "are kept", st->tol, (long long)st->max_it, reached);
     }
-    fcd__csr_clear(&Cr);
   }
   if (status != FCD_OK) goto done;
   st->min_sym = NAN;
@@ -1277,6 +1442,23 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
     memcpy(vec + (cnt + 1) * nr, v, (size_t)nr * sizeof *vec);
     cnt += 2;
   }
+  {
+    int ray = damped && !pep && (sys->ray_alpha != 0 || sys->ray_beta != 0);
+    st->berr = pep_backward_error_csr(nr, &Kr, &Mr, pep ? &Cr : NULL,
+                                      ray ? sys->ray_alpha : 0, ray ? sys->ray_beta : 0, NULL,
+                                      cnt, lam, vec, &st->bnorm);
+    if (isnan(st->berr)) {
+      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the eigenpairs' certificate");
+      goto done;
+    }
+    st->btol = fmax(FCD__EIG_CERT_TOL, 100 * st->tol);
+  }
+  if (!(st->berr <= st->btol)) {
+    status = fcd__err(sys, FCD_E_NOT_CONVERGED, "sparse eigen-solve: an eigenpair has a "
+                      "backward error of %.3e (bound %.0e, relative to |K*| = %.3e); the "
+                      "previous results are kept", st->berr, st->btol, st->bnorm);
+    goto done;
+  }
   status = store(st, tn, cnt, lam, vec);
   if (status == FCD_OK && st->nev > nr)
     fcd__err(sys, FCD_OK, "nev = %lld exceeds the %lld-dof reduced pencil: clamped to %lld",
@@ -1287,6 +1469,7 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
              (long long)st->max_it, reached);
 done:
   fcd__free(val);
+  fcd__csr_clear(&Cr);
   if (st->keep_reduced && status == FCD_OK) {
     fcd__csr_clear(&st->keptK);
     fcd__csr_clear(&st->keptM);
@@ -1312,13 +1495,13 @@ typedef struct {
   fcd_index nred, nfree, nconv;
   fcd_real *lre, *lim, *vre, *vim, min_sym;
   fcd_index ninf;
-  fcd_real berr, bnorm;
+  fcd_real berr, bnorm, btol;
 } results;
 
 static void results_take(fcd_stability *st, results *r) {
   *r = (results){st->solved, st->any_flutter, st->any_divergence, st->necessary, st->nred,
                  st->nfree, st->nconv, st->lre, st->lim, st->vre, st->vim, st->min_sym,
-                 st->ninf, st->berr, st->bnorm};
+                 st->ninf, st->berr, st->bnorm, st->btol};
   st->lre = st->lim = st->vre = st->vim = NULL;
   st->ninf = 0;
   st->berr = NAN;
@@ -1344,6 +1527,7 @@ static void results_put(fcd_stability *st, const results *r) {
   st->ninf = r->ninf;
   st->berr = r->berr;
   st->bnorm = r->bnorm;
+  st->btol = r->btol;
 }
 
 static fcd_status solve_now(fcd_stability *st, fcd_index *nconv);
@@ -1597,12 +1781,11 @@ fcd_status fcd_stability_get_certificate(const fcd_stability *st, fcd_certificat
   if (!cert) return fcd__err(st->sys, FCD_E_INVALID_ARG, "get_certificate: cert is NULL");
   if (!st->solved) return fcd__err(st->sys, FCD_E_STATE, "get_certificate: no solve yet");
   if (isnan(st->berr))
-    return fcd__err(st->sys, FCD_E_STATE, "get_certificate: the last solve took the sparse "
-                    "path, whose eigenpairs carry SLEPc's own residual test only");
+    return fcd__err(st->sys, FCD_E_STATE, "get_certificate: the last solve has no certificate");
   memset(cert, 0, sizeof *cert);
   cert->equilibrium = st->berr;
   cert->worst = st->berr;
-  cert->tolerance = FCD__EIG_CERT_TOL;
+  cert->tolerance = st->btol;
   cert->force_scale = st->bnorm > 0 ? st->bnorm : 1.0;
   cert->length_scale = 1.0;
   return FCD_OK;

@@ -179,15 +179,23 @@ FCD_API fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi
  *  @return FCD_E_STATE before a successful solve @since 0.1 */
 FCD_API fcd_status fcd_stability_get_infinite_count(const fcd_stability *st, fcd_index *count);
 
-/** The certificate of the last dense solve (fcd/fcd_certificate.h): @c equilibrium and
+/** The certificate of the last solve (fcd/fcd_certificate.h): @c equilibrium and
  *  @c worst hold the largest backward error of its eigenpairs on the reduced quadratic
- *  lambda^2 M* + lambda C* + K* (Tisseur's eta, infinity norms: the relative
- *  perturbation of the matrices that makes the pair exact), @c force_scale |K*|_inf,
- *  @c tolerance 1e-8; the contact figures are zero (the pencil is built with the
- *  constraints eliminated). A dense solve above the bound returns FCD_E_NOT_CONVERGED
- *  and keeps the previous results.
- *  @return FCD_E_STATE before a solve, or when the last one took the sparse or projected
- *  path (SLEPc checks its own residuals) @since 0.1 */
+ *  lambda^2 M* + lambda C* + K*, row by row: |[(lambda^2 M* + lambda C* + K*) v]_i| over
+ *  (|lambda|^2 |M*_i| + |lambda| |C*_i| + |K*_i|) |v|_inf, rows' 1-norms (the normwise
+ *  backward error of the row-equilibrated pencil: the relative perturbation of the
+ *  matrices that makes the pair exact). @c force_scale is |K*|_inf; the contact
+ *  figures are zero (the pencil is built with the constraints eliminated).
+ *  @c tolerance is the bound the solve was checked against:
+ *  - dense (QZ): 1e-8;
+ *  - sparse (SLEPc, undamped, Rayleigh or quadratic): max(1e-8, 100 x
+ *    FCD_STAB_TOLERANCE), SLEPc's own test being relative to the eigenvalue;
+ *  - modal projection (damped, target above 0 Hz): +inf. The pairs of a partial modal
+ *    basis are an approximation, and the figure measures it: round-off when the basis
+ *    spans the reduced space, the truncation otherwise (1e-2 for 4 of 16 modes on
+ *    tests/stability's random case). It is reported, never checked.
+ *  A solve above its bound returns FCD_E_NOT_CONVERGED and keeps the previous results.
+ *  @return FCD_E_STATE before a solve @since 0.1 */
 FCD_API fcd_status fcd_stability_get_certificate(const fcd_stability *st,
                                                  fcd_certificate *cert);
 

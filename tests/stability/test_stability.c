@@ -342,6 +342,14 @@ static void random_case(int trial, int damped) {
     CHECK_ST(fcd_stability_solve(st, &nconv), FCD_OK);
     CHECK(fcd_stability_reduced_size(st) == nk);
     CHECK(nconv == nref);
+    {
+      /* both paths certify their pairs: row-wise backward error on the reduced pencil,
+       * bounded by 1e-8 (SLEPc's: max(1e-8, 100 x its tolerance)) */
+      fcd_certificate cert;
+      CHECK_ST(fcd_stability_get_certificate(st, &cert), FCD_OK);
+      CHECK(cert.tolerance == 1e-8);
+      CHECK(cert.worst <= cert.tolerance);
+    }
     double worst = 0;
     for (fcd_index i = 0; i < nconv && i < nref; i++) {
       double re, im;
@@ -625,6 +633,11 @@ static void test_pep(void) {
       CHECK_ST(fcd_stability_set_param(st, FCD_STAB_TOLERANCE, 1e-12), FCD_OK);
     }
     CHECK_ST(fcd_stability_solve(st, &got[path]), FCD_OK);
+    {
+      fcd_certificate cert;
+      CHECK_ST(fcd_stability_get_certificate(st, &cert), FCD_OK);
+      CHECK(cert.tolerance == 1e-8 && cert.worst <= cert.tolerance);
+    }
     for (fcd_index i = 0; i < got[path] && i < 64; i++)
       fcd_stability_get_eigenvalue(st, i, &ev[path][i][0], &ev[path][i][1]);
     qsort(ev[path], (size_t)got[path], sizeof ev[path][0], cmp_mod);
@@ -641,7 +654,7 @@ static void test_pep(void) {
    * with a partial basis the eigenvalues nearest the target converge to the dense ones
    * as the basis grows (a truncation error, not round-off). The dense reference: the
    * eigenvalue of path 0 nearest each projected one. */
-  double target_hz = 0.35, wt = 2 * 3.14159265358979 * target_hz, errs[3];
+  double target_hz = 0.35, wt = 2 * 3.14159265358979 * target_hz, errs[3], berrs[3];
   const int modes[3] = {4, 8, 0}; /* 0: the whole reduced space */
   for (int cse = 0; cse < 3; cse++) {
     fcd_stability *st;
@@ -656,6 +669,12 @@ static void test_pep(void) {
     CHECK_ST(fcd_stability_solve(st, &n2), FCD_OK);
     CHECK_MSG(sys, "modal projection");
     CHECK(n2 == 4);
+    {
+      fcd_certificate cert;
+      CHECK_ST(fcd_stability_get_certificate(st, &cert), FCD_OK);
+      CHECK(isinf(cert.tolerance));
+      berrs[cse] = cert.worst;
+    }
     errs[cse] = 0;
     for (fcd_index i = 0; i < n2; i++) {
       double re, im, best = INFINITY;
@@ -670,8 +689,14 @@ static void test_pep(void) {
   }
   fprintf(stderr, "modal projection near %.2f Hz: worst relative error %.1e (4 modes), %.1e (8), "
           "%.1e (all)\n", target_hz, errs[0], errs[1], errs[2]);
+  fprintf(stderr, "modal projection: backward errors %.1e (4 modes), %.1e (8), %.1e (all)\n",
+          berrs[0], berrs[1], berrs[2]);
   CHECK(errs[2] < 1e-10);
   CHECK(errs[1] <= errs[0] + 1e-14);
+  /* the projection's certificate is reported, not bounded: it is round-off with the
+   * whole space as basis, and shows the truncation of a partial basis */
+  CHECK(berrs[2] < 1e-12);
+  CHECK(berrs[0] > 1e-6 && berrs[1] > 1e-6);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
 }
