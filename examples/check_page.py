@@ -7,6 +7,10 @@ example.h) with the tables its page carries between the markers
     ...the table...
     <!-- /results -->
 
+A block marked `results: full` is compared with the full run (the program without
+--quick, into OUT/full), which is run only when the page has such a block: pages use it
+for the programs whose full run takes seconds.
+
 so that a page cannot go stale: the table is the program's output, pasted. Cells that
 parse as numbers (a trailing % allowed) must agree to the relative tolerance R stated in
 the marker (round-off amplified by impacts moves the last printed digit between
@@ -19,7 +23,7 @@ import re
 import subprocess
 import sys
 
-BEGIN = re.compile(r"<!-- results: quick, rtol=([0-9.eE+-]+)(?:, file=([\w.-]+))? -->\n")
+BEGIN = re.compile(r"<!-- results: (quick|full), rtol=([0-9.eE+-]+)(?:, file=([\w.-]+))? -->\n")
 END = "<!-- /results -->"
 
 
@@ -48,6 +52,11 @@ def main():
         print(f"check_page: {exe} --quick exited with {rc}")
         return 1
     text = open(page, encoding="utf-8").read()
+    if any(m.group(1) == "full" for m in BEGIN.finditer(text)):
+        rc = subprocess.call([exe, "--out", f"{out}/full"])
+        if rc != 0:
+            print(f"check_page: {exe} (full run) exited with {rc}")
+            return 1
     pos, status = 0, 0
     while True:
         m = BEGIN.search(text, pos)
@@ -57,23 +66,24 @@ def main():
         if end < 0:
             print(f"check_page: {page}: results block without its end marker")
             return 1
-        name = m.group(2) or "results.md"
+        run, name = m.group(1), m.group(3) or "results.md"
+        where = out if run == "quick" else f"{out}/full"
         try:
-            got = open(f"{out}/{name}", encoding="utf-8").read()
+            got = open(f"{where}/{name}", encoding="utf-8").read()
         except OSError as e:
             print(f"check_page: the program wrote no table {name}: {e}")
             return 1
         if update:
             text = text[: m.end()] + got.strip() + "\n" + text[end:]
             open(page, "w", encoding="utf-8").write(text)
-            print(f"check_page: {page}: {name} updated")
+            print(f"check_page: {page}: {name} of the {run} run updated")
             pos = m.end()
             continue
-        status |= compare(page, name, float(m.group(1)), text[m.end():end], got, exe, out)
+        status |= compare(page, run, name, float(m.group(2)), text[m.end():end], got, exe, where)
         pos = end
 
 
-def compare(page, name, rtol, block, got, exe, out):
+def compare(page, run, name, rtol, block, got, exe, out):
     want, have = cells(block), cells(got)
     bad = []
     if len(want) != len(have):
@@ -90,13 +100,13 @@ def compare(page, name, rtol, block, got, exe, out):
             elif cw != ch:
                 bad.append(f"row {i} column {j}: page '{cw}', program '{ch}'")
     if bad:
-        print(f"check_page: {page} is stale against the quick run's {name} (rtol {rtol}):")
+        print(f"check_page: {page} is stale against the {run} run's {name} (rtol {rtol}):")
         for b in bad:
             print("  " + b)
         print(f"  the program's table ({out}/{name}):\n{got}")
-        print(f"  rewrite with: {sys.argv[0]} {exe} {page} {out} --update")
+        print(f"  rewrite with: {sys.argv[0]} {exe} {page} {sys.argv[3]} --update")
         return 1
-    print(f"check_page: {page}: {len(have)} rows of {name} agree with the quick run (rtol {rtol})")
+    print(f"check_page: {page}: {len(have)} rows of {name} agree with the {run} run (rtol {rtol})")
     return 0
 
 

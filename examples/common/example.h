@@ -75,10 +75,10 @@ static inline int ex_close(ex_run *ex, const char *what, double got, double want
       if (*c == '|') fputc('\\', ex->tab); /* a table cell: escape the pipe */
       fputc(*c, ex->tab);
     }
-    fprintf(ex->tab, " | %.6g | %.6g | %.0e |\n", got, want, rtol);
+    fprintf(ex->tab, " | %.6g | %.6g | %.2g |\n", got, want, rtol);
   }
   return ex_check(ex, err <= rtol * scale, "%s: %.6g against %.6g (relative difference %.1e, "
-                  "tolerance %.0e)", what, got, want, err / scale, rtol);
+                  "tolerance %.2g)", what, got, want, err / scale, rtol);
 }
 
 static inline FILE *ex_open(const ex_run *ex, const char *file) {

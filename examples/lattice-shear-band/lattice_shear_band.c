@@ -178,15 +178,18 @@ int main(int argc, char **argv) {
   }
 
   printf("checks against section 6\n");
-  for (int c = 0; c < 3; c++)
-    ex_check(&ex, fabs(res[c].first_yield - 1.36) < 0.015,
-             "%s: first yield at t = %.2f (paper: 1.36)", cases[c].tag, res[c].first_yield);
+  /* the paper's event times are read to the step (0.01); the rows of checks.md carry
+   * them as relative tolerances */
+  for (int c = 0; c < 3; c++) {
+    char what[96];
+    snprintf(what, sizeof what, "%s: first yield t (paper 6.1.1)", cases[c].tag);
+    ex_close(&ex, what, res[c].first_yield, 1.36, 0.011);
+  }
   ex_check(&ex, res[0].asym_277 < 1e-8 && res[0].asym_end > 1e-2,
            "softening: symmetric to %.1e up to t = 2.77, asymmetric (%.2f) at the end: a shear band",
            res[0].asym_277, res[0].asym_end);
-  ex_check(&ex, fabs(res[0].iter_peak_t - 2.78) <= 0.04,
-           "softening: iteration peak at t = %.2f (paper 2.78; round-off picks the moment, see "
-           "docs/lattice.md)", res[0].iter_peak_t);
+  /* round-off picks the moment of the break (docs/lattice.md): four steps allowed */
+  ex_close(&ex, "softening: iteration peak t (paper Fig. 3)", res[0].iter_peak_t, 2.78, 0.0144);
   ex_check(&ex, res[1].asym_end < 1e-8 && res[2].asym_end < 1e-8,
            "perfect plasticity and hardening stay symmetric (%.1e, %.1e)", res[1].asym_end,
            res[2].asym_end);
@@ -194,12 +197,15 @@ int main(int argc, char **argv) {
            "softening: the force falls after its peak (%.5f to %.5f)", res[0].force_peak, res[0].force_end);
   ex_check(&ex, res[1].force_end >= res[1].force_peak * (1 - 1e-9) && res[2].force_end >= res[2].force_peak,
            "no unloading with perfect plasticity or hardening");
-  ex_check(&ex, fabs(res[3].event_t - 3.61) <= 0.02,
-           "defect, softening: the minor band dissolves at t = %.2f (paper 3.61)", res[3].event_t);
-  ex_check(&ex, fabs(res[7].band_y - (2 * sqrt(3.0) + 1.0 / 3.0)) < sqrt(3.0) / 2 &&
-                    res[7].band_spread < sqrt(3.0) / 2 && res[7].band_xspan > 8,
-           "triangular with defect: a horizontal band at y = %.2f (spread %.2f, spanning %.2f)",
-           res[7].band_y, res[7].band_spread, res[7].band_xspan);
+  ex_close(&ex, "defect, softening: the minor band dissolves at t (paper 6.1.2)", res[3].event_t,
+           3.61, 0.0056);
+  /* within a row height (sqrt(3)/2) of the defect's row, y = 2 sqrt(3) + 1/3 */
+  const double ydef = 2 * sqrt(3.0) + 1.0 / 3.0;
+  ex_close(&ex, "triangular with defect: height y of the band (defect's row)", res[7].band_y,
+           ydef, sqrt(3.0) / 2 / ydef);
+  ex_check(&ex, res[7].band_spread < sqrt(3.0) / 2 && res[7].band_xspan > 8,
+           "triangular with defect: the band is horizontal (spread %.2f, under a row height) "
+           "and spans %.2f of the 9.5 width", res[7].band_spread, res[7].band_xspan);
 
   /* damage maps (the quick run has the first four rectangular cases) */
   if (!ex.quick)
