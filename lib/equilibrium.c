@@ -529,7 +529,7 @@ static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, const fcd_real *
   }
   for (fcd_index i = 0; i <= m; i++) rp[i] = i * m;
   for (fcd_index i = 0; i < m * m; i++) ci[i] = i % m;
-  for (fcd_index c = 0; c < nc; c++) mu[c] = fmin(eq->cs->c[c].mu, FCD__MU_CAP);
+  for (fcd_index c = 0; c < nc; c++) mu[c] = eq->cs->c[c].mu;
   fcd__csr Wc = {m, rp, ci, (fcd_real *)Wd, 0, 0, 1};
   fcd__fc_local lp = {d, nc, m, &Wc, q, mu, NULL, NULL};
   fcd__fc_result res;

@@ -128,8 +128,8 @@ void fcd__certify_contacts(fcd_certificate *c, int d, fcd_index nc, const fcd_re
 /* worst and tolerance set; 1 when worst <= tol */
 int fcd__certificate_check(fcd_certificate *c, fcd_real tol);
 int fcd__certificate_format(const fcd_certificate *c, char *buf, size_t cap);
-/* Friction beyond this coefficient is solved as its limit: a solution with no contact
- * on the cone of MU_CAP holds for every larger mu (|r_T| < MU_CAP |r_N| <= mu |r_N|); the
+/* Friction beyond this coefficient is solved as its limit (fcd__fc_solve caps it for
+ * every caller): a solution with no contact on the cone of MU_CAP holds for every larger mu (|r_T| < MU_CAP |r_N| <= mu |r_N|); the
  * certificate is then checked with the true mu, so a contact that does reach the cone of
  * the cap fails it instead of passing for perfect stick. */
 #define FCD__MU_CAP 1e4

@@ -488,18 +488,6 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
   }
   if (p->m) memcpy(p->last_r, r, (size_t)p->m * sizeof *r);
   fcd__fc_local l = local_view(p);
-  /* Friction beyond FCD__MU_CAP is solved as its limit: De Saxce's modified velocity
-   * u_N + mu |u_T| loses u_N to round-off when mu is huge, and the solvers then return
-   * penetrating contacts with a zero natural-map residual (mu = 1e20: penetration of 0.9
-   * of the velocity scale). The certificate below uses the true mu. */
-  fcd_real *mucap = fcd__malloc_array((size_t)p->nc + 1, sizeof *mucap);
-  if (!mucap) {
-    fcd__free(uw);
-    fcd__free(ctx.v);
-    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory");
-  }
-  for (fcd_index c = 0; c < p->nc; c++) mucap[c] = fmin(p->mu[c], FCD__MU_CAP);
-  l.mu = mucap;
   if (matrix_free) {
     l.W = NULL;
     l.apply = mf_apply;
@@ -515,7 +503,6 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
     if (st == FCD_OK) st = certify(p, p->last_r, uw, &cert);
   }
   fcd__free(ctx.v);
-  fcd__free(mucap);
   p->last_seconds = now() - t0;
   if (st == FCD_OK && !p->last.converged)
     st = fcd__err(p->sys, FCD_E_NOT_CONVERGED,

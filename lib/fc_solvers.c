@@ -780,6 +780,14 @@ static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
                                const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                fcd__fc_result *res, const fcd_real *r0);
 
+static fcd_status fc_solve_capped(fcd_system *sink, const fcd__fc_local *p,
+                                  const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
+                                  fcd__fc_result *res);
+
+/* Friction beyond FCD__MU_CAP is solved as its limit, here for every caller: De Saxce's
+ * modified velocity u_N + mu |u_T| loses u_N to round-off when mu is huge, and the
+ * solvers then return penetrating contacts with a zero natural-map residual (mu = 1e20:
+ * penetration of 0.9 of the velocity scale). Callers certify with the true mu. */
 fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
                          fcd_real *r, fcd_real *u, fcd__fc_result *res) {
   memset(res, 0, sizeof *res);
@@ -787,6 +795,22 @@ fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc
     res->converged = 1;
     return FCD_OK;
   }
+  fcd_index over = 0;
+  for (fcd_index c = 0; c < p->nc; c++) over += !(p->mu[c] <= FCD__MU_CAP);
+  if (!over) return fc_solve_capped(sink, p, o, r, u, res);
+  fcd_real *mu = fcd__malloc_array((size_t)p->nc, sizeof *mu);
+  if (!mu) return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
+  for (fcd_index c = 0; c < p->nc; c++) mu[c] = fmin(p->mu[c], FCD__MU_CAP);
+  fcd__fc_local pc = *p;
+  pc.mu = mu;
+  fcd_status st = fc_solve_capped(sink, &pc, o, r, u, res);
+  fcd__free(mu);
+  return st;
+}
+
+static fcd_status fc_solve_capped(fcd_system *sink, const fcd__fc_local *p,
+                                  const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
+                                  fcd__fc_result *res) {
   if (!p->W && o->solver != FCD_FC_FIXED_POINT)
     return fcd__err(sink, FCD_E_INTERNAL, "solver %d needs an assembled W", o->solver);
   switch (o->solver) {

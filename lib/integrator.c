@@ -562,7 +562,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
         int frem = it->scheme == FCD_SCHEME_FREMOND;
         for (fcd_index a = 0; a < na; a++) {
           fcd_index c = w.act[a];
-          mul[a] = fmin(it->cs->c[c].mu, FCD__MU_CAP);
+          mul[a] = it->cs->c[c].mu;
           for (int k = 0; k < d; k++) {
             fcd_real uf = w.locv[c * d + k], u0 = w.loc0[c * d + k];
             ql[a * d + k] = frem ? th * uf + (1 - th) * u0 : uf;
