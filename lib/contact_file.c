@@ -8,15 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* splits a line (comment removed) into at most cap tokens */
+/* splits a line (comment removed) into tokens, storing at most cap; returns how many
+ * there are (more than cap: the caller names the count) */
 static int tokens(char *line, char **tok, int cap) {
   char *hash = strchr(line, '#');
   if (hash) *hash = 0;
   int n = 0;
   char *save = NULL; /* strtok_r: readers may run in several threads */
   for (char *p = strtok_r(line, " \t\r\n", &save); p; p = strtok_r(NULL, " \t\r\n", &save)) {
-    if (n == cap) return cap + 1;
-    tok[n++] = p;
+    if (n < cap) tok[n] = p;
+    if (n < INT32_MAX) n++;
   }
   return n;
 }
@@ -44,18 +45,18 @@ fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_s
   *out = NULL;
   FCD_CHECK_SYS(sys);
   if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "contact_set_read: path is NULL");
-  FILE *fp = fopen(path, "r");
-  if (!fp) return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
-  char *line = NULL;
-  size_t cap = 0;
+  FILE *fp;
+  FCD_TRY(fcd__open_input(sys, path, &fp, NULL, 0));
+  fcd__lines L;
+  fcd__lines_init(&L, fp, path);
   long lineno = 0;
-  int stage = 0, dim = 0;
+  int stage = 0, dim = 0, got;
   fcd_contact_set *cs = NULL;
   fcd_status st = FCD_OK;
-  while (st == FCD_OK && getline(&line, &cap, fp) >= 0) {
-    lineno++;
+  while (st == FCD_OK && (got = fcd__lines_next(&L, sys, NULL, 0, &st)) > 0) {
+    lineno = L.lineno;
     char *tok[32];
-    int nt = tokens(line, tok, 30);
+    int nt = tokens(L.line, tok, 30);
     if (nt == 0) continue;
     if (stage == 0) {
       if (nt != 2 || strcmp(tok[0], "fcd-contacts") != 0 || strcmp(tok[1], "1") != 0) {
@@ -83,7 +84,7 @@ fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_s
       break;
     }
     int nd = (pair ? 2 : 1) * dim, base = nd + 2 * dim + 2;
-    if (nt != 1 + base && nt != 1 + base + dim - 1) {
+    if (nt > 30 || (nt != 1 + base && nt != 1 + base + dim - 1)) {
       st = fcd__err(sys, FCD_E_FORMAT,
                     "%s:%ld: a %dD %s contact has %d or %d fields after its kind, not %d",
                     path, lineno, dim, tok[0], base, base + dim - 1, nt - 1);
@@ -109,13 +110,21 @@ fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_s
     if (st != FCD_OK) {
       char msg[FCD_ERRMSG_CAP];
       snprintf(msg, sizeof msg, "%s", sys->err);
-      st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
+      if (nt > 1 + base)
+        /* one field too many is read as a sliding velocity, and the columns shift: say
+         * how the line was read */
+        st = fcd__err(sys, st, "%s:%ld: %s (the line has %d fields after '%s', read as %d "
+                      "dofs, normal, tangent, gap, mu and a sliding velocity of %d; without "
+                      "it a %dD %s contact has %d)", path, lineno, msg, nt - 1, tok[0], nd,
+                      dim - 1, dim, tok[0], base);
+      else
+        st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
     }
   }
   if (st == FCD_OK && stage < 2)
     st = fcd__err(sys, FCD_E_FORMAT, "%s: ends before its '%s' line", path,
                   stage == 0 ? "fcd-contacts 1" : "dim");
-  free(line);
+  fcd__lines_free(&L);
   fclose(fp);
   if (st != FCD_OK) {
     fcd_contact_set_destroy(cs);
@@ -131,32 +140,28 @@ fcd_status fcd_system_read_vector(fcd_system *sys, const char *path, fcd_index n
   if (!x) return fcd__err(sys, FCD_E_INVALID_ARG, "read_vector: output x is NULL");
   if (n < 0)
     return fcd__err(sys, FCD_E_INVALID_ARG, "read_vector: count %lld is negative", (long long)n);
-  FILE *fp = fopen(path, "r");
-  if (!fp) return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
-  char *line = NULL;
-  size_t cap = 0;
-  long lineno = 0;
+  FILE *fp;
+  FCD_TRY(fcd__open_input(sys, path, &fp, NULL, 0));
+  fcd__lines L;
+  fcd__lines_init(&L, fp, path);
   fcd_index k = 0;
   fcd_status st = FCD_OK;
   fcd_real *tmp = fcd__malloc_array((size_t)n + 1, sizeof *tmp);
   if (!tmp) st = fcd__err(sys, FCD_E_NOMEM, "out of memory");
-  while (st == FCD_OK && getline(&line, &cap, fp) >= 0) {
-    lineno++;
-    char *tok[64];
-    int nt = tokens(line, tok, 62);
-    if (nt > 62) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: too many values on one line", path, lineno);
-      break;
-    }
-    for (int j = 0; j < nt; j++) {
+  /* any number of values per line, up to the line bound */
+  while (st == FCD_OK && fcd__lines_next(&L, sys, NULL, 0, &st) > 0) {
+    char *hash = strchr(L.line, '#');
+    if (hash) *hash = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(L.line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
       if (k == n) {
         st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: more than the %lld values expected", path,
-                      lineno, (long long)n);
+                      L.lineno, (long long)n);
         break;
       }
-      if (!to_real(tok[j], &tmp[k++])) {
+      if (!to_real(t, &tmp[k++])) {
         st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: '%.20s' is not a finite number", path,
-                      lineno, tok[j]);
+                      L.lineno, t);
         break;
       }
     }
@@ -166,7 +171,7 @@ fcd_status fcd_system_read_vector(fcd_system *sys, const char *path, fcd_index n
                   (long long)n);
   if (st == FCD_OK && n) memcpy(x, tmp, (size_t)n * sizeof *x);
   fcd__free(tmp);
-  free(line);
+  fcd__lines_free(&L);
   fclose(fp);
   return st;
 }

@@ -7,9 +7,13 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define FCD_SYSTEM_MAGIC 0x66636473u /* "fcds": catches use of a foreign or freed pointer */
 #define FCD_ERRMSG_CAP 1024
+/* what fcd_system_create allocates and fills per dof (is_fixed, fixed_value, free_of,
+ * dof_of, fixed_list, scratch, contact_uses) */
+#define FCD__BYTES_PER_DOF (1 + 6 * 8)
 
 /* A sparse matrix in compressed rows with strictly increasing columns per row. With
  * upper != 0 only row <= col is stored and the matrix is symmetric. The arrays are
@@ -132,6 +136,31 @@ int fcd__system_valid(const fcd_system *sys);
     fcd_status fcd__st_ = (expr);                                                      \
     if (fcd__st_ != FCD_OK) return fcd__st_;                                           \
   } while (0)
+
+/* ---- bounded text input (textio.c) ---- */
+/* The longest line any reader accepts: 16 MiB, some 700,000 numbers (a state vector on
+ * one line), and the most a stream without newlines can cost. */
+#define FCD__LINE_MAX (16 << 20)
+/* The most a whole-file reader takes from a stream that is not a regular file (a pipe,
+ * a device): 1 GiB. A regular file is bounded by its size. */
+#define FCD__STREAM_MAX ((size_t)1 << 30)
+typedef struct {
+  FILE *fp;
+  const char *path;
+  char *line; /* the current line, NUL-terminated, without its newline or CR */
+  size_t cap;
+  long lineno;
+} fcd__lines;
+/* fopen(path, "rb") refusing a directory; both failures FCD_E_IO naming the path (errbuf
+ * gets the message too when not NULL: callers without a system) */
+fcd_status fcd__open_input(const fcd_system *sys, const char *path, FILE **out, char *errbuf,
+                           size_t errcap);
+void fcd__lines_init(fcd__lines *r, FILE *fp, const char *path);
+void fcd__lines_free(fcd__lines *r);
+/* 1: a line; 0: end of file; -1: *st set with a message (line longer than FCD__LINE_MAX,
+ * a NUL byte, a read error, out of memory) */
+int fcd__lines_next(fcd__lines *r, const fcd_system *sys, char *errbuf, size_t errcap,
+                    fcd_status *st);
 
 /* ---- memory: every allocation of fcd's own goes through these ---- */
 void *fcd__malloc(size_t size);

@@ -11,20 +11,18 @@
 #include <strings.h>
 
 typedef struct {
-  FILE *fp;
+  fcd__lines L;
   const char *path;
-  char *line;
-  size_t cap;
-  long lineno;
+  const fcd_system *sys;
+  char *errbuf;
+  size_t errcap;
+  fcd_status st; /* of the failed next_line */
 } reader;
 
-/* Next line without its newline; 0 at end of file. */
+/* Next line without its newline: 1, 0 at end of file, -1 on a bounded-input failure
+ * (r->st, message set). */
 static int next_line(reader *r) {
-  ssize_t len = getline(&r->line, &r->cap, r->fp);
-  if (len < 0) return 0;
-  r->lineno++;
-  while (len > 0 && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r')) r->line[--len] = 0;
-  return 1;
+  return fcd__lines_next(&r->L, r->sys, r->errbuf, r->errcap, &r->st);
 }
 
 static int blank(const char *s) {
@@ -66,51 +64,53 @@ static fcd_status read_header(reader *r, mm_header *h, const fcd_system *sys, ch
     if (errbuf && errcap) snprintf(errbuf, errcap, __VA_ARGS__);                       \
     return fcd__err(sys, code, __VA_ARGS__);                                           \
   } while (0)
-  if (!next_line(r)) HERR(FCD_E_FORMAT, "%s: empty file, expected a Matrix Market banner", r->path);
+  int got = next_line(r);
+  if (got < 0) return r->st;
+  if (!got) HERR(FCD_E_FORMAT, "%s: empty file, expected a Matrix Market banner", r->path);
   char w[5][64];
-  int nw = sscanf(r->line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]);
+  int nw = sscanf(r->L.line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]);
   if (nw < 1 || strcasecmp(w[0], "%%MatrixMarket") != 0)
-    HERR(FCD_E_FORMAT, "%s:%ld: missing the '%%%%MatrixMarket' banner", r->path, r->lineno);
+    HERR(FCD_E_FORMAT, "%s:%ld: missing the '%%%%MatrixMarket' banner", r->path, r->L.lineno);
   if (nw != 5)
     HERR(FCD_E_FORMAT, "%s:%ld: the banner needs object, format, field and symmetry",
-         r->path, r->lineno);
+         r->path, r->L.lineno);
   if (strcasecmp(w[1], "matrix") != 0)
     HERR(FCD_E_UNSUPPORTED, "%s:%ld: object '%s' is not supported (only 'matrix')", r->path,
-         r->lineno, w[1]);
+         r->L.lineno, w[1]);
   if (strcasecmp(w[2], "coordinate") != 0)
     HERR(FCD_E_UNSUPPORTED, "%s:%ld: format '%s' is not supported (only sparse 'coordinate')",
-         r->path, r->lineno, w[2]);
+         r->path, r->L.lineno, w[2]);
   if (strcasecmp(w[3], "real") != 0 && strcasecmp(w[3], "integer") != 0)
     HERR(FCD_E_UNSUPPORTED, "%s:%ld: field '%s' is not supported (only 'real' or 'integer')",
-         r->path, r->lineno, w[3]);
+         r->path, r->L.lineno, w[3]);
   if (strcasecmp(w[4], "general") == 0) h->symmetric = 0;
   else if (strcasecmp(w[4], "symmetric") == 0) h->symmetric = 1;
   else
     HERR(FCD_E_UNSUPPORTED,
          "%s:%ld: symmetry '%s' is not supported (only 'general' or 'symmetric')", r->path,
-         r->lineno, w[4]);
+         r->L.lineno, w[4]);
   for (;;) {
-    if (!next_line(r))
-      HERR(FCD_E_FORMAT, "%s: end of file before the size line", r->path);
-    if (r->line[0] == '%' || blank(r->line)) continue;
+    if ((got = next_line(r)) < 0) return r->st;
+    if (!got) HERR(FCD_E_FORMAT, "%s: end of file before the size line", r->path);
+    if (r->L.line[0] == '%' || blank(r->L.line)) continue;
     break;
   }
-  const char *s = r->line;
+  const char *s = r->L.line;
   if (!parse_index(&s, &h->nrows) || !parse_index(&s, &h->ncols) ||
       !parse_index(&s, &h->nnz) || !blank(s))
     HERR(FCD_E_FORMAT, "%s:%ld: expected 'rows columns entries' on the size line", r->path,
-         r->lineno);
+         r->L.lineno);
   if (h->nrows <= 0 || h->ncols <= 0 || h->nnz < 0)
     HERR(FCD_E_FORMAT, "%s:%ld: invalid sizes %lld x %lld with %lld entries", r->path,
-         r->lineno, h->nrows, h->ncols, h->nnz);
+         r->L.lineno, h->nrows, h->ncols, h->nnz);
   /* beyond this the header is wrong, not the matrix large: refuse before allocating */
   if ((double)h->nnz > (h->symmetric ? 0.5 * (double)h->nrows * ((double)h->nrows + 1)
                                      : (double)h->nrows * (double)h->ncols))
     HERR(FCD_E_FORMAT, "%s:%ld: %lld entries declared, more than a %lld x %lld matrix has",
-         r->path, r->lineno, h->nnz, h->nrows, h->ncols);
+         r->path, r->L.lineno, h->nnz, h->nrows, h->ncols);
   if (h->symmetric && h->nrows != h->ncols)
     HERR(FCD_E_FORMAT, "%s:%ld: a symmetric matrix must be square (%lld x %lld)", r->path,
-         r->lineno, h->nrows, h->ncols);
+         r->L.lineno, h->nrows, h->ncols);
   return FCD_OK;
 #undef HERR
 }
@@ -119,17 +119,18 @@ static fcd_status open_reader(reader *r, const char *path, const fcd_system *sys
                               char *errbuf, size_t errcap) {
   memset(r, 0, sizeof *r);
   r->path = path;
-  r->fp = fopen(path, "r");
-  if (!r->fp) {
-    if (errbuf && errcap) snprintf(errbuf, errcap, "cannot open '%s': %s", path, strerror(errno));
-    return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
-  }
+  r->sys = sys;
+  r->errbuf = errbuf;
+  r->errcap = errcap;
+  FILE *fp;
+  FCD_TRY(fcd__open_input(sys, path, &fp, errbuf, errcap));
+  fcd__lines_init(&r->L, fp, path);
   return FCD_OK;
 }
 
 static void close_reader(reader *r) {
-  if (r->fp) fclose(r->fp);
-  free(r->line); /* allocated by getline */
+  if (r->L.fp) fclose(r->L.fp);
+  fcd__lines_free(&r->L);
 }
 
 fcd_status fcd_matrix_market_size(const char *path, fcd_index *nrows, fcd_index *ncols,
@@ -197,11 +198,12 @@ fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
   }
   long first_lower = 0, first_upper = 0;
   long long k = 0;
-  while (next_line(&r)) {
-    if (r.line[0] == '%' || blank(r.line)) continue;
+  int got;
+  while ((got = next_line(&r)) > 0) {
+    if (r.L.line[0] == '%' || blank(r.L.line)) continue;
     if (k >= h.nnz) {
       st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: more entries than the %lld declared", path,
-                    r.lineno, h.nnz);
+                    r.L.lineno, h.nnz);
       goto done;
     }
     if (k == cap) {
@@ -212,22 +214,22 @@ fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
       }
       cap = nc;
     }
-    const char *s = r.line;
+    const char *s = r.L.line;
     long long i, j;
     double v;
     if (!parse_index(&s, &i) || !parse_index(&s, &j) || !parse_real(&s, &v) || !blank(s)) {
       st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'row column value', got '%.60s'",
-                    path, r.lineno, r.line);
+                    path, r.L.lineno, r.L.line);
       goto done;
     }
     if (i < 1 || i > h.nrows || j < 1 || j > h.ncols) {
       st = fcd__err(sys, FCD_E_FORMAT,
                     "%s:%ld: index (%lld, %lld) outside the declared %lld x %lld (1-based)",
-                    path, r.lineno, i, j, h.nrows, h.ncols);
+                    path, r.L.lineno, i, j, h.nrows, h.ncols);
       goto done;
     }
     if (!isfinite(v)) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: value is not finite", path, r.lineno);
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: value is not finite", path, r.L.lineno);
       goto done;
     }
     i--;
@@ -235,12 +237,12 @@ fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
     if (h.symmetric) {
       /* The standard stores the lower triangle; some writers store the upper one.
        * Either is unambiguous, a mix could count an entry twice. */
-      if (i > j && !first_lower) first_lower = r.lineno;
-      if (i < j && !first_upper) first_upper = r.lineno;
+      if (i > j && !first_lower) first_lower = r.L.lineno;
+      if (i < j && !first_upper) first_upper = r.L.lineno;
       if (first_lower && first_upper) {
         st = fcd__err(sys, FCD_E_FORMAT,
                       "%s:%ld: symmetric file stores entries of both triangles (lower at "
-                      "line %ld, upper at line %ld)", path, r.lineno, first_lower, first_upper);
+                      "line %ld, upper at line %ld)", path, r.L.lineno, first_lower, first_upper);
         goto done;
       }
       if (i > j) {
@@ -254,13 +256,13 @@ fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
     vv[k] = v;
     k++;
   }
-  if (ferror(r.fp)) {
-    st = fcd__err(sys, FCD_E_IO, "%s: read error after line %ld", path, r.lineno);
+  if (got < 0) {
+    st = r.st;
     goto done;
   }
   if (k != h.nnz) {
     st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: file ends after %lld of %lld declared entries",
-                  path, r.lineno, k, h.nnz);
+                  path, r.L.lineno, k, h.nnz);
     goto done;
   }
   st = fcd_system_set_matrix_coo(sys, which, (fcd_index)k, ri, ci, vv,
@@ -310,30 +312,31 @@ fcd_status fcd_system_read_fixed(fcd_system *sys, const char *path) {
   fcd_index *dofs = NULL;
   fcd_real *vals = NULL;
   fcd_status st = FCD_OK;
-  while (next_line(&r)) {
-    char *hash = strchr(r.line, '#');
+  int got;
+  while ((got = next_line(&r)) > 0) {
+    char *hash = strchr(r.L.line, '#');
     if (hash) *hash = 0;
-    if (blank(r.line)) continue;
-    const char *s = r.line;
+    if (blank(r.L.line)) continue;
+    const char *s = r.L.line;
     long long d;
     double v = 0.0;
     if (!parse_index(&s, &d)) {
       st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected a dof index, got '%.60s'", path,
-                    r.lineno, r.line);
+                    r.L.lineno, r.L.line);
       break;
     }
     if (!blank(s) && (!parse_real(&s, &v) || !blank(s))) {
       st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'dof [value]', got '%.60s'", path,
-                    r.lineno, r.line);
+                    r.L.lineno, r.L.line);
       break;
     }
     if (d < 0 || d >= sys->n) {
       st = fcd__err(sys, FCD_E_INVALID_ARG, "%s:%ld: dof %lld outside [0, %lld)", path,
-                    r.lineno, d, (long long)sys->n);
+                    r.L.lineno, d, (long long)sys->n);
       break;
     }
     if (!isfinite(v)) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: value is not finite", path, r.lineno);
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: value is not finite", path, r.L.lineno);
       break;
     }
     if (n == cap) {
@@ -352,8 +355,7 @@ fcd_status fcd_system_read_fixed(fcd_system *sys, const char *path) {
     vals[n] = v;
     n++;
   }
-  if (st == FCD_OK && ferror(r.fp))
-    st = fcd__err(sys, FCD_E_IO, "%s: read error after line %ld", path, r.lineno);
+  if (st == FCD_OK && got < 0) st = r.st;
   if (st == FCD_OK) st = fcd_system_fix_dofs(sys, n, dofs, vals);
   close_reader(&r);
   fcd__free(dofs);

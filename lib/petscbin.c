@@ -70,8 +70,8 @@ fcd_status fcd_system_read_petsc_binary(fcd_system *sys, fcd_matrix_kind which,
     return fcd__err(sys, FCD_E_INVALID_ARG, "read_petsc_binary: unknown matrix kind %d",
                     (int)which);
   if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "read_petsc_binary: path is NULL");
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
+  FILE *fp;
+  FCD_TRY(fcd__open_input(sys, path, &fp, NULL, 0));
   unsigned char hdr[16];
   int32_t *len = NULL;
   fcd_index *ri = NULL, *ci = NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* fcd.h includes fcd_vtk.h */
 
@@ -316,12 +317,25 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
   if (dim != 2 && dim != 3)
     return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read_vtk: dim must be 2 or 3, not %d", dim);
   if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read_vtk: path is NULL");
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return fcd__err(sys, FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
+  FILE *fp;
+  FCD_TRY(fcd__open_input(sys, path, &fp, NULL, 0));
+  /* the whole file is read: a regular file's size bounds it, anything else (a pipe, a
+   * device) FCD__STREAM_MAX; an ASCII file has no NUL byte (/dev/zero stops at once) */
+  struct stat sb;
+  memset(&sb, 0, sizeof sb);
+  size_t limit = FCD__STREAM_MAX;
+  if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
+      (uint64_t)sb.st_size < (uint64_t)SIZE_MAX / 2)
+    limit = (size_t)sb.st_size + 1;
   char *text = NULL;
   size_t len = 0, cap = 0;
   fcd_status st = FCD_OK;
   for (;;) {
+    if (len > limit) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s: longer than %zu bytes (%s)", path, limit - 1,
+                    S_ISREG(sb.st_mode) ? "it grew while read" : "the bound of a stream");
+      break;
+    }
     if (len + 65536 > cap) {
       char *t = fcd__grow_array(text, len, cap + 65536 + cap / 2, 1);
       if (!t) {
@@ -332,6 +346,11 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
       cap = cap + 65536 + cap / 2;
     }
     size_t got = fread(text + len, 1, cap - len, fp);
+    if (got && memchr(text + len, 0, got)) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s: a NUL byte near offset %zu: not an ASCII legacy "
+                    "VTK file", path, len + (size_t)((char *)memchr(text + len, 0, got) - (text + len)));
+      break;
+    }
     len += got;
     if (got == 0) break;
   }
@@ -459,7 +478,9 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
   }
   for (long long q = 0, cell = 0; cell < ncells; cell++) {
     long long k = q < nconn ? conn[q] : -1;
-    if (k < 1 || q + 1 + k > nconn || nodes_of(types[cell]) != k) {
+    /* k counted against what is left (q < nconn here): q + 1 + k overflows for k near
+     * 2^63 */
+    if (k < 1 || k > nconn - q - 1 || nodes_of(types[cell]) != k) {
       st = fcd__err(sys, nodes_of(types[cell]) ? FCD_E_FORMAT : FCD_E_UNSUPPORTED,
                     "%s: cell %lld: %s", path, cell,
                     nodes_of(types[cell]) ? "its node count does not match its type"

@@ -9,6 +9,7 @@
  *     (seed 001).
  * Each part writes its CSV and a PNG (gnuplot). */
 #include "demo.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,16 +17,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int plot(const char *out, const char *png, const char *script) {
-  FILE *gp = popen("gnuplot 2>/dev/null", "w");
-  if (!gp) return -1;
-  fprintf(gp, "set terminal pngcairo size 900,650 font ',11'\nset output '%s/%s'\n"
-              "set datafile separator ','\nset grid\n%s", out, png, script);
-  if (pclose(gp) != 0) return -1;
-  char path[4096];
-  struct stat sb;
+/* OUT/PNG from SCRIPT, which reads its data as 'data.csv' (OUT/DATA linked there: no
+ * path enters the script, tools/outfile.h) */
+static int plot(const char *out, const char *png, const char *data, const char *script) {
+  char path[4096], in[4096], full[8192 + 256], err[512];
   snprintf(path, sizeof path, "%s/%s", out, png);
-  if (stat(path, &sb) != 0 || sb.st_size < 1000) return -1;
+  snprintf(in, sizeof in, "%s/%s", out, data);
+  snprintf(full, sizeof full, "set terminal pngcairo size 900,650 font ',11'\n"
+           "set output 'plot.png'\nset datafile separator ','\nset grid\n%s", script);
+  const char *inputs[1] = {in}, *names[1] = {"data.csv"};
+  if (plot_run(path, full, 1, inputs, names, err, sizeof err) != 0) {
+    fprintf(stderr, "fcd demo: no plot %s: %s\n", path, err);
+    return -1;
+  }
   printf("  plot: %s\n", path);
   return 0;
 }
@@ -117,8 +121,8 @@ static int demo_pin_stability(const char *out, int *npng) {
   snprintf(script, sizeof script,
            "unset key\nset xlabel 'friction coefficient mu'\nset ylabel 'largest Re(lambda)'\n"
            "set title 'Pin on a flat: flutter of steady sliding from mu = %.4f'\n"
-           "plot '%s/pin-stability.csv' u 1:2 every ::1 w l lw 2\n", closed, out);
-  if (plot(out, "pin-stability.png", script)) return 1;
+           "plot 'data.csv' u 1:2 every ::1 w l lw 2\n", closed);
+  if (plot(out, "pin-stability.png", "pin-stability.csv", script)) return 1;
   (*npng)++;
   return 0;
 }
@@ -175,8 +179,8 @@ static int demo_pin_motion(const char *out, int *npng) {
            "unset key\nset offsets 0, 0, graph 0.05, graph 0.05\n"
            "set xlabel 'u_T - u_T^0'\nset ylabel \"u_T' relative to the dragged end\"\n"
            "set title 'Pin on a flat, mu = 2.2: flutter grows into a stick-slip limit cycle'\n"
-           "plot '%s/pin-motion.csv' u ($2-%.10g):3 every ::1 w l lw 1\n", out, uT0);
-  if (plot(out, "pin-limit-cycle.png", script)) return 1;
+           "plot 'data.csv' u ($2-%.10g):3 every ::1 w l lw 1\n", uT0);
+  if (plot(out, "pin-limit-cycle.png", "pin-motion.csv", script)) return 1;
   (*npng)++;
   return 0;
 }
@@ -228,9 +232,9 @@ static int demo_energy(const char *out, int *npng) {
   snprintf(script, sizeof script,
            "set key top right\nset xlabel 't (s)'\nset ylabel 'E - W_{ext} (J)'\n"
            "set title 'Block on a spring, h = 0.05: Moreau-Jean creates energy, Fremond does not'\n"
-           "plot '%s/energy.csv' u 1:2 every ::1 w lp lw 2 pt 7 ps 0.5 t 'Moreau-Jean', "
-           "'' u 1:3 every ::1 w lp lw 2 pt 6 ps 0.5 t 'Fremond'\n", out);
-  if (plot(out, "energy-schemes.png", script)) return 1;
+           "plot 'data.csv' u 1:2 every ::1 w lp lw 2 pt 7 ps 0.5 t 'Moreau-Jean', "
+           "'' u 1:3 every ::1 w lp lw 2 pt 6 ps 0.5 t 'Fremond'\n");
+  if (plot(out, "energy-schemes.png", "energy.csv", script)) return 1;
   (*npng)++;
   return 0;
 }
@@ -254,8 +258,8 @@ static int demo_lattice(const char *out, int *npng) {
   snprintf(script, sizeof script,
            "unset key\nset xlabel 'top displacement'\nset ylabel 'pull force'\n"
            "set title 'Lattice with softening: the force peaks when a shear band forms'\n"
-           "plot '%s/history.csv' u 6:7 every ::1 w l lw 2\n", dir);
-  if (plot(dir, "force-displacement.png", script)) return 1;
+           "plot 'data.csv' u 6:7 every ::1 w l lw 2\n");
+  if (plot(dir, "force-displacement.png", "history.csv", script)) return 1;
   (*npng)++;
   return 0;
 }

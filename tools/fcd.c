@@ -11,6 +11,7 @@
 
 #include "beam_model.h"
 #include "demo.h"
+#include "outfile.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -30,6 +31,7 @@ static void usage(FILE *to) {
           "        [--fixed FILE] [--load f.txt] --contacts FILE\n"
           "        --scheme moreau-jean|modified-theta|fremond\n"
           "        --dt H --t-end T [--theta X] [--restitution E] [--u0 FILE --v0 FILE]\n"
+          "        [--max-iter N] (the contact solver's iterations per step)\n"
           "        --out history.csv [--mesh mesh.vtk --vtk DIR]: DIR/final.vtk, the last\n"
           "        displacement, velocity and contact status\n"
           "        nonsmooth time integration; history.csv has one row per step: time,\n"
@@ -260,7 +262,12 @@ static int load_system_opt(const options *o, int need_mass, fcd_system **out) {
   }
   fcd_system *sys;
   st = fcd_system_create(nr, &sys);
-  if (st != FCD_OK) return fail(NULL, st, "creating the system");
+  if (st != FCD_OK) {
+    fprintf(stderr, "fcd: %s: cannot create a system of %lld dofs, the size in its header "
+            "(%s: its tables alone need %.3g GB)\n", sizer, (long long)nr, fcd_status_str(st),
+            49.0 * (double)nr / 1e9);
+    return 1;
+  }
   if ((o->mass && (st = fcd_system_read_matrix_market(sys, FCD_MASS, o->mass)) != FCD_OK) ||
       (st = fcd_system_read_matrix_market(sys, FCD_STIFFNESS, o->stiffness)) != FCD_OK ||
       (o->fixed && (st = fcd_system_read_fixed(sys, o->fixed)) != FCD_OK)) {
@@ -374,9 +381,16 @@ static int cmd_solve(int argc, char **argv) {
     printf("reference solution: distance=%.6e relative=%.6e (its residual %.3e)\n", sqrt(d2),
            n2 > 0 ? sqrt(d2 / n2) : sqrt(d2), rref);
   }
-  if (o.write && rc == 0 && (st = fcd_fc_problem_write_fclib(p, o.write, r)) != FCD_OK) {
-    fprintf(stderr, "fcd: %s\n", fcd_fc_problem_last_error(p));
-    rc = 1;
+  if (o.write && rc == 0) {
+    out_file wf;
+    if (out_reserve(&wf, o.write)) rc = 1;
+    else if ((st = fcd_fc_problem_write_fclib(p, wf.tmp, r)) != FCD_OK) {
+      fprintf(stderr, "fcd: %s\n", fcd_fc_problem_last_error(p));
+      out_discard(&wf);
+      rc = 1;
+    } else if (out_commit(&wf)) {
+      rc = 1;
+    }
   }
   fcd_certificate cert;
   if (rc == 0 && fcd_fc_problem_get_certificate(p, &cert) == FCD_OK)
@@ -439,7 +453,8 @@ static fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index
   if (o->damping) st = fcd_system_read_matrix_market(sys, FCD_DAMPING, o->damping);
   if (st == FCD_OK && o->rayleigh) {
     double a, b;
-    if (sscanf(o->rayleigh, "%lf,%lf", &a, &b) != 2) {
+    char tail;
+    if (sscanf(o->rayleigh, "%lf,%lf%c", &a, &b, &tail) != 2 || !isfinite(a) || !isfinite(b)) {
       fprintf(stderr, "fcd: --rayleigh needs 'alpha,beta', got '%s'\n", o->rayleigh);
       *usage = 1;
       return FCD_E_INVALID_ARG;
@@ -452,7 +467,8 @@ static fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index
 }
 
 /* --vtk DIR needs --mesh FILE (the geometry fcd does not otherwise know): checks the
- * pair and creates DIR; 0, or 2 for a usage error, 1 when DIR cannot be made */
+ * pair; 0, or 2 for a usage error. DIR is created when the first file is written, after
+ * the run succeeded: a failed run leaves no directory behind. */
 static int vtk_prepare(const options *o) {
   if (!o->vtk && !o->mesh) return 0;
   if (!o->vtk || !o->mesh) {
@@ -460,21 +476,28 @@ static int vtk_prepare(const options *o) {
                     "mesh's node coordinates)\n");
     return 2;
   }
-  if (mkdir(o->vtk, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "fcd: cannot create '%s': %s\n", o->vtk, strerror(errno));
-    return 1;
-  }
   return 0;
 }
 
-/* writes DIR/NAME.vtk; 0 or 1 (message printed) */
+/* writes DIR/NAME.vtk through a temporary file (an existing one is replaced only by a
+ * complete one); 0 or 1 (message printed) */
 static int vtk_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
                      fcd_index nfields, const char *const *names, const double *const *fields,
                      const fcd_contact_set *cs, const int *status) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "fcd: cannot create '%s': %s\n", dir, strerror(errno));
+    return 1;
+  }
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.vtk", dir, name);
-  fcd_status st = fcd_mesh_write_vtk(m, path, nfields, names, fields, cs, status);
-  if (st != FCD_OK) return fail(sys, st, "writing VTK");
+  out_file of;
+  if (out_reserve(&of, path)) return 1;
+  fcd_status st = fcd_mesh_write_vtk(m, of.tmp, nfields, names, fields, cs, status);
+  if (st != FCD_OK) {
+    out_discard(&of);
+    return fail(sys, st, "writing VTK");
+  }
+  if (out_commit(&of)) return 1;
   printf("vtk: %s\n", path);
   return 0;
 }
@@ -483,7 +506,7 @@ static int cmd_simulate(int argc, char **argv) {
   static const char *const allowed[] = {"--mass", "--stiffness", "--damping", "--rayleigh",
                                         "--fixed", "--load", "--contacts", "--scheme", "--dt",
                                         "--t-end", "--theta", "--restitution", "--u0", "--v0",
-                                        "--out", "--mesh", "--vtk", NULL};
+                                        "--out", "--mesh", "--vtk", "--max-iter", NULL};
   options o = {.theta = 0.5, .scheme = "moreau-jean"};
   if (parse_options(argc, argv, &o, allowed)) return 2;
   if (!o.contacts || !o.out || !(o.dt > 0) || !(o.t_end > 0)) {
@@ -532,15 +555,17 @@ static int cmd_simulate(int argc, char **argv) {
   }
   if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, o.dt);
   if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_THETA, o.theta);
+  if (st == FCD_OK && o.max_iter > 0)
+    st = fcd_integrator_set_param(it, FCD_PARAM_MAX_ITER, (double)o.max_iter);
   if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u, v);
   if (st != FCD_OK) {
     rc = fail(sys, st, what);
     goto out;
   }
   {
-    FILE *csv = fopen(o.out, "w");
+    out_file hist;
+    FILE *csv = out_open(&hist, o.out);
     if (!csv) {
-      fprintf(stderr, "fcd: cannot write '%s': %s\n", o.out, strerror(errno));
       rc = 1;
       goto out;
     }
@@ -550,13 +575,14 @@ static int cmd_simulate(int argc, char **argv) {
     fcd_integrator_set_observer(it, sim_observer, &ctx);
     st = fcd_integrator_advance(it, o.t_end);
     if (ctx.tty) fprintf(stderr, "\n");
-    int bad = fclose(csv) != 0;
     if (st != FCD_OK) {
+      /* the previous history, if any, stays: a partial one would look complete */
+      out_discard(&hist);
       rc = fail(sys, st, "simulating");
+      fprintf(stderr, "fcd: no history written; '%s' is unchanged\n", o.out);
       goto out;
     }
-    if (bad) {
-      fprintf(stderr, "fcd: write error on '%s'\n", o.out);
+    if (out_commit(&hist)) {
       rc = 1;
       goto out;
     }
@@ -667,10 +693,10 @@ static int cmd_equilibrium(int argc, char **argv) {
     fcd_equilibrium_get_contact_sets(eq, set);
     fcd_equilibrium_get_contact_state(eq, status, sd);
     fcd_contact_set_local(cs, u, loc);
-    FILE *csv = fopen(o.out, "w");
+    out_file eqf;
+    FILE *csv = out_open(&eqf, o.out);
     if (!csv) {
       free(loc);
-      fprintf(stderr, "fcd: cannot write '%s': %s\n", o.out, strerror(errno));
       rc = 1;
       goto out;
     }
@@ -686,17 +712,19 @@ static int cmd_equilibrium(int argc, char **argv) {
               loc[c * d]);
     }
     free(loc);
-    int bad = fclose(csv) != 0;
-    if (!bad && o.displacements) {
-      FILE *uf = fopen(o.displacements, "w");
+    int bad = 0;
+    if (o.displacements) {
+      out_file uff;
+      FILE *uf = out_open(&uff, o.displacements);
       if (!uf) bad = 1;
       else {
         for (fcd_index i = 0; i < n; i++) fprintf(uf, "%.17g\n", u[i]);
-        bad = fclose(uf) != 0;
+        bad = out_commit(&uff) != 0;
       }
     }
+    if (bad) out_discard(&eqf);
+    else bad = out_commit(&eqf) != 0;
     if (bad) {
-      fprintf(stderr, "fcd: write error on '%s'\n", o.out);
       rc = 1;
       goto out;
     }
@@ -776,14 +804,22 @@ static int stab_row(void *ud, double mu, fcd_index n, const double *re, const do
 
 static int read_state(const char *path, fcd_index nc, int d, int *status, double *slip) {
   FILE *f = fopen(path, "r");
+  struct stat sb0;
+  if (f && fstat(fileno(f), &sb0) == 0 && S_ISDIR(sb0.st_mode)) {
+    fclose(f);
+    fprintf(stderr, "fcd: cannot read '%s': it is a directory\n", path);
+    return 1;
+  }
   if (!f) {
     fprintf(stderr, "fcd: cannot read '%s': %s\n", path, strerror(errno));
     return 1;
   }
-  char line[4096];
-  long ln = 0, rows = 0;
+  char *line = NULL;
+  size_t cap = 0;
+  long ln = 0, rows = 0, len;
   int rc = 0;
-  while (fgets(line, sizeof line, f)) {
+  /* a state line is short: 1 MiB bounds a file without newlines */
+  while ((len = read_line(f, &line, &cap, (size_t)1 << 20)) >= 0) {
     ln++;
     if (ln == 1) {
       if (strncmp(line, "contact,status,slip_t,slip_b", 28) != 0) {
@@ -794,7 +830,7 @@ static int read_state(const char *path, fcd_index nc, int d, int *status, double
       }
       continue;
     }
-    if (line[0] == '\n' || line[0] == '#') continue;
+    if (line[0] == 0 || line[0] == '#') continue;
     long c;
     char stname[32];
     double st, sb;
@@ -821,6 +857,12 @@ static int read_state(const char *path, fcd_index nc, int d, int *status, double
     if (d == 3) slip[c * 2 + 1] = sb;
     rows++;
   }
+  if (len < -1 && !rc) {
+    fprintf(stderr, "fcd: %s:%ld: %s\n", path, ln + 1,
+            len == -3 ? "a NUL byte: not a text file" : "line longer than 1 MiB");
+    rc = 1;
+  }
+  free(line);
   fclose(f);
   if (!rc && rows != nc) {
     fprintf(stderr, "fcd: %s: %ld contact rows for %lld contacts\n", path, rows, (long long)nc);
@@ -870,6 +912,16 @@ static int cmd_stability(int argc, char **argv) {
   if (!(o.target_hz >= 0)) {
     fprintf(stderr, "fcd: --target-hz must be >= 0\n");
     return 2;
+  }
+  if (o.vtk && (o.mu_text || o.mu_sweep)) {
+    fprintf(stderr, "fcd: --vtk writes the modes of a single solve at the contacts' own "
+                    "friction; with --mu or --mu-sweep it would write nothing\n");
+    return 2;
+  }
+  if (o.plot && !plot_available()) {
+    fprintf(stderr, "fcd: --plot needs gnuplot, which is not on PATH (drop --plot to write "
+                    "the chart alone)\n");
+    return 1;
   }
   fcd_system *sys;
   int rc = load_system(&o, &sys);
@@ -929,9 +981,9 @@ static int cmd_stability(int argc, char **argv) {
     rc = fail(sys, s, what);
     goto out;
   }
-  ctx.csv = fopen(o.out, "w");
+  out_file chart;
+  ctx.csv = out_open(&chart, o.out);
   if (!ctx.csv) {
-    fprintf(stderr, "fcd: cannot write '%s': %s\n", o.out, strerror(errno));
     rc = 1;
     goto out;
   }
@@ -976,20 +1028,16 @@ static int cmd_stability(int argc, char **argv) {
       }
     }
   } else {
-    if (mesh)
-      fprintf(stderr, "fcd: --vtk writes the modes of a single solve (without --mu or "
-                      "--mu-sweep); none written\n");
     s = fcd_stability_sweep(st, mu0, o.mu_sweep ? mu1 : mu0, steps, stab_row, &ctx);
   }
   if (ctx.tty) fprintf(stderr, "\n");
-  int bad = fclose(ctx.csv) != 0;
-  if (s != FCD_OK) {
-    rc = fail(sys, s, what);
-    remove(o.out);
+  if (s != FCD_OK || rc != 0) {
+    out_discard(&chart);
+    if (s != FCD_OK) rc = fail(sys, s, what);
+    fprintf(stderr, "fcd: no chart written; '%s' is unchanged\n", o.out);
     goto out;
   }
-  if (bad) {
-    fprintf(stderr, "fcd: write error on '%s'\n", o.out);
+  if (out_commit(&chart)) {
     rc = 1;
     goto out;
   }
@@ -1013,19 +1061,23 @@ static int cmd_stability(int argc, char **argv) {
            ctx.any_unstable ? "yes" : "no", nec ? "yes" : "no", ms, o.out);
   }
   if (o.plot) {
-    FILE *gp = popen("gnuplot 2>/dev/null", "w");
-    if (!gp) {
-      fprintf(stderr, "fcd: gnuplot not available, no plot\n");
+    /* the chart is linked as chart.csv and the image written as plot.png in a work
+     * directory: neither path enters the script */
+    static const char script[] =
+        "set terminal pngcairo size 900,800\nset output 'plot.png'\nset datafile separator ','\n"
+        "set multiplot layout 2,1\nset xlabel 'friction coefficient'\n"
+        "set ylabel 'frequency (Hz)'\nset key off\n"
+        "plot 'chart.csv' every ::1 using 1:($5 > 0 ? $6 : 1/0):3 with points pt 7 ps 0.5 lc variable\n"
+        "set ylabel 'Re(lambda) (1/s)'\n"
+        "plot 'chart.csv' every ::1 using 1:($5 >= 0 ? $4 : 1/0):3 with points pt 7 ps 0.5 lc variable, 0 with lines lc rgb 'black'\n"
+        "unset multiplot\n";
+    const char *inputs[1] = {o.out}, *names[1] = {"chart.csv"};
+    char err[512];
+    if (plot_run(o.plot, script, 1, inputs, names, err, sizeof err) != 0) {
+      fprintf(stderr, "fcd: --plot %s: %s\n", o.plot, err);
+      rc = 1;
     } else {
-      fprintf(gp, "set terminal pngcairo size 900,800\nset output '%s'\nset datafile separator ','\n"
-                  "set multiplot layout 2,1\nset xlabel 'friction coefficient'\n"
-                  "set ylabel 'frequency (Hz)'\nset key off\n"
-                  "plot '%s' every ::1 using 1:($5 > 0 ? $6 : 1/0):3 with points pt 7 ps 0.5 lc variable\n"
-                  "set ylabel 'Re(lambda) (1/s)'\n"
-                  "plot '%s' every ::1 using 1:($5 >= 0 ? $4 : 1/0):3 with points pt 7 ps 0.5 lc variable, 0 with lines lc rgb 'black'\n"
-                  "unset multiplot\n", o.plot, o.out, o.out);
-      if (pclose(gp) != 0) fprintf(stderr, "fcd: gnuplot failed, no plot\n");
-      else printf("plot: %s\n", o.plot);
+      printf("plot: %s\n", o.plot);
     }
   }
 out:
@@ -1092,9 +1144,9 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
   }
   char path[4096];
   snprintf(path, sizeof path, "%s/history.csv", dir);
-  FILE *csv = fopen(path, "w");
+  out_file hist;
+  FILE *csv = out_open(&hist, path);
   if (!csv) {
-    fprintf(stderr, "fcd: cannot write '%s': %s\n", path, strerror(errno));
     free(x); free(sg); free(a); free(wy); free(ea); free(eb);
     return 1;
   }
@@ -1105,7 +1157,7 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
   double *react = malloc(((size_t)nq + 1) * sizeof *react), pull_rate = 0;
   if (!react) {
     fprintf(stderr, "fcd: out of memory\n");
-    fclose(csv);
+    out_discard(&hist);
     free(x); free(sg); free(a); free(wy); free(ea); free(eb);
     return 1;
   }
@@ -1148,25 +1200,35 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
     if (tty && steps > 100 && j % 10 == 0) fprintf(stderr, "\rfcd: t = %.3g (%ld/%ld)", t, j, steps);
   }
   if (tty && steps > 100) fprintf(stderr, "\n");
-  if (fclose(csv) != 0) rc = 1;
-  /* the lattice coloured by damage, at the last state reached */
+  if (rc) {
+    out_discard(&hist);
+    fprintf(stderr, "fcd: no history written; '%s' is unchanged\n", path);
+  } else if (out_commit(&hist)) {
+    rc = 1;
+  }
+  /* the lattice coloured by damage, at the last state reached (best effort: not an
+   * output the user asked for by name) */
   snprintf(path, sizeof path, "%s/springs.dat", dir);
-  FILE *sd = fopen(path, "w");
+  FILE *sd = rc ? NULL : fopen(path, "w");
   if (sd) {
     for (fcd_index i = 0; i < m; i++)
       fprintf(sd, "%.6g %.6g %.6g %.6g %.6g\n", x[2 * eb[i]], x[2 * eb[i] + 1],
               x[2 * ea[i]] - x[2 * eb[i]], x[2 * ea[i] + 1] - x[2 * eb[i] + 1], a[i]);
     fclose(sd);
-    FILE *gp = popen("gnuplot 2>/dev/null", "w");
-    if (gp) {
-      fprintf(gp, "set terminal pngcairo size 700,900\nset output '%s/damage.png'\n"
-                  "set size ratio -1\nunset key\nset title 'damage a at the last step'\n"
-                  "set palette defined (0 '#2ca02c', 0.5 '#ffdd00', 1 '#d62728')\n"
-                  "set cbrange [0:%g]\n"
-                  "plot '%s' using 1:2:3:4:5 with vectors nohead lw 2 lc palette\n",
-              dir, amax_all > 0 ? amax_all : 1, path);
-      if (pclose(gp) == 0) printf("plot: %s/damage.png\n", dir);
-    }
+    char script[1024], png[4096], err[512];
+    snprintf(script, sizeof script,
+             "set terminal pngcairo size 700,900\nset output 'plot.png'\n"
+             "set size ratio -1\nunset key\nset title 'damage a at the last step'\n"
+             "set palette defined (0 '#2ca02c', 0.5 '#ffdd00', 1 '#d62728')\n"
+             "set cbrange [0:%g]\n"
+             "plot 'springs.dat' using 1:2:3:4:5 with vectors nohead lw 2 lc palette\n",
+             amax_all > 0 ? amax_all : 1);
+    snprintf(png, sizeof png, "%s/damage.png", dir);
+    const char *inputs[1] = {path}, *names[1] = {"springs.dat"};
+    if (!plot_available()) fprintf(stderr, "fcd: gnuplot not on PATH: no %s\n", png);
+    else if (plot_run(png, script, 1, inputs, names, err, sizeof err) != 0)
+      fprintf(stderr, "fcd: no %s: %s\n", png, err);
+    else printf("plot: %s\n", png);
   }
   printf("lattice: nodes=%lld springs=%lld steps=%ld history=%s/history.csv\n", (long long)n,
          (long long)m, steps, dir);
@@ -1225,6 +1287,10 @@ static int cmd_lattice(int argc, char **argv) {
   fcd_lattice *lat = NULL;
   fcd_status st = rect ? fcd_lattice_create_rect(nx, ny, spacing, k, c0, s, h, rate, &lat)
                        : fcd_lattice_create_tri(nx, ny, spacing, k, c0, s, h, rate, &lat);
+  if (st == FCD_E_NOMEM) {
+    fprintf(stderr, "fcd: cannot build a %dx%d lattice: out of memory\n", nx, ny);
+    return 1;
+  }
   if (st != FCD_OK) {
     fprintf(stderr, "fcd: cannot build the lattice: %s (k > 0, c0 > 0, s >= 0, spacing > 0)\n",
             fcd_status_str(st));

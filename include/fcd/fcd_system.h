@@ -34,10 +34,16 @@ typedef enum {
 } fcd_ownership;
 
 /** Creates a system with @p ndofs degrees of freedom (all free, no matrices, no load).
+ *  It allocates and fills 49 bytes per dof at once; a size whose 49 bytes per dof exceed
+ *  the machine's physical memory is refused with FCD_E_NOMEM before anything is
+ *  allocated (no data can justify it, and the kernel would kill the process while the
+ *  tables are filled). No handle exists to carry a message: the host names the size.
  *  @return FCD_OK, FCD_E_INVALID_ARG (ndofs <= 0 or out NULL), FCD_E_NOMEM. */
 FCD_API fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out);
 
-/** Destroys the system. NULL-safe. Objects created from it must be destroyed first. */
+/** Destroys the system. NULL-safe. The objects created from it (contact sets, solvers,
+ *  meshes) may be destroyed before or after it, in any order: the system's memory is
+ *  released when the last of them is gone. After this call the handle must not be used. */
 FCD_API void fcd_system_destroy(fcd_system *sys);
 
 /** Message of the most recent failing call on @p sys (or an object created from it);

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <slepceps.h>
 #include <slepcpep.h>
+#include <stdlib.h>
 #include <string.h>
 
 static pthread_mutex_t petsc_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -39,6 +40,13 @@ fcd_status fcd__petsc_acquire(const fcd_system *sys) {
     static char *argv_store[] = {arg0, arg1, NULL};
     int argc = 2;
     char **argv = argv_store;
+    int mpi_up = 0;
+    MPI_Initialized(&mpi_up);
+    /* fcd is the one starting MPI: a singleton. Open MPI 4 would fork a daemon through
+     * ssh/rsh, and without either on PATH MPI_Init aborts the host's process (no error
+     * handler can catch it). An isolated singleton needs no daemon; fcd never spawns
+     * processes. A host that set the variable keeps its value (docs/hardening.md). */
+    if (!mpi_up) setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     PetscErrorCode e = SlepcInitialize(&argc, &argv, NULL, NULL);
     if (e) {
       pthread_mutex_unlock(&petsc_lock);

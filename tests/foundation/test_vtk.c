@@ -117,6 +117,9 @@ int main(void) {
        "CELLS 1 4\n3 0 1\n", FCD_E_FORMAT, "CELLS"},
       {"# vtk DataFile Version 3.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 2 double\n0 0 0\n1 0 0\n"
        "CELLS 0 0\nCELL_TYPES 0\n", FCD_E_INVALID_ARG, "4 dofs"},
+      /* issue 19: a cell size of 2^63 - 1 overflowed q + 1 + k (UBSan: signed overflow) */
+      {"# vtk DataFile Version 3.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 3 double\n0 0 0\n1 0 0\n0 1 0\n"
+       "CELLS 1 4\n9223372036854775807 0 1 2\nCELL_TYPES 1\n5\n", FCD_E_FORMAT, "node count"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char p2[600];

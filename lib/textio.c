@@ -1,0 +1,102 @@
+/* Bounded input: every text reader of fcd reads lines through here, so that a file
+ * without newlines (/dev/zero, a binary file, a stream that never ends) costs at most
+ * FCD__LINE_MAX bytes and an error naming the line, and a directory is an I/O error
+ * naming it, not an "empty file". */
+#include "fcd_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TERR(code, ...)                                                                  \
+  do {                                                                                   \
+    if (errbuf && errcap) snprintf(errbuf, errcap, __VA_ARGS__);                         \
+    return fcd__err(sys, code, __VA_ARGS__);                                             \
+  } while (0)
+
+fcd_status fcd__open_input(const fcd_system *sys, const char *path, FILE **out, char *errbuf,
+                           size_t errcap) {
+  *out = NULL;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) TERR(FCD_E_IO, "cannot open '%s': %s", path, strerror(errno));
+  struct stat sb;
+  if (fstat(fileno(fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(fp);
+    TERR(FCD_E_IO, "cannot read '%s': it is a directory", path);
+  }
+  *out = fp;
+  return FCD_OK;
+}
+
+void fcd__lines_init(fcd__lines *r, FILE *fp, const char *path) {
+  memset(r, 0, sizeof *r);
+  r->fp = fp;
+  r->path = path;
+}
+
+void fcd__lines_free(fcd__lines *r) {
+  fcd__free(r->line);
+  r->line = NULL;
+  r->cap = 0;
+}
+
+int fcd__lines_next(fcd__lines *r, const fcd_system *sys, char *errbuf, size_t errcap,
+                    fcd_status *st) {
+  size_t len = 0;
+  int ch = EOF;
+  *st = FCD_OK;
+  for (;;) {
+    ch = getc_unlocked(r->fp);
+    if (ch == EOF || ch == '\n') break;
+    if (ch == 0) {
+      if (errbuf && errcap)
+        snprintf(errbuf, errcap, "%s:%ld: a NUL byte: not a text file", r->path, r->lineno + 1);
+      *st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a NUL byte: not a text file", r->path,
+                     r->lineno + 1);
+      return -1;
+    }
+    if (len == FCD__LINE_MAX) {
+      if (errbuf && errcap)
+        snprintf(errbuf, errcap, "%s:%ld: line longer than %d bytes", r->path, r->lineno + 1,
+                 FCD__LINE_MAX);
+      *st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: line longer than %d bytes", r->path,
+                     r->lineno + 1, FCD__LINE_MAX);
+      return -1;
+    }
+    if (len + 1 >= r->cap) {
+      size_t ncap = r->cap ? 2 * r->cap : 256;
+      if (ncap > (size_t)FCD__LINE_MAX + 1) ncap = (size_t)FCD__LINE_MAX + 1;
+      char *t = fcd__grow_array(r->line, len, ncap, 1);
+      if (!t) {
+        if (errbuf && errcap) snprintf(errbuf, errcap, "%s: out of memory", r->path);
+        *st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", r->path);
+        return -1;
+      }
+      r->line = t;
+      r->cap = ncap;
+    }
+    r->line[len++] = (char)ch;
+  }
+  if (ferror(r->fp)) {
+    int e = errno;
+    if (errbuf && errcap) snprintf(errbuf, errcap, "%s: read error: %s", r->path, strerror(e));
+    *st = fcd__err(sys, FCD_E_IO, "%s: read error: %s", r->path, strerror(e));
+    return -1;
+  }
+  if (ch == EOF && len == 0) return 0;
+  if (!r->line) {
+    r->line = fcd__malloc(256);
+    if (!r->line) {
+      if (errbuf && errcap) snprintf(errbuf, errcap, "%s: out of memory", r->path);
+      *st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", r->path);
+      return -1;
+    }
+    r->cap = 256;
+  }
+  while (len > 0 && r->line[len - 1] == '\r') len--;
+  r->line[len] = 0;
+  r->lineno++;
+  return 1;
+}
