@@ -14,6 +14,9 @@
 #include "outfile.h"
 
 static const double PI = 3.14159265358979323846;
+/* fcd stability: reduced pencils up to this size are solved whole (LAPACK), larger
+ * ones for the --nev pairs nearest --target-hz (SLEPc) */
+enum { CLI_DENSE_MAX = 400 };
 
 static void usage(FILE *to) {
   fprintf(to,
@@ -49,8 +52,15 @@ static void usage(FILE *to) {
           "        [--mesh mesh.vtk --vtk DIR]: DIR/mode-K.vtk, the modes with the contact\n"
           "        state on the mesh's nodes (node p owns dofs dim p ..)\n"
           "        eigenvalues of the friction-linearized pencil about a contact state;\n"
-          "        chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind; lines\n"
-          "        'critical: track=T mu=X ...' where a tracked mode crosses Re = 0\n"
+          "        chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind. Reduced\n"
+          "        pencils up to 400 dofs are solved whole, larger ones for the --nev\n"
+          "        pairs (default 10, so 20 eigenvalues) nearest --target-hz (default 0);\n"
+          "        the 'window:' line says which. A sweep prints 'critical: track=T\n"
+          "        mu_from=A mu_to=B freq_hz=F becomes unstable|stable' where a tracked\n"
+          "        mode crosses Re = 0. Then 'certificate:' (the eigenpairs'\n"
+          "        backward error), 'infinite:' when some were infinite, and\n"
+          "        'stability: ... unstable=yes|no necessary_divergence=yes|no\n"
+          "        min_sym=X|n/a chart=FILE' (unstable: within the window)\n"
           "  lattice --rect NXxNY | --tri NXxNY [--defect NODE:DX,DY] [--k X --c0 X --s X\n"
           "        --h X --rate X --spacing X] [--dt H --t-end T] [--method full|reduced]\n"
           "        (--out DIR | --count-only)\n"
@@ -974,6 +984,7 @@ static int cmd_stability(int argc, char **argv) {
   what = "stability analysis";
   s = fcd_stability_create(sys, cs, &st);
   if (s == FCD_OK) s = fcd_stability_set_contact_state(st, status, slip);
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, CLI_DENSE_MAX);
   if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_NEV, (double)o.nev);
   if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, o.target_hz);
   if (s == FCD_OK && o.undamped) s = fcd_stability_set_param(st, FCD_STAB_DAMPING, 0);
@@ -1045,8 +1056,10 @@ static int cmd_stability(int argc, char **argv) {
     int fl, dv, nec;
     double ms;
     fcd_stability_get_summary(st, &fl, &dv, &nec, &ms);
+    /* the dense path computes the whole spectrum: --nev clamped to it is no news */
     const char *note = fcd_system_last_error(sys);
-    if (note && (strstr(note, "clamped") || strstr(note, "converged")))
+    if (note && fcd_stability_reduced_size(st) > CLI_DENSE_MAX &&
+        (strstr(note, "clamped") || strstr(note, "converged")))
       fprintf(stderr, "fcd: %s\n", note);
     fcd_certificate cert;
     if (fcd_stability_get_certificate(st, &cert) == FCD_OK)
@@ -1055,10 +1068,22 @@ static int cmd_stability(int argc, char **argv) {
     if (fcd_stability_get_infinite_count(st, &ninf) == FCD_OK && ninf > 0)
       printf("infinite: %lld eigenvalues dropped as infinite (a mass-less constraint "
              "direction, typically a sliding contact at huge mu)\n", (long long)ninf);
+    /* what part of the spectrum unstable=yes/no speaks for */
+    fcd_index nred = fcd_stability_reduced_size(st);
+    if (nred <= CLI_DENSE_MAX)
+      printf("window: the whole spectrum, every eigenvalue of the %lld-dof reduced pencil "
+             "(dense)\n", (long long)nred);
+    else
+      printf("window: the %ld eigenvalue pairs (lambda and its conjugate) nearest %g Hz of "
+             "the %lld-dof reduced pencil (sparse, --nev %ld --target-hz %g)\n", o.nev,
+             o.target_hz, (long long)nred, o.nev, o.target_hz);
+    char msym[32];
+    if (isnan(ms)) snprintf(msym, sizeof msym, "n/a");
+    else snprintf(msym, sizeof msym, "%.6g", ms);
     printf("stability: dofs=%lld reduced=%lld contacts=%lld steps=%ld unstable=%s "
-           "necessary_divergence=%s min_sym=%.6g chart=%s\n", (long long)n,
-           (long long)fcd_stability_reduced_size(st), (long long)nc, steps,
-           ctx.any_unstable ? "yes" : "no", nec ? "yes" : "no", ms, o.out);
+           "necessary_divergence=%s min_sym=%s chart=%s\n", (long long)n,
+           (long long)nred, (long long)nc, steps,
+           ctx.any_unstable ? "yes" : "no", nec ? "yes" : "no", msym, o.out);
   }
   if (o.plot) {
     /* the chart is linked as chart.csv and the image written as plot.png in a work
@@ -1407,6 +1432,35 @@ static int cmd_demo(int argc, char **argv) {
   return rc ? 1 : 0;
 }
 
+/* `fcd CMD --help`: the CMD block of the usage text (from its "  CMD " line to the next
+ * command's); 0 when CMD has one */
+static int usage_for(const char *cmd) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m) return 0;
+  usage(m);
+  fclose(m);
+  size_t cl = strlen(cmd);
+  int on = 0, found = 0;
+  for (char *line = text; line && *line;) {
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = 0;
+    int is_cmd = line[0] == ' ' && line[1] == ' ' && line[2] != ' ' && line[2] != 0;
+    if (is_cmd) on = strncmp(line + 2, cmd, cl) == 0 && (line[2 + cl] == ' ' || line[2 + cl] == 0);
+    else if (line[0] != ' ') on = 0;
+    if (on) {
+      if (!found) printf("usage: fcd");
+      printf("%s\n", found ? line : line + 1);
+      found = 1;
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  free(text);
+  if (found) printf("\n(every command: 'fcd help'; the manual: 'man fcd')\n");
+  return found;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -1414,12 +1468,37 @@ int main(int argc, char **argv) {
   }
   const char *cmd = argv[1];
   int rc;
+  /* `fcd CMD --help` prints CMD's usage; `--opt=value` is `--opt value` (GNU form) */
+  for (int i = 2; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      if (usage_for(cmd)) return 0;
+      break;
+    }
+  char **av = malloc(2 * (size_t)argc * sizeof *av + sizeof *av);
+  if (!av) {
+    fprintf(stderr, "fcd: out of memory\n");
+    return 1;
+  }
+  int ac = 0;
+  for (int i = 0; i < argc; i++) {
+    char *eq = i >= 2 && strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
+    if (eq) {
+      *eq = 0; /* argv's strings are the program's to modify */
+      av[ac++] = argv[i];
+      av[ac++] = eq + 1;
+    } else {
+      av[ac++] = argv[i];
+    }
+  }
+  av[ac] = NULL;
+  argc = ac;
+  argv = av;
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("fcd %s\nfeatures: %s\n", fcd_version_string(), fcd_features());
-    return 0;
+    rc = 0;
   } else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-    usage(stdout);
-    return 0;
+    if (argc >= 3 && usage_for(argv[2])) rc = 0;
+    else usage(stdout), rc = 0;
   } else if (strcmp(cmd, "info") == 0) {
     rc = cmd_info(argc - 2, argv + 2);
   } else if (strcmp(cmd, "simulate") == 0) {
@@ -1437,8 +1516,9 @@ int main(int argc, char **argv) {
   } else {
     fprintf(stderr, "fcd: unknown command '%s'\n\n", cmd);
     usage(stderr);
-    return 2;
+    rc = 2;
   }
   fcd_finalize();
+  free(av);
   return rc;
 }

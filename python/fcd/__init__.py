@@ -20,8 +20,9 @@ object, bool, strings) raises TypeError; a wrong shape or length raises ValueErr
 naming the argument and what was expected. Inputs in any memory order or of any real
 numeric dtype are copied to C-ordered float64 (int64 for indices).
 
-The library is found through the environment variable FCD_LIBRARY (a path), then
-beside this package (an installed tree), then by the system's loader (libfcd.so.0.1).
+The library is found through the environment variable FCD_LIBRARY (a path), then where
+`meson install` put it (recorded in _installed.py beside this package), then in the
+usual places of an installed tree, then by the system's loader (libfcd.so.0.1).
 """
 import ctypes as _C
 import ctypes.util as _cu
@@ -64,6 +65,13 @@ def _candidates():
         yield env
         return
     here = _os.path.dirname(_os.path.abspath(__file__))
+    # installed by meson: the library's path as the install wrote it
+    try:
+        from . import _installed
+        yield _os.path.normpath(_os.path.join(here, _installed.LIBRARY)
+                                if _installed.RELATIVE else _installed.LIBRARY)
+    except ImportError:
+        pass
     # an installed tree: <prefix>/lib/python3/dist-packages/fcd -> <prefix>/lib/...
     for up in ("../../..", "../../../.."):
         root = _os.path.normpath(_os.path.join(here, up))
