@@ -212,6 +212,81 @@ fcd_status fcd_contact_set_add_pair(fcd_contact_set *cs, const fcd_index *dofs_a
   return add_contact(cs, dofs_a, dofs_b, normal, tangent, gap, mu, id);
 }
 
+/* contacts from index n0 on are taken back (a batch that failed part way) */
+static void truncate_set(fcd_contact_set *cs, fcd_index n0) {
+  for (fcd_index i = n0; i < cs->n; i++)
+    for (int k = 0; k < cs->dim; k++) {
+      cs->sys->contact_uses[cs->c[i].dofs_a[k]]--;
+      if (cs->c[i].pair) cs->sys->contact_uses[cs->c[i].dofs_b[k]]--;
+    }
+  if (cs->n > n0) {
+    cs->n = n0;
+    cs->version++;
+  }
+}
+
+static fcd_status add_batch(fcd_contact_set *cs, fcd_index n, const fcd_index *dofs_a,
+                            const fcd_index *dofs_b, const fcd_real *normals,
+                            const fcd_real *tangents, const fcd_real *gaps,
+                            const fcd_real *mus, const fcd_real *vg, fcd_index *first_id,
+                            const char *what) {
+  const fcd_system *sys = cs->sys;
+  int d = cs->dim;
+  if (n < 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: count %lld is negative", what, (long long)n);
+  if (n > 0 && (!dofs_a || !normals || !tangents || !mus))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: %s is NULL", what,
+                    !dofs_a ? (dofs_b ? "dofs_a" : "dofs") : !normals ? "normals"
+                    : !tangents ? "tangents" : "mus");
+  if ((uint64_t)n > (uint64_t)(INT64_MAX / 6))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: count %lld is too large", what, (long long)n);
+  fcd_index n0 = cs->n;
+  for (fcd_index i = 0; i < n; i++) {
+    fcd_status st = add_contact(cs, dofs_a + i * d, dofs_b ? dofs_b + i * d : NULL,
+                                normals + i * d, tangents + i * d, gaps ? gaps[i] : 0.0,
+                                mus[i], NULL);
+    if (st == FCD_OK && vg)
+      for (int k = 0; k < d - 1; k++) {
+        if (!isfinite(vg[i * (d - 1) + k])) {
+          st = fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: sliding velocity is not finite",
+                        (long long)(cs->n - 1));
+          break;
+        }
+        cs->c[cs->n - 1].vg[k] = vg[i * (d - 1) + k];
+      }
+    if (st != FCD_OK) {
+      char msg[FCD_ERRMSG_CAP];
+      snprintf(msg, sizeof msg, "%s", sys->err);
+      truncate_set(cs, n0);
+      return fcd__err(sys, st, "%s: entry %lld of %lld: %s; none of the batch was added", what,
+                      (long long)i, (long long)n, msg);
+    }
+  }
+  if (first_id) *first_id = n0;
+  return FCD_OK;
+}
+
+fcd_status fcd_contact_set_add_rigid_n(fcd_contact_set *cs, fcd_index n, const fcd_index *dofs,
+                                       const fcd_real *normals, const fcd_real *tangents,
+                                       const fcd_real *gaps, const fcd_real *mus,
+                                       const fcd_real *vg, fcd_index *first_id) {
+  CHECK_CS(cs);
+  return add_batch(cs, n, dofs, NULL, normals, tangents, gaps, mus, vg, first_id,
+                   "add_rigid_n");
+}
+
+fcd_status fcd_contact_set_add_pair_n(fcd_contact_set *cs, fcd_index n,
+                                      const fcd_index *dofs_a, const fcd_index *dofs_b,
+                                      const fcd_real *normals, const fcd_real *tangents,
+                                      const fcd_real *gaps, const fcd_real *mus,
+                                      const fcd_real *vg, fcd_index *first_id) {
+  CHECK_CS(cs);
+  if (n > 0 && !dofs_b)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "add_pair_n: dofs_b is NULL");
+  return add_batch(cs, n, dofs_a, dofs_b, normals, tangents, gaps, mus, vg, first_id,
+                   "add_pair_n");
+}
+
 fcd_status fcd_contact_set_set_restitution(fcd_contact_set *cs, fcd_real e) {
   CHECK_CS(cs);
   if (!isfinite(e) || e < 0 || e > 1)

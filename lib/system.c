@@ -448,6 +448,40 @@ fcd_status fcd_system_eval_load(fcd_system *sys, fcd_real t, fcd_real *f) {
   return FCD_OK;
 }
 
+fcd_status fcd_system_support_reactions(fcd_system *sys, fcd_real t, const fcd_real *u,
+                                        const fcd_real *v, const fcd_real *a, fcd_real *r) {
+  FCD_CHECK_SYS(sys);
+  if (!u) return fcd__err(sys, FCD_E_INVALID_ARG, "support_reactions: u is NULL");
+  if (!r && sys->nfixed > 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "support_reactions: r is NULL");
+  if (!isfinite(t))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "support_reactions: time is not finite");
+  fcd_index n = sys->n;
+  fcd_real *f = fcd__malloc_array((size_t)n, sizeof *f);
+  fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
+  fcd_status st = FCD_OK;
+  if (!f || !y) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in support_reactions");
+    goto done;
+  }
+  /* R = M a + C v + K u - f(t): what the supports add to the load for the balance to
+   * hold (no contact acts on a prescribed dof) */
+  if ((st = fcd_system_eval_load(sys, t, f)) != FCD_OK) goto done;
+  for (fcd_index i = 0; i < n; i++) f[i] = -f[i];
+  const fcd_real *x[3] = {u, v, a};
+  const fcd_matrix_kind k[3] = {FCD_STIFFNESS, FCD_DAMPING, FCD_MASS};
+  for (int q = 0; q < 3; q++) {
+    if (!x[q]) continue;
+    if ((st = fcd_system_apply(sys, k[q], x[q], y)) != FCD_OK) goto done;
+    for (fcd_index i = 0; i < n; i++) f[i] += y[i];
+  }
+  for (fcd_index j = 0; j < sys->nfixed; j++) r[j] = f[sys->fixed_list[j]];
+done:
+  fcd__free(f);
+  fcd__free(y);
+  return st;
+}
+
 fcd_status fcd_system_eval_prescribed(fcd_system *sys, fcd_real t, fcd_real *u,
                                       fcd_real *v) {
   FCD_CHECK_SYS(sys);

@@ -55,6 +55,28 @@ FCD_API fcd_status fcd_contact_set_add_pair(fcd_contact_set *cs, const fcd_index
 /** Newton restitution coefficient e in [0, 1] for every contact of the set (default 0). */
 FCD_API fcd_status fcd_contact_set_set_restitution(fcd_contact_set *cs, fcd_real e);
 
+/** Adds @p n rigid contacts in one call, for a host with many: contact i has its dofs
+ *  at @p dofs[i dim ..], its normal and tangent at @p normals[i dim ..] and
+ *  @p tangents[i dim ..], gap @p gaps[i] (@p gaps NULL: all 0), friction @p mus[i], and,
+ *  when @p vg is not NULL, the sliding velocity @p vg[i (dim-1) ..] (as
+ *  fcd_contact_set_set_sliding_velocity). Each is checked as fcd_contact_set_add_rigid
+ *  checks one; the batch is all or nothing: on an error (the message names the entry)
+ *  no contact of it is added. The new ids are @p *first_id .. @p *first_id + n - 1
+ *  (@p first_id may be NULL). @since 0.1 */
+FCD_API fcd_status fcd_contact_set_add_rigid_n(fcd_contact_set *cs, fcd_index n,
+                                               const fcd_index *dofs, const fcd_real *normals,
+                                               const fcd_real *tangents, const fcd_real *gaps,
+                                               const fcd_real *mus, const fcd_real *vg,
+                                               fcd_index *first_id);
+
+/** fcd_contact_set_add_rigid_n for pairs: body A's dofs at @p dofs_a[i dim ..], body B's
+ *  at @p dofs_b[i dim ..], the rest as there. All or nothing. @since 0.1 */
+FCD_API fcd_status fcd_contact_set_add_pair_n(fcd_contact_set *cs, fcd_index n,
+                                              const fcd_index *dofs_a, const fcd_index *dofs_b,
+                                              const fcd_real *normals, const fcd_real *tangents,
+                                              const fcd_real *gaps, const fcd_real *mus,
+                                              const fcd_real *vg, fcd_index *first_id);
+
 /** Imposed (Eulerian) sliding velocity of the obstacle or partner at contact @p id, in
  *  the local tangent plane (dim-1 entries: T, then B in 3D). Default zero. */
 FCD_API fcd_status fcd_contact_set_set_sliding_velocity(fcd_contact_set *cs, fcd_index id,

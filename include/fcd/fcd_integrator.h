@@ -130,7 +130,10 @@ FCD_API fcd_status fcd_integrator_get_state(const fcd_integrator *it, fcd_real *
  *  zero for contacts that were not active. */
 FCD_API fcd_status fcd_integrator_get_reactions(const fcd_integrator *it, fcd_real *r);
 
-/** The energy ledger. */
+/** The energy ledger (fcd_energy), relative to the last fcd_integrator_set_state: that
+ *  call resets the sums to zero and takes the state's kinetic and potential energies as
+ *  the reference, so a host that restarts from a saved state gets the balance of the
+ *  new run only. */
 FCD_API fcd_status fcd_integrator_get_energy(const fcd_integrator *it, fcd_energy *e);
 
 /** The certificate of the last successful step (docs/conventions.md, "Certificates").

@@ -197,6 +197,16 @@ FCD_API fcd_status fcd_system_eval_load(fcd_system *sys, fcd_real t, fcd_real *f
 FCD_API fcd_status fcd_system_eval_prescribed(fcd_system *sys, fcd_real t, fcd_real *u,
                                               fcd_real *v);
 
+/** Support reactions: the forces the prescribed dofs' supports exert on the structure,
+ *  R = M a + C v + K u - f(t) at the prescribed dofs, in the order of
+ *  fcd_system_get_fixed() (@p r: fcd_system_num_fixed() entries). @p u, @p v and @p a
+ *  are full vectors (ndofs entries: displacement, velocity, acceleration); @p v or
+ *  @p a NULL drops its term, so a static state needs @p u only. No contact acts on a
+ *  prescribed dof, so nothing else enters. @since 0.1 */
+FCD_API fcd_status fcd_system_support_reactions(fcd_system *sys, fcd_real t,
+                                                const fcd_real *u, const fcd_real *v,
+                                                const fcd_real *a, fcd_real *r);
+
 /** Checks that matrix @p which restricted to the free dofs is symmetric positive
  *  definite by factoring it (CHOLMOD). FCD_OK, or FCD_E_NOT_SPD with the failing
  *  column in the message, FCD_E_INVALID_ARG if it is not stored symmetric and

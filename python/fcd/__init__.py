@@ -164,8 +164,40 @@ for _name, _res, _args in [
     ("fcd_equilibrium_get_state", _st, [_p, _preal]),
     ("fcd_equilibrium_get_reactions", _st, [_p, _preal]),
     ("fcd_equilibrium_get_contact_state", _st, [_p, _pint, _preal]),
+    ("fcd_equilibrium_set_reference", _st, [_p, _preal]),
+    ("fcd_equilibrium_get_residual", _st, [_p, _preal, _preal]),
+    ("fcd_equilibrium_get_certificate", _st, [_p, _preal]),
+    ("fcd_integrator_get_certificate", _st, [_p, _preal]),
+    ("fcd_integrator_set_observer", _st, [_p, _C.c_void_p, _C.c_void_p]),
+    ("fcd_stability_get_certificate", _st, [_p, _preal]),
+    ("fcd_stability_sweep", _st, [_p, _real, _real, _index, _C.c_void_p, _C.c_void_p]),
+    ("fcd_system_read_fixed", _st, [_p, _C.c_char_p]),
+    ("fcd_system_read_vector", _st, [_p, _C.c_char_p, _index, _preal]),
+    ("fcd_system_support_reactions", _st, [_p, _real, _preal, _preal, _preal, _preal]),
+    ("fcd_system_num_fixed", _index, [_p]),
+    ("fcd_contact_set_read", _st, [_p, _C.c_char_p, _C.POINTER(_p)]),
+    ("fcd_contact_set_dim", _C.c_int, [_p]),
+    ("fcd_contact_set_add_rigid_n", _st, [_p, _index, _pindex, _preal, _preal, _preal, _preal,
+                                          _preal, _pindex]),
 ]:
     _f[_name] = _fn(_name, _res, *_args)
+
+class _Counts(_C.Structure):
+    _fields_ = [("open", _index), ("stick", _index), ("slip", _index)]
+
+
+_OBSERVER = _C.CFUNCTYPE(_C.c_int, _C.c_void_p, _real, _index, _preal, _preal, _index, _preal,
+                         _C.POINTER(_Counts))
+_SWEEP = _C.CFUNCTYPE(_C.c_int, _C.c_void_p, _real, _index, _preal, _preal, _pindex)
+_CERT_KEYS = ("equilibrium", "penetration", "complementarity", "cone", "worst", "tolerance",
+              "force_scale", "length_scale")
+
+
+def _certificate(fn, h, check):
+    c = _np.zeros(12)  # fcd_certificate: 8 figures and 4 reserved
+    check(_f[fn](h, _pr(c)))
+    return dict(zip(_CERT_KEYS, (float(x) for x in c[:8])))
+
 
 _MATRIX = {"mass": 0, "stiffness": 1, "damping": 2}
 _SCHEME = {"moreau-jean": 0, "modified-theta": 1, "fremond": 2, "quasistatic": 3}
@@ -351,6 +383,29 @@ class System(_Owner):
         kind = _key(_MATRIX, which, "matrix")
         self._check(_f[fn](self._h, kind, _os.fsencode(path)))
 
+    def read_fixed(self, path):
+        """Prescribes the dofs of a text file (one 0-based dof per line, optionally
+        followed by its value), as `fcd --fixed` reads it."""
+        self._check(_f["fcd_system_read_fixed"](self._h, _os.fsencode(path)))
+
+    def read_vector(self, path):
+        """A vector of ndofs values from a text file (any number per line)."""
+        x = _np.empty(self.ndofs)
+        self._check(_f["fcd_system_read_vector"](self._h, _os.fsencode(path), self.ndofs, _pr(x)))
+        return x
+
+    def support_reactions(self, u, v=None, a=None, t=0.0):
+        """The forces the supports exert at the prescribed dofs (in increasing dof
+        order): M a + C v + K u - f(t) there; v and a may be None (a static state)."""
+        n = self.ndofs
+        uu = _real_array(u, "u", (n,))
+        vv = _real_array(v, "v", (n,)) if v is not None else None
+        aa = _real_array(a, "a", (n,)) if a is not None else None
+        r = _np.empty(max(int(_f["fcd_system_num_fixed"](self._h)), 1))
+        self._check(_f["fcd_system_support_reactions"](self._h, float(t), _pr(uu), _pr(vv),
+                                                       _pr(aa), _pr(r)))
+        return r[: int(_f["fcd_system_num_fixed"](self._h))]
+
     def read_matrix_market(self, which, path):
         self._io("fcd_system_read_matrix_market", which, path)
 
@@ -417,6 +472,35 @@ class ContactSet(_Child):
         self._check(_f["fcd_contact_set_add_pair"](self._h, _pi(a), _pi(b), _pr(n), _pr(t),
                                                    float(gap), float(mu), _C.byref(cid)))
         return cid.value
+
+    @classmethod
+    def read(cls, system, path):
+        """A contact set from an fcd contact file (docs/file-formats.md)."""
+        self = cls.__new__(cls)
+        self._bind(system)
+        h = _p()
+        self._check(_f["fcd_contact_set_read"](system._h, _os.fsencode(path), _C.byref(h)))
+        self._h = h
+        self.dim = int(_f["fcd_contact_set_dim"](h))
+        return self
+
+    def add_rigid_many(self, dofs, normals, tangents, mu, gaps=None, vg=None):
+        """Adds n rigid contacts in one call (all or nothing): ``dofs``, ``normals`` and
+        ``tangents`` of shape (n, dim), ``mu`` and ``gaps`` of n (or scalars), ``vg``
+        of shape (n, dim - 1) or None. Returns the ids (a range)."""
+        d = _np.ascontiguousarray(_np.asarray(dofs, dtype=_np.int64))
+        if d.ndim != 2 or d.shape[1] != self.dim:
+            raise ValueError("dofs: expected shape (n, %d), got %s" % (self.dim, d.shape))
+        n = d.shape[0]
+        nr = _real_array(normals, "normals", (n, self.dim))
+        tg = _real_array(tangents, "tangents", (n, self.dim))
+        m = _real_array(_np.broadcast_to(mu, (n,)), "mu", (n,))
+        g = _real_array(_np.broadcast_to(gaps, (n,)), "gaps", (n,)) if gaps is not None else None
+        v = _real_array(vg, "vg", (n, self.dim - 1)) if vg is not None else None
+        first = _index(-1)
+        self._check(_f["fcd_contact_set_add_rigid_n"](self._h, n, _pi(d), _pr(nr), _pr(tg),
+                                                      _pr(g), _pr(m), _pr(v), _C.byref(first)))
+        return range(first.value, first.value + n)
 
     def __len__(self):
         return int(_f["fcd_contact_set_size"](self._h))
@@ -512,6 +596,43 @@ class Integrator(_Child):
         return dict(zip(keys, (float(x) for x in e)))
 
 
+def _integrator_extras():
+    def certificate(self):
+        """The worst certificate of the last step (dict: equilibrium, penetration,
+        complementarity, cone, worst, tolerance, force_scale, length_scale)."""
+        return _certificate("fcd_integrator_get_certificate", self._h, self._check)
+
+    def set_observer(self, fn):
+        """Calls ``fn(t, u, v, r, counts)`` after every step (u, v: ndofs arrays; r: the
+        local reactions; counts: dict open/stick/slip); a true return stops the run
+        (FcdError FCD_E_CALLBACK). None removes it. Exceptions in fn stop the run too."""
+        if fn is None:
+            self._observer = None
+            self._check(_f["fcd_integrator_set_observer"](self._h, None, None))
+            return
+
+        def tramp(ud, t, n, u, v, nl, r, counts):
+            try:
+                c = counts.contents
+                stop = fn(float(t), _np.ctypeslib.as_array(u, (n,)).copy(),
+                          _np.ctypeslib.as_array(v, (n,)).copy(),
+                          _np.ctypeslib.as_array(r, (nl,)).copy() if nl > 0 else _np.empty(0),
+                          {"open": c.open, "stick": c.stick, "slip": c.slip})
+                return 1 if stop else 0
+            except Exception:  # a Python error must not cross the C frames
+                return 1
+
+        self._observer = _OBSERVER(tramp)  # kept alive as long as it is installed
+        self._check(_f["fcd_integrator_set_observer"](self._h, _C.cast(self._observer, _C.c_void_p),
+                                                      None))
+
+    Integrator.certificate = property(certificate)
+    Integrator.set_observer = set_observer
+
+
+_integrator_extras()
+
+
 class Stability(_Child):
     """Eigenvalues of the friction-linearized pencil about a contact state."""
     _destroy = "fcd_stability_destroy"
@@ -569,6 +690,31 @@ class Stability(_Child):
         return re + 1j * im
 
     @property
+    def certificate(self):
+        """The eigenpairs' backward error of the last solve (dict; docs/stability.md)."""
+        return _certificate("fcd_stability_get_certificate", self._h, self._check)
+
+    def sweep(self, mu0, mu1, steps):
+        """Friction sweep: a list of (mu, eigenvalues, tracks) for ``steps`` values of mu
+        from mu0 to mu1, the modes tracked by MAC across the steps."""
+        out = []
+
+        def tramp(ud, mu, n, re, im, track):
+            try:
+                lam = (_np.ctypeslib.as_array(re, (n,)) + 1j * _np.ctypeslib.as_array(im, (n,))
+                       if n > 0 else _np.empty(0, dtype=complex))
+                tr = _np.ctypeslib.as_array(track, (n,)).copy() if n > 0 else _np.empty(0, int)
+                out.append((float(mu), lam.copy(), tr))
+                return 0
+            except Exception:
+                return 1
+
+        cb = _SWEEP(tramp)
+        self._check(_f["fcd_stability_sweep"](self._h, float(mu0), float(mu1), int(steps),
+                                              _C.cast(cb, _C.c_void_p), None))
+        return out
+
+    @property
     def summary(self):
         """dict: flutter, divergence, necessary (bools) and min_sym."""
         a, b, c, m = _C.c_int(0), _C.c_int(0), _C.c_int(0), _real(0)
@@ -614,6 +760,36 @@ class Equilibrium(_Child):
         self._check(_f["fcd_equilibrium_get_contact_state"](self._h, s.ctypes.data_as(_pint),
                                                             None))
         return [_CONTACT_NAMES.get(int(x), int(x)) for x in s]
+
+    def set_reference(self, u_ref):
+        """The displacements friction is measured from (static equilibria); None: zero."""
+        r = _real_array(u_ref, "u_ref", (self._system.ndofs,)) if u_ref is not None else None
+        self._ref = r
+        self._check(_f["fcd_equilibrium_set_reference"](self._h, _pr(r)))
+
+    @property
+    def contact_state(self):
+        """(status, slip): 'open'/'stick'/'slip' per contact and the slip directions,
+        (ncontacts, dim - 1), ready for Stability.set_contact_state."""
+        cs = self._contacts
+        s = _np.empty(len(cs), dtype=_np.intc)
+        sl = _np.empty(max(len(cs) * (cs.dim - 1), 1))
+        self._check(_f["fcd_equilibrium_get_contact_state"](self._h, s.ctypes.data_as(_pint),
+                                                            _pr(sl)))
+        return ([_CONTACT_NAMES.get(int(x), int(x)) for x in s],
+                sl[: len(cs) * (cs.dim - 1)].reshape(len(cs), cs.dim - 1))
+
+    @property
+    def residual(self):
+        """(equilibrium, complementarity) residuals of the last solve."""
+        a, b = _real(0), _real(0)
+        self._check(_f["fcd_equilibrium_get_residual"](self._h, _C.byref(a), _C.byref(b)))
+        return a.value, b.value
+
+    @property
+    def certificate(self):
+        """The certificate of the last solve (dict; docs/conventions.md)."""
+        return _certificate("fcd_equilibrium_get_certificate", self._h, self._check)
 
 
 _CELL = {"vertex": 1, "line": 3, "triangle": 5, "quad": 9, "tetra": 10, "hexahedron": 12,

@@ -84,6 +84,8 @@ static void write_pbin(const char *path, const char *what) {
 static const double W_VAL[] = {2, 0.5, 0.5, 1.5, 2.5, 0.2, 0.2, 1.0};
 static const fcd_index W_ROW[] = {0, 2, 4, 6, 8}, W_COL[] = {0, 1, 0, 1, 2, 3, 2, 3};
 static const double W_Q[M] = {-1, 0.3, -0.5, -0.4}, W_MU[NC] = {0.3, 0.5};
+/* one contact's friction coefficient (the batch adds, with a count of 1) */
+static const double MU1[1] = {0.3};
 
 /* Four nodes on a line, node 0 clamped, springs between neighbours in x and y, nodes 1
  * and 2 on a rough floor (normal -y) that slides, node 3 free; a load pressing down and
@@ -242,7 +244,7 @@ typedef enum {
   S_OUT1, S_OUT2, S_OUT3, S_OUT4, S_IDX1, S_IDX2, S_IDX3, S_INT1, S_INT2, S_INT3,
   S_LATM, S_LATM2, S_LATQ, S_ENERGY, S_CERT, S_ERRBUF, S_HOUT,
   S_PMM, S_PCONTACTS, S_PFIXED, S_PVEC, S_POUT, S_PPBIN,
-  S_WROW, S_WCOL, S_WVAL, S_WQ, S_WMU, S_CROW
+  S_WROW, S_WCOL, S_WVAL, S_WQ, S_WMU, S_CROW, S_MU1
 } source;
 
 typedef struct {
@@ -312,6 +314,15 @@ static fcd_status a_sys_has(arg *a) {
 }
 static fcd_status a_cs_create(arg *a) { return fcd_contact_set_create(P(0), (int)I(1), P(2)); }
 static fcd_status a_cs_rigid(arg *a) { return fcd_contact_set_add_rigid(P(0), P(1), P(2), P(3), R(4), R(5), P(6)); }
+static fcd_status a_cs_rigid_n(arg *a) {
+  return fcd_contact_set_add_rigid_n(P(0), I(1), P(2), P(3), P(4), P(5), P(6), P(7), P(8));
+}
+static fcd_status a_cs_pair_n(arg *a) {
+  return fcd_contact_set_add_pair_n(P(0), I(1), P(2), P(3), P(4), P(5), P(6), P(7), P(8), P(9));
+}
+static fcd_status a_sys_support(arg *a) {
+  return fcd_system_support_reactions(P(0), R(1), P(2), P(3), P(4), P(5));
+}
 static fcd_status a_cs_pair(arg *a) {
   return fcd_contact_set_add_pair(P(0), P(1), P(2), P(3), P(4), R(5), R(6), P(7));
 }
@@ -469,6 +480,8 @@ static const row rows[] = {
   {"fcd_system_set_prescribed_fn", a_sys_presc_fn, MS_SYS, {H(S_SYS), OPT(S_OUT1), END}},
   {"fcd_system_eval_load", a_sys_eval_load, MS_SYS, {H(S_SYS), FIN(0.5), OUT(S_YN), END}},
   {"fcd_system_eval_prescribed", a_sys_eval_presc, MS_SYS, {H(S_SYS), FIN(0.5), OUT(S_YC), OPT(S_XC), END}},
+  {"fcd_system_support_reactions", a_sys_support, MS_SYS,
+   {H(S_SYS), FIN(0.5), INRAW(S_XN), OPT(S_XN), OPT(S_XN), OUT(S_YC), END}},
   {"fcd_system_check_spd", a_sys_spd, MS_SYS, {H(S_SYS), MK(FCD_MASS), END}},
   {"fcd_system_natural_modes", a_sys_modes, MS_SYS,
    {H(S_SYS), CNT(1), OUT(S_OUT1), OPT(S_YN), OPT(S_IDX1), END}},
@@ -480,6 +493,12 @@ static const row rows[] = {
    {H(S_CS), INRAW(S_DOFSB), IN(S_NORMAL), IN(S_TANGENT), NONNEG(0.0), NONNEG(0.3), OPT(S_IDX1), END}},
   {"fcd_contact_set_add_pair", a_cs_pair, MS_SYS,
    {H(S_CS), INRAW(S_DOFS), INRAW(S_DOFSB), IN(S_NORMAL), IN(S_TANGENT), NONNEG(0.0), NONNEG(0.3), OPT(S_IDX1), END}},
+  {"fcd_contact_set_add_rigid_n", a_cs_rigid_n, MS_SYS,
+   {H(S_CS), CNT(1), INRAW(S_DOFSB), IN(S_NORMAL), IN(S_TANGENT), OPT(S_SPEED), IN(S_MU1),
+    OPT(S_VG), OPT(S_IDX1), END}},
+  {"fcd_contact_set_add_pair_n", a_cs_pair_n, MS_SYS,
+   {H(S_CS), CNT(1), INRAW(S_DOFS), INRAW(S_DOFSB), IN(S_NORMAL), IN(S_TANGENT), OPT(S_SPEED),
+    IN(S_MU1), OPT(S_VG), OPT(S_IDX1), END}},
   {"fcd_contact_set_set_restitution", a_cs_restitution, MS_SYS, {H(S_CS), NONNEG(0.5), END}},
   {"fcd_contact_set_set_sliding_velocity", a_cs_vg, MS_SYS, {H(S_CS), IDX(1, B_NC), IN(S_VG), END}},
   {"fcd_contact_set_read", a_cs_read, MS_SYS, {H(S_SYS), PIN(S_PCONTACTS), OUT(S_HOUT), END}},
@@ -717,6 +736,7 @@ static void *valid_ptr(fx *f, source s, int slot, size_t *nreal) {
   case S_WVAL: COPY(W_VAL);
   case S_WQ: COPY(W_Q);
   case S_WMU: COPY(W_MU);
+  case S_MU1: COPY(MU1);
   case S_YN: return f->yn;
   case S_YM: return f->ym;
   case S_YC: return f->yc;

@@ -473,3 +473,81 @@ def test_empty_contact_set_is_still_a_contact_set():
     with pytest.raises(fcd.FcdError) as e:  # stuck: both dofs removed, nothing left
         st.solve()
     assert e.value.name == "FCD_E_STATE"
+
+
+# ---- issue 20: what the CLI has, from Python ------------------------------------------
+# Seed 000's pin on a flat (docs/getting-started.md): dofs u_D (held), u_theta, u_T, u_N.
+PIN_K = "%%MatrixMarket matrix coordinate real symmetric\n4 4 8\n1 1 1\n2 1 0.1\n3 1 -1\n" \
+        "2 2 0.0296\n3 2 -0.1\n4 2 0.0294\n3 3 1\n4 4 0.0588\n"
+PIN_M = "%%MatrixMarket matrix coordinate real symmetric\n4 4 5\n1 1 3\n2 2 0.025\n3 2 -0.05\n" \
+        "3 3 1\n4 4 1\n"
+
+
+def pin(tmp, mu=2.2):
+    files = {"K.mtx": PIN_K, "M.mtx": PIN_M, "fixed.txt": "0\n", "f.txt": "0 0 0 0.01\n",
+             "contacts.txt": "fcd-contacts 1\ndim 2\nrigid 2 3   0 1   1 0   0 %g   0.015\n" % mu}
+    for name, text in files.items():
+        with open(os.path.join(tmp, name), "w") as fh:
+            fh.write(text)
+    s = fcd.System(4)
+    s.read_matrix_market("stiffness", os.path.join(tmp, "K.mtx"))
+    s.read_matrix_market("mass", os.path.join(tmp, "M.mtx"))
+    s.read_fixed(os.path.join(tmp, "fixed.txt"))
+    s.set_load(s.read_vector(os.path.join(tmp, "f.txt")))
+    cs = fcd.ContactSet.read(s, os.path.join(tmp, "contacts.txt"))
+    return s, cs
+
+
+def test_files_certificate_slip_and_sweep_on_the_pin():
+    with tempfile.TemporaryDirectory() as tmp:
+        s, cs = pin(tmp)
+        assert len(cs) == 1 and cs.dim == 2
+        eq = fcd.Equilibrium(s, cs)
+        u, r = eq.solve("steady-sliding")
+        # the paper's closed form: r_N = -Mg/(EA (1 + 1.5 mu H_B/L)), H_B/L = 0.1
+        assert r[0, 0] == pytest.approx(-0.01 / (1 + 1.5 * 2.2 * 0.1), rel=1e-12)
+        status, slip = eq.contact_state
+        assert status == ["slip"] and slip.shape == (1, 1) and slip[0, 0] == -1.0
+        cert = eq.certificate
+        assert cert["worst"] <= cert["tolerance"] and cert["tolerance"] > 0
+        res_eq, res_comp = eq.residual
+        assert res_eq >= 0 and res_comp >= 0
+        # the support reaction at the held end D: the balance of the pin's row of K u
+        R = s.support_reactions(u)
+        Ku = s.apply("stiffness", u)
+        assert R.shape == (1,) and R[0] == pytest.approx(Ku[0], abs=1e-15)
+        # the friction sweep: flutter starts between 1.7 and 1.8 (closed form 1.7357)
+        st = fcd.Stability(s, cs)
+        st.set_contact_state(status, slip)
+        rows = st.sweep(0.0, 4.0, 41)
+        assert len(rows) == 41
+        unstable = [mu for mu, lam, tr in rows if lam.real.max() > 1e-9]
+        assert unstable and 1.7 < unstable[0] <= 1.8 + 1e-12
+        assert st.certificate["worst"] <= 1e-8
+
+
+def test_observer_and_batch_contacts():
+    s = fcd.System(4)
+    s.set_matrix("mass", np.eye(4))
+    s.set_matrix("stiffness", np.diag([1.0, 1.0, 1.0, 1.0]))
+    s.set_load([0, -9.81, 0, -9.81])
+    cs = fcd.ContactSet(s, 2)
+    ids = cs.add_rigid_many([[0, 1], [2, 3]], [[0, -1], [0, -1]], [[1, 0], [1, 0]], mu=0.3,
+                            gaps=[0.05, 0.05])
+    assert list(ids) == [0, 1] and len(cs) == 2
+    with pytest.raises(fcd.FcdError, match="entry 1 of 2"):
+        cs.add_rigid_many([[0, 1], [2, 3]], [[0, -1], [0, -2]], [[1, 0], [1, 0]], mu=0.3)
+    assert len(cs) == 2  # all or nothing
+    it = fcd.Integrator(s, cs, "moreau-jean", step=0.01)
+    it.set_state(0.0, np.zeros(4), np.zeros(4))
+    seen = []
+    it.set_observer(lambda t, u, v, r, counts: seen.append((t, counts["open"])) and False)
+    it.advance(0.5)
+    assert len(seen) == 50 and seen[-1][0] == pytest.approx(0.5)
+    assert it.certificate["worst"] <= it.certificate["tolerance"]
+    # a true return stops the run
+    it.set_observer(lambda t, u, v, r, counts: t > 0.6 + 1e-12)
+    with pytest.raises(fcd.FcdError):
+        it.advance(1.0)
+    it.set_observer(None)
+    it.advance(1.0)
