@@ -11,15 +11,13 @@
 
 #include <math.h>
 
-fcd_real fcd__tnorm(int d, const fcd_real *x) { return d == 2 ? fabs(x[1]) : hypot(x[1], x[2]); }
-
 void fcd__slip_from_reaction(int d, const fcd_real *r, fcd_real *s) {
   fcd_real n = fcd__tnorm(d, r);
   for (int k = 1; k < d; k++) s[k - 1] = n > 0 ? -r[k] / n : 0.0;
 }
 
 int fcd__slip_from_sliding_velocity(int d, const fcd_real *vg, fcd_real *s) {
-  fcd_real n = d == 2 ? fabs(vg[0]) : hypot(vg[0], vg[1]);
+  fcd_real n = fcd__tpnorm(d, vg);
   if (!(n > 0) || !isfinite(n)) return 0;
   for (int k = 0; k < d - 1; k++) s[k] = -vg[k] / n;
   return 1;

@@ -134,3 +134,6 @@ void *fcd__malloc_array(size_t n, size_t size) {
   if (size != 0 && n > SIZE_MAX / size) return NULL;
   return fcd__malloc(n * size);
 }
+
+/* The library's process-wide teardown. Only the PETSc backend holds such state. */
+void fcd_finalize(void) { fcd__petsc_finalize(); }

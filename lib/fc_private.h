@@ -52,26 +52,7 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
 fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
                          fcd_real *r, fcd_real *u, fcd__fc_result *res);
 
-/* fclib files, read into plain arrays (fcd's convention after the one sign flip). */
-typedef struct {
-  int dim;
-  fcd_index nc, m, ndofs; /* ndofs 0 for a local problem */
-  /* triplets: W (local, m x m) or M (global, ndofs x ndofs) and H (ndofs x m) */
-  fcd_index nw, nm, nh;
-  fcd_index *wi, *wj, *mi, *mj, *hi, *hj;
-  fcd_real *wv, *mv, *hv;
-  fcd_real *q, *f, *w, *mu;
-  fcd_real *sol_r; /* NULL when the file stores no solution */
-} fcd__fclib_data;
-
-fcd_status fcd__fclib_read(const char *path, fcd__fclib_data *d, char *errbuf, size_t cap);
-void fcd__fclib_data_free(fcd__fclib_data *d);
-/* Writes W (or M and H) given in CSR, with the sign flip to fclib's convention. */
-fcd_status fcd__fclib_write(const fcd_system *sink, const char *path, int dim,
-                            fcd_index nc, const fcd__csr *W, const fcd_real *q,
-                            const fcd__csr *M, const fcd__csr *H, fcd_index ndofs,
-                            const fcd_real *f, const fcd_real *w, const fcd_real *mu,
-                            const fcd_real *r, const fcd_real *u, const fcd_real *v);
+#include "backend/fclib_backend.h"
 
 /* W = H A^-1 H^T, dense row-major m x m (m = H->n), for A factored in fac on the free
  * dofs; every column of H must be a free dof (fcd__contact_dofs_free). */
@@ -103,7 +84,6 @@ fcd_status fcd__contact_dofs_free(const fcd_system *sys, const fcd__csr *H);
 /* ---- contact states (contact_state.c): the one place for reaction signs and slip
  * directions ---- */
 #include "fcd/fcd_equilibrium.h"
-fcd_real fcd__tnorm(int d, const fcd_real *x); /* norm of the tangential part of x */
 /* s = -r_T / norm(r_T) (d - 1 entries; zero when r_T = 0) */
 void fcd__slip_from_reaction(int d, const fcd_real *r, fcd_real *s);
 /* s = -vg / norm(vg); 0 when vg vanishes */

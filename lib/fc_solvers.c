@@ -181,7 +181,7 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
     solved = small_solve(d, a, mqh, x);
   }
   if (solved && x[0] < 0) {
-    fcd_real t = d == 2 ? fabs(x[1]) : hypot(x[1], x[2]);
+    fcd_real t = fcd__tnorm(d, x);
     if (t <= mu * -x[0] * (1 + 1e-12)) {
       for (int k = 0; k < d; k++) r[k] = x[k];
       return 1;
@@ -189,7 +189,7 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
   }
   /* slip: u_N = 0, r_T = mu r_N s, u_T = lambda s with lambda >= 0 */
   fcd_real best[3], best_res = INFINITY, ut[2], cand[3], den;
-  fcd_real scale = fabs(qh[0]) + (d == 2 ? fabs(qh[1]) : hypot(qh[1], qh[2]));
+  fcd_real scale = fabs(qh[0]) + fcd__tnorm(d, qh);
   if (d == 2) {
     for (int sg = -1; sg <= 1; sg += 2) {
       fcd_real s[1] = {(fcd_real)sg};
@@ -563,7 +563,7 @@ static fcd_real ac_function(const fcd__fc_local *p, const fcd_real *rho, const f
     fcd_real radius = p->mu[c] * (rc[0] < 0 ? -rc[0] : 0);
     fcd_real z[2] = {0, 0}, nz;
     for (int k = 1; k < d; k++) z[k - 1] = rc[k] - rho[2 * c + 1] * uc[k];
-    nz = d == 2 ? fabs(z[0]) : hypot(z[0], z[1]);
+    nz = fcd__tpnorm(d, z);
     fcd_real sc = nz <= radius ? 1.0 : radius / nz;
     for (int k = 1; k < d; k++) f[k] = rc[k] - sc * z[k - 1];
     for (int k = 0; k < d; k++) s += f[k] * f[k];
@@ -640,7 +640,7 @@ static void jac_fill(const fcd__fc_local *p, const fcd_real *rho, const fcd_real
     fcd_real radius = p->mu[c] * (rc[0] < 0 ? -rc[0] : 0);
     fcd_real z[2] = {0, 0}, nz;
     for (int k = 1; k < d; k++) z[k - 1] = rc[k] - rt * uc[k];
-    nz = d == 2 ? fabs(z[0]) : hypot(z[0], z[1]);
+    nz = fcd__tpnorm(d, z);
     if (nz <= radius) {
       for (int k = 1; k < d; k++) cw[k][k] = rt; /* stick: Phi_T = rho_T u_T */
     } else {

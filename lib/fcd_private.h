@@ -5,12 +5,23 @@
 
 #include "fcd/fcd.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define FCD_SYSTEM_MAGIC 0x66636473u /* "fcds": catches use of a foreign or freed pointer */
 #define FCD_ERRMSG_CAP 1024
+
+/* The norm of the tangential part x[1 .. d-1] of a local contact vector (N first), and
+ * of a vector of the tangent plane t[0 .. d-2]: the one place for "fabs in 2D, hypot in
+ * 3D". */
+static inline fcd_real fcd__tnorm(int d, const fcd_real *x) {
+  return d == 2 ? fabs(x[1]) : hypot(x[1], x[2]);
+}
+static inline fcd_real fcd__tpnorm(int d, const fcd_real *t) {
+  return d == 2 ? fabs(t[0]) : hypot(t[0], t[1]);
+}
 /* what fcd_system_create allocates and fills per dof (is_fixed, fixed_value, free_of,
  * dof_of, fixed_list, scratch, contact_uses) */
 #define FCD__BYTES_PER_DOF (1 + 6 * 8)
@@ -287,6 +298,8 @@ fcd_status fcd__petsc_acquire(const fcd_system *sys);
 /* 1 when PETSc was configured with MUMPS */
 int fcd__petsc_has_mumps(void);
 void fcd__petsc_release(void);
+/* finalizes what fcd initialized of SLEPc and PETSc (fcd_finalize) */
+void fcd__petsc_finalize(void);
 /* Lowest nev eigenpairs of K x = w2 M x (both full-storage free-dof CSR on the same
  * pattern). vecs (n x nev, may be NULL) column-major. */
 /* comm_f: the Fortran handle of an MPI communicator (-1: PETSC_COMM_SELF); the matrices

@@ -19,7 +19,7 @@ static int bad_input(int dim, fcd_real mu, const fcd_real *x, fcd_real *y) {
 
 void fcd_proj_coulomb_cone(int dim, fcd_real mu, const fcd_real *x, fcd_real *y) {
   if (bad_input(dim, mu, x, y)) return;
-  fcd_real xn = x[0], t = dim == 2 ? fabs(x[1]) : hypot(x[1], x[2]);
+  fcd_real xn = x[0], t = fcd__tnorm(dim, x);
   if (t <= -mu * xn) { /* inside K_mu (includes x = 0) */
     for (int k = 0; k < dim; k++) y[k] = x[k];
     return;
@@ -39,7 +39,7 @@ void fcd_proj_coulomb_disc(int dim, fcd_real mu, const fcd_real *x, fcd_real *y)
   if (bad_input(dim, mu, x, y)) return;
   fcd_real yn = x[0] < 0.0 ? x[0] : 0.0;
   fcd_real radius = mu * -yn;
-  fcd_real t = dim == 2 ? fabs(x[1]) : hypot(x[1], x[2]);
+  fcd_real t = fcd__tnorm(dim, x);
   fcd_real scale = t <= radius ? 1.0 : radius / t; /* t > radius >= 0 in the else branch */
   y[0] = yn;
   for (int k = 1; k < dim; k++) y[k] = scale * x[k];
@@ -47,7 +47,7 @@ void fcd_proj_coulomb_disc(int dim, fcd_real mu, const fcd_real *x, fcd_real *y)
 
 void fcd_desaxce_velocity(int dim, fcd_real mu, const fcd_real *u, fcd_real *ut) {
   if (!u || !ut || (dim != 2 && dim != 3)) return;
-  fcd_real t = dim == 2 ? fabs(u[1]) : hypot(u[1], u[2]);
+  fcd_real t = fcd__tnorm(dim, u);
   ut[0] = u[0] - mu * t;
   for (int k = 1; k < dim; k++) ut[k] = u[k];
 }

@@ -47,11 +47,17 @@ enum {
   FCD_PARAM_MAX_ITER = 103,      /**< contact solver iteration cap; default 10000 */
   FCD_PARAM_CONTACT_SOLVER = 104, /**< an fcd_fc_solver value; default FCD_FC_AUTO
                                       (FCD_FC_FIXED_POINT for the modified theta scheme) */
-  FCD_PARAM_CERT_TOL = 105        /**< bound on a solve's certificate
+  FCD_PARAM_CERT_TOL = 105,       /**< bound on a solve's certificate
                                       (fcd/fcd_certificate.h), in (0, 1); default 1e-8,
                                       never below ten times FCD_PARAM_TOLERANCE. Taken by
                                       fcd_equilibrium_set_param and by every scheme (each
                                       step is certified). @since 0.1 */
+  FCD_PARAM_ENERGY_CHECK = 106    /**< 1: every step checks the energy ledger's identity
+                                      (seed 004, eq. 56) to round-off and fails with
+                                      FCD_E_INTERNAL, state unchanged, when it does not
+                                      hold (about four matrix-vector products per step);
+                                      0: not checked. Default 1 in builds without NDEBUG,
+                                      0 with it. @since 0.1 */
 };
 
 /** Energy ledger, cumulative since fcd_integrator_set_state. kinetic and potential are

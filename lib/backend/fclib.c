@@ -3,7 +3,7 @@
  * indices). HDF5 (serial build) and fclib are not thread-safe: one lock serializes them.
  * fclib's sign convention (r_N >= 0 compressive, u_N >= 0 separating) is converted to
  * fcd's in exactly one function, flip_convention(). */
-#include "../fc_private.h"
+#include "fclib_backend.h"
 
 #include <errno.h>
 #include <fclib.h>

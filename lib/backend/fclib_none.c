@@ -2,7 +2,7 @@
  * the fclib entry points refuse with FCD_E_UNSUPPORTED, after the checks every build
  * makes, so that hosts see the same statuses for bad arguments either way.
  * fcd_has_feature("fclib") is 0. */
-#include "../fc_private.h"
+#include "fclib_backend.h"
 
 #include <errno.h>
 #include <stdio.h>

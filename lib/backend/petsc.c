@@ -66,7 +66,7 @@ void fcd__petsc_release(void) {
   pthread_mutex_unlock(&petsc_lock);
 }
 
-void fcd_finalize(void) {
+void fcd__petsc_finalize(void) {
   pthread_mutex_lock(&petsc_lock);
   if (fcd_started_slepc) {
     PetscBool up = PETSC_FALSE;

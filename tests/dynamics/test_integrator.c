@@ -140,6 +140,11 @@ static void test_ledger(fcd_scheme scheme, double theta, double e, double mu, do
   CHECK_ST(fcd_integrator_create(sys, cs, scheme, &it), FCD_OK);
   CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 2e-3), FCD_OK);
   CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_THETA, theta), FCD_OK);
+  /* the library checks the identity itself in every build, release included: a step
+   * that broke it would fail here with FCD_E_INTERNAL */
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_ENERGY_CHECK, 1), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_ENERGY_CHECK, 2), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_ENERGY_CHECK, NAN), FCD_E_INVALID_ARG);
   const double u0[4] = {0.1, 0, -0.05, 0}, v0[4] = {0.5, -1.0, -0.3, -2.0};
   CHECK_ST(fcd_integrator_set_state(it, 0, u0, v0), FCD_OK);
   fcd_energy e0, e1;
