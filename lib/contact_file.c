@@ -175,3 +175,90 @@ fcd_status fcd_system_read_vector(fcd_system *sys, const char *path, fcd_index n
   fclose(fp);
   return st;
 }
+
+fcd_status fcd_contact_set_read_state(const fcd_contact_set *cs, const char *path, int *status,
+                                      fcd_real *slip) {
+  if (!fcd__contact_set_valid(cs)) return FCD_E_INVALID_ARG;
+  const fcd_system *sys = cs->sys;
+  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "read_state: path is NULL");
+  if (!status) return fcd__err(sys, FCD_E_INVALID_ARG, "read_state: status is NULL");
+  fcd_index nc = cs->n;
+  int d = cs->dim;
+  if (nc > 0 && !slip) return fcd__err(sys, FCD_E_INVALID_ARG, "read_state: slip is NULL");
+  FILE *fp;
+  FCD_TRY(fcd__open_input(sys, path, &fp, NULL, 0));
+  fcd__lines L;
+  fcd__lines_init(&L, fp, path);
+  int *st_tmp = fcd__malloc_array((size_t)nc + 1, sizeof *st_tmp);
+  fcd_real *sl_tmp = fcd__malloc_array((size_t)(nc * (d - 1)) + 1, sizeof *sl_tmp);
+  fcd_status st = FCD_OK;
+  fcd_index rows = 0;
+  if (!st_tmp || !sl_tmp) st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
+  while (st == FCD_OK && fcd__lines_next(&L, sys, NULL, 0, &st) > 0) {
+    const char *line = L.line;
+    if (L.lineno == 1) {
+      if (strncmp(line, "contact,status,slip_t,slip_b", 28) != 0)
+        st = fcd__err(sys, FCD_E_FORMAT, "%s:1: the header must start with "
+                      "contact,status,slip_t,slip_b", path);
+      continue;
+    }
+    if (line[0] == 0 || line[0] == '#') continue;
+    /* contact,status,slip_t,slip_b[,anything]: the columns fcd equilibrium writes */
+    char *end;
+    errno = 0;
+    long long c = strtoll(line, &end, 10);
+    const char *q = end;
+    char name[8] = "";
+    int nl = 0;
+    if (end == line || errno || *q != ',') goto syntax;
+    q++;
+    while (*q >= 'a' && *q <= 'z' && nl < 7) name[nl++] = *q++;
+    name[nl] = 0;
+    if (*q != ',') goto syntax;
+    fcd_real s2[2];
+    for (int k = 0; k < 2; k++) {
+      q++;
+      errno = 0;
+      s2[k] = strtod(q, &end);
+      if (end == q || !isfinite(s2[k])) goto syntax;
+      q = end;
+      if (k == 0 && *q != ',') goto syntax;
+    }
+    while (*q == ' ' || *q == '\t' || *q == '\r') q++;
+    if (*q != 0 && *q != ',') goto syntax;
+    if (c != rows || c >= nc) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: contact %lld out of order or beyond the %lld "
+                    "contacts", path, L.lineno, c, (long long)nc);
+      break;
+    }
+    int code = !strcmp(name, "open") ? FCD_CONTACT_OPEN : !strcmp(name, "stick")
+               ? FCD_CONTACT_STICK : !strcmp(name, "slip") ? FCD_CONTACT_SLIP : -1;
+    if (code < 0) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: unknown status '%s' (open, stick, slip)", path,
+                    L.lineno, name);
+      break;
+    }
+    st_tmp[c] = code;
+    for (int k = 0; k < d - 1; k++) sl_tmp[c * (d - 1) + k] = s2[k];
+    rows++;
+    continue;
+  syntax:
+    st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected contact,status,slip_t,slip_b", path,
+                  L.lineno);
+  }
+  if (st == FCD_OK && L.lineno == 0)
+    st = fcd__err(sys, FCD_E_FORMAT, "%s: empty file, expected the header "
+                  "contact,status,slip_t,slip_b", path);
+  if (st == FCD_OK && rows != nc)
+    st = fcd__err(sys, FCD_E_FORMAT, "%s: %lld contact rows for %lld contacts", path,
+                  (long long)rows, (long long)nc);
+  if (st == FCD_OK) {
+    if (nc) memcpy(status, st_tmp, (size_t)nc * sizeof *status);
+    if (nc && d > 1) memcpy(slip, sl_tmp, (size_t)(nc * (d - 1)) * sizeof *slip);
+  }
+  fcd__free(st_tmp);
+  fcd__free(sl_tmp);
+  fcd__lines_free(&L);
+  fclose(fp);
+  return st;
+}

@@ -812,74 +812,6 @@ static int stab_row(void *ud, double mu, fcd_index n, const double *re, const do
   return 0;
 }
 
-static int read_state(const char *path, fcd_index nc, int d, int *status, double *slip) {
-  FILE *f = fopen(path, "r");
-  struct stat sb0;
-  if (f && fstat(fileno(f), &sb0) == 0 && S_ISDIR(sb0.st_mode)) {
-    fclose(f);
-    fprintf(stderr, "fcd: cannot read '%s': it is a directory\n", path);
-    return 1;
-  }
-  if (!f) {
-    fprintf(stderr, "fcd: cannot read '%s': %s\n", path, strerror(errno));
-    return 1;
-  }
-  char *line = NULL;
-  size_t cap = 0;
-  long ln = 0, rows = 0, len;
-  int rc = 0;
-  /* a state line is short: 1 MiB bounds a file without newlines */
-  while ((len = read_line(f, &line, &cap, (size_t)1 << 20)) >= 0) {
-    ln++;
-    if (ln == 1) {
-      if (strncmp(line, "contact,status,slip_t,slip_b", 28) != 0) {
-        fprintf(stderr, "fcd: %s:1: the header must start with contact,status,slip_t,slip_b\n",
-                path);
-        rc = 1;
-        break;
-      }
-      continue;
-    }
-    if (line[0] == 0 || line[0] == '#') continue;
-    long c;
-    char stname[32];
-    double st, sb;
-    if (sscanf(line, "%ld,%31[a-z],%lf,%lf", &c, stname, &st, &sb) != 4) {
-      fprintf(stderr, "fcd: %s:%ld: expected contact,status,slip_t,slip_b\n", path, ln);
-      rc = 1;
-      break;
-    }
-    if (c != rows || c >= nc) {
-      fprintf(stderr, "fcd: %s:%ld: contact %ld out of order or beyond the %lld contacts\n",
-              path, ln, c, (long long)nc);
-      rc = 1;
-      break;
-    }
-    if (strcmp(stname, "open") == 0) status[c] = FCD_CONTACT_OPEN;
-    else if (strcmp(stname, "stick") == 0) status[c] = FCD_CONTACT_STICK;
-    else if (strcmp(stname, "slip") == 0) status[c] = FCD_CONTACT_SLIP;
-    else {
-      fprintf(stderr, "fcd: %s:%ld: unknown status '%s' (open, stick, slip)\n", path, ln, stname);
-      rc = 1;
-      break;
-    }
-    slip[c * (d - 1)] = st;
-    if (d == 3) slip[c * 2 + 1] = sb;
-    rows++;
-  }
-  if (len < -1 && !rc) {
-    fprintf(stderr, "fcd: %s:%ld: %s\n", path, ln + 1,
-            len == -3 ? "a NUL byte: not a text file" : "line longer than 1 MiB");
-    rc = 1;
-  }
-  free(line);
-  fclose(f);
-  if (!rc && rows != nc) {
-    fprintf(stderr, "fcd: %s: %ld contact rows for %lld contacts\n", path, rows, (long long)nc);
-    rc = 1;
-  }
-  return rc;
-}
 
 static int cmd_stability(int argc, char **argv) {
   static const char *const allowed[] = {"--mass", "--stiffness", "--damping", "--rayleigh",
@@ -967,7 +899,8 @@ static int cmd_stability(int argc, char **argv) {
     goto out;
   }
   if (o.state) {
-    if (read_state(o.state, nc, d, status, slip)) {
+    if ((s = fcd_contact_set_read_state(cs, o.state, status, slip)) != FCD_OK) {
+      fprintf(stderr, "fcd: %s (%s)\n", fcd_system_last_error(sys), fcd_status_str(s));
       rc = 1;
       goto out;
     }

@@ -90,6 +90,16 @@ FCD_API fcd_status fcd_contact_set_set_sliding_velocity(fcd_contact_set *cs, fcd
 FCD_API fcd_status fcd_contact_set_read(fcd_system *sys, const char *path,
                                         fcd_contact_set **out);
 
+/** Reads a contact state, the file `fcd equilibrium` writes (docs/file-formats.md): a
+ *  header starting "contact,status,slip_t,slip_b", then one row per contact in order,
+ *  "k,open|stick|slip,s_t,s_b[,more columns]". @p status receives one
+ *  fcd_contact_status per contact, @p slip the slip directions (dim - 1 per contact;
+ *  in 2D the s_b column is ignored), ready for fcd_stability_set_contact_state. All or
+ *  nothing: on an error (FCD_E_FORMAT naming file:line, FCD_E_IO) the buffers are
+ *  untouched. Lines are bounded as every reader's. @since 0.1 */
+FCD_API fcd_status fcd_contact_set_read_state(const fcd_contact_set *cs, const char *path,
+                                              int *status, fcd_real *slip);
+
 /** Reads @p n reals from a text file (whitespace or newline separated, `#` comments), for
  *  loads and initial states. Exactly @p n values are required. */
 FCD_API fcd_status fcd_system_read_vector(fcd_system *sys, const char *path, fcd_index n,

@@ -177,6 +177,7 @@ for _name, _res, _args in [
     ("fcd_system_num_fixed", _index, [_p]),
     ("fcd_contact_set_read", _st, [_p, _C.c_char_p, _C.POINTER(_p)]),
     ("fcd_contact_set_dim", _C.c_int, [_p]),
+    ("fcd_contact_set_read_state", _st, [_p, _C.c_char_p, _pint, _preal]),
     ("fcd_contact_set_add_rigid_n", _st, [_p, _index, _pindex, _preal, _preal, _preal, _preal,
                                           _preal, _pindex]),
 ]:
@@ -484,6 +485,17 @@ class ContactSet(_Child):
         self._h = h
         self.dim = int(_f["fcd_contact_set_dim"](h))
         return self
+
+    def read_state(self, path):
+        """(status, slip) from a state file of `fcd equilibrium`, ready for
+        Stability.set_contact_state."""
+        n = len(self)
+        s = _np.empty(max(n, 1), dtype=_np.intc)
+        sl = _np.empty(max(n * (self.dim - 1), 1))
+        self._check(_f["fcd_contact_set_read_state"](self._h, _os.fsencode(path),
+                                                     s.ctypes.data_as(_pint), _pr(sl)))
+        return ([_CONTACT_NAMES.get(int(x), int(x)) for x in s[:n]],
+                sl[: n * (self.dim - 1)].reshape(n, self.dim - 1))
 
     def add_rigid_many(self, dofs, normals, tangents, mu, gaps=None, vg=None):
         """Adds n rigid contacts in one call (all or nothing): ``dofs``, ``normals`` and

@@ -108,7 +108,59 @@ static void test_support_reactions(void) {
   fcd_system_destroy(sys);
 }
 
+/* the state file of `fcd equilibrium`, read by the library (it was parsed only by the
+ * program): rows in order, 3D slip in both columns, and every defect a FORMAT error
+ * naming its line with the buffers untouched */
+static void test_read_state(void) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(6, &sys), FCD_OK);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 3, &cs), FCD_OK);
+  const fcd_index dofs[6] = {0, 1, 2, 3, 4, 5};
+  const double n[6] = {0, 0, 1, 0, 0, 1}, t[6] = {1, 0, 0, 1, 0, 0}, mu[2] = {0.3, 0.3};
+  CHECK_ST(fcd_contact_set_add_rigid_n(cs, 2, dofs, n, t, NULL, mu, NULL, NULL), FCD_OK);
+  static const struct {
+    const char *text;
+    fcd_status want;
+    const char *says;
+  } cases[] = {
+      {"contact,status,slip_t,slip_b,set,r_n\n0,slip,0.6,-0.8,slip,-1\n1,open,0,0,separated,0\n",
+       FCD_OK, ""},
+      {"contact,status\n0,slip,1,0\n1,open,0,0\n", FCD_E_FORMAT, ":1: the header"},
+      {"contact,status,slip_t,slip_b\n1,slip,1,0\n0,open,0,0\n", FCD_E_FORMAT, ":2: contact 1 out of order"},
+      {"contact,status,slip_t,slip_b\n0,slide,1,0\n1,open,0,0\n", FCD_E_FORMAT, ":2: unknown status 'slide'"},
+      {"contact,status,slip_t,slip_b\n0,slip,1,0\n", FCD_E_FORMAT, "1 contact rows for 2 contacts"},
+      {"contact,status,slip_t,slip_b\n0,slip,1\n1,open,0,0\n", FCD_E_FORMAT, ":2: expected"},
+      {"contact,status,slip_t,slip_b\n0,slip,1,0junk\n1,open,0,0\n", FCD_E_FORMAT, ":2: expected"},
+      {"", FCD_E_FORMAT, "empty file"},
+  };
+  char path[600];
+  fcdt_tmpfile(path, sizeof path, "host_api_state.csv");
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) continue;
+    fputs(cases[k].text, f);
+    fclose(f);
+    int status[2] = {-7, -7};
+    double slip[4] = {9, 9, 9, 9};
+    CHECK_ST(fcd_contact_set_read_state(cs, path, status, slip), cases[k].want);
+    if (cases[k].want == FCD_OK) {
+      CHECK(status[0] == FCD_CONTACT_SLIP && status[1] == FCD_CONTACT_OPEN);
+      CHECK(slip[0] == 0.6 && slip[1] == -0.8 && slip[2] == 0 && slip[3] == 0);
+    } else {
+      CHECK_MSG(sys, cases[k].says);
+      CHECK(status[0] == -7 && status[1] == -7 && slip[0] == 9 && slip[3] == 9);
+    }
+  }
+  remove(path);
+  CHECK_ST(fcd_contact_set_read_state(cs, "/", (int[2]){0, 0}, (double[4]){0}), FCD_E_IO);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
+  test_read_state();
   test_batch();
   test_support_reactions();
   return fcdt_finish("host_api");

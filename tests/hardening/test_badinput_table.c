@@ -50,7 +50,7 @@ typedef struct {
 
 static char tmpdir[512];
 static char path_mm[600], path_contacts[600], path_fixed[600], path_vec[600],
-    path_out[600], path_missing[600], path_baddir[600], path_pbin[600];
+    path_out[600], path_missing[600], path_baddir[600], path_pbin[600], path_state[600];
 
 /* A PETSc binary AIJ matrix file (big-endian int32 header, row lengths, columns, then
  * float64 values), spoilt on request: what == "vector" writes a vector's class id,
@@ -243,7 +243,7 @@ typedef enum {
   S_NORMAL, S_TANGENT, S_VG, S_DOFS, S_DOFSB, S_IDXN, S_XNODE,
   S_OUT1, S_OUT2, S_OUT3, S_OUT4, S_IDX1, S_IDX2, S_IDX3, S_INT1, S_INT2, S_INT3,
   S_LATM, S_LATM2, S_LATQ, S_ENERGY, S_CERT, S_ERRBUF, S_HOUT,
-  S_PMM, S_PCONTACTS, S_PFIXED, S_PVEC, S_POUT, S_PPBIN,
+  S_PMM, S_PCONTACTS, S_PFIXED, S_PVEC, S_POUT, S_PPBIN, S_PSTATE,
   S_WROW, S_WCOL, S_WVAL, S_WQ, S_WMU, S_CROW, S_MU1
 } source;
 
@@ -322,6 +322,9 @@ static fcd_status a_cs_pair_n(arg *a) {
 }
 static fcd_status a_sys_support(arg *a) {
   return fcd_system_support_reactions(P(0), R(1), P(2), P(3), P(4), P(5));
+}
+static fcd_status a_cs_read_state(arg *a) {
+  return fcd_contact_set_read_state(P(0), P(1), P(2), P(3));
 }
 static fcd_status a_cs_pair(arg *a) {
   return fcd_contact_set_add_pair(P(0), P(1), P(2), P(3), P(4), R(5), R(6), P(7));
@@ -502,6 +505,8 @@ static const row rows[] = {
   {"fcd_contact_set_set_restitution", a_cs_restitution, MS_SYS, {H(S_CS), NONNEG(0.5), END}},
   {"fcd_contact_set_set_sliding_velocity", a_cs_vg, MS_SYS, {H(S_CS), IDX(1, B_NC), IN(S_VG), END}},
   {"fcd_contact_set_read", a_cs_read, MS_SYS, {H(S_SYS), PIN(S_PCONTACTS), OUT(S_HOUT), END}},
+  {"fcd_contact_set_read_state", a_cs_read_state, MS_SYS,
+   {H(S_CS), PIN(S_PSTATE), OUT(S_INTNC), OUT(S_YC), END}},
   {"fcd_contact_set_get", a_cs_get, MS_SYS,
    {H(S_CS), IDX(1, B_NC), OPT(S_YM), OPT(S_OUT1), OPT(S_OUT2), OPT(S_INT1), END}},
   {"fcd_contact_set_local", a_cs_local, MS_SYS, {H(S_CS), INRAW(S_XN), OUT(S_YM), END}},
@@ -769,6 +774,7 @@ static void *valid_ptr(fx *f, source s, int slot, size_t *nreal) {
   case S_HOUT: return &f->hout;
   case S_PMM: return path_mm;
   case S_PCONTACTS: return path_contacts;
+  case S_PSTATE: return path_state;
   case S_PFIXED: return path_fixed;
   case S_PVEC: return path_vec;
   case S_POUT: return path_out;
@@ -1165,6 +1171,7 @@ int main(int argc, char **argv) {
   mkdir(tmpdir, 0755);
   snprintf(path_mm, sizeof path_mm, "%s/badinput-c.mtx", tmpdir);
   snprintf(path_contacts, sizeof path_contacts, "%s/badinput-contacts.txt", tmpdir);
+  snprintf(path_state, sizeof path_state, "%s/badinput-state.csv", tmpdir);
   snprintf(path_fixed, sizeof path_fixed, "%s/badinput-fixed.txt", tmpdir);
   snprintf(path_vec, sizeof path_vec, "%s/badinput-vec.txt", tmpdir);
   snprintf(path_out, sizeof path_out, "%s/badinput-out.dat", tmpdir);
@@ -1174,6 +1181,7 @@ int main(int argc, char **argv) {
   write_pbin(path_pbin, "good");
   write_text(path_mm, "%%MatrixMarket matrix coordinate real symmetric\n6 6 2\n3 3 0.5\n4 4 0.5\n");
   write_text(path_contacts, "fcd-contacts 1\ndim 2\nrigid 4 5 0 -1 1 0 0 0.3\n");
+  write_text(path_state, "contact,status,slip_t,slip_b\n0,slip,1,0\n1,stick,0,0\n");
   write_text(path_fixed, "0\n1 0.0\n");
   write_text(path_vec, "1 2 3 4 5 6 7 8\n");
   char p[700];

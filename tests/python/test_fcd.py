@@ -508,6 +508,11 @@ def test_files_certificate_slip_and_sweep_on_the_pin():
         assert r[0, 0] == pytest.approx(-0.01 / (1 + 1.5 * 2.2 * 0.1), rel=1e-12)
         status, slip = eq.contact_state
         assert status == ["slip"] and slip.shape == (1, 1) and slip[0, 0] == -1.0
+        # the same state through the file the program writes
+        with open(os.path.join(tmp, "state.csv"), "w") as fh:
+            fh.write("contact,status,slip_t,slip_b\n0,slip,-1,0\n")
+        st2, sl2 = cs.read_state(os.path.join(tmp, "state.csv"))
+        assert st2 == status and sl2.tolist() == slip.tolist()
         cert = eq.certificate
         assert cert["worst"] <= cert["tolerance"] and cert["tolerance"] > 0
         res_eq, res_comp = eq.residual
