@@ -813,6 +813,112 @@ static int stab_row(void *ud, double mu, fcd_index n, const double *re, const do
 }
 
 
+/* fcd stability's options, checked before any work: 0, or the exit status (2 usage,
+ * 1 a requested output that cannot be made); the friction range into mu0, mu1, steps
+ * (mu0 < 0: the contacts' own coefficients) */
+static int stab_check_options(const options *o, double *mu0, double *mu1, long *steps) {
+  if (!o->contacts || !o->out || (!o->state == !o->steady)) {
+    fprintf(stderr, "fcd: stability needs --contacts, --out and one of --state FILE or "
+                    "--steady-sliding\n");
+    return 2;
+  }
+  if (o->damping && o->rayleigh) {
+    fprintf(stderr, "fcd: --damping and --rayleigh exclude each other\n");
+    return 2;
+  }
+  if (o->mu_text && o->mu_sweep) {
+    fprintf(stderr, "fcd: --mu and --mu-sweep exclude each other\n");
+    return 2;
+  }
+  if (o->mu_text && (parse_real("--mu", o->mu_text, mu0) || *mu0 < 0)) {
+    fprintf(stderr, "fcd: --mu needs a number >= 0\n");
+    return 2;
+  }
+  if (o->mu_sweep) {
+    char tail;
+    if (sscanf(o->mu_sweep, "%lf:%lf:%ld%c", mu0, mu1, steps, &tail) != 3 || !(*mu0 >= 0) ||
+        !(*mu1 >= 0) || *steps < 1 || !isfinite(*mu0) || !isfinite(*mu1)) {
+      fprintf(stderr, "fcd: --mu-sweep needs a:b:n with a, b >= 0 and n >= 1, got '%s'\n",
+              o->mu_sweep);
+      return 2;
+    }
+  }
+  if (!(o->target_hz >= 0)) {
+    fprintf(stderr, "fcd: --target-hz must be >= 0\n");
+    return 2;
+  }
+  if (o->vtk && (o->mu_text || o->mu_sweep)) {
+    fprintf(stderr, "fcd: --vtk writes the modes of a single solve at the contacts' own "
+                    "friction; with --mu or --mu-sweep it would write nothing\n");
+    return 2;
+  }
+  if (o->plot && !plot_available()) {
+    fprintf(stderr, "fcd: --plot needs gnuplot, which is not on PATH (drop --plot to write "
+                    "the chart alone)\n");
+    return 1;
+  }
+  return 0;
+}
+
+/* The lines after a stability run: notes of the sparse path, the certificate, infinite
+ * eigenvalues, the window of the spectrum, and the summary. */
+static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const options *o,
+                               fcd_index n, fcd_index nc, long steps, int any_unstable) {
+  int fl, dv, nec;
+  double ms;
+  fcd_stability_get_summary(st, &fl, &dv, &nec, &ms);
+  /* the dense path computes the whole spectrum: --nev clamped to it is no news */
+  const char *note = fcd_system_last_error(sys);
+  if (note && fcd_stability_reduced_size(st) > CLI_DENSE_MAX &&
+      (strstr(note, "clamped") || strstr(note, "converged")))
+    fprintf(stderr, "fcd: %s\n", note);
+  fcd_certificate cert;
+  if (fcd_stability_get_certificate(st, &cert) == FCD_OK)
+    print_certificate("certificate", &cert);
+  fcd_index ninf = 0;
+  if (fcd_stability_get_infinite_count(st, &ninf) == FCD_OK && ninf > 0)
+    printf("infinite: %lld eigenvalues dropped as infinite (a mass-less constraint "
+           "direction, typically a sliding contact at huge mu)\n", (long long)ninf);
+  /* what part of the spectrum unstable=yes/no speaks for */
+  fcd_index nred = fcd_stability_reduced_size(st);
+  if (nred <= CLI_DENSE_MAX)
+    printf("window: the whole spectrum, every eigenvalue of the %lld-dof reduced pencil "
+           "(dense)\n", (long long)nred);
+  else
+    printf("window: the %ld eigenvalue pairs (lambda and its conjugate) nearest %g Hz of "
+           "the %lld-dof reduced pencil (sparse, --nev %ld --target-hz %g)\n", o->nev,
+           o->target_hz, (long long)nred, o->nev, o->target_hz);
+  char msym[32];
+  if (isnan(ms)) snprintf(msym, sizeof msym, "n/a");
+  else snprintf(msym, sizeof msym, "%.6g", ms);
+  printf("stability: dofs=%lld reduced=%lld contacts=%lld steps=%ld unstable=%s "
+         "necessary_divergence=%s min_sym=%s chart=%s\n", (long long)n,
+         (long long)nred, (long long)nc, steps,
+         any_unstable ? "yes" : "no", nec ? "yes" : "no", msym, o->out);
+}
+
+/* --plot: the chart drawn by gnuplot (no path enters the script); 0 or 1 */
+static int stab_plot(const options *o) {
+  /* the chart is linked as chart.csv and the image written as plot.png in a work
+   * directory: neither path enters the script */
+  static const char script[] =
+      "set terminal pngcairo size 900,800\nset output 'plot.png'\nset datafile separator ','\n"
+      "set multiplot layout 2,1\nset xlabel 'friction coefficient'\n"
+      "set ylabel 'frequency (Hz)'\nset key off\n"
+      "plot 'chart.csv' every ::1 using 1:($5 > 0 ? $6 : 1/0):3 with points pt 7 ps 0.5 lc variable\n"
+      "set ylabel 'Re(lambda) (1/s)'\n"
+      "plot 'chart.csv' every ::1 using 1:($5 >= 0 ? $4 : 1/0):3 with points pt 7 ps 0.5 lc variable, 0 with lines lc rgb 'black'\n"
+      "unset multiplot\n";
+  const char *inputs[1] = {o->out}, *names[1] = {"chart.csv"};
+  char err[512];
+  if (plot_run(o->plot, script, 1, inputs, names, err, sizeof err) != 0) {
+    fprintf(stderr, "fcd: --plot %s: %s\n", o->plot, err);
+    return 1;
+  }
+  printf("plot: %s\n", o->plot);
+  return 0;
+}
+
 static int cmd_stability(int argc, char **argv) {
   static const char *const allowed[] = {"--mass", "--stiffness", "--damping", "--rayleigh",
                                         "--fixed", "--load", "--contacts", "--state",
@@ -823,48 +929,10 @@ static int cmd_stability(int argc, char **argv) {
   if (parse_options(argc, argv, &o, allowed)) return 2;
   int vrc = vtk_prepare(&o);
   if (vrc) return vrc;
-  if (!o.contacts || !o.out || (!o.state == !o.steady)) {
-    fprintf(stderr, "fcd: stability needs --contacts, --out and one of --state FILE or "
-                    "--steady-sliding\n");
-    return 2;
-  }
-  if (o.damping && o.rayleigh) {
-    fprintf(stderr, "fcd: --damping and --rayleigh exclude each other\n");
-    return 2;
-  }
   double mu0 = -1, mu1 = -1;
   long steps = 1;
-  if (o.mu_text && o.mu_sweep) {
-    fprintf(stderr, "fcd: --mu and --mu-sweep exclude each other\n");
-    return 2;
-  }
-  if (o.mu_text && (parse_real("--mu", o.mu_text, &mu0) || mu0 < 0)) {
-    fprintf(stderr, "fcd: --mu needs a number >= 0\n");
-    return 2;
-  }
-  if (o.mu_sweep) {
-    char tail;
-    if (sscanf(o.mu_sweep, "%lf:%lf:%ld%c", &mu0, &mu1, &steps, &tail) != 3 || !(mu0 >= 0) ||
-        !(mu1 >= 0) || steps < 1 || !isfinite(mu0) || !isfinite(mu1)) {
-      fprintf(stderr, "fcd: --mu-sweep needs a:b:n with a, b >= 0 and n >= 1, got '%s'\n",
-              o.mu_sweep);
-      return 2;
-    }
-  }
-  if (!(o.target_hz >= 0)) {
-    fprintf(stderr, "fcd: --target-hz must be >= 0\n");
-    return 2;
-  }
-  if (o.vtk && (o.mu_text || o.mu_sweep)) {
-    fprintf(stderr, "fcd: --vtk writes the modes of a single solve at the contacts' own "
-                    "friction; with --mu or --mu-sweep it would write nothing\n");
-    return 2;
-  }
-  if (o.plot && !plot_available()) {
-    fprintf(stderr, "fcd: --plot needs gnuplot, which is not on PATH (drop --plot to write "
-                    "the chart alone)\n");
-    return 1;
-  }
+  int orc = stab_check_options(&o, &mu0, &mu1, &steps);
+  if (orc) return orc;
   fcd_system *sys;
   int rc = load_system(&o, &sys);
   if (rc) return rc;
@@ -985,59 +1053,8 @@ static int cmd_stability(int argc, char **argv) {
     rc = 1;
     goto out;
   }
-  {
-    int fl, dv, nec;
-    double ms;
-    fcd_stability_get_summary(st, &fl, &dv, &nec, &ms);
-    /* the dense path computes the whole spectrum: --nev clamped to it is no news */
-    const char *note = fcd_system_last_error(sys);
-    if (note && fcd_stability_reduced_size(st) > CLI_DENSE_MAX &&
-        (strstr(note, "clamped") || strstr(note, "converged")))
-      fprintf(stderr, "fcd: %s\n", note);
-    fcd_certificate cert;
-    if (fcd_stability_get_certificate(st, &cert) == FCD_OK)
-      print_certificate("certificate", &cert);
-    fcd_index ninf = 0;
-    if (fcd_stability_get_infinite_count(st, &ninf) == FCD_OK && ninf > 0)
-      printf("infinite: %lld eigenvalues dropped as infinite (a mass-less constraint "
-             "direction, typically a sliding contact at huge mu)\n", (long long)ninf);
-    /* what part of the spectrum unstable=yes/no speaks for */
-    fcd_index nred = fcd_stability_reduced_size(st);
-    if (nred <= CLI_DENSE_MAX)
-      printf("window: the whole spectrum, every eigenvalue of the %lld-dof reduced pencil "
-             "(dense)\n", (long long)nred);
-    else
-      printf("window: the %ld eigenvalue pairs (lambda and its conjugate) nearest %g Hz of "
-             "the %lld-dof reduced pencil (sparse, --nev %ld --target-hz %g)\n", o.nev,
-             o.target_hz, (long long)nred, o.nev, o.target_hz);
-    char msym[32];
-    if (isnan(ms)) snprintf(msym, sizeof msym, "n/a");
-    else snprintf(msym, sizeof msym, "%.6g", ms);
-    printf("stability: dofs=%lld reduced=%lld contacts=%lld steps=%ld unstable=%s "
-           "necessary_divergence=%s min_sym=%s chart=%s\n", (long long)n,
-           (long long)nred, (long long)nc, steps,
-           ctx.any_unstable ? "yes" : "no", nec ? "yes" : "no", msym, o.out);
-  }
-  if (o.plot) {
-    /* the chart is linked as chart.csv and the image written as plot.png in a work
-     * directory: neither path enters the script */
-    static const char script[] =
-        "set terminal pngcairo size 900,800\nset output 'plot.png'\nset datafile separator ','\n"
-        "set multiplot layout 2,1\nset xlabel 'friction coefficient'\n"
-        "set ylabel 'frequency (Hz)'\nset key off\n"
-        "plot 'chart.csv' every ::1 using 1:($5 > 0 ? $6 : 1/0):3 with points pt 7 ps 0.5 lc variable\n"
-        "set ylabel 'Re(lambda) (1/s)'\n"
-        "plot 'chart.csv' every ::1 using 1:($5 >= 0 ? $4 : 1/0):3 with points pt 7 ps 0.5 lc variable, 0 with lines lc rgb 'black'\n"
-        "unset multiplot\n";
-    const char *inputs[1] = {o.out}, *names[1] = {"chart.csv"};
-    char err[512];
-    if (plot_run(o.plot, script, 1, inputs, names, err, sizeof err) != 0) {
-      fprintf(stderr, "fcd: --plot %s: %s\n", o.plot, err);
-      rc = 1;
-    } else {
-      printf("plot: %s\n", o.plot);
-    }
-  }
+  stab_print_summary(sys, st, &o, n, nc, steps, ctx.any_unstable);
+  if (o.plot && stab_plot(&o)) rc = 1;
 out:
   fcd_mesh_destroy(mesh);
   fcd_stability_destroy(st);
