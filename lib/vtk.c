@@ -309,14 +309,11 @@ static void skip_line(cursor *c) {
   if (c->s < c->end) c->s++;
 }
 
-fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, fcd_mesh **out) {
-  if (!out) return FCD_E_INVALID_ARG;
-  *out = NULL;
-  FCD_CHECK_SYS(csys);
-  fcd_system *sys = (fcd_system *)(uintptr_t)csys;
-  if (dim != 2 && dim != 3)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read_vtk: dim must be 2 or 3, not %d", dim);
-  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read_vtk: path is NULL");
+/* The whole file at path, NUL-free (ASCII), into *out (fcd__free it) of *outlen bytes:
+ * a regular file's size bounds the read, anything else (a pipe, a device)
+ * FCD__STREAM_MAX, and a NUL byte stops it at once (/dev/zero). */
+static fcd_status read_whole(const fcd_system *sys, const char *path, char **out,
+                             size_t *outlen) {
   FILE *fp;
   FCD_TRY(fcd__open_input(sys, path, &fp, NULL, 0));
   /* the whole file is read: a regular file's size bounds it, anything else (a pipe, a
@@ -364,6 +361,57 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
     fcd__free(text);
     return fcd__err(sys, FCD_E_IO, "%s: read error", path);
   }
+  *out = text;
+  *outlen = len;
+  return FCD_OK;
+}
+
+/* The POINTS section (its header read up to the count): npts points of 3 coordinates,
+ * z zero in 2D, into *xyp (dim per point; freed by the caller, also on failure). */
+static fcd_status read_points(fcd_system *sys, const char *path, cursor *c, int dim, size_t len,
+                              long long *npts, double **xyp) {
+  fcd_status st = FCD_OK;
+  char ty[32];
+  if (*npts >= 0 || !token_int(c, npts) || *npts < 0 || *npts > (long long)(len / 2) ||
+      !token(c, ty, sizeof ty)) {
+    st = fcd__err(sys, FCD_E_FORMAT, "%s: bad POINTS header", path);
+    return st;
+  }
+  *xyp = fcd__malloc_array((size_t)*npts * (size_t)dim + 1, sizeof **xyp);
+  if (!*xyp) {
+    st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld points", path, *npts);
+    return st;
+  }
+  for (long long p = 0; p < *npts; p++)
+    for (int k = 0; k < 3; k++) {
+      double v;
+      if (!token_real(c, &v)) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s: point %lld: coordinate %d missing or not a "
+                      "finite number", path, p, k);
+        return st;
+      }
+      if (k < dim) (*xyp)[p * dim + k] = v;
+      else if (v != 0) {
+        st = fcd__err(sys, FCD_E_INVALID_ARG, "%s: point %lld has z = %g in a 2D mesh",
+                      path, p, v);
+        return st;
+      }
+    }
+  return FCD_OK;
+}
+
+fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, fcd_mesh **out) {
+  if (!out) return FCD_E_INVALID_ARG;
+  *out = NULL;
+  FCD_CHECK_SYS(csys);
+  fcd_system *sys = (fcd_system *)(uintptr_t)csys;
+  if (dim != 2 && dim != 3)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read_vtk: dim must be 2 or 3, not %d", dim);
+  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read_vtk: path is NULL");
+  char *text = NULL;
+  size_t len = 0;
+  FCD_TRY(read_whole(sys, path, &text, &len));
+  fcd_status st = FCD_OK;
   cursor c = {text, text + len};
   double *xy = NULL;
   fcd_index *conn = NULL;
@@ -390,32 +438,7 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
   }
   while (token(&c, t, sizeof t)) {
     if (!strcmp(t, "POINTS")) {
-      char ty[32];
-      if (npts >= 0 || !token_int(&c, &npts) || npts < 0 || npts > (long long)(len / 2) ||
-          !token(&c, ty, sizeof ty)) {
-        st = fcd__err(sys, FCD_E_FORMAT, "%s: bad POINTS header", path);
-        goto done;
-      }
-      xy = fcd__malloc_array((size_t)npts * (size_t)dim + 1, sizeof *xy);
-      if (!xy) {
-        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld points", path, npts);
-        goto done;
-      }
-      for (long long p = 0; p < npts; p++)
-        for (int k = 0; k < 3; k++) {
-          double v;
-          if (!token_real(&c, &v)) {
-            st = fcd__err(sys, FCD_E_FORMAT, "%s: point %lld: coordinate %d missing or not a "
-                          "finite number", path, p, k);
-            goto done;
-          }
-          if (k < dim) xy[p * dim + k] = v;
-          else if (v != 0) {
-            st = fcd__err(sys, FCD_E_INVALID_ARG, "%s: point %lld has z = %g in a 2D mesh",
-                          path, p, v);
-            goto done;
-          }
-        }
+      if ((st = read_points(sys, path, &c, dim, len, &npts, &xy)) != FCD_OK) goto done;
     } else if (!strcmp(t, "CELLS")) {
       long long size;
       if (ncells >= 0 || !token_int(&c, &ncells) || !token_int(&c, &size) || ncells < 0 ||
