@@ -1173,6 +1173,58 @@ done:
  * the undamped pencil's eigenvectors nearest the target (real shift) span a basis P
  * (real and imaginary parts, orthonormalized), and the damped quadratic problem
  * P^T (lambda^2 M* + lambda C* + K*) P y = 0 is solved densely (companion form). */
+/* The projection basis P (nr x m, returned m): the real and imaginary parts of the got
+ * eigenvectors (xr, xi), orthonormalized by modified Gram-Schmidt twice, near-dependent
+ * vectors dropped. */
+static fcd_index modal_basis(fcd_index nr, fcd_index got, const fcd_real *xr, const fcd_real *xi,
+                             fcd_real *P) {
+  fcd_index m = 0;
+  for (fcd_index k = 0; k < 2 * got; k++) {
+    const fcd_real *src = k % 2 ? xi + (k / 2) * nr : xr + (k / 2) * nr;
+    fcd_real *q = P + m * nr, n0 = 0, n1 = 0;
+    for (fcd_index i = 0; i < nr; i++) {
+      q[i] = src[i];
+      n0 += q[i] * q[i];
+    }
+    if (!(n0 > 0)) continue;
+    for (int pass = 0; pass < 2; pass++)
+      for (fcd_index j = 0; j < m; j++) {
+        const fcd_real *pj = P + j * nr;
+        fcd_real d = 0;
+        for (fcd_index i = 0; i < nr; i++) d += pj[i] * q[i];
+        for (fcd_index i = 0; i < nr; i++) q[i] -= d * pj[i];
+      }
+    for (fcd_index i = 0; i < nr; i++) n1 += q[i] * q[i];
+    if (n1 <= 1e-16 * n0) continue;
+    n1 = 1 / sqrt(n1);
+    for (fcd_index i = 0; i < nr; i++) q[i] *= n1;
+    m++;
+  }
+  return m;
+}
+
+/* Kp, Mp, Cp = P^T {K, M, C} P (m x m), y an nr-entry work vector; an unset operator
+ * leaves its projection zero. */
+static void project_operators(fcd_index nr, fcd_index m, const fcd_real *P, const fcd__csr *Kr,
+                              const fcd__csr *Mr, const fcd__csr *Cr, fcd_real *y, fcd_real *Kp,
+                              fcd_real *Mp, fcd_real *Cp) {
+  const fcd__csr *ops[3] = {Kr, Mr, Cr};
+  fcd_real *outs[3] = {Kp, Mp, Cp};
+  for (int o = 0; o < 3; o++) {
+    if (!ops[o] || !ops[o]->set) continue;
+    for (fcd_index j = 0; j < m; j++) {
+      memset(y, 0, (size_t)nr * sizeof *y);
+      fcd__csr_gaxpy(ops[o], 1.0, P + j * nr, y);
+      for (fcd_index i = 0; i < m; i++) {
+        const fcd_real *pi = P + i * nr;
+        fcd_real d = 0;
+        for (fcd_index k = 0; k < nr; k++) d += pi[k] * y[k];
+        outs[o][i * m + j] = d;
+      }
+    }
+  }
+}
+
 static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap *tm,
                                   const fcd__csr *Kr, const fcd__csr *Mr, const fcd__csr *Cr,
                                   fcd_index nev) {
@@ -1196,29 +1248,7 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, Kr, Mr, w * w, nb, st->tol, st->max_it,
                                  lre, lim, xr, xi, &got, &reached);
   if (status != FCD_OK) goto done;
-  /* the basis: real and imaginary parts, modified Gram-Schmidt twice, near-dependent
-   * vectors dropped */
-  for (fcd_index k = 0; k < 2 * got; k++) {
-    const fcd_real *src = k % 2 ? xi + (k / 2) * nr : xr + (k / 2) * nr;
-    fcd_real *q = P + m * nr, n0 = 0, n1 = 0;
-    for (fcd_index i = 0; i < nr; i++) {
-      q[i] = src[i];
-      n0 += q[i] * q[i];
-    }
-    if (!(n0 > 0)) continue;
-    for (int pass = 0; pass < 2; pass++)
-      for (fcd_index j = 0; j < m; j++) {
-        const fcd_real *pj = P + j * nr;
-        fcd_real d = 0;
-        for (fcd_index i = 0; i < nr; i++) d += pj[i] * q[i];
-        for (fcd_index i = 0; i < nr; i++) q[i] -= d * pj[i];
-      }
-    for (fcd_index i = 0; i < nr; i++) n1 += q[i] * q[i];
-    if (n1 <= 1e-16 * n0) continue;
-    n1 = 1 / sqrt(n1);
-    for (fcd_index i = 0; i < nr; i++) q[i] *= n1;
-    m++;
-  }
+  m = modal_basis(nr, got, xr, xi, P);
   if (m == 0) {
     status = fcd__err(sys, FCD_E_NOT_CONVERGED, "modal projection: no undamped eigenvector "
                       "converged near %g Hz to %g in %lld iterations (error estimate "
@@ -1232,21 +1262,7 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   bl = fcd__malloc_array((size_t)nr + 1, sizeof *bl);
   br = fcd__malloc_array((size_t)nr + 1, sizeof *br);
   if (!Kp || !Mp || !Cp || !bl || !br) goto nomem;
-  const fcd__csr *ops[3] = {Kr, Mr, Cr};
-  fcd_real *outs[3] = {Kp, Mp, Cp};
-  for (int o = 0; o < 3; o++) {
-    if (!ops[o] || !ops[o]->set) continue;
-    for (fcd_index j = 0; j < m; j++) {
-      memset(y, 0, (size_t)nr * sizeof *y);
-      fcd__csr_gaxpy(ops[o], 1.0, P + j * nr, y);
-      for (fcd_index i = 0; i < m; i++) {
-        const fcd_real *pi = P + i * nr;
-        fcd_real d = 0;
-        for (fcd_index k = 0; k < nr; k++) d += pi[k] * y[k];
-        outs[o][i * m + j] = d;
-      }
-    }
-  }
+  project_operators(nr, m, P, Kr, Mr, Cr, y, Kp, Mp, Cp);
   /* the 3D sliding damping, rank one per slipping contact: Cp += coef (P^T bl)(br^T P) */
   for (fcd_index c = 0; c < nc; c++) {
     fcd_real coef = sliding_vectors(st, tn, tm, c, bl, br);
