@@ -154,6 +154,98 @@ static fcd_real local_res(int d, const fcd_real *a, const fcd_real *qh, fcd_real
 /* Exact solution of the one-contact problem u = a r + qh by enumeration of the
  * contact states (open, stick, slip); slip in 3D is a one-dimensional root search on
  * the slip angle. Returns 1 when a state was found, 0 otherwise (r then unchanged). */
+/* The 3D slip state by a local search from the direction of the previous reaction r:
+ * secant steps, then a bracket widened around it and Illinois regula falsi. 1 with r
+ * the slip state, 0 when none is found near (r untouched). */
+static int slip3d_warm(const fcd_real *a, const fcd_real *qh, fcd_real mu, fcd_real scale,
+                       fcd_real *r) {
+  const int d = 3;
+  fcd_real cand[3], ut[2], den;
+  fcd_real rt = hypot(r[1], r[2]);
+  if (!(r[0] < 0 && rt > 0.5 * mu * -r[0])) return 0;
+  fcd_real phi0 = atan2(r[2] / (mu * r[0]), r[1] / (mu * r[0]));
+  /* secant steps from the previous angle first: between late sweeps the slip
+   * direction barely moves, and 2-4 evaluations of g suffice */
+  {
+    fcd_real x0 = phi0, x1 = phi0 + 1e-3, s0[2] = {cos(x0), sin(x0)};
+    fcd_real s1[2] = {cos(x1), sin(x1)};
+    fcd_real g0 = slip_eval(d, a, qh, mu, s0, cand, ut, &den);
+    fcd_real g1 = slip_eval(d, a, qh, mu, s1, cand, ut, &den);
+    for (int it = 0; it < 8 && g1 != g0; it++) {
+      fcd_real x2 = x1 - g1 * (x1 - x0) / (g1 - g0);
+      if (!(fabs(x2 - phi0) < 0.5)) break;
+      fcd_real s2[2] = {cos(x2), sin(x2)};
+      fcd_real g2 = slip_eval(d, a, qh, mu, s2, cand, ut, &den);
+      fcd_real utn = sqrt(ut[0] * ut[0] + ut[1] * ut[1]);
+      if (fabs(g2) <= 1e-12 * (utn + scale)) {
+        if (den > 0 && cand[0] < 0 && ut[0] * s2[0] + ut[1] * s2[1] >= -1e-14 * scale) {
+          for (int k = 0; k < d; k++) r[k] = cand[k];
+          return 1;
+        }
+        break;
+      }
+      x0 = x1;
+      g0 = g1;
+      x1 = x2;
+      g1 = g2;
+    }
+  }
+  fcd_real lo = phi0, hi = phi0, glo, ghi, sl[2], sh[2];
+  sl[0] = cos(lo);
+  sl[1] = sin(lo);
+  glo = slip_eval(d, a, qh, mu, sl, cand, ut, &den);
+  ghi = glo;
+  int found = glo == 0;
+  for (fcd_real step = 0.02; !found && step < 1.0; step *= 2) {
+    lo = phi0 - step;
+    hi = phi0 + step;
+    sl[0] = cos(lo);
+    sl[1] = sin(lo);
+    sh[0] = cos(hi);
+    sh[1] = sin(hi);
+    glo = slip_eval(d, a, qh, mu, sl, cand, ut, &den);
+    ghi = slip_eval(d, a, qh, mu, sh, cand, ut, &den);
+    if ((glo < 0) != (ghi < 0)) found = 1;
+  }
+  if (found) {
+    /* Illinois regula falsi on [lo, hi] */
+    fcd_real ph = lo;
+    int side = 0;
+    for (int it = 0; it < 60 && hi - lo > 1e-15 && glo != 0; it++) {
+      ph = (lo * ghi - hi * glo) / (ghi - glo);
+      fcd_real sx[2] = {cos(ph), sin(ph)};
+      fcd_real gx = slip_eval(d, a, qh, mu, sx, cand, ut, &den);
+      if (gx == 0) {
+        lo = hi = ph;
+        break;
+      }
+      if ((gx < 0) == (glo < 0)) {
+        lo = ph;
+        glo = gx;
+        if (side == -1) ghi *= 0.5;
+        side = -1;
+      } else {
+        hi = ph;
+        ghi = gx;
+        if (side == 1) glo *= 0.5;
+        side = 1;
+      }
+    }
+    ph = glo == 0 ? lo : ph;
+    fcd_real sx[2] = {cos(ph), sin(ph)};
+    fcd_real gx = slip_eval(d, a, qh, mu, sx, cand, ut, &den);
+    /* a slip state: u_N = 0 by construction, u_T parallel to s (g at round-off) and
+     * along it, r_N < 0; the same conditions the natural map would check */
+    fcd_real utn = sqrt(ut[0] * ut[0] + ut[1] * ut[1]);
+    if (den > 0 && cand[0] < 0 && ut[0] * sx[0] + ut[1] * sx[1] >= -1e-14 * scale &&
+        fabs(gx) <= 1e-12 * (utn + scale)) {
+      for (int k = 0; k < d; k++) r[k] = cand[k];
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fcd_real *qh,
                         fcd_real mu, fcd_real *r) {
   /* open: r = 0 is a solution exactly when u_N = qh_N <= 0 */
@@ -206,89 +298,7 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
     /* Warm start: from the slip direction the contact had (r_T = mu r_N s), bracket a
      * root of g locally and refine it by Illinois steps; most NSGS sweeps end here.
      * The full scan below remains the exact fallback. */
-    fcd_real rt = hypot(r[1], r[2]);
-    if (r[0] < 0 && rt > 0.5 * mu * -r[0]) {
-      fcd_real phi0 = atan2(r[2] / (mu * r[0]), r[1] / (mu * r[0]));
-      /* secant steps from the previous angle first: between late sweeps the slip
-       * direction barely moves, and 2-4 evaluations of g suffice */
-      {
-        fcd_real x0 = phi0, x1 = phi0 + 1e-3, s0[2] = {cos(x0), sin(x0)};
-        fcd_real s1[2] = {cos(x1), sin(x1)};
-        fcd_real g0 = slip_eval(d, a, qh, mu, s0, cand, ut, &den);
-        fcd_real g1 = slip_eval(d, a, qh, mu, s1, cand, ut, &den);
-        for (int it = 0; it < 8 && g1 != g0; it++) {
-          fcd_real x2 = x1 - g1 * (x1 - x0) / (g1 - g0);
-          if (!(fabs(x2 - phi0) < 0.5)) break;
-          fcd_real s2[2] = {cos(x2), sin(x2)};
-          fcd_real g2 = slip_eval(d, a, qh, mu, s2, cand, ut, &den);
-          fcd_real utn = sqrt(ut[0] * ut[0] + ut[1] * ut[1]);
-          if (fabs(g2) <= 1e-12 * (utn + scale)) {
-            if (den > 0 && cand[0] < 0 && ut[0] * s2[0] + ut[1] * s2[1] >= -1e-14 * scale) {
-              for (int k = 0; k < d; k++) r[k] = cand[k];
-              return 1;
-            }
-            break;
-          }
-          x0 = x1;
-          g0 = g1;
-          x1 = x2;
-          g1 = g2;
-        }
-      }
-      fcd_real lo = phi0, hi = phi0, glo, ghi, sl[2], sh[2];
-      sl[0] = cos(lo);
-      sl[1] = sin(lo);
-      glo = slip_eval(d, a, qh, mu, sl, cand, ut, &den);
-      ghi = glo;
-      int found = glo == 0;
-      for (fcd_real step = 0.02; !found && step < 1.0; step *= 2) {
-        lo = phi0 - step;
-        hi = phi0 + step;
-        sl[0] = cos(lo);
-        sl[1] = sin(lo);
-        sh[0] = cos(hi);
-        sh[1] = sin(hi);
-        glo = slip_eval(d, a, qh, mu, sl, cand, ut, &den);
-        ghi = slip_eval(d, a, qh, mu, sh, cand, ut, &den);
-        if ((glo < 0) != (ghi < 0)) found = 1;
-      }
-      if (found) {
-        /* Illinois regula falsi on [lo, hi] */
-        fcd_real ph = lo;
-        int side = 0;
-        for (int it = 0; it < 60 && hi - lo > 1e-15 && glo != 0; it++) {
-          ph = (lo * ghi - hi * glo) / (ghi - glo);
-          fcd_real sx[2] = {cos(ph), sin(ph)};
-          fcd_real gx = slip_eval(d, a, qh, mu, sx, cand, ut, &den);
-          if (gx == 0) {
-            lo = hi = ph;
-            break;
-          }
-          if ((gx < 0) == (glo < 0)) {
-            lo = ph;
-            glo = gx;
-            if (side == -1) ghi *= 0.5;
-            side = -1;
-          } else {
-            hi = ph;
-            ghi = gx;
-            if (side == 1) glo *= 0.5;
-            side = 1;
-          }
-        }
-        ph = glo == 0 ? lo : ph;
-        fcd_real sx[2] = {cos(ph), sin(ph)};
-        fcd_real gx = slip_eval(d, a, qh, mu, sx, cand, ut, &den);
-        /* a slip state: u_N = 0 by construction, u_T parallel to s (g at round-off) and
-         * along it, r_N < 0; the same conditions the natural map would check */
-        fcd_real utn = sqrt(ut[0] * ut[0] + ut[1] * ut[1]);
-        if (den > 0 && cand[0] < 0 && ut[0] * sx[0] + ut[1] * sx[1] >= -1e-14 * scale &&
-            fabs(gx) <= 1e-12 * (utn + scale)) {
-          for (int k = 0; k < d; k++) r[k] = cand[k];
-          return 1;
-        }
-      }
-    }
+    if (slip3d_warm(a, qh, mu, scale, r)) return 1;
     enum { NS = 64 };
     fcd_real g0 = 0, phi0 = 0;
     for (int i = 0; i <= NS; i++) {
