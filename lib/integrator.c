@@ -735,6 +735,57 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *wp,
   return FCD_OK;
 }
 
+/* The local problem of the active contacts, ul = Wd pl + ql with the scheme's scaling of
+ * W (Fremond: theta), solved from the previous impulses (pl in: warm start; out: the
+ * impulses). w->law receives the law vector recomputed from pl, for the certificate,
+ * and *wmin the smallest diagonal of W, its velocity scale. wrp and wci hold the CSR
+ * view of the dense Wd. */
+static fcd_status solve_local(fcd_integrator *it, const work *wp, fcd_index na, fcd_real *Wd,
+                              const fcd_real *ql, const fcd_real *mul, fcd_real *pl,
+                              fcd_real *ul, fcd_index *wrp, fcd_index *wci, fcd_real *wmin) {
+  fcd_system *sys = it->sys;
+  int d = cdim(it);
+  fcd_index ma = na * d;
+  fcd_real th = it->theta;
+  work w = *wp;
+  /* Fremond solves for the impulse on u_theta: W scaled by theta */
+  fcd_real scale = it->scheme == FCD_SCHEME_FREMOND ? th : 1.0;
+  for (fcd_index i = 0; i < ma; i++) {
+    wrp[i] = i * ma;
+    for (fcd_index j = 0; j < ma; j++) {
+      wci[i * ma + j] = j;
+      Wd[i * ma + j] *= scale;
+    }
+  }
+  wrp[ma] = ma * ma;
+  /* warm start from the previous impulses of the same contacts */
+  for (fcd_index a = 0; a < na; a++)
+    for (int k = 0; k < d; k++) pl[a * d + k] = it->p[w.act[a] * d + k];
+  fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1};
+  fcd__fc_local lp = {d, na, ma, &Wc, ql, mul, NULL, NULL};
+  fcd__fc_result res;
+  fcd_status st = fcd__fc_solve(sys, &lp, &it->opts, pl, ul, &res);
+  if (st == FCD_OK && !res.converged)
+    st = fcd__err(sys, FCD_E_NOT_CONVERGED,
+                  "contact solve of the step at t = %g did not reach %.3g in %lld "
+                  "iterations (residual %.3e); the state is unchanged", it->t,
+                  it->opts.tol, (long long)res.iterations, res.residual);
+  if (st == FCD_OK) {
+    /* the law vector recomputed from the impulses, not the solver's own, for the
+     * certificate; and the smallest contact compliance, its velocity scale */
+    for (fcd_index i = 0; i < ma; i++) {
+      fcd_real acc = ql[i];
+      for (fcd_index j = 0; j < ma; j++) acc += Wd[i * ma + j] * pl[j];
+      w.law[w.act[i / d] * d + i % d] = acc;
+    }
+    for (fcd_index a = 0; a < na; a++) {
+      fcd_real wa = Wd[(a * d) * ma + a * d];
+      if (wa > 0 && (*wmin == 0 || wa < *wmin)) *wmin = wa;
+    }
+  }
+  return st;
+}
+
 static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nc = ncontacts(it), nfix = sys->nfixed;
@@ -811,41 +862,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
       }
       if (st == FCD_OK) {
         local_rhs(it, &w, na, split, h, ql, mul);
-        /* Fremond solves for the impulse on u_theta: W scaled by theta */
-        fcd_real scale = it->scheme == FCD_SCHEME_FREMOND ? th : 1.0;
-        for (fcd_index i = 0; i < ma; i++) {
-          wrp[i] = i * ma;
-          for (fcd_index j = 0; j < ma; j++) {
-            wci[i * ma + j] = j;
-            Wd[i * ma + j] *= scale;
-          }
-        }
-        wrp[ma] = ma * ma;
-        /* warm start from the previous impulses of the same contacts */
-        for (fcd_index a = 0; a < na; a++)
-          for (int k = 0; k < d; k++) pl[a * d + k] = it->p[w.act[a] * d + k];
-        fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1};
-        fcd__fc_local lp = {d, na, ma, &Wc, ql, mul, NULL, NULL};
-        fcd__fc_result res;
-        st = fcd__fc_solve(sys, &lp, &it->opts, pl, ul, &res);
-        if (st == FCD_OK && !res.converged)
-          st = fcd__err(sys, FCD_E_NOT_CONVERGED,
-                        "contact solve of the step at t = %g did not reach %.3g in %lld "
-                        "iterations (residual %.3e); the state is unchanged", it->t,
-                        it->opts.tol, (long long)res.iterations, res.residual);
-        if (st == FCD_OK) {
-          /* the law vector recomputed from the impulses, not the solver's own, for the
-           * certificate; and the smallest contact compliance, its velocity scale */
-          for (fcd_index i = 0; i < ma; i++) {
-            fcd_real acc = ql[i];
-            for (fcd_index j = 0; j < ma; j++) acc += Wd[i * ma + j] * pl[j];
-            w.law[w.act[i / d] * d + i % d] = acc;
-          }
-          for (fcd_index a = 0; a < na; a++) {
-            fcd_real wa = Wd[(a * d) * ma + a * d];
-            if (wa > 0 && (wmin == 0 || wa < wmin)) wmin = wa;
-          }
-        }
+        st = solve_local(it, &w, na, Wd, ql, mul, pl, ul, wrp, wci, &wmin);
         if (st == FCD_OK) {
           st = apply_impulse(it, &w, H, na, split, cached, pl, &v1_done);
           if (st == FCD_OK)
