@@ -276,6 +276,38 @@ static PetscErrorCode copy_vec(Vec v, VecScatter gather, Vec all, fcd_index n, f
   return VecRestoreArrayRead(src, &a);
 }
 
+/* The converged pairs of an EPS or a PEP (the other NULL), at most nev, into lre, lim
+ * and the vectors xr, xi (n entries each, gathered to every rank when parallel). */
+static PetscErrorCode collect_pairs(EPS eps, PEP pep, Mat A0, int parallel, fcd_index n,
+                                    fcd_index nev, fcd_real *lre, fcd_real *lim, fcd_real *xr,
+                                    fcd_real *xi, fcd_index *nconv) {
+  VecScatter gather = NULL;
+  Vec all = NULL, vr = NULL, vi = NULL;
+  PetscErrorCode e = 0;
+  PetscInt nc = 0;
+  e = eps ? EPSGetConverged(eps, &nc) : PEPGetConverged(pep, &nc);
+  if (!e) e = MatCreateVecs(A0, &vr, NULL);
+  if (!e) e = MatCreateVecs(A0, &vi, NULL);
+  if (!e && parallel) e = VecScatterCreateToAll(vr, &gather, &all);
+  fcd_index take = nc < nev ? nc : nev;
+  for (fcd_index k = 0; !e && k < take; k++) {
+    PetscScalar kr, ki;
+    e = eps ? EPSGetEigenpair(eps, (PetscInt)k, &kr, &ki, vr, vi)
+            : PEPGetEigenpair(pep, (PetscInt)k, &kr, &ki, vr, vi);
+    if (e) break;
+    lre[k] = (fcd_real)kr;
+    lim[k] = (fcd_real)ki;
+    if (!e) e = copy_vec(vr, gather, all, n, xr + k * n);
+    if (!e) e = copy_vec(vi, gather, all, n, xi + k * n);
+  }
+  if (!e) *nconv = take;
+  VecScatterDestroy(&gather);
+  VecDestroy(&all);
+  VecDestroy(&vr);
+  VecDestroy(&vi);
+  return e;
+}
+
 /* The error estimate of the first pair not yet converged, at the solver's last
  * iteration: what a capped or too-strict solve reached (the residual of its report). */
 static PetscErrorCode track_error(PetscInt nconv, const PetscReal *errest, PetscInt nest,
@@ -307,12 +339,9 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
   MPI_Comm comm = comm_f >= 0 ? MPI_Comm_f2c((MPI_Fint)comm_f) : PETSC_COMM_SELF;
   int csize = 1;
   MPI_Comm_size(comm, &csize);
-  VecScatter gather = NULL;
-  Vec all = NULL;
   fcd_status st = FCD_OK;
   Mat A = NULL, B = NULL;
   EPS eps = NULL;
-  Vec vr = NULL, vi = NULL;
   PetscErrorCode e = 0;
   const char *what = "";
 #define P(expr)                                                                        \
@@ -343,31 +372,13 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
     P(EPSGetST(eps, &stx));
     P(sinvert_lu(stx, csize > 1));
     P(EPSSolve(eps));
-    PetscInt nc = 0;
-    P(EPSGetConverged(eps, &nc));
-    P(MatCreateVecs(A, &vr, NULL));
-    P(MatCreateVecs(A, &vi, NULL));
-    if (csize > 1) P(VecScatterCreateToAll(vr, &gather, &all));
-    fcd_index take = nc < nev ? nc : nev;
-    for (fcd_index k = 0; k < take; k++) {
-      PetscScalar kr, ki;
-      P(EPSGetEigenpair(eps, (PetscInt)k, &kr, &ki, vr, vi));
-      lre[k] = (fcd_real)kr;
-      lim[k] = (fcd_real)ki;
-      P(copy_vec(vr, gather, all, n, xr + k * n));
-      P(copy_vec(vi, gather, all, n, xi + k * n));
-    }
-    *nconv = take;
+    P(collect_pairs(eps, NULL, A, csize > 1, n, nev, lre, lim, xr, xi, nconv));
   }
   goto cleanup;
 petsc_error:
   st = petsc_fail(sys, e, what);
 cleanup:
 #undef P
-  VecScatterDestroy(&gather);
-  VecDestroy(&all);
-  VecDestroy(&vr);
-  VecDestroy(&vi);
   EPSDestroy(&eps);
   MatDestroy(&A);
   MatDestroy(&B);
@@ -388,8 +399,6 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
   MPI_Comm comm = comm_f >= 0 ? MPI_Comm_f2c((MPI_Fint)comm_f) : PETSC_COMM_SELF;
   int csize = 1;
   MPI_Comm_size(comm, &csize);
-  VecScatter gather = NULL;
-  Vec all = NULL, vr = NULL, vi = NULL;
   Mat A[3] = {NULL, NULL, NULL};
   PEP pep = NULL;
   fcd_status st = FCD_OK;
@@ -420,31 +429,13 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
     P(PEPGetST(pep, &stx));
     P(sinvert_lu(stx, csize > 1));
     P(PEPSolve(pep));
-    PetscInt nc = 0;
-    P(PEPGetConverged(pep, &nc));
-    P(MatCreateVecs(A[0], &vr, NULL));
-    P(MatCreateVecs(A[0], &vi, NULL));
-    if (csize > 1) P(VecScatterCreateToAll(vr, &gather, &all));
-    fcd_index take = nc < nev ? nc : nev;
-    for (fcd_index k = 0; k < take; k++) {
-      PetscScalar kr, ki;
-      P(PEPGetEigenpair(pep, (PetscInt)k, &kr, &ki, vr, vi));
-      lre[k] = (fcd_real)kr;
-      lim[k] = (fcd_real)ki;
-      P(copy_vec(vr, gather, all, n, xr + k * n));
-      P(copy_vec(vi, gather, all, n, xi + k * n));
-    }
-    *nconv = take;
+    P(collect_pairs(NULL, pep, A[0], csize > 1, n, nev, lre, lim, xr, xi, nconv));
   }
   goto cleanup;
 petsc_error:
   st = petsc_fail(sys, e, what);
 cleanup:
 #undef P
-  VecScatterDestroy(&gather);
-  VecDestroy(&all);
-  VecDestroy(&vr);
-  VecDestroy(&vi);
   PEPDestroy(&pep);
   for (int k = 0; k < 3; k++) MatDestroy(&A[k]);
   fcd__petsc_release();
