@@ -36,6 +36,32 @@ static void rebuild_free(fcd_system *sys) {
   sys->nfixed = sys->n - k;
 }
 
+static void free_pattern_clear(fcd__free_pattern *fp) {
+  fcd__free(fp->rowptr);
+  fcd__free(fp->col);
+  for (int k = 0; k < 3; k++) {
+    fcd__free(fp->map[k]);
+    fcd__free(fp->mapt[k]);
+  }
+  memset(fp, 0, sizeof *fp);
+}
+
+/* also for a system whose creation failed half way (zeroed fields are skipped) */
+static void system_free(fcd_system *sys) {
+  for (int k = 0; k < 3; k++) fcd__csr_clear(&sys->mat[k]);
+  free_pattern_clear(&sys->fp);
+  fcd__free(sys->is_fixed);
+  fcd__free(sys->fixed_value);
+  fcd__free(sys->free_of);
+  fcd__free(sys->dof_of);
+  fcd__free(sys->fixed_list);
+  fcd__free(sys->scratch);
+  fcd__free(sys->contact_uses);
+  fcd__free(sys->load);
+  sys->magic = 0;
+  fcd__free(sys);
+}
+
 fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out) {
   if (!out) return FCD_E_INVALID_ARG;
   *out = NULL;
@@ -61,14 +87,7 @@ fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out) {
   sys->contact_uses = fcd__calloc((size_t)ndofs, sizeof(fcd_index));
   if (!sys->is_fixed || !sys->fixed_value || !sys->free_of || !sys->dof_of ||
       !sys->fixed_list || !sys->scratch || !sys->contact_uses) {
-    fcd__free(sys->contact_uses);
-    fcd__free(sys->is_fixed);
-    fcd__free(sys->fixed_value);
-    fcd__free(sys->free_of);
-    fcd__free(sys->dof_of);
-    fcd__free(sys->fixed_list);
-    fcd__free(sys->scratch);
-    fcd__free(sys);
+    system_free(sys);
     return FCD_E_NOMEM;
   }
   sys->magic = FCD_SYSTEM_MAGIC;
@@ -79,30 +98,6 @@ fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out) {
   return FCD_OK;
 }
 
-static void free_pattern_clear(fcd__free_pattern *fp) {
-  fcd__free(fp->rowptr);
-  fcd__free(fp->col);
-  for (int k = 0; k < 3; k++) {
-    fcd__free(fp->map[k]);
-    fcd__free(fp->mapt[k]);
-  }
-  memset(fp, 0, sizeof *fp);
-}
-
-static void system_free(fcd_system *sys) {
-  for (int k = 0; k < 3; k++) fcd__csr_clear(&sys->mat[k]);
-  free_pattern_clear(&sys->fp);
-  fcd__free(sys->is_fixed);
-  fcd__free(sys->fixed_value);
-  fcd__free(sys->free_of);
-  fcd__free(sys->dof_of);
-  fcd__free(sys->fixed_list);
-  fcd__free(sys->scratch);
-  fcd__free(sys->contact_uses);
-  fcd__free(sys->load);
-  sys->magic = 0;
-  fcd__free(sys);
-}
 
 void fcd_system_destroy(fcd_system *sys) {
   if (!fcd__system_valid(sys) || sys->zombie) return;
