@@ -1,5 +1,6 @@
-/* Dense Delassus operators W = H A^-1 H^T for the factored operators A of integrators
- * (M + h theta C + h^2 theta^2 K) and equilibria (K). */
+/* The one builder of Delassus operators W = H A^-1 H^T: dense for the factored operators
+ * A of integrators (M + h theta C + h^2 theta^2 K) and equilibria (K), sparse for the
+ * global one-step problems (A = M). */
 #include "fc_private.h"
 
 #include <string.h>
@@ -31,6 +32,113 @@ fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, const fc
   }
   fcd__free(X);
   return st;
+}
+
+/* W = H^T A^-1 H, sparse (exact zeros dropped), for a global problem whose H is stored
+ * n x m (Hd: dofs by contact directions, over all n dofs of the factor A) with its
+ * transpose HT (m x n): fc_problem's one-step problems. Columns go through the factor in
+ * blocks of 64. W receives an owned CSR. */
+fcd_status fcd__delassus_sparse(const fcd_system *sys, fcd__factor *fac, const fcd__csr *Hd,
+                                const fcd__csr *HT, fcd__csr *W) {
+  enum { B = 64 };
+  fcd_index n = Hd->n, m = HT->n;
+  fcd_index cap = 0, t = 0;
+  fcd_index *wi = NULL, *wj = NULL;
+  fcd_real *wv = NULL;
+  fcd_real *y = fcd__malloc_array((size_t)n * B + 1, sizeof *y);
+  fcd_status st = y ? FCD_OK : FCD_E_NOMEM;
+  const fcd_index *htp = HT->rowptr, *htc = HT->col;
+  const fcd_real *htv = HT->val;
+  for (fcd_index j0 = 0; st == FCD_OK && j0 < m; j0 += B) {
+    fcd_index nb = m - j0 < B ? m - j0 : B;
+    memset(y, 0, (size_t)n * nb * sizeof *y);
+    for (fcd_index i = 0; i < n; i++)
+      for (fcd_index k = Hd->rowptr[i]; k < Hd->rowptr[i + 1]; k++) {
+        fcd_index j = Hd->col[k];
+        if (j >= j0 && j < j0 + nb) y[(j - j0) * n + i] = Hd->val[k];
+      }
+    if ((st = fcd__factor_solve(fac, nb, y, y)) != FCD_OK) break;
+    for (fcd_index i = 0; i < m; i++)
+      for (fcd_index jj = 0; jj < nb; jj++) {
+        fcd_real s = 0;
+        const fcd_real *yc = y + jj * n;
+        for (fcd_index k = htp[i]; k < htp[i + 1]; k++) s += htv[k] * yc[htc[k]];
+        if (s == 0.0) continue;
+        if (t == cap) {
+          fcd_index nc2 = cap ? 2 * cap : 1024;
+          fcd_index *a = fcd__malloc_array((size_t)nc2, sizeof *a);
+          fcd_index *b = fcd__malloc_array((size_t)nc2, sizeof *b);
+          fcd_real *c = fcd__malloc_array((size_t)nc2, sizeof *c);
+          if (!a || !b || !c) {
+            fcd__free(a);
+            fcd__free(b);
+            fcd__free(c);
+            st = FCD_E_NOMEM;
+            goto done;
+          }
+          if (t) {
+            memcpy(a, wi, (size_t)t * sizeof *a);
+            memcpy(b, wj, (size_t)t * sizeof *b);
+            memcpy(c, wv, (size_t)t * sizeof *c);
+          }
+          fcd__free(wi);
+          fcd__free(wj);
+          fcd__free(wv);
+          wi = a;
+          wj = b;
+          wv = c;
+          cap = nc2;
+        }
+        wi[t] = i;
+        wj[t] = j0 + jj;
+        wv[t++] = s;
+      }
+  }
+  if (st == FCD_OK) {
+    memset(W, 0, sizeof *W);
+    W->n = m;
+    if (fcd__coo_to_csr(m, t, wi, wj, wv, &W->rowptr, &W->col, &W->val, NULL) != FCD_OK) {
+      st = FCD_E_NOMEM;
+    } else {
+      W->owned = 1;
+      W->set = 1;
+    }
+  }
+done:
+  fcd__free(y);
+  fcd__free(wi);
+  fcd__free(wj);
+  fcd__free(wv);
+  if (st == FCD_E_NOMEM)
+    return fcd__err(sys, st, "out of memory assembling the Delassus operator");
+  return st;
+}
+
+/* W of the contacts act[0 .. na-1] of H (d rows each) into Wd (na d square, dense), for A
+ * factored in fac on the free dofs; X (nf x na d) receives A^-1 H_a^T, which the caller
+ * keeps for its correction A^-1 H_a^T p. */
+fcd_status fcd__delassus_active(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
+                                int d, fcd_index na, const fcd_index *act, fcd_real *X,
+                                fcd_real *Wd) {
+  fcd_index ma = na * d, nf = sys->nfree;
+  for (fcd_index a = 0; a < na; a++)
+    for (int k = 0; k < d; k++) {
+      fcd_index row = act[a] * d + k;
+      for (fcd_index e = H->rowptr[row]; e < H->rowptr[row + 1]; e++)
+        X[(a * d + k) * nf + sys->free_of[H->col[e]]] = H->val[e];
+    }
+  FCD_TRY(fcd__factor_solve(fac, ma, X, X));
+  for (fcd_index a = 0; a < na; a++)
+    for (int k = 0; k < d; k++) {
+      fcd_index row = act[a] * d + k;
+      for (fcd_index j = 0; j < ma; j++) {
+        fcd_real s = 0;
+        for (fcd_index e = H->rowptr[row]; e < H->rowptr[row + 1]; e++)
+          s += H->val[e] * X[j * nf + sys->free_of[H->col[e]]];
+        Wd[(a * d + k) * ma + j] = s;
+      }
+    }
+  return FCD_OK;
 }
 
 fcd_status fcd__contact_dofs_free(const fcd_system *sys, const fcd__csr *H) {

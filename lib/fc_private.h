@@ -56,6 +56,13 @@ fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc
 
 /* W = H A^-1 H^T, dense row-major m x m (m = H->n), for A factored in fac on the free
  * dofs; every column of H must be a free dof (fcd__contact_dofs_free). */
+/* W = H^T A^-1 H (sparse) for a global problem's H stored n x m, with its transpose HT */
+fcd_status fcd__delassus_sparse(const fcd_system *sys, fcd__factor *fac, const fcd__csr *Hd,
+                                const fcd__csr *HT, fcd__csr *W);
+/* W of the active contacts act (d rows each) of H, with X = A^-1 H_a^T kept */
+fcd_status fcd__delassus_active(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
+                                int d, fcd_index na, const fcd_index *act, fcd_real *X,
+                                fcd_real *Wd);
 fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
                                fcd_real *W);
 /* The dense W of every contact, kept while the factor (its factorization count) and the

@@ -280,18 +280,14 @@ static fcd_status assemble_delassus(fcd_fc_problem *p) {
                     "Cholesky failed");
   if (st != FCD_OK) return st;
   fcd_index n = p->ndofs, m = p->m, nnzh = p->H.rowptr[n];
-  enum { B = 64 };
   /* H^T in CSR (m rows over n) */
   fcd_index *ri = fcd__malloc_array((size_t)nnzh, sizeof *ri);
   fcd_index *ci = fcd__malloc_array((size_t)nnzh, sizeof *ci);
   fcd_index *htp = NULL, *htc = NULL;
   fcd_real *htv = NULL;
-  fcd_real *y = fcd__malloc_array((size_t)n * B, sizeof *y);
-  fcd_index cap = 0, t = 0;
-  fcd_index *wi = NULL, *wj = NULL;
-  fcd_real *wv = NULL, *tmp = fcd__malloc_array((size_t)n, sizeof *tmp);
+  fcd_real *tmp = fcd__malloc_array((size_t)n, sizeof *tmp);
   st = FCD_E_NOMEM;
-  if (!ri || !ci || !y || !tmp) goto done;
+  if (!ri || !ci || !tmp) goto done;
   for (fcd_index i = 0; i < n; i++)
     for (fcd_index k = p->H.rowptr[i]; k < p->H.rowptr[i + 1]; k++) {
       ri[k] = p->H.col[k];
@@ -302,50 +298,9 @@ static fcd_status assemble_delassus(fcd_fc_problem *p) {
     if (fcd__coo_to_csr(big, nnzh, ri, ci, p->H.val, &htp, &htc, &htv, NULL) != FCD_OK)
       goto done;
   }
-  for (fcd_index j0 = 0; j0 < m; j0 += B) {
-    fcd_index nb = m - j0 < B ? m - j0 : B;
-    memset(y, 0, (size_t)n * nb * sizeof *y);
-    for (fcd_index i = 0; i < n; i++)
-      for (fcd_index k = p->H.rowptr[i]; k < p->H.rowptr[i + 1]; k++) {
-        fcd_index j = p->H.col[k];
-        if (j >= j0 && j < j0 + nb) y[(j - j0) * n + i] = p->H.val[k];
-      }
-    if ((st = fcd__factor_solve(p->mfac, nb, y, y)) != FCD_OK) goto done;
-    st = FCD_E_NOMEM;
-    for (fcd_index i = 0; i < m; i++)
-      for (fcd_index jj = 0; jj < nb; jj++) {
-        fcd_real s = 0;
-        const fcd_real *yc = y + jj * n;
-        for (fcd_index k = htp[i]; k < htp[i + 1]; k++) s += htv[k] * yc[htc[k]];
-        if (s == 0.0) continue;
-        if (t == cap) {
-          fcd_index nc2 = cap ? 2 * cap : 1024;
-          fcd_index *a = fcd__malloc_array((size_t)nc2, sizeof *a);
-          fcd_index *b = fcd__malloc_array((size_t)nc2, sizeof *b);
-          fcd_real *c = fcd__malloc_array((size_t)nc2, sizeof *c);
-          if (!a || !b || !c) {
-            fcd__free(a);
-            fcd__free(b);
-            fcd__free(c);
-            goto done;
-          }
-          if (t) {
-            memcpy(a, wi, (size_t)t * sizeof *a);
-            memcpy(b, wj, (size_t)t * sizeof *b);
-            memcpy(c, wv, (size_t)t * sizeof *c);
-          }
-          fcd__free(wi);
-          fcd__free(wj);
-          fcd__free(wv);
-          wi = a;
-          wj = b;
-          wv = c;
-          cap = nc2;
-        }
-        wi[t] = i;
-        wj[t] = j0 + jj;
-        wv[t++] = s;
-      }
+  {
+    fcd__csr HT = {m, htp, htc, htv, 0, 0, 1};
+    if ((st = fcd__delassus_sparse(sys, p->mfac, &p->H, &HT, &p->W)) != FCD_OK) goto done;
   }
   /* q = H^T M^-1 f + w */
   if ((st = fcd__factor_solve(p->mfac, 1, p->f, tmp)) != FCD_OK) goto done;
@@ -354,17 +309,6 @@ static fcd_status assemble_delassus(fcd_fc_problem *p) {
     for (fcd_index k = htp[i]; k < htp[i + 1]; k++) s += htv[k] * tmp[htc[k]];
     p->q[i] = s;
   }
-  {
-    fcd__csr W = {0};
-    W.n = m;
-    if (fcd__coo_to_csr(m, t, wi, wj, wv, &W.rowptr, &W.col, &W.val, NULL) != FCD_OK) {
-      st = FCD_E_NOMEM;
-      goto done;
-    }
-    W.owned = 1;
-    W.set = 1;
-    p->W = W;
-  }
   st = FCD_OK;
 done:
   fcd__free(ri);
@@ -372,11 +316,7 @@ done:
   fcd__free(htp);
   fcd__free(htc);
   fcd__free(htv);
-  fcd__free(y);
   fcd__free(tmp);
-  fcd__free(wi);
-  fcd__free(wj);
-  fcd__free(wv);
   if (st == FCD_E_NOMEM) return fcd__err(sys, st, "out of memory assembling the Delassus operator");
   return st;
 }

@@ -478,12 +478,12 @@ static fcd_index step_active_set(fcd_integrator *it, const work *wp, fcd_real h)
 }
 
 /* W of the active contacts (na d x na d, dense, into Wd): copied from the cached W of
- * all contacts, or X = A^-1 H_a^T (into w->X, free rows) and W = H_a X for this step. */
+ * all contacts, or built for this step by delassus.c (keeping X = A^-1 H_a^T in w->X). */
 static fcd_status active_delassus(fcd_integrator *it, const work *wp, const fcd__csr *H,
                                   fcd_index na, int cached, fcd_real *Wd) {
   fcd_system *sys = it->sys;
   int d = cdim(it);
-  fcd_index m = ncontacts(it) * d, ma = na * d, nf = sys->nfree;
+  fcd_index m = ncontacts(it) * d, ma = na * d;
   work w = *wp;
   fcd_status st = FCD_OK;
   if (cached) {
@@ -494,24 +494,7 @@ static fcd_status active_delassus(fcd_integrator *it, const work *wp, const fcd_
             Wd[(a * d + k) * ma + b * d + l] =
                 it->wall.W[(w.act[a] * d + k) * m + w.act[b] * d + l];
   } else {
-    for (fcd_index a = 0; a < na; a++)
-      for (int k = 0; k < d; k++) {
-        fcd_index row = w.act[a] * d + k;
-        for (fcd_index e = H->rowptr[row]; e < H->rowptr[row + 1]; e++)
-          w.X[(a * d + k) * nf + sys->free_of[H->col[e]]] = H->val[e];
-      }
-    st = fcd__factor_solve(it->fac, ma, w.X, w.X);
-    if (st == FCD_OK)
-      for (fcd_index a = 0; a < na; a++)
-        for (int k = 0; k < d; k++) {
-          fcd_index row = w.act[a] * d + k;
-          for (fcd_index j = 0; j < ma; j++) {
-            fcd_real s = 0;
-            for (fcd_index e = H->rowptr[row]; e < H->rowptr[row + 1]; e++)
-              s += H->val[e] * w.X[j * nf + sys->free_of[H->col[e]]];
-            Wd[(a * d + k) * ma + j] = s;
-          }
-        }
+    st = fcd__delassus_active(sys, it->fac, H, d, na, w.act, w.X, Wd);
   }
   return st;
 }
