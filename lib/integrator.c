@@ -973,7 +973,8 @@ static fcd_status qs_step(fcd_integrator *it, fcd_real h) {
   it->e.kinetic = 0;
   for (fcd_index i = 0; i < n; i++) it->v[i] = du[i] / h;
   memcpy(it->u, u1, (size_t)n * sizeof *u1);
-  for (fcd_index i = 0; i < m; i++) it->p[i] = r[i] * h; /* get_reactions divides by h */
+  /* it->p holds forces for this scheme (reaction_of) */
+  memcpy(it->p, r, (size_t)m * sizeof *it->p);
   it->t = t1;
   it->last_h = h;
   it->have_cert = 1;
@@ -987,6 +988,14 @@ done:
   return st;
 }
 
+/* The reaction of contact component i after the last step: it->p holds impulses for the
+ * dynamic schemes (their mean force is p / h) and forces for the quasistatic one, whose
+ * incremental static problems have no impulse. */
+static fcd_real reaction_of(const fcd_integrator *it, fcd_index i) {
+  if (it->eq) return it->p[i];
+  return it->p[i] / (it->last_h > 0 ? it->last_h : 1.0);
+}
+
 /* a step, then the observer */
 static fcd_status step_observed(fcd_integrator *it, fcd_real h) {
   FCD_TRY(it->eq ? qs_step(it, h) : step_once(it, h));
@@ -994,7 +1003,7 @@ static fcd_status step_observed(fcd_integrator *it, fcd_real h) {
   fcd_index m = ncontacts(it) * cdim(it);
   fcd_real *r = fcd__malloc_array((size_t)m + 1, sizeof *r);
   if (!r) return fcd__err(it->sys, FCD_E_NOMEM, "out of memory for the observer");
-  for (fcd_index i = 0; i < m; i++) r[i] = it->p[i] / h;
+  for (fcd_index i = 0; i < m; i++) r[i] = reaction_of(it, i);
   int rc = it->obs(it->obs_ud, it->t, it->sys->n, it->u, it->v, m, r, &it->counts);
   fcd__free(r);
   if (rc != 0)
@@ -1070,8 +1079,7 @@ fcd_status fcd_integrator_get_reactions(const fcd_integrator *it, fcd_real *r) {
   CHECK_IT(it);
   if (!r) return fcd__err(it->sys, FCD_E_INVALID_ARG, "get_reactions: r is NULL");
   fcd_index m = ncontacts(it) * cdim(it);
-  fcd_real h = it->last_h > 0 ? it->last_h : 1.0;
-  for (fcd_index i = 0; i < m; i++) r[i] = it->p[i] / h;
+  for (fcd_index i = 0; i < m; i++) r[i] = reaction_of(it, i);
   return FCD_OK;
 }
 
