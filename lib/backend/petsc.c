@@ -22,6 +22,16 @@ static fcd_status petsc_fail(const fcd_system *sys, PetscErrorCode e, const char
                   text ? text : "unknown", specific ? ": " : "", specific ? specific : "");
 }
 
+/* Inside the solve functions: run a PETSc call, remember its text for the message, and
+ * leave through the function's petsc_error label when it fails (each function declares
+ * `what` and `e`). */
+#define P(expr)                                                                        \
+  do {                                                                                 \
+    what = #expr;                                                                      \
+    e = (expr);                                                                        \
+    if (e) goto petsc_error;                                                           \
+  } while (0)
+
 fcd_status fcd__petsc_acquire(const fcd_system *sys) {
   pthread_mutex_lock(&petsc_lock);
   if (fcd_finalized) {
@@ -177,12 +187,6 @@ fcd_status fcd__slepc_gen_sym_lowest(const fcd_system *sys, fcd_index n,
   Vec xr = NULL;
   PetscErrorCode e = 0;
   const char *what = "";
-#define P(expr)                                                                        \
-  do {                                                                                 \
-    what = #expr;                                                                      \
-    e = (expr);                                                                        \
-    if (e) goto petsc_error;                                                           \
-  } while (0)
   st = make_seqaij(sys, n, rowptr, col, kval, &K);
   if (st == FCD_OK) st = make_seqaij(sys, n, rowptr, col, mval, &M);
   if (st != FCD_OK) goto cleanup;
@@ -226,7 +230,6 @@ fcd_status fcd__slepc_gen_sym_lowest(const fcd_system *sys, fcd_index n,
 petsc_error:
   st = petsc_fail(sys, e, what);
 cleanup:
-#undef P
   VecDestroy(&xr);
   EPSDestroy(&eps);
   MatDestroy(&K);
@@ -344,12 +347,6 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
   EPS eps = NULL;
   PetscErrorCode e = 0;
   const char *what = "";
-#define P(expr)                                                                        \
-  do {                                                                                 \
-    what = #expr;                                                                      \
-    e = (expr);                                                                        \
-    if (e) goto petsc_error;                                                           \
-  } while (0)
   if (csize == 1) {
     st = make_seqaij(sys, n, K->rowptr, K->col, K->val, &A);
     if (st == FCD_OK) st = make_seqaij(sys, n, M->rowptr, M->col, M->val, &B);
@@ -378,7 +375,6 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
 petsc_error:
   st = petsc_fail(sys, e, what);
 cleanup:
-#undef P
   EPSDestroy(&eps);
   MatDestroy(&A);
   MatDestroy(&B);
@@ -404,12 +400,6 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
   fcd_status st = FCD_OK;
   PetscErrorCode e = 0;
   const char *what = "";
-#define P(expr)                                                                        \
-  do {                                                                                 \
-    what = #expr;                                                                      \
-    e = (expr);                                                                        \
-    if (e) goto petsc_error;                                                           \
-  } while (0)
   const fcd__csr *src[3] = {K, C, M};
   for (int k = 0; k < 3 && st == FCD_OK; k++)
     st = csize == 1 ? make_seqaij(sys, n, src[k]->rowptr, src[k]->col, src[k]->val, &A[k])
@@ -435,7 +425,6 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
 petsc_error:
   st = petsc_fail(sys, e, what);
 cleanup:
-#undef P
   PEPDestroy(&pep);
   for (int k = 0; k < 3; k++) MatDestroy(&A[k]);
   fcd__petsc_release();
