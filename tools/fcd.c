@@ -2,6 +2,7 @@
 #include <fcd/fcd.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,23 +108,53 @@ static int parse_real(const char *opt, const char *v, double *x) {
   return 0;
 }
 
-/* Parses --key value pairs; returns 0 or prints why and returns -1. */
+/* Every option of every command, declared once: its name, the kind of its value and
+ * where it goes in `options`. A command lists the names it accepts; the parser takes
+ * `--opt value` and (main) `--opt=value`. */
+typedef enum { OPT_FLAG, OPT_TEXT, OPT_REAL, OPT_POS_REAL, OPT_POS_INT } opt_kind;
+typedef struct {
+  const char *name;
+  opt_kind kind;
+  size_t off;
+} opt_def;
+#define O_(name, kind, field) {name, kind, offsetof(options, field)}
+static const opt_def opt_table[] = {
+    O_("--mass", OPT_TEXT, mass), O_("--stiffness", OPT_TEXT, stiffness),
+    O_("--fixed", OPT_TEXT, fixed), O_("--out", OPT_TEXT, out),
+    O_("--solver", OPT_TEXT, solver), O_("--damping", OPT_TEXT, damping),
+    O_("--rayleigh", OPT_TEXT, rayleigh), O_("--load", OPT_TEXT, load),
+    O_("--contacts", OPT_TEXT, contacts), O_("--scheme", OPT_TEXT, scheme),
+    O_("--u0", OPT_TEXT, u0), O_("--v0", OPT_TEXT, v0), O_("--kind", OPT_TEXT, kind),
+    O_("--state", OPT_TEXT, state), O_("--mesh", OPT_TEXT, mesh), O_("--vtk", OPT_TEXT, vtk),
+    O_("--mu-sweep", OPT_TEXT, mu_sweep), O_("--plot", OPT_TEXT, plot),
+    O_("--mu", OPT_TEXT, mu_text), O_("--reference", OPT_TEXT, reference),
+    O_("--displacements", OPT_TEXT, displacements), O_("--write", OPT_TEXT, write),
+    O_("--target-hz", OPT_REAL, target_hz), O_("--dt", OPT_REAL, dt),
+    O_("--t-end", OPT_REAL, t_end), O_("--theta", OPT_REAL, theta),
+    O_("--restitution", OPT_REAL, restitution), O_("--tol", OPT_POS_REAL, tol),
+    O_("--max-iter", OPT_POS_INT, max_iter), O_("--nev", OPT_POS_INT, nev),
+    O_("--steady-sliding", OPT_FLAG, steady), O_("--undamped", OPT_FLAG, undamped),
+};
+#undef O_
+
+/* Parses the options a command accepts (allowed) into o; returns 0 or prints why and
+ * returns -1. */
 static int parse_options(int argc, char **argv, options *o, const char *const *allowed) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     int ok = 0;
     for (const char *const *k = allowed; *k; k++)
       if (strcmp(a, *k) == 0) ok = 1;
-    if (!ok) {
+    const opt_def *def = NULL;
+    for (size_t k = 0; ok && k < sizeof opt_table / sizeof opt_table[0]; k++)
+      if (strcmp(a, opt_table[k].name) == 0) def = &opt_table[k];
+    if (!def) {
       fprintf(stderr, "fcd: unknown option '%s' (see 'fcd help')\n", a);
       return -1;
     }
-    if (strcmp(a, "--steady-sliding") == 0) {
-      o->steady = 1;
-      continue;
-    }
-    if (strcmp(a, "--undamped") == 0) {
-      o->undamped = 1;
+    char *field = (char *)o + def->off;
+    if (def->kind == OPT_FLAG) {
+      *(int *)(void *)field = 1;
       continue;
     }
     if (i + 1 >= argc) {
@@ -131,64 +162,32 @@ static int parse_options(int argc, char **argv, options *o, const char *const *a
       return -1;
     }
     const char *v = argv[++i];
-    if (strcmp(a, "--mass") == 0) o->mass = v;
-    else if (strcmp(a, "--stiffness") == 0) o->stiffness = v;
-    else if (strcmp(a, "--fixed") == 0) o->fixed = v;
-    else if (strcmp(a, "--out") == 0) o->out = v;
-    else if (strcmp(a, "--solver") == 0) o->solver = v;
-    else if (strcmp(a, "--damping") == 0) o->damping = v;
-    else if (strcmp(a, "--rayleigh") == 0) o->rayleigh = v;
-    else if (strcmp(a, "--load") == 0) o->load = v;
-    else if (strcmp(a, "--contacts") == 0) o->contacts = v;
-    else if (strcmp(a, "--scheme") == 0) o->scheme = v;
-    else if (strcmp(a, "--u0") == 0) o->u0 = v;
-    else if (strcmp(a, "--kind") == 0) o->kind = v;
-    else if (strcmp(a, "--state") == 0) o->state = v;
-    else if (strcmp(a, "--mesh") == 0) o->mesh = v;
-    else if (strcmp(a, "--vtk") == 0) o->vtk = v;
-    else if (strcmp(a, "--mu-sweep") == 0) o->mu_sweep = v;
-    else if (strcmp(a, "--plot") == 0) o->plot = v;
-    else if (strcmp(a, "--mu") == 0) o->mu_text = v;
-    else if (strcmp(a, "--target-hz") == 0) {
-      if (parse_real(a, v, &o->target_hz)) return -1;
-    }
-    else if (strcmp(a, "--reference") == 0) o->reference = v;
-    else if (strcmp(a, "--displacements") == 0) o->displacements = v;
-    else if (strcmp(a, "--v0") == 0) o->v0 = v;
-    else if (strcmp(a, "--dt") == 0) {
-      if (parse_real(a, v, &o->dt)) return -1;
-    } else if (strcmp(a, "--t-end") == 0) {
-      if (parse_real(a, v, &o->t_end)) return -1;
-    } else if (strcmp(a, "--theta") == 0) {
-      if (parse_real(a, v, &o->theta)) return -1;
-    } else if (strcmp(a, "--restitution") == 0) {
-      if (parse_real(a, v, &o->restitution)) return -1;
-    }
-    else if (strcmp(a, "--write") == 0) o->write = v;
-    else if (strcmp(a, "--tol") == 0) {
-      char *end;
-      o->tol = strtod(v, &end);
-      if (*end || !(o->tol > 0)) {
-        fprintf(stderr, "fcd: --tol needs a positive number, got '%s'\n", v);
+    char *end;
+    errno = 0;
+    switch (def->kind) {
+    case OPT_TEXT: *(const char **)(void *)field = v; break;
+    case OPT_REAL:
+      if (parse_real(a, v, (double *)(void *)field)) return -1;
+      break;
+    case OPT_POS_REAL: {
+      double x = strtod(v, &end);
+      if (*end || end == v || !(x > 0) || !isfinite(x)) {
+        fprintf(stderr, "fcd: %s needs a positive number, got '%s'\n", a, v);
         return -1;
       }
-    } else if (strcmp(a, "--max-iter") == 0) {
-      char *end;
-      errno = 0;
-      o->max_iter = strtol(v, &end, 10);
-      if (*end || errno || o->max_iter < 1) {
-        fprintf(stderr, "fcd: --max-iter needs a positive integer, got '%s'\n", v);
-        return -1;
-      }
+      *(double *)(void *)field = x;
+      break;
     }
-    else if (strcmp(a, "--nev") == 0) {
-      char *end;
-      errno = 0;
-      o->nev = strtol(v, &end, 10);
-      if (*end || errno || o->nev < 1) {
-        fprintf(stderr, "fcd: --nev needs a positive integer, got '%s'\n", v);
+    case OPT_POS_INT: {
+      long x = strtol(v, &end, 10);
+      if (*end || end == v || errno || x < 1) {
+        fprintf(stderr, "fcd: %s needs a positive integer, got '%s'\n", a, v);
         return -1;
       }
+      *(long *)(void *)field = x;
+      break;
+    }
+    case OPT_FLAG: break;
     }
   }
   return 0;
