@@ -66,26 +66,15 @@ fcd_status fcd__delassus_sparse(const fcd_system *sys, fcd__factor *fac, const f
         if (s == 0.0) continue;
         if (t == cap) {
           fcd_index nc2 = cap ? 2 * cap : 1024;
-          fcd_index *a = fcd__malloc_array((size_t)nc2, sizeof *a);
-          fcd_index *b = fcd__malloc_array((size_t)nc2, sizeof *b);
-          fcd_real *c = fcd__malloc_array((size_t)nc2, sizeof *c);
-          if (!a || !b || !c) {
-            fcd__free(a);
-            fcd__free(b);
-            fcd__free(c);
+          fcd_index *a = fcd__grow_array(wi, (size_t)t, (size_t)nc2, sizeof *a);
+          if (a) wi = a;
+          fcd_index *b = a ? fcd__grow_array(wj, (size_t)t, (size_t)nc2, sizeof *b) : NULL;
+          if (b) wj = b;
+          fcd_real *c = b ? fcd__grow_array(wv, (size_t)t, (size_t)nc2, sizeof *c) : NULL;
+          if (!c) {
             st = FCD_E_NOMEM;
             goto done;
           }
-          if (t) {
-            memcpy(a, wi, (size_t)t * sizeof *a);
-            memcpy(b, wj, (size_t)t * sizeof *b);
-            memcpy(c, wv, (size_t)t * sizeof *c);
-          }
-          fcd__free(wi);
-          fcd__free(wj);
-          fcd__free(wv);
-          wi = a;
-          wj = b;
           wv = c;
           cap = nc2;
         }

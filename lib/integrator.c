@@ -420,71 +420,68 @@ static fcd_status certify_step(fcd_integrator *it, fcd_real h, const work *w,
 
 /* The step's right-hand side, w->b = M v0 - h K u0 - h^2 th (1-th) K v0 - h (1-th) C v0
  * + h F_th - Mh z, with z the prescribed velocities (w->z, w->f0, w->f1, w->vr set). */
-static void step_rhs(fcd_integrator *it, const work *wp, fcd_real h) {
+static void step_rhs(fcd_integrator *it, const work *w, fcd_real h) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nfix = sys->nfixed;
   fcd_real th = it->theta;
-  work w = *wp;
   if (!it->carry_ok || it->carry_ver != sys->value_version) {
     fcd_system_apply(sys, FCD_MASS, it->v, it->Mv);
     stiffness2(sys, it->u, it->Ku, it->v, it->Kv);
     fcd_system_apply(sys, FCD_DAMPING, it->v, it->Cv);
   }
   for (fcd_index i = 0; i < n; i++)
-    w.b[i] = it->Mv[i] - h * it->Ku[i] - h * h * th * (1 - th) * it->Kv[i] -
-             h * (1 - th) * it->Cv[i] + h * ((1 - th) * w.f0[i] + th * w.f1[i]);
-  for (fcd_index k = 0; k < nfix; k++) w.z[sys->fixed_list[k]] = w.vr[k];
+    w->b[i] = it->Mv[i] - h * it->Ku[i] - h * h * th * (1 - th) * it->Kv[i] -
+             h * (1 - th) * it->Cv[i] + h * ((1 - th) * w->f0[i] + th * w->f1[i]);
+  for (fcd_index k = 0; k < nfix; k++) w->z[sys->fixed_list[k]] = w->vr[k];
   if (nfix > 0) {
-    fcd_system_apply(sys, FCD_MASS, w.z, w.tmp);
-    for (fcd_index i = 0; i < n; i++) w.b[i] -= w.tmp[i];
-    fcd_system_apply(sys, FCD_DAMPING, w.z, w.tmp);
-    for (fcd_index i = 0; i < n; i++) w.b[i] -= h * th * w.tmp[i];
-    fcd_system_apply(sys, FCD_STIFFNESS, w.z, w.tmp);
-    for (fcd_index i = 0; i < n; i++) w.b[i] -= h * h * th * th * w.tmp[i];
+    fcd_system_apply(sys, FCD_MASS, w->z, w->tmp);
+    for (fcd_index i = 0; i < n; i++) w->b[i] -= w->tmp[i];
+    fcd_system_apply(sys, FCD_DAMPING, w->z, w->tmp);
+    for (fcd_index i = 0; i < n; i++) w->b[i] -= h * th * w->tmp[i];
+    fcd_system_apply(sys, FCD_STIFFNESS, w->z, w->tmp);
+    for (fcd_index i = 0; i < n; i++) w->b[i] -= h * h * th * th * w->tmp[i];
   }
 }
 
 /* The active set of the step: w->act (returned count), w->amask, w->mut; w->loc0 the
  * contacts' velocities, w->locq their predicted displacements (their displacements for
  * the modified theta scheme); w->law cleared. */
-static fcd_index step_active_set(fcd_integrator *it, const work *wp, fcd_real h) {
+static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) {
   fcd_index n = it->sys->n, nc = ncontacts(it);
   int d = cdim(it);
   fcd_index m = nc * d;
-  work w = *wp;
   /* active set: predicted gap (u0 + h v0) closed, to within ACT_TOL of the model's
    * length scale: a state that fcd's own equilibrium left at u_N - g = -1e-19 is in
    * contact, and leaving it out would let it fly off on the first step */
   fcd_real lsc = 0;
   for (fcd_index i = 0; i < n; i++) {
-    w.tmp[i] = it->u[i] + h * it->v[i];
-    lsc = fmax(lsc, fmax(fabs(it->u[i]), fabs(w.tmp[i])));
+    w->tmp[i] = it->u[i] + h * it->v[i];
+    lsc = fmax(lsc, fmax(fabs(it->u[i]), fabs(w->tmp[i])));
   }
   for (fcd_index c = 0; c < nc; c++) lsc = fmax(lsc, fabs(it->cs->c[c].gap));
-  fcd_contact_set_local(it->cs, w.tmp, w.locq);
-  fcd_contact_set_local(it->cs, it->v, w.loc0);
+  fcd_contact_set_local(it->cs, w->tmp, w->locq);
+  fcd_contact_set_local(it->cs, it->v, w->loc0);
   fcd_index na = 0;
   int mtheta = it->scheme == FCD_SCHEME_MODIFIED_THETA;
   for (fcd_index c = 0; c < nc; c++) {
     /* modified theta: every candidate enters, its projection opens what separates */
-    int on = mtheta || w.locq[c * d] - it->cs->c[c].gap >= -FCD__ACT_TOL * lsc;
-    w.amask[c] = (unsigned char)on;
-    w.mut[c] = it->cs->c[c].mu;
-    if (on) w.act[na++] = c;
+    int on = mtheta || w->locq[c * d] - it->cs->c[c].gap >= -FCD__ACT_TOL * lsc;
+    w->amask[c] = (unsigned char)on;
+    w->mut[c] = it->cs->c[c].mu;
+    if (on) w->act[na++] = c;
   }
-  memset(w.law, 0, (size_t)m * sizeof *w.law);
-  if (mtheta) fcd_contact_set_local(it->cs, it->u, w.locq); /* G^i + g: displacements */
+  memset(w->law, 0, (size_t)m * sizeof *w->law);
+  if (mtheta) fcd_contact_set_local(it->cs, it->u, w->locq); /* G^i + g: displacements */
   return na;
 }
 
 /* W of the active contacts (na d x na d, dense, into Wd): copied from the cached W of
  * all contacts, or built for this step by delassus.c (keeping X = A^-1 H_a^T in w->X). */
-static fcd_status active_delassus(fcd_integrator *it, const work *wp, const fcd__csr *H,
+static fcd_status active_delassus(fcd_integrator *it, const work *w, const fcd__csr *H,
                                   fcd_index na, int cached, fcd_real *Wd) {
   fcd_system *sys = it->sys;
   int d = cdim(it);
   fcd_index m = ncontacts(it) * d, ma = na * d;
-  work w = *wp;
   fcd_status st = FCD_OK;
   if (cached) {
     for (fcd_index a = 0; a < na; a++)
@@ -492,9 +489,9 @@ static fcd_status active_delassus(fcd_integrator *it, const work *wp, const fcd_
         for (fcd_index b = 0; b < na; b++)
           for (int l = 0; l < d; l++)
             Wd[(a * d + k) * ma + b * d + l] =
-                it->wall.W[(w.act[a] * d + k) * m + w.act[b] * d + l];
+                it->wall.W[(w->act[a] * d + k) * m + w->act[b] * d + l];
   } else {
-    st = fcd__delassus_active(sys, it->fac, H, d, na, w.act, w.X, Wd);
+    st = fcd__delassus_active(sys, it->fac, H, d, na, w->act, w->X, Wd);
   }
   return st;
 }
@@ -503,40 +500,39 @@ static fcd_status active_delassus(fcd_integrator *it, const work *wp, const fcd_
  * velocity at the active contacts (Fremond: at theta), plus the normal law's terms
  * (Newton's restitution; the modified theta scheme's predicted gap, seed 003 eq. 24),
  * minus the obstacle's sliding velocity; mul the coefficients. */
-static void local_rhs(fcd_integrator *it, const work *wp, fcd_index na, int split, fcd_real h,
+static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, int split, fcd_real h,
                       fcd_real *ql, fcd_real *mul) {
   int d = cdim(it);
   fcd_real th = it->theta;
   int mtheta = it->scheme == FCD_SCHEME_MODIFIED_THETA;
-  work w = *wp;
   if (split) {
     /* u_free = H v_free = Y' z, at the active contacts (the only ones read) */
     for (fcd_index a = 0; a < na; a++)
       for (int k = 0; k < d; k++) {
-        fcd_index r = w.act[a] * d + k;
+        fcd_index r = w->act[a] * d + k;
         fcd_real acc = 0;
         for (fcd_index q = it->wall.yp[r]; q < it->wall.yp[r + 1]; q++)
-          acc += it->wall.yx[q] * w.rf[it->wall.yi[q]];
-        w.locv[r] = acc;
+          acc += it->wall.yx[q] * w->rf[it->wall.yi[q]];
+        w->locv[r] = acc;
       }
   } else {
-    fcd_contact_set_local(it->cs, w.v1, w.locv); /* u_free */
+    fcd_contact_set_local(it->cs, w->v1, w->locv); /* u_free */
   }
   fcd_real e = it->cs->restitution;
   int frem = it->scheme == FCD_SCHEME_FREMOND;
   for (fcd_index a = 0; a < na; a++) {
-    fcd_index c = w.act[a];
+    fcd_index c = w->act[a];
     mul[a] = it->cs->c[c].mu;
     for (int k = 0; k < d; k++) {
-      fcd_real uf = w.locv[c * d + k], u0 = w.loc0[c * d + k];
+      fcd_real uf = w->locv[c * d + k], u0 = w->loc0[c * d + k];
       ql[a * d + k] = frem ? th * uf + (1 - th) * u0 : uf;
     }
-    fcd_real un0 = w.loc0[c * d];
+    fcd_real un0 = w->loc0[c * d];
     if (mtheta) {
       /* seed 003 eq. (24): the normal law acts on
        * Gdot^{i+1} + (1 - theta) Gdot^i + G^i / h (a predicted gap over h), eq. (25):
        * friction on the velocity relative to the imposed sliding one */
-      ql[a * d] += (1 - th) * un0 + (w.locq[c * d] - it->cs->c[c].gap) / h;
+      ql[a * d] += (1 - th) * un0 + (w->locq[c * d] - it->cs->c[c].gap) / h;
     } else {
       /* Newton's law relates the post-impact velocity to an approach: a contact
        * whose predicted gap is closed while it already separates (a penetration
@@ -556,61 +552,59 @@ static void local_rhs(fcd_integrator *it, const work *wp, fcd_index na, int spli
 
 /* v1 += A^-1 H_a^T p: by the split half-solve (v1 = P' L^-T (z + Y_a p)), by one solve
  * of the factor, or from the step's X = A^-1 H_a^T. */
-static fcd_status apply_impulse(fcd_integrator *it, const work *wp, const fcd__csr *H,
+static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__csr *H,
                                 fcd_index na, int split, int cached, const fcd_real *pl,
                                 int *v1_done) {
   fcd_system *sys = it->sys;
   int d = cdim(it);
   fcd_index n = sys->n, nf = sys->nfree, ma = na * d;
-  work w = *wp;
   fcd_status st = FCD_OK;
   if (split) {
     /* v1 = P' L^-T (z + Y_a p) */
-    memcpy(w.xf, w.rf, (size_t)nf * sizeof *w.xf);
+    memcpy(w->xf, w->rf, (size_t)nf * sizeof *w->xf);
     for (fcd_index a = 0; a < na; a++)
       for (int k = 0; k < d; k++) {
-        fcd_index row = w.act[a] * d + k;
+        fcd_index row = w->act[a] * d + k;
         fcd_real pk = pl[a * d + k];
         for (fcd_index q = it->wall.yp[row]; q < it->wall.yp[row + 1]; q++)
-          w.xf[it->wall.yi[q]] += it->wall.yx[q] * pk;
+          w->xf[it->wall.yi[q]] += it->wall.yx[q] * pk;
       }
-    st = fcd__factor_half(it->fac, 1, w.xf, w.xf);
+    st = fcd__factor_half(it->fac, 1, w->xf, w->xf);
     if (st == FCD_OK) {
-      memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
-      for (fcd_index k = 0; k < nf; k++) w.v1[sys->dof_of[k]] = w.xf[k];
+      memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
+      for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] = w->xf[k];
       *v1_done = 1;
     }
   } else if (cached) {
-    memset(w.xf, 0, (size_t)nf * sizeof *w.xf);
+    memset(w->xf, 0, (size_t)nf * sizeof *w->xf);
     for (fcd_index a = 0; a < na; a++)
       for (int k = 0; k < d; k++) {
-        fcd_index row = w.act[a] * d + k;
+        fcd_index row = w->act[a] * d + k;
         for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++)
-          w.xf[sys->free_of[H->col[q]]] += H->val[q] * pl[a * d + k];
+          w->xf[sys->free_of[H->col[q]]] += H->val[q] * pl[a * d + k];
       }
-    st = fcd__factor_solve(it->fac, 1, w.xf, w.xf);
+    st = fcd__factor_solve(it->fac, 1, w->xf, w->xf);
     if (st == FCD_OK)
-      for (fcd_index k = 0; k < nf; k++) w.v1[sys->dof_of[k]] += w.xf[k];
+      for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] += w->xf[k];
   } else {
     for (fcd_index j = 0; j < ma; j++)
       for (fcd_index k = 0; k < nf; k++)
-        w.v1[sys->dof_of[k]] += w.X[j * nf + k] * pl[j];
+        w->v1[sys->dof_of[k]] += w->X[j * nf + k] * pl[j];
   }
   return st;
 }
 
 /* Each contact's status after the step, from its impulse and its friction velocity
  * (u1 for Moreau-Jean, u_theta for Fremond, relative to the obstacle's sliding). */
-static void classify_contacts(fcd_integrator *it, const work *wp, const fcd_real *pnew) {
+static void classify_contacts(fcd_integrator *it, const work *w, const fcd_real *pnew) {
   fcd_index nc = ncontacts(it);
   int d = cdim(it);
-  work w = *wp;
-  if (it->scheme != FCD_SCHEME_FREMOND) fcd_contact_set_local(it->cs, w.v1, w.uth);
+  if (it->scheme != FCD_SCHEME_FREMOND) fcd_contact_set_local(it->cs, w->v1, w->uth);
   for (fcd_index c = 0; c < nc; c++)
-    for (int k = 1; k < d; k++) w.uth[c * d + k] -= it->cs->c[c].vg[k - 1];
+    for (int k = 1; k < d; k++) w->uth[c * d + k] -= it->cs->c[c].vg[k - 1];
   memset(&it->counts, 0, sizeof it->counts);
   for (fcd_index c = 0; c < nc; c++) {
-    const fcd_real *pc = pnew + c * d, *uc = w.uth + c * d;
+    const fcd_real *pc = pnew + c * d, *uc = w->uth + c * d;
     fcd_real pt = fcd__tnorm(d, pc);
     fcd_real ut = fcd__tnorm(d, uc);
     fcd_real un = fabs(uc[0]);
@@ -630,34 +624,33 @@ static void classify_contacts(fcd_integrator *it, const work *wp, const fcd_real
  * certified: the new state's products M v1, K u1, K v1, C v1 go to w->b, w->f0, w->tmp,
  * w->z (kept for the next step), the sums to it->e. With FCD_PARAM_ENERGY_CHECK the
  * identity is checked; a failure leaves it->e unchanged. */
-static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *wp,
+static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
                               const fcd_real *pnew, fcd_real wmin, fcd_certificate *cert) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nc = ncontacts(it), nfix = sys->nfixed;
   int d = cdim(it);
   fcd_real th = it->theta;
-  work w = *wp;
-  fcd_real *Mv1 = w.b, *Ku1 = w.f0, *Kv1 = w.tmp, *Cv1 = w.z;
+  fcd_real *Mv1 = w->b, *Ku1 = w->f0, *Kv1 = w->tmp, *Cv1 = w->z;
   fcd_status st;
   fcd_real wext = 0;
   for (fcd_index i = 0; i < n; i++) {
-    w.hf[i] = h * ((1 - th) * w.f0[i] + th * w.f1[i]);
-    wext += w.vth[i] * w.hf[i];
+    w->hf[i] = h * ((1 - th) * w->f0[i] + th * w->f1[i]);
+    wext += w->vth[i] * w->hf[i];
   }
-  /* the load at t0 on the prescribed dofs, for the supports' work below (w.f0 becomes
-   * K u1; w.ur is no longer needed) */
-  for (fcd_index k = 0; k < nfix; k++) w.ur[k] = w.f0[sys->fixed_list[k]];
-  fcd_system_apply(sys, FCD_MASS, w.v1, Mv1);
-  stiffness2(sys, w.u1, Ku1, w.v1, Kv1);
-  fcd_system_apply(sys, FCD_DAMPING, w.v1, Cv1);
-  if ((st = certify_step(it, h, &w, pnew, Mv1, Kv1, Cv1, wmin, cert)) != FCD_OK) return st;
+  /* the load at t0 on the prescribed dofs, for the supports' work below (w->f0 becomes
+   * K u1; w->ur is no longer needed) */
+  for (fcd_index k = 0; k < nfix; k++) w->ur[k] = w->f0[sys->fixed_list[k]];
+  fcd_system_apply(sys, FCD_MASS, w->v1, Mv1);
+  stiffness2(sys, w->u1, Ku1, w->v1, Kv1);
+  fcd_system_apply(sys, FCD_DAMPING, w->v1, Cv1);
+  if ((st = certify_step(it, h, w, pnew, Mv1, Kv1, Cv1, wmin, cert)) != FCD_OK) return st;
   fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0;
   for (fcd_index i = 0; i < n; i++) {
-    damp += h * w.vth[i] * ((1 - th) * it->Cv[i] + th * Cv1[i]);
-    dv2 += (w.v1[i] - it->v[i]) * (Mv1[i] - it->Mv[i]);
-    du2 += (w.u1[i] - it->u[i]) * (Ku1[i] - it->Ku[i]);
-    kin += w.v1[i] * Mv1[i];
-    pot += w.u1[i] * Ku1[i];
+    damp += h * w->vth[i] * ((1 - th) * it->Cv[i] + th * Cv1[i]);
+    dv2 += (w->v1[i] - it->v[i]) * (Mv1[i] - it->Mv[i]);
+    du2 += (w->u1[i] - it->u[i]) * (Ku1[i] - it->Ku[i]);
+    kin += w->v1[i] * Mv1[i];
+    pot += w->u1[i] * Ku1[i];
   }
   /* Work of the prescribed motion. The step's equation holds on the free rows only; on
    * a prescribed row i the supports supply the impulse
@@ -670,19 +663,19 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *wp,
     fcd_index i = sys->fixed_list[k];
     fcd_real kuth = (1 - th) * it->Ku[i] + th * Ku1[i];
     fcd_real R = (Mv1[i] - it->Mv[i]) + h * kuth + h * ((1 - th) * it->Cv[i] + th * Cv1[i]) -
-                 h * ((1 - th) * w.ur[k] + th * w.f1[i]);
-    wext += w.vth[i] * R + ((w.u1[i] - it->u[i]) - h * w.vth[i]) * kuth;
+                 h * ((1 - th) * w->ur[k] + th * w->f1[i]);
+    wext += w->vth[i] * R + ((w->u1[i] - it->u[i]) - h * w->vth[i]) * kuth;
   }
   fcd_real dimp = 0, dfric = 0;
   if (nc > 0) {
-    fcd_contact_set_local(it->cs, w.vth, w.uth);
+    fcd_contact_set_local(it->cs, w->vth, w->uth);
     /* friction dissipates on the slip relative to a moving obstacle; the obstacle's
      * drive, r_T . vg, is work done on the body and counts as external work */
     for (fcd_index c = 0; c < nc; c++) {
-      dimp -= w.uth[c * d] * pnew[c * d];
+      dimp -= w->uth[c * d] * pnew[c * d];
       for (int k = 1; k < d; k++) {
         fcd_real vg = it->cs->c[c].vg[k - 1];
-        dfric -= (w.uth[c * d + k] - vg) * pnew[c * d + k];
+        dfric -= (w->uth[c * d + k] - vg) * pnew[c * d + k];
         wext += vg * pnew[c * d + k];
       }
     }
@@ -698,9 +691,9 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *wp,
      * eps |u|^T |K| |u|, which dominates when a large rigid motion (a body sliding
      * far) rides on a stiff K; the check allows a thousand times that. */
     fcd_real rnd = fcd__csr_abs_form(&sys->mat[FCD_STIFFNESS], it->u) +
-                   fcd__csr_abs_form(&sys->mat[FCD_STIFFNESS], w.u1) +
+                   fcd__csr_abs_form(&sys->mat[FCD_STIFFNESS], w->u1) +
                    fcd__csr_abs_form(&sys->mat[FCD_MASS], it->v) +
-                   fcd__csr_abs_form(&sys->mat[FCD_MASS], w.v1);
+                   fcd__csr_abs_form(&sys->mat[FCD_MASS], w->v1);
     if (fabs((e1 - e0) - rhs) > 1e-9 * scale + 1e3 * DBL_EPSILON * rnd + 1e-300) {
       st = fcd__err(sys, FCD_E_INTERNAL, "energy identity violated by %.3e (scale %.3e) in "
                     "the step at t = %g; the state is unchanged", fabs((e1 - e0) - rhs),
@@ -723,14 +716,13 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *wp,
  * impulses). w->law receives the law vector recomputed from pl, for the certificate,
  * and *wmin the smallest diagonal of W, its velocity scale. wrp and wci hold the CSR
  * view of the dense Wd. */
-static fcd_status solve_local(fcd_integrator *it, const work *wp, fcd_index na, fcd_real *Wd,
+static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, fcd_real *Wd,
                               const fcd_real *ql, const fcd_real *mul, fcd_real *pl,
                               fcd_real *ul, fcd_index *wrp, fcd_index *wci, fcd_real *wmin) {
   fcd_system *sys = it->sys;
   int d = cdim(it);
   fcd_index ma = na * d;
   fcd_real th = it->theta;
-  work w = *wp;
   /* Fremond solves for the impulse on u_theta: W scaled by theta */
   fcd_real scale = it->scheme == FCD_SCHEME_FREMOND ? th : 1.0;
   for (fcd_index i = 0; i < ma; i++) {
@@ -743,7 +735,7 @@ static fcd_status solve_local(fcd_integrator *it, const work *wp, fcd_index na, 
   wrp[ma] = ma * ma;
   /* warm start from the previous impulses of the same contacts */
   for (fcd_index a = 0; a < na; a++)
-    for (int k = 0; k < d; k++) pl[a * d + k] = it->p[w.act[a] * d + k];
+    for (int k = 0; k < d; k++) pl[a * d + k] = it->p[w->act[a] * d + k];
   fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1};
   fcd__fc_local lp = {d, na, ma, &Wc, ql, mul, NULL, NULL};
   fcd__fc_result res;
@@ -759,7 +751,7 @@ static fcd_status solve_local(fcd_integrator *it, const work *wp, fcd_index na, 
     for (fcd_index i = 0; i < ma; i++) {
       fcd_real acc = ql[i];
       for (fcd_index j = 0; j < ma; j++) acc += Wd[i * ma + j] * pl[j];
-      w.law[w.act[i / d] * d + i % d] = acc;
+      w->law[w->act[i / d] * d + i % d] = acc;
     }
     for (fcd_index a = 0; a < na; a++) {
       fcd_real wa = Wd[(a * d) * ma + a * d];

@@ -42,6 +42,15 @@ void fcd__lines_free(fcd__lines *r) {
   r->cap = 0;
 }
 
+/* the line reader's failures: the message to errbuf (when given) and the system, the
+ * status to *st, -1 returned */
+#define LFAIL(code, ...)                                                                 \
+  do {                                                                                   \
+    if (errbuf && errcap) snprintf(errbuf, errcap, __VA_ARGS__);                         \
+    *st = fcd__err(sys, code, __VA_ARGS__);                                              \
+    return -1;                                                                           \
+  } while (0)
+
 int fcd__lines_next(fcd__lines *r, const fcd_system *sys, char *errbuf, size_t errcap,
                     fcd_status *st) {
   size_t len = 0;
@@ -50,30 +59,15 @@ int fcd__lines_next(fcd__lines *r, const fcd_system *sys, char *errbuf, size_t e
   for (;;) {
     ch = getc_unlocked(r->fp);
     if (ch == EOF || ch == '\n') break;
-    if (ch == 0) {
-      if (errbuf && errcap)
-        snprintf(errbuf, errcap, "%s:%ld: a NUL byte: not a text file", r->path, r->lineno + 1);
-      *st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a NUL byte: not a text file", r->path,
-                     r->lineno + 1);
-      return -1;
-    }
-    if (len == FCD__LINE_MAX) {
-      if (errbuf && errcap)
-        snprintf(errbuf, errcap, "%s:%ld: line longer than %d bytes", r->path, r->lineno + 1,
-                 FCD__LINE_MAX);
-      *st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: line longer than %d bytes", r->path,
-                     r->lineno + 1, FCD__LINE_MAX);
-      return -1;
-    }
+    if (ch == 0) LFAIL(FCD_E_FORMAT, "%s:%ld: a NUL byte: not a text file", r->path, r->lineno + 1);
+    if (len == FCD__LINE_MAX)
+      LFAIL(FCD_E_FORMAT, "%s:%ld: line longer than %d bytes", r->path, r->lineno + 1,
+            FCD__LINE_MAX);
     if (len + 1 >= r->cap) {
       size_t ncap = r->cap ? 2 * r->cap : 256;
       if (ncap > (size_t)FCD__LINE_MAX + 1) ncap = (size_t)FCD__LINE_MAX + 1;
       char *t = fcd__grow_array(r->line, len, ncap, 1);
-      if (!t) {
-        if (errbuf && errcap) snprintf(errbuf, errcap, "%s: out of memory", r->path);
-        *st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", r->path);
-        return -1;
-      }
+      if (!t) LFAIL(FCD_E_NOMEM, "%s: out of memory", r->path);
       r->line = t;
       r->cap = ncap;
     }
@@ -81,19 +75,13 @@ int fcd__lines_next(fcd__lines *r, const fcd_system *sys, char *errbuf, size_t e
   }
   if (ferror(r->fp)) {
     int e = errno;
-    if (errbuf && errcap) snprintf(errbuf, errcap, "%s: read error: %s", r->path, strerror(e));
-    *st = fcd__err(sys, FCD_E_IO, "%s: read error: %s", r->path, strerror(e));
-    return -1;
+    LFAIL(FCD_E_IO, "%s: read error: %s", r->path, strerror(e));
   }
   if (ch == EOF && len == 0) return 0;
-  if (!r->line) {
-    r->line = fcd__malloc(256);
-    if (!r->line) {
-      if (errbuf && errcap) snprintf(errbuf, errcap, "%s: out of memory", r->path);
-      *st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", r->path);
-      return -1;
-    }
-    r->cap = 256;
+  if (!r->line) { /* an empty last line: nothing was stored yet */
+    r->line = fcd__malloc(1);
+    if (!r->line) LFAIL(FCD_E_NOMEM, "%s: out of memory", r->path);
+    r->cap = 1;
   }
   while (len > 0 && r->line[len - 1] == '\r') len--;
   r->line[len] = 0;

@@ -77,32 +77,6 @@ void out_discard(out_file *o) {
   unlink(o->tmp);
 }
 
-long read_line(FILE *fp, char **buf, size_t *cap, size_t max) {
-  size_t len = 0;
-  int ch;
-  while ((ch = getc(fp)) != EOF && ch != '\n') {
-    if (ch == 0) return -3;
-    if (len == max) return -2;
-    if (len + 1 >= *cap) {
-      size_t nc = *cap ? 2 * *cap : 256;
-      char *t = realloc(*buf, nc);
-      if (!t) return -2;
-      *buf = t;
-      *cap = nc;
-    }
-    (*buf)[len++] = (char)ch;
-  }
-  if (ch == EOF && len == 0) return -1;
-  if (!*buf) {
-    *buf = malloc(1);
-    if (!*buf) return -2;
-    *cap = 1;
-  }
-  if (len > 0 && (*buf)[len - 1] == '\r') len--;
-  (*buf)[len] = 0;
-  return (long)len;
-}
-
 int plot_available(void) {
   const char *path = getenv("PATH");
   if (!path) return 0;

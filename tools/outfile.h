@@ -24,10 +24,6 @@ int out_commit(out_file *o);
 /* closes and removes the temporary file; PATH untouched */
 void out_discard(out_file *o);
 
-/* The next line of fp into *buf (grown as needed, without its newline): its length,
- * -1 at end of file, -2 when longer than max bytes, -3 on a NUL byte (not text). */
-long read_line(FILE *fp, char **buf, size_t *cap, size_t max);
-
 /* 1 when an executable gnuplot is on PATH */
 int plot_available(void);
 

@@ -608,8 +608,7 @@ class Integrator(_Child):
                 "friction_dissipation", "impact_dissipation", "numerical_dissipation")
         return dict(zip(keys, (float(x) for x in e)))
 
-
-def _integrator_extras():
+    @property
     def certificate(self):
         """The worst certificate of the last step (dict: equilibrium, penetration,
         complementarity, cone, worst, tolerance, force_scale, length_scale)."""
@@ -638,12 +637,6 @@ def _integrator_extras():
         self._observer = _OBSERVER(tramp)  # kept alive as long as it is installed
         self._check(_f["fcd_integrator_set_observer"](self._h, _C.cast(self._observer, _C.c_void_p),
                                                       None))
-
-    Integrator.certificate = property(certificate)
-    Integrator.set_observer = set_observer
-
-
-_integrator_extras()
 
 
 class Stability(_Child):
