@@ -70,11 +70,31 @@ static inline double fcdt_rand(void) {
   return (double)((fcdt_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* A per-test scratch directory under the build tree's tmp. */
-static inline void fcdt_tmpfile(char *buf, size_t cap, const char *name) {
+/* mkdir -p: each test makes its own scratch directory, parents included, rather than
+ * rely on another test having made them (issue 25) */
+static inline void fcdt_mkdirs(const char *dir) {
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", dir);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    mkdir(buf, 0777); /* EEXIST is fine; a real failure shows when the file is opened */
+    *p = '/';
+  }
+  mkdir(buf, 0777);
+}
+
+/* The scratch directory of this test: FCD_TEST_TMPDIR, which the build gives each test
+ * to itself (tests/meson.build), or /tmp when run by hand. Created on first use. */
+static inline const char *fcdt_tmpdir(void) {
   const char *dir = getenv("FCD_TEST_TMPDIR");
-  if (dir) mkdir(dir, 0777); /* EEXIST is fine */
-  snprintf(buf, cap, "%s/%s", dir ? dir : "/tmp", name);
+  if (!dir || !*dir) return "/tmp";
+  fcdt_mkdirs(dir);
+  return dir;
+}
+
+static inline void fcdt_tmpfile(char *buf, size_t cap, const char *name) {
+  snprintf(buf, cap, "%s/%s", fcdt_tmpdir(), name);
 }
 
 #endif

@@ -493,10 +493,7 @@ static int vtk_prepare(const options *o) {
 static int vtk_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
                      fcd_index nfields, const char *const *names, const double *const *fields,
                      const fcd_contact_set *cs, const int *status) {
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "fcd: cannot create '%s': %s\n", dir, strerror(errno));
-    return 1;
-  }
+  if (out_mkdir(dir)) return 1;
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.vtk", dir, name);
   out_file of;
@@ -1087,10 +1084,7 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
             t_end, dt, nsteps);
     return 2;
   }
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "fcd: cannot create '%s': %s\n", dir, strerror(errno));
-    return 1;
-  }
+  if (out_mkdir(dir)) return 1;
   fcd_index n, m;
   fcd_lattice_sizes(lat, &n, &m, NULL);
   double *x = malloc(2 * (size_t)n * sizeof *x), *sg = malloc((size_t)m * sizeof *sg);
@@ -1314,10 +1308,7 @@ static int cmd_demo(int argc, char **argv) {
   static const char *const allowed[] = {"--out", NULL};
   options o = {.out = "fcd-demo"};
   if (parse_options(argc, argv, &o, allowed)) return 2;
-  if (mkdir(o.out, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "fcd: cannot create '%s': %s\n", o.out, strerror(errno));
-    return 1;
-  }
+  if (out_mkdir(o.out)) return 1;
   const double length = 1.0, e = 210e9, rho = 7850.0, b = 0.02;
   const double ei = e * b * b * b * b / 12.0, rho_a = rho * b * b;
   const int nel = 40;

@@ -77,6 +77,38 @@ void out_discard(out_file *o) {
   unlink(o->tmp);
 }
 
+int out_mkdir(const char *dir) {
+  char buf[4096];
+  size_t n = strlen(dir);
+  if (n == 0 || n >= sizeof buf) {
+    fprintf(stderr, "fcd: cannot create '%s': %s\n", dir, n ? "name too long" : "empty name");
+    return -1;
+  }
+  memcpy(buf, dir, n + 1);
+  /* each parent in turn; an existing one (or one made by a concurrent run) is fine, so
+   * only the final stat decides */
+  for (size_t k = 1; k <= n; k++) {
+    if (buf[k] != '/' && buf[k] != '\0') continue;
+    char c = buf[k];
+    buf[k] = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+      fprintf(stderr, "fcd: cannot create '%s': %s\n", buf, strerror(errno));
+      return -1;
+    }
+    buf[k] = c;
+  }
+  struct stat st;
+  if (stat(dir, &st) != 0) {
+    fprintf(stderr, "fcd: cannot create '%s': %s\n", dir, strerror(errno));
+    return -1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "fcd: cannot create '%s': a file of that name exists\n", dir);
+    return -1;
+  }
+  return 0;
+}
+
 int plot_available(void) {
   const char *path = getenv("PATH");
   if (!path) return 0;

@@ -24,6 +24,10 @@ int out_commit(out_file *o);
 /* closes and removes the temporary file; PATH untouched */
 void out_discard(out_file *o);
 
+/* creates directory DIR and its missing parents (like mkdir -p); 0, or -1 with a message
+ * on stderr naming the component that could not be made */
+int out_mkdir(const char *dir);
+
 /* 1 when an executable gnuplot is on PATH */
 int plot_available(void);
 

@@ -1166,9 +1166,7 @@ static void write_text(const char *path, const char *text) {
 
 int main(int argc, char **argv) {
   verbose = argc > 1 && !strcmp(argv[1], "-v");
-  const char *td = getenv("FCD_TEST_TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s", td ? td : "/tmp");
-  mkdir(tmpdir, 0755);
+  snprintf(tmpdir, sizeof tmpdir, "%s", fcdt_tmpdir());
   snprintf(path_mm, sizeof path_mm, "%s/badinput-c.mtx", tmpdir);
   snprintf(path_contacts, sizeof path_contacts, "%s/badinput-contacts.txt", tmpdir);
   snprintf(path_state, sizeof path_state, "%s/badinput-state.csv", tmpdir);

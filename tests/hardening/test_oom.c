@@ -215,10 +215,8 @@ static void write_text(const char *path, const char *text) {
 }
 
 int main(void) {
-  const char *td = getenv("FCD_TEST_TMPDIR");
   char dir[512];
-  snprintf(dir, sizeof dir, "%s", td ? td : "/tmp");
-  mkdir(dir, 0755);
+  snprintf(dir, sizeof dir, "%s", fcdt_tmpdir());
   snprintf(path_mm, sizeof path_mm, "%s/oom.mtx", dir);
   snprintf(path_contacts, sizeof path_contacts, "%s/oom-contacts.txt", dir);
   snprintf(path_fixed, sizeof path_fixed, "%s/oom-fixed.txt", dir);

@@ -316,7 +316,7 @@ def test_vtk_opened_by_vtk():
     assert np.array_equal(cst, want)
 
 
-def test_vtk_bad_input():
+def test_vtk_bad_input(tmp_path):
     sys = fcd.System(4)
     with pytest.raises(ValueError, match="coords"):
         fcd.Mesh(sys, np.zeros(4))
@@ -331,14 +331,14 @@ def test_vtk_bad_input():
         m.add_cells("pyramid", [[0, 1, 0, 1, 0]])
     m.add_cells("line", [[0, 1]])
     with pytest.raises(TypeError, match="dtype"):
-        m.write_vtk("/tmp/x.vtk", {"u": np.array(["a"] * 4)})
+        m.write_vtk(str(tmp_path / "x.vtk"), {"u": np.array(["a"] * 4)})
     with pytest.raises(ValueError, match=r"expected shape \(4,\)"):
-        m.write_vtk("/tmp/x.vtk", {"u": np.zeros(3)})
+        m.write_vtk(str(tmp_path / "x.vtk"), {"u": np.zeros(3)})
     with pytest.raises(fcd.FcdError) as e:
         m.write_vtk("/nonexistent/dir/x.vtk", {"u": np.zeros(4)})
     assert e.value.name == "FCD_E_IO"
     with pytest.raises(fcd.FcdError) as e:
-        m.write_vtk("/tmp/x.vtk", {"bad name": np.zeros(4)})
+        m.write_vtk(str(tmp_path / "x.vtk"), {"bad name": np.zeros(4)})
     assert "name" in e.value.message
 
 
