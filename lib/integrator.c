@@ -1,21 +1,18 @@
-/* Nonsmooth time integration: Moreau-Jean and the energy-consistent scheme of seed 004
- * (Acary & Collins-Craft 2023), with the exact per-step energy ledger of its eq. (56).
+/* Nonsmooth time integration: the step shared by Moreau-Jean, the modified theta method
+ * of seed 003 and the energy-consistent scheme of seed 004 (Acary & Collins-Craft
+ * 2023), with the exact per-step energy ledger of its eq. (56); the quasistatic scheme
+ * chains the static problems of equilibrium.c.
  *
  * One step (seed 004, section 3.3): with Mh = M + h theta C + h^2 theta^2 K on the free
  * dofs, factored once and reused while h and theta stay,
  *   Mh v1 = M v0 - h K u0 - h^2 theta (1 - theta) K v0 - h (1 - theta) C v0 + h F_theta
  *           + H^T p,
  *   u1 = u0 + h v_theta,   v_theta = (1 - theta) v0 + theta v1.
- * The local problem on the active contacts is solved by the contact solvers of
- * fc_solvers.c with W = H Mh^-1 H^T:
- *   Moreau-Jean: law on u1 + e u_{N,0} e_N          -> W p + (u_free + e u_{N,0} e_N)
- *   Fremond:     law on u_theta + (theta(1+e) - 1) u_{N,0} e_N
- *                -> theta W p + theta u_free + (1 - theta) u0 + (theta(1+e) - 1) u_{N,0} e_N.
- *   modified theta (seed 003, eqs. 22-25): every candidate contact, law on
- *                W p + u_free + ((1 - theta) u_{N,0} + (u_N(u0) - g) / h) e_N - v_g e_T.
- * The seed's sign convention is the opposite of fcd's for local vectors; these relations
- * are linear in them, so they hold unchanged in fcd's convention. */
+ * The local problem on the active contacts, y = s W p + q with W = H Mh^-1 H^T, is solved
+ * by the contact solvers of fc_solvers.c; its active set, q and s are the scheme's
+ * (schemes.c, one row of fcd__scheme_ops per scheme, each with its equations). */
 #include "fc_private.h"
+#include "schemes.h"
 #include "fcd/fcd_equilibrium.h"
 #include "fcd/fcd_integrator.h"
 
@@ -46,6 +43,7 @@ struct fcd_integrator {
   fcd_system *sys;
   fcd_contact_set *cs;
   fcd_scheme scheme;
+  const fcd__scheme_ops *ops; /* the dynamic scheme's terms (schemes.c); NULL: quasistatic */
   fcd_real h, theta;
   fcd__fc_opts opts;
   int have_state;
@@ -174,6 +172,7 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   it->sys = sys;
   it->cs = cs;
   it->scheme = scheme;
+  it->ops = fcd__scheme_ops_of(scheme);
   it->theta = 0.5;
   /* seed 003 solves its contact problem by the projected fixed point (eqs. 24-25) */
   it->opts.solver = scheme == FCD_SCHEME_MODIFIED_THETA ? FCD_FC_FIXED_POINT : FCD_FC_AUTO;
@@ -443,9 +442,9 @@ static void step_rhs(fcd_integrator *it, const work *w, fcd_real h) {
   }
 }
 
-/* The active set of the step: w->act (returned count), w->amask, w->mut; w->loc0 the
- * contacts' velocities, w->locq their predicted displacements (their displacements for
- * the modified theta scheme); w->law cleared. */
+/* The active set of the step (the scheme's activation): w->act (returned count),
+ * w->amask, w->mut; w->loc0 the contacts' velocities, w->locq their predicted
+ * displacements (their displacements when the scheme uses them); w->law cleared. */
 static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) {
   fcd_index n = it->sys->n, nc = ncontacts(it);
   int d = cdim(it);
@@ -462,16 +461,14 @@ static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) 
   fcd_contact_set_local(it->cs, w->tmp, w->locq);
   fcd_contact_set_local(it->cs, it->v, w->loc0);
   fcd_index na = 0;
-  int mtheta = it->scheme == FCD_SCHEME_MODIFIED_THETA;
   for (fcd_index c = 0; c < nc; c++) {
-    /* modified theta: every candidate enters, its projection opens what separates */
-    int on = mtheta || w->locq[c * d] - it->cs->c[c].gap >= -FCD__ACT_TOL * lsc;
+    int on = it->ops->activate(w->locq[c * d] - it->cs->c[c].gap, FCD__ACT_TOL * lsc);
     w->amask[c] = (unsigned char)on;
     w->mut[c] = it->cs->c[c].mu;
     if (on) w->act[na++] = c;
   }
   memset(w->law, 0, (size_t)m * sizeof *w->law);
-  if (mtheta) fcd_contact_set_local(it->cs, it->u, w->locq); /* G^i + g: displacements */
+  if (it->ops->uses_displacement) fcd_contact_set_local(it->cs, it->u, w->locq);
   return na;
 }
 
@@ -496,15 +493,12 @@ static fcd_status active_delassus(fcd_integrator *it, const work *w, const fcd__
   return st;
 }
 
-/* The local problem's right-hand side and friction of the scheme: ql = the free
- * velocity at the active contacts (Fremond: at theta), plus the normal law's terms
- * (Newton's restitution; the modified theta scheme's predicted gap, seed 003 eq. 24),
- * minus the obstacle's sliding velocity; mul the coefficients. */
+/* The local problem's right-hand side and friction: ql from the scheme (schemes.c) for
+ * each active contact, minus the obstacle's sliding velocity on its tangential part;
+ * mul the coefficients. */
 static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, int split, fcd_real h,
                       fcd_real *ql, fcd_real *mul) {
   int d = cdim(it);
-  fcd_real th = it->theta;
-  int mtheta = it->scheme == FCD_SCHEME_MODIFIED_THETA;
   if (split) {
     /* u_free = H v_free = Y' z, at the active contacts (the only ones read) */
     for (fcd_index a = 0; a < na; a++)
@@ -518,32 +512,12 @@ static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, int split
   } else {
     fcd_contact_set_local(it->cs, w->v1, w->locv); /* u_free */
   }
-  fcd_real e = it->cs->restitution;
-  int frem = it->scheme == FCD_SCHEME_FREMOND;
   for (fcd_index a = 0; a < na; a++) {
     fcd_index c = w->act[a];
     mul[a] = it->cs->c[c].mu;
-    for (int k = 0; k < d; k++) {
-      fcd_real uf = w->locv[c * d + k], u0 = w->loc0[c * d + k];
-      ql[a * d + k] = frem ? th * uf + (1 - th) * u0 : uf;
-    }
-    fcd_real un0 = w->loc0[c * d];
-    if (mtheta) {
-      /* seed 003 eq. (24): the normal law acts on
-       * Gdot^{i+1} + (1 - theta) Gdot^i + G^i / h (a predicted gap over h), eq. (25):
-       * friction on the velocity relative to the imposed sliding one */
-      ql[a * d] += (1 - th) * un0 + (w->locq[c * d] - it->cs->c[c].gap) / h;
-    } else {
-      /* Newton's law relates the post-impact velocity to an approach: a contact
-       * whose predicted gap is closed while it already separates (a penetration
-       * left by earlier micro-bounces) gets no restitution term. With it, the
-       * law would allow v1 = -e v0 towards the obstacle and, under gravity, the
-       * two-step cycle of the digest of seed 004 that sinks a resting body
-       * (tests: settle_after_impacts). For Fremond this replaces the paper's
-       * activation filter u_{N,k} <= 0: the law on u_{N,theta} alone does no
-       * work (u_{N,theta} p_N = 0), so the energy bound stands. */
-      if (un0 > 0) ql[a * d] += frem ? (th * (1 + e) - 1) * un0 : e * un0;
-    }
+    fcd__scheme_contact sc = {it->theta, h, it->cs->restitution, w->locv + c * d,
+                              w->loc0 + c * d, w->locq[c * d] - it->cs->c[c].gap};
+    it->ops->local_rhs(&sc, d, ql + a * d);
     /* friction acts on the velocity relative to the obstacle's imposed sliding
      * velocity (a moving belt, a brake disc), in every scheme */
     for (int k = 1; k < d; k++) ql[a * d + k] -= it->cs->c[c].vg[k - 1];
@@ -594,12 +568,12 @@ static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__cs
   return st;
 }
 
-/* Each contact's status after the step, from its impulse and its friction velocity
- * (u1 for Moreau-Jean, u_theta for Fremond, relative to the obstacle's sliding). */
+/* Each contact's status after the step, from its impulse and the velocity its scheme's
+ * friction acts on (u1, or u_theta), relative to the obstacle's sliding. */
 static void classify_contacts(fcd_integrator *it, const work *w, const fcd_real *pnew) {
   fcd_index nc = ncontacts(it);
   int d = cdim(it);
-  if (it->scheme != FCD_SCHEME_FREMOND) fcd_contact_set_local(it->cs, w->v1, w->uth);
+  if (!it->ops->friction_on_theta) fcd_contact_set_local(it->cs, w->v1, w->uth);
   for (fcd_index c = 0; c < nc; c++)
     for (int k = 1; k < d; k++) w->uth[c * d + k] -= it->cs->c[c].vg[k - 1];
   memset(&it->counts, 0, sizeof it->counts);
@@ -723,8 +697,7 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
   int d = cdim(it);
   fcd_index ma = na * d;
   fcd_real th = it->theta;
-  /* Fremond solves for the impulse on u_theta: W scaled by theta */
-  fcd_real scale = it->scheme == FCD_SCHEME_FREMOND ? th : 1.0;
+  fcd_real scale = it->ops->w_scale(th);
   for (fcd_index i = 0; i < ma; i++) {
     wrp[i] = i * ma;
     for (fcd_index j = 0; j < ma; j++) {
@@ -761,28 +734,112 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
   return st;
 }
 
+/* The free motion: w->rf = z (split: the forward half solve) or v_free on the free dofs,
+ * and then w->v1 = v_free with *v1_done set. */
+static fcd_status step_free(fcd_integrator *it, const work *w, int split, int *v1_done) {
+  fcd_system *sys = it->sys;
+  fcd_index n = sys->n, nf = sys->nfree;
+  for (fcd_index k = 0; k < nf; k++) w->rf[k] = w->b[sys->dof_of[k]];
+  if (split) return fcd__factor_half(it->fac, 0, w->rf, w->rf); /* z */
+  FCD_TRY(fcd__factor_solve(it->fac, 1, w->rf, w->rf));
+  /* v1 = v_free (prescribed entries included) */
+  memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
+  for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] = w->rf[k];
+  *v1_done = 1;
+  return FCD_OK;
+}
+
+/* The contact phase of a step with na > 0 active contacts: W of the active contacts,
+ * the scheme's local problem, its solve, and the impulse's correction of v1; the
+ * impulses go to p (all contacts, zero where inactive), the smallest diagonal of W to
+ * *wmin. */
+static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, fcd_index na,
+                                int split, fcd_real h, fcd_real *p, fcd_real *wmin,
+                                int *v1_done) {
+  fcd_system *sys = it->sys;
+  int d = cdim(it);
+  fcd_index ma = na * d, nf = sys->nfree;
+  int cached = ncontacts(it) * d <= it->wall_limit;
+  fcd_status st = FCD_OK;
+  if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, it->cs, H));
+  /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
+  if (!cached) w->X = fcd__calloc((size_t)nf * (size_t)ma, sizeof *w->X);
+  fcd_real *Wd = fcd__calloc((size_t)ma * (size_t)ma, sizeof *Wd);
+  fcd_real *ql = fcd__malloc_array((size_t)ma, sizeof *ql);
+  fcd_real *pl = fcd__calloc((size_t)ma, sizeof *pl);
+  fcd_real *ul = fcd__malloc_array((size_t)ma, sizeof *ul);
+  fcd_real *mul = fcd__malloc_array((size_t)na, sizeof *mul);
+  fcd_index *wrp = fcd__malloc_array((size_t)ma + 1, sizeof *wrp);
+  fcd_index *wci = fcd__malloc_array((size_t)ma * (size_t)ma, sizeof *wci);
+  if ((!cached && !w->X) || !Wd || !ql || !pl || !ul || !mul || !wrp || !wci)
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in the contact step");
+  else
+    st = active_delassus(it, w, H, na, cached, Wd);
+  if (st == FCD_OK) {
+    local_rhs(it, w, na, split, h, ql, mul);
+    st = solve_local(it, w, na, Wd, ql, mul, pl, ul, wrp, wci, wmin);
+  }
+  if (st == FCD_OK) st = apply_impulse(it, w, H, na, split, cached, pl, v1_done);
+  if (st == FCD_OK)
+    for (fcd_index a = 0; a < na; a++)
+      for (int k = 0; k < d; k++) p[w->act[a] * d + k] = pl[a * d + k];
+  fcd__free(Wd);
+  fcd__free(ql);
+  fcd__free(pl);
+  fcd__free(ul);
+  fcd__free(mul);
+  fcd__free(wrp);
+  fcd__free(wci);
+  fcd__free(w->X);
+  w->X = NULL;
+  return st;
+}
+
+/* The new state becomes the integrator's: u1, v1, the products M v1, K u1, K v1, C v1
+ * the ledger left in w (kept for the next step), the impulses p, the certificate. */
+static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fcd_real h,
+                        const fcd_certificate *cert) {
+  fcd_system *sys = it->sys;
+  size_t n = (size_t)sys->n;
+  memcpy(it->u, w->u1, n * sizeof *it->u);
+  memcpy(it->v, w->v1, n * sizeof *it->v);
+  memcpy(it->Mv, w->b, n * sizeof *it->Mv);
+  memcpy(it->Ku, w->f0, n * sizeof *it->Ku);
+  memcpy(it->Kv, w->tmp, n * sizeof *it->Kv);
+  memcpy(it->Cv, w->z, n * sizeof *it->Cv);
+  it->carry_ok = 1;
+  it->carry_ver = sys->value_version;
+  if (p) memcpy(it->p, p, (size_t)(ncontacts(it) * cdim(it)) * sizeof *it->p);
+  it->t += h;
+  it->last_h = h;
+  it->cert = *cert;
+  it->have_cert = 1;
+}
+
+/* One step of a dynamic scheme: predict (loads, iteration matrix, right-hand side, free
+ * motion), the local problem of the active contacts and its solve, the correction of
+ * v1 and u1, the energy ledger and the certificate, the commit. A failure leaves the
+ * integrator's state as it was. */
 static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nc = ncontacts(it), nfix = sys->nfixed;
-  int d = cdim(it);
-  fcd_index m = nc * d;
+  fcd_index m = nc * cdim(it);
   fcd_real th = it->theta, t1 = it->t + h;
   fcd_status st;
-  fcd_real *pkeep = NULL, *pnew = it->p;
+  fcd_real *p = NULL;
   fcd_real wmin = 0; /* smallest diagonal of the active W */
   fcd_certificate cert;
   const fcd__free_pattern *fp;
   FCD_TRY(fcd__system_free_pattern(sys, &fp));
-  fcd_index nf = fp->n;
-  FCD_TRY(work_ensure(it, n, nf, nc, m, nfix));
+  FCD_TRY(work_ensure(it, n, fp->n, nc, m, nfix));
   work w = it->ws;
   memset(w.z, 0, (size_t)n * sizeof *w.z);
   /* loads and prescribed motion at both ends */
-  if ((st = fcd_system_eval_load(sys, it->t, w.f0)) != FCD_OK) goto done;
-  if ((st = fcd_system_eval_load(sys, t1, w.f1)) != FCD_OK) goto done;
-  if ((st = fcd_system_eval_prescribed(sys, t1, w.ur, w.vr)) != FCD_OK) goto done;
+  FCD_TRY(fcd_system_eval_load(sys, it->t, w.f0));
+  FCD_TRY(fcd_system_eval_load(sys, t1, w.f1));
+  FCD_TRY(fcd_system_eval_prescribed(sys, t1, w.ur, w.vr));
   /* the iteration matrix, refactored only when h or theta (or the system) changed */
-  if ((st = fcd__factor_combination(it->fac, 1.0, h * th, h * h * th * th)) != FCD_OK) goto done;
+  FCD_TRY(fcd__factor_combination(it->fac, 1.0, h * th, h * h * th * th));
   step_rhs(it, &w, h);
   const fcd__csr *H = NULL;
   /* With the Delassus cache and a Cholesky factor A = P' L L' P, the step needs the free
@@ -791,76 +848,26 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
    * solve, where the plain way makes two full solves (free motion, correction). */
   int split = 0, v1_done = 0;
   if (nc > 0) {
-    if ((st = fcd__contact_set_operator(it->cs, &H)) != FCD_OK) goto done;
+    FCD_TRY(fcd__contact_set_operator(it->cs, &H));
     /* dofs may have been prescribed after the contacts were added */
-    if ((st = fcd__contact_dofs_free(sys, H)) != FCD_OK) goto done;
+    FCD_TRY(fcd__contact_dofs_free(sys, H));
     split = it->split && m <= it->wall_limit &&
             fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD;
-    if (split && (st = fcd__wcache_ensure_y(&it->wall, sys, it->fac, it->cs, H)) != FCD_OK)
-      goto done;
+    if (split) FCD_TRY(fcd__wcache_ensure_y(&it->wall, sys, it->fac, it->cs, H));
   }
-  for (fcd_index k = 0; k < nf; k++) w.rf[k] = w.b[sys->dof_of[k]];
-  if (split) {
-    if ((st = fcd__factor_half(it->fac, 0, w.rf, w.rf)) != FCD_OK) goto done; /* z */
-  } else {
-    if ((st = fcd__factor_solve(it->fac, 1, w.rf, w.rf)) != FCD_OK) goto done;
-    /* v1 = v_free (prescribed entries included) */
-    memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
-    for (fcd_index k = 0; k < nf; k++) w.v1[sys->dof_of[k]] = w.rf[k];
-    v1_done = 1;
-  }
+  FCD_TRY(step_free(it, &w, split, &v1_done));
   if (nc > 0) {
     fcd_index na = step_active_set(it, &w, h);
-    pkeep = fcd__calloc((size_t)m, sizeof *pkeep);
-    if (!pkeep) {
-      st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an integrator step");
+    p = fcd__calloc((size_t)m, sizeof *p);
+    if (!p) return fcd__err(sys, FCD_E_NOMEM, "out of memory in an integrator step");
+    if (na > 0 && (st = step_contacts(it, &w, H, na, split, h, p, &wmin, &v1_done)) != FCD_OK)
       goto done;
-    }
-    if (na > 0) {
-      fcd_index ma = na * d;
-      int cached = m <= it->wall_limit;
-      if (cached && (st = fcd__wcache_ensure(&it->wall, sys, it->fac, it->cs, H)) != FCD_OK)
-        goto done;
-      /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
-      if (!cached) w.X = fcd__calloc((size_t)nf * (size_t)ma, sizeof *w.X);
-      fcd_real *Wd = fcd__calloc((size_t)ma * (size_t)ma, sizeof *Wd);
-      fcd_real *ql = fcd__malloc_array((size_t)ma, sizeof *ql);
-      fcd_real *pl = fcd__calloc((size_t)ma, sizeof *pl);
-      fcd_real *ul = fcd__malloc_array((size_t)ma, sizeof *ul);
-      fcd_real *mul = fcd__malloc_array((size_t)na, sizeof *mul);
-      fcd_index *wrp = fcd__malloc_array((size_t)ma + 1, sizeof *wrp);
-      fcd_index *wci = fcd__malloc_array((size_t)ma * (size_t)ma, sizeof *wci);
-      if ((!cached && !w.X) || !Wd || !ql || !pl || !ul || !mul || !wrp || !wci) {
-        st = fcd__err(sys, FCD_E_NOMEM, "out of memory in the contact step");
-      } else {
-        st = active_delassus(it, &w, H, na, cached, Wd);
-      }
-      if (st == FCD_OK) {
-        local_rhs(it, &w, na, split, h, ql, mul);
-        st = solve_local(it, &w, na, Wd, ql, mul, pl, ul, wrp, wci, &wmin);
-        if (st == FCD_OK) {
-          st = apply_impulse(it, &w, H, na, split, cached, pl, &v1_done);
-          if (st == FCD_OK)
-            for (fcd_index a = 0; a < na; a++)
-              for (int k = 0; k < d; k++) pkeep[w.act[a] * d + k] = pl[a * d + k];
-        }
-      }
-      fcd__free(Wd);
-      fcd__free(ql);
-      fcd__free(pl);
-      fcd__free(ul);
-      fcd__free(mul);
-      fcd__free(wrp);
-      fcd__free(wci);
-      if (st != FCD_OK) goto done;
-    }
-    pnew = pkeep;
   }
   if (!v1_done) {
     /* split step without an active contact: v1 = v_free = P' L^-T z */
     if ((st = fcd__factor_half(it->fac, 1, w.rf, w.rf)) != FCD_OK) goto done;
     memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
-    for (fcd_index k = 0; k < nf; k++) w.v1[sys->dof_of[k]] = w.rf[k];
+    for (fcd_index k = 0; k < fp->n; k++) w.v1[sys->dof_of[k]] = w.rf[k];
   }
   /* u1 = u0 + h v_theta; prescribed entries from the system */
   for (fcd_index i = 0; i < n; i++) {
@@ -868,29 +875,14 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     w.u1[i] = it->u[i] + h * w.vth[i];
   }
   for (fcd_index k = 0; k < nfix; k++) w.u1[sys->fixed_list[k]] = w.ur[k];
-  /* energy ledger (seed 004, eq. 56): exact per step; the products of the new state
-   * are kept for the next step (w.f0 and w.b hold them until the commit) */
-  fcd_real *Mv1 = w.b, *Ku1 = w.f0, *Kv1 = w.tmp, *Cv1 = w.z;
+  /* energy ledger (seed 004, eq. 56), exact per step, and the certificate */
+  const fcd_real *pnew = p ? p : it->p;
   if ((st = step_ledger(it, h, &w, pnew, wmin, &cert)) != FCD_OK) goto done;
   if (nc > 0) classify_contacts(it, &w, pnew);
-  /* commit */
-  memcpy(it->u, w.u1, (size_t)n * sizeof *it->u);
-  memcpy(it->v, w.v1, (size_t)n * sizeof *it->v);
-  memcpy(it->Mv, Mv1, (size_t)n * sizeof *it->Mv);
-  memcpy(it->Ku, Ku1, (size_t)n * sizeof *it->Ku);
-  memcpy(it->Kv, Kv1, (size_t)n * sizeof *it->Kv);
-  memcpy(it->Cv, Cv1, (size_t)n * sizeof *it->Cv);
-  it->carry_ok = 1;
-  it->carry_ver = sys->value_version;
-  if (nc > 0) memcpy(it->p, pnew, (size_t)m * sizeof *it->p);
-  it->t = t1;
-  it->last_h = h;
-  it->cert = cert;
-  it->have_cert = 1;
+  step_commit(it, &w, p, h, &cert);
   st = FCD_OK;
 done:
-  fcd__free(pkeep);
-  fcd__free(w.X);
+  fcd__free(p);
   return st;
 }
 

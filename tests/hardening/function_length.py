@@ -9,6 +9,8 @@ import re
 import sys
 
 LIMIT = 150
+# drivers whose job is to read as an outline: the integrator's step (issue 21)
+DRIVERS = {"step_once": 100}
 root = sys.argv[1]
 long_ones = []
 for path in sorted(glob.glob(os.path.join(root, "lib", "**", "*.c"), recursive=True) +
@@ -24,12 +26,14 @@ for path in sorted(glob.glob(os.path.join(root, "lib", "**", "*.c"), recursive=T
             start, name = i - 1, lines[i - 1]
         elif start is not None and line == "}":
             n = i - start
-            if n > LIMIT:
+            fname = re.search(r"(\w+)\s*\(", name)
+            limit = DRIVERS.get(fname.group(1) if fname else "", LIMIT)
+            if n > limit:
                 long_ones.append((n, os.path.relpath(path, root), name.strip()[:70]))
             start = None
 if long_ones:
     for n, path, name in sorted(long_ones, reverse=True):
         print(f"{path}: {n} lines: {name}")
-    print(f"{len(long_ones)} functions longer than {LIMIT} lines")
+    print(f"{len(long_ones)} functions longer than {LIMIT} lines (drivers: {DRIVERS})")
     sys.exit(1)
 print(f"no function of lib/ or tools/ is longer than {LIMIT} lines")
