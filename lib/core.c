@@ -59,14 +59,34 @@ int fcd__system_valid(const fcd_system *sys) {
   return sys != NULL && sys->magic == FCD_SYSTEM_MAGIC;
 }
 
-fcd_status fcd__verr(const fcd_system *sys, fcd_status st, const char *fmt, va_list ap) {
+fcd_status fcd__verr_to(const fcd_system *sys, char *buf, size_t cap, fcd_status st,
+                        const char *fmt, va_list ap) {
+  if (buf && cap) {
+    va_list aq;
+    va_copy(aq, ap);
+    vsnprintf(buf, cap, fmt, aq);
+    va_end(aq);
+  }
   if (fcd__system_valid(sys)) {
     /* The error text is the handle's mutable diagnostic state (like sqlite3_errmsg),
      * recorded even through const accessors. */
-    char *buf = ((fcd_system *)(uintptr_t)sys)->err;
-    vsnprintf(buf, FCD_ERRMSG_CAP, fmt, ap);
+    char *sbuf = ((fcd_system *)(uintptr_t)sys)->err;
+    vsnprintf(sbuf, FCD_ERRMSG_CAP, fmt, ap);
   }
   return st;
+}
+
+fcd_status fcd__err_to(const fcd_system *sys, char *buf, size_t cap, fcd_status st,
+                       const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fcd__verr_to(sys, buf, cap, st, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+fcd_status fcd__verr(const fcd_system *sys, fcd_status st, const char *fmt, va_list ap) {
+  return fcd__verr_to(sys, NULL, 0, st, fmt, ap);
 }
 
 fcd_status fcd__err(const fcd_system *sys, fcd_status st, const char *fmt, ...) {

@@ -13,12 +13,12 @@
  *   u_N - g = c + A r_N,  A_ij = W_{iN,jN} + mu_j s_j . W_{iN,jT},
  * with complementarity u_N - g <= 0, r_N <= 0: the LCP (z = -r_N)
  *   w = A z - c >= 0, z >= 0, z . w = 0, solved by Lemke's method (lemke.c). */
+#include "backend/lapack.h"
 #include "fc_private.h"
 #include "fcd/fcd_equilibrium.h"
 #include "fcd/fcd_integrator.h"
 
 #include <math.h>
-#include <lapacke.h>
 #include <string.h>
 
 #define FCD_EQUILIBRIUM_MAGIC 0x66636571u /* "fceq" */
@@ -90,10 +90,7 @@ fcd_status fcd_equilibrium_create(fcd_system *sys, fcd_contact_set *cs,
   if (!eq) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating an equilibrium solver");
   eq->sys = sys;
   eq->cs = cs;
-  eq->opts.solver = FCD_FC_AUTO;
-  eq->opts.tol = 1e-12;
-  eq->opts.max_iter = 10000;
-  eq->opts.omega = 1.0;
+  eq->opts = fcd__fc_opts_default(1e-12);
   eq->classify_tol = 1e-8;
   eq->cert_tol = 1e-8;
   eq->probe_facts = -1;
@@ -749,7 +746,7 @@ static fcd_status rigid_operators(fcd_equilibrium *eq, const fcd__csr *H) {
         for (fcd_index q = 0; q < nf; q++) sum += X[i * nf + q] * KX[j * nf + q];
         T[i * p + j] = sum;
       }
-    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)p, T, (lapack_int)p, th) != 0) {
+    if (fcd__la_syev(1, p, T, th) != 0) {
       st = fcd__err(sys, FCD_E_BACKEND, "the Rayleigh-Ritz step of the rigid-mode search "
                     "failed (LAPACK dsyev)");
       goto done;

@@ -27,6 +27,12 @@ typedef struct {
   fcd_real omega;
 } fcd__fc_opts;
 
+/* the defaults every owner of options starts from: AUTO, 10000 iterations, omega 1 */
+static inline fcd__fc_opts fcd__fc_opts_default(fcd_real tol) {
+  fcd__fc_opts o = {FCD_FC_AUTO, tol, 10000, 1.0};
+  return o;
+}
+
 typedef struct {
   fcd_index iterations;
   fcd_real residual;

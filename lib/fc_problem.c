@@ -74,38 +74,32 @@ static fcd_status shell(int dim, fcd_index nc, fcd_index ndofs, fcd_fc_problem *
                         char *errbuf, size_t cap) {
   *out = NULL;
   if (dim != 2 && dim != 3) {
-    if (errbuf && cap) snprintf(errbuf, cap, "dimension %d is not 2 or 3", dim);
-    return FCD_E_INVALID_ARG;
+    return fcd__err_to(NULL, errbuf, cap, FCD_E_INVALID_ARG, "dimension %d is not 2 or 3", dim);
   }
   if (nc < 0 || ndofs < 0) {
-    if (errbuf && cap) snprintf(errbuf, cap, "negative size (%lld contacts, %lld dofs)",
-                                (long long)nc, (long long)ndofs);
-    return FCD_E_INVALID_ARG;
+    return fcd__err_to(NULL, errbuf, cap, FCD_E_INVALID_ARG,
+                       "negative size (%lld contacts, %lld dofs)", (long long)nc,
+                       (long long)ndofs);
   }
   fcd_fc_problem *p = fcd__calloc(1, sizeof *p);
   fcd_index m = dim * nc;
   fcd_index nsys = ndofs > 0 ? ndofs : (m > 0 ? m : 1);
   if (!p || fcd_system_create(nsys, &p->sys) != FCD_OK) {
     fcd__free(p);
-    if (errbuf && cap) snprintf(errbuf, cap, "out of memory");
-    return FCD_E_NOMEM;
+    return fcd__err_to(NULL, errbuf, cap, FCD_E_NOMEM, "out of memory");
   }
   p->magic = FCD_FC_MAGIC;
   p->dim = dim;
   p->nc = nc;
   p->m = m;
   p->ndofs = ndofs;
-  p->opts.solver = FCD_FC_AUTO;
-  p->opts.tol = 1e-8;
-  p->opts.max_iter = 10000;
-  p->opts.omega = 1.0;
+  p->opts = fcd__fc_opts_default(1e-8);
   p->q = fcd__calloc((size_t)m, sizeof *p->q);
   p->mu = fcd__calloc((size_t)nc, sizeof *p->mu);
   p->last_r = fcd__calloc((size_t)m, sizeof *p->last_r);
   if (!p->q || !p->mu || !p->last_r) {
     fcd_fc_problem_destroy(p);
-    if (errbuf && cap) snprintf(errbuf, cap, "out of memory");
-    return FCD_E_NOMEM;
+    return fcd__err_to(NULL, errbuf, cap, FCD_E_NOMEM, "out of memory");
   }
   *out = p;
   return FCD_OK;
@@ -176,8 +170,7 @@ fcd_status fcd_fc_problem_create_local(int dim, fcd_index ncontacts,
                                        const fcd_real *mu, fcd_fc_problem **out,
                                        char *errbuf, size_t errcap) {
   if (!out) {
-    if (errbuf && errcap) snprintf(errbuf, errcap, "out is NULL");
-    return FCD_E_INVALID_ARG;
+    return fcd__err_to(NULL, errbuf, errcap, FCD_E_INVALID_ARG, "out is NULL");
   }
   *out = NULL;
   fcd_fc_problem *p;
@@ -204,13 +197,12 @@ fcd_status fcd_fc_problem_create_global(int dim, fcd_index ndofs, fcd_index ncon
                                         const fcd_real *w, const fcd_real *mu,
                                         fcd_fc_problem **out, char *errbuf, size_t errcap) {
   if (!out) {
-    if (errbuf && errcap) snprintf(errbuf, errcap, "out is NULL");
-    return FCD_E_INVALID_ARG;
+    return fcd__err_to(NULL, errbuf, errcap, FCD_E_INVALID_ARG, "out is NULL");
   }
   *out = NULL;
   if (ndofs <= 0) {
-    if (errbuf && errcap) snprintf(errbuf, errcap, "a global problem needs ndofs > 0");
-    return FCD_E_INVALID_ARG;
+    return fcd__err_to(NULL, errbuf, errcap, FCD_E_INVALID_ARG,
+                       "a global problem needs ndofs > 0");
   }
   fcd_fc_problem *p;
   FCD_TRY(shell(dim, ncontacts, ndofs, &p, errbuf, errcap));
@@ -527,8 +519,8 @@ static fcd_status triplets_to_csr(fcd_index rows, fcd_index cols, fcd_index nnz,
 fcd_status fcd_fc_problem_read_fclib(const char *path, fcd_fc_problem **out, char *errbuf,
                                      size_t errcap) {
   if (!out || !path) {
-    if (errbuf && errcap) snprintf(errbuf, errcap, "%s is NULL", !out ? "out" : "path");
-    return FCD_E_INVALID_ARG;
+    return fcd__err_to(NULL, errbuf, errcap, FCD_E_INVALID_ARG, "%s is NULL",
+                       !out ? "out" : "path");
   }
   *out = NULL;
   fcd__fclib_data d;
@@ -563,8 +555,8 @@ fcd_status fcd_fc_problem_read_fclib(const char *path, fcd_fc_problem **out, cha
     d.sol_r = NULL;
     *out = p;
     p = NULL;
-  } else if (st == FCD_E_NOMEM && errbuf && errcap) {
-    snprintf(errbuf, errcap, "%s: out of memory", path);
+  } else if (st == FCD_E_NOMEM) {
+    fcd__err_to(NULL, errbuf, errcap, st, "%s: out of memory", path);
   }
 fail:
   fcd_fc_problem_destroy(p);

@@ -20,7 +20,7 @@ fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt
     o->tol = value;
     return FCD_OK;
   case FCD__OPT_MAX_ITER:
-    if (!isfinite(value) || value < 1 || value > 1e12 || value != floor(value))
+    if (!fcd__is_whole(value, 1, 1e12))
       return fcd__err(sink, FCD_E_INVALID_ARG, "iteration cap %g must be a positive integer",
                       value);
     o->max_iter = (fcd_index)value;

@@ -136,7 +136,19 @@ fcd_status fcd__err(const fcd_system *sys, fcd_status st, const char *fmt, ...)
     FCD__PRINTF(3, 4);
 fcd_status fcd__verr(const fcd_system *sys, fcd_status st, const char *fmt, va_list ap)
     FCD__PRINTF(3, 0);
+/* The one message channel, of which fcd__err is the common case: the message goes to the
+ * system (when valid) and to buf (when given: a caller's errbuf where no handle exists
+ * yet, or a handle's own buffer such as a lattice's); returns st. */
+fcd_status fcd__err_to(const fcd_system *sys, char *buf, size_t cap, fcd_status st,
+                       const char *fmt, ...) FCD__PRINTF(5, 6);
+fcd_status fcd__verr_to(const fcd_system *sys, char *buf, size_t cap, fcd_status st,
+                        const char *fmt, va_list ap) FCD__PRINTF(5, 0);
 int fcd__system_valid(const fcd_system *sys);
+
+/* 1 when a parameter given as a real is a whole number in [lo, hi] (counts, caps) */
+static inline int fcd__is_whole(fcd_real v, fcd_real lo, fcd_real hi) {
+  return isfinite(v) && v >= lo && v <= hi && v == floor(v);
+}
 
 #define FCD_CHECK_SYS(sys)                                                             \
   do {                                                                                 \

@@ -175,10 +175,8 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   it->ops = fcd__scheme_ops_of(scheme);
   it->theta = 0.5;
   /* seed 003 solves its contact problem by the projected fixed point (eqs. 24-25) */
-  it->opts.solver = scheme == FCD_SCHEME_MODIFIED_THETA ? FCD_FC_FIXED_POINT : FCD_FC_AUTO;
-  it->opts.tol = 1e-10;
-  it->opts.max_iter = 10000;
-  it->opts.omega = 1.0;
+  it->opts = fcd__fc_opts_default(1e-10);
+  if (scheme == FCD_SCHEME_MODIFIED_THETA) it->opts.solver = FCD_FC_FIXED_POINT;
   it->cert_tol = 1e-8;
 #ifdef NDEBUG
   it->check_energy = 0;

@@ -3,6 +3,7 @@
  * stiffness on the unconstrained coordinates, sum_i k_i d_i d_i^T with d_i the unit
  * direction of spring i on its two nodes (seed 001's B K B^T, eq. 46): positive
  * definite exactly when Ker(D) and Ker(R) meet only at 0. */
+#include "backend/lapack.h"
 #include "fcd_private.h"
 #include "fcd/fcd_lattice.h"
 
@@ -10,7 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <float.h>
-#include <lapacke.h>
 #include <string.h>
 
 #define FCD_LATTICE_MAGIC 0x66636c74u /* "fclt" */
@@ -79,11 +79,13 @@ struct fcd_lattice {
 
 static fcd_status lerr(const fcd_lattice *lat, fcd_status st, const char *fmt, ...)
     FCD__PRINTF(3, 4);
+/* the lattice's messages through the one channel, into its own buffer: the lattice is a
+ * model of its own, not a system (its internal truss system is made on demand) */
 static fcd_status lerr(const fcd_lattice *lat, fcd_status st, const char *fmt, ...) {
   if (lat && lat->magic == FCD_LATTICE_MAGIC) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(((fcd_lattice *)(uintptr_t)lat)->err, FCD_ERRMSG_CAP, fmt, ap);
+    fcd__verr_to(NULL, ((fcd_lattice *)(uintptr_t)lat)->err, FCD_ERRMSG_CAP, st, fmt, ap);
     va_end(ap);
   }
   return st;
@@ -162,10 +164,8 @@ static int grow(void **p, fcd_index *cap, fcd_index need, size_t size) {
   if (need <= *cap) return 1;
   fcd_index nc = *cap ? 2 * *cap : 64;
   while (nc < need) nc *= 2;
-  void *q = fcd__malloc_array((size_t)nc, size);
+  void *q = fcd__grow_array(*p, (size_t)*cap, (size_t)nc, size);
   if (!q) return 0;
-  if (*p) memcpy(q, *p, (size_t)*cap * size);
-  fcd__free(*p);
   *p = q;
   *cap = nc;
   return 1;
@@ -946,9 +946,7 @@ static fcd_status reduced_prepare(fcd_lattice *lat) {
         if (fi >= 0) row[fi] += (e ? -1 : 1) * lat->dir[i * lat->dim + k] * one;
       }
   }
-  if (LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)nf, q, (lapack_int)m, tau) != 0 ||
-      LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)m, (lapack_int)nf, q,
-                     (lapack_int)m, tau) != 0) {
+  if (fcd__la_qr_full_q(m, nf, q, tau) != 0) {
     st = lerr(lat, FCD_E_BACKEND, "LAPACK QR of the equilibrium matrix failed");
     goto done;
   }
@@ -1001,9 +999,7 @@ static fcd_status solve_reduced(fcd_lattice *lat, const fcd_real *spr, const fcd
     lam[j] = row_g[j] * spr[row_s[j]] - sp->s * aprev[row_s[j]] -
              (sp->c0 - sp->s * sp->h * at[row_s[j]]);
   }
-  if (na > 0 &&
-      (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)na, G, (lapack_int)na) != 0 ||
-       LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)na, 1, G, (lapack_int)na, lam, 1) != 0)) {
+  if (na > 0 && fcd__la_chol_solve(na, G, lam) != 0) {
     st = lerr(lat, FCD_E_NOT_CONVERGED, "projection: the reduced active-set system is not "
               "positive definite (%lld active faces)", (long long)na);
     goto done;
@@ -1144,7 +1140,7 @@ fcd_status fcd_lattice_set_param(fcd_lattice *lat, int key, fcd_real value) {
     lat->tol = value;
     return FCD_OK;
   case FCD_LAT_MAX_ITER:
-    if (!isfinite(value) || value < 1 || value != floor(value) || value > 1e9)
+    if (!fcd__is_whole(value, 1, 1e9))
       return lerr(lat, FCD_E_INVALID_ARG, "iteration cap %g must be a positive integer", value);
     lat->max_iter = (fcd_index)value;
     return FCD_OK;
@@ -1454,8 +1450,7 @@ fcd_status fcd_lattice_jacobian_eigenvalues(fcd_lattice *lat, fcd_real *re, fcd_
     for (fcd_index r = 0; r < m; r++) J[r * m + c] = (a[r] - base[r]) / delta;
   }
   fcd__free(base);
-  if (LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)m, J, (lapack_int)m, re, im, NULL, 1,
-                    NULL, 1) != 0)
+  if (fcd__la_geev_values(m, J, re, im) != 0)
     st = lerr(lat, FCD_E_BACKEND, "LAPACK dgeev failed on the Jacobian");
 done:
   fcd__free(J);

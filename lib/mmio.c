@@ -61,8 +61,7 @@ static fcd_status read_header(reader *r, mm_header *h, const fcd_system *sys, ch
                               size_t errcap) {
 #define HERR(code, ...)                                                                \
   do {                                                                                 \
-    if (errbuf && errcap) snprintf(errbuf, errcap, __VA_ARGS__);                       \
-    return fcd__err(sys, code, __VA_ARGS__);                                           \
+    return fcd__err_to(sys, errbuf, errcap, code, __VA_ARGS__);                        \
   } while (0)
   int got = next_line(r);
   if (got < 0) return r->st;

@@ -15,12 +15,12 @@
  * quadratic ([0 I; -K* -C*], [I 0; 0 M*]) up to dense_max reduced dofs; above, SLEPc on
  * (K*, M*) with shift-and-invert and MUMPS (backend/petsc.c), damping through the exact Rayleigh
  * quadratic. */
+#include "backend/lapack.h"
 #include "fc_private.h"
 #include "fcd/fcd_stability.h"
 
 #include <complex.h>
 #include <float.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,7 +224,7 @@ fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
   fcd_system *sys = st->sys;
   switch (key) {
   case FCD_STAB_NEV:
-    if (!isfinite(value) || value < 1 || value != floor(value) || value > 1e9)
+    if (!fcd__is_whole(value, 1, 1e9))
       return fcd__err(sys, FCD_E_INVALID_ARG, "nev = %g must be a positive integer", value);
     st->nev = (fcd_index)value;
     return FCD_OK;
@@ -244,7 +244,7 @@ fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
     st->tol = value;
     return FCD_OK;
   case FCD_STAB_MAX_ITER:
-    if (!isfinite(value) || value < 1 || value != floor(value) || value > 1e9)
+    if (!fcd__is_whole(value, 1, 1e9))
       return fcd__err(sys, FCD_E_INVALID_ARG, "eigen-solver iteration cap %g must be an "
                       "integer in [1, 1e9]", value);
     st->max_it = (fcd_index)value;
@@ -255,13 +255,13 @@ fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
     st->damping = (int)value;
     return FCD_OK;
   case FCD_STAB_PROJECTION_MODES:
-    if (!isfinite(value) || value < 0 || value != floor(value) || value > 1e6)
+    if (!fcd__is_whole(value, 0, 1e6))
       return fcd__err(sys, FCD_E_INVALID_ARG, "projection modes = %g must be a non-negative "
                       "integer (0: automatic)", value);
     st->proj_modes = (fcd_index)value;
     return FCD_OK;
   case FCD_STAB_DENSE_MAX:
-    if (!isfinite(value) || value < 0 || value != floor(value) || value > 20000)
+    if (!fcd__is_whole(value, 0, 20000))
       return fcd__err(sys, FCD_E_INVALID_ARG, "dense_max = %g must be an integer in "
                       "[0, 20000]", value);
     st->dense_max = (fcd_index)value;
@@ -757,7 +757,7 @@ static fcd_real min_sym_eig(fcd_index nr, const fcd_real *A, int *nomem) {
   if (S && w) {
     for (fcd_index i = 0; i < nr; i++)
       for (fcd_index j = 0; j < nr; j++) S[i * nr + j] = 0.5 * (A[i * nr + j] + A[j * nr + i]);
-    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', (lapack_int)nr, S, (lapack_int)nr, w) == 0)
+    if (fcd__la_syev(0, nr, S, w) == 0)
       r = w[0];
   }
   fcd__free(S);
@@ -765,20 +765,11 @@ static fcd_real min_sym_eig(fcd_index nr, const fcd_real *A, int *nomem) {
   return r;
 }
 
-/* dggev with Ward's balancing (dggevx 'B': permutation, then row and column scaling),
- * which dggev itself does not scale: a sliding contact with a huge mu puts entries of
- * mu and 1/mu in the same pencil, and unbalanced QZ loses the eigenvalues that depend on
- * the small ones (the pin of seed 000 at mu = 1e20: both roots, sqrt(mu) large, came
- * back infinite). Returns LAPACK's info. */
-static lapack_int ggev_balanced(fcd_index nn, fcd_real *A, fcd_real *B, fcd_real *ar,
-                                fcd_real *ai, fcd_real *be, fcd_real *vr, fcd_real *ls,
-                                fcd_real *rs) {
-  lapack_int n = (lapack_int)nn, ilo, ihi;
-  fcd_real abn, bbn;
-  return LAPACKE_dggevx(LAPACK_ROW_MAJOR, 'B', 'N', 'V', 'N', n, A, n, B, n, ar, ai, be,
-                        NULL, n, vr, n, &ilo, &ihi, ls, rs, &abn, &bbn, NULL, NULL);
-}
-
+/* Ward's balancing (dggevx 'B': permutation, then row and column scaling), which dggev
+ * itself does not do, is asked for where it matters: a sliding contact with a huge mu
+ * puts entries of mu and 1/mu in the same pencil, and unbalanced QZ loses the
+ * eigenvalues that depend on the small ones (the pin of seed 000 at mu = 1e20: both
+ * roots, sqrt(mu) large, came back infinite). */
 /* Eigenpairs of the dense pencil (A, B) (n x n, row-major): lam, vec (n per pair). Infinite
  * eigenvalues (|beta| below 1e3 eps |alpha|) are dropped and counted in *ninf. Returns the
  * count, or -1 on LAPACK failure. */
@@ -792,10 +783,7 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
   fcd_real *rs = fcd__malloc_array((size_t)nn + 1, sizeof *rs);
   fcd_index cnt = (ar && ai && be && vr && ls && rs) ? -1 : -2;
   if (cnt == -1 &&
-      (balance ? ggev_balanced(nn, A, B, ar, ai, be, vr, ls, rs)
-               : LAPACKE_dggev(LAPACK_ROW_MAJOR, 'N', 'V', (lapack_int)nn, A, (lapack_int)nn,
-                               B, (lapack_int)nn, ar, ai, be, NULL, 1, vr,
-                               (lapack_int)nn)) == 0) {
+      fcd__la_ggev(balance, nn, A, B, ar, ai, be, vr, ls, rs) == 0) {
     cnt = 0;
     for (fcd_index k = 0; k < nn; k++) {
       if (fabs(be[k]) <= 1e3 * DBL_EPSILON * hypot(ar[k], ai[k])) {

@@ -12,8 +12,7 @@
 
 #define TERR(code, ...)                                                                  \
   do {                                                                                   \
-    if (errbuf && errcap) snprintf(errbuf, errcap, __VA_ARGS__);                         \
-    return fcd__err(sys, code, __VA_ARGS__);                                             \
+    return fcd__err_to(sys, errbuf, errcap, code, __VA_ARGS__);                          \
   } while (0)
 
 fcd_status fcd__open_input(const fcd_system *sys, const char *path, FILE **out, char *errbuf,
@@ -46,8 +45,7 @@ void fcd__lines_free(fcd__lines *r) {
  * status to *st, -1 returned */
 #define LFAIL(code, ...)                                                                 \
   do {                                                                                   \
-    if (errbuf && errcap) snprintf(errbuf, errcap, __VA_ARGS__);                         \
-    *st = fcd__err(sys, code, __VA_ARGS__);                                              \
+    *st = fcd__err_to(sys, errbuf, errcap, code, __VA_ARGS__);                           \
     return -1;                                                                           \
   } while (0)
 

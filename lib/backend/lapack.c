@@ -1,0 +1,55 @@
+/* See lapack.h. LAPACKE's row-major interface transposes through its own workspace, which
+ * it allocates with malloc, not fcd's allocator: the dense problems that come here are
+ * small (reduced pencils, Rayleigh-Ritz blocks, lattice projections). */
+#include "lapack.h"
+
+#include <lapacke.h>
+#include <limits.h>
+
+static int fits(fcd_index n) { return n >= 0 && n <= INT_MAX; }
+
+int fcd__la_syev(int vectors, fcd_index n, fcd_real *A, fcd_real *w) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n;
+  return (int)LAPACKE_dsyev(LAPACK_ROW_MAJOR, vectors ? 'V' : 'N', 'U', nn, A, nn, w);
+}
+
+int fcd__la_qr_full_q(fcd_index m, fcd_index n, fcd_real *A, fcd_real *tau) {
+  if (!fits(m) || !fits(n) || n > m) return FCD__LA_TOO_BIG;
+  if (m == 0) return 0;
+  lapack_int mm = (lapack_int)m, nn = (lapack_int)n;
+  lapack_int info = LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, mm, nn, A, mm, tau);
+  if (info == 0) info = LAPACKE_dorgqr(LAPACK_ROW_MAJOR, mm, mm, nn, A, mm, tau);
+  return (int)info;
+}
+
+int fcd__la_chol_solve(fcd_index n, fcd_real *A, fcd_real *b) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n;
+  lapack_int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', nn, A, nn);
+  if (info == 0) info = LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', nn, 1, A, nn, b, 1);
+  return (int)info;
+}
+
+int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n;
+  return (int)LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', nn, A, nn, re, im, NULL, 1, NULL, 1);
+}
+
+int fcd__la_ggev(int balance, fcd_index n, fcd_real *A, fcd_real *B, fcd_real *ar,
+                 fcd_real *ai, fcd_real *be, fcd_real *vr, fcd_real *ls, fcd_real *rs) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n;
+  if (!balance)
+    return (int)LAPACKE_dggev(LAPACK_ROW_MAJOR, 'N', 'V', nn, A, nn, B, nn, ar, ai, be, NULL,
+                              1, vr, nn);
+  lapack_int ilo, ihi;
+  fcd_real abn, bbn;
+  return (int)LAPACKE_dggevx(LAPACK_ROW_MAJOR, 'B', 'N', 'V', 'N', nn, A, nn, B, nn, ar, ai,
+                             be, NULL, nn, vr, nn, &ilo, &ihi, ls, rs, &abn, &bbn, NULL, NULL);
+}

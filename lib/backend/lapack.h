@@ -1,0 +1,36 @@
+/* Dense LAPACK, the one file that includes lapacke.h (backend/lapack.c). Matrices are
+ * row-major and square unless said; every call returns 0, a positive LAPACK info (the
+ * routine failed: not positive definite, QR/QZ did not converge), or FCD__LA_TOO_BIG
+ * when a size does not fit LAPACK's 32-bit integers. */
+#ifndef FCD_BACKEND_LAPACK_H
+#define FCD_BACKEND_LAPACK_H
+
+#include "../fcd_private.h"
+
+#define FCD__LA_TOO_BIG (-1000)
+
+/* eigenvalues of the symmetric A (its upper triangle is read), ascending, in w; with
+ * vectors != 0, A is overwritten by the orthonormal eigenvectors as its columns */
+int fcd__la_syev(int vectors, fcd_index n, fcd_real *A, fcd_real *w);
+
+/* the full orthogonal factor of a QR factorization: A is m x m (lda m) with its first n
+ * columns holding the m x n matrix to factor; on return A is Q (m x m), whose first n
+ * columns span the range and the others its orthogonal complement. tau: n entries. */
+int fcd__la_qr_full_q(fcd_index m, fcd_index n, fcd_real *A, fcd_real *tau);
+
+/* solves A x = b for the symmetric positive definite A (its lower triangle is read and
+ * overwritten by its Cholesky factor); b becomes x. A positive return: not positive
+ * definite. */
+int fcd__la_chol_solve(fcd_index n, fcd_real *A, fcd_real *b);
+
+/* eigenvalues of the general A (overwritten): re + i im */
+int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im);
+
+/* eigenvalues (ar + i ai) / be and right eigenvectors vr (row-major, n x n, LAPACK's
+ * packing of complex pairs) of the pencil (A, B), both overwritten. balance: Ward's
+ * permutation and scaling first (dggevx 'B'), with ls and rs (n each) its workspace;
+ * otherwise plain dggev (ls and rs unused). */
+int fcd__la_ggev(int balance, fcd_index n, fcd_real *A, fcd_real *B, fcd_real *ar,
+                 fcd_real *ai, fcd_real *be, fcd_real *vr, fcd_real *ls, fcd_real *rs);
+
+#endif
