@@ -77,46 +77,93 @@ enum {
 };
 
 /** Creates a solver for @p sys and @p cs (both retained; destroy them in any order).
- *  The system needs a stiffness matrix. */
+ *  The system needs a stiffness matrix.
+ *  @param sys the system (borrowed; it must outlive every object made from it)
+ *  @param cs the contact set (may be NULL: no contacts)
+ *  @param out receives the new solver, owned by the caller (fcd_equilibrium_destroy); NULL
+ *      on failure
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_create(fcd_system *sys, fcd_contact_set *cs,
                                           fcd_equilibrium **out);
 
-/** Destroys the solver. NULL-safe. */
+/** Destroys the solver. NULL-safe.
+ *  @param eq the solver, or NULL
+ *  @since 0.1 */
 FCD_API void fcd_equilibrium_destroy(fcd_equilibrium *eq);
 
-/** Sets a parameter. Unknown keys: FCD_E_UNSUPPORTED. */
+/** Sets a parameter. Unknown keys: FCD_E_UNSUPPORTED.
+ *  @param eq the equilibrium solver
+ *  @param key parameter key (see the keys listed above)
+ *  @param value its value
+ *  @return FCD_OK, or FCD_E_INTERNAL, FCD_E_INVALID_ARG, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_set_param(fcd_equilibrium *eq, int key, fcd_real value);
 
 /** The tangential history of FCD_EQ_STATIC: friction acts on H_T (u - u_ref). @p u_ref
- *  has ndofs entries; NULL restores the default (zero). Copied. */
+ *  has ndofs entries; NULL restores the default (zero). Copied.
+ *  @param eq the equilibrium solver
+ *  @param u_ref reference displacement, ndofs entries (NULL: zero)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_set_reference(fcd_equilibrium *eq, const fcd_real *u_ref);
 
 /** Solves at time @p t (load and prescribed displacements of the system at t). On
- *  failure the previous solution, if any, is kept. */
+ *  failure the previous solution, if any, is kept.
+ *  @param eq the equilibrium solver
+ *  @param kind an fcd_equilibrium_kind
+ *  @param t time at which loads and prescribed dofs are evaluated
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_CALLBACK, FCD_E_INTERNAL, FCD_E_INVALID_ARG,
+ *      FCD_E_NOMEM, FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_NO_SOLUTION, FCD_E_SINGULAR,
+ *      FCD_E_STATE, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
                                          fcd_real t);
 
-/** Displacements of the last solve, ndofs entries. FCD_E_STATE before a solve. */
+/** Displacements of the last solve, ndofs entries. FCD_E_STATE before a solve.
+ *  @param eq the equilibrium solver
+ *  @param u receives the displacement, ndofs entries
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_get_state(const fcd_equilibrium *eq, fcd_real *u);
 
-/** Local reactions (forces) of the last solve, dim per contact. */
+/** Local reactions (forces) of the last solve, dim per contact.
+ *  @param eq the equilibrium solver
+ *  @param r receives the local reactions (forces), dim per contact
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_get_reactions(const fcd_equilibrium *eq, fcd_real *r);
 
-/** Fine contact sets (fcd_equilibrium_set values), one per contact. */
+/** Fine contact sets (fcd_equilibrium_set values), one per contact.
+ *  @param eq the equilibrium solver
+ *  @param set receives one fcd_equilibrium_set value per contact
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_get_contact_sets(const fcd_equilibrium *eq, int *set);
 
 /** The state in the form of fcd_stability_set_contact_state: @p status one
  *  fcd_contact_status per contact (SEPARATED and GRAZING give FCD_CONTACT_OPEN: both dofs
  *  stay in the reduced pencil), @p slip_dir dim-1 entries per contact, the unit slip
  *  direction of SLIP contacts in the local tangent plane (zero elsewhere). Either may be
- *  NULL. */
+ *  NULL.
+ *  @param eq the equilibrium solver
+ *  @param status receives one FCD_CONTACT_* value per contact
+ *  @param slip_dir receives dim - 1 entries per contact: the unit slip direction of
+ *      slipping contacts, zero for others (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_get_contact_state(const fcd_equilibrium *eq, int *status,
                                                      fcd_real *slip_dir);
 
 /** Quality of the last solve, from its certificate: @p equilibrium, the certificate's
  *  equilibrium figure (the balance residual on the free dofs as a backward error);
  *  @p complementarity, the largest of its penetration, complementarity and cone figures.
- *  Either may be NULL. */
+ *  Either may be NULL.
+ *  @param eq the equilibrium solver
+ *  @param equilibrium receives the relative equilibrium residual (may be NULL)
+ *  @param complementarity receives the contact-law residual (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_get_residual(const fcd_equilibrium *eq,
                                                 fcd_real *equilibrium,
                                                 fcd_real *complementarity);

@@ -92,54 +92,109 @@ typedef int (*fcd_observer_fn)(void *user_data, fcd_real t, fcd_index ndofs,
                                const fcd_real *u, const fcd_real *v, fcd_index nlocal,
                                const fcd_real *r, const fcd_contact_counts *counts);
 
-/** Installs (or, with NULL, removes) the observer. */
+/** Installs (or, with NULL, removes) the observer.
+ *  @param it the integrator
+ *  @param fn the callback, or NULL to remove it
+ *  @param user_data passed unchanged to every call of fn
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_set_observer(fcd_integrator *it, fcd_observer_fn fn,
                                                void *user_data);
 
 /** Status of every contact after the last step (FCD_CONTACT_OPEN for inactive ones or
  *  zero impulse; SLIP when the tangential impulse is on the cone boundary and the
- *  friction velocity of the scheme is nonzero; STICK otherwise). */
+ *  friction velocity of the scheme is nonzero; STICK otherwise).
+ *  @param it the integrator
+ *  @param status receives one FCD_CONTACT_* value per contact
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_get_contact_status(const fcd_integrator *it, int *status);
 
 /** Creates an integrator of @p sys with the contacts of @p cs (may be NULL). The system
- *  needs a mass matrix; stiffness and damping are optional. */
+ *  needs a mass matrix; stiffness and damping are optional.
+ *  @param sys the system (borrowed; it must outlive every object made from it)
+ *  @param cs the contact set (may be NULL: no contacts)
+ *  @param scheme an fcd_scheme
+ *  @param out receives the new integrator, owned by the caller (fcd_integrator_destroy);
+ *      NULL on failure
+ *  @return FCD_OK, or FCD_E_INTERNAL, FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_STATE,
+ *      FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs,
                                          fcd_scheme scheme, fcd_integrator **out);
 
-/** Destroys the integrator. NULL-safe. */
+/** Destroys the integrator. NULL-safe.
+ *  @param it the integrator, or NULL
+ *  @since 0.1 */
 FCD_API void fcd_integrator_destroy(fcd_integrator *it);
 
-/** Sets a parameter (FCD_PARAM_*). Unknown keys: FCD_E_UNSUPPORTED. */
+/** Sets a parameter (FCD_PARAM_*). Unknown keys: FCD_E_UNSUPPORTED.
+ *  @param it the integrator
+ *  @param key parameter key (see the keys listed above)
+ *  @param value its value
+ *  @return FCD_OK, or FCD_E_INTERNAL, FCD_E_INVALID_ARG, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_real value);
 
 /** Sets time, displacement and velocity (ndofs each; prescribed entries are taken from
  *  the system). A state that penetrates an obstacle beyond 1e-9 (relative) is refused
  *  with FCD_E_INVALID_ARG naming the contact: fcd does not project silently. Resets the
- *  energy ledger. */
+ *  energy ledger.
+ *  @param it the integrator
+ *  @param t the time
+ *  @param u displacements, ndofs entries
+ *  @param v velocities, ndofs entries (may be NULL for the quasistatic scheme only)
+ *  @return FCD_OK, or FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t,
                                             const fcd_real *u, const fcd_real *v);
 
 /** One step. Every step is certified (fcd_integrator_get_certificate): a step whose
  *  certificate exceeds FCD_PARAM_CERT_TOL returns FCD_E_NOT_CONVERGED with the figures.
  *  On failure (contact solve not converged, certificate failed, callback error) the
- *  state is unchanged. FCD_E_STATE before set_state or without a step size. */
+ *  state is unchanged. FCD_E_STATE before set_state or without a step size.
+ *  @param it the integrator
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_CALLBACK, FCD_E_INTERNAL, FCD_E_INVALID_ARG,
+ *      FCD_E_NOMEM, FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_NO_SOLUTION, FCD_E_SINGULAR,
+ *      FCD_E_STATE, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_step(fcd_integrator *it);
 
-/** Steps until t_end (the last step is shortened to land on it). */
+/** Steps until t_end (the last step is shortened to land on it).
+ *  @param it the integrator
+ *  @param t_end the time to reach
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_CALLBACK, FCD_E_INTERNAL, FCD_E_INVALID_ARG,
+ *      FCD_E_NOMEM, FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_NO_SOLUTION, FCD_E_SINGULAR,
+ *      FCD_E_STATE, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_advance(fcd_integrator *it, fcd_real t_end);
 
-/** Current time and state (caller buffers of ndofs entries; any may be NULL). */
+/** Current time and state (caller buffers of ndofs entries; any may be NULL).
+ *  @param it the integrator
+ *  @param t receives the time (may be NULL)
+ *  @param u receives the displacements (may be NULL)
+ *  @param v receives the velocities (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_get_state(const fcd_integrator *it, fcd_real *t,
                                             fcd_real *u, fcd_real *v);
 
 /** Local reactions of the last step, dim per contact: the impulse divided by the step,
- *  zero for contacts that were not active. */
+ *  zero for contacts that were not active.
+ *  @param it the integrator
+ *  @param r receives the reactions, dim per contact
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_get_reactions(const fcd_integrator *it, fcd_real *r);
 
 /** The energy ledger (fcd_energy), relative to the last fcd_integrator_set_state: that
  *  call resets the sums to zero and takes the state's kinetic and potential energies as
  *  the reference, so a host that restarts from a saved state gets the balance of the
- *  new run only. */
+ *  new run only.
+ *  @param it the integrator
+ *  @param e receives the ledger
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_get_energy(const fcd_integrator *it, fcd_energy *e);
 
 /** The certificate of the last successful step (docs/conventions.md, "Certificates").
@@ -151,7 +206,9 @@ FCD_API fcd_status fcd_integrator_get_energy(const fcd_integrator *it, fcd_energ
  *  scale is an impulse scale, the length scale a velocity scale. The quasistatic scheme
  *  reports the certificate of its incremental equilibrium.
  *  @return FCD_E_STATE before the first step, FCD_E_INVALID_ARG for a NULL @p cert
- *  @since 0.1 */
+ *  @since 0.1
+ *  @param it the integrator
+ *  @param cert receives the certificate */
 FCD_API fcd_status fcd_integrator_get_certificate(const fcd_integrator *it,
                                                   fcd_certificate *cert);
 

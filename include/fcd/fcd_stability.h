@@ -81,26 +81,50 @@ typedef enum {
 } fcd_mode_kind;
 
 /** Creates an analysis of @p sys with the contacts of @p cs (both retained; destroy in
- *  any order). Every contact starts open. */
+ *  any order). Every contact starts open.
+ *  @param sys the system (borrowed; it must outlive every object made from it)
+ *  @param cs the contact set
+ *  @param out receives the new analysis, owned by the caller (fcd_stability_destroy); NULL
+ *      on failure
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs,
                                         fcd_stability **out);
 
-/** Destroys the analysis. NULL-safe. */
+/** Destroys the analysis. NULL-safe.
+ *  @param st the analysis, or NULL
+ *  @since 0.1 */
 FCD_API void fcd_stability_destroy(fcd_stability *st);
 
 /** The contact state: @p status one fcd_contact_status per contact; @p slip_dir dim-1
  *  entries per contact (contact order), read where the status is FCD_CONTACT_SLIP and
  *  then a unit vector in the local tangent plane (may be NULL when no contact slips).
- *  Validated as a whole: on error nothing changes. */
+ *  Validated as a whole: on error nothing changes.
+ *  @param st the stability analysis
+ *  @param status one FCD_CONTACT_* value per contact
+ *  @param slip_dir unit slip direction per slipping contact (dim - 1 entries per contact;
+ *      ignored for others)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_set_contact_state(fcd_stability *st, const int *status,
                                                    const fcd_real *slip_dir);
 
 /** 3D sliding damping: equilibrium normal reactions @p r_n (<= 0) and sliding speeds
- *  @p speed (> 0 where a contact slips), one per contact; NULL, NULL removes it. */
+ *  @p speed (> 0 where a contact slips), one per contact; NULL, NULL removes it.
+ *  @param st the stability analysis
+ *  @param r_n normal reactions of the contacts, one per contact
+ *  @param speed sliding speed of each contact, one per contact
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_set_sliding_data(fcd_stability *st, const fcd_real *r_n,
                                                   const fcd_real *speed);
 
-/** Sets a parameter (FCD_STAB_*). Unknown keys: FCD_E_UNSUPPORTED. */
+/** Sets a parameter (FCD_STAB_*). Unknown keys: FCD_E_UNSUPPORTED.
+ *  @param st the stability analysis
+ *  @param key parameter key (see the keys listed above)
+ *  @param value its value
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value);
 
 /** Builds the reduced pencil and solves. @p nconv (may be NULL) receives the number of
@@ -108,23 +132,47 @@ FCD_API fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real 
  *  one did: the count says so, and fcd_system_last_error() explains, with the error
  *  estimate the next one reached. None converged (FCD_STAB_TOLERANCE too strict for
  *  FCD_STAB_MAX_ITER) is FCD_E_NOT_CONVERGED, with that estimate in the message. On any
- *  failure the results of the previous successful solve stay available unchanged. */
+ *  failure the results of the previous successful solve stay available unchanged.
+ *  @param st the stability analysis
+ *  @param nconv receives the number of eigenpairs found (may be NULL)
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_INTERNAL, FCD_E_INVALID_ARG, FCD_E_NOMEM,
+ *      FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_solve(fcd_stability *st, fcd_index *nconv);
 
 /** Eigenvalue @p i (0-based) of the last solve, sorted by decreasing real part (ties:
- *  increasing imaginary part). */
+ *  increasing imaginary part).
+ *  @param st the stability analysis
+ *  @param i index of the eigenpair, 0 to nconv - 1
+ *  @param re receives the real part (may be NULL)
+ *  @param im receives the imaginary part (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_get_eigenvalue(const fcd_stability *st, fcd_index i,
                                                 fcd_real *re, fcd_real *im);
 
 /** Frequency (Hz), damping ratio (+inf for real eigenvalues) and classification of
- *  eigenvalue @p i. Any output may be NULL. */
+ *  eigenvalue @p i. Any output may be NULL.
+ *  @param st the stability analysis
+ *  @param i index of the eigenpair, 0 to nconv - 1
+ *  @param freq_hz receives the frequency in Hz (may be NULL)
+ *  @param damping_ratio receives the damping ratio, negative when unstable (may be NULL)
+ *  @param kind receives an FCD_MODE_* kind (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_get_mode_info(const fcd_stability *st, fcd_index i,
                                                fcd_real *freq_hz, fcd_real *damping_ratio,
                                                int *kind);
 
 /** Mode shape of eigenvalue @p i in the full dof numbering (ndofs entries each; real and
  *  imaginary parts; prescribed dofs zero, eliminated contact dofs from the
- *  constraints), normalized to unit largest modulus. Either output may be NULL. */
+ *  constraints), normalized to unit largest modulus. Either output may be NULL.
+ *  @param st the stability analysis
+ *  @param i index of the eigenpair, 0 to nconv - 1
+ *  @param re receives the real parts of the mode, ndofs entries (may be NULL)
+ *  @param im receives the imaginary parts, ndofs entries (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_get_mode(const fcd_stability *st, fcd_index i,
                                           fcd_real *re, fcd_real *im);
 
@@ -132,7 +180,18 @@ FCD_API fcd_status fcd_stability_get_mode(const fcd_stability *st, fcd_index i,
  *  eigenvalue is of that kind; @p necessary, seed 000's necessary divergence condition
  *  (the symmetric part of K* not positive definite, eq. 118); @p min_sym, the smallest
  *  eigenvalue of that symmetric part (computed up to FCD_STAB_DENSE_MAX reduced dofs,
- *  NaN above). Any output may be NULL. */
+ *  NaN above). Any output may be NULL.
+ *  @param st the stability analysis
+ *  @param flutter receives 1 when a computed eigenvalue is a flutter one, else 0 (may be
+ *      NULL)
+ *  @param divergence receives 1 when a computed eigenvalue is a divergence one, else 0 (may
+ *      be NULL)
+ *  @param necessary receives 1 when seed 000's necessary divergence condition holds (may be
+ *      NULL)
+ *  @param min_sym receives the smallest eigenvalue of the symmetric part of K* (may be
+ *      NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_get_summary(const fcd_stability *st, int *flutter,
                                              int *divergence, int *necessary,
                                              fcd_real *min_sym);
@@ -150,7 +209,17 @@ typedef int (*fcd_stability_sweep_fn)(void *user_data, fcd_real mu, fcd_index n,
  *  mu0 only), each solved with FCD_STAB_MU set to it (restored afterwards) and handed to
  *  @p fn. Modes are tracked from one coefficient to the next by the modal assurance
  *  criterion |v_i^H w_j|^2 / (|v_i|^2 |w_j|^2), matched greedily (best pairs first, the
- *  sign of the imaginary part kept); an eigenvalue without a partner opens a new track. */
+ *  sign of the imaginary part kept); an eigenvalue without a partner opens a new track.
+ *  @param st the stability analysis
+ *  @param mu0 first friction coefficient
+ *  @param mu1 last friction coefficient
+ *  @param steps number of values, >= 1
+ *  @param fn called once per value with its results; nonzero stops the sweep
+ *  @param user_data passed unchanged to every call of fn
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_CALLBACK, FCD_E_INTERNAL, FCD_E_INVALID_ARG,
+ *      FCD_E_NOMEM, FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE,
+ *      FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real mu1,
                                        fcd_index steps, fcd_stability_sweep_fn fn,
                                        void *user_data);
@@ -165,7 +234,12 @@ FCD_API fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real
  *  includes the communicator (the host's MPI_Init, or PETSc's own). */
 #define FCD_COMM_SERIAL (-1) /**< no communicator: PETSc sequential objects */
 /** Sets the communicator of the distributed solves (see above). Clears the results of
- *  the last solve. A handle that is not a Fortran communicator handle: FCD_E_INVALID_ARG. */
+ *  the last solve. A handle that is not a Fortran communicator handle: FCD_E_INVALID_ARG.
+ *  @param st the stability analysis
+ *  @param mpi_comm_f the communicator as its Fortran handle (MPI_Comm_c2f), or
+ *      FCD_COMM_SERIAL
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
 FCD_API fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi_comm_f);
 
 /** Number of eigenvalues lambda the last solve dropped as infinite (|beta| below
@@ -176,7 +250,11 @@ FCD_API fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi
  *  limit pencil (trial u_N = 0, test orthogonal to the slip: docs/stability.md). Counted
  *  by the dense solver and the projected damped solve; the sparse solver only returns
  *  eigenvalues near its target and reports 0.
- *  @return FCD_E_STATE before a successful solve @since 0.1 */
+ *  @return FCD_OK, FCD_E_STATE before a successful solve, FCD_E_INVALID_ARG for a bad
+ *      handle or a NULL @p count
+ *  @since 0.1
+ *  @param st the stability analysis
+ *  @param count receives the number of infinite eigenvalues dropped */
 FCD_API fcd_status fcd_stability_get_infinite_count(const fcd_stability *st, fcd_index *count);
 
 /** The certificate of the last solve (fcd/fcd_certificate.h): @c equilibrium and
@@ -195,11 +273,19 @@ FCD_API fcd_status fcd_stability_get_infinite_count(const fcd_stability *st, fcd
  *    spans the reduced space, the truncation otherwise (1e-2 for 4 of 16 modes on
  *    tests/stability's random case). It is reported, never checked.
  *  A solve above its bound returns FCD_E_NOT_CONVERGED and keeps the previous results.
- *  @return FCD_E_STATE before a solve @since 0.1 */
+ *  @return FCD_OK, FCD_E_STATE before a solve, FCD_E_INVALID_ARG for a bad handle or a
+ *      NULL @p cert
+ *  @since 0.1
+ *  @param st the stability analysis
+ *  @param cert receives the certificate */
 FCD_API fcd_status fcd_stability_get_certificate(const fcd_stability *st,
                                                  fcd_certificate *cert);
 
-/** Size of the reduced pencil of the last solve (-1 before one, or for NULL). */
+/** Size of the reduced pencil of the last solve (-1 before one, or for NULL).
+ *  @param st the stability analysis
+ *  @return the size of the reduced pencil of the last solve; -1 before one, for NULL or an
+ *      invalid handle
+ *  @since 0.1 */
 FCD_API fcd_index fcd_stability_reduced_size(const fcd_stability *st);
 
 FCD_END_DECLS

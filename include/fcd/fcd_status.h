@@ -36,31 +36,44 @@ enum {
   FCD_STATUS_LIST_END_ = 1 /**< not a status: ends the list */
 };
 
-/** Static text describing @p s; never NULL (unknown codes give a generic text). */
+/** Static text describing @p s; never NULL (unknown codes give a generic text).
+ *  @param s a status
+ *  @return a static English description of the status ("out of memory"); never NULL
+ *  @since 0.1 */
 FCD_API const char *fcd_status_str(fcd_status s);
 
-/** Version of the library actually loaded, e.g. "0.1.0" (compare FCD_VERSION_STRING). */
+/** Version of the library actually loaded, e.g. "0.1.0" (compare FCD_VERSION_STRING).
+ *  @return the library's version, "MAJOR.MINOR.PATCH", static
+ *  @since 0.1 */
 FCD_API const char *fcd_version_string(void);
 
-/** FCD_VERSION_NUMBER of the library actually loaded. */
+/** FCD_VERSION_NUMBER of the library actually loaded.
+ *  @return the version as 10000 MAJOR + 100 MINOR + PATCH
+ *  @since 0.1 */
 FCD_API int fcd_version_number(void);
 
 /** 1 when the loaded library was built with the optional part @p name, else 0 (also for
  *  NULL and unknown names): "fclib" (fclib HDF5 files; meson -Dfclib; without it the
  *  fclib calls return FCD_E_UNSUPPORTED), "mpi" (distributed stability
  *  solves), "umfpack" (LU factorizations), "mumps" (PETSc's MUMPS, the LU of the
- *  sparse eigen-solves), "slepc" (sparse eigen-solves). */
+ *  sparse eigen-solves), "slepc" (sparse eigen-solves).
+ *  @param name a feature name (see fcd_features)
+ *  @return 1 when this build has the feature, 0 otherwise
+ *  @since 0.1 */
 FCD_API int fcd_has_feature(const char *name);
 
 /** The names fcd_has_feature() answers 1 for, space-separated, e.g. "fclib mpi umfpack"
- *  (static storage). */
+ *  (static storage).
+ *  @return the space-separated list of this build's features, static
+ *  @since 0.1 */
 FCD_API const char *fcd_features(void);
 
 /** Finalizes SLEPc and PETSc if, and only if, fcd initialized them (fcd does so lazily,
  *  on the first call that needs them, and only when the host has not). Call it once at
  *  the end of a program that never initialized PETSc itself; afterwards no fcd call may
  *  use PETSc again in this process (MPI cannot be restarted). Safe to call when fcd
- *  never initialized anything, and more than once. */
+ *  never initialized anything, and more than once.
+ *  @since 0.1 */
 FCD_API void fcd_finalize(void);
 
 /** Memory functions for fcd's own allocations (SuiteSparse, PETSc, SLEPc, HDF5 and the
@@ -76,7 +89,10 @@ typedef struct fcd_allocator {
  *  fcd object (or other fcd allocation) is alive: call it before creating any, or
  *  after destroying all. Not to be called concurrently with other fcd calls. When an
  *  allocation fails, the call that needed it returns FCD_E_NOMEM and its handles stay
- *  usable. */
+ *  usable.
+ *  @param a the allocator (copied), or NULL to restore malloc and free
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_set_allocator(const fcd_allocator *a);
 
 FCD_END_DECLS

@@ -31,7 +31,17 @@ enum {
  *  @p coords (dim per node, required: VTK output without coordinates is refused with
  *  FCD_E_INVALID_ARG) and @p node_dofs (dim per node: the dof carrying each
  *  displacement component, -1 for none). NULL node_dofs means node p owns dofs
- *  dim p .. dim p + dim - 1, which needs nnodes dim = ndofs. Arrays are copied. */
+ *  dim p .. dim p + dim - 1, which needs nnodes dim = ndofs. Arrays are copied.
+ *  @param sys the system (borrowed; it must outlive every object made from it)
+ *  @param dim spatial dimension, 2 or 3
+ *  @param nnodes number of nodes
+ *  @param coords node coordinates, dim per node (copied)
+ *  @param node_dofs the dim dofs of each node in the system, or -1 for none (copied; NULL:
+ *      node i has dofs dim i ...)
+ *  @param out receives the new mesh, owned by the caller (fcd_mesh_destroy); NULL on
+ *      failure
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @since 0.1 */
 FCD_API fcd_status fcd_mesh_create(const fcd_system *sys, int dim, fcd_index nnodes,
                                    const fcd_real *coords, const fcd_index *node_dofs,
                                    fcd_mesh **out);
@@ -40,16 +50,31 @@ FCD_API fcd_status fcd_mesh_create(const fcd_system *sys, int dim, fcd_index nno
  *  CELLS, CELL_TYPES; any point or cell data is ignored) for a system whose node p owns
  *  dofs dim p .. dim p + dim - 1. In 2D every z must be 0. FCD_E_FORMAT names the
  *  section at fault, FCD_E_UNSUPPORTED binary files, other datasets and other cell
- *  types. */
+ *  types.
+ *  @param sys the system (borrowed; it must outlive every object made from it)
+ *  @param dim spatial dimension, 2 or 3
+ *  @param path legacy VTK unstructured-grid file
+ *  @param out receives the new mesh, owned by the caller; NULL on failure
+ *  @return FCD_OK, or FCD_E_FORMAT, FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM,
+ *      FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_mesh_read_vtk(const fcd_system *sys, int dim, const char *path,
                                      fcd_mesh **out);
 
-/** Destroys a mesh (NULL-safe). */
+/** Destroys a mesh (NULL-safe).
+ *  @param m the mesh, or NULL
+ *  @since 0.1 */
 FCD_API void fcd_mesh_destroy(fcd_mesh *m);
 
 /** Appends @p ncells cells of VTK type @p vtk_type (FCD_VTK_*), their nodes in
  *  @p nodes (as many per cell as the type has, in VTK's order). Other types:
- *  FCD_E_UNSUPPORTED; a node out of range: FCD_E_INVALID_ARG, and no cell is added. */
+ *  FCD_E_UNSUPPORTED; a node out of range: FCD_E_INVALID_ARG, and no cell is added.
+ *  @param m the mesh
+ *  @param vtk_type VTK cell type (3 line, 5 triangle, 9 quad, 10 tetra, 12 hexahedron)
+ *  @param ncells number of cells
+ *  @param nodes their nodes, the type's count per cell
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
                                       const fcd_index *nodes);
 
@@ -59,7 +84,16 @@ FCD_API fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncell
  *  node as its displacement components (3 components, zero where a node has no dof).
  *  With @p cs and @p status (one fcd_contact_status per contact), a point scalar
  *  "contact_status" is added: -1 for nodes without a contact, else the status of the
- *  contact the node's dofs belong to (both nodes of a pair). Either may be NULL. */
+ *  contact the node's dofs belong to (both nodes of a pair). Either may be NULL.
+ *  @param m the mesh
+ *  @param path file to write (replaced only by a complete file)
+ *  @param nfields number of nodal fields
+ *  @param names their names
+ *  @param fields their values, ndofs entries each (shown per node)
+ *  @param cs a contact set whose statuses to write, or NULL
+ *  @param status one FCD_CONTACT_* value per contact of cs (ignored without cs)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM, FCD_E_STATE
+ *  @since 0.1 */
 FCD_API fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path,
                                       fcd_index nfields, const char *const *names,
                                       const fcd_real *const *fields,
