@@ -1,5 +1,5 @@
 /* The parts of `fcd demo` beyond the clamped beam (tools/demo.c), and the lattice run
- * that `fcd lattice` and the demo share (tools/fcd.c). */
+ * that `fcd lattice` and the demo share (tools/cmd_lattice.c). */
 #ifndef FCD_TOOLS_DEMO_H
 #define FCD_TOOLS_DEMO_H
 

@@ -1,0 +1,282 @@
+/* What the program's commands share: the option table and its parser, loading a model
+ * from the common options, reporting failures and certificates, VTK output. */
+#include <fcd/fcd.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "outfile.h"
+
+int parse_real(const char *opt, const char *v, double *x) {
+  char *end;
+  *x = strtod(v, &end);
+  if (*end || end == v || !isfinite(*x)) {
+    fprintf(stderr, "fcd: %s needs a number, got '%s'\n", opt, v);
+    return -1;
+  }
+  return 0;
+}
+
+/* Every option of every command, declared once: its name, the kind of its value and
+ * where it goes in `options`. A command lists the names it accepts; the parser takes
+ * `--opt value` and (main) `--opt=value`. */
+typedef enum { OPT_FLAG, OPT_TEXT, OPT_REAL, OPT_POS_REAL, OPT_POS_INT } opt_kind;
+typedef struct {
+  const char *name;
+  opt_kind kind;
+  size_t off;
+} opt_def;
+#define O_(name, kind, field) {name, kind, offsetof(options, field)}
+static const opt_def opt_table[] = {
+    O_("--mass", OPT_TEXT, mass), O_("--stiffness", OPT_TEXT, stiffness),
+    O_("--fixed", OPT_TEXT, fixed), O_("--out", OPT_TEXT, out),
+    O_("--solver", OPT_TEXT, solver), O_("--damping", OPT_TEXT, damping),
+    O_("--rayleigh", OPT_TEXT, rayleigh), O_("--load", OPT_TEXT, load),
+    O_("--contacts", OPT_TEXT, contacts), O_("--scheme", OPT_TEXT, scheme),
+    O_("--u0", OPT_TEXT, u0), O_("--v0", OPT_TEXT, v0), O_("--kind", OPT_TEXT, kind),
+    O_("--state", OPT_TEXT, state), O_("--mesh", OPT_TEXT, mesh), O_("--vtk", OPT_TEXT, vtk),
+    O_("--mu-sweep", OPT_TEXT, mu_sweep), O_("--plot", OPT_TEXT, plot),
+    O_("--mu", OPT_TEXT, mu_text), O_("--reference", OPT_TEXT, reference),
+    O_("--displacements", OPT_TEXT, displacements), O_("--write", OPT_TEXT, write),
+    O_("--target-hz", OPT_REAL, target_hz), O_("--dt", OPT_REAL, dt),
+    O_("--t-end", OPT_REAL, t_end), O_("--theta", OPT_REAL, theta),
+    O_("--restitution", OPT_REAL, restitution), O_("--tol", OPT_POS_REAL, tol),
+    O_("--max-iter", OPT_POS_INT, max_iter), O_("--nev", OPT_POS_INT, nev),
+    O_("--steady-sliding", OPT_FLAG, steady), O_("--undamped", OPT_FLAG, undamped),
+    O_("--rect", OPT_TEXT, rect), O_("--tri", OPT_TEXT, tri), O_("--defect", OPT_TEXT, defect),
+    O_("--method", OPT_TEXT, method), O_("--count-only", OPT_FLAG, count_only),
+    O_("--k", OPT_REAL, k), O_("--c0", OPT_REAL, c0), O_("--s", OPT_REAL, s),
+    O_("--h", OPT_REAL, h), O_("--rate", OPT_REAL, rate), O_("--spacing", OPT_REAL, spacing),
+};
+#undef O_
+
+int parse_options(int argc, char **argv, options *o, const cli_command *cmd) {
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    int ok = 0;
+    for (const cli_opt *k = cmd->opts; k->name; k++)
+      if (strcmp(a, k->name) == 0) ok = 1;
+    const opt_def *def = NULL;
+    for (size_t k = 0; ok && k < sizeof opt_table / sizeof opt_table[0]; k++)
+      if (strcmp(a, opt_table[k].name) == 0) def = &opt_table[k];
+    if (!def) {
+      fprintf(stderr, "fcd: %s takes no option '%s' (see 'fcd %s --help')\n", cmd->name, a,
+              cmd->name);
+      return -1;
+    }
+    char *field = (char *)o + def->off;
+    if (def->kind == OPT_FLAG) {
+      *(int *)(void *)field = 1;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "fcd: option '%s' needs a value\n", a);
+      return -1;
+    }
+    const char *v = argv[++i];
+    char *end;
+    errno = 0;
+    switch (def->kind) {
+    case OPT_TEXT: *(const char **)(void *)field = v; break;
+    case OPT_REAL:
+      if (parse_real(a, v, (double *)(void *)field)) return -1;
+      break;
+    case OPT_POS_REAL: {
+      double x = strtod(v, &end);
+      if (*end || end == v || !(x > 0) || !isfinite(x)) {
+        fprintf(stderr, "fcd: %s needs a positive number, got '%s'\n", a, v);
+        return -1;
+      }
+      *(double *)(void *)field = x;
+      break;
+    }
+    case OPT_POS_INT: {
+      long x = strtol(v, &end, 10);
+      if (*end || end == v || errno || x < 1) {
+        fprintf(stderr, "fcd: %s needs a positive integer, got '%s'\n", a, v);
+        return -1;
+      }
+      *(long *)(void *)field = x;
+      break;
+    }
+    case OPT_FLAG: break;
+    }
+  }
+  return 0;
+}
+
+int fail(fcd_system *sys, fcd_status st, const char *what) {
+  fprintf(stderr, "fcd: %s: %s (%s)\n", what, sys ? fcd_system_last_error(sys) : "",
+          fcd_status_str(st));
+  return 1;
+}
+
+void print_matrix(fcd_system *sys, fcd_matrix_kind k, const char *name) {
+  fcd_index stored = 0, full = 0;
+  fcd_real asym = 0;
+  fcd_system_matrix_nnz(sys, k, &stored, &full);
+  fcd_system_matrix_asymmetry(sys, k, &asym);
+  printf("%s: %lld x %lld, stored nonzeros %lld, nonzeros %lld, %s (relative asymmetry "
+         "%.3g)\n",
+         name, (long long)fcd_system_ndofs(sys), (long long)fcd_system_ndofs(sys),
+         (long long)stored, (long long)full, asym <= 1e-12 ? "symmetric" : "non-symmetric",
+         asym);
+}
+
+/* The body of `fcd info` on an already loaded system; frequencies go to freq_hz. */
+int report(fcd_system *sys, long nev, double *freq_hz, long *nfound) {
+  fcd_index n = fcd_system_ndofs(sys), nfix = fcd_system_num_fixed(sys);
+  printf("dofs: %lld (prescribed %lld, free %lld)\n", (long long)n, (long long)nfix,
+         (long long)(n - nfix));
+  print_matrix(sys, FCD_MASS, "mass");
+  print_matrix(sys, FCD_STIFFNESS, "stiffness");
+  fcd_status st = fcd_system_check_spd(sys, FCD_MASS);
+  if (st == FCD_E_NOT_SPD) {
+    printf("mass SPD on free dofs: no (%s)\n", fcd_system_last_error(sys));
+    return 1;
+  }
+  if (st != FCD_OK) return fail(sys, st, "checking the mass matrix");
+  printf("mass SPD on free dofs: yes\n");
+  if (nev > n - nfix) nev = (long)(n - nfix);
+  double *w2 = malloc((size_t)nev * sizeof *w2);
+  if (!w2) return fail(NULL, FCD_E_NOMEM, "out of memory");
+  fcd_index nc = 0;
+  st = fcd_system_natural_modes(sys, nev, w2, NULL, &nc);
+  if (st != FCD_OK && st != FCD_E_NOT_CONVERGED) {
+    free(w2);
+    return fail(sys, st, "computing natural frequencies");
+  }
+  printf("lowest natural frequencies (%lld of %ld requested):\n", (long long)nc, nev);
+  for (fcd_index k = 0; k < nc; k++) {
+    double f = sqrt(w2[k] > 0 ? w2[k] : 0) / (2 * PI);
+    if (freq_hz) freq_hz[k] = f;
+    printf("frequency %lld: %.9g Hz\n", (long long)k + 1, f);
+  }
+  if (nfound) *nfound = (long)nc;
+  free(w2);
+  if (st == FCD_E_NOT_CONVERGED) {
+    fprintf(stderr, "fcd: %s\n", fcd_system_last_error(sys));
+    return 1;
+  }
+  return 0;
+}
+
+int load_system_opt(const options *o, int need_mass, fcd_system **out) {
+  *out = NULL;
+  if ((need_mass && !o->mass) || !o->stiffness) {
+    fprintf(stderr, need_mass ? "fcd: --mass and --stiffness are required\n"
+                              : "fcd: --stiffness is required\n");
+    return 2;
+  }
+  const char *sizer = o->mass ? o->mass : o->stiffness;
+  fcd_index nr, nc, nnz;
+  char msg[512];
+  fcd_status st = fcd_matrix_market_size(sizer, &nr, &nc, &nnz, msg, sizeof msg);
+  if (st != FCD_OK) {
+    fprintf(stderr, "fcd: %s (%s)\n", msg, fcd_status_str(st));
+    return 1;
+  }
+  if (nr != nc) {
+    fprintf(stderr, "fcd: %s: the %s matrix is %lld x %lld, not square\n", sizer,
+            o->mass ? "mass" : "stiffness", (long long)nr, (long long)nc);
+    return 1;
+  }
+  fcd_system *sys;
+  st = fcd_system_create(nr, &sys);
+  if (st != FCD_OK) {
+    fprintf(stderr, "fcd: %s: cannot create a system of %lld dofs, the size in its header "
+            "(%s: its tables alone need %.3g GB)\n", sizer, (long long)nr, fcd_status_str(st),
+            49.0 * (double)nr / 1e9);
+    return 1;
+  }
+  if ((o->mass && (st = fcd_system_read_matrix_market(sys, FCD_MASS, o->mass)) != FCD_OK) ||
+      (st = fcd_system_read_matrix_market(sys, FCD_STIFFNESS, o->stiffness)) != FCD_OK ||
+      (o->fixed && (st = fcd_system_read_fixed(sys, o->fixed)) != FCD_OK)) {
+    fail(sys, st, "reading input");
+    fcd_system_destroy(sys);
+    return 1;
+  }
+  *out = sys;
+  return 0;
+}
+
+int load_system(const options *o, fcd_system **out) { return load_system_opt(o, 1, out); }
+
+
+int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs(text, f);
+  return fclose(f);
+}
+
+/* the line every solving command prints before its last one */
+void print_certificate(const char *what, const fcd_certificate *c) {
+  printf("%s: equilibrium=%.3e penetration=%.3e complementarity=%.3e cone=%.3e "
+         "tolerance=%.1e force_scale=%.3e length_scale=%.3e\n", what, c->equilibrium,
+         c->penetration, c->complementarity, c->cone, c->tolerance, c->force_scale,
+         c->length_scale);
+}
+
+
+/* --damping or --rayleigh, then --load (into f, ndofs n): the inputs simulate and
+ * stability share. *usage is set when --rayleigh is malformed (exit status 2). */
+fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index n, double *f,
+                                    int *usage) {
+  *usage = 0;
+  fcd_status st = FCD_OK;
+  if (o->damping) st = fcd_system_read_matrix_market(sys, FCD_DAMPING, o->damping);
+  if (st == FCD_OK && o->rayleigh) {
+    double a, b;
+    char tail;
+    if (sscanf(o->rayleigh, "%lf,%lf%c", &a, &b, &tail) != 2 || !isfinite(a) || !isfinite(b)) {
+      fprintf(stderr, "fcd: --rayleigh needs 'alpha,beta', got '%s'\n", o->rayleigh);
+      *usage = 1;
+      return FCD_E_INVALID_ARG;
+    }
+    st = fcd_system_set_rayleigh(sys, a, b);
+  }
+  if (st == FCD_OK && o->load && (st = fcd_system_read_vector(sys, o->load, n, f)) == FCD_OK)
+    st = fcd_system_set_load(sys, f);
+  return st;
+}
+
+/* --vtk DIR needs --mesh FILE (the geometry fcd does not otherwise know): checks the
+ * pair; 0, or 2 for a usage error. DIR is created when the first file is written, after
+ * the run succeeded: a failed run leaves no directory behind. */
+int vtk_prepare(const options *o) {
+  if (!o->vtk && !o->mesh) return 0;
+  if (!o->vtk || !o->mesh) {
+    fprintf(stderr, "fcd: --vtk DIR and --mesh FILE go together (VTK output needs the "
+                    "mesh's node coordinates)\n");
+    return 2;
+  }
+  return 0;
+}
+
+/* writes DIR/NAME.vtk through a temporary file (an existing one is replaced only by a
+ * complete one); 0 or 1 (message printed) */
+int vtk_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
+                     fcd_index nfields, const char *const *names, const double *const *fields,
+                     const fcd_contact_set *cs, const int *status) {
+  if (out_mkdir(dir)) return 1;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.vtk", dir, name);
+  out_file of;
+  if (out_reserve(&of, path)) return 1;
+  fcd_status st = fcd_mesh_write_vtk(m, of.tmp, nfields, names, fields, cs, status);
+  if (st != FCD_OK) {
+    out_discard(&of);
+    return fail(sys, st, "writing VTK");
+  }
+  if (out_commit(&of)) return 1;
+  printf("vtk: %s\n", path);
+  return 0;
+}
+

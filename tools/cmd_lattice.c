@@ -1,0 +1,252 @@
+/* fcd lattice: the spring lattices of seed 001. */
+#include <fcd/fcd.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "demo.h"
+#include "outfile.h"
+
+/* The run of `fcd lattice --out DIR`: history.csv (t, total_stress_yy, iterations,
+ * max_damage, plastic_springs, pull_displacement, pull_force) and, when gnuplot is
+ * present, damage.png. The total stress is seed 001's virial (eq. 112): sum_i sigma_i
+ * (e_i,y)^2 L_i over the area of the bounding box of the reference positions. The
+ * force-displacement pair is the imposed displacement of the pulled constraints (rate
+ * t) and the sum of their reactions. */
+int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
+  if (!(dt > 0) || !(t_end > 0)) {
+    fprintf(stderr, "fcd: --dt and --t-end must be > 0\n");
+    return 2;
+  }
+  /* the step count in double first: t_end / dt past a long is undefined as a conversion */
+  double nsteps = ceil(t_end / dt - 1e-9);
+  if (!(nsteps <= 1e9)) {
+    fprintf(stderr, "fcd: --t-end %g / --dt %g makes %.3g steps, more than 1e9: refused\n",
+            t_end, dt, nsteps);
+    return 2;
+  }
+  if (out_mkdir(dir)) return 1;
+  fcd_index n, m;
+  fcd_lattice_sizes(lat, &n, &m, NULL);
+  double *x = malloc(2 * (size_t)n * sizeof *x), *sg = malloc((size_t)m * sizeof *sg);
+  double *a = malloc((size_t)m * sizeof *a), *wy = malloc((size_t)m * sizeof *wy);
+  fcd_index *ea = malloc((size_t)m * sizeof *ea), *eb = malloc((size_t)m * sizeof *eb);
+  if (!x || !sg || !a || !wy || !ea || !eb) {
+    fprintf(stderr, "fcd: out of memory\n");
+    free(x); free(sg); free(a); free(wy); free(ea); free(eb);
+    return 1;
+  }
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  for (fcd_index i = 0; i < n; i++) {
+    fcd_lattice_get_node(lat, i, x + 2 * i);
+    xmin = fmin(xmin, x[2 * i]);
+    xmax = fmax(xmax, x[2 * i]);
+    ymin = fmin(ymin, x[2 * i + 1]);
+    ymax = fmax(ymax, x[2 * i + 1]);
+  }
+  double area = (xmax - xmin) * (ymax - ymin);
+  for (fcd_index i = 0; i < m; i++) {
+    fcd_lattice_get_spring(lat, i, &ea[i], &eb[i], NULL, NULL, NULL, NULL);
+    double dx = x[2 * ea[i]] - x[2 * eb[i]], dy = x[2 * ea[i] + 1] - x[2 * eb[i] + 1];
+    double L = hypot(dx, dy);
+    wy[i] = (dy / L) * (dy / L) * L / area;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/history.csv", dir);
+  out_file hist;
+  FILE *csv = out_open(&hist, path);
+  if (!csv) {
+    free(x); free(sg); free(a); free(wy); free(ea); free(eb);
+    return 1;
+  }
+  fprintf(csv, "t,total_stress_yy,iterations,max_damage,plastic_springs,pull_displacement,"
+               "pull_force\n");
+  fcd_index nq;
+  fcd_lattice_sizes(lat, NULL, NULL, &nq);
+  double *react = malloc(((size_t)nq + 1) * sizeof *react), pull_rate = 0;
+  if (!react) {
+    fprintf(stderr, "fcd: out of memory\n");
+    out_discard(&hist);
+    free(x); free(sg); free(a); free(wy); free(ea); free(eb);
+    return 1;
+  }
+  for (fcd_index c = 0; c < nq; c++) {
+    double r;
+    fcd_lattice_get_constraint(lat, c, NULL, NULL, NULL, &r);
+    if (r != 0) pull_rate = r;
+  }
+  long steps = (long)nsteps; /* at most 1e9: checked with the options */
+  int rc = 0, tty = isatty(2);
+  double amax_all = 0;
+  for (long j = 1; j <= steps; j++) {
+    fcd_index it;
+    double t = j == steps ? t_end : j * dt;
+    fcd_status st = fcd_lattice_step(lat, t, &it);
+    if (st != FCD_OK) {
+      fprintf(stderr, "%sfcd: step %ld: %s (%s)\n", tty ? "\n" : "", j,
+              fcd_lattice_last_error(lat), fcd_status_str(st));
+      rc = 1;
+      break;
+    }
+    fcd_lattice_get_state(lat, NULL, sg, a, NULL);
+    double syy = 0, am = 0;
+    long np = 0;
+    for (fcd_index i = 0; i < m; i++) {
+      syy += sg[i] * wy[i];
+      am = fmax(am, a[i]);
+      np += a[i] > 0;
+    }
+    amax_all = fmax(amax_all, am);
+    double pull = 0;
+    fcd_lattice_get_reactions(lat, react);
+    for (fcd_index c = 0; c < nq; c++) {
+      double r;
+      fcd_lattice_get_constraint(lat, c, NULL, NULL, NULL, &r);
+      if (r != 0) pull += react[c];
+    }
+    fprintf(csv, "%.10g,%.12g,%lld,%.10g,%ld,%.10g,%.12g\n", t, syy, (long long)it, am, np,
+            pull_rate * t, pull);
+    if (tty && steps > 100 && j % 10 == 0) fprintf(stderr, "\rfcd: t = %.3g (%ld/%ld)", t, j, steps);
+  }
+  if (tty && steps > 100) fprintf(stderr, "\n");
+  if (rc) {
+    out_discard(&hist);
+    fprintf(stderr, "fcd: no history written; '%s' is unchanged\n", path);
+  } else if (out_commit(&hist)) {
+    rc = 1;
+  }
+  /* the lattice coloured by damage, at the last state reached (best effort: not an
+   * output the user asked for by name) */
+  snprintf(path, sizeof path, "%s/springs.dat", dir);
+  FILE *sd = rc ? NULL : fopen(path, "w");
+  if (sd) {
+    for (fcd_index i = 0; i < m; i++)
+      fprintf(sd, "%.6g %.6g %.6g %.6g %.6g\n", x[2 * eb[i]], x[2 * eb[i] + 1],
+              x[2 * ea[i]] - x[2 * eb[i]], x[2 * ea[i] + 1] - x[2 * eb[i] + 1], a[i]);
+    fclose(sd);
+    char script[1024], png[4096], err[512];
+    snprintf(script, sizeof script,
+             "set terminal pngcairo size 700,900\nset output 'plot.png'\n"
+             "set size ratio -1\nunset key\nset title 'damage a at the last step'\n"
+             "set palette defined (0 '#2ca02c', 0.5 '#ffdd00', 1 '#d62728')\n"
+             "set cbrange [0:%g]\n"
+             "plot 'springs.dat' using 1:2:3:4:5 with vectors nohead lw 2 lc palette\n",
+             amax_all > 0 ? amax_all : 1);
+    snprintf(png, sizeof png, "%s/damage.png", dir);
+    const char *inputs[1] = {path}, *names[1] = {"springs.dat"};
+    if (!plot_available()) fprintf(stderr, "fcd: gnuplot not on PATH: no %s\n", png);
+    else if (plot_run(png, script, 1, inputs, names, err, sizeof err) != 0)
+      fprintf(stderr, "fcd: no %s: %s\n", png, err);
+    else printf("plot: %s\n", png);
+  }
+  printf("lattice: nodes=%lld springs=%lld steps=%ld history=%s/history.csv\n", (long long)n,
+         (long long)m, steps, dir);
+  free(react);
+  free(x); free(sg); free(a); free(wy); free(ea); free(eb);
+  return rc;
+}
+
+/* ---- fcd lattice ---- */
+static int parse_dims(const char *v, int *nx, int *ny) {
+  char tail;
+  return sscanf(v, "%dx%d%c", nx, ny, &tail) == 2 && *nx >= 2 && *ny >= 2 ? 0 : -1;
+}
+
+static const cli_opt lattice_opts[] = {
+    {"--rect", "NXxNY", 0, "the rectangular lattice of seed 001 (section 6.1), or:"},
+    {"--tri", "NXxNY", 0, "the triangular lattice (section 6.2)"},
+    {"--defect", "NODE:DX,DY", 0, "move a node before the run"},
+    {"--k", "X", 0, "spring stiffness (default 1)"},
+    {"--c0", "X", 0, "initial yield force (default 0.01)"},
+    {"--s", "X", 0, "geometric slope (default 0.3)"},
+    {"--h", "X", 0, "state feedback: < 1 hardening, > 1 softening (default 1.1)"},
+    {"--rate", "X", 0, "pulling speed of the top row (default 0.1)"},
+    {"--spacing", "X", 0, "node spacing (default 1)"},
+    {"--dt", "H", 0, "time step (default 0.01)"},
+    {"--t-end", "T", 0, "end time (default 10)"},
+    {"--method", "full|reduced", 0, "Algorithm 1 (sparse, default) or 2 (dense)"},
+    {"--out", "DIR", 0, "DIR/history.csv and, with gnuplot, DIR/damage.png"},
+    {"--count-only", "", 0, "print 'nodes=N springs=M constraints=Q selfstress_dim=D' instead"},
+    {NULL, NULL, 0, NULL},
+};
+const cli_command cli_lattice = {
+    "lattice", cmd_lattice, "", lattice_opts,
+    "the spring lattices of seed 001 under the paper's loading, stepped by implicit\n"
+    "catch-up; history.csv: t,total_stress_yy,iterations,max_damage,\n"
+    "plastic_springs,pull_displacement,pull_force\n"};
+
+int cmd_lattice(int argc, char **argv) {
+  options o = {.method = "full", .k = 1, .c0 = 0.01, .s = 0.3, .h = 1.1, .rate = 0.1,
+               .spacing = 1.0, .dt = 0.01, .t_end = 10};
+  if (parse_options(argc, argv, &o, &cli_lattice)) return 2;
+  const char *rect = o.rect, *tri = o.tri, *defect = o.defect, *out = o.out, *method = o.method;
+  double k = o.k, c0 = o.c0, s = o.s, h = o.h, rate = o.rate, spacing = o.spacing;
+  double dt = o.dt, t_end = o.t_end;
+  int count_only = o.count_only;
+  if (strcmp(method, "full") != 0 && strcmp(method, "reduced") != 0) {
+    fprintf(stderr, "fcd: --method is 'full' (Algorithm 1, sparse) or 'reduced' (Algorithm 2, "
+            "dense), got '%s'\n", method);
+    return 2;
+  }
+  int nx, ny;
+  if (!rect == !tri || parse_dims(rect ? rect : tri, &nx, &ny)) {
+    fprintf(stderr, "fcd: lattice needs one of --rect NXxNY or --tri NXxNY (at least 2x2)\n");
+    return 2;
+  }
+  fcd_lattice *lat = NULL;
+  fcd_status st = rect ? fcd_lattice_create_rect(nx, ny, spacing, k, c0, s, h, rate, &lat)
+                       : fcd_lattice_create_tri(nx, ny, spacing, k, c0, s, h, rate, &lat);
+  if (st == FCD_E_NOMEM) {
+    fprintf(stderr, "fcd: cannot build a %dx%d lattice: out of memory\n", nx, ny);
+    return 1;
+  }
+  if (st != FCD_OK) {
+    fprintf(stderr, "fcd: cannot build the lattice: %s (k > 0, c0 > 0, s >= 0, spacing > 0)\n",
+            fcd_status_str(st));
+    return 1;
+  }
+  int rc = 0;
+  if (defect) {
+    long node;
+    double dx, dy;
+    char tail;
+    if (sscanf(defect, "%ld:%lf,%lf%c", &node, &dx, &dy, &tail) != 3) {
+      fprintf(stderr, "fcd: --defect needs NODE:DX,DY, got '%s'\n", defect);
+      fcd_lattice_destroy(lat);
+      return 2;
+    }
+    const double d[2] = {dx, dy};
+    if ((st = fcd_lattice_move_node(lat, node, d)) != FCD_OK) {
+      fprintf(stderr, "fcd: --defect: %s\n", fcd_lattice_last_error(lat));
+      fcd_lattice_destroy(lat);
+      return 1;
+    }
+  }
+  fcd_lattice_set_param(lat, FCD_LAT_METHOD,
+                        strcmp(method, "reduced") == 0 ? FCD_LAT_REDUCED_DENSE : FCD_LAT_FULL_SPARSE);
+  fcd_index n, m, q, dv;
+  fcd_lattice_sizes(lat, &n, &m, &q);
+  st = fcd_lattice_selfstress_dim(lat, &dv);
+  if (st != FCD_OK) {
+    fprintf(stderr, "fcd: %s (%s)\n", fcd_lattice_last_error(lat), fcd_status_str(st));
+    rc = 1;
+  } else if (count_only) {
+    printf("nodes=%lld springs=%lld constraints=%lld selfstress_dim=%lld\n", (long long)n,
+           (long long)m, (long long)q, (long long)dv);
+  } else if (!out) {
+    fprintf(stderr, "fcd: lattice needs --out DIR (or --count-only)\n");
+    rc = 2;
+  } else {
+    rc = lattice_run(lat, out, dt, t_end);
+  }
+  fcd_lattice_destroy(lat);
+  return rc;
+}
+
+

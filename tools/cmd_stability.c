@@ -1,0 +1,349 @@
+/* fcd stability: eigenvalues of the friction-linearized pencil, friction sweeps. */
+#include <fcd/fcd.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "outfile.h"
+
+/* ---- fcd stability ---- */
+typedef struct {
+  FILE *csv;
+  fcd_stability *st;
+  int tty;
+  long steps, done;
+  /* per track: last mu, re and freq, for the critical coefficients */
+  double *last_mu, *last_re, *last_f;
+  long ntracks;
+  int any_unstable;
+} stab_ctx;
+
+static int stab_row(void *ud, double mu, fcd_index n, const double *re, const double *im,
+                    const fcd_index *track) {
+  stab_ctx *c = ud;
+  static const char *const kinds[] = {"stable", "flutter", "divergence"};
+  for (fcd_index i = 0; i < n; i++) {
+    double f, xi;
+    int kind;
+    fcd_stability_get_mode_info(c->st, i, &f, &xi, &kind);
+    fprintf(c->csv, "%.10g,%lld,%lld,%.12g,%.12g,%.10g,%.10g,%s\n", mu, (long long)i,
+            (long long)track[i], re[i] + 0.0, im[i] + 0.0, f, xi + 0.0, kinds[kind]);
+    if (kind != FCD_MODE_STABLE) c->any_unstable = 1;
+    if (im[i] < 0) continue; /* one member of each conjugate pair */
+    long t = (long)track[i];
+    if (t >= c->ntracks) {
+      long nt = 2 * t + 16;
+      double *a = realloc(c->last_mu, (size_t)nt * sizeof *a);
+      if (a) c->last_mu = a;
+      double *b = realloc(c->last_re, (size_t)nt * sizeof *b);
+      if (b) c->last_re = b;
+      double *e = realloc(c->last_f, (size_t)nt * sizeof *e);
+      if (e) c->last_f = e;
+      if (!a || !b || !e) return 1;
+      for (long k = c->ntracks; k < nt; k++) c->last_mu[k] = NAN;
+      c->ntracks = nt;
+    }
+    /* a crossing of Re = 0 between the previous coefficient and this one */
+    if (!isnan(c->last_mu[t]) && (c->last_re[t] <= 1e-9) != (re[i] <= 1e-9)) {
+      /* the bracket, not an interpolation: past a coalescence Re grows like a square root */
+      printf("critical: track=%ld mu_from=%.6g mu_to=%.6g freq_hz=%.6g %s\n", t,
+             c->last_mu[t], mu, f, re[i] > 1e-9 ? "becomes unstable" : "becomes stable");
+    }
+    c->last_mu[t] = mu;
+    c->last_re[t] = re[i];
+    c->last_f[t] = f;
+  }
+  c->done++;
+  if (c->tty) fprintf(stderr, "\rfcd: mu %.4g (%ld/%ld)", mu, c->done, c->steps);
+  return 0;
+}
+
+
+/* fcd stability's options, checked before any work: 0, or the exit status (2 usage,
+ * 1 a requested output that cannot be made); the friction range into mu0, mu1, steps
+ * (mu0 < 0: the contacts' own coefficients) */
+static int stab_check_options(const options *o, double *mu0, double *mu1, long *steps) {
+  if (!o->contacts || !o->out || (!o->state == !o->steady)) {
+    fprintf(stderr, "fcd: stability needs --contacts, --out and one of --state FILE or "
+                    "--steady-sliding\n");
+    return 2;
+  }
+  if (o->damping && o->rayleigh) {
+    fprintf(stderr, "fcd: --damping and --rayleigh exclude each other\n");
+    return 2;
+  }
+  if (o->mu_text && o->mu_sweep) {
+    fprintf(stderr, "fcd: --mu and --mu-sweep exclude each other\n");
+    return 2;
+  }
+  if (o->mu_text && (parse_real("--mu", o->mu_text, mu0) || *mu0 < 0)) {
+    fprintf(stderr, "fcd: --mu needs a number >= 0\n");
+    return 2;
+  }
+  if (o->mu_sweep) {
+    char tail;
+    if (sscanf(o->mu_sweep, "%lf:%lf:%ld%c", mu0, mu1, steps, &tail) != 3 || !(*mu0 >= 0) ||
+        !(*mu1 >= 0) || *steps < 1 || !isfinite(*mu0) || !isfinite(*mu1)) {
+      fprintf(stderr, "fcd: --mu-sweep needs a:b:n with a, b >= 0 and n >= 1, got '%s'\n",
+              o->mu_sweep);
+      return 2;
+    }
+  }
+  if (!(o->target_hz >= 0)) {
+    fprintf(stderr, "fcd: --target-hz must be >= 0\n");
+    return 2;
+  }
+  if (o->vtk && (o->mu_text || o->mu_sweep)) {
+    fprintf(stderr, "fcd: --vtk writes the modes of a single solve at the contacts' own "
+                    "friction; with --mu or --mu-sweep it would write nothing\n");
+    return 2;
+  }
+  if (o->plot && !plot_available()) {
+    fprintf(stderr, "fcd: --plot needs gnuplot, which is not on PATH (drop --plot to write "
+                    "the chart alone)\n");
+    return 1;
+  }
+  return 0;
+}
+
+/* The lines after a stability run: notes of the sparse path, the certificate, infinite
+ * eigenvalues, the window of the spectrum, and the summary. */
+static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const options *o,
+                               fcd_index n, fcd_index nc, long steps, int any_unstable) {
+  int fl, dv, nec;
+  double ms;
+  fcd_stability_get_summary(st, &fl, &dv, &nec, &ms);
+  /* the dense path computes the whole spectrum: --nev clamped to it is no news */
+  const char *note = fcd_system_last_error(sys);
+  if (note && fcd_stability_reduced_size(st) > CLI_DENSE_MAX &&
+      (strstr(note, "clamped") || strstr(note, "converged")))
+    fprintf(stderr, "fcd: %s\n", note);
+  fcd_certificate cert;
+  if (fcd_stability_get_certificate(st, &cert) == FCD_OK)
+    print_certificate("certificate", &cert);
+  fcd_index ninf = 0;
+  if (fcd_stability_get_infinite_count(st, &ninf) == FCD_OK && ninf > 0)
+    printf("infinite: %lld eigenvalues dropped as infinite (a mass-less constraint "
+           "direction, typically a sliding contact at huge mu)\n", (long long)ninf);
+  /* what part of the spectrum unstable=yes/no speaks for */
+  fcd_index nred = fcd_stability_reduced_size(st);
+  if (nred <= CLI_DENSE_MAX)
+    printf("window: the whole spectrum, every eigenvalue of the %lld-dof reduced pencil "
+           "(dense)\n", (long long)nred);
+  else
+    printf("window: the %ld eigenvalue pairs (lambda and its conjugate) nearest %g Hz of "
+           "the %lld-dof reduced pencil (sparse, --nev %ld --target-hz %g)\n", o->nev,
+           o->target_hz, (long long)nred, o->nev, o->target_hz);
+  char msym[32];
+  if (isnan(ms)) snprintf(msym, sizeof msym, "n/a");
+  else snprintf(msym, sizeof msym, "%.6g", ms);
+  printf("stability: dofs=%lld reduced=%lld contacts=%lld steps=%ld unstable=%s "
+         "necessary_divergence=%s min_sym=%s chart=%s\n", (long long)n,
+         (long long)nred, (long long)nc, steps,
+         any_unstable ? "yes" : "no", nec ? "yes" : "no", msym, o->out);
+}
+
+/* --plot: the chart drawn by gnuplot (no path enters the script); 0 or 1 */
+static int stab_plot(const options *o) {
+  /* the chart is linked as chart.csv and the image written as plot.png in a work
+   * directory: neither path enters the script */
+  static const char script[] =
+      "set terminal pngcairo size 900,800\nset output 'plot.png'\nset datafile separator ','\n"
+      "set multiplot layout 2,1\nset xlabel 'friction coefficient'\n"
+      "set ylabel 'frequency (Hz)'\nset key off\n"
+      "plot 'chart.csv' every ::1 using 1:($5 > 0 ? $6 : 1/0):3 with points pt 7 ps 0.5 lc variable\n"
+      "set ylabel 'Re(lambda) (1/s)'\n"
+      "plot 'chart.csv' every ::1 using 1:($5 >= 0 ? $4 : 1/0):3 with points pt 7 ps 0.5 lc variable, 0 with lines lc rgb 'black'\n"
+      "unset multiplot\n";
+  const char *inputs[1] = {o->out}, *names[1] = {"chart.csv"};
+  char err[512];
+  if (plot_run(o->plot, script, 1, inputs, names, err, sizeof err) != 0) {
+    fprintf(stderr, "fcd: --plot %s: %s\n", o->plot, err);
+    return 1;
+  }
+  printf("plot: %s\n", o->plot);
+  return 0;
+}
+
+static const cli_opt stability_opts[] = {
+    CLI_OPT_MODEL(1),
+    CLI_OPT_DAMPING,
+    CLI_OPT_FIXED,
+    CLI_OPT_LOAD,
+    CLI_OPT_CONTACTS,
+    {"--state", "state.csv", 0, "the contact state (from fcd equilibrium), or:"},
+    {"--steady-sliding", "", 0, "compute the steady-sliding state first"},
+    {"--mu", "X", 0, "friction coefficient of every contact"},
+    {"--mu-sweep", "A:B:N", 0, "N values from A to B, modes tracked across them"},
+    {"--nev", "N", 0, "eigenpairs wanted of a large pencil (default 10: 20 eigenvalues)"},
+    {"--target-hz", "F", 0, "the frequency they are nearest to (default 0)"},
+    {"--undamped", "", 0, "leave damping out of the pencil"},
+    {"--out", "chart.csv", 1, "mu,mode,track,re,im,freq_hz,damping_ratio,kind"},
+    {"--plot", "chart.png", 0, "the stability chart (gnuplot)"},
+    CLI_OPT_MESH,
+    {"--vtk", "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
+    {NULL, NULL, 0, NULL},
+};
+const cli_command cli_stability = {
+    "stability", cmd_stability, "", stability_opts,
+    "eigenvalues of the friction-linearized pencil about a contact state. Reduced\n"
+    "pencils up to 400 dofs are solved whole, larger ones for the --nev pairs\n"
+    "nearest --target-hz; the 'window:' line says which. A sweep prints 'critical:\n"
+    "track=T mu_from=A mu_to=B freq_hz=F becomes unstable|stable' where a tracked mode\n"
+    "crosses Re = 0. Then 'certificate:' (the eigenpairs' backward error),\n"
+    "'infinite:' when some were infinite, and 'stability: ... unstable=yes|no\n"
+    "necessary_divergence=yes|no min_sym=X|n/a chart=FILE' (unstable: within the window)\n"};
+
+int cmd_stability(int argc, char **argv) {
+  options o = {.nev = 10};
+  if (parse_options(argc, argv, &o, &cli_stability)) return 2;
+  int vrc = vtk_prepare(&o);
+  if (vrc) return vrc;
+  double mu0 = -1, mu1 = -1;
+  long steps = 1;
+  int orc = stab_check_options(&o, &mu0, &mu1, &steps);
+  if (orc) return orc;
+  fcd_system *sys;
+  int rc = load_system(&o, &sys);
+  if (rc) return rc;
+  fcd_index n = fcd_system_ndofs(sys);
+  fcd_contact_set *cs = NULL;
+  fcd_stability *st = NULL;
+  fcd_equilibrium *eq = NULL;
+  fcd_mesh *mesh = NULL;
+  int *status = NULL;
+  double *slip = NULL, *f = calloc((size_t)n, sizeof *f);
+  stab_ctx ctx = {0};
+  fcd_status s = f ? FCD_OK : FCD_E_NOMEM;
+  const char *what = "reading input";
+  int usage = 0;
+  if (s == FCD_OK) s = read_damping_load(&o, sys, n, f, &usage);
+  if (usage) {
+    rc = 2;
+    goto out;
+  }
+  if (s == FCD_OK) s = fcd_contact_set_read(sys, o.contacts, &cs);
+  if (s == FCD_OK && o.mesh) s = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
+  if (s != FCD_OK) {
+    rc = fail(sys, s, what);
+    goto out;
+  }
+  fcd_index nc = fcd_contact_set_size(cs);
+  int d = fcd_contact_set_dim(cs);
+  status = calloc((size_t)nc + 1, sizeof *status);
+  slip = calloc((size_t)(nc * (d - 1)) + 1, sizeof *slip);
+  if (!status || !slip) {
+    rc = fail(sys, FCD_E_NOMEM, "stability");
+    goto out;
+  }
+  if (o.state) {
+    if ((s = fcd_contact_set_read_state(cs, o.state, status, slip)) != FCD_OK) {
+      fprintf(stderr, "fcd: %s (%s)\n", fcd_system_last_error(sys), fcd_status_str(s));
+      rc = 1;
+      goto out;
+    }
+  } else {
+    what = "steady sliding";
+    s = fcd_equilibrium_create(sys, cs, &eq);
+    if (s == FCD_OK) s = fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0);
+    if (s == FCD_OK) s = fcd_equilibrium_get_contact_state(eq, status, slip);
+    if (s != FCD_OK) {
+      rc = fail(sys, s, what);
+      goto out;
+    }
+  }
+  what = "stability analysis";
+  s = fcd_stability_create(sys, cs, &st);
+  if (s == FCD_OK) s = fcd_stability_set_contact_state(st, status, slip);
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, CLI_DENSE_MAX);
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_NEV, (double)o.nev);
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, o.target_hz);
+  if (s == FCD_OK && o.undamped) s = fcd_stability_set_param(st, FCD_STAB_DAMPING, 0);
+  if (s != FCD_OK) {
+    rc = fail(sys, s, what);
+    goto out;
+  }
+  out_file chart;
+  ctx.csv = out_open(&chart, o.out);
+  if (!ctx.csv) {
+    rc = 1;
+    goto out;
+  }
+  fprintf(ctx.csv, "mu,mode,track,re,im,freq_hz,damping_ratio,kind\n");
+  ctx.st = st;
+  ctx.steps = steps;
+  ctx.tty = isatty(2) && steps > 1;
+  if (mu0 < 0) {
+    /* the contacts' own coefficients: one solve */
+    fcd_index nconv;
+    s = fcd_stability_solve(st, &nconv);
+    if (s == FCD_OK) {
+      double *re = malloc((size_t)nconv * sizeof *re + 1), *im = malloc((size_t)nconv * sizeof *im + 1);
+      fcd_index *tr = malloc((size_t)nconv * sizeof *tr + 1);
+      if (!re || !im || !tr) s = FCD_E_NOMEM;
+      for (fcd_index i = 0; s == FCD_OK && i < nconv; i++) {
+        fcd_stability_get_eigenvalue(st, i, re + i, im + i);
+        tr[i] = i;
+      }
+      /* the mu column: the contacts' coefficient (the first contact's when they differ,
+       * which the summary line says) */
+      double mu_c = 0;
+      if (nc > 0) fcd_contact_set_get(cs, 0, NULL, NULL, &mu_c, NULL);
+      if (s == FCD_OK) stab_row(&ctx, mu_c, nconv, re, im, tr);
+      free(re);
+      free(im);
+      free(tr);
+      /* the modes of the solve, each with the contact state: DIR/mode-K.vtk */
+      if (s == FCD_OK && mesh) {
+        double *mr = malloc((size_t)n * sizeof *mr + 1), *mi = malloc((size_t)n * sizeof *mi + 1);
+        const char *names[2] = {"mode_re", "mode_im"};
+        const double *fields[2] = {mr, mi};
+        if (!mr || !mi) s = FCD_E_NOMEM;
+        for (fcd_index i = 0; s == FCD_OK && rc == 0 && i < nconv && i < 20; i++) {
+          char name[32];
+          snprintf(name, sizeof name, "mode-%lld", (long long)i);
+          s = fcd_stability_get_mode(st, i, mr, mi);
+          if (s == FCD_OK) rc = vtk_write(sys, mesh, o.vtk, name, 2, names, fields, cs, status);
+        }
+        free(mr);
+        free(mi);
+      }
+    }
+  } else {
+    s = fcd_stability_sweep(st, mu0, o.mu_sweep ? mu1 : mu0, steps, stab_row, &ctx);
+  }
+  if (ctx.tty) fprintf(stderr, "\n");
+  if (s != FCD_OK || rc != 0) {
+    out_discard(&chart);
+    if (s != FCD_OK) rc = fail(sys, s, what);
+    fprintf(stderr, "fcd: no chart written; '%s' is unchanged\n", o.out);
+    goto out;
+  }
+  if (out_commit(&chart)) {
+    rc = 1;
+    goto out;
+  }
+  stab_print_summary(sys, st, &o, n, nc, steps, ctx.any_unstable);
+  if (o.plot && stab_plot(&o)) rc = 1;
+out:
+  fcd_mesh_destroy(mesh);
+  fcd_stability_destroy(st);
+  fcd_equilibrium_destroy(eq);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  free(status);
+  free(slip);
+  free(f);
+  free(ctx.last_mu);
+  free(ctx.last_re);
+  free(ctx.last_f);
+  return rc;
+}
+
+
