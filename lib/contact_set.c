@@ -36,13 +36,27 @@ fcd_status fcd_contact_set_create(fcd_system *sys, int dim, fcd_contact_set **ou
   return FCD_OK;
 }
 
+/* counts contact c's dofs in the system's contact_uses (delta +1 or -1): a dof used by a
+ * contact cannot be prescribed afterwards */
+static void count_uses(fcd_contact_set *cs, const fcd__contact *c, int delta) {
+  fcd_index *uses = cs->sys->contact_uses;
+  if (c->rows) {
+    for (fcd_index q = cs->rptr[c->row0]; q < cs->rptr[c->row0 + cs->dim]; q++)
+      uses[cs->rdof[q]] += delta;
+    return;
+  }
+  for (int k = 0; k < cs->dim; k++) {
+    uses[c->dofs_a[k]] += delta;
+    if (c->pair) uses[c->dofs_b[k]] += delta;
+  }
+}
+
 static void contact_set_free(fcd_contact_set *cs) {
   fcd_system *sys = cs->sys;
-  for (fcd_index i = 0; i < cs->n; i++)
-    for (int k = 0; k < cs->dim; k++) {
-      sys->contact_uses[cs->c[i].dofs_a[k]]--;
-      if (cs->c[i].pair) sys->contact_uses[cs->c[i].dofs_b[k]]--;
-    }
+  for (fcd_index i = 0; i < cs->n; i++) count_uses(cs, &cs->c[i], -1);
+  fcd__free(cs->rptr);
+  fcd__free(cs->rdof);
+  fcd__free(cs->rw);
   fcd__free(cs->c);
   fcd__csr_clear(&cs->H);
   cs->magic = 0;
@@ -149,33 +163,40 @@ static fcd_status check_dofs(const fcd_contact_set *cs, const fcd_index *dofs,
   return FCD_OK;
 }
 
+/* room for one more contact */
+static fcd_status reserve_contact(fcd_contact_set *cs) {
+  if (cs->n < cs->cap) return FCD_OK;
+  fcd_index nc = cs->cap ? 2 * cs->cap : 16;
+  fcd__contact *p = fcd__grow_array(cs->c, (size_t)cs->n, (size_t)nc, sizeof *p);
+  if (!p) return fcd__err(cs->sys, FCD_E_NOMEM, "out of memory adding a contact");
+  cs->c = p;
+  cs->cap = nc;
+  return FCD_OK;
+}
+
+static fcd_status check_gap_mu(const fcd_contact_set *cs, fcd_real gap, fcd_real mu) {
+  if (!isfinite(gap) || gap < 0)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "contact %lld: gap %g must be finite and >= 0",
+                    (long long)cs->n, gap);
+  if (!isfinite(mu) || mu < 0)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG,
+                    "contact %lld: friction coefficient mu = %g must be finite and >= 0",
+                    (long long)cs->n, mu);
+  return FCD_OK;
+}
+
 static fcd_status add_contact(fcd_contact_set *cs, const fcd_index *dofs_a,
                               const fcd_index *dofs_b, const fcd_real *normal,
                               const fcd_real *tangent, fcd_real gap, fcd_real mu,
                               fcd_index *id) {
-  const fcd_system *sys = cs->sys;
   fcd__contact c;
   memset(&c, 0, sizeof c);
   fcd_index seen[6];
   FCD_TRY(check_dofs(cs, dofs_a, dofs_b ? "body A" : "", seen, 0));
   if (dofs_b) FCD_TRY(check_dofs(cs, dofs_b, "body B", seen, cs->dim));
-  if (!isfinite(gap) || gap < 0)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: gap %g must be finite and >= 0",
-                    (long long)cs->n, gap);
-  if (!isfinite(mu) || mu < 0)
-    return fcd__err(sys, FCD_E_INVALID_ARG,
-                    "contact %lld: friction coefficient mu = %g must be finite and >= 0",
-                    (long long)cs->n, mu);
+  FCD_TRY(check_gap_mu(cs, gap, mu));
   FCD_TRY(make_frame(cs, normal, tangent, c.frame));
-  if (cs->n == cs->cap) {
-    fcd_index nc = cs->cap ? 2 * cs->cap : 16;
-    fcd__contact *p = fcd__malloc_array((size_t)nc, sizeof *p);
-    if (!p) return fcd__err(sys, FCD_E_NOMEM, "out of memory adding a contact");
-    if (cs->n) memcpy(p, cs->c, (size_t)cs->n * sizeof *p);
-    fcd__free(cs->c);
-    cs->c = p;
-    cs->cap = nc;
-  }
+  FCD_TRY(reserve_contact(cs));
   c.pair = dofs_b != NULL;
   for (int k = 0; k < cs->dim; k++) {
     c.dofs_a[k] = dofs_a[k];
@@ -184,14 +205,117 @@ static fcd_status add_contact(fcd_contact_set *cs, const fcd_index *dofs_a,
   c.gap = gap;
   c.mu = mu;
   cs->c[cs->n] = c;
-  for (int k = 0; k < cs->dim; k++) {
-    cs->sys->contact_uses[c.dofs_a[k]]++;
-    if (c.pair) cs->sys->contact_uses[c.dofs_b[k]]++;
-  }
+  count_uses(cs, &c, 1);
   if (id) *id = cs->n;
   cs->n++;
   cs->version++;
   return FCD_OK;
+}
+
+/* the checks of a contact given by rows; on success *nnz is its number of entries */
+static fcd_status check_rows(const fcd_contact_set *cs, const fcd_index *row_ptr,
+                             const fcd_index *dofs, const fcd_real *weights, fcd_index *nnz) {
+  const fcd_system *sys = cs->sys;
+  long long id = (long long)cs->n;
+  if (!row_ptr || !dofs || !weights)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: %s is NULL", id,
+                    !row_ptr ? "row_ptr" : !dofs ? "dofs" : "weights");
+  if (row_ptr[0] != 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row_ptr[0] = %lld, not 0", id,
+                    (long long)row_ptr[0]);
+  for (int k = 0; k < cs->dim; k++) {
+    if (row_ptr[k + 1] <= row_ptr[k] || row_ptr[k + 1] - row_ptr[k] > sys->n)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d is empty or row_ptr "
+                      "is not increasing (%lld, %lld)", id, k, (long long)row_ptr[k],
+                      (long long)row_ptr[k + 1]);
+    fcd_real norm = 0;
+    for (fcd_index q = row_ptr[k]; q < row_ptr[k + 1]; q++) {
+      fcd_index d = dofs[q];
+      if (d < 0 || d >= sys->n)
+        return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d: dof %lld outside "
+                        "[0, %lld)", id, k, (long long)d, (long long)sys->n);
+      if (sys->is_fixed[d])
+        return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d: dof %lld is "
+                        "prescribed; a contact needs free dofs", id, k, (long long)d);
+      if (!isfinite(weights[q]))
+        return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d: weight of dof %lld "
+                        "is not finite", id, k, (long long)d);
+      for (fcd_index p = row_ptr[k]; p < q; p++)
+        if (dofs[p] == d)
+          return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d: dof %lld appears "
+                          "twice", id, k, (long long)d);
+      norm += weights[q] * weights[q];
+    }
+    if (!(norm > 0))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d has only zero weights",
+                      id, k);
+  }
+  *nnz = row_ptr[cs->dim];
+  return FCD_OK;
+}
+
+fcd_status fcd_contact_set_add_rows(fcd_contact_set *cs, const fcd_index *row_ptr,
+                                    const fcd_index *dofs, const fcd_real *weights,
+                                    fcd_real gap, fcd_real mu, fcd_index *id) {
+  CHECK_CS(cs);
+  fcd_system *sys = cs->sys;
+  int d = cs->dim;
+  fcd_index nnz = 0;
+  FCD_TRY(check_rows(cs, row_ptr, dofs, weights, &nnz));
+  FCD_TRY(check_gap_mu(cs, gap, mu));
+  FCD_TRY(reserve_contact(cs));
+  fcd_index e0 = cs->nrow ? cs->rptr[cs->nrow] : 0;
+  if (cs->nrow + d + 1 > cs->rcap) {
+    fcd_index nc = 2 * (cs->nrow + d + 1);
+    fcd_index *p = fcd__grow_array(cs->rptr, (size_t)(cs->nrow ? cs->nrow + 1 : 0),
+                                   (size_t)nc, sizeof *p);
+    if (!p) return fcd__err(sys, FCD_E_NOMEM, "out of memory adding a contact");
+    cs->rptr = p;
+    cs->rcap = nc;
+  }
+  if (e0 + nnz > cs->ecap) {
+    fcd_index nc = 2 * (e0 + nnz);
+    fcd_index *pd = fcd__malloc_array((size_t)nc, sizeof *pd);
+    fcd_real *pw = fcd__malloc_array((size_t)nc, sizeof *pw);
+    if (!pd || !pw) {
+      fcd__free(pd);
+      fcd__free(pw);
+      return fcd__err(sys, FCD_E_NOMEM, "out of memory adding a contact");
+    }
+    if (e0) {
+      memcpy(pd, cs->rdof, (size_t)e0 * sizeof *pd);
+      memcpy(pw, cs->rw, (size_t)e0 * sizeof *pw);
+    }
+    fcd__free(cs->rdof);
+    fcd__free(cs->rw);
+    cs->rdof = pd;
+    cs->rw = pw;
+    cs->ecap = nc;
+  }
+  if (cs->nrow == 0) cs->rptr[0] = 0;
+  for (int k = 0; k < d; k++) cs->rptr[cs->nrow + k + 1] = e0 + row_ptr[k + 1];
+  memcpy(cs->rdof + e0, dofs, (size_t)nnz * sizeof *dofs);
+  memcpy(cs->rw + e0, weights, (size_t)nnz * sizeof *weights);
+  fcd__contact c;
+  memset(&c, 0, sizeof c);
+  c.rows = 1;
+  c.row0 = cs->nrow;
+  for (int k = 0; k < 3; k++) c.dofs_a[k] = c.dofs_b[k] = -1;
+  c.gap = gap;
+  c.mu = mu;
+  cs->nrow += d;
+  cs->c[cs->n] = c;
+  count_uses(cs, &c, 1);
+  if (id) *id = cs->n;
+  cs->n++;
+  cs->version++;
+  return FCD_OK;
+}
+
+int fcd__contact_set_has_rows(const fcd_contact_set *cs) {
+  for (fcd_index c = 0; c < cs->n; c++)
+    if (cs->c[c].rows) return 1;
+  return 0;
 }
 
 fcd_status fcd_contact_set_add_rigid(fcd_contact_set *cs, const fcd_index *dofs,
@@ -214,11 +338,7 @@ fcd_status fcd_contact_set_add_pair(fcd_contact_set *cs, const fcd_index *dofs_a
 
 /* contacts from index n0 on are taken back (a batch that failed part way) */
 static void truncate_set(fcd_contact_set *cs, fcd_index n0) {
-  for (fcd_index i = n0; i < cs->n; i++)
-    for (int k = 0; k < cs->dim; k++) {
-      cs->sys->contact_uses[cs->c[i].dofs_a[k]]--;
-      if (cs->c[i].pair) cs->sys->contact_uses[cs->c[i].dofs_b[k]]--;
-    }
+  for (fcd_index i = n0; i < cs->n; i++) count_uses(cs, &cs->c[i], -1);
   if (cs->n > n0) {
     cs->n = n0;
     cs->version++;
@@ -317,6 +437,9 @@ fcd_status fcd_contact_set_get(const fcd_contact_set *cs, fcd_index id, fcd_real
     return fcd__err(cs->sys, FCD_E_INVALID_ARG, "contact %lld outside [0, %lld)",
                     (long long)id, (long long)cs->n);
   const fcd__contact *c = &cs->c[id];
+  if (frame && c->rows)
+    return fcd__err(cs->sys, FCD_E_UNSUPPORTED, "contact %lld is given by rows: it has no "
+                    "frame", (long long)id);
   if (frame)
     for (int i = 0; i < cs->dim; i++)
       for (int j = 0; j < cs->dim; j++) frame[i * cs->dim + j] = c->frame[i][j];
@@ -330,7 +453,9 @@ fcd_status fcd__contact_set_H(const fcd_contact_set *cs, fcd__csr *h) {
   int d = cs->dim;
   fcd_index rows = d * cs->n;
   fcd_index nnz = 0;
-  for (fcd_index c = 0; c < cs->n; c++) nnz += (cs->c[c].pair ? 2 : 1) * d * d;
+  for (fcd_index c = 0; c < cs->n; c++)
+    nnz += cs->c[c].rows ? cs->rptr[cs->c[c].row0 + d] - cs->rptr[cs->c[c].row0]
+                         : (cs->c[c].pair ? 2 : 1) * d * d;
   fcd_index *ri = fcd__malloc_array((size_t)nnz, sizeof *ri);
   fcd_index *ci = fcd__malloc_array((size_t)nnz, sizeof *ci);
   fcd_real *v = fcd__malloc_array((size_t)nnz, sizeof *v);
@@ -340,6 +465,15 @@ fcd_status fcd__contact_set_H(const fcd_contact_set *cs, fcd__csr *h) {
   fcd_index t = 0;
   for (fcd_index c = 0; c < cs->n; c++) {
     const fcd__contact *k = &cs->c[c];
+    if (k->rows) {
+      for (int a = 0; a < d; a++)
+        for (fcd_index q = cs->rptr[k->row0 + a]; q < cs->rptr[k->row0 + a + 1]; q++) {
+          ri[t] = c * d + a;
+          ci[t] = cs->rdof[q];
+          v[t++] = cs->rw[q];
+        }
+      continue;
+    }
     for (int a = 0; a < d; a++)
       for (int j = 0; j < d; j++) {
         ri[t] = c * d + a;

@@ -96,6 +96,10 @@ void fcd__system_release(fcd_system *sys);
 #define FCD_CONTACT_SET_MAGIC 0x66636373u /* "fccs" */
 typedef struct {
   int pair;
+  /* a contact given by rows (fcd_contact_set_add_rows): its dim rows are entries
+   * rptr[row0 + k] .. rptr[row0 + k + 1] of the set's rdof and rw; no dofs_a, no frame */
+  int rows;
+  fcd_index row0;
   fcd_index dofs_a[3], dofs_b[3];
   fcd_real frame[3][3]; /* rows N, T(, B), orthonormal */
   fcd_real gap, mu;
@@ -111,12 +115,18 @@ struct fcd_contact_set {
   fcd_real restitution;
   uint64_t version; /* bumped when contacts are added (the H pattern changes) */
   fcd__csr H;       /* cached contact operator, built for version H_version */
+  /* the rows of row contacts: nrow rows (dim per such contact), entries in rdof, rw */
+  fcd_index *rptr, *rdof;
+  fcd_real *rw;
+  fcd_index nrow, rcap, ecap;
   uint64_t H_version;
   /* integrators hold the set: destroying it while they live only marks it */
   fcd_index children;
   int zombie;
 };
 void fcd__contact_set_release(fcd_contact_set *cs);
+/* 1 when some contact of the set is given by rows (fcd_contact_set_add_rows) */
+int fcd__contact_set_has_rows(const fcd_contact_set *cs);
 int fcd__contact_set_valid(const fcd_contact_set *cs);
 /* H (dim*n x ndofs) in CSR: row c*dim + k holds frame row k on the dofs of contact c
  * (minus on body B). The only place that builds the contact operator. */

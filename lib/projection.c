@@ -20,7 +20,10 @@ static int bad_input(int dim, fcd_real mu, const fcd_real *x, fcd_real *y) {
 void fcd_proj_coulomb_cone(int dim, fcd_real mu, const fcd_real *x, fcd_real *y) {
   if (bad_input(dim, mu, x, y)) return;
   fcd_real xn = x[0], t = fcd__tnorm(dim, x);
-  if (t <= -mu * xn) { /* inside K_mu (includes x = 0) */
+  /* inside K_mu (includes x = 0); x_N <= 0 is implied by t <= -mu x_N only for mu > 0:
+   * with mu = 0 and x_T = 0 a positive x_N would pass, and the projection of a
+   * separating frictionless contact was the tension x itself */
+  if (xn <= 0 && t <= -mu * xn) {
     for (int k = 0; k < dim; k++) y[k] = x[k];
     return;
   }

@@ -1555,6 +1555,12 @@ fcd_status fcd_stability_solve(fcd_stability *st, fcd_index *nconv) {
 
 static fcd_status solve_now(fcd_stability *st, fcd_index *nconv) {
   fcd_system *sys = st->sys;
+  /* the reduction of seed 000 works on contact nodes and frames; a contact given by rows
+   * needs the Petrov-Galerkin form of it, which this release does not have */
+  if (st->cs && fcd__contact_set_has_rows(st->cs))
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "stability: the contact set has contacts given "
+                    "by rows (fcd_contact_set_add_rows); the reduced pencil needs node "
+                    "contacts in this release");
   const fcd__free_pattern *fp;
   FCD_TRY(fcd__system_free_pattern(sys, &fp));
   tmap tn, tm;

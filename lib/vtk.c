@@ -219,12 +219,20 @@ fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path, fcd_index nfi
     for (fcd_index k = 0; k < m->nnodes * m->dim; k++)
       if (m->node_dofs[k] >= 0) dof_node[m->node_dofs[k]] = k / m->dim;
     for (fcd_index p = 0; p < m->nnodes; p++) ns[p] = -1;
-    for (fcd_index c = 0; c < cs->n; c++)
+    for (fcd_index c = 0; c < cs->n; c++) {
+      if (cs->c[c].rows) {
+        /* the nodes of its normal row */
+        const fcd__contact *k = &cs->c[c];
+        for (fcd_index q = cs->rptr[k->row0]; q < cs->rptr[k->row0 + 1]; q++)
+          if (dof_node[cs->rdof[q]] >= 0) ns[dof_node[cs->rdof[q]]] = status[c];
+        continue;
+      }
       for (int side = 0; side < (cs->c[c].pair ? 2 : 1); side++) {
         const fcd_index *d = side ? cs->c[c].dofs_b : cs->c[c].dofs_a;
         for (int k = 0; k < cs->dim; k++)
           if (dof_node[d[k]] >= 0) ns[dof_node[d[k]]] = status[c];
       }
+    }
     fcd__free(dof_node);
   }
   FILE *fp = fopen(path, "w");

@@ -112,6 +112,32 @@ FCD_API fcd_status fcd_contact_set_add_rigid_n(fcd_contact_set *cs, fcd_index n,
                                                const fcd_real *mus, const fcd_real *vg,
                                                fcd_index *first_id);
 
+/** Adds a contact given by its rows: the local displacement of the contact, dim entries
+ *  (N, T[, B]), is y_k = sum of weights[q] u[dofs[q]] over q in [row_ptr[k],
+ *  row_ptr[k + 1]), so a host that computes node-to-segment or mortar weights between
+ *  non-matching meshes hands them over as they are. The law is the one of every contact:
+ *  y_N <= gap (the normal row points into the obstacle, as a rigid contact's normal),
+ *  reaction r_N <= 0, and Coulomb friction with @p mu on the tangential rows. A rigid
+ *  contact is the special case of one dof per weight of its frame; a pair, of both
+ *  nodes' dofs with opposite signs. Rows need not be orthonormal (a mortar row carries
+ *  its segment's length); friction is then measured in the rows' own metric. The
+ *  contacts work in the one-step problem, the integrators and the equilibria; the
+ *  stability analysis refuses them with FCD_E_UNSUPPORTED in this release, and
+ *  fcd_contact_set_get returns no frame for them.
+ *  @param cs the contact set
+ *  @param row_ptr dim + 1 offsets into dofs and weights, row_ptr[0] = 0, each row
+ *      non-empty and at most ndofs long
+ *  @param dofs the dofs of each row's entries, distinct within a row, not prescribed
+ *  @param weights their weights, finite; each row has a nonzero one
+ *  @param gap the gap g, finite and >= 0
+ *  @param mu friction coefficient, >= 0
+ *  @param id receives the new contact's id (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @since 0.1 */
+FCD_API fcd_status fcd_contact_set_add_rows(fcd_contact_set *cs, const fcd_index *row_ptr,
+                                            const fcd_index *dofs, const fcd_real *weights,
+                                            fcd_real gap, fcd_real mu, fcd_index *id);
+
 /** fcd_contact_set_add_rigid_n for pairs: body A's dofs at @p dofs_a[i dim ..], body B's
  *  at @p dofs_b[i dim ..], the rest as there. All or nothing. @since 0.1
  *  @param cs the contact set
@@ -200,7 +226,8 @@ FCD_API int fcd_contact_set_dim(const fcd_contact_set *cs);
  *  @param gap receives the initial gap (may be NULL)
  *  @param mu receives the friction coefficient (may be NULL)
  *  @param is_pair receives 1 for a pair contact, 0 for a rigid one (may be NULL)
- *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_UNSUPPORTED (a frame asked of a contact
+ *      given by rows)
  *  @since 0.1 */
 FCD_API fcd_status fcd_contact_set_get(const fcd_contact_set *cs, fcd_index id,
                                        fcd_real *frame, fcd_real *gap, fcd_real *mu,

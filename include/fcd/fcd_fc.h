@@ -77,7 +77,7 @@ FCD_API fcd_status fcd_fc_problem_create_local(int dim, fcd_index ncontacts,
  *  @param m_rowptr CSR row pointers of M, copied
  *  @param m_col CSR column indices of M, copied
  *  @param m_val CSR values of M, copied
- *  @param m_flags FCD_MATRIX_* flags of M (symmetric storage, SPD)
+ *  @param m_flags FCD_COO_FULL or FCD_COO_UPPER: the storage of M
  *  @param h_rowptr CSR row pointers of H (ndofs x m), copied
  *  @param h_col CSR column indices of H, copied
  *  @param h_val CSR values of H, copied

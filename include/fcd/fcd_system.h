@@ -75,7 +75,7 @@ FCD_API fcd_index fcd_system_ndofs(const fcd_system *sys);
  *  @param rows row indices, nnz entries (copied)
  *  @param cols column indices, nnz entries (copied)
  *  @param vals values, nnz entries (copied); duplicates are summed
- *  @param flags FCD_MATRIX_* flags
+ *  @param flags FCD_COO_FULL or FCD_COO_UPPER
  *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
  *  @since 0.1 */
 FCD_API fcd_status fcd_system_set_matrix_coo(fcd_system *sys, fcd_matrix_kind which,
@@ -91,7 +91,7 @@ FCD_API fcd_status fcd_system_set_matrix_coo(fcd_system *sys, fcd_matrix_kind wh
  *  @param row_ptr CSR row pointers, ndofs + 1 entries
  *  @param col_idx CSR column indices
  *  @param vals CSR values
- *  @param flags FCD_MATRIX_* flags
+ *  @param flags FCD_COO_FULL or FCD_COO_UPPER
  *  @param own an fcd_ownership: copy, take or borrow the three arrays
  *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
  *  @since 0.1 */

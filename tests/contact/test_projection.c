@@ -170,7 +170,29 @@ static void test_law_equivalence(void) {
     }
 }
 
+/* The frictionless cone K_0 is the ray {x_T = 0, x_N <= 0}: a point with x_T = 0 and
+ * x_N > 0 projects to 0, not onto itself (the bug that kept every solver from an open
+ * frictionless contact: its natural map was q itself, residual 1). */
+static void test_frictionless_cone(void) {
+  for (int d = 2; d <= 3; d++) {
+    double x[3] = {0.7, 0.0, 0.0}, y[3], f[3];
+    fcd_proj_coulomb_cone(d, 0.0, x, y);
+    for (int k = 0; k < d; k++) CHECK(y[k] == 0.0);
+    x[0] = -0.7;
+    fcd_proj_coulomb_cone(d, 0.0, x, y);
+    CHECK(y[0] == -0.7 && y[1] == 0.0);
+    x[1] = 0.3; /* tangential part removed, normal kept */
+    fcd_proj_coulomb_cone(d, 0.0, x, y);
+    CHECK(y[0] == -0.7 && y[1] == 0.0);
+    /* an open frictionless contact: r = 0, u_N < 0 (fcd's sign: separated) */
+    const double r[3] = {0, 0, 0}, u[3] = {-0.015, 0.0, 0.0};
+    fcd_natural_map(d, 0.0, r, u, f);
+    for (int k = 0; k < d; k++) CHECK(f[k] == 0.0);
+  }
+}
+
 int main(void) {
+  test_frictionless_cone();
   test_cone_properties();
   test_seed003_values();
   test_law_equivalence();

@@ -86,6 +86,9 @@ static const fcd_index W_ROW[] = {0, 2, 4, 6, 8}, W_COL[] = {0, 1, 0, 1, 2, 3, 2
 static const double W_Q[M] = {-1, 0.3, -0.5, -0.4}, W_MU[NC] = {0.3, 0.5};
 /* one contact's friction coefficient (the batch adds, with a count of 1) */
 static const double MU1[1] = {0.3};
+/* a contact given by rows on the free dofs 6 and 7 (fcd_contact_set_add_rows) */
+static const fcd_index RPTR[3] = {0, 1, 2}, RDOF[2] = {7, 6};
+static const double RW[2] = {-1.0, 1.0};
 
 /* Four nodes on a line, node 0 clamped, springs between neighbours in x and y, nodes 1
  * and 2 on a rough floor (normal -y) that slides, node 3 free; a load pressing down and
@@ -244,7 +247,7 @@ typedef enum {
   S_OUT1, S_OUT2, S_OUT3, S_OUT4, S_IDX1, S_IDX2, S_IDX3, S_INT1, S_INT2, S_INT3,
   S_LATM, S_LATM2, S_LATQ, S_ENERGY, S_CERT, S_ERRBUF, S_HOUT,
   S_PMM, S_PCONTACTS, S_PFIXED, S_PVEC, S_POUT, S_PPBIN, S_PSTATE,
-  S_WROW, S_WCOL, S_WVAL, S_WQ, S_WMU, S_CROW, S_MU1
+  S_WROW, S_WCOL, S_WVAL, S_WQ, S_WMU, S_CROW, S_MU1, S_RPTR, S_RDOF, S_RW
 } source;
 
 typedef struct {
@@ -313,6 +316,7 @@ static fcd_status a_sys_has(arg *a) {
   return fcd_system_has_matrix(P(0), (fcd_matrix_kind)I(1)) == 0 ? FCD_E_INVALID_ARG : FCD_OK;
 }
 static fcd_status a_cs_create(arg *a) { return fcd_contact_set_create(P(0), (int)I(1), P(2)); }
+static fcd_status a_cs_rows(arg *a) { return fcd_contact_set_add_rows(P(0), P(1), P(2), P(3), R(4), R(5), P(6)); }
 static fcd_status a_cs_rigid(arg *a) { return fcd_contact_set_add_rigid(P(0), P(1), P(2), P(3), R(4), R(5), P(6)); }
 static fcd_status a_cs_rigid_n(arg *a) {
   return fcd_contact_set_add_rigid_n(P(0), I(1), P(2), P(3), P(4), P(5), P(6), P(7), P(8));
@@ -492,6 +496,8 @@ static const row rows[] = {
   {"fcd_contact_set_create", a_cs_create, MS_SYS, {H(S_SYS), DIMV(2), OUT(S_HOUT), END}},
   {"fcd_contact_set_size", a_cs_size, MS_NONE, {H(S_CS), END}},
   {"fcd_contact_set_dim", a_cs_dim, MS_NONE, {H(S_CS), END}},
+  {"fcd_contact_set_add_rows", a_cs_rows, MS_SYS,
+   {H(S_CS), INRAW(S_RPTR), INRAW(S_RDOF), IN(S_RW), NONNEG(0.0), NONNEG(0.3), OPT(S_IDX1), END}},
   {"fcd_contact_set_add_rigid", a_cs_rigid, MS_SYS,
    {H(S_CS), INRAW(S_DOFSB), IN(S_NORMAL), IN(S_TANGENT), NONNEG(0.0), NONNEG(0.3), OPT(S_IDX1), END}},
   {"fcd_contact_set_add_pair", a_cs_pair, MS_SYS,
@@ -742,6 +748,7 @@ static void *valid_ptr(fx *f, source s, int slot, size_t *nreal) {
   case S_WQ: COPY(W_Q);
   case S_WMU: COPY(W_MU);
   case S_MU1: COPY(MU1);
+  case S_RW: COPY(RW);
   case S_YN: return f->yn;
   case S_YM: return f->ym;
   case S_YC: return f->yc;
@@ -751,6 +758,8 @@ static void *valid_ptr(fx *f, source s, int slot, size_t *nreal) {
   case S_DOFSB: memcpy(ibuf[slot], f->dofs_b, sizeof f->dofs_b); return ibuf[slot];
   case S_IDXN: memcpy(ibuf[slot], f->idxn, sizeof f->idxn); return ibuf[slot];
   case S_WROW: memcpy(ibuf[slot], W_ROW, sizeof W_ROW); return ibuf[slot];
+  case S_RPTR: memcpy(ibuf[slot], RPTR, sizeof RPTR); return ibuf[slot];
+  case S_RDOF: memcpy(ibuf[slot], RDOF, sizeof RDOF); return ibuf[slot];
   case S_WCOL: memcpy(ibuf[slot], W_COL, sizeof W_COL); return ibuf[slot];
   case S_CROW: /* a diagonal N x N matrix in CSR */
     for (int i = 0; i <= N; i++) ibuf[slot][i] = i;
