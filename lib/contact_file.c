@@ -40,6 +40,56 @@ static int to_real(const char *s, fcd_real *v) {
   return 1;
 }
 
+/* A line 'rows nN nT [nB]  dof w ... (nN + nT [+ nB] pairs)  gap mu [vg]' of a version 2
+ * file: the contact's rows, N first (fcd_contact_set_add_rows). */
+enum { ROWS_MAX_ENTRIES = 1000, ROWS_MAX_TOKENS = 2 * ROWS_MAX_ENTRIES + 10 };
+static fcd_status read_rows(fcd_contact_set *cs, char **tok, int nt, const char *path,
+                            long lineno) {
+  fcd_system *sys = cs->sys;
+  int dim = cs->dim;
+  fcd_index rp[4] = {0, 0, 0, 0};
+  if (nt < 1 + dim)
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: 'rows' needs %d entry counts first", path,
+                    lineno, dim);
+  for (int k = 0; k < dim; k++) {
+    fcd_index n;
+    if (!to_index(tok[1 + k], &n) || n < 1 || n > ROWS_MAX_ENTRIES)
+      return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: row %d's entry count '%.20s' is not in "
+                      "[1, %d]", path, lineno, k, tok[1 + k], ROWS_MAX_ENTRIES);
+    rp[k + 1] = rp[k] + n;
+  }
+  fcd_index ne = rp[dim];
+  long base = 1 + dim + 2 * (long)ne + 2; /* fields up to mu, with the kind */
+  if (ne > ROWS_MAX_ENTRIES || (nt != base && nt != base + dim - 1))
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a %dD 'rows' contact with %lld entries has "
+                    "%ld or %ld fields after its kind, not %d", path, lineno, dim,
+                    (long long)ne, base - 1, base + dim - 2, nt - 1);
+  fcd_index *dofs = fcd__malloc_array((size_t)ne, sizeof *dofs);
+  fcd_real *w = fcd__malloc_array((size_t)ne, sizeof *w);
+  fcd_status st = FCD_OK;
+  if (!dofs || !w) st = fcd__err(sys, FCD_E_NOMEM, "%s:%ld: out of memory", path, lineno);
+  int ok = st == FCD_OK;
+  for (fcd_index q = 0; q < ne && ok; q++)
+    ok = to_index(tok[1 + dim + 2 * q], &dofs[q]) && to_real(tok[2 + dim + 2 * q], &w[q]);
+  fcd_real gap = 0, mu = 0, vg[2] = {0, 0};
+  if (ok) ok = to_real(tok[base - 2], &gap) && to_real(tok[base - 1], &mu);
+  for (int k = 0; ok && nt > base && k < dim - 1; k++) ok = to_real(tok[base + k], &vg[k]);
+  if (st == FCD_OK && !ok)
+    st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a field is not a number (or not finite)", path,
+                  lineno);
+  fcd_index id;
+  if (st == FCD_OK) st = fcd_contact_set_add_rows(cs, rp, dofs, w, gap, mu, &id);
+  if (st == FCD_OK && nt > base) st = fcd_contact_set_set_sliding_velocity(cs, id, vg);
+  if (st != FCD_OK && st != FCD_E_NOMEM && ok) {
+    char msg[FCD_ERRMSG_CAP];
+    snprintf(msg, sizeof msg, "%s", sys->err);
+    st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
+  }
+  fcd__free(dofs);
+  fcd__free(w);
+  return st;
+}
+
 fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_set **out) {
   if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "contact_set_read: out is NULL");
   *out = NULL;
@@ -50,20 +100,22 @@ fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_s
   fcd__lines L;
   fcd__lines_init(&L, fp, path);
   long lineno = 0;
-  int stage = 0, dim = 0, got;
+  int stage = 0, dim = 0, version = 0, got;
   fcd_contact_set *cs = NULL;
   fcd_status st = FCD_OK;
   while (st == FCD_OK && (got = fcd__lines_next(&L, sys, NULL, 0, &st)) > 0) {
     lineno = L.lineno;
-    char *tok[32];
-    int nt = tokens(L.line, tok, 30);
+    char *tok[ROWS_MAX_TOKENS + 2];
+    int nt = tokens(L.line, tok, ROWS_MAX_TOKENS + 1);
     if (nt == 0) continue;
     if (stage == 0) {
-      if (nt != 2 || strcmp(tok[0], "fcd-contacts") != 0 || strcmp(tok[1], "1") != 0) {
-        st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected the header 'fcd-contacts 1'", path,
-                      lineno);
+      if (nt != 2 || strcmp(tok[0], "fcd-contacts") != 0 ||
+          (strcmp(tok[1], "1") != 0 && strcmp(tok[1], "2") != 0)) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected the header 'fcd-contacts 1' (or 2, "
+                      "which adds contacts given by rows)", path, lineno);
         break;
       }
+      version = tok[1][0] - '0';
       stage = 1;
       continue;
     }
@@ -77,14 +129,23 @@ fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_s
       stage = 2;
       continue;
     }
+    if (strcmp(tok[0], "rows") == 0) {
+      if (version < 2) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a 'rows' contact needs the header "
+                      "'fcd-contacts 2'", path, lineno);
+        break;
+      }
+      if ((st = read_rows(cs, tok, nt, path, lineno)) != FCD_OK) break;
+      continue;
+    }
     int pair = strcmp(tok[0], "pair") == 0;
     if (!pair && strcmp(tok[0], "rigid") != 0) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: unknown contact kind '%.20s' (rigid or pair)",
-                    path, lineno, tok[0]);
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: unknown contact kind '%.20s' (rigid, pair%s)",
+                    path, lineno, tok[0], version >= 2 ? " or rows" : "");
       break;
     }
     int nd = (pair ? 2 : 1) * dim, base = nd + 2 * dim + 2;
-    if (nt > 30 || (nt != 1 + base && nt != 1 + base + dim - 1)) {
+    if (nt != 1 + base && nt != 1 + base + dim - 1) {
       st = fcd__err(sys, FCD_E_FORMAT,
                     "%s:%ld: a %dD %s contact has %d or %d fields after its kind, not %d",
                     path, lineno, dim, tok[0], base, base + dim - 1, nt - 1);

@@ -130,6 +130,7 @@ for _name, _res, _args in [
     ("fcd_contact_set_create", _st, [_p, _C.c_int, _C.POINTER(_p)]),
     ("fcd_contact_set_destroy", None, [_p]),
     ("fcd_contact_set_add_rigid", _st, [_p, _pindex, _preal, _preal, _real, _real, _pindex]),
+    ("fcd_contact_set_add_rows", _st, [_p, _pindex, _pindex, _preal, _real, _real, _pindex]),
     ("fcd_contact_set_add_pair", _st, [_p, _pindex, _pindex, _preal, _preal, _real, _real, _pindex]),
     ("fcd_contact_set_size", _index, [_p]),
     ("fcd_contact_set_set_restitution", _st, [_p, _real]),
@@ -472,6 +473,30 @@ class ContactSet(_Child):
         n, t = self._frame(normal, tangent)
         cid = _index(-1)
         self._check(_f["fcd_contact_set_add_pair"](self._h, _pi(a), _pi(b), _pr(n), _pr(t),
+                                                   float(gap), float(mu), _C.byref(cid)))
+        return cid.value
+
+    def add_rows(self, rows, gap=0.0, mu=0.0):
+        """A contact given by its rows of H (non-matching meshes: node-to-segment or
+        mortar weights): ``rows`` holds ``dim`` rows (N, T[, B]), each a sequence of
+        (dof, weight) pairs. Returns the contact id."""
+        rows = list(rows)
+        if len(rows) != self.dim:
+            raise ValueError("rows: expected %d rows (N, T%s), got %d"
+                             % (self.dim, ", B" if self.dim == 3 else "", len(rows)))
+        ptr, dofs, w = [0], [], []
+        for k, row in enumerate(rows):
+            for entry in row:
+                if len(entry) != 2:
+                    raise ValueError("rows[%d]: expected (dof, weight) pairs" % k)
+                dofs.append(entry[0])
+                w.append(entry[1])
+            ptr.append(len(dofs))
+        p = _index_array(ptr, "row_ptr")
+        d = _index_array(dofs, "dofs")
+        wa = _real_array(w, "weights")
+        cid = _index(-1)
+        self._check(_f["fcd_contact_set_add_rows"](self._h, _pi(p), _pi(d), _pr(wa),
                                                    float(gap), float(mu), _C.byref(cid)))
         return cid.value
 

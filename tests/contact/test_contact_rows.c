@@ -206,7 +206,54 @@ static void bad_input(void) {
   fcd_system_destroy(sys);
 }
 
+static void write_file(const char *path, const char *text) {
+  FILE *fp = fopen(path, "w");
+  CHECK(fp != NULL);
+  if (!fp) return;
+  fputs(text, fp);
+  fclose(fp);
+}
+
+/* 4. the contact file, version 2: a rigid contact and a row contact on one line each;
+ * version 1 files do not take rows */
+static void contact_file(void) {
+  fcd_system *sys = two_nodes(100.0, 300.0, 50.0);
+  char path[600];
+  fcdt_tmpfile(path, sizeof path, "rows.txt");
+  write_file(path, "fcd-contacts 2\ndim 2\n"
+                   "rigid 0 1  0 -1  1 0  0.01 0.3\n"
+                   "# the segment's midpoint: N row 2 entries, T row 2 entries\n"
+                   "rows 2 2  1 -0.5 3 -0.5  0 0.5 2 0.5  0.005 0.5  1.5\n");
+  fcd_contact_set *cs = NULL;
+  CHECK_ST(fcd_contact_set_read(sys, path, &cs), FCD_OK);
+  CHECK(fcd_contact_set_size(cs) == 2);
+  const fcd_real x[] = {0.3, -0.7, 1.1, 0.2};
+  fcd_real y[4];
+  CHECK_ST(fcd_contact_set_local(cs, x, y), FCD_OK);
+  CHECK(y[0] == 0.7 && y[1] == 0.3);                      /* rigid: (-u1y, u1x) */
+  CHECK(fabs(y[2] - 0.25) < 1e-15 && fabs(y[3] - 0.7) < 1e-15); /* rows */
+  fcd_real gap, mu;
+  CHECK_ST(fcd_contact_set_get(cs, 1, NULL, &gap, &mu, NULL), FCD_OK);
+  CHECK(gap == 0.005 && mu == 0.5);
+  fcd_contact_set_destroy(cs);
+  write_file(path, "fcd-contacts 1\ndim 2\nrows 1 1  1 -1  0 1  0 0\n");
+  CHECK_ST(fcd_contact_set_read(sys, path, &cs), FCD_E_FORMAT);
+  CHECK_MSG(sys, "needs the header 'fcd-contacts 2'");
+  write_file(path, "fcd-contacts 2\ndim 2\nrows 1 0  1 -1  0 0\n");
+  CHECK_ST(fcd_contact_set_read(sys, path, &cs), FCD_E_FORMAT);
+  CHECK_MSG(sys, "row 1's entry count '0'");
+  write_file(path, "fcd-contacts 2\ndim 2\nrows 1 1  1 -1  0 1  0\n");
+  CHECK_ST(fcd_contact_set_read(sys, path, &cs), FCD_E_FORMAT);
+  CHECK_MSG(sys, "has 8 or 9 fields after its kind, not 7");
+  write_file(path, "fcd-contacts 2\ndim 2\nrows 1 1  1 -1  9 1  0 0\n");
+  CHECK_ST(fcd_contact_set_read(sys, path, &cs), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, ":3: contact 0: row 1: dof 9 outside [0, 4)");
+  CHECK(cs == NULL);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
+  contact_file();
   same_as_rigid();
   segment_midpoint(0.0);
   segment_midpoint(0.5);

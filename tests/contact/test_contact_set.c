@@ -138,7 +138,7 @@ static void test_read(void) {
     const char *text, *msg;
     int st;
   } bad[] = {
-      {"fcd-contacts 2\n", ":1: expected the header", FCD_E_FORMAT},
+      {"fcd-contacts 3\n", ":1: expected the header", FCD_E_FORMAT},
       {"fcd-contacts 1\ndim 4\n", ":2: expected 'dim 2' or 'dim 3'", FCD_E_FORMAT},
       {"fcd-contacts 1\ndim 2\nrigid 0 1 0 -1 1 0 0\n", ":3: a 2D rigid contact has 8 or 9",
        FCD_E_FORMAT},

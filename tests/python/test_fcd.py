@@ -207,6 +207,27 @@ def test_files_round_trip():
                                atol=1e-12 * abs(K @ x).max())
 
 
+def test_contact_rows_segment_midpoint():
+    """A segment resting on an obstacle at its midpoint, given by rows (weights 1/2):
+    the reaction of the closed form r = (g - u_N0) / ((1/k1 + 1/k2) / 4), u_N0 the free
+    normal displacement (F1/k1 + F2/k2) / 2 (tests/contact/test_contact_rows.c)."""
+    k1, k2, F1, F2, g = 200.0, 50.0, 3.0, 0.5, 0.005
+    sys = fcd.System(4)
+    sys.set_matrix("stiffness", np.diag([k1, k1, k2, k2]))
+    sys.set_load(np.array([0.0, -F1, 0.0, -F2]))
+    cs = fcd.ContactSet(sys, 2)
+    cid = cs.add_rows([[(1, -0.5), (3, -0.5)], [(0, 0.5), (2, 0.5)]], gap=g, mu=0.3)
+    assert cid == 0
+    u, r = fcd.Equilibrium(sys, cs).solve("static")
+    un0 = 0.5 * (F1 / k1 + F2 / k2)
+    assert r[0, 0] == pytest.approx((g - un0) / (0.25 * (1 / k1 + 1 / k2)), rel=1e-9)
+    assert -0.5 * (u[1] + u[3]) == pytest.approx(g, rel=1e-9)
+    with pytest.raises(ValueError, match="expected 2 rows"):
+        cs.add_rows([[(1, 1.0)]])
+    with pytest.raises(fcd.FcdError, match="dof 9 outside"):
+        cs.add_rows([[(9, 1.0)], [(0, 1.0)]])
+
+
 # ---- bad input: clear errors, no crash ----------------------------------------------
 
 def test_wrong_dtype_shape_order():
