@@ -337,8 +337,13 @@ fcd_status fcd_contact_set_add_pair(fcd_contact_set *cs, const fcd_index *dofs_a
 }
 
 /* contacts from index n0 on are taken back (a batch that failed part way) */
-static void truncate_set(fcd_contact_set *cs, fcd_index n0) {
-  for (fcd_index i = n0; i < cs->n; i++) count_uses(cs, &cs->c[i], -1);
+void fcd__contact_set_truncate(fcd_contact_set *cs, fcd_index n0) {
+  for (fcd_index i = n0; i < cs->n; i++) {
+    count_uses(cs, &cs->c[i], -1);
+    /* rows are appended in contact order: the first removed row contact's rows and all
+     * after them go */
+    if (cs->c[i].rows && cs->c[i].row0 < cs->nrow) cs->nrow = cs->c[i].row0;
+  }
   if (cs->n > n0) {
     cs->n = n0;
     cs->version++;
@@ -377,7 +382,7 @@ static fcd_status add_batch(fcd_contact_set *cs, fcd_index n, const fcd_index *d
     if (st != FCD_OK) {
       char msg[FCD_ERRMSG_CAP];
       snprintf(msg, sizeof msg, "%s", sys->err);
-      truncate_set(cs, n0);
+      fcd__contact_set_truncate(cs, n0);
       return fcd__err(sys, st, "%s: entry %lld of %lld: %s; none of the batch was added", what,
                       (long long)i, (long long)n, msg);
     }

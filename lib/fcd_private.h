@@ -125,6 +125,12 @@ struct fcd_contact_set {
   int zombie;
 };
 void fcd__contact_set_release(fcd_contact_set *cs);
+/* a mesh's geometry (vtk.c), read by the surface pairing (surface.c); 0 for an invalid
+ * mesh */
+int fcd__mesh_geometry(const fcd_mesh *m, const fcd_system **sys, int *dim, fcd_index *nnodes,
+                       const fcd_real **coords, const fcd_index **node_dofs);
+/* takes back the contacts from index n0 on (a batch that failed part way) */
+void fcd__contact_set_truncate(fcd_contact_set *cs, fcd_index n0);
 /* 1 when some contact of the set is given by rows (fcd_contact_set_add_rows) */
 int fcd__contact_set_has_rows(const fcd_contact_set *cs);
 int fcd__contact_set_valid(const fcd_contact_set *cs);

@@ -32,6 +32,17 @@ static int mesh_valid(const fcd_mesh *m) {
   return m && m->magic == FCD_MESH_MAGIC && fcd__system_valid(m->sys);
 }
 
+int fcd__mesh_geometry(const fcd_mesh *m, const fcd_system **sys, int *dim, fcd_index *nnodes,
+                       const fcd_real **coords, const fcd_index **node_dofs) {
+  if (!mesh_valid(m)) return 0;
+  *sys = m->sys;
+  *dim = m->dim;
+  *nnodes = m->nnodes;
+  *coords = m->coords;
+  *node_dofs = m->node_dofs;
+  return 1;
+}
+
 static int nodes_of(int vtk_type) {
   switch (vtk_type) {
   case FCD_VTK_VERTEX: return 1;

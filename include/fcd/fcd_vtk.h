@@ -99,6 +99,45 @@ FCD_API fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path,
                                       const fcd_real *const *fields,
                                       const fcd_contact_set *cs, const int *status);
 
+/** How fcd_contact_set_add_surface_pair ties a slave surface to a master surface. */
+typedef enum {
+  FCD_SURFACE_NODE_TO_SEGMENT = 0, /**< each slave node against the closest master point */
+  FCD_SURFACE_DUAL_MORTAR = 1      /**< weighted gaps with Wohlmuth's biorthogonal basis */
+} fcd_surface_method;
+
+/** Contacts between two surfaces of @p mesh that need not match (non-matching meshes),
+ *  one per slave node, given by rows (fcd_contact_set_add_rows) computed here in the
+ *  reference configuration (small sliding: the pairing stays as it is made). 2D: the
+ *  surfaces are linear segments, each given by its two mesh nodes. Normals point from
+ *  the slave body into the master one (each slave segment's normal is turned towards
+ *  the master surface; a slave node takes the normalized sum of its segments'),
+ *  tangents are the normals turned by +90 degrees. Node-to-segment: a slave node against
+ *  the closest point of the master segments, their shape values as weights; it does not
+ *  pass the contact patch test. Dual mortar: the weighted gaps of Wohlmuth's
+ *  biorthogonal basis, one contact per slave node, which transmit a uniform pressure
+ *  and the linear displacement field exactly (docs/contact.md). A slave node that faces
+ *  no master segment gets no contact and is counted in @p ninactive. Choose as slave the
+ *  finer surface, or the softer body's. All or nothing: on failure no contact is added.
+ *  @param cs the contact set (2D)
+ *  @param mesh a 2D mesh of the same system whose nodes carry two dofs each
+ *  @param nslave number of slave segments
+ *  @param slave their nodes, two per segment
+ *  @param nmaster number of master segments
+ *  @param master their nodes, two per segment
+ *  @param method an fcd_surface_method
+ *  @param mu friction coefficient of every new contact, >= 0
+ *  @param first_id receives the id of the first new contact, -1 when none (may be NULL)
+ *  @param ninactive receives the number of slave nodes that face no master segment
+ *      (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED (3D, or a slave
+ *      node facing more than 7 master nodes)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh *mesh,
+                                                    fcd_index nslave, const fcd_index *slave,
+                                                    fcd_index nmaster, const fcd_index *master,
+                                                    fcd_surface_method method, fcd_real mu,
+                                                    fcd_index *first_id, fcd_index *ninactive);
+
 FCD_END_DECLS
 
 #endif

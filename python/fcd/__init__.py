@@ -131,6 +131,8 @@ for _name, _res, _args in [
     ("fcd_contact_set_destroy", None, [_p]),
     ("fcd_contact_set_add_rigid", _st, [_p, _pindex, _preal, _preal, _real, _real, _pindex]),
     ("fcd_contact_set_add_rows", _st, [_p, _pindex, _pindex, _preal, _real, _real, _pindex]),
+    ("fcd_contact_set_add_surface_pair", _st, [_p, _p, _index, _pindex, _index, _pindex, _C.c_int,
+                                               _real, _pindex, _pindex]),
     ("fcd_contact_set_add_pair", _st, [_p, _pindex, _pindex, _preal, _preal, _real, _real, _pindex]),
     ("fcd_contact_set_size", _index, [_p]),
     ("fcd_contact_set_set_restitution", _st, [_p, _real]),
@@ -499,6 +501,22 @@ class ContactSet(_Child):
         self._check(_f["fcd_contact_set_add_rows"](self._h, _pi(p), _pi(d), _pr(wa),
                                                    float(gap), float(mu), _C.byref(cid)))
         return cid.value
+
+    def add_surface_pair(self, mesh, slave, master, method="dual-mortar", mu=0.0):
+        """Contacts between two surfaces of a 2D ``mesh`` that need not match: ``slave``
+        and ``master`` are segments (pairs of mesh nodes), ``method`` 'dual-mortar' or
+        'node-to-segment'. Returns (ids of the new contacts, number of slave nodes that
+        face no master segment)."""
+        m = {"node-to-segment": 0, "dual-mortar": 1}
+        if method not in m:
+            raise ValueError("unknown method %r (dual-mortar, node-to-segment)" % (method,))
+        s = _index_array(_np.asarray(slave).reshape(-1), "slave")
+        t = _index_array(_np.asarray(master).reshape(-1), "master")
+        first, inactive, n0 = _index(-1), _index(0), len(self)
+        self._check(_f["fcd_contact_set_add_surface_pair"](
+            self._h, mesh._h, len(s) // 2, _pi(s), len(t) // 2, _pi(t), m[method], float(mu),
+            _C.byref(first), _C.byref(inactive)))
+        return list(range(n0, len(self))), inactive.value
 
     @classmethod
     def read(cls, system, path):

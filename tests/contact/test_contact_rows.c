@@ -252,7 +252,52 @@ static void contact_file(void) {
   fcd_system_destroy(sys);
 }
 
+/* 5. fcd_contact_set_add_surface_pair's refusals (its results: test_mortar_patch.py):
+ * nothing is added by a refused call */
+static void surface_pair_bad_input(void) {
+  fcd_system *sys = two_nodes(1.0, 1.0, 0.0);
+  /* nodes 0 and 1 own dofs (0, 1) and (2, 3); node 2 has none; node 3 coincides with 0 */
+  const fcd_real x[] = {0, 0, 1, 0, 2, 0, 0, 0};
+  const fcd_index nd[] = {0, 1, 2, 3, -1, -1, 0, 1};
+  fcd_mesh *m = NULL;
+  CHECK_ST(fcd_mesh_create(sys, 2, 4, x, nd, &m), FCD_OK);
+  fcd_contact_set *cs = NULL, *cs3 = NULL;
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const fcd_index sl[] = {0, 1}, ma[] = {1, 2}, same[] = {0, 0}, flat[] = {0, 3};
+  fcd_index first = 7, nin = 7;
+  CHECK_ST(fcd_contact_set_add_surface_pair(NULL, m, 1, sl, 1, ma, FCD_SURFACE_DUAL_MORTAR,
+                                            0, &first, &nin), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, NULL, 1, sl, 1, ma, FCD_SURFACE_DUAL_MORTAR,
+                                            0, &first, &nin), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "the mesh is NULL or invalid");
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 1, sl, 1, ma, (fcd_surface_method)9, 0,
+                                            &first, &nin), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "unknown method 9");
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 0, sl, 1, ma, FCD_SURFACE_DUAL_MORTAR, 0,
+                                            &first, &nin), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "the slave surface has no segment");
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 1, same, 1, ma, FCD_SURFACE_DUAL_MORTAR,
+                                            0, &first, &nin), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "not two distinct nodes");
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 1, flat, 1, ma, FCD_SURFACE_DUAL_MORTAR,
+                                            0, &first, &nin), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "has length zero");
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 1, sl, 1, ma, FCD_SURFACE_DUAL_MORTAR, 0,
+                                            &first, &nin), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "a node of master segment 0 has no dof");
+  CHECK(first == 7 && nin == 7 && fcd_contact_set_size(cs) == 0);
+  CHECK_ST(fcd_contact_set_create(sys, 3, &cs3), FCD_OK);
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs3, m, 1, sl, 1, ma, FCD_SURFACE_DUAL_MORTAR, 0,
+                                            &first, &nin), FCD_E_UNSUPPORTED);
+  CHECK_MSG(sys, "2D meshes and contact sets only");
+  fcd_contact_set_destroy(cs3);
+  fcd_contact_set_destroy(cs);
+  fcd_mesh_destroy(m);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
+  surface_pair_bad_input();
   contact_file();
   same_as_rigid();
   segment_midpoint(0.0);

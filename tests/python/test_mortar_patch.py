@@ -164,3 +164,46 @@ def test_node_to_segment_error_is_recorded():
     # (printed with -s) and checked to be an error at all, above round-off.
     print("node-to-segment patch test: relative displacement error %.3e" % err)
     assert err > 1e-6
+
+
+@pytest.mark.parametrize("method,bound", [("dual-mortar", 1e-10), ("node-to-segment", None)])
+def test_library_surface_pairing(method, bound):
+    """The same two meshes paired by fcd itself (fcd_contact_set_add_surface_pair) give
+    the host's rows' results: the mortar passes the patch test, node-to-segment keeps its
+    error (the figure of the host-computed rows, to round-off)."""
+    sys, xy, slave, master = model()
+    mesh = fcd.Mesh(sys, xy)
+    cs = fcd.ContactSet(sys, 2)
+    sseg = [(a, b) for a, b in zip(slave[:-1], slave[1:])]
+    mseg = [(a, b) for a, b in zip(master[:-1], master[1:])]
+    ids, inactive = cs.add_surface_pair(mesh, sseg, mseg, method, mu=0.0)
+    assert len(ids) == len(slave) and inactive == 0
+    u, r = fcd.Equilibrium(sys, cs).solve("static")
+    exact = np.empty_like(u)
+    exact[0::2] = EPS_XX * xy[:, 0]
+    exact[1::2] = EPS_YY * xy[:, 1]
+    err = np.abs(u - exact).max() / np.abs(exact).max()
+    if bound is not None:
+        assert err < bound
+        assert np.abs(r[:, 0] + P).max() < 1e-9 * P
+    else:
+        host = solve(nts_rows(xy, slave, master))[2]
+        assert err == pytest.approx(host, rel=1e-9)
+        assert err > 1e-6
+
+
+def test_surface_pairing_reports_uncovered_slave_nodes():
+    """A slave surface wider than the master one: the nodes beyond it get no contact and
+    are counted; bad segments are refused with a message."""
+    sys, xy, slave, master = model()
+    mesh = fcd.Mesh(sys, xy)
+    cs = fcd.ContactSet(sys, 2)
+    sseg = [(a, b) for a, b in zip(slave[:-1], slave[1:])]
+    # the master reduced to its first segment (x in [0, 0.25]): slave nodes at
+    # x = 1/3, 2/3 and 1 face nothing
+    ids, inactive = cs.add_surface_pair(mesh, sseg, [(master[0], master[1])],
+                                        "node-to-segment")
+    assert len(ids) == 1 and inactive == 3
+    with pytest.raises(fcd.FcdError, match="not two distinct nodes"):
+        cs.add_surface_pair(mesh, [(slave[0], slave[0])], [(master[0], master[1])])
+    assert len(cs) == 1  # nothing added by the refused call
