@@ -32,12 +32,12 @@ EPS_YY = -P * (1 - NU ** 2) / E
 EPS_XX = P * NU * (1 + NU) / E
 
 
-def model():
+def model(with_mass=False):
     """The two blocks in one system: lower block dofs first. Returns the system, the
     node coordinates, the slave (upper block's bottom edge) and master (lower block's
     top edge) node lists, left to right."""
-    Kb, _, top_b, bottom_b = plane_strain_block(nx=NX_BOT, ny=NY, E=E, nu=NU, lx=LX, ly=LY)
-    Kt, _, top_t, bottom_t = plane_strain_block(nx=NX_TOP, ny=NY, E=E, nu=NU, lx=LX, ly=LY)
+    Kb, Mb, top_b, bottom_b = plane_strain_block(nx=NX_BOT, ny=NY, E=E, nu=NU, lx=LX, ly=LY)
+    Kt, Mt, top_t, bottom_t = plane_strain_block(nx=NX_TOP, ny=NY, E=E, nu=NU, lx=LX, ly=LY)
     nb, nt = Kb.shape[0], Kt.shape[0]
     K = np.zeros((nb + nt, nb + nt))
     K[:nb, :nb] = Kb.toarray()
@@ -51,6 +51,11 @@ def model():
     xy = np.array(xy)
     sys = fcd.System(nb + nt)
     sys.set_matrix("stiffness", K)
+    if with_mass:
+        Mm = np.zeros_like(K)
+        Mm[:nb, :nb] = Mb.toarray()
+        Mm[nb:, nb:] = Mt.toarray()
+        sys.set_matrix("mass", Mm)
     # held: the lower block's bottom edge in y, its node at x = 0 in x; the upper block's
     # top-left node in x (both on x = 0, where the exact u_x is zero)
     fixed = [2 * k + 1 for k in bottom_b] + [0, 2 * (off + top_t[0])]
@@ -207,3 +212,58 @@ def test_surface_pairing_reports_uncovered_slave_nodes():
     with pytest.raises(fcd.FcdError, match="not two distinct nodes"):
         cs.add_surface_pair(mesh, [(slave[0], slave[0])], [(master[0], master[1])])
     assert len(cs) == 1  # nothing added by the refused call
+
+
+def weighted_gaps(rows, u):
+    return np.array([sum(w * u[d] for d, w in nrow) for nrow, _ in rows])
+
+
+@pytest.mark.parametrize("scheme", ["moreau-jean", "modified-theta", "fremond"])
+def test_mortar_rows_in_time_integration(scheme):
+    """The pressure applied suddenly on the resting blocks: every scheme steps with the
+    library's mortar contacts, each step's energy identity checked (energy_check), and
+    the weighted gaps never open a penetration beyond the solver's tolerance (the
+    modified theta scheme acts on a predicted gap: its bound is the step's motion)."""
+    sys, xy, slave, master = model(with_mass=True)
+    mesh = fcd.Mesh(sys, xy)
+    cs = fcd.ContactSet(sys, 2)
+    cs.add_surface_pair(mesh, list(zip(slave[:-1], slave[1:])),
+                        list(zip(master[:-1], master[1:])), "dual-mortar", mu=0.3)
+    rows, _ = mortar_rows(xy, slave, master)
+    it = fcd.Integrator(sys, cs, scheme, step=2e-5, energy_check=1)
+    n = sys.ndofs
+    it.set_state(0.0, np.zeros(n), np.zeros(n))
+    worst, pressed = 0.0, 0
+    for _ in range(100):
+        it.step()
+        t, u, v = it.state
+        worst = max(worst, weighted_gaps(rows, u).max())
+        pressed = max(pressed, int((it.reactions[:, 0] < 0).sum()))
+    scale = abs(EPS_YY) * LY * (LX / NX_TOP)  # a displacement times a slave segment
+    assert worst <= (1e-3 if scheme == "modified-theta" else 1e-6) * scale
+    # the blocks are pressed together (then the stress waves open the interface, with
+    # no restitution, as the blocks ring)
+    assert pressed == len(slave)
+    e = it.energy
+    lhs = e["kinetic"] + e["potential"]
+    rhs = (e["external_work"] - e["damping_dissipation"] - e["friction_dissipation"]
+           - e["impact_dissipation"] - e["numerical_dissipation"])
+    assert abs(lhs - rhs) <= 1e-9 * max(1.0, abs(e["external_work"]))
+
+
+def test_mortar_rows_in_steady_sliding():
+    """Every contact slides along -vg: Coulomb's equality |r_T| = mu |r_N| at each slave
+    node, and the normal multipliers still carry the whole load P LX (the top block's
+    vertical balance; friction shifts the pressure, not its sum)."""
+    sys, xy, slave, master = model()
+    mesh = fcd.Mesh(sys, xy)
+    cs = fcd.ContactSet(sys, 2)
+    ids, _ = cs.add_surface_pair(mesh, list(zip(slave[:-1], slave[1:])),
+                                 list(zip(master[:-1], master[1:])), "dual-mortar", mu=0.3)
+    for c in ids:
+        cs.set_sliding_velocity(c, [1.0])
+    u, r = fcd.Equilibrium(sys, cs).solve("steady-sliding")
+    _, D = mortar_rows(xy, slave, master)
+    assert np.all(r[:, 0] < 0)
+    assert np.abs(np.abs(r[:, 1]) - 0.3 * np.abs(r[:, 0])).max() <= 1e-9 * P
+    assert -(r[:, 0] * D).sum() == pytest.approx(P * LX, rel=1e-9)
