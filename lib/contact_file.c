@@ -90,9 +90,61 @@ static fcd_status read_rows(fcd_contact_set *cs, char **tok, int nt, const char 
   return st;
 }
 
+/* A line 'surface-pair METHOD MU slave A B ... master C D ...' of a version 2 file: the
+ * node pairs of the two surfaces' segments in the mesh (read from mesh_path on the first
+ * such line) and fcd_contact_set_add_surface_pair. */
+static fcd_status read_surface_pair(fcd_contact_set *cs, char **tok, int nt, const char *path,
+                                    long lineno, const char *mesh_path, fcd_mesh **mesh) {
+  fcd_system *sys = cs->sys;
+  if (!mesh_path)
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a 'surface-pair' needs the mesh its node ids "
+                    "refer to (fcd_contact_set_read_mesh; the program's --mesh)", path, lineno);
+  fcd_surface_method method;
+  if (nt > 1 && strcmp(tok[1], "dual-mortar") == 0) method = FCD_SURFACE_DUAL_MORTAR;
+  else if (nt > 1 && strcmp(tok[1], "node-to-segment") == 0) method = FCD_SURFACE_NODE_TO_SEGMENT;
+  else
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: 'surface-pair' needs a method, dual-mortar or "
+                    "node-to-segment", path, lineno);
+  fcd_real mu;
+  int ms = 4;
+  while (ms < nt && strcmp(tok[ms], "master") != 0) ms++;
+  fcd_index ns = ms - 4, nm = nt - ms - 1;
+  if (nt < 4 || !to_real(tok[2], &mu) || strcmp(tok[3], "slave") != 0 || ms == nt ||
+      ns < 2 || ns % 2 || nm < 2 || nm % 2)
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'surface-pair METHOD MU slave A B "
+                    "[...] master C D [...]', two node ids per segment", path, lineno);
+  fcd_index *ids = fcd__malloc_array((size_t)(ns + nm), sizeof *ids);
+  if (!ids) return fcd__err(sys, FCD_E_NOMEM, "%s:%ld: out of memory", path, lineno);
+  int ok = 1;
+  for (fcd_index k = 0; k < ns && ok; k++) ok = to_index(tok[4 + k], &ids[k]);
+  for (fcd_index k = 0; k < nm && ok; k++) ok = to_index(tok[ms + 1 + k], &ids[ns + k]);
+  fcd_status st = ok ? FCD_OK
+                     : fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a node id is not an integer", path,
+                                lineno);
+  if (st == FCD_OK && !*mesh) st = fcd_mesh_read_vtk(sys, cs->dim, mesh_path, mesh);
+  fcd_index inactive = 0;
+  if (st == FCD_OK)
+    st = fcd_contact_set_add_surface_pair(cs, *mesh, ns / 2, ids, nm / 2, ids + ns, method, mu,
+                                          NULL, &inactive);
+  if (st != FCD_OK && st != FCD_E_FORMAT && st != FCD_E_NOMEM) {
+    char msg[FCD_ERRMSG_CAP];
+    snprintf(msg, sizeof msg, "%s", sys->err);
+    st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
+  }
+  fcd__free(ids);
+  return st;
+}
+
 fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_set **out) {
+  return fcd_contact_set_read_mesh(sys, path, NULL, out, NULL);
+}
+
+fcd_status fcd_contact_set_read_mesh(fcd_system *sys, const char *path, const char *mesh_path,
+                                     fcd_contact_set **out, fcd_mesh **mesh_out) {
+  if (mesh_out) *mesh_out = NULL;
   if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "contact_set_read: out is NULL");
   *out = NULL;
+  fcd_mesh *mesh = NULL;
   FCD_CHECK_SYS(sys);
   if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "contact_set_read: path is NULL");
   FILE *fp;
@@ -138,10 +190,18 @@ fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_s
       if ((st = read_rows(cs, tok, nt, path, lineno)) != FCD_OK) break;
       continue;
     }
+    if (strcmp(tok[0], "surface-pair") == 0) {
+      st = version < 2 ? fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a 'surface-pair' needs the header "
+                                  "'fcd-contacts 2'", path, lineno)
+                       : read_surface_pair(cs, tok, nt, path, lineno, mesh_path, &mesh);
+      if (st != FCD_OK) break;
+      continue;
+    }
     int pair = strcmp(tok[0], "pair") == 0;
     if (!pair && strcmp(tok[0], "rigid") != 0) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: unknown contact kind '%.20s' (rigid, pair%s)",
-                    path, lineno, tok[0], version >= 2 ? " or rows" : "");
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: unknown contact kind '%.20s' (rigid%s)",
+                    path, lineno, tok[0],
+                    version >= 2 ? ", pair, rows or surface-pair" : " or pair");
       break;
     }
     int nd = (pair ? 2 : 1) * dim, base = nd + 2 * dim + 2;
@@ -189,9 +249,12 @@ fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_s
   fclose(fp);
   if (st != FCD_OK) {
     fcd_contact_set_destroy(cs);
+    fcd_mesh_destroy(mesh);
     return st;
   }
   *out = cs;
+  if (mesh_out) *mesh_out = mesh;
+  else fcd_mesh_destroy(mesh);
   return FCD_OK;
 }
 

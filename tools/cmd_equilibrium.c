@@ -17,6 +17,7 @@ static const cli_opt equilibrium_opts[] = {
     CLI_OPT_FIXED,
     CLI_OPT_LOAD,
     CLI_OPT_CONTACTS,
+    {"--mesh", "mesh.vtk", 0, "the mesh the contact file's surface pairs refer to"},
     {"--kind", "static|steady-sliding", 0, "static (default), or steady sliding along -vg of every contact"},
     {"--reference", "u.txt", 0, "displacements friction is measured from (default zero)"},
     {"--tol", "X", 0, "tolerance of the contact solve"},
@@ -59,7 +60,9 @@ int cmd_equilibrium(int argc, char **argv) {
   const char *what = "reading input";
   if (st == FCD_OK && o.load && (st = fcd_system_read_vector(sys, o.load, n, f)) == FCD_OK)
     st = fcd_system_set_load(sys, f);
-  if (st == FCD_OK) st = fcd_contact_set_read(sys, o.contacts, &cs);
+  fcd_mesh *mesh = NULL; /* the mesh of the contact file's surface pairs, if any */
+  if (st == FCD_OK) st = fcd_contact_set_read_mesh(sys, o.contacts, o.mesh, &cs, &mesh);
+  fcd_mesh_destroy(mesh);
   if (st == FCD_OK) {
     what = "setting up the equilibrium";
     st = fcd_equilibrium_create(sys, cs, &eq);

@@ -117,8 +117,9 @@ int cmd_simulate(int argc, char **argv) {
   }
   if (st == FCD_OK && o.u0) st = fcd_system_read_vector(sys, o.u0, n, u);
   if (st == FCD_OK && o.v0) st = fcd_system_read_vector(sys, o.v0, n, v);
-  if (st == FCD_OK) st = fcd_contact_set_read(sys, o.contacts, &cs);
-  if (st == FCD_OK && o.mesh) st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
+  if (st == FCD_OK) st = fcd_contact_set_read_mesh(sys, o.contacts, o.mesh, &cs, &mesh);
+  if (st == FCD_OK && o.mesh && !mesh)
+    st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
   if (st == FCD_OK) st = fcd_contact_set_set_restitution(cs, o.restitution);
   if (st == FCD_OK) {
     what = "setting up the integrator";

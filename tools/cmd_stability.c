@@ -228,8 +228,9 @@ int cmd_stability(int argc, char **argv) {
     rc = 2;
     goto out;
   }
-  if (s == FCD_OK) s = fcd_contact_set_read(sys, o.contacts, &cs);
-  if (s == FCD_OK && o.mesh) s = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
+  if (s == FCD_OK) s = fcd_contact_set_read_mesh(sys, o.contacts, o.mesh, &cs, &mesh);
+  if (s == FCD_OK && o.mesh && !mesh)
+    s = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
   if (s != FCD_OK) {
     rc = fail(sys, s, what);
     goto out;

@@ -175,7 +175,10 @@ FCD_API fcd_status fcd_contact_set_set_sliding_velocity(fcd_contact_set *cs, fcd
  *  @param sys the system (borrowed; it must outlive every object made from it)
  *  @param path contact file (docs/file-formats.md)
  *  @param out receives the new contact set, owned by the caller; NULL on failure
- *  @return FCD_OK, or FCD_E_FORMAT, FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM
+ *  @return FCD_OK, or FCD_E_FORMAT, FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM,
+ *      FCD_E_UNSUPPORTED (in principle: it shares its reader with
+ *      fcd_contact_set_read_mesh, whose surface pairs can return it; without a mesh a
+ *      surface pair is FCD_E_FORMAT)
  *  @since 0.1 */
 FCD_API fcd_status fcd_contact_set_read(fcd_system *sys, const char *path,
                                         fcd_contact_set **out);

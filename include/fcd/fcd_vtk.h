@@ -138,6 +138,26 @@ FCD_API fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const f
                                                     fcd_surface_method method, fcd_real mu,
                                                     fcd_index *first_id, fcd_index *ninactive);
 
+/** fcd_contact_set_read for contact files whose version 2 lines include surface pairs,
+ *  'surface-pair METHOD MU slave A B [...] master C D [...]' (METHOD dual-mortar or
+ *  node-to-segment; two node ids of the mesh per segment), which the mesh at
+ *  @p mesh_path (legacy VTK, read with the contact set's dimension on the first such
+ *  line) resolves through fcd_contact_set_add_surface_pair (docs/file-formats.md).
+ *  All or nothing.
+ *  @param sys the system (borrowed; it must outlive every object made from it)
+ *  @param path contact file
+ *  @param mesh_path the mesh the surface pairs refer to, or NULL (a surface pair is
+ *      then FCD_E_FORMAT)
+ *  @param out receives the new contact set, owned by the caller; NULL on failure
+ *  @param mesh_out receives the mesh when one was read (NULL otherwise), owned by the
+ *      caller (fcd_mesh_destroy); may be NULL
+ *  @return FCD_OK, or FCD_E_FORMAT, FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM,
+ *      FCD_E_UNSUPPORTED
+ *  @since 0.1 */
+FCD_API fcd_status fcd_contact_set_read_mesh(fcd_system *sys, const char *path,
+                                             const char *mesh_path, fcd_contact_set **out,
+                                             fcd_mesh **mesh_out);
+
 FCD_END_DECLS
 
 #endif

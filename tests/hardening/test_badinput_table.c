@@ -336,6 +336,9 @@ static fcd_status a_cs_pair(arg *a) {
 static fcd_status a_cs_restitution(arg *a) { return fcd_contact_set_set_restitution(P(0), R(1)); }
 static fcd_status a_cs_vg(arg *a) { return fcd_contact_set_set_sliding_velocity(P(0), I(1), P(2)); }
 static fcd_status a_cs_read(arg *a) { return fcd_contact_set_read(P(0), P(1), P(2)); }
+static fcd_status a_cs_read_mesh(arg *a) {
+  return fcd_contact_set_read_mesh(P(0), P(1), NULL, P(2), NULL);
+}
 static fcd_status a_cs_get(arg *a) { return fcd_contact_set_get(P(0), I(1), P(2), P(3), P(4), P(5)); }
 static fcd_status a_cs_local(arg *a) { return fcd_contact_set_local(P(0), P(1), P(2)); }
 static fcd_status a_cs_global(arg *a) { return fcd_contact_set_global(P(0), P(1), P(2)); }
@@ -511,6 +514,8 @@ static const row rows[] = {
   {"fcd_contact_set_set_restitution", a_cs_restitution, MS_SYS, {H(S_CS), NONNEG(0.5), END}},
   {"fcd_contact_set_set_sliding_velocity", a_cs_vg, MS_SYS, {H(S_CS), IDX(1, B_NC), IN(S_VG), END}},
   {"fcd_contact_set_read", a_cs_read, MS_SYS, {H(S_SYS), PIN(S_PCONTACTS), OUT(S_HOUT), END}},
+  {"fcd_contact_set_read_mesh", a_cs_read_mesh, MS_SYS,
+   {H(S_SYS), PIN(S_PCONTACTS), OUT(S_HOUT), END}},
   {"fcd_contact_set_read_state", a_cs_read_state, MS_SYS,
    {H(S_CS), PIN(S_PSTATE), OUT(S_INTNC), OUT(S_YC), END}},
   {"fcd_contact_set_get", a_cs_get, MS_SYS,

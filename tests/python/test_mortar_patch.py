@@ -32,7 +32,7 @@ EPS_YY = -P * (1 - NU ** 2) / E
 EPS_XX = P * NU * (1 + NU) / E
 
 
-def model(with_mass=False):
+def model(with_mass=False, files=None):
     """The two blocks in one system: lower block dofs first. Returns the system, the
     node coordinates, the slave (upper block's bottom edge) and master (lower block's
     top edge) node lists, left to right."""
@@ -60,6 +60,9 @@ def model(with_mass=False):
     # top-left node in x (both on x = 0, where the exact u_x is zero)
     fixed = [2 * k + 1 for k in bottom_b] + [0, 2 * (off + top_t[0])]
     sys.fix_dofs(fixed)
+    if files is not None:  # the same model for the program: K, fixed dofs, load
+        sys.write_matrix_market("stiffness", str(files / "K.mtx"))
+        (files / "fixed.txt").write_text("".join("%d\n" % d for d in fixed))
     # the pressure on the upper block's top edge, consistent nodal forces
     f = np.zeros(nb + nt)
     h = LX / NX_TOP
@@ -67,6 +70,8 @@ def model(with_mass=False):
         for node in (a, b):
             f[2 * (off + node) + 1] -= P * h / 2
     sys.set_load(f)
+    if files is not None:
+        (files / "f.txt").write_text("".join("%.17g\n" % v for v in f))
     slave = [off + k for k in bottom_t]
     master = list(top_b)
     return sys, xy, slave, master
@@ -267,3 +272,39 @@ def test_mortar_rows_in_steady_sliding():
     assert np.all(r[:, 0] < 0)
     assert np.abs(np.abs(r[:, 1]) - 0.3 * np.abs(r[:, 0])).max() <= 1e-9 * P
     assert -(r[:, 0] * D).sum() == pytest.approx(P * LX, rel=1e-9)
+
+
+def test_program_reads_surface_pairs(tmp_path):
+    """`fcd equilibrium --mesh` with a version 2 contact file naming the two surfaces: the
+    program pairs them and reaches the patch test's linear field."""
+    import os
+    import subprocess
+    exe = os.environ.get("FCD_EXE")
+    if not exe:
+        pytest.skip("FCD_EXE not set (run through meson test)")
+    sys, xy, slave, master = model(files=tmp_path)
+    pts = "".join("%.17g %.17g 0\n" % (x, y) for x, y in xy)
+    segs = list(zip(slave[:-1], slave[1:])) + list(zip(master[:-1], master[1:]))
+    (tmp_path / "mesh.vtk").write_text(
+        "# vtk DataFile Version 3.0\npatch\nASCII\nDATASET UNSTRUCTURED_GRID\n"
+        "POINTS %d double\n%sCELLS %d %d\n%sCELL_TYPES %d\n%s"
+        % (len(xy), pts, len(segs), 3 * len(segs), "".join("2 %d %d\n" % e for e in segs),
+           len(segs), "3\n" * len(segs)))
+    (tmp_path / "contacts.txt").write_text(
+        "fcd-contacts 2\ndim 2\nsurface-pair dual-mortar 0.0 slave %s master %s\n"
+        % (" ".join("%d %d" % e for e in zip(slave[:-1], slave[1:])),
+           " ".join("%d %d" % e for e in zip(master[:-1], master[1:]))))
+    args = [exe, "equilibrium", "--stiffness", "K.mtx", "--fixed", "fixed.txt", "--load",
+            "f.txt", "--contacts", "contacts.txt", "--out", "state.csv",
+            "--displacements", "u.txt"]
+    run = subprocess.run(args + ["--mesh", "mesh.vtk"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+    u = np.loadtxt(tmp_path / "u.txt")
+    exact = np.empty_like(u)
+    exact[0::2] = EPS_XX * xy[:, 0]
+    exact[1::2] = EPS_YY * xy[:, 1]
+    assert np.abs(u - exact).max() <= 1e-10 * np.abs(exact).max()
+    # without the mesh the surface pair cannot be resolved: a clear error, status 1
+    run = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 1 and "needs the mesh" in run.stderr
