@@ -280,6 +280,16 @@ static fcd_status add_mortar(fcd_contact_set *cs, const surf *s, const fcd_index
       }
       w[q] -= mk;
     }
+    /* biorthogonality makes some M_jk vanish by cancellation (a master node facing the
+     * slave node itself on matching meshes): their round-off is not a weight, and as
+     * tiny entries it would spoil the balancing of the stability's dense QZ */
+    fcd_index kept = 1;
+    for (fcd_index q = 1; q < nw; q++)
+      if (fabs(w[q]) > 1e-13 * D[j]) {
+        v[kept] = v[q];
+        w[kept++] = w[q];
+      }
+    nw = kept;
     if (nw > 8) {
       st = fcd__err(s->sys, FCD_E_UNSUPPORTED, "surface pair: slave node %lld faces %lld "
                     "master nodes; at most 7 are supported", (long long)nodes[j],

@@ -13,8 +13,11 @@
  *    seed 003's T_mu^T (.) T_n and, with dofs aligned to the contact frame, exactly
  *    seed 000's rule row_T + mu sigma(r_T) row_N (eqs. 79-82): s = -sigma(r_T);
  *  - open contacts: nothing.
- *  Each constraint eliminates one dof of the contact (body A for pairs), so the reduced
- *  matrices K*, M*, C* are square; they are non-symmetric when a contact slips.
+ *  Each constraint eliminates one dof of its contact that no other active contact
+ *  touches (body A for pairs; the slave node for mortar rows), so the reduced matrices
+ *  K*, M*, C* are square; they are non-symmetric when a contact slips. Contacts given by
+ *  rows (fcd_contact_set_add_rows, fcd_contact_set_add_surface_pair) are reduced alike:
+ *  their rows are the rows of H.
  *  In 3D, with the equilibrium normal reactions and sliding speeds given
  *  (fcd_stability_set_sliding_data), the linearized direction of the friction force adds
  *  the damping -mu r_N / |v| on the tangential direction normal to the slip

@@ -32,19 +32,19 @@ EPS_YY = -P * (1 - NU ** 2) / E
 EPS_XX = P * NU * (1 + NU) / E
 
 
-def model(with_mass=False, files=None):
+def model(with_mass=False, files=None, nx_top=NX_TOP, nx_bot=NX_BOT):
     """The two blocks in one system: lower block dofs first. Returns the system, the
     node coordinates, the slave (upper block's bottom edge) and master (lower block's
     top edge) node lists, left to right."""
-    Kb, Mb, top_b, bottom_b = plane_strain_block(nx=NX_BOT, ny=NY, E=E, nu=NU, lx=LX, ly=LY)
-    Kt, Mt, top_t, bottom_t = plane_strain_block(nx=NX_TOP, ny=NY, E=E, nu=NU, lx=LX, ly=LY)
+    Kb, Mb, top_b, bottom_b = plane_strain_block(nx=nx_bot, ny=NY, E=E, nu=NU, lx=LX, ly=LY)
+    Kt, Mt, top_t, bottom_t = plane_strain_block(nx=nx_top, ny=NY, E=E, nu=NU, lx=LX, ly=LY)
     nb, nt = Kb.shape[0], Kt.shape[0]
     K = np.zeros((nb + nt, nb + nt))
     K[:nb, :nb] = Kb.toarray()
     K[nb:, nb:] = Kt.toarray()
     off = nb // 2  # node offset of the upper block
     xy = []
-    for nx, y0 in ((NX_BOT, 0.0), (NX_TOP, LY)):
+    for nx, y0 in ((nx_bot, 0.0), (nx_top, LY)):
         for j in range(NY + 1):
             for i in range(nx + 1):
                 xy.append((i * LX / nx, y0 + j * LY / NY))
@@ -65,7 +65,7 @@ def model(with_mass=False, files=None):
         (files / "fixed.txt").write_text("".join("%d\n" % d for d in fixed))
     # the pressure on the upper block's top edge, consistent nodal forces
     f = np.zeros(nb + nt)
-    h = LX / NX_TOP
+    h = LX / nx_top
     for a, b in zip(top_t[:-1], top_t[1:]):
         for node in (a, b):
             f[2 * (off + node) + 1] -= P * h / 2

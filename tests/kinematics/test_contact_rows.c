@@ -5,9 +5,9 @@
  *  2. a rigid obstacle touched at the midpoint of a segment whose two end nodes hang on
  *     springs of different stiffness (the weights 1/2, 1/2 of a node-to-segment row):
  *     the reaction and displacements against the closed form below;
- *  3. bad input: each check of the rows, the frame a row contact does not have, the
- *     stability analysis that does not take row contacts yet, a dof a row uses that is
- *     prescribed afterwards. */
+ *  3. bad input: each check of the rows, the frame a row contact does not have, a dof a
+ *     row uses that is prescribed afterwards (the stability analysis with rows:
+ *     test_stability_rows.c). */
 #include <fcd/fcd.h>
 
 #include <math.h>
@@ -197,11 +197,6 @@ static void bad_input(void) {
   CHECK_MSG(sys, "given by rows");
   CHECK_ST(fcd_contact_set_get(cs, 0, NULL, &gap, &mu, &pair), FCD_OK);
   CHECK(gap == 0 && mu == 0.2 && pair == 0);
-  fcd_stability *st = NULL;
-  CHECK_ST(fcd_stability_create(sys, cs, &st), FCD_OK);
-  CHECK_ST(fcd_stability_solve(st, NULL), FCD_E_UNSUPPORTED);
-  CHECK_MSG(sys, "given by rows");
-  fcd_stability_destroy(st);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
 }
