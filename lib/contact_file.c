@@ -91,7 +91,7 @@ static fcd_status read_rows(fcd_contact_set *cs, char **tok, int nt, const char 
 }
 
 /* A line 'surface-pair METHOD MU slave A B ... master C D ...' of a version 2 file: the
- * node pairs of the two surfaces' segments in the mesh (read from mesh_path on the first
+ * node ids of the two surfaces' segments (2D) or facets (3D) in the mesh (read from mesh_path on the first
  * such line) and fcd_contact_set_add_surface_pair. */
 static fcd_status read_surface_pair(fcd_contact_set *cs, char **tok, int nt, const char *path,
                                     long lineno, const char *mesh_path, fcd_mesh **mesh) {
@@ -108,11 +108,15 @@ static fcd_status read_surface_pair(fcd_contact_set *cs, char **tok, int nt, con
   fcd_real mu;
   int ms = 4;
   while (ms < nt && strcmp(tok[ms], "master") != 0) ms++;
-  fcd_index ns = ms - 4, nm = nt - ms - 1;
+  /* 2D: two node ids per segment; 3D: four per facet, -1 fourth for a triangle */
+  fcd_index ns = ms - 4, nm = nt - ms - 1, per = cs->dim == 3 ? 4 : 2;
   if (nt < 4 || !to_real(tok[2], &mu) || strcmp(tok[3], "slave") != 0 || ms == nt ||
-      ns < 2 || ns % 2 || nm < 2 || nm % 2)
-    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'surface-pair METHOD MU slave A B "
-                    "[...] master C D [...]', two node ids per segment", path, lineno);
+      ns < per || ns % per || nm < per || nm % per)
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'surface-pair METHOD MU slave %s "
+                    "[...] master %s [...]', %s", path, lineno,
+                    per == 2 ? "A B" : "A B C D", per == 2 ? "E F" : "E F G H",
+                    per == 2 ? "two node ids per segment"
+                             : "four node ids per facet (-1 fourth for a triangle)");
   fcd_index *ids = fcd__malloc_array((size_t)(ns + nm), sizeof *ids);
   if (!ids) return fcd__err(sys, FCD_E_NOMEM, "%s:%ld: out of memory", path, lineno);
   int ok = 1;
@@ -124,8 +128,8 @@ static fcd_status read_surface_pair(fcd_contact_set *cs, char **tok, int nt, con
   if (st == FCD_OK && !*mesh) st = fcd_mesh_read_vtk(sys, cs->dim, mesh_path, mesh);
   fcd_index inactive = 0;
   if (st == FCD_OK)
-    st = fcd_contact_set_add_surface_pair(cs, *mesh, ns / 2, ids, nm / 2, ids + ns, method, mu,
-                                          NULL, &inactive);
+    st = fcd_contact_set_add_surface_pair(cs, *mesh, ns / per, ids, nm / per, ids + ns, method,
+                                          mu, NULL, &inactive);
   if (st != FCD_OK && st != FCD_E_FORMAT && st != FCD_E_NOMEM) {
     char msg[FCD_ERRMSG_CAP];
     snprintf(msg, sizeof msg, "%s", sys->err);

@@ -129,6 +129,12 @@ void fcd__contact_set_release(fcd_contact_set *cs);
  * mesh */
 int fcd__mesh_geometry(const fcd_mesh *m, const fcd_system **sys, int *dim, fcd_index *nnodes,
                        const fcd_real **coords, const fcd_index **node_dofs);
+/* 3D surface pairs (surface3d.c): facets of four node ids, -1 fourth for a triangle;
+ * the caller validated the set and the mesh and truncates the set on failure */
+fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd_real *x,
+                                const fcd_index *dof, fcd_index nslave, const fcd_index *slave,
+                                fcd_index nmaster, const fcd_index *master, int method,
+                                fcd_real mu, fcd_index *first, fcd_index *inactive);
 /* takes back the contacts from index n0 on (a batch that failed part way) */
 void fcd__contact_set_truncate(fcd_contact_set *cs, fcd_index n0);
 /* 1 when some contact of the set is given by rows (fcd_contact_set_add_rows) */

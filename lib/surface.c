@@ -15,7 +15,7 @@
  * Dual mortar (Wohlmuth 2000): on each slave segment the biorthogonal basis
  * psi_1 = 2 N_1 - N_2, psi_2 = 2 N_2 - N_1; the master point of a slave point x(xi) is
  * where the segment's normal line through it meets a master segment. For slave node j,
- *   D_j = int psi_j N_j = int N_j,   M_jk = int psi_j N_k^master,
+ *   M_jk = int psi_j N_k^master,   D_j = sum_k M_jk (= int N_j under full cover),
  *   g_j = int psi_j n_e . (x_master - x),
  * integrals over the part of the slave segments that faces a master segment (3-point
  * Gauss on every piece between the projected master nodes, exact for these
@@ -261,14 +261,19 @@ static fcd_status add_mortar(fcd_contact_set *cs, const surf *s, const fcd_index
     mortar_segment(s, e, ja, jb, D, M, g);
   }
   for (fcd_index j = 0; st == FCD_OK && j < count; j++) {
-    if (!(D[j] > 1e-12 * scale)) {
+    /* int N_j over the covered part (D) sizes the node's share; the row's own weight is
+     * sum_k M_jk = int psi_j there, which keeps the row blind to a rigid translation
+     * also where a slave segment is only partly covered (with full cover, the same) */
+    fcd_real Dj = 0;
+    for (fcd_index k = 0; k < 2 * s->nm; k++) Dj += M[j * 2 * s->nm + k];
+    if (!(D[j] > 1e-12 * scale) || !(Dj > 1e-10 * D[j])) {
       (*inactive)++;
       continue;
     }
     /* the same master node may end two segments: its weights are summed */
     fcd_index nw = 1;
     v[0] = nodes[j];
-    w[0] = D[j];
+    w[0] = Dj;
     for (fcd_index k = 0; k < 2 * s->nm; k++) {
       fcd_real mk = M[j * 2 * s->nm + k];
       if (mk == 0) continue;
@@ -323,11 +328,23 @@ fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh 
     return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: the mesh is NULL or invalid");
   if (msys != sys)
     return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: the mesh belongs to another system");
-  if (dim != 2 || cs->dim != 2)
-    return fcd__err(sys, FCD_E_UNSUPPORTED, "surface pair: 2D meshes and contact sets only "
-                    "in this release (mesh %dD, contact set %dD)", dim, cs->dim);
+  if (dim != cs->dim)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: a %dD mesh for a %dD contact set",
+                    dim, cs->dim);
   if (method != FCD_SURFACE_NODE_TO_SEGMENT && method != FCD_SURFACE_DUAL_MORTAR)
     return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: unknown method %d", (int)method);
+  if (dim == 3) {
+    fcd_index first = -1, inactive = 0, n0 = cs->n;
+    fcd_status st = fcd__surface_pair_3d(cs, s.nnodes, s.x, s.dof, nslave, slave, nmaster,
+                                         master, (int)method, mu, &first, &inactive);
+    if (st != FCD_OK) {
+      fcd__contact_set_truncate(cs, n0); /* all or nothing */
+      return st;
+    }
+    if (first_id) *first_id = first;
+    if (ninactive) *ninactive = inactive;
+    return FCD_OK;
+  }
   s.sys = sys;
   s.ns = nslave;
   s.nm = nmaster;
@@ -344,6 +361,10 @@ fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh 
                       : add_mortar(cs, &s, nodes, normal, count, scale, mu, &first, &inactive);
   fcd__free(nodes);
   fcd__free(normal);
+  if (st == FCD_OK && inactive == count)
+    st = fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: the slave and master surfaces do "
+                  "not face each other (no slave node finds a master segment along its "
+                  "normal)");
   if (st != FCD_OK) {
     fcd__contact_set_truncate(cs, n0); /* all or nothing */
     return st;

@@ -108,28 +108,37 @@ typedef enum {
 /** Contacts between two surfaces of @p mesh that need not match (non-matching meshes),
  *  one per slave node, given by rows (fcd_contact_set_add_rows) computed here in the
  *  reference configuration (small sliding: the pairing stays as it is made). 2D: the
- *  surfaces are linear segments, each given by its two mesh nodes. Normals point from
- *  the slave body into the master one (each slave segment's normal is turned towards
- *  the master surface; a slave node takes the normalized sum of its segments'),
- *  tangents are the normals turned by +90 degrees. Node-to-segment: a slave node against
- *  the closest point of the master segments, their shape values as weights; it does not
- *  pass the contact patch test. Dual mortar: the weighted gaps of Wohlmuth's
- *  biorthogonal basis, one contact per slave node, which transmit a uniform pressure
- *  and the linear displacement field exactly (docs/contact.md). A slave node that faces
- *  no master segment gets no contact and is counted in @p ninactive. Choose as slave the
- *  finer surface, or the softer body's. All or nothing: on failure no contact is added.
- *  @param cs the contact set (2D)
- *  @param mesh a 2D mesh of the same system whose nodes carry two dofs each
- *  @param nslave number of slave segments
- *  @param slave their nodes, two per segment
- *  @param nmaster number of master segments
- *  @param master their nodes, two per segment
+ *  surfaces are linear segments, each given by its two mesh nodes. 3D: linear triangles
+ *  and bilinear quadrilaterals, each given by four mesh nodes in order around it (-1
+ *  fourth for a triangle); the node order must be consistent over each surface (every
+ *  shared edge run once each way), either way round. Normals point from the slave body
+ *  into the master one (each slave segment's or facet's normal is turned towards the
+ *  master surface; a slave node takes the normalized sum of its facets'); 2D tangents
+ *  are the normals turned by +90 degrees, 3D tangents t the coordinate axis least
+ *  aligned with n made orthogonal to it, and b = n x t. Node-to-segment (node-to-facet in
+ *  3D): a slave node against the closest master point along its normal, the master's
+ *  shape values as weights; it does not pass the contact patch test. Dual mortar: the
+ *  weighted gaps of Wohlmuth's biorthogonal basis, one contact per slave node, which
+ *  transmit a uniform pressure and the linear displacement field exactly
+ *  (docs/contact.md); 3D master facets are clipped against each slave facet they face
+ *  within the slave facet's size along its normal. A slave node that faces no master
+ *  segment or facet gets no contact and is counted in @p ninactive; when none faces
+ *  one, the surfaces do not face each other and the call fails. Choose as slave the
+ *  finer surface, or the softer body's. The dofs of every node involved must be free.
+ *  All or nothing: on failure no contact is added.
+ *  @param cs the contact set (2D or 3D, as the mesh)
+ *  @param mesh a mesh of the same system and dimension whose surface nodes carry a dof
+ *      per direction
+ *  @param nslave number of slave segments (2D) or facets (3D)
+ *  @param slave their nodes, two per segment or four per facet
+ *  @param nmaster number of master segments or facets
+ *  @param master their nodes, two per segment or four per facet
  *  @param method an fcd_surface_method
  *  @param mu friction coefficient of every new contact, >= 0
  *  @param first_id receives the id of the first new contact, -1 when none (may be NULL)
- *  @param ninactive receives the number of slave nodes that face no master segment
- *      (may be NULL)
- *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED (3D, or a slave
+ *  @param ninactive receives the number of slave nodes that face no master segment or
+ *      facet (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED (2D: a slave
  *      node facing more than 7 master nodes)
  *  @since 0.1 */
 FCD_API fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh *mesh,
@@ -140,7 +149,8 @@ FCD_API fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const f
 
 /** fcd_contact_set_read for contact files whose version 2 lines include surface pairs,
  *  'surface-pair METHOD MU slave A B [...] master C D [...]' (METHOD dual-mortar or
- *  node-to-segment; two node ids of the mesh per segment), which the mesh at
+ *  node-to-segment; two node ids of the mesh per segment in 2D, four per facet in 3D
+ *  with -1 fourth for a triangle), which the mesh at
  *  @p mesh_path (legacy VTK, read with the contact set's dimension on the first such
  *  line) resolves through fcd_contact_set_add_surface_pair (docs/file-formats.md).
  *  All or nothing.

@@ -503,19 +503,35 @@ class ContactSet(_Child):
         return cid.value
 
     def add_surface_pair(self, mesh, slave, master, method="dual-mortar", mu=0.0):
-        """Contacts between two surfaces of a 2D ``mesh`` that need not match: ``slave``
-        and ``master`` are segments (pairs of mesh nodes), ``method`` 'dual-mortar' or
-        'node-to-segment'. Returns (ids of the new contacts, number of slave nodes that
-        face no master segment)."""
+        """Contacts between two surfaces of ``mesh`` that need not match: ``slave`` and
+        ``master`` are segments (pairs of mesh nodes) in 2D, facets in 3D (triangles or
+        quadrilaterals: 3 or 4 mesh nodes each, or 4 with -1 fourth for a triangle);
+        ``method`` 'dual-mortar' or 'node-to-segment' (node-to-facet in 3D). Returns (ids
+        of the new contacts, number of slave nodes that face no master facet)."""
         m = {"node-to-segment": 0, "dual-mortar": 1}
         if method not in m:
             raise ValueError("unknown method %r (dual-mortar, node-to-segment)" % (method,))
-        s = _index_array(_np.asarray(slave).reshape(-1), "slave")
-        t = _index_array(_np.asarray(master).reshape(-1), "master")
+        per = 2 if self.dim == 2 else 4
+
+        def flat(facets, name):
+            out = []
+            for f in facets:
+                f = [int(i) for i in f]
+                if len(f) == 3 and per == 4:
+                    f.append(-1)
+                if len(f) != per:
+                    raise ValueError("%s: each %s needs %s node ids, got %d" % (
+                        name, "segment" if per == 2 else "facet",
+                        "2" if per == 2 else "3 or 4", len(f)))
+                out.extend(f)
+            return _index_array(_np.asarray(out, dtype=_np.int64), name)
+
+        s = flat(slave, "slave")
+        t = flat(master, "master")
         first, inactive, n0 = _index(-1), _index(0), len(self)
         self._check(_f["fcd_contact_set_add_surface_pair"](
-            self._h, mesh._h, len(s) // 2, _pi(s), len(t) // 2, _pi(t), m[method], float(mu),
-            _C.byref(first), _C.byref(inactive)))
+            self._h, mesh._h, len(s) // per, _pi(s), len(t) // per, _pi(t), m[method],
+            float(mu), _C.byref(first), _C.byref(inactive)))
         return list(range(n0, len(self))), inactive.value
 
     @classmethod

@@ -283,8 +283,8 @@ static void surface_pair_bad_input(void) {
   CHECK(first == 7 && nin == 7 && fcd_contact_set_size(cs) == 0);
   CHECK_ST(fcd_contact_set_create(sys, 3, &cs3), FCD_OK);
   CHECK_ST(fcd_contact_set_add_surface_pair(cs3, m, 1, sl, 1, ma, FCD_SURFACE_DUAL_MORTAR, 0,
-                                            &first, &nin), FCD_E_UNSUPPORTED);
-  CHECK_MSG(sys, "2D meshes and contact sets only");
+                                            &first, &nin), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "a 2D mesh for a 3D contact set");
   fcd_contact_set_destroy(cs3);
   fcd_contact_set_destroy(cs);
   fcd_mesh_destroy(m);
