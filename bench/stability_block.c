@@ -18,6 +18,7 @@
  * MPI_COMM_WORLD (launch with mpiexec). */
 #include <fcd/fcd.h>
 
+#include "block_model.h"
 #include "fc_private.h"
 
 #include <math.h>
@@ -123,87 +124,18 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   }
   const double Lx = 1, Ly = 1, Lz = 0.5, E = 1e7, nu = 0.3, rho = 1000;
-  const double hx = Lx / nx, hy = Ly / ny, hz = Lz / nz;
   int px = nx + 1, py = ny + 1, pz = nz + 1;
   fcd_index nn = (fcd_index)px * py * pz, n = 3 * nn;
-  double lam = E * nu / ((1 + nu) * (1 - 2 * nu)), G = E / (2 * (1 + nu));
-  size_t cap = (size_t)nx * ny * nz * 6 * 78, ne = 0;
-  fcd_index *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci);
-  double *kv = malloc(cap * sizeof *kv), *mv = malloc(cap * sizeof *mv);
-  if (!ri || !ci || !kv || !mv) return 1;
+  bench_coo a = {0, 0, NULL, NULL, NULL, NULL};
+  if (bench_tet_block(&a, nx, ny, nz, Lx, Ly, Lz, 0.0, 0, E, nu, rho, NULL)) return 1;
 #define NODE(i, j, k) ((fcd_index)(k) * px * py + (fcd_index)(j) * px + (i))
-  /* six tetrahedra around the main diagonal of each cube (Kuhn) */
-  static const int tets[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7},
-                                 {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
-  for (int k = 0; k < nz; k++)
-    for (int j = 0; j < ny; j++)
-      for (int i = 0; i < nx; i++) {
-        fcd_index cn[8];
-        double cx[8][3];
-        for (int q = 0; q < 8; q++) {
-          int di = q & 1, dj = (q >> 1) & 1, dk = (q >> 2) & 1;
-          cn[q] = NODE(i + di, j + dj, k + dk);
-          cx[q][0] = (i + di) * hx;
-          cx[q][1] = (j + dj) * hy;
-          cx[q][2] = (k + dk) * hz;
-        }
-        for (int t = 0; t < 6; t++) {
-          double X[4][3];
-          fcd_index nd[4];
-          for (int a = 0; a < 4; a++) {
-            nd[a] = cn[tets[t][a]];
-            memcpy(X[a], cx[tets[t][a]], sizeof X[a]);
-          }
-          /* gradients of the barycentric coordinates: inverse of [x1-x0 x2-x0 x3-x0] */
-          double J[3][3], Ji[3][3];
-          for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) J[r][c] = X[c + 1][r] - X[0][r];
-          double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-                       J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-                       J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-          Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
-          Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
-          Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
-          Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
-          Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
-          Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
-          Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
-          Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
-          Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
-          double g[4][3], vol = fabs(det) / 6;
-          for (int c = 0; c < 3; c++) {
-            g[1][c] = Ji[0][c];
-            g[2][c] = Ji[1][c];
-            g[3][c] = Ji[2][c];
-            g[0][c] = -(g[1][c] + g[2][c] + g[3][c]);
-          }
-          for (int a = 0; a < 4; a++)
-            for (int b = 0; b < 4; b++)
-              for (int p = 0; p < 3; p++)
-                for (int q = 0; q < 3; q++) {
-                  fcd_index dp = 3 * nd[a] + p, dq = 3 * nd[b] + q;
-                  if (dp > dq) continue;
-                  /* isotropic elasticity: lam g_a,p g_b,q + G (g_a,q g_b,p + delta_pq g_a.g_b) */
-                  double s = lam * g[a][p] * g[b][q] + G * g[a][q] * g[b][p];
-                  if (p == q) s += G * (g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2]);
-                  ri[ne] = dp;
-                  ci[ne] = dq;
-                  kv[ne] = s * vol;
-                  mv[ne] = p == q ? rho * vol / 20 * (a == b ? 2 : 1) : 0;
-                  ne++;
-                }
-        }
-      }
   fcd_system *sys = NULL;
   TRY("create", fcd_system_create(n, &sys));
-  TRY("stiffness", fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, (fcd_index)ne, ri, ci, kv,
-                                             FCD_COO_UPPER));
-  TRY("mass", fcd_system_set_matrix_coo(sys, FCD_MASS, (fcd_index)ne, ri, ci, mv,
+  TRY("stiffness", fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, (fcd_index)a.ne, a.ri, a.ci,
+                                             a.kv, FCD_COO_UPPER));
+  TRY("mass", fcd_system_set_matrix_coo(sys, FCD_MASS, (fcd_index)a.ne, a.ri, a.ci, a.mv,
                                         FCD_COO_UPPER));
-  free(ri);
-  free(ci);
-  free(kv);
-  free(mv);
+  bench_coo_free(&a);
   fcd_index ntop = (fcd_index)px * py;
   fcd_index *top = malloc(3 * (size_t)ntop * sizeof *top);
   for (fcd_index q = 0; q < ntop; q++)

@@ -4,13 +4,16 @@
  * Facets come as four mesh node ids, the fourth -1 for a triangle.
  *
  * Normals. A facet's normal is the cross product of its edges (a quadrilateral's: of
- * its diagonals, the mean normal of a bilinear facet), turned to the side where the
- * other surface's nearest node lies: a slave normal points from the slave body into the
- * master, fcd's convention, whichever way the host ordered the nodes. A slave node's
- * normal is the normalized sum of its facets'; its tangents are t = the coordinate axis
- * least aligned with n, made orthogonal to n and unit, and b = n x t. The host's node
- * order must still be consistent over each surface (every shared edge run both ways):
- * a surface whose facets disagree is refused, naming the two facets.
+ * its diagonals, the mean normal of a bilinear facet) in the host's node order, which
+ * must make it the outward normal of its body (right-hand rule: counter-clockwise seen
+ * from outside, as boundary facets of VTK, gmsh and deal.II cells come). Touching
+ * surfaces leave no other way to tell the sides apart. A slave normal thus points from
+ * the slave body into the master, fcd's convention; a master facet faces a slave facet
+ * when their normals are opposed. A slave node's normal is the normalized sum of its
+ * facets'; its tangents are t = the coordinate axis least aligned with n, made
+ * orthogonal to n and unit, and b = n x t. The order must be consistent over each
+ * surface (every shared edge run both ways): a surface whose facets disagree is
+ * refused, naming the two facets.
  *
  * Node-to-facet: slave node s against the closest point of the master facets that face
  * it (facet normals opposed), x_m(eta) = sum_k N_k(eta) x_k; rows N: n . u_s -
@@ -45,6 +48,8 @@ typedef struct {
   fcd_real *fn[2];      /* each facet's unit normal, oriented */
   fcd_real *box[2];     /* each facet's bounding box, 6 per facet */
   fcd_real scale;       /* a length of the model */
+  fcd_real pad;         /* how far along a normal a facet is looked for: the largest
+                         * facet's size */
 } surf3;
 
 static const char *side_name[2] = {"slave", "master"};
@@ -184,7 +189,8 @@ static fcd_status check_orientation(const surf3 *s, int w) {
   return st;
 }
 
-/* unit normals turned towards the other surface's nearest node, and bounding boxes */
+/* unit normals by the host's node order (outward by the right-hand rule), and
+ * bounding boxes */
 static fcd_status facet_normals(surf3 *s) {
   for (int w = 0; w < 2; w++) {
     s->fn[w] = fcd__malloc_array(3 * (size_t)s->nf[w], sizeof *s->fn[w]);
@@ -195,7 +201,7 @@ static fcd_status facet_normals(surf3 *s) {
     for (fcd_index e = 0; e < s->nf[w]; e++) {
       const fcd_index *f = s->f[w] + 4 * e;
       int nv = nvert(f);
-      fcd_real X[4][3], n[3], mid[3] = {0, 0, 0}, *bx = s->box[w] + 6 * e;
+      fcd_real X[4][3], n[3], *bx = s->box[w] + 6 * e;
       facet_coords(s, f, X);
       raw_normal(nv, X, n);
       fcd_real L = sqrt(dot(n, n));
@@ -203,36 +209,20 @@ static fcd_status facet_normals(surf3 *s) {
         bx[c] = INFINITY;
         bx[3 + c] = -INFINITY;
         for (int i = 0; i < nv; i++) {
-          mid[c] += X[i][c] / nv;
           bx[c] = fmin(bx[c], X[i][c]);
           bx[3 + c] = fmax(bx[3 + c], X[i][c]);
         }
+        s->fn[w][3 * e + c] = n[c] / L;
       }
-      fcd_real best = INFINITY, side = 1;
-      const fcd_index *o = s->f[1 - w];
-      for (fcd_index k = 0; k < 4 * s->nf[1 - w]; k++) {
-        if (o[k] < 0) continue;
-        const fcd_real *p = s->x + 3 * o[k];
-        fcd_real d[3] = {p[0] - mid[0], p[1] - mid[1], p[2] - mid[2]}, dd = dot(d, d);
-        if (dd < best) {
-          best = dd;
-          side = dot(d, n);
-        }
-      }
-      for (int c = 0; c < 3; c++) s->fn[w][3 * e + c] = (side < 0 ? -1 : 1) * n[c] / L;
     }
   return FCD_OK;
 }
 
 /* (a, b) of the facet point whose projection along n is p's: the two equations of the
- * plane orthogonal to n, Newton (one step for a triangle); 0 when it fails */
-static int inverse_map(int nv, const fcd_real X[4][3], const fcd_real n[3], const fcd_real p[3],
-                       fcd_real *a, fcd_real *b) {
-  fcd_real e1[3], e2[3], ax[3] = {fabs(n[0]) < 0.9 ? 1.0 : 0.0, fabs(n[0]) < 0.9 ? 0.0 : 1.0, 0};
-  cross(n, ax, e1);
-  fcd_real L = sqrt(dot(e1, e1));
-  for (int c = 0; c < 3; c++) e1[c] /= L;
-  cross(n, e1, e2);
+ * plane orthogonal to n (in-plane basis e1, e2), Newton; a triangle is affine, so its
+ * first step is exact. 0 when it fails. */
+static int inverse_map(int nv, const fcd_real X[4][3], const fcd_real e1[3], const fcd_real e2[3],
+                       const fcd_real p[3], fcd_real *a, fcd_real *b) {
   *a = nv == 3 ? 1.0 / 3 : 0;
   *b = nv == 3 ? 1.0 / 3 : 0;
   for (int it = 0; it < 30; it++) {
@@ -246,9 +236,18 @@ static int inverse_map(int nv, const fcd_real X[4][3], const fcd_real n[3], cons
     fcd_real da = (j22 * r1 - j12 * r2) / det, db = (-j21 * r1 + j11 * r2) / det;
     *a -= da;
     *b -= db;
-    if (fabs(da) + fabs(db) < 1e-14) return 1;
+    if (nv == 3 || fabs(da) + fabs(db) < 1e-14) return 1;
   }
   return 0;
+}
+
+/* an in-plane basis e1, e2 of the plane orthogonal to the unit vector n */
+static void plane_basis(const fcd_real n[3], fcd_real e1[3], fcd_real e2[3]) {
+  fcd_real ax[3] = {fabs(n[0]) < 0.9 ? 1.0 : 0.0, fabs(n[0]) < 0.9 ? 0.0 : 1.0, 0};
+  cross(n, ax, e1);
+  fcd_real L = sqrt(dot(e1, e1));
+  for (int c = 0; c < 3; c++) e1[c] /= L;
+  cross(n, e1, e2);
 }
 
 static int inside(int nv, fcd_real a, fcd_real b, fcd_real tol) {
@@ -328,13 +327,13 @@ static fcd_status add_rows3(fcd_contact_set *cs, const surf3 *s, const fcd_real 
   return fcd_contact_set_add_rows(cs, rp, dofs, wt, gap, mu, id);
 }
 
+/* squared distance from p to a box */
 static int boxes_meet(const fcd_real *a, const fcd_real *b, fcd_real pad) {
   for (int c = 0; c < 3; c++)
     if (a[c] > b[3 + c] + pad || b[c] > a[3 + c] + pad) return 0;
   return 1;
 }
 
-/* squared distance from p to a box */
 static fcd_real box_dist2(const fcd_real *bx, const fcd_real p[3]) {
   fcd_real d2 = 0;
   for (int c = 0; c < 3; c++) {
@@ -344,6 +343,101 @@ static fcd_real box_dist2(const fcd_real *bx, const fcd_real p[3]) {
   return d2;
 }
 
+/* A uniform grid of bins over the master facets' boxes: a query visits the facets
+ * whose boxes meet a box, each once (a stamp per facet), instead of every facet. */
+typedef struct {
+  fcd_real lo[3], h[3];
+  int nb[3];
+  fcd_index *start, *item; /* CSR: bin b holds item[start[b] .. start[b + 1]) */
+  fcd_index *stamp, tick;
+} bins;
+
+static void bins_free(bins *g) {
+  fcd__free(g->start);
+  fcd__free(g->item);
+  fcd__free(g->stamp);
+  memset(g, 0, sizeof *g);
+}
+
+static void bin_range(const bins *g, const fcd_real *bx, fcd_real pad, int r0[3], int r1[3]) {
+  for (int c = 0; c < 3; c++) {
+    fcd_real a = (bx[c] - pad - g->lo[c]) / g->h[c], b = (bx[3 + c] + pad - g->lo[c]) / g->h[c];
+    r0[c] = a < 0 ? 0 : a >= g->nb[c] ? g->nb[c] - 1 : (int)a;
+    r1[c] = b < 0 ? 0 : b >= g->nb[c] ? g->nb[c] - 1 : (int)b;
+  }
+}
+
+/* bins of about one master facet each along the surface */
+static int bins_make(const surf3 *s, bins *g) {
+  memset(g, 0, sizeof *g);
+  fcd_index m = s->nf[1];
+  fcd_real hi[3], size = 0;
+  for (int c = 0; c < 3; c++) {
+    g->lo[c] = INFINITY;
+    hi[c] = -INFINITY;
+  }
+  for (fcd_index e = 0; e < m; e++)
+    for (int c = 0; c < 3; c++) {
+      const fcd_real *bx = s->box[1] + 6 * e;
+      g->lo[c] = fmin(g->lo[c], bx[c]);
+      hi[c] = fmax(hi[c], bx[3 + c]);
+      size = fmax(size, bx[3 + c] - bx[c]);
+    }
+  fcd_index total = 1;
+  for (int c = 0; c < 3; c++) {
+    fcd_real ext = hi[c] - g->lo[c];
+    g->nb[c] = size > 0 && ext > size ? (int)fmin(ext / size, 1024.0) : 1;
+    g->h[c] = ext > 0 ? ext / g->nb[c] : 1;
+    total *= g->nb[c];
+  }
+  g->start = fcd__calloc((size_t)total + 2, sizeof *g->start);
+  g->stamp = fcd__calloc((size_t)m + 1, sizeof *g->stamp);
+  if (!g->start || !g->stamp) return -1;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (fcd_index b = 0; b < total; b++) g->start[b + 1] += g->start[b];
+      g->item = fcd__malloc_array((size_t)g->start[total] + 1, sizeof *g->item);
+      if (!g->item) return -1;
+    }
+    for (fcd_index e = 0; e < m; e++) {
+      int r0[3], r1[3];
+      bin_range(g, s->box[1] + 6 * e, 0, r0, r1);
+      for (int k = r0[2]; k <= r1[2]; k++)
+        for (int j = r0[1]; j <= r1[1]; j++)
+          for (int i = r0[0]; i <= r1[0]; i++) {
+            fcd_index b = ((fcd_index)k * g->nb[1] + j) * g->nb[0] + i;
+            if (pass == 0) g->start[b + 1]++;
+            else g->item[g->start[b]++] = e;
+          }
+    }
+    if (pass == 1) /* start[b] ran to the next bin's start: shift back */
+      for (fcd_index b = total; b > 0; b--) g->start[b] = g->start[b - 1];
+    if (pass == 1) g->start[0] = 0;
+  }
+  return 0;
+}
+
+/* the master facets whose boxes come within pad of box bx, into out (count returned;
+ * out holds up to s->nf[1]) */
+static fcd_index bins_query(bins *g, const fcd_real *bx, fcd_real pad, fcd_index *out) {
+  int r0[3], r1[3];
+  bin_range(g, bx, pad, r0, r1);
+  fcd_index n = 0;
+  g->tick++;
+  for (int k = r0[2]; k <= r1[2]; k++)
+    for (int j = r0[1]; j <= r1[1]; j++)
+      for (int i = r0[0]; i <= r1[0]; i++) {
+        fcd_index b = ((fcd_index)k * g->nb[1] + j) * g->nb[0] + i;
+        for (fcd_index q = g->start[b]; q < g->start[b + 1]; q++) {
+          fcd_index e = g->item[q];
+          if (g->stamp[e] == g->tick) continue;
+          g->stamp[e] = g->tick;
+          out[n++] = e;
+        }
+      }
+  return n;
+}
+
 /* node-to-facet: slave node p against the nearest point, along its normal n, of the
  * master facets that face it */
 static fcd_status add_nts3(fcd_contact_set *cs, const surf3 *s, const fcd_index *nodes,
@@ -351,18 +445,31 @@ static fcd_status add_nts3(fcd_contact_set *cs, const surf3 *s, const fcd_index 
                            fcd_index *first, fcd_index *inactive) {
   fcd_index dofs[3 * 3 * 5];
   fcd_real wt[3 * 3 * 5];
-  for (fcd_index j = 0; j < count; j++) {
+  bins g;
+  fcd_index *cand = fcd__malloc_array((size_t)s->nf[1] + 1, sizeof *cand);
+  if (!cand || bins_make(s, &g)) {
+    fcd__free(cand);
+    bins_free(&g);
+    return fcd__err(s->sys, FCD_E_NOMEM, "surface pair: out of memory");
+  }
+  fcd_status st = FCD_OK;
+  for (fcd_index j = 0; j < count && st == FCD_OK; j++) {
     const fcd_real *p = s->x + 3 * nodes[j], *n = normal + 3 * j;
     fcd_real best = INFINITY, ba = 0, bb = 0;
     fcd_index be = -1;
-    for (fcd_index e = 0; e < s->nf[1]; e++) {
+    const fcd_real pb[6] = {p[0], p[1], p[2], p[0], p[1], p[2]};
+    fcd_real e1[3], e2[3];
+    plane_basis(n, e1, e2);
+    fcd_index nc = bins_query(&g, pb, s->pad, cand);
+    for (fcd_index ci = 0; ci < nc; ci++) {
+      fcd_index e = cand[ci];
       if (dot(s->fn[1] + 3 * e, n) >= 0) continue; /* not facing */
-      if (box_dist2(s->box[1] + 6 * e, p) >= best * best) continue;
+      if (box_dist2(s->box[1] + 6 * e, p) >= fmin(best * best, s->pad * s->pad)) continue;
       const fcd_index *f = s->f[1] + 4 * e;
       int nv = nvert(f);
       fcd_real X[4][3], a, b, q[3], ta[3], tb[3], N[4];
       facet_coords(s, f, X);
-      if (!inverse_map(nv, X, n, p, &a, &b) || !inside(nv, a, b, 1e-10)) continue;
+      if (!inverse_map(nv, X, e1, e2, p, &a, &b) || !inside(nv, a, b, 1e-10)) continue;
       facet_eval(nv, X, a, b, q, ta, tb, N);
       fcd_real d = sqrt((q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]) +
                         (q[2] - p[2]) * (q[2] - p[2]));
@@ -391,10 +498,12 @@ static fcd_status add_nts3(fcd_contact_set *cs, const surf3 *s, const fcd_index 
     fcd_real gap = n[0] * (q[0] - p[0]) + n[1] * (q[1] - p[1]) + n[2] * (q[2] - p[2]);
     if (gap < 0 && gap > -1e-12 * s->scale) gap = 0;
     fcd_index id;
-    FCD_TRY(add_rows3(cs, s, n, nv + 1, v, w, gap, mu, &id, dofs, wt));
-    if (*first < 0) *first = id;
+    st = add_rows3(cs, s, n, nv + 1, v, w, gap, mu, &id, dofs, wt);
+    if (st == FCD_OK && *first < 0) *first = id;
   }
-  return FCD_OK;
+  fcd__free(cand);
+  bins_free(&g);
+  return st;
 }
 
 /* ---- dual mortar ---------------------------------------------------------------- */
@@ -470,11 +579,7 @@ typedef struct {
 static void plane_make(const fcd_real c[3], const fcd_real n[3], plane *P) {
   memcpy(P->c, c, sizeof P->c);
   memcpy(P->n, n, sizeof P->n);
-  fcd_real ax[3] = {fabs(n[0]) < 0.9 ? 1.0 : 0.0, fabs(n[0]) < 0.9 ? 0.0 : 1.0, 0};
-  cross(n, ax, P->e1);
-  fcd_real L = sqrt(dot(P->e1, P->e1));
-  for (int k = 0; k < 3; k++) P->e1[k] /= L;
-  cross(P->n, P->e1, P->e2);
+  plane_basis(n, P->e1, P->e2);
 }
 
 /* polygon of a facet projected along the plane's normal, counter-clockwise about n */
@@ -590,7 +695,8 @@ static int mortar_facets(const surf3 *s, fcd_index e, fcd_index m, const fcd_rea
       fcd_real v = tri7[q][0] * ctr[1] + tri7[q][1] * p1[1] + tri7[q][2] * p2[1];
       fcd_real x[3], as, bs, am, bm, xs[3], xm[3], ta[3], tb[3], Ns[4], Nm[4];
       for (int k = 0; k < 3; k++) x[k] = P.c[k] + u * P.e1[k] + v * P.e2[k];
-      if (!inverse_map(nvs, Xs, P.n, x, &as, &bs) || !inverse_map(nvm, Xm, P.n, x, &am, &bm))
+      if (!inverse_map(nvs, Xs, P.e1, P.e2, x, &as, &bs) ||
+          !inverse_map(nvm, Xm, P.e1, P.e2, x, &am, &bm))
         continue;
       facet_eval(nvs, Xs, as, bs, xs, ta, tb, Ns);
       facet_eval(nvm, Xm, am, bm, xm, ta, tb, Nm);
@@ -616,26 +722,40 @@ static int mortar_facets(const surf3 *s, fcd_index e, fcd_index m, const fcd_rea
  * that faces them within a facet's size along the normal */
 static fcd_status mortar_integrals(const surf3 *s, const fcd_index *slot, triplets *T,
                                    fcd_real *g, fcd_real *Dn) {
-  for (fcd_index e = 0; e < s->nf[0]; e++) {
+  bins grid;
+  fcd_index *cand = fcd__malloc_array((size_t)s->nf[1] + 1, sizeof *cand);
+  if (!cand || bins_make(s, &grid)) {
+    fcd__free(cand);
+    bins_free(&grid);
+    return fcd__err(s->sys, FCD_E_NOMEM, "surface pair: out of memory");
+  }
+  fcd_status st = FCD_OK;
+  for (fcd_index e = 0; e < s->nf[0] && st == FCD_OK; e++) {
     const fcd_index *fs = s->f[0] + 4 * e;
     int nvs = nvert(fs);
     fcd_real X[4][3], A[4][4], dn[4];
     facet_coords(s, fs, X);
-    if (!dual_coeffs(nvs, X, A, dn))
-      return fcd__err(s->sys, FCD_E_INVALID_ARG, "surface pair: slave facet %lld is "
-                      "degenerate (its mass matrix is singular)", (long long)e);
+    if (!dual_coeffs(nvs, X, A, dn)) {
+      st = fcd__err(s->sys, FCD_E_INVALID_ARG, "surface pair: slave facet %lld is degenerate "
+                    "(its mass matrix is singular)", (long long)e);
+      break;
+    }
     for (int i = 0; i < nvs; i++) Dn[slot[fs[i]]] += dn[i];
     const fcd_real *bs = s->box[0] + 6 * e;
-    fcd_real pad = 0;
-    for (int c = 0; c < 3; c++) pad = fmax(pad, bs[3 + c] - bs[c]);
-    for (fcd_index m = 0; m < s->nf[1]; m++) {
+    fcd_index nc = bins_query(&grid, bs, s->pad, cand);
+    for (fcd_index q = 0; q < nc; q++) {
+      fcd_index m = cand[q];
       if (dot(s->fn[1] + 3 * m, s->fn[0] + 3 * e) >= 0) continue; /* not facing */
-      if (!boxes_meet(bs, s->box[1] + 6 * m, pad)) continue;
-      if (mortar_facets(s, e, m, A, slot, T, g))
-        return fcd__err(s->sys, FCD_E_NOMEM, "surface pair: out of memory");
+      if (!boxes_meet(bs, s->box[1] + 6 * m, s->pad)) continue;
+      if (mortar_facets(s, e, m, A, slot, T, g)) {
+        st = fcd__err(s->sys, FCD_E_NOMEM, "surface pair: out of memory");
+        break;
+      }
     }
   }
-  return FCD_OK;
+  fcd__free(cand);
+  bins_free(&grid);
+  return st;
 }
 
 static fcd_status add_mortar3(fcd_contact_set *cs, const surf3 *s, const fcd_index *nodes,
@@ -724,6 +844,9 @@ fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd
   for (int w = 0; w < 2 && st == FCD_OK; w++) st = check_facets(&s, w);
   for (int w = 0; w < 2 && st == FCD_OK; w++) st = check_orientation(&s, w);
   if (st == FCD_OK) st = facet_normals(&s);
+  for (int w = 0; w < 2 && st == FCD_OK; w++)
+    for (fcd_index e = 0; e < s.nf[w]; e++)
+      for (int c = 0; c < 3; c++) s.pad = fmax(s.pad, s.box[w][6 * e + 3 + c] - s.box[w][6 * e + c]);
   if (st == FCD_OK) st = slave_nodes3(&s, &nodes, &normal, &count, &slot);
   *first = -1;
   *inactive = 0;
@@ -733,7 +856,8 @@ fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd
              : add_mortar3(cs, &s, nodes, normal, count, slot, mu, first, inactive);
   if (st == FCD_OK && *inactive == count)
     st = fcd__err(s.sys, FCD_E_INVALID_ARG, "surface pair: the slave and master surfaces do "
-                  "not face each other (no slave node finds a master facet along its normal)");
+                  "not face each other (no slave node finds a master facet along its normal; "
+                  "each facet's node order must give its body's outward normal)");
   for (int w = 0; w < 2; w++) {
     fcd__free(s.fn[w]);
     fcd__free(s.box[w]);

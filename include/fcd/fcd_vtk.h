@@ -110,22 +110,24 @@ typedef enum {
  *  reference configuration (small sliding: the pairing stays as it is made). 2D: the
  *  surfaces are linear segments, each given by its two mesh nodes. 3D: linear triangles
  *  and bilinear quadrilaterals, each given by four mesh nodes in order around it (-1
- *  fourth for a triangle); the node order must be consistent over each surface (every
- *  shared edge run once each way), either way round. Normals point from the slave body
- *  into the master one (each slave segment's or facet's normal is turned towards the
- *  master surface; a slave node takes the normalized sum of its facets'); 2D tangents
- *  are the normals turned by +90 degrees, 3D tangents t the coordinate axis least
- *  aligned with n made orthogonal to it, and b = n x t. Node-to-segment (node-to-facet in
- *  3D): a slave node against the closest master point along its normal, the master's
- *  shape values as weights; it does not pass the contact patch test. Dual mortar: the
- *  weighted gaps of Wohlmuth's biorthogonal basis, one contact per slave node, which
- *  transmit a uniform pressure and the linear displacement field exactly
- *  (docs/contact.md); 3D master facets are clipped against each slave facet they face
- *  within the slave facet's size along its normal. A slave node that faces no master
- *  segment or facet gets no contact and is counted in @p ninactive; when none faces
- *  one, the surfaces do not face each other and the call fails. Choose as slave the
- *  finer surface, or the softer body's. The dofs of every node involved must be free.
- *  All or nothing: on failure no contact is added.
+ *  fourth for a triangle) such that the right-hand rule gives its body's outward
+ *  normal (consistent over each surface: every shared edge run once each way). Normals
+ *  point from the slave body into the master one (2D: each slave segment's normal is
+ *  turned towards the master surface, (t_y, -t_x) when the surfaces touch; 3D: the
+ *  slave facets' outward normals; a slave node takes the normalized sum of its
+ *  facets'); 2D tangents are the normals turned by +90 degrees, 3D tangents t the
+ *  coordinate axis least aligned with n made orthogonal to it, and b = n x t.
+ *  Node-to-segment (node-to-facet in 3D): a slave node against the closest master point
+ *  along its normal, the master's shape values as weights; it does not pass the contact
+ *  patch test. Dual mortar: the weighted gaps of Wohlmuth's biorthogonal basis, one
+ *  contact per slave node, which transmit a uniform pressure and the linear
+ *  displacement field exactly (docs/contact.md); 3D master facets are clipped against
+ *  each slave facet they face within the largest facet's size (node-to-facet: within
+ *  that distance of the node). A slave node that faces no master segment or facet gets
+ *  no contact and is counted in @p ninactive; when none faces one, the surfaces do not
+ *  face each other and the call fails. Choose as slave the finer surface, or the softer
+ *  body's. The dofs of every node involved must be free. All or nothing: on failure no
+ *  contact is added.
  *  @param cs the contact set (2D or 3D, as the mesh)
  *  @param mesh a mesh of the same system and dimension whose surface nodes carry a dof
  *      per direction
