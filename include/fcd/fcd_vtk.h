@@ -125,9 +125,11 @@ typedef enum {
  *  each slave facet they face within the largest facet's size (node-to-facet: within
  *  that distance of the node). A slave node that faces no master segment or facet gets
  *  no contact and is counted in @p ninactive; when none faces one, the surfaces do not
- *  face each other and the call fails. Choose as slave the finer surface, or the softer
- *  body's. The dofs of every node involved must be free. All or nothing: on failure no
- *  contact is added.
+ *  face each other and the call fails. The slave side: node-to-segment, the finer
+ *  surface (its nodes are the ones kept out); dual mortar, a slave no finer than its
+ *  master (the multipliers live on the slave nodes and oscillate when the master cannot
+ *  resolve them: docs/contact.md, Hertz). The dofs of every node involved must be free.
+ *  All or nothing: on failure no contact is added.
  *  @param cs the contact set (2D or 3D, as the mesh)
  *  @param mesh a mesh of the same system and dimension whose surface nodes carry a dof
  *      per direction
