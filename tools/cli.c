@@ -247,14 +247,14 @@ fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index n, dou
   return st;
 }
 
-/* --vtk DIR needs --mesh FILE (the geometry fcd does not otherwise know): checks the
- * pair; 0, or 2 for a usage error. DIR is created when the first file is written, after
- * the run succeeded: a failed run leaves no directory behind. */
+/* --vtk DIR needs --mesh FILE (the geometry fcd does not otherwise know); --mesh alone
+ * serves the contact file's surface pairs. 0, or 2 for a usage error. DIR is created
+ * when the first file is written, after the run succeeded: a failed run leaves no
+ * directory behind. */
 int vtk_prepare(const options *o) {
-  if (!o->vtk && !o->mesh) return 0;
-  if (!o->vtk || !o->mesh) {
-    fprintf(stderr, "fcd: --vtk DIR and --mesh FILE go together (VTK output needs the "
-                    "mesh's node coordinates)\n");
+  if (o->vtk && !o->mesh) {
+    fprintf(stderr, "fcd: --vtk DIR needs --mesh FILE (VTK output needs the mesh's node "
+                    "coordinates)\n");
     return 2;
   }
   return 0;

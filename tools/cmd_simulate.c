@@ -170,7 +170,7 @@ int cmd_simulate(int argc, char **argv) {
     print_certificate("certificate (worst step)", &ctx.worst);
     printf("simulated: dofs=%lld contacts=%lld t=%.9g history=%s\n", (long long)n,
            (long long)fcd_contact_set_size(cs), t, o.out);
-    if (mesh) {
+    if (mesh && o.vtk) {
       /* the final state: displacement, velocity, contact status */
       fcd_index nc = fcd_contact_set_size(cs);
       int *cst = calloc((size_t)nc + 1, sizeof *cst);

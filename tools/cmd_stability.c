@@ -301,7 +301,7 @@ int cmd_stability(int argc, char **argv) {
       free(im);
       free(tr);
       /* the modes of the solve, each with the contact state: DIR/mode-K.vtk */
-      if (s == FCD_OK && mesh) {
+      if (s == FCD_OK && mesh && o.vtk) {
         double *mr = malloc((size_t)n * sizeof *mr + 1), *mi = malloc((size_t)n * sizeof *mi + 1);
         const char *names[2] = {"mode_re", "mode_im"};
         const double *fields[2] = {mr, mi};

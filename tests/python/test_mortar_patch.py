@@ -308,3 +308,62 @@ def test_program_reads_surface_pairs(tmp_path):
     # without the mesh the surface pair cannot be resolved: a clear error, status 1
     run = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 1 and "needs the mesh" in run.stderr
+
+
+def test_program_stability_on_surface_pairs(tmp_path):
+    """`fcd equilibrium` then `fcd stability --state`, both with `--mesh` and the surface
+    pair: the program's eigenvalues are the library's on the same state (frictionless:
+    every closed contact slips)."""
+    import os
+    import subprocess
+    exe = os.environ.get("FCD_EXE")
+    if not exe:
+        pytest.skip("FCD_EXE not set (run through meson test)")
+    sys, xy, slave, master = model(with_mass=True, files=tmp_path)
+    sys.write_matrix_market("mass", str(tmp_path / "M.mtx"))
+    pts = "".join("%.17g %.17g 0\n" % (x, y) for x, y in xy)
+    segs = list(zip(slave[:-1], slave[1:])) + list(zip(master[:-1], master[1:]))
+    (tmp_path / "mesh.vtk").write_text(
+        "# vtk DataFile Version 3.0\npatch\nASCII\nDATASET UNSTRUCTURED_GRID\n"
+        "POINTS %d double\n%sCELLS %d %d\n%sCELL_TYPES %d\n%s"
+        % (len(xy), pts, len(segs), 3 * len(segs), "".join("2 %d %d\n" % e for e in segs),
+           len(segs), "3\n" * len(segs)))
+    (tmp_path / "contacts.txt").write_text(
+        "fcd-contacts 2\ndim 2\nsurface-pair dual-mortar 0.0 slave %s master %s\n"
+        % (" ".join("%d %d" % e for e in zip(slave[:-1], slave[1:])),
+           " ".join("%d %d" % e for e in zip(master[:-1], master[1:]))))
+    common = ["--stiffness", "K.mtx", "--fixed", "fixed.txt", "--contacts", "contacts.txt",
+              "--mesh", "mesh.vtk"]
+    run = subprocess.run([exe, "equilibrium", "--load", "f.txt", "--out", "state.csv"] + common,
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    run = subprocess.run([exe, "stability", "--mass", "M.mtx", "--state", "state.csv",
+                          "--out", "chart.csv"] + common, cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+    chart = np.genfromtxt(tmp_path / "chart.csv", delimiter=",", names=True)
+    got = np.sort_complex(chart["re"] + 1j * chart["im"])
+    mesh = fcd.Mesh(sys, xy)
+    cs = fcd.ContactSet(sys, 2)
+    cs.add_surface_pair(mesh, list(zip(slave[:-1], slave[1:])),
+                        list(zip(master[:-1], master[1:])), "dual-mortar", mu=0.0)
+    eq = fcd.Equilibrium(sys, cs)
+    eq.solve("static")
+    status, slip = eq.contact_state
+    assert set(status) == {"slip"}
+    st = fcd.Stability(sys, cs)
+    st.set_contact_state(status, slip)
+    ref = np.sort_complex(st.solve())
+    assert got.size == ref.size
+    assert np.abs(got - ref).max() <= 1e-9 * np.abs(ref).max()
+    # and `fcd simulate` with the same mesh and contacts, without VTK output: the
+    # Fremond scheme's energy identity closes (its columns balance)
+    run = subprocess.run([exe, "simulate", "--mass", "M.mtx", "--load", "f.txt", "--scheme",
+                          "fremond", "--dt", "2e-5", "--t-end", "1e-3", "--out", "history.csv"]
+                         + common, cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    h = np.genfromtxt(tmp_path / "history.csv", delimiter=",", names=True)
+    lhs = h["kinetic"] + h["potential"]
+    rhs = (h["external_work"] - h["damping_dissipation"] - h["friction_dissipation"]
+           - h["impact_dissipation"] - h["numerical_dissipation"])
+    assert h.size >= 50 and np.abs(lhs - rhs).max() <= 1e-9 * np.abs(h["external_work"]).max()
