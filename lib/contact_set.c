@@ -274,21 +274,13 @@ fcd_status fcd_contact_set_add_rows(fcd_contact_set *cs, const fcd_index *row_pt
     cs->rcap = nc;
   }
   if (e0 + nnz > cs->ecap) {
+    /* ecap stays at most both arrays' capacity whichever growth fails */
     fcd_index nc = 2 * (e0 + nnz);
-    fcd_index *pd = fcd__malloc_array((size_t)nc, sizeof *pd);
-    fcd_real *pw = fcd__malloc_array((size_t)nc, sizeof *pw);
-    if (!pd || !pw) {
-      fcd__free(pd);
-      fcd__free(pw);
-      return fcd__err(sys, FCD_E_NOMEM, "out of memory adding a contact");
-    }
-    if (e0) {
-      memcpy(pd, cs->rdof, (size_t)e0 * sizeof *pd);
-      memcpy(pw, cs->rw, (size_t)e0 * sizeof *pw);
-    }
-    fcd__free(cs->rdof);
-    fcd__free(cs->rw);
+    fcd_index *pd = fcd__grow_array(cs->rdof, (size_t)e0, (size_t)nc, sizeof *pd);
+    if (!pd) return fcd__err(sys, FCD_E_NOMEM, "out of memory adding a contact");
     cs->rdof = pd;
+    fcd_real *pw = fcd__grow_array(cs->rw, (size_t)e0, (size_t)nc, sizeof *pw);
+    if (!pw) return fcd__err(sys, FCD_E_NOMEM, "out of memory adding a contact");
     cs->rw = pw;
     cs->ecap = nc;
   }
