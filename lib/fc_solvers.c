@@ -10,7 +10,7 @@ fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt
   switch (which) {
   case FCD__OPT_SOLVER:
     if (value != FCD_FC_AUTO && value != FCD_FC_FIXED_POINT && value != FCD_FC_NSGS &&
-        value != FCD_FC_NEWTON)
+        value != FCD_FC_NEWTON && value != FCD_FC_ADMM)
       return fcd__err(sink, FCD_E_INVALID_ARG, "unknown contact solver %g", value);
     o->solver = (int)value;
     return FCD_OK;
@@ -786,6 +786,159 @@ done:
   return st;
 }
 
+/* ---- ADMM with residual balancing ------------------------------------------------ */
+
+/* W + rho I in CSR: W's pattern with the diagonal made structural; dpos[i] is row i's
+ * diagonal entry, wpos[e] where W's entry e goes */
+typedef struct {
+  fcd__csr A;
+  fcd_index *dpos, *wpos;
+} admm_mat;
+
+static void admm_mat_free(admm_mat *a) {
+  fcd__free(a->A.rowptr);
+  fcd__free(a->A.col);
+  fcd__free(a->A.val);
+  fcd__free(a->dpos);
+  fcd__free(a->wpos);
+  memset(a, 0, sizeof *a);
+}
+
+static int admm_mat_build(const fcd__csr *W, admm_mat *a) {
+  fcd_index m = W->n, nnz = W->rowptr[m];
+  memset(a, 0, sizeof *a);
+  a->A.n = m;
+  a->A.rowptr = fcd__malloc_array((size_t)m + 1, sizeof *a->A.rowptr);
+  a->A.col = fcd__malloc_array((size_t)(nnz + m) + 1, sizeof *a->A.col);
+  a->A.val = fcd__malloc_array((size_t)(nnz + m) + 1, sizeof *a->A.val);
+  a->dpos = fcd__malloc_array((size_t)m + 1, sizeof *a->dpos);
+  a->wpos = fcd__malloc_array((size_t)nnz + 1, sizeof *a->wpos);
+  if (!a->A.rowptr || !a->A.col || !a->A.val || !a->dpos || !a->wpos) return -1;
+  fcd_index k = 0;
+  for (fcd_index i = 0; i < m; i++) {
+    a->A.rowptr[i] = k;
+    a->dpos[i] = -1;
+    for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++) {
+      if (a->dpos[i] < 0 && W->col[e] > i) { /* the diagonal W does not store */
+        a->dpos[i] = k;
+        a->A.col[k++] = i;
+      }
+      if (W->col[e] == i) a->dpos[i] = k;
+      a->wpos[e] = k;
+      a->A.col[k++] = W->col[e];
+    }
+    if (a->dpos[i] < 0) {
+      a->dpos[i] = k;
+      a->A.col[k++] = i;
+    }
+  }
+  a->A.rowptr[m] = k;
+  return 0;
+}
+
+static void admm_mat_values(const fcd__csr *W, admm_mat *a, fcd_real rho) {
+  fcd_index m = W->n;
+  memset(a->A.val, 0, (size_t)a->A.rowptr[m] * sizeof *a->A.val);
+  for (fcd_index e = 0; e < W->rowptr[m]; e++) a->A.val[a->wpos[e]] = W->val[e];
+  for (fcd_index i = 0; i < m; i++) a->A.val[a->dpos[i]] += rho;
+}
+
+/* ADMM on the convex problem of each De Saxce shift s = (-mu |u_T|, 0): min
+ * 1/2 r'W r + (q + s)'r over the cone K, split as r = z with z in K (Boyd et al. 2011,
+ * scaled form; for frictional contact, Acary, Bremond and Huber 2018):
+ *   (W + rho I) r = rho (z - xi) - q - s,  z = P_K(r + xi),  xi += r - z,
+ * s refreshed from u = W z + q every iteration. rho starts at the mean diagonal of W
+ * and is balanced (Boyd, section 3.4.1): doubled when the primal residual |r - z| is
+ * ten times the dual one rho |z - z_prev|, halved in the opposite case, checked every
+ * 5 iterations, at most 30 times (each change refactors W + rho I, whose analysis is
+ * kept). The iterate z is always in K; r, u return z and W z + q. */
+static fcd_status solve_admm(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
+                             fcd_real *r, fcd_real *u, fcd__fc_result *res) {
+  int d = p->dim;
+  fcd_index m = p->m, nc = p->nc;
+  const fcd__csr *W = p->W;
+  admm_mat a;
+  fcd__factor *fac = NULL;
+  fcd_real *z = fcd__malloc_array((size_t)m, sizeof *z), *xi = fcd__calloc((size_t)m, sizeof *xi);
+  fcd_real *rhs = fcd__malloc_array((size_t)m, sizeof *rhs), *zold = fcd__malloc_array((size_t)m, sizeof *zold);
+  fcd_status st = FCD_OK;
+  int built = 0;
+  if (!z || !xi || !rhs || !zold || admm_mat_build(W, &a)) goto nomem;
+  built = 1;
+  fcd_real rho = 0;
+  fcd_index npos = 0;
+  for (fcd_index i = 0; i < m; i++) {
+    fcd_real dg = 0;
+    for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++)
+      if (W->col[e] == i) dg = W->val[e];
+    if (dg > 0) {
+      rho += dg;
+      npos++;
+    }
+  }
+  rho = npos ? rho / (fcd_real)npos : 1.0;
+  if ((st = fcd__factor_create(sink, FCD__FACTOR_SPD, &fac)) != FCD_OK) goto done;
+  admm_mat_values(W, &a, rho);
+  if ((st = fcd__factor_csr(fac, m, a.A.rowptr, a.A.col, a.A.val, 1)) != FCD_OK) goto done;
+  for (fcd_index c = 0; c < nc; c++) fcd_proj_coulomb_cone(d, p->mu[c], r + c * d, z + c * d);
+  int changes = 0;
+  res->iterations = 0;
+  for (fcd_index it = 0;; it++) {
+    fcd__fc_matvec(p, z, u);
+    res->residual = fcd__fc_error(p, z, u);
+    res->iterations = it;
+    if (res->residual <= o->tol) {
+      res->converged = 1;
+      break;
+    }
+    if (it == o->max_iter) break;
+    /* rhs = rho (z - xi) - q - s */
+    for (fcd_index c = 0; c < nc; c++) {
+      const fcd_real *uc = u + c * d;
+      fcd_real t = d == 2 ? fabs(uc[1]) : hypot(uc[1], uc[2]);
+      for (int k = 0; k < d; k++) {
+        fcd_index i = c * d + k;
+        rhs[i] = rho * (z[i] - xi[i]) - p->q[i] + (k == 0 ? p->mu[c] * t : 0.0);
+      }
+    }
+    if ((st = fcd__factor_solve(fac, 1, rhs, r)) != FCD_OK) goto done;
+    memcpy(zold, z, (size_t)m * sizeof *z);
+    fcd_real pr = 0, du = 0;
+    for (fcd_index c = 0; c < nc; c++) {
+      fcd_real x[3];
+      for (int k = 0; k < d; k++) x[k] = r[c * d + k] + xi[c * d + k];
+      fcd_proj_coulomb_cone(d, p->mu[c], x, z + c * d);
+    }
+    for (fcd_index i = 0; i < m; i++) {
+      xi[i] += r[i] - z[i];
+      pr += (r[i] - z[i]) * (r[i] - z[i]);
+      du += (z[i] - zold[i]) * (z[i] - zold[i]);
+    }
+    pr = sqrt(pr);
+    du = rho * sqrt(du);
+    if (it % 5 == 4 && changes < 30 && (pr > 10 * du || du > 10 * pr)) {
+      fcd_real f = pr > 10 * du ? 2.0 : 0.5;
+      rho *= f;
+      for (fcd_index i = 0; i < m; i++) xi[i] /= f;
+      changes++;
+      admm_mat_values(W, &a, rho);
+      if ((st = fcd__factor_csr(fac, m, a.A.rowptr, a.A.col, a.A.val, 1)) != FCD_OK) goto done;
+    }
+  }
+  memcpy(r, z, (size_t)m * sizeof *r);
+  goto done;
+nomem:
+  st = fcd__err(sink, FCD_E_NOMEM, "out of memory in ADMM");
+done:
+  fcd__factor_destroy(fac);
+  if (built) admm_mat_free(&a);
+  fcd__free(z);
+  fcd__free(xi);
+  fcd__free(rhs);
+  fcd__free(zold);
+  return st;
+}
+
 static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
                                const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                fcd__fc_result *res, const fcd_real *r0);
@@ -827,6 +980,7 @@ static fcd_status fc_solve_capped(fcd_system *sink, const fcd__fc_local *p,
   case FCD_FC_FIXED_POINT: return solve_fixed_point(sink, p, o, r, u, res);
   case FCD_FC_NSGS: return solve_nsgs(sink, p, o, r, u, res);
   case FCD_FC_NEWTON: return solve_newton(sink, p, o, r, u, res);
+  case FCD_FC_ADMM: return solve_admm(sink, p, o, r, u, res);
   case FCD_FC_AUTO: {
     /* Two blocks of 50 NSGS sweeps measure its linear rate. If it predicts convergence
      * within 5000 sweeps, NSGS finishes (cheap sweeps, no factorization); otherwise the

@@ -768,7 +768,7 @@ static fcd_status add_mortar3(fcd_contact_set *cs, const surf3 *s, const fcd_ind
   fcd_status st = FCD_OK;
   if (!g || !Dn) goto nomem;
   if ((st = mortar_integrals(s, slot, &T, g, Dn)) != FCD_OK) goto done;
-  qsort(T.t, (size_t)T.n, sizeof *T.t, cmp_trip);
+  if (T.n) qsort(T.t, (size_t)T.n, sizeof *T.t, cmp_trip);
   /* merge, and the longest row */
   fcd_index m = 0, most = 0;
   for (fcd_index i = 0; i < T.n; i++) {

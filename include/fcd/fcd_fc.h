@@ -30,8 +30,11 @@ typedef enum {
   FCD_FC_FIXED_POINT = 1, /**< projected fixed point with diagonal augmentation
                                parameters (seed 003, eqs. 14-15): Jacobi sweeps */
   FCD_FC_NSGS = 2,        /**< nonsmooth Gauss-Seidel, exact local solve per contact */
-  FCD_FC_NEWTON = 3       /**< semismooth Newton on the Alart-Curnier function with
+  FCD_FC_NEWTON = 3,      /**< semismooth Newton on the Alart-Curnier function with
                                an Armijo line search */
+  FCD_FC_ADMM = 4         /**< ADMM on the De Saxce-shifted convex problem, the cone
+                               as its second block, penalty by residual balancing (one
+                               sparse Cholesky of W + rho I per penalty) */
 } fcd_fc_solver;
 
 /** Parameter keys of fcd_fc_problem_set_param. */

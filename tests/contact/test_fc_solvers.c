@@ -117,14 +117,15 @@ static fcd_fc_problem *create(const local_data *L) {
 }
 
 static void test_frictionless(void) {
-  const int solvers[4] = {FCD_FC_AUTO, FCD_FC_FIXED_POINT, FCD_FC_NSGS, FCD_FC_NEWTON};
+  const int solvers[5] = {FCD_FC_AUTO, FCD_FC_FIXED_POINT, FCD_FC_NSGS, FCD_FC_NEWTON,
+                          FCD_FC_ADMM};
   for (int dim = 2; dim <= 3; dim++)
     for (int trial = 0; trial < 6; trial++) {
       local_data L;
       make_local(&L, dim, 6, 0.0, 0.5);
       double rn[16];
       CHECK(lcp_enumerate(&L, rn));
-      for (int s = 0; s < 4; s++) {
+      for (int s = 0; s < 5; s++) {
         fcd_fc_problem *p = create(&L);
         CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, solvers[s]), FCD_OK);
         CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-12), FCD_OK);
@@ -142,13 +143,14 @@ static void test_frictionless(void) {
 }
 
 static void test_frictional(void) {
-  const int solvers[4] = {FCD_FC_AUTO, FCD_FC_FIXED_POINT, FCD_FC_NSGS, FCD_FC_NEWTON};
+  const int solvers[5] = {FCD_FC_AUTO, FCD_FC_FIXED_POINT, FCD_FC_NSGS, FCD_FC_NEWTON,
+                          FCD_FC_ADMM};
   const double mus[3] = {0.1, 0.5, 1.2};
   for (int dim = 2; dim <= 3; dim++)
     for (int im = 0; im < 3; im++) {
       local_data L;
       make_local(&L, dim, 10, mus[im], 1.0);
-      for (int s = 0; s < 4; s++) {
+      for (int s = 0; s < 5; s++) {
         fcd_fc_problem *p = create(&L);
         fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, solvers[s]);
         fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-10);

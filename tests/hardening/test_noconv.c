@@ -60,8 +60,8 @@ static void contact_problem(void) {
     q[c * D + 1] = 0.8 * (c - 1);
     q[c * D + 2] = 0.6;
   }
-  static const int solvers[] = {FCD_FC_NSGS, FCD_FC_FIXED_POINT, FCD_FC_NEWTON};
-  for (int s = 0; s < 3; s++) {
+  static const int solvers[] = {FCD_FC_NSGS, FCD_FC_FIXED_POINT, FCD_FC_NEWTON, FCD_FC_ADMM};
+  for (int s = 0; s < 4; s++) {
     fcd_fc_problem *p = NULL, *fresh = NULL;
     CHECK_ST(fcd_fc_problem_create_local(D, NC, rp, ci, W, q, mu, &p, NULL, 0), FCD_OK);
     CHECK_ST(fcd_fc_problem_create_local(D, NC, rp, ci, W, q, mu, &fresh, NULL, 0), FCD_OK);
