@@ -843,99 +843,133 @@ static void admm_mat_values(const fcd__csr *W, admm_mat *a, fcd_real rho) {
   for (fcd_index i = 0; i < m; i++) a->A.val[a->dpos[i]] += rho;
 }
 
+/* The ADMM iterates: z in the cone, xi the scaled multiplier, and the extrapolated
+ * zh, xih the next linear step starts from; zp, xip the previous z, xi. */
+typedef struct {
+  fcd_real *z, *xi, *zh, *xih, *zp, *xip, *rhs;
+  fcd_real alpha, cprev;
+} admm_state;
+
+/* Goldstein, O'Donoghue, Setzer and Baraniuk (2014), fast ADMM with restart: Nesterov's
+ * extrapolation of (z, xi) while the combined residual c falls by the factor 0.999,
+ * a restart from the previous iterate when it does not */
+static void admm_accelerate(admm_state *S, fcd_index m, fcd_real rho) {
+  fcd_real c = 0;
+  for (fcd_index i = 0; i < m; i++)
+    c += (S->xi[i] - S->xih[i]) * (S->xi[i] - S->xih[i]) + (S->z[i] - S->zh[i]) * (S->z[i] - S->zh[i]);
+  c *= rho;
+  if (c < 0.999 * S->cprev) {
+    fcd_real a1 = 0.5 * (1 + sqrt(1 + 4 * S->alpha * S->alpha)), w = (S->alpha - 1) / a1;
+    for (fcd_index i = 0; i < m; i++) {
+      S->zh[i] = S->z[i] + w * (S->z[i] - S->zp[i]);
+      S->xih[i] = S->xi[i] + w * (S->xi[i] - S->xip[i]);
+    }
+    S->alpha = a1;
+    S->cprev = c;
+  } else {
+    S->alpha = 1;
+    memcpy(S->zh, S->zp, (size_t)m * sizeof *S->zh);
+    memcpy(S->xih, S->xip, (size_t)m * sizeof *S->xih);
+    S->cprev /= 0.999;
+  }
+}
+
 /* ADMM on the convex problem of each De Saxce shift s = (-mu |u_T|, 0): min
  * 1/2 r'W r + (q + s)'r over the cone K, split as r = z with z in K (Boyd et al. 2011,
  * scaled form; for frictional contact, Acary, Bremond and Huber 2018):
- *   (W + rho I) r = rho (z - xi) - q - s,  z = P_K(r + xi),  xi += r - z,
- * s refreshed from u = W z + q every iteration. rho starts at the mean diagonal of W
- * and is balanced (Boyd, section 3.4.1): doubled when the primal residual |r - z| is
- * ten times the dual one rho |z - z_prev|, halved in the opposite case, checked every
- * 5 iterations, at most 30 times (each change refactors W + rho I, whose analysis is
- * kept). The iterate z is always in K; r, u return z and W z + q. */
+ *   (W + rho I) r = rho (zh - xih) - q - s,  z = P_K(r + xih),  xi = xih + r - z,
+ * s refreshed from u = W z + q every iteration, (zh, xih) extrapolated with restarts
+ * (admm_accelerate). rho starts at the mean diagonal of W and is balanced (Boyd,
+ * section 3.4.1): doubled when the primal residual |r - z| is ten times the dual one
+ * rho |z - zh|, halved in the opposite case, checked every 5 iterations, at most 30
+ * times (each change refactors W + rho I, whose analysis is kept, and restarts the
+ * extrapolation). The iterate z is always in K; r, u return z and W z + q. */
 static fcd_status solve_admm(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
                              fcd_real *r, fcd_real *u, fcd__fc_result *res) {
   int d = p->dim;
   fcd_index m = p->m, nc = p->nc;
   const fcd__csr *W = p->W;
   admm_mat a;
+  admm_state S = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, INFINITY};
+  fcd_real **arr[7] = {&S.z, &S.xi, &S.zh, &S.xih, &S.zp, &S.xip, &S.rhs};
   fcd__factor *fac = NULL;
-  fcd_real *z = fcd__malloc_array((size_t)m, sizeof *z), *xi = fcd__calloc((size_t)m, sizeof *xi);
-  fcd_real *rhs = fcd__malloc_array((size_t)m, sizeof *rhs), *zold = fcd__malloc_array((size_t)m, sizeof *zold);
   fcd_status st = FCD_OK;
-  int built = 0;
-  if (!z || !xi || !rhs || !zold || admm_mat_build(W, &a)) goto nomem;
+  int built = 0, ok = 1;
+  for (int k = 0; k < 7; k++) ok &= (*arr[k] = fcd__calloc((size_t)m + 1, sizeof **arr[k])) != NULL;
+  if (!ok || admm_mat_build(W, &a)) goto nomem;
   built = 1;
   fcd_real rho = 0;
   fcd_index npos = 0;
-  for (fcd_index i = 0; i < m; i++) {
-    fcd_real dg = 0;
+  for (fcd_index i = 0; i < m; i++)
     for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++)
-      if (W->col[e] == i) dg = W->val[e];
-    if (dg > 0) {
-      rho += dg;
-      npos++;
-    }
-  }
+      if (W->col[e] == i && W->val[e] > 0) {
+        rho += W->val[e];
+        npos++;
+      }
   rho = npos ? rho / (fcd_real)npos : 1.0;
   if ((st = fcd__factor_create(sink, FCD__FACTOR_SPD, &fac)) != FCD_OK) goto done;
   admm_mat_values(W, &a, rho);
   if ((st = fcd__factor_csr(fac, m, a.A.rowptr, a.A.col, a.A.val, 1)) != FCD_OK) goto done;
-  for (fcd_index c = 0; c < nc; c++) fcd_proj_coulomb_cone(d, p->mu[c], r + c * d, z + c * d);
+  for (fcd_index c = 0; c < nc; c++) fcd_proj_coulomb_cone(d, p->mu[c], r + c * d, S.z + c * d);
+  memcpy(S.zh, S.z, (size_t)m * sizeof *S.z);
   int changes = 0;
   res->iterations = 0;
   for (fcd_index it = 0;; it++) {
-    fcd__fc_matvec(p, z, u);
-    res->residual = fcd__fc_error(p, z, u);
+    fcd__fc_matvec(p, S.z, u);
+    res->residual = fcd__fc_error(p, S.z, u);
     res->iterations = it;
     if (res->residual <= o->tol) {
       res->converged = 1;
       break;
     }
     if (it == o->max_iter) break;
-    /* rhs = rho (z - xi) - q - s */
     for (fcd_index c = 0; c < nc; c++) {
       const fcd_real *uc = u + c * d;
       fcd_real t = d == 2 ? fabs(uc[1]) : hypot(uc[1], uc[2]);
       for (int k = 0; k < d; k++) {
         fcd_index i = c * d + k;
-        rhs[i] = rho * (z[i] - xi[i]) - p->q[i] + (k == 0 ? p->mu[c] * t : 0.0);
+        S.rhs[i] = rho * (S.zh[i] - S.xih[i]) - p->q[i] + (k == 0 ? p->mu[c] * t : 0.0);
       }
     }
-    if ((st = fcd__factor_solve(fac, 1, rhs, r)) != FCD_OK) goto done;
-    memcpy(zold, z, (size_t)m * sizeof *z);
+    if ((st = fcd__factor_solve(fac, 1, S.rhs, r)) != FCD_OK) goto done;
+    memcpy(S.zp, S.z, (size_t)m * sizeof *S.z);
+    memcpy(S.xip, S.xi, (size_t)m * sizeof *S.xi);
     fcd_real pr = 0, du = 0;
     for (fcd_index c = 0; c < nc; c++) {
       fcd_real x[3];
-      for (int k = 0; k < d; k++) x[k] = r[c * d + k] + xi[c * d + k];
-      fcd_proj_coulomb_cone(d, p->mu[c], x, z + c * d);
+      for (int k = 0; k < d; k++) x[k] = r[c * d + k] + S.xih[c * d + k];
+      fcd_proj_coulomb_cone(d, p->mu[c], x, S.z + c * d);
     }
     for (fcd_index i = 0; i < m; i++) {
-      xi[i] += r[i] - z[i];
-      pr += (r[i] - z[i]) * (r[i] - z[i]);
-      du += (z[i] - zold[i]) * (z[i] - zold[i]);
+      S.xi[i] = S.xih[i] + r[i] - S.z[i];
+      pr += (r[i] - S.z[i]) * (r[i] - S.z[i]);
+      du += (S.z[i] - S.zh[i]) * (S.z[i] - S.zh[i]);
     }
     pr = sqrt(pr);
     du = rho * sqrt(du);
     if (it % 5 == 4 && changes < 30 && (pr > 10 * du || du > 10 * pr)) {
       fcd_real f = pr > 10 * du ? 2.0 : 0.5;
       rho *= f;
-      for (fcd_index i = 0; i < m; i++) xi[i] /= f;
+      for (fcd_index i = 0; i < m; i++) S.xi[i] /= f;
       changes++;
       admm_mat_values(W, &a, rho);
       if ((st = fcd__factor_csr(fac, m, a.A.rowptr, a.A.col, a.A.val, 1)) != FCD_OK) goto done;
+      memcpy(S.zh, S.z, (size_t)m * sizeof *S.z);
+      memcpy(S.xih, S.xi, (size_t)m * sizeof *S.xi);
+      S.alpha = 1;
+      S.cprev = INFINITY;
+    } else {
+      admm_accelerate(&S, m, rho);
     }
   }
-  memcpy(r, z, (size_t)m * sizeof *r);
+  memcpy(r, S.z, (size_t)m * sizeof *r);
   goto done;
 nomem:
   st = fcd__err(sink, FCD_E_NOMEM, "out of memory in ADMM");
 done:
   fcd__factor_destroy(fac);
   if (built) admm_mat_free(&a);
-  fcd__free(z);
-  fcd__free(xi);
-  fcd__free(rhs);
-  fcd__free(zold);
+  for (int k = 0; k < 7; k++) fcd__free(*arr[k]);
   return st;
 }
 
