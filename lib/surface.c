@@ -313,6 +313,28 @@ static fcd_status add_mortar(fcd_contact_set *cs, const surf *s, const fcd_index
   return st;
 }
 
+/* the 2D pairing: contacts added to cs (the caller truncates on failure) */
+static fcd_status surface_pair_2d(fcd_contact_set *cs, const surf *s,
+                                  fcd_surface_method method, fcd_real mu, fcd_index *first,
+                                  fcd_index *inactive) {
+  FCD_TRY(check_surfaces(s));
+  fcd_real scale = 0; /* a length of the model, for round-off */
+  for (fcd_index k = 0; k < 2 * s->nnodes; k++) scale = fmax(scale, fabs(s->x[k]));
+  fcd_index *nodes = NULL, count = 0;
+  fcd_real *normal = NULL;
+  FCD_TRY(slave_nodes(s, &nodes, &normal, &count));
+  fcd_status st = method == FCD_SURFACE_NODE_TO_SEGMENT
+                      ? add_nts(cs, s, nodes, normal, count, scale, mu, first, inactive)
+                      : add_mortar(cs, s, nodes, normal, count, scale, mu, first, inactive);
+  fcd__free(nodes);
+  fcd__free(normal);
+  if (st == FCD_OK && *inactive == count)
+    st = fcd__err(s->sys, FCD_E_INVALID_ARG, "surface pair: the slave and master surfaces do "
+                  "not face each other (no slave node finds a master segment along its "
+                  "normal)");
+  return st;
+}
+
 fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh *mesh,
                                             fcd_index nslave, const fcd_index *slave,
                                             fcd_index nmaster, const fcd_index *master,
@@ -333,38 +355,19 @@ fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh 
                     dim, cs->dim);
   if (method != FCD_SURFACE_NODE_TO_SEGMENT && method != FCD_SURFACE_DUAL_MORTAR)
     return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: unknown method %d", (int)method);
+  fcd_index first = -1, inactive = 0, n0 = cs->n;
+  fcd_status st;
   if (dim == 3) {
-    fcd_index first = -1, inactive = 0, n0 = cs->n;
-    fcd_status st = fcd__surface_pair_3d(cs, s.nnodes, s.x, s.dof, nslave, slave, nmaster,
-                                         master, (int)method, mu, &first, &inactive);
-    if (st != FCD_OK) {
-      fcd__contact_set_truncate(cs, n0); /* all or nothing */
-      return st;
-    }
-    if (first_id) *first_id = first;
-    if (ninactive) *ninactive = inactive;
-    return FCD_OK;
+    st = fcd__surface_pair_3d(cs, s.nnodes, s.x, s.dof, nslave, slave, nmaster, master,
+                              (int)method, mu, &first, &inactive);
+  } else {
+    s.sys = sys;
+    s.ns = nslave;
+    s.nm = nmaster;
+    s.sseg = slave;
+    s.mseg = master;
+    st = surface_pair_2d(cs, &s, method, mu, &first, &inactive);
   }
-  s.sys = sys;
-  s.ns = nslave;
-  s.nm = nmaster;
-  s.sseg = slave;
-  s.mseg = master;
-  FCD_TRY(check_surfaces(&s));
-  fcd_real scale = 0; /* a length of the model, for round-off */
-  for (fcd_index k = 0; k < 2 * s.nnodes; k++) scale = fmax(scale, fabs(s.x[k]));
-  fcd_index *nodes = NULL, count = 0, first = -1, inactive = 0, n0 = cs->n;
-  fcd_real *normal = NULL;
-  FCD_TRY(slave_nodes(&s, &nodes, &normal, &count));
-  fcd_status st = method == FCD_SURFACE_NODE_TO_SEGMENT
-                      ? add_nts(cs, &s, nodes, normal, count, scale, mu, &first, &inactive)
-                      : add_mortar(cs, &s, nodes, normal, count, scale, mu, &first, &inactive);
-  fcd__free(nodes);
-  fcd__free(normal);
-  if (st == FCD_OK && inactive == count)
-    st = fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: the slave and master surfaces do "
-                  "not face each other (no slave node finds a master segment along its "
-                  "normal)");
   if (st != FCD_OK) {
     fcd__contact_set_truncate(cs, n0); /* all or nothing */
     return st;
