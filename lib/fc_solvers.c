@@ -846,7 +846,7 @@ static void admm_mat_values(const fcd__csr *W, admm_mat *a, fcd_real rho) {
 /* The ADMM iterates: z in the cone, xi the scaled multiplier, and the extrapolated
  * zh, xih the next linear step starts from; zp, xip the previous z, xi. */
 typedef struct {
-  fcd_real *z, *xi, *zh, *xih, *zp, *xip, *rhs;
+  fcd_real *z, *xi, *zh, *xih, *zp, *xip, *rhs, *best;
   fcd_real alpha, cprev;
 } admm_state;
 
@@ -890,12 +890,13 @@ static fcd_status solve_admm(fcd_system *sink, const fcd__fc_local *p, const fcd
   fcd_index m = p->m, nc = p->nc;
   const fcd__csr *W = p->W;
   admm_mat a;
-  admm_state S = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, INFINITY};
-  fcd_real **arr[7] = {&S.z, &S.xi, &S.zh, &S.xih, &S.zp, &S.xip, &S.rhs};
+  admm_state S = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, INFINITY};
+  fcd_real **arr[8] = {&S.z, &S.xi, &S.zh, &S.xih, &S.zp, &S.xip, &S.rhs, &S.best};
   fcd__factor *fac = NULL;
   fcd_status st = FCD_OK;
+  fcd_real best = INFINITY;
   int built = 0, ok = 1;
-  for (int k = 0; k < 7; k++) ok &= (*arr[k] = fcd__calloc((size_t)m + 1, sizeof **arr[k])) != NULL;
+  for (int k = 0; k < 8; k++) ok &= (*arr[k] = fcd__calloc((size_t)m + 1, sizeof **arr[k])) != NULL;
   if (!ok || admm_mat_build(W, &a)) goto nomem;
   built = 1;
   fcd_real rho = 0;
@@ -922,7 +923,14 @@ static fcd_status solve_admm(fcd_system *sink, const fcd__fc_local *p, const fcd
       res->converged = 1;
       break;
     }
-    if (it == o->max_iter) break;
+    /* the shift's update makes this a heuristic, not a convergent splitting: on some
+     * problems the iterates grow without bound (BoxesStack1: 1e8 then NaN). Keep the
+     * best iterate; stop when the residual is not finite or 1e6 times the best. */
+    if (res->residual < best) {
+      best = res->residual;
+      memcpy(S.best, S.z, (size_t)m * sizeof *S.z);
+    }
+    if (it == o->max_iter || !isfinite(res->residual) || res->residual > 1e6 * best) break;
     for (fcd_index c = 0; c < nc; c++) {
       const fcd_real *uc = u + c * d;
       fcd_real t = d == 2 ? fabs(uc[1]) : hypot(uc[1], uc[2]);
@@ -962,6 +970,11 @@ static fcd_status solve_admm(fcd_system *sink, const fcd__fc_local *p, const fcd
       admm_accelerate(&S, m, rho);
     }
   }
+  if (!res->converged && best < INFINITY) { /* hand back the best iterate seen */
+    memcpy(S.z, S.best, (size_t)m * sizeof *S.z);
+    fcd__fc_matvec(p, S.z, u);
+    res->residual = best;
+  }
   memcpy(r, S.z, (size_t)m * sizeof *r);
   goto done;
 nomem:
@@ -969,7 +982,7 @@ nomem:
 done:
   fcd__factor_destroy(fac);
   if (built) admm_mat_free(&a);
-  for (int k = 0; k < 7; k++) fcd__free(*arr[k]);
+  for (int k = 0; k < 8; k++) fcd__free(*arr[k]);
   return st;
 }
 
