@@ -306,7 +306,7 @@ int main(int argc, char **argv) {
   int nboth = 0, fcd_only = 0, sic_only = 0, neither = 0, fcd_wins = 0;
   int nslow = 0, slow_wins = 0, auto_fails = 0, nbest = 0;
   double logsum_best = 0;
-  static const char *fnames[5] = {"auto", "fixed-point", "nsgs", "newton", "admm"};
+  static const char *fnames[6] = {"auto", "fixed-point", "nsgs", "newton", "admm", "prox"};
   for (int k = 0; k < nf; k++) {
     problem P = {0};
     const char *base = strrchr(files[k], '/') + 1;
@@ -343,7 +343,7 @@ int main(int argc, char **argv) {
       outcome best_f = {0, 0, INFINITY, INFINITY, 0}, best_s = {0, 0, INFINITY, INFINITY, 0};
       int bf = -1, bs = -1;
       outcome autoo = {0};
-      for (int s = 0; s < 5; s++) {
+      for (int s = 0; s < 6; s++) {
         outcome o = run_capped(run_fcd, &P, s, tol, cap);
         if (verbose)
           printf("    fcd %-12s %s %10.4f s %6ld it residual %.2e\n", fnames[s],

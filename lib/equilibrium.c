@@ -534,8 +534,9 @@ static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, const fcd_real *
   if (st == FCD_OK && !res.converged)
     st = fcd__err(sys, FCD_E_NOT_CONVERGED,
                   "static contact solve did not reach %.3g in %lld iterations (residual "
-                  "%.3e); the previous solution is kept", eq->opts.tol,
-                  (long long)res.iterations, res.residual);
+                  "%.3e%s%s); the previous solution is kept", eq->opts.tol,
+                  (long long)res.iterations, res.residual,
+                  res.trail[0] ? "; auto tried " : "", res.trail);
 done:
   fcd__free(rp);
   fcd__free(ci);

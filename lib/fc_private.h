@@ -37,6 +37,8 @@ typedef struct {
   fcd_index iterations;
   fcd_real residual;
   int converged;
+  fcd_real merit; /* Newton and the proximal point: |Phi| (Alart-Curnier) at the end */
+  char trail[192]; /* auto: the solvers it ran, with iterations and residuals */
 } fcd__fc_result;
 
 /* The contact-solver options, validated once for every object that carries them

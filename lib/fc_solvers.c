@@ -10,7 +10,7 @@ fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt
   switch (which) {
   case FCD__OPT_SOLVER:
     if (value != FCD_FC_AUTO && value != FCD_FC_FIXED_POINT && value != FCD_FC_NSGS &&
-        value != FCD_FC_NEWTON && value != FCD_FC_ADMM)
+        value != FCD_FC_NEWTON && value != FCD_FC_ADMM && value != FCD_FC_PROX)
       return fcd__err(sink, FCD_E_INVALID_ARG, "unknown contact solver %g", value);
     o->solver = (int)value;
     return FCD_OK;
@@ -685,104 +685,125 @@ static void jac_fill(const fcd__fc_local *p, const fcd_real *rho, const fcd_real
   }
 }
 
-static fcd_status solve_newton(fcd_system *sink, const fcd__fc_local *p,
-                               const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
-                               fcd__fc_result *res) {
+/* Newton's workspace, kept across runs on problems of one pattern (the proximal point
+ * solves a sequence of them): the LU's symbolic analysis is done once. */
+typedef struct {
+  fcd_real *blk, *rho, *phi, *dr, *rt, *ut, *phit;
+  fcd_index *pos;
+  jac_pattern jp;
+  fcd__factor *lu;
+} newton_ws;
+
+static void newton_ws_free(newton_ws *w) {
+  fcd__factor_destroy(w->lu);
+  fcd__free(w->jp.rowptr);
+  fcd__free(w->jp.col);
+  fcd__free(w->jp.val);
+  fcd_real **a[7] = {&w->blk, &w->rho, &w->phi, &w->dr, &w->rt, &w->ut, &w->phit};
+  for (int k = 0; k < 7; k++) fcd__free(*a[k]);
+  fcd__free(w->pos);
+  memset(w, 0, sizeof *w);
+}
+
+static fcd_status newton_ws_init(fcd_system *sink, const fcd__fc_local *p, newton_ws *w) {
+  memset(w, 0, sizeof *w);
+  fcd_index m = p->m;
+  fcd_real **a[6] = {&w->rho, &w->phi, &w->dr, &w->rt, &w->ut, &w->phit};
+  int ok = 1;
+  for (int k = 0; k < 6; k++) ok &= (*a[k] = fcd__malloc_array((size_t)m + 1, sizeof **a[k])) != NULL;
+  w->pos = fcd__malloc_array((size_t)m + 1, sizeof *w->pos);
+  if (!ok || !w->pos) {
+    newton_ws_free(w);
+    return fcd__err(sink, FCD_E_NOMEM, "out of memory in the Newton solver");
+  }
+  for (fcd_index i = 0; i < m; i++) w->pos[i] = -1;
+  fcd_status st = jac_build_pattern(sink, p, &w->jp);
+  if (st == FCD_OK) st = fcd__factor_create(sink, FCD__FACTOR_LU, &w->lu);
+  if (st != FCD_OK) newton_ws_free(w);
+  return st;
+}
+
+/* One Newton step from (r, u, phi, psi): the direction from the generalized Jacobian,
+ * Armijo on psi = |Phi|^2 / 2 (derivative -2 psi), and one projected Gauss-Seidel sweep
+ * when there is no descent (singular J or a kink). The trial point is left in rt, ut,
+ * phit; returns psi there, or a negative value after a hard error (st set). */
+static fcd_real newton_step(const fcd__fc_local *p, newton_ws *w, fcd_real eps,
+                            const fcd_real *r, const fcd_real *u, fcd_real psi,
+                            fcd_status *st) {
+  fcd_index m = p->m;
+  jac_fill(p, w->rho, r, u, eps, &w->jp, w->pos);
+  /* one pattern for every iteration: UMFPACK's symbolic analysis is done once */
+  *st = fcd__factor_csr(w->lu, m, w->jp.rowptr, w->jp.col, w->jp.val, 1);
+  int have_dir = *st == FCD_OK;
+  if (have_dir) {
+    for (fcd_index i = 0; i < m; i++) w->dr[i] = -w->phi[i];
+    *st = fcd__factor_solve(w->lu, 1, w->dr, w->dr);
+    have_dir = *st == FCD_OK;
+  }
+  if (*st != FCD_OK && *st != FCD_E_SINGULAR) return -1;
+  *st = FCD_OK;
+  fcd_real t = 1.0;
+  for (int ls = 0; have_dir && ls < 30; ls++, t *= 0.5) {
+    for (fcd_index i = 0; i < m; i++) w->rt[i] = r[i] + t * w->dr[i];
+    fcd__fc_matvec(p, w->rt, w->ut);
+    fcd_real psit = ac_function(p, w->rho, w->rt, w->ut, w->phit);
+    if (psit <= (1 - 2e-4 * t) * psi) return psit;
+  }
+  memcpy(w->rt, r, (size_t)m * sizeof *w->rt);
+  gs_sweep(p, w->blk, NULL, w->rt);
+  fcd__fc_matvec(p, w->rt, w->ut);
+  return ac_function(p, w->rho, w->rt, w->ut, w->phit);
+}
+
+/* Newton on p from the guess in r, in a workspace made for p's pattern. res->merit is
+ * the Alart-Curnier merit |Phi| at the end, in the units of r. */
+static fcd_status newton_run(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
+                             newton_ws *w, fcd_real *r, fcd_real *u, fcd__fc_result *res) {
   int d = p->dim;
   fcd_index m = p->m;
-  fcd_real *blk = NULL;
-  FCD_TRY(diag_blocks(p, sink, &blk));
-  jac_pattern jp = {0};
-  fcd__factor *lu = NULL;
-  fcd_real *rho = fcd__malloc_array((size_t)p->nc * 2, sizeof *rho);
-  fcd_real *phi = fcd__malloc_array((size_t)m, sizeof *phi);
-  fcd_real *dr = fcd__malloc_array((size_t)m, sizeof *dr);
-  fcd_real *rt = fcd__malloc_array((size_t)m, sizeof *rt);
-  fcd_real *ut = fcd__malloc_array((size_t)m, sizeof *ut);
-  fcd_real *phit = fcd__malloc_array((size_t)m, sizeof *phit);
-  fcd_index *pos = fcd__malloc_array((size_t)m, sizeof *pos);
-  fcd_status st = FCD_OK;
-  if (!rho || !phi || !dr || !rt || !ut || !phit || !pos) {
-    st = fcd__err(sink, FCD_E_NOMEM, "out of memory in the Newton solver");
-    goto done;
-  }
-  for (fcd_index i = 0; i < m; i++) pos[i] = -1;
+  fcd__free(w->blk);
+  w->blk = NULL;
+  FCD_TRY(diag_blocks(p, sink, &w->blk));
   /* rho per contact from the diagonal block: 1/W_NN and 1/mean(W_TT, W_BB) */
+  fcd_real eps = 0;
   for (fcd_index c = 0; c < p->nc; c++) {
-    const fcd_real *a = blk + c * d * d;
+    const fcd_real *a = w->blk + c * d * d;
     fcd_real tt = 0;
     for (int k = 1; k < d; k++) tt += a[k * d + k];
     tt /= d - 1;
-    rho[2 * c] = a[0] > 0 ? 1.0 / a[0] : 1.0;
-    rho[2 * c + 1] = tt > 0 ? 1.0 / tt : 1.0;
+    w->rho[2 * c] = a[0] > 0 ? 1.0 / a[0] : 1.0;
+    w->rho[2 * c + 1] = tt > 0 ? 1.0 / tt : 1.0;
+    for (int k = 0; k < d; k++) eps = fmax(eps, a[k * d + k]);
   }
-  fcd_real eps = 0;
-  for (fcd_index c = 0; c < p->nc; c++)
-    for (int k = 0; k < d; k++) eps = fmax(eps, blk[c * d * d + k * d + k]);
   eps *= FCD_NEWTON_REG;
-  if ((st = jac_build_pattern(sink, p, &jp)) != FCD_OK) goto done;
-  if ((st = fcd__factor_create(sink, FCD__FACTOR_LU, &lu)) != FCD_OK) goto done;
   fcd__fc_matvec(p, r, u);
-  fcd_real psi = ac_function(p, rho, r, u, phi);
+  fcd_real psi = ac_function(p, w->rho, r, u, w->phi);
+  fcd_status st = FCD_OK;
   for (fcd_index it = 0;; it++) {
     res->iterations = it;
     res->residual = fcd__fc_error(p, r, u);
+    res->merit = sqrt(2 * psi);
     if (res->residual <= o->tol) {
       res->converged = 1;
       break;
     }
     if (it == o->max_iter) break;
-    jac_fill(p, rho, r, u, eps, &jp, pos);
-    /* one pattern for every iteration: UMFPACK's symbolic analysis is done once */
-    st = fcd__factor_csr(lu, m, jp.rowptr, jp.col, jp.val, 1);
-    int have_dir = st == FCD_OK;
-    if (have_dir) {
-      for (fcd_index i = 0; i < m; i++) dr[i] = -phi[i];
-      st = fcd__factor_solve(lu, 1, dr, dr);
-      have_dir = st == FCD_OK;
-    }
-    if (st != FCD_OK && st != FCD_E_SINGULAR) goto done;
-    st = FCD_OK;
-    fcd_real t = 1.0;
-    int accepted = 0;
-    if (have_dir) {
-      /* Armijo on psi = |Phi|^2 / 2 along the Newton direction (derivative -2 psi) */
-      for (int ls = 0; ls < 30; ls++, t *= 0.5) {
-        for (fcd_index i = 0; i < m; i++) rt[i] = r[i] + t * dr[i];
-        fcd__fc_matvec(p, rt, ut);
-        fcd_real psit = ac_function(p, rho, rt, ut, phit);
-        if (psit <= (1 - 2e-4 * t) * psi) {
-          accepted = 1;
-          psi = psit;
-          break;
-        }
-      }
-    }
-    if (!accepted) {
-      /* no descent (singular J or a kink): one projected Gauss-Seidel sweep restarts the
-       * iteration from a better point */
-      memcpy(rt, r, (size_t)m * sizeof *rt);
-      gs_sweep(p, blk, NULL, rt);
-      fcd__fc_matvec(p, rt, ut);
-      psi = ac_function(p, rho, rt, ut, phit);
-    }
-    memcpy(r, rt, (size_t)m * sizeof *r);
-    memcpy(u, ut, (size_t)m * sizeof *u);
-    memcpy(phi, phit, (size_t)m * sizeof *phi);
+    psi = newton_step(p, w, eps, r, u, psi, &st);
+    if (psi < 0) return st;
+    memcpy(r, w->rt, (size_t)m * sizeof *r);
+    memcpy(u, w->ut, (size_t)m * sizeof *u);
+    memcpy(w->phi, w->phit, (size_t)m * sizeof *w->phi);
   }
-done:
-  fcd__factor_destroy(lu);
-  fcd__free(jp.rowptr);
-  fcd__free(jp.col);
-  fcd__free(jp.val);
-  fcd__free(blk);
-  fcd__free(rho);
-  fcd__free(phi);
-  fcd__free(dr);
-  fcd__free(rt);
-  fcd__free(ut);
-  fcd__free(phit);
-  fcd__free(pos);
+  return FCD_OK;
+}
+
+static fcd_status solve_newton(fcd_system *sink, const fcd__fc_local *p,
+                               const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
+                               fcd__fc_result *res) {
+  newton_ws w;
+  FCD_TRY(newton_ws_init(sink, p, &w));
+  fcd_status st = newton_run(sink, p, o, &w, r, u, res);
+  newton_ws_free(&w);
   return st;
 }
 
@@ -986,6 +1007,99 @@ done:
   return st;
 }
 
+/* ---- proximal point with an inner Newton -------------------------------------------- */
+
+/* Mean of W's positive diagonal entries (1 when there are none): the scale of the
+ * penalties of ADMM and of the proximal point. */
+static fcd_real w_diag_mean(const fcd__csr *W) {
+  fcd_real s = 0;
+  fcd_index n = 0;
+  for (fcd_index i = 0; i < W->n; i++)
+    for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++)
+      if (W->col[e] == i && W->val[e] > 0) {
+        s += W->val[e];
+        n++;
+      }
+  return n ? s / (fcd_real)n : 1.0;
+}
+
+enum { PROX_INNER = 40, PROX_EASY = 6 };
+#define PROX_ETA 0.1
+
+/* The proximal point (Rockafellar 1976; for frictional contact, Acary and Brogliato
+ * 2008, section 13.4): r_{k+1} solves the problem with W + sigma I and q - sigma r_k,
+ * by Newton from r_k. Its fixed points are the solutions; W + sigma I is positive
+ * definite where W is only semidefinite (stacks and towers carry more contact unknowns
+ * than the bodies have dofs), which is where the plain Newton stalls. sigma starts at
+ * W's mean diagonal, falls tenfold after an inner solve that converged and at least
+ * halved the residual (the outer rate follows sigma), rises tenfold after one that did
+ * not, whose iterate is then dropped. Inner solves stop at a hundredth of the outer
+ * residual (never below a tenth of the target). */
+static fcd_status solve_prox(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
+                             fcd_real *r, fcd_real *u, fcd__fc_result *res) {
+  fcd_index m = p->m;
+  admm_mat a;
+  newton_ws w;
+  int built = 0, have_ws = 0;
+  fcd_status st = FCD_OK;
+  fcd_real *qs = fcd__malloc_array((size_t)m + 1, sizeof *qs);
+  fcd_real *rk = fcd__malloc_array((size_t)m + 1, sizeof *rk);
+  fcd_real *us = fcd__malloc_array((size_t)m + 1, sizeof *us);
+  if (!qs || !rk || !us || admm_mat_build(p->W, &a)) {
+    st = fcd__err(sink, FCD_E_NOMEM, "out of memory in the proximal point solver");
+    goto done;
+  }
+  built = 1;
+  fcd_real wbar = w_diag_mean(p->W), sigma = wbar, qn = fcd__fc_qnorm(p);
+  fcd__fc_local ps = *p;
+  ps.W = &a.A;
+  ps.q = qs;
+  admm_mat_values(p->W, &a, sigma);
+  if ((st = newton_ws_init(sink, &ps, &w)) != FCD_OK) goto done;
+  have_ws = 1;
+  fcd__fc_matvec(p, r, u);
+  fcd_real e = fcd__fc_error(p, r, u);
+  fcd_index total = 0;
+  for (;;) {
+    res->residual = e;
+    res->iterations = total;
+    if (e <= o->tol) {
+      res->converged = 1;
+      break;
+    }
+    if (total >= o->max_iter || sigma > 1e8 * wbar) break;
+    memcpy(rk, r, (size_t)m * sizeof *rk);
+    for (fcd_index i = 0; i < m; i++) qs[i] = p->q[i] - sigma * rk[i];
+    admm_mat_values(p->W, &a, sigma);
+    fcd__fc_opts oi = *o;
+    oi.max_iter = o->max_iter - total < PROX_INNER ? o->max_iter - total : PROX_INNER;
+    oi.tol = fmax(PROX_ETA * e, 0.1 * o->tol) * qn / fcd__fc_qnorm(&ps);
+    fcd__fc_result ri;
+    memset(&ri, 0, sizeof ri);
+    if ((st = newton_run(sink, &ps, &oi, &w, r, us, &ri)) != FCD_OK) goto done;
+    total += ri.iterations > 0 ? ri.iterations : 1;
+    res->merit = ri.merit;
+    fcd__fc_matvec(p, r, u);
+    fcd_real en = fcd__fc_error(p, r, u);
+    if (!(en < e) && !ri.converged) {
+      memcpy(r, rk, (size_t)m * sizeof *r);
+      fcd__fc_matvec(p, r, u);
+      sigma *= 10;
+      continue;
+    }
+    if (ri.converged && ri.iterations <= PROX_EASY) sigma = fmax(0.1 * sigma, 1e-10 * wbar);
+    else if (!ri.converged) sigma *= 10;
+    e = en;
+  }
+done:
+  if (have_ws) newton_ws_free(&w);
+  if (built) admm_mat_free(&a);
+  fcd__free(qs);
+  fcd__free(rk);
+  fcd__free(us);
+  return st;
+}
+
 static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
                                const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                fcd__fc_result *res, const fcd_real *r0);
@@ -1028,16 +1142,8 @@ static fcd_status fc_solve_capped(fcd_system *sink, const fcd__fc_local *p,
   case FCD_FC_NSGS: return solve_nsgs(sink, p, o, r, u, res);
   case FCD_FC_NEWTON: return solve_newton(sink, p, o, r, u, res);
   case FCD_FC_ADMM: return solve_admm(sink, p, o, r, u, res);
+  case FCD_FC_PROX: return solve_prox(sink, p, o, r, u, res);
   case FCD_FC_AUTO: {
-    /* Two blocks of 50 NSGS sweeps measure its linear rate. If it predicts convergence
-     * within 5000 sweeps, NSGS finishes (cheap sweeps, no factorization); otherwise the
-     * regularized Newton takes over from the iterate (it wins on the stalling, often
-     * rank-deficient problems), and NSGS again if Newton stalls. Measured on the fclib
-     * and Siconos sets (docs/performance.md). */
-    enum { BLOCK = 50, NSGS_BUDGET = 5000 };
-    /* Newton restarts from the caller's guess, not from where NSGS stalled: on the
-     * fclib set its basin from there is the reliable one (spheres-in-a-box: 116 steps
-     * from zero, no convergence from a stalled NSGS iterate). */
     fcd_real *r0 = fcd__malloc_array((size_t)p->m, sizeof *r0);
     if (!r0) return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
     memcpy(r0, r, (size_t)p->m * sizeof *r0);
@@ -1050,51 +1156,100 @@ static fcd_status fc_solve_capped(fcd_system *sink, const fcd__fc_local *p,
   }
 }
 
+/* appends one solver's outcome to res->trail */
+static void trail_add(fcd__fc_result *res, const char *name, fcd_index it, fcd_real resid) {
+  size_t len = strlen(res->trail);
+  if (len + 1 >= sizeof res->trail) return;
+  snprintf(res->trail + len, sizeof res->trail - len, "%s%s %lld it %.2e", len ? ", " : "",
+           name, (long long)it, resid);
+}
+
+/* runs one solver of auto's sequence with at most cap iterations; done counts them */
+typedef fcd_status (*auto_fn)(fcd_system *, const fcd__fc_local *, const fcd__fc_opts *,
+                              fcd_real *, fcd_real *, fcd__fc_result *);
+static fcd_status auto_stage(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
+                             auto_fn fn, const char *name, fcd_index cap, fcd_real *r,
+                             fcd_real *u, fcd__fc_result *res, fcd_index *done) {
+  fcd__fc_opts ob = *o;
+  fcd_index left = o->max_iter - *done;
+  ob.max_iter = left < cap ? left : cap;
+  fcd__fc_result rr;
+  memset(&rr, 0, sizeof rr);
+  FCD_TRY(fn(sink, p, &ob, r, u, &rr));
+  *done += rr.iterations;
+  res->iterations = *done;
+  res->residual = rr.residual;
+  res->converged = rr.converged;
+  res->merit = rr.merit;
+  trail_add(res, name, rr.iterations, rr.residual);
+  return FCD_OK;
+}
+
+static fcd_status nsgs_fn(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
+                          fcd_real *r, fcd_real *u, fcd__fc_result *res) {
+  return solve_nsgs(sink, p, o, r, u, res);
+}
+
+/* auto: NSGS in blocks of 50 sweeps, each measuring its linear rate; NSGS goes on
+ * while the last block's rate predicts convergence within AUTO_NSGS sweeps in all (a sweep costs one product
+ * with W; a Newton step of the proximal point, measured on the fclib and Siconos sets,
+ * 30 to 60 sweeps, and it takes 10 to 50 of them). Otherwise the proximal point takes over from the caller's guess; ADMM from the best
+ * iterate so far when it stalls too, and NSGS with what is left of the cap last.
+ * Decided by counts, never by clocks: the same input takes the same path. */
+enum { AUTO_BLOCK = 50, AUTO_NSGS = 800, AUTO_PROX = 400, AUTO_ADMM = 2000 };
+
 static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
                                const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                fcd__fc_result *res, const fcd_real *r0) {
-  {
-    enum { BLOCK = 50, NSGS_BUDGET = 5000 };
-    fcd_index done = 0;
-    fcd_real res_prev = -1;
-    for (int blk = 0; blk < 2 && done < o->max_iter; blk++) {
-      fcd__fc_opts ob = *o;
-      ob.max_iter = o->max_iter - done < BLOCK ? o->max_iter - done : BLOCK;
-      FCD_TRY(solve_nsgs(sink, p, &ob, r, u, res));
-      done += res->iterations;
-      res->iterations = done;
-      if (res->converged) return FCD_OK;
-      if (blk == 0) res_prev = res->residual;
-    }
-    if (done >= o->max_iter) return FCD_OK;
-    fcd_real rate = res_prev > 0 ? res->residual / res_prev : 1.0;
-    int stay = 0;
-    if (rate > 0 && rate < 1) {
-      fcd_real blocks = log(o->tol / res->residual) / log(rate);
-      stay = blocks * BLOCK <= NSGS_BUDGET;
-    }
-    if (stay) {
-      /* the prediction is held to its budget: a late stall hands over to Newton */
-      fcd__fc_opts ob = *o;
-      fcd_index left = o->max_iter - done, budget = NSGS_BUDGET - done;
-      ob.max_iter = left < budget ? left : budget;
-      FCD_TRY(solve_nsgs(sink, p, &ob, r, u, res));
-      res->iterations += done;
-      if (res->converged) return FCD_OK;
-      done = res->iterations;
-      if (done >= o->max_iter) return FCD_OK;
-    }
-    fcd__fc_opts o1 = *o;
-    o1.max_iter = o->max_iter - done < 500 ? o->max_iter - done : 500;
-    memcpy(r, r0, (size_t)p->m * sizeof *r);
-    FCD_TRY(solve_newton(sink, p, &o1, r, u, res));
-    res->iterations += done;
-    if (res->converged) return FCD_OK;
-    done = res->iterations;
-    fcd__fc_opts o2 = *o;
-    o2.max_iter = o->max_iter > done ? o->max_iter - done : 1;
-    FCD_TRY(solve_nsgs(sink, p, &o2, r, u, res));
-    res->iterations += done;
-    return FCD_OK;
+  fcd_index done = 0;
+  fcd_real prev = -1;
+  res->trail[0] = 0;
+  /* NSGS in blocks while each block's rate predicts convergence within the budget */
+  for (int blk = 0; done < o->max_iter && !res->converged; blk++) {
+    fcd__fc_opts ob = *o;
+    ob.max_iter = o->max_iter - done < AUTO_BLOCK ? o->max_iter - done : AUTO_BLOCK;
+    fcd__fc_result rr;
+    memset(&rr, 0, sizeof rr);
+    FCD_TRY(solve_nsgs(sink, p, &ob, r, u, &rr));
+    done += rr.iterations;
+    res->iterations = done;
+    res->residual = rr.residual;
+    res->converged = rr.converged;
+    if (res->converged || done >= AUTO_NSGS) break;
+    fcd_real rate = prev > 0 ? rr.residual / prev : 0.5;
+    prev = rr.residual;
+    if (blk > 0 && !(rate > 0 && rate < 1 &&
+                     done + log(o->tol / rr.residual) / log(rate) * AUTO_BLOCK <= AUTO_NSGS))
+      break;
   }
+  trail_add(res, "nsgs", done, res->residual);
+  if (res->converged || done >= o->max_iter) return FCD_OK;
+  /* the best iterate so far stays in best while the proximal point restarts from r0 */
+  fcd_real *best = fcd__malloc_array((size_t)p->m + 1, sizeof *best);
+  if (!best) return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
+  memcpy(best, r, (size_t)p->m * sizeof *best);
+  fcd_real best_res = res->residual;
+  memcpy(r, r0, (size_t)p->m * sizeof *r);
+  fcd_status st = auto_stage(sink, p, o, solve_prox, "prox", AUTO_PROX, r, u, res, &done);
+  if (st != FCD_OK || res->converged || done >= o->max_iter) goto out;
+  if (res->residual > best_res) memcpy(r, best, (size_t)p->m * sizeof *r);
+  else best_res = res->residual;
+  memcpy(best, r, (size_t)p->m * sizeof *best);
+  st = auto_stage(sink, p, o, solve_admm, "admm", AUTO_ADMM, r, u, res, &done);
+  if (st != FCD_OK || res->converged || done >= o->max_iter) goto out;
+  if (res->residual > best_res) memcpy(r, best, (size_t)p->m * sizeof *r);
+  else {
+    best_res = res->residual;
+    memcpy(best, r, (size_t)p->m * sizeof *best);
+  }
+  st = auto_stage(sink, p, o, nsgs_fn, "nsgs", o->max_iter, r, u, res, &done);
+out:
+  if (st == FCD_OK && !res->converged && best_res < res->residual) {
+    memcpy(r, best, (size_t)p->m * sizeof *r); /* a failure hands back its best iterate */
+    fcd__fc_matvec(p, r, u);
+    res->residual = best_res;
+    res->merit = 0;
+  }
+  fcd__free(best);
+  return st;
 }

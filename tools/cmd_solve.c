@@ -13,7 +13,7 @@
 #include "outfile.h"
 
 static const cli_opt solve_opts[] = {
-    {"--solver", "auto|fixed-point|nsgs|newton|admm", 0, "contact solver (default auto)"},
+    {"--solver", "auto|fixed-point|nsgs|newton|admm|prox", 0, "contact solver (default auto)"},
     {"--tol", "X", 0, "tolerance on Siconos' residual (default 1e-8)"},
     {"--max-iter", "N", 0, "iteration cap (default 10000)"},
     {"--write", "OUT.hdf5", 0, "write the problem and its solution (fclib)"},
@@ -32,12 +32,12 @@ int cmd_solve(int argc, char **argv) {
   const char *path = argv[0];
   options o = {.solver = "auto", .tol = 1e-8, .max_iter = 10000};
   if (parse_options(argc - 1, argv + 1, &o, &cli_solve)) return 2;
-  static const char *const names[] = {"auto", "fixed-point", "nsgs", "newton", "admm"};
+  static const char *const names[] = {"auto", "fixed-point", "nsgs", "newton", "admm", "prox"};
   int solver = -1;
-  for (int k = 0; k < 5; k++)
+  for (int k = 0; k < 6; k++)
     if (strcmp(o.solver, names[k]) == 0) solver = k;
   if (solver < 0) {
-    fprintf(stderr, "fcd: unknown solver '%s' (auto, fixed-point, nsgs, newton, admm)\n", o.solver);
+    fprintf(stderr, "fcd: unknown solver '%s' (auto, fixed-point, nsgs, newton, admm, prox)\n", o.solver);
     return 2;
   }
   char msg[1024];

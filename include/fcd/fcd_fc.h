@@ -26,15 +26,18 @@ typedef struct fcd_fc_problem fcd_fc_problem;
 /** Solvers (values of FCD_FC_PARAM_SOLVER). */
 typedef enum {
   FCD_FC_AUTO = 0,        /**< NSGS while its measured rate predicts convergence within
-                               5000 sweeps, else Newton from its iterate (then NSGS) */
+                               800 sweeps, else the proximal point from the caller's
+                               guess, then ADMM, then NSGS (docs/contact.md) */
   FCD_FC_FIXED_POINT = 1, /**< projected fixed point with diagonal augmentation
                                parameters (seed 003, eqs. 14-15): Jacobi sweeps */
   FCD_FC_NSGS = 2,        /**< nonsmooth Gauss-Seidel, exact local solve per contact */
   FCD_FC_NEWTON = 3,      /**< semismooth Newton on the Alart-Curnier function with
                                an Armijo line search */
-  FCD_FC_ADMM = 4         /**< ADMM on the De Saxce-shifted convex problem, the cone
+  FCD_FC_ADMM = 4,        /**< ADMM on the De Saxce-shifted convex problem, the cone
                                as its second block, penalty by residual balancing (one
                                sparse Cholesky of W + rho I per penalty) */
+  FCD_FC_PROX = 5         /**< proximal point: Newton on W + sigma I, sigma adapted to
+                               the progress (robust where W is rank deficient) */
 } fcd_fc_solver;
 
 /** Parameter keys of fcd_fc_problem_set_param. */

@@ -209,7 +209,7 @@ _CONTACT = {"open": 0, "stick": 1, "slip": 2}
 _CONTACT_NAMES = {v: k for k, v in _CONTACT.items()}
 _IT_PARAM = {"step": 100, "theta": 101, "tolerance": 102, "max_iter": 103, "contact_solver": 104,
              "cert_tol": 105, "energy_check": 106}
-_FC_SOLVER = {"auto": 0, "fixed-point": 1, "nsgs": 2, "newton": 3, "admm": 4}
+_FC_SOLVER = {"auto": 0, "fixed-point": 1, "nsgs": 2, "newton": 3, "admm": 4, "prox": 5}
 _ST_PARAM = {"nev": 500, "target_hz": 501, "mu": 502, "tolerance": 503, "damping": 504,
              "dense_max": 505, "projection_modes": 506, "max_iter": 507}
 _EQ_KIND = {"static": 0, "steady-sliding": 1}

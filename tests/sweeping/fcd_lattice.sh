@@ -3,9 +3,12 @@
 # 150 / 527 / 21 / 248 and 157 / 404 / 21 / 111) on one line, and refuses bad input.
 set -u
 fcd=$1
-out=$("$fcd" lattice --rect 10x15 --count-only) || { echo "rect failed"; exit 1; }
+err=${FCD_TEST_TMPDIR:-/tmp}/lattice-stderr.txt
+mkdir -p "$(dirname "$err")"
+out=$("$fcd" lattice --rect 10x15 --count-only 2>"$err") || { echo "rect failed"; cat "$err"; exit 1; }
 [ "$out" = "nodes=150 springs=527 constraints=21 selfstress_dim=248" ] || { echo "rect: $out"; exit 1; }
-out=$("$fcd" lattice --tri 10x15 --h 1.1 --s 0.2 --count-only) || { echo "tri failed"; exit 1; }
+out=$("$fcd" lattice --tri 10x15 --h 1.1 --s 0.2 --count-only 2>"$err") ||
+  { echo "tri failed ($?)"; cat "$err"; exit 1; }
 [ "$out" = "nodes=157 springs=404 constraints=21 selfstress_dim=111" ] || { echo "tri: $out"; exit 1; }
 out=$("$fcd" lattice --rect 10x15 --defect 94:0.3,-0.35 --count-only) || { echo "defect"; exit 1; }
 [ "$out" = "nodes=150 springs=527 constraints=21 selfstress_dim=248" ] || { echo "defect: $out"; exit 1; }
