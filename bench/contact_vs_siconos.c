@@ -346,7 +346,7 @@ int main(int argc, char **argv) {
       for (int s = 0; s < 6; s++) {
         outcome o = run_capped(run_fcd, &P, s, tol, cap);
         if (verbose)
-          printf("    fcd %-12s %s %10.4f s %6ld it residual %.2e\n", fnames[s],
+          printf("    fcd %-12s %s %10.3e s %6ld it residual %.2e\n", fnames[s],
                  o.status == 1 ? "timeout" : o.ok ? "ok     " : "FAILED ", o.secs, o.iters, o.res);
         if (s == 0) autoo = o;
         if (per) fprintf(per, "%s,fcd,%s,%d,%.6g\n", base, fnames[s], o.ok, o.secs);
@@ -361,7 +361,7 @@ int main(int argc, char **argv) {
       for (int s = 0; s < npeer; s++) {
         outcome o = run_capped(run_siconos, &P, list[s].id, tol, cap);
         if (verbose)
-          printf("    siconos %-8s %s %10.4f s %6ld it residual %.2e\n", list[s].name,
+          printf("    siconos %-8s %s %10.3e s %6ld it residual %.2e\n", list[s].name,
                  o.status == 1 ? "timeout" : o.status == 2 ? "crashed" : o.ok ? "ok     " : "FAILED ",
                  o.secs, o.iters, o.res);
         if (per) fprintf(per, "%s,siconos,%s,%d,%.6g\n", base, list[s].name, o.ok, o.secs);

@@ -299,6 +299,32 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
      * root of g locally and refine it by Illinois steps; most NSGS sweeps end here.
      * The full scan below remains the exact fallback. */
     if (slip3d_warm(a, qh, mu, scale, r)) return 1;
+    /* no usable previous direction (first sweep, or the contact was open or stuck):
+     * the same local search from the stick candidate's direction, which the slip
+     * reaction is near when the stick candidate leaves the cone, then from -qh_T (the
+     * reaction opposing the slip a diagonal block would give). Found roots are checked
+     * as the scan's are; the scan stays the exact fallback. */
+    fcd_real guess[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    if (solved && x[0] < 0) {
+      fcd_real t = hypot(x[1], x[2]);
+      if (t > 0) {
+        guess[0][0] = x[0];
+        guess[0][1] = mu * -x[0] * x[1] / t;
+        guess[0][2] = mu * -x[0] * x[2] / t;
+      }
+    }
+    fcd_real qt = hypot(qh[1], qh[2]);
+    if (qt > 0 && a[0] > 0) {
+      fcd_real rn = -qh[0] / a[0];
+      guess[1][0] = rn;
+      guess[1][1] = mu * -rn * -qh[1] / qt;
+      guess[1][2] = mu * -rn * -qh[2] / qt;
+    }
+    for (int g = 0; g < 2; g++)
+      if (guess[g][0] < 0 && slip3d_warm(a, qh, mu, scale, guess[g])) {
+        for (int k = 0; k < d; k++) r[k] = guess[g][k];
+        return 1;
+      }
     enum { NS = 64 };
     fcd_real g0 = 0, phi0 = 0;
     for (int i = 0; i <= NS; i++) {
@@ -1144,6 +1170,11 @@ static fcd_status fc_solve_capped(fcd_system *sink, const fcd__fc_local *p,
   case FCD_FC_ADMM: return solve_admm(sink, p, o, r, u, res);
   case FCD_FC_PROX: return solve_prox(sink, p, o, r, u, res);
   case FCD_FC_AUTO: {
+    /* the caller's guess is kept for the proximal point; a zero guess (the usual one)
+     * needs no copy, which matters on problems solved in a microsecond */
+    int zero = 1;
+    for (fcd_index i = 0; i < p->m && zero; i++) zero = r[i] == 0;
+    if (zero) return fcd__fc_auto(sink, p, o, r, u, res, NULL);
     fcd_real *r0 = fcd__malloc_array((size_t)p->m, sizeof *r0);
     if (!r0) return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
     memcpy(r0, r, (size_t)p->m * sizeof *r0);
@@ -1229,7 +1260,8 @@ static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
   if (!best) return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
   memcpy(best, r, (size_t)p->m * sizeof *best);
   fcd_real best_res = res->residual;
-  memcpy(r, r0, (size_t)p->m * sizeof *r);
+  if (r0) memcpy(r, r0, (size_t)p->m * sizeof *r);
+  else memset(r, 0, (size_t)p->m * sizeof *r);
   fcd_status st = auto_stage(sink, p, o, solve_prox, "prox", AUTO_PROX, r, u, res, &done);
   if (st != FCD_OK || res->converged || done >= o->max_iter) goto out;
   if (res->residual > best_res) memcpy(r, best, (size_t)p->m * sizeof *r);
