@@ -332,20 +332,28 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
       fcd_real s[2] = {cos(phi), sin(phi)};
       fcd_real g = slip_eval(d, a, qh, mu, s, cand, ut, &den);
       if (i > 0 && ((g0 < 0) != (g < 0) || g == 0)) {
-        /* bisection on [phi0, phi] */
-        fcd_real lo = phi0, hi = phi, glo = g0;
-        for (int it = 0; it < 60; it++) {
-          fcd_real mid = 0.5 * (lo + hi);
-          fcd_real sm[2] = {cos(mid), sin(mid)};
-          fcd_real gm = slip_eval(d, a, qh, mu, sm, cand, ut, &den);
-          if ((gm < 0) == (glo < 0) && gm != 0) {
-            lo = mid;
-            glo = gm;
+        /* Illinois regula falsi on [phi0, phi] (superlinear; bisection took 60 steps),
+         * stopped when g is at round-off of the velocities */
+        fcd_real lo = phi0, hi = phi, glo = g0, ghi = g, ph = g == 0 ? phi : phi0;
+        int side = 0;
+        for (int it = 0; it < 100 && g != 0 && hi - lo > 1e-15; it++) {
+          ph = (lo * ghi - hi * glo) / (ghi - glo);
+          fcd_real sx[2] = {cos(ph), sin(ph)};
+          fcd_real gx = slip_eval(d, a, qh, mu, sx, cand, ut, &den);
+          if (fabs(gx) <= 1e-15 * scale) break;
+          if ((gx < 0) == (glo < 0)) {
+            lo = ph;
+            glo = gx;
+            if (side == -1) ghi *= 0.5;
+            side = -1;
           } else {
-            hi = mid;
+            hi = ph;
+            ghi = gx;
+            if (side == 1) glo *= 0.5;
+            side = 1;
           }
         }
-        fcd_real sm[2] = {cos(0.5 * (lo + hi)), sin(0.5 * (lo + hi))};
+        fcd_real sm[2] = {cos(ph), sin(ph)};
         slip_eval(d, a, qh, mu, sm, cand, ut, &den);
         if (den > 0 && cand[0] < 0 && ut[0] * sm[0] + ut[1] * sm[1] >= -1e-14 * scale) {
           fcd_real res = local_res(d, a, qh, mu, cand);
