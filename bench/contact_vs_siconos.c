@@ -68,7 +68,9 @@ static outcome run_capped(runner fn, const problem *p, int arg, double tol, doub
   outcome o = {0, 2, cap, INFINITY, 0};
   int fd[2];
   if (pipe(fd) != 0) return o;
-  fflush(stdout); /* or the child would print the parent's buffered lines again */
+  /* every stream: a child that ends in exit() (Siconos' numerics_error does) would
+   * write the parent's buffered lines again, the CSV header included */
+  fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
