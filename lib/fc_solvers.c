@@ -744,7 +744,8 @@ static fcd_status newton_ws_init(fcd_system *sink, const fcd__fc_local *p, newto
   fcd_index m = p->m;
   fcd_real **a[6] = {&w->rho, &w->phi, &w->dr, &w->rt, &w->ut, &w->phit};
   int ok = 1;
-  for (int k = 0; k < 6; k++) ok &= (*a[k] = fcd__malloc_array((size_t)m + 1, sizeof **a[k])) != NULL;
+  for (int k = 0; k < 6; k++)
+    ok &= (*a[k] = fcd__malloc_array((size_t)m + 1, sizeof **a[k])) != NULL;
   w->pos = fcd__malloc_array((size_t)m + 1, sizeof *w->pos);
   if (!ok || !w->pos) {
     newton_ws_free(w);
@@ -839,6 +840,20 @@ static fcd_status solve_newton(fcd_system *sink, const fcd__fc_local *p,
   fcd_status st = newton_run(sink, p, o, &w, r, u, res);
   newton_ws_free(&w);
   return st;
+}
+
+/* Mean of W's positive diagonal entries (1 when there are none): the scale of the
+ * penalties of ADMM and of the proximal point. */
+static fcd_real w_diag_mean(const fcd__csr *W) {
+  fcd_real s = 0;
+  fcd_index n = 0;
+  for (fcd_index i = 0; i < W->n; i++)
+    for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++)
+      if (W->col[e] == i && W->val[e] > 0) {
+        s += W->val[e];
+        n++;
+      }
+  return n ? s / (fcd_real)n : 1.0;
 }
 
 /* ---- ADMM with residual balancing ------------------------------------------------ */
@@ -954,15 +969,7 @@ static fcd_status solve_admm(fcd_system *sink, const fcd__fc_local *p, const fcd
   for (int k = 0; k < 8; k++) ok &= (*arr[k] = fcd__calloc((size_t)m + 1, sizeof **arr[k])) != NULL;
   if (!ok || admm_mat_build(W, &a)) goto nomem;
   built = 1;
-  fcd_real rho = 0;
-  fcd_index npos = 0;
-  for (fcd_index i = 0; i < m; i++)
-    for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++)
-      if (W->col[e] == i && W->val[e] > 0) {
-        rho += W->val[e];
-        npos++;
-      }
-  rho = npos ? rho / (fcd_real)npos : 1.0;
+  fcd_real rho = w_diag_mean(W);
   if ((st = fcd__factor_create(sink, FCD__FACTOR_SPD, &fac)) != FCD_OK) goto done;
   admm_mat_values(W, &a, rho);
   if ((st = fcd__factor_csr(fac, m, a.A.rowptr, a.A.col, a.A.val, 1)) != FCD_OK) goto done;
@@ -1043,20 +1050,6 @@ done:
 
 /* ---- proximal point with an inner Newton -------------------------------------------- */
 
-/* Mean of W's positive diagonal entries (1 when there are none): the scale of the
- * penalties of ADMM and of the proximal point. */
-static fcd_real w_diag_mean(const fcd__csr *W) {
-  fcd_real s = 0;
-  fcd_index n = 0;
-  for (fcd_index i = 0; i < W->n; i++)
-    for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++)
-      if (W->col[e] == i && W->val[e] > 0) {
-        s += W->val[e];
-        n++;
-      }
-  return n ? s / (fcd_real)n : 1.0;
-}
-
 enum { PROX_INNER = 40, PROX_EASY = 6 };
 #define PROX_ETA 0.1
 
@@ -1065,10 +1058,11 @@ enum { PROX_INNER = 40, PROX_EASY = 6 };
  * by Newton from r_k. Its fixed points are the solutions; W + sigma I is positive
  * definite where W is only semidefinite (stacks and towers carry more contact unknowns
  * than the bodies have dofs), which is where the plain Newton stalls. sigma starts at
- * W's mean diagonal, falls tenfold after an inner solve that converged and at least
- * halved the residual (the outer rate follows sigma), rises tenfold after one that did
- * not, whose iterate is then dropped. Inner solves stop at a hundredth of the outer
- * residual (never below a tenth of the target). */
+ * W's mean diagonal, falls tenfold after an inner solve that converged in at most
+ * PROX_EASY steps (the outer rate follows sigma), stays after a harder one, and rises
+ * tenfold after one that did not converge; that iterate is dropped unless it lowered
+ * the residual. Inner solves stop at PROX_ETA times the outer residual (never below a
+ * tenth of the target). */
 static fcd_status solve_prox(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
                              fcd_real *r, fcd_real *u, fcd__fc_result *res) {
   fcd_index m = p->m;
@@ -1230,11 +1224,13 @@ static fcd_status nsgs_fn(fcd_system *sink, const fcd__fc_local *p, const fcd__f
 }
 
 /* auto: NSGS in blocks of 50 sweeps, each measuring its linear rate; NSGS goes on
- * while the last block's rate predicts convergence within AUTO_NSGS sweeps in all (a sweep costs one product
- * with W; a Newton step of the proximal point, measured on the fclib and Siconos sets,
- * 30 to 60 sweeps, and it takes 10 to 50 of them). Otherwise the proximal point takes over from the caller's guess; ADMM from the best
- * iterate so far when it stalls too, and NSGS with what is left of the cap last.
- * Decided by counts, never by clocks: the same input takes the same path. */
+ * while the last block's rate predicts convergence within AUTO_NSGS sweeps in all (a
+ * sweep costs one product with W; a Newton step of the proximal point, measured on the
+ * fclib and Siconos sets, 30 to 60 sweeps, and it takes 10 to 50 of them). Otherwise
+ * the proximal point takes over from the caller's guess (from NSGS' iterate it is
+ * slower on Capsules and fails on spheres-in-a-box); ADMM from the best iterate so far
+ * when it stalls too, and NSGS with what is left of the cap last. Decided by counts,
+ * never by clocks: the same input takes the same path. */
 enum { AUTO_BLOCK = 50, AUTO_NSGS = 800, AUTO_PROX = 400, AUTO_ADMM = 2000 };
 
 static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,

@@ -169,20 +169,31 @@ static void test_file(const char *dir, const char *name, int global) {
   fcd_fc_problem_destroy(p);
 }
 
+/* a shipped problem read from dir with the given solver at tolerance 1e-8; path
+ * receives its file name, nc its contact count; NULL when it cannot be read */
+static fcd_fc_problem *open_with_solver(const char *dir, const char *name, int solver,
+                                        char *path, size_t cap, int *nc) {
+  char msg[1024];
+  snprintf(path, cap, "%s/%s", dir, name);
+  fcd_fc_problem *p;
+  CHECK_ST(fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg), FCD_OK);
+  if (!p) return NULL;
+  *nc = (int)fcd_fc_problem_size(p);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, solver), FCD_OK);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-8), FCD_OK);
+  return p;
+}
+
 /* ADMM (FCD_FC_ADMM) on a shipped problem: it converges (residual within 1e-8 on both
  * measures) or says it did not, leaving the caller's r untouched and handing back a
  * finite best iterate: its shift update is a heuristic that can diverge (issue 23) */
 static void test_admm(const char *dir, const char *name) {
-  char path[1024], msg[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  fcd_fc_problem *p;
-  CHECK_ST(fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg), FCD_OK);
+  char path[1024];
+  int nc = 0;
+  fcd_fc_problem *p = open_with_solver(dir, name, FCD_FC_ADMM, path, sizeof path, &nc);
   if (!p) return;
-  int nc = (int)fcd_fc_problem_size(p), m = 3 * nc;
-  double *r = malloc(m * sizeof *r), *u = malloc(m * sizeof *u), res = -1, bound;
-  for (int i = 0; i < m; i++) r[i] = 0;
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, FCD_FC_ADMM), FCD_OK);
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-8), FCD_OK);
+  int m = 3 * nc;
+  double *r = calloc(m, sizeof *r), *u = calloc(m, sizeof *u), res = -1, bound;
   CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 3000), FCD_OK);
   fcd_status st = fcd_fc_problem_solve(p, r, u, NULL);
   fcd_index it = 0;
@@ -210,15 +221,12 @@ static void test_admm(const char *dir, const char *name) {
 /* The proximal point (FCD_FC_PROX) converges on every shipped problem, on both
  * measures: it is auto's robust stage, so unlike ADMM it may not fail here */
 static void test_prox(const char *dir, const char *name) {
-  char path[1024], msg[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  fcd_fc_problem *p;
-  CHECK_ST(fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg), FCD_OK);
+  char path[1024];
+  int nc = 0;
+  fcd_fc_problem *p = open_with_solver(dir, name, FCD_FC_PROX, path, sizeof path, &nc);
   if (!p) return;
-  int nc = (int)fcd_fc_problem_size(p), m = 3 * nc;
+  int m = 3 * nc;
   double *r = calloc(m, sizeof *r), *u = calloc(m, sizeof *u), res = -1, bound;
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, FCD_FC_PROX), FCD_OK);
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-8), FCD_OK);
   fcd_status st = fcd_fc_problem_solve(p, r, u, NULL);
   CHECK_ST(st, FCD_OK);
   fcd_index it = 0;
