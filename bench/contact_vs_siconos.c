@@ -6,7 +6,9 @@
  * fc3d_compute_error, see tests/contact/test_fclib_data.c).
  *
  * usage: contact_vs_siconos [--quick] [--verbose] [--only NAME] [--tol X] [--cap SECONDS]
- *                           DATA_DIR [CSV]
+ *                           [--fcd LIST] [--peer LIST] DATA_DIR [CSV]
+ * --fcd and --peer restrict the solvers run (comma-separated names, "none" for none):
+ * for studying one solver; the figures of a restricted run are not the benchmark's.
  * The peer is every fc3d (fc2d) solver of Debian's Siconos build except the GAMS ones
  * (not built) at its defaults, with one setting changed for all, stated in the report:
  * the iteration cap raised to 100,000 (1,000,000 for NSGS, 10,000 for NSN-AC as
@@ -251,17 +253,33 @@ static const peer peers2[] = {{SICONOS_FRICTION_2D_NSGS, "nsgs"},
                               {SICONOS_FRICTION_2D_LEMKE, "lemke"},
                               {SICONOS_FRICTION_2D_ENUM, "enum"}};
 
+/* whether name is in the comma-separated list (every name when there is no list) */
+static int selected(const char *list, const char *name) {
+  if (!list) return 1;
+  size_t n = strlen(name);
+  for (const char *s = list; *s;) {
+    const char *e = strchr(s, ',');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    if (len == n && !strncmp(s, name, n)) return 1;
+    if (!e) break;
+    s = e + 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int quick = 0, verbose = 0;
   const char *only = NULL;
   double tol = 1e-8, cap = 60;
-  const char *dir = NULL, *csv_path = NULL;
+  const char *dir = NULL, *csv_path = NULL, *fsel = NULL, *psel = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--verbose")) verbose = 1;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--tol") && i + 1 < argc) tol = atof(argv[++i]);
     else if (!strcmp(argv[i], "--cap") && i + 1 < argc) cap = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--fcd") && i + 1 < argc) fsel = argv[++i];
+    else if (!strcmp(argv[i], "--peer") && i + 1 < argc) psel = argv[++i];
     else if (!dir) dir = argv[i];
     else csv_path = argv[i];
   }
@@ -346,6 +364,7 @@ int main(int argc, char **argv) {
       int bf = -1, bs = -1;
       outcome autoo = {0};
       for (int s = 0; s < 6; s++) {
+        if (!selected(fsel, fnames[s])) continue;
         outcome o = run_capped(run_fcd, &P, s, tol, cap);
         if (verbose)
           printf("    fcd %-12s %s %10.3e s %6ld it residual %.2e\n", fnames[s],
@@ -361,6 +380,7 @@ int main(int argc, char **argv) {
       int npeer = P.dim == 3 ? (int)(sizeof peers3 / sizeof *peers3)
                              : (int)(sizeof peers2 / sizeof *peers2);
       for (int s = 0; s < npeer; s++) {
+        if (!selected(psel, list[s].name)) continue;
         outcome o = run_capped(run_siconos, &P, list[s].id, tol, cap);
         if (verbose)
           printf("    siconos %-8s %s %10.3e s %6ld it residual %.2e\n", list[s].name,

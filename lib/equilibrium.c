@@ -531,12 +531,13 @@ static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, const fcd_real *
   fcd__fc_local lp = {d, nc, m, &Wc, q, mu, NULL, NULL};
   fcd__fc_result res;
   st = fcd__fc_solve(sys, &lp, &eq->opts, w->r, ul, &res);
+  char trail[256];
   if (st == FCD_OK && !res.converged)
     st = fcd__err(sys, FCD_E_NOT_CONVERGED,
                   "static contact solve did not reach %.3g in %lld iterations (residual "
-                  "%.3e%s%s); the previous solution is kept", eq->opts.tol,
+                  "%.3e%s); the previous solution is kept", eq->opts.tol,
                   (long long)res.iterations, res.residual,
-                  res.trail[0] ? "; auto tried " : "", res.trail);
+                  fcd__fc_trail(&res, trail, sizeof trail));
 done:
   fcd__free(rp);
   fcd__free(ci);

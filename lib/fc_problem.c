@@ -439,9 +439,9 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
   if (st == FCD_OK && !p->last.converged) {
     /* a stalled Newton or proximal point also reports its Alart-Curnier merit; auto
      * says which solvers it ran */
-    char merit[64] = "", trail[sizeof p->last.trail + 16] = "";
+    char merit[64] = "", trail[256];
     if (p->last.merit > 0) snprintf(merit, sizeof merit, ", merit %.3e", p->last.merit);
-    if (p->last.trail[0]) snprintf(trail, sizeof trail, "; auto tried %s", p->last.trail);
+    fcd__fc_trail(&p->last, trail, sizeof trail);
     st = fcd__err(p->sys, FCD_E_NOT_CONVERGED,
                   "contact solver did not reach %.3g in %lld iterations (residual %.3e%s)%s",
                   p->opts.tol, (long long)p->last.iterations, p->last.residual, merit, trail);

@@ -711,12 +711,13 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
   fcd__fc_local lp = {d, na, ma, &Wc, ql, mul, NULL, NULL};
   fcd__fc_result res;
   fcd_status st = fcd__fc_solve(sys, &lp, &it->opts, pl, ul, &res);
+  char trail[256];
   if (st == FCD_OK && !res.converged)
     st = fcd__err(sys, FCD_E_NOT_CONVERGED,
                   "contact solve of the step at t = %g did not reach %.3g in %lld "
-                  "iterations (residual %.3e%s%s); the state is unchanged", it->t,
+                  "iterations (residual %.3e%s); the state is unchanged", it->t,
                   it->opts.tol, (long long)res.iterations, res.residual,
-                  res.trail[0] ? "; auto tried " : "", res.trail);
+                  fcd__fc_trail(&res, trail, sizeof trail));
   if (st == FCD_OK) {
     /* the law vector recomputed from the impulses, not the solver's own, for the
      * certificate; and the smallest contact compliance, its velocity scale */
