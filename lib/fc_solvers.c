@@ -3,6 +3,8 @@
 
 #include <float.h>
 #include <math.h>
+
+#include <stdlib.h>
 #include <string.h>
 
 fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt which,
@@ -198,7 +200,7 @@ static int slip3d_warm(const fcd_real *a, const fcd_real *qh, fcd_real mu, fcd_r
                        fcd_real *r) {
   const int d = 3;
   fcd_real cand[3], ut[2], den;
-  fcd_real rt = hypot(r[1], r[2]);
+  fcd_real rt = fcd__hypot(r[1], r[2]);
   if (!(r[0] < 0 && rt > 0.5 * mu * -r[0])) return 0;
   fcd_real phi0 = atan2(r[2] / (mu * r[0]), r[1] / (mu * r[0]));
   /* secant steps from the previous angle first: between late sweeps the slip
@@ -343,14 +345,14 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
      * as the scan's are; the scan stays the exact fallback. */
     fcd_real guess[2][3] = {{0, 0, 0}, {0, 0, 0}};
     if (solved && x[0] < 0) {
-      fcd_real t = hypot(x[1], x[2]);
+      fcd_real t = fcd__hypot(x[1], x[2]);
       if (t > 0) {
         guess[0][0] = x[0];
         guess[0][1] = mu * -x[0] * x[1] / t;
         guess[0][2] = mu * -x[0] * x[2] / t;
       }
     }
-    fcd_real qt = hypot(qh[1], qh[2]);
+    fcd_real qt = fcd__hypot(qh[1], qh[2]);
     if (qt > 0 && a[0] > 0) {
       fcd_real rn = -qh[0] / a[0];
       guess[1][0] = rn;
@@ -364,9 +366,16 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
       }
     enum { NS = 64 };
     fcd_real g0 = 0, phi0 = 0;
+    /* the grid's directions by rotation (cos and sin of 2 pi / 64) rather than 65
+     * calls of sincos, half the scan's cost; they drift from the exact angles by
+     * round-off only, and the bracket's refinement below evaluates exact angles */
+    const fcd_real ch = 0.99518472667219688624, sh = 0.098017140329560601994;
+    fcd_real cs = 1, sn = 0;
     for (int i = 0; i <= NS; i++) {
       fcd_real phi = 6.283185307179586476925 * i / NS;
-      fcd_real s[2] = {cos(phi), sin(phi)};
+      fcd_real s[2] = {cs, sn}, rot = cs * ch - sn * sh;
+      sn = sn * ch + cs * sh;
+      cs = rot;
       fcd_real g = slip_eval(d, a, qh, mu, s, cand, ut, &den);
       if (i > 0 && ((g0 < 0) != (g < 0) || g == 0)) {
         /* Illinois regula falsi on [phi0, phi] (superlinear; bisection took 60 steps),
@@ -753,7 +762,7 @@ static void jac_fill(const fcd__fc_local *p, const fcd_real *rho, const fcd_real
  * Newton solves Capsules-i122 (38 steps; it stalled before) and FrictionContactProblem
  * 00727 in 36 steps instead of 87; the proximal point's inner solves on the Capsules
  * problems take 20-40 % fewer steps. Memories 3 and 5 gained less. */
-enum { NEWTON_MEMORY = 10 };
+enum { NEWTON_MEMORY = 10, NEWTON_PATIENCE = 300 };
 
 /* Newton's workspace, kept across runs on problems of one pattern (the proximal point
  * solves a sequence of them): the LU's symbolic analysis is done once. */
@@ -855,7 +864,22 @@ static fcd_status newton_run(fcd_system *sink, const fcd__fc_local *p, const fcd
   fcd_real psi = ac_function(p, w->rho, r, u, w->phi);
   fcd_status st = FCD_OK;
   w->nmem = 0;
+  fcd_real best = psi;
+  fcd_index since = 0;
+  int monotone = 0;
   for (fcd_index it = 0;; it++) {
+    /* the memory lets the merit rise for a while; when it has not gone below its best
+     * for NEWTON_PATIENCE steps the search turns monotone for good: beam-foundation's
+     * solves at 1e-12 cycle near 4e-8 with the memory alone, while Newton's way to
+     * RockPile_tob1's solution (872 steps) has stretches of more than 100 steps without
+     * a new best (a patience of 30 or 100 loses it, 300 and 1000 keep it) */
+    if (psi < best) {
+      best = psi;
+      since = 0;
+    } else if (++since >= NEWTON_PATIENCE) {
+      monotone = 1;
+    }
+    if (monotone) w->nmem = 0;
     w->mem[w->nmem++ % NEWTON_MEMORY] = psi;
     res->iterations = it;
     res->residual = fcd__fc_error(p, r, u);
@@ -1037,7 +1061,7 @@ static fcd_status solve_admm(fcd_system *sink, const fcd__fc_local *p, const fcd
     if (it == o->max_iter || !isfinite(res->residual) || res->residual > 1e6 * best) break;
     for (fcd_index c = 0; c < nc; c++) {
       const fcd_real *uc = u + c * d;
-      fcd_real t = d == 2 ? fabs(uc[1]) : hypot(uc[1], uc[2]);
+      fcd_real t = d == 2 ? fabs(uc[1]) : fcd__hypot(uc[1], uc[2]);
       for (int k = 0; k < d; k++) {
         fcd_index i = c * d + k;
         S.rhs[i] = rho * (S.zh[i] - S.xih[i]) - p->q[i] + (k == 0 ? p->mu[c] * t : 0.0);
@@ -1282,22 +1306,47 @@ static fcd_status nsgs_fn(fcd_system *sink, const fcd__fc_local *p, const fcd__f
 }
 
 /* auto: NSGS in blocks of 50 sweeps, each measuring its linear rate; NSGS goes on
- * while the last block's rate predicts convergence within AUTO_NSGS sweeps in all (a
- * sweep costs one product with W; a Newton step of the proximal point, measured on the
- * fclib and Siconos sets, 30 to 60 sweeps, and it takes 10 to 50 of them). Otherwise
- * the proximal point takes over from the caller's guess (from NSGS' iterate it is
- * slower on Capsules and fails on spheres-in-a-box); ADMM from the best iterate so far
- * when it stalls too, and NSGS with what is left of the cap last. Decided by counts,
- * never by clocks: the same input takes the same path. */
-enum { AUTO_BLOCK = 50, AUTO_NSGS = 800, AUTO_PROX = 400, AUTO_ADMM = 2000 };
+ * while the rates predict convergence within AUTO_NSGS sweeps in all (a sweep costs one
+ * product with W; a Newton step of the proximal point, measured on the fclib and
+ * Siconos sets, 30 to 60 sweeps, and it takes 10 to 50 of them). Otherwise the
+ * proximal point takes over from the caller's guess (from NSGS' iterate it is slower
+ * on Capsules and fails on spheres-in-a-box); when it stalls, Newton from the caller's
+ * guess, then ADMM from the best iterate so far, and NSGS with what is left of the cap
+ * last. Decided by counts, never by clocks: the same input takes the same path. */
+enum {
+  AUTO_BLOCK = 50,
+  AUTO_NSGS = 800,
+  AUTO_PROX = 400,
+  AUTO_NEWTON = 2000,
+  AUTO_ADMM = 2000
+};
+
+/* Whether NSGS, at residual res after done sweeps with the last block's rate, reaches tol
+ * within AUTO_NSGS sweeps. A rate that worsened by more than AUTO_STALL over the last
+ * block is taken to go on worsening by the same factor (stagnation: KaplasTower's rates
+ * 0.16, 0.36, 0.39, ... hand over at 150 sweeps instead of 300, Capsules-i100's at 150
+ * instead of 350); below that, block-to-block noise (FrictionContactProblem00727: 1.07)
+ * keeps the rate constant. */
+#define AUTO_STALL 1.25
+static int nsgs_predicts(fcd_index done, fcd_real res, fcd_real tol, fcd_real rate,
+                         fcd_real growth) {
+  fcd_real g = growth > AUTO_STALL ? growth : 1;
+  for (fcd_real b = (fcd_real)done, x = res;; b += AUTO_BLOCK) {
+    rate *= g;
+    if (!(rate > 0 && rate < 1)) return 0;
+    if (x * rate <= tol) return b + AUTO_BLOCK * log(tol / x) / log(rate) <= AUTO_NSGS;
+    x *= rate;
+    if (b + AUTO_BLOCK >= AUTO_NSGS) return 0;
+  }
+}
 
 static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
                                const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                fcd__fc_result *res, const fcd_real *r0) {
   fcd_index done = 0;
-  fcd_real prev = -1;
+  fcd_real prev = -1, prev_rate = -1;
   res->nstages = 0;
-  /* NSGS in blocks while each block's rate predicts convergence within the budget */
+  /* NSGS in blocks while the measured rates predict convergence within the budget */
   for (int blk = 0; done < o->max_iter && !res->converged; blk++) {
     fcd__fc_opts ob = *o;
     ob.max_iter = o->max_iter - done < AUTO_BLOCK ? o->max_iter - done : AUTO_BLOCK;
@@ -1309,11 +1358,12 @@ static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
     res->residual = rr.residual;
     res->converged = rr.converged;
     if (res->converged || done >= AUTO_NSGS) break;
-    fcd_real rate = prev > 0 ? rr.residual / prev : 0.5;
+    fcd_real rate = prev > 0 ? rr.residual / prev : -1;
     prev = rr.residual;
-    if (blk > 0 && !(rate > 0 && rate < 1 &&
-                     done + log(o->tol / rr.residual) / log(rate) * AUTO_BLOCK <= AUTO_NSGS))
-      break;
+    if (rate < 0) continue; /* the first block has no rate yet */
+    fcd_real growth = prev_rate > 0 && rate > 0 ? rate / prev_rate : 1;
+    prev_rate = rate;
+    if (!nsgs_predicts(done, rr.residual, o->tol, rate, growth)) break;
   }
   trail_add(res, FCD_FC_NSGS, done, res->residual);
   if (res->converged || done >= o->max_iter) return FCD_OK;
@@ -1326,8 +1376,18 @@ static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
   else memset(r, 0, (size_t)p->m * sizeof *r);
   fcd_status st = auto_stage(sink, p, o, solve_prox, FCD_FC_PROX, AUTO_PROX, r, u, res, &done);
   if (st != FCD_OK || res->converged || done >= o->max_iter) goto out;
-  if (res->residual > best_res) memcpy(r, best, (size_t)p->m * sizeof *r);
-  else best_res = res->residual;
+  if (res->residual < best_res) {
+    best_res = res->residual;
+    memcpy(best, r, (size_t)p->m * sizeof *best);
+  }
+  /* Newton from the caller's guess: where the proximal point drifts (RockPile_tob1) the
+   * nonmonotone Newton converges from there, not from the proximal point's iterate */
+  if (r0) memcpy(r, r0, (size_t)p->m * sizeof *r);
+  else memset(r, 0, (size_t)p->m * sizeof *r);
+  st = auto_stage(sink, p, o, solve_newton, FCD_FC_NEWTON, AUTO_NEWTON, r, u, res, &done);
+  if (st != FCD_OK || res->converged || done >= o->max_iter) goto out;
+  if (res->residual < best_res) best_res = res->residual;
+  else memcpy(r, best, (size_t)p->m * sizeof *r);
   memcpy(best, r, (size_t)p->m * sizeof *best);
   st = auto_stage(sink, p, o, solve_admm, FCD_FC_ADMM, AUTO_ADMM, r, u, res, &done);
   if (st != FCD_OK || res->converged || done >= o->max_iter) goto out;

@@ -22,7 +22,8 @@ static const cli_opt solve_opts[] = {
 const cli_command cli_solve = {
     "solve", cmd_solve, "FILE.hdf5", solve_opts,
     "solves an fclib frictional contact problem (local or global); the last\n"
-    "line is 'solved: contacts=N iterations=K residual=R seconds=T'\n"};
+    "line is 'solved: contacts=N iterations=K residual=R seconds=T', or\n"
+    "'not solved: ...' with the residual reached (exit status 3)\n"};
 
 int cmd_solve(int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') {
@@ -110,8 +111,9 @@ int cmd_solve(int argc, char **argv) {
   fcd_certificate cert;
   if (rc == 0 && fcd_fc_problem_get_certificate(p, &cert) == FCD_OK)
     print_certificate("certificate", &cert);
-  printf("solved: contacts=%lld iterations=%lld residual=%.6e seconds=%.6f\n", (long long)nc,
-         (long long)iters, res, secs);
+  /* a run that did not converge must not read as solved to a script grepping the line */
+  printf("%ssolved: contacts=%lld iterations=%lld residual=%.6e seconds=%.6f\n",
+         rc == 3 ? "not " : "", (long long)nc, (long long)iters, res, secs);
   free(r);
   free(ref);
   fcd_fc_problem_destroy(p);

@@ -25,14 +25,15 @@ typedef struct fcd_fc_problem fcd_fc_problem;
 
 /** Solvers (values of FCD_FC_PARAM_SOLVER). */
 typedef enum {
-  FCD_FC_AUTO = 0,        /**< NSGS while its measured rate predicts convergence within
+  FCD_FC_AUTO = 0,        /**< NSGS while its measured rates predict convergence within
                                800 sweeps, else the proximal point from the caller's
-                               guess, then ADMM, then NSGS (docs/contact.md) */
+                               guess, then Newton from it, then ADMM, then NSGS
+                               (docs/contact.md) */
   FCD_FC_FIXED_POINT = 1, /**< projected fixed point with diagonal augmentation
                                parameters (seed 003, eqs. 14-15): Jacobi sweeps */
   FCD_FC_NSGS = 2,        /**< nonsmooth Gauss-Seidel, exact local solve per contact */
   FCD_FC_NEWTON = 3,      /**< semismooth Newton on the Alart-Curnier function with
-                               an Armijo line search */
+                               a nonmonotone Armijo line search */
   FCD_FC_ADMM = 4,        /**< ADMM on the De Saxce-shifted convex problem, the cone
                                as its second block, penalty by residual balancing (one
                                sparse Cholesky of W + rho I per penalty) */

@@ -10,6 +10,9 @@ res=$(echo "$last" | sed 's/.*residual=\([^ ]*\).*/\1/')
 awk -v r="$res" 'BEGIN { exit !(r <= 1e-9) }' || { echo "residual $res above 1e-9"; exit 1; }
 "$fcd" solve "$file" --solver magic >/dev/null 2>&1; [ $? -eq 2 ] || { echo "bad solver accepted"; exit 1; }
 "$fcd" solve /nonexistent.hdf5 >/dev/null 2>&1; [ $? -eq 1 ] || { echo "missing file not reported"; exit 1; }
-"$fcd" solve "$file" --max-iter 1 --solver fixed-point >/dev/null 2>&1; [ $? -eq 3 ] ||
+out=$("$fcd" solve "$file" --max-iter 1 --solver fixed-point 2>/dev/null); [ $? -eq 3 ] ||
   { echo "non-convergence not reported by the exit status"; exit 1; }
+# nor by a last line that reads as solved
+printf '%s\n' "$out" | tail -n 1 | grep -q '^not solved: contacts=60 iterations=1 ' ||
+  { echo "non-converged run's last line: $(printf '%s\n' "$out" | tail -n 1)"; exit 1; }
 echo "fcd solve: $last"
