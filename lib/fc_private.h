@@ -25,11 +25,12 @@ typedef struct {
   fcd_real tol;
   fcd_index max_iter;
   fcd_real omega;
+  int probe; /* auto's ADMM probe: give up once behind a decade per two steps */
 } fcd__fc_opts;
 
 /* the defaults every owner of options starts from: AUTO, 10000 iterations, omega 1 */
 static inline fcd__fc_opts fcd__fc_opts_default(fcd_real tol) {
-  fcd__fc_opts o = {FCD_FC_AUTO, tol, 10000, 1.0};
+  fcd__fc_opts o = {FCD_FC_AUTO, tol, 10000, 1.0, 0};
   return o;
 }
 

@@ -26,9 +26,9 @@ typedef struct fcd_fc_problem fcd_fc_problem;
 /** Solvers (values of FCD_FC_PARAM_SOLVER). */
 typedef enum {
   FCD_FC_AUTO = 0,        /**< NSGS while its measured rates predict convergence within
-                               800 sweeps, else the proximal point from the caller's
-                               guess, then Newton from it, then ADMM, then NSGS
-                               (docs/contact.md) */
+                               800 sweeps, else an ADMM probe and the proximal point
+                               from the caller's guess, then Newton from it, then
+                               ADMM, then NSGS (docs/contact.md) */
   FCD_FC_FIXED_POINT = 1, /**< projected fixed point with diagonal augmentation
                                parameters (seed 003, eqs. 14-15): Jacobi sweeps */
   FCD_FC_NSGS = 2,        /**< nonsmooth Gauss-Seidel, exact local solve per contact */
