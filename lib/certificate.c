@@ -38,22 +38,22 @@ void fcd__certify_contacts(fcd_certificate *c, int d, fcd_index nc, const fcd_re
                            const fcd_real *law, const fcd_real *r, const fcd_real *slip,
                            const unsigned char *active) {
   fcd_real L = c->length_scale, R = c->force_scale;
-  for (fcd_index i = 0; i < nc * d; i++) R = fmax(R, fabs(r[i]));
+  for (fcd_index i = 0; i < nc * d; i++) R = fcd__maxn(R, fabs(r[i]));
   fcd_real pen = 0, comp = 0, cone = 0;
   for (fcd_index k = 0; k < nc; k++) {
     const fcd_real *rk = r + k * d, *lk = law + k * d;
     fcd_real rt = fcd__tnorm(d, rk);
     if (active && !active[k]) {
       /* a contact outside the scheme's index set carries nothing */
-      comp = fmax(comp, fmax(fabs(rk[0]), rt) / R);
+      comp = fcd__maxn(comp, fcd__maxn(fabs(rk[0]), rt) / R);
       continue;
     }
     fcd_real gr = lk[0];
-    pen = fmax(pen, fmax(0.0, gr) / L);
-    comp = fmax(comp, fabs(fmin(-gr / L, -rk[0] / R)));
-    cone = fmax(cone, fmax(0.0, rk[0]) / R);
-    fcd_real rad = mu[k] * fmax(0.0, -rk[0]);
-    cone = fmax(cone, fmax(0.0, rt - rad) / R);
+    pen = fcd__maxn(pen, fcd__maxn(0.0, gr) / L);
+    comp = fcd__maxn(comp, fabs(fcd__minn(-gr / L, -rk[0] / R)));
+    cone = fcd__maxn(cone, fcd__maxn(0.0, rk[0]) / R);
+    fcd_real rad = mu[k] * fcd__maxn(0.0, -rk[0]);
+    cone = fcd__maxn(cone, fcd__maxn(0.0, rt - rad) / R);
     if (d < 2) continue;
     if (slip) {
       /* a prescribed slip direction s (steady sliding): r_T = mu r_N s */
@@ -62,18 +62,19 @@ void fcd__certify_contacts(fcd_certificate *c, int d, fcd_index nc, const fcd_re
         fcd_real x = rk[j] - mu[k] * rk[0] * slip[k * (d - 1) + j - 1];
         e += x * x;
       }
-      comp = fmax(comp, sqrt(e) / R);
+      comp = fcd__maxn(comp, sqrt(e) / R);
     } else {
-      comp = fmax(comp, friction_map(d, rad, rk + 1, lk + 1, R / L) / R);
+      comp = fcd__maxn(comp, friction_map(d, rad, rk + 1, lk + 1, R / L) / R);
     }
   }
-  c->penetration = fmax(c->penetration, pen);
-  c->complementarity = fmax(c->complementarity, comp);
-  c->cone = fmax(c->cone, cone);
+  c->penetration = fcd__maxn(c->penetration, pen);
+  c->complementarity = fcd__maxn(c->complementarity, comp);
+  c->cone = fcd__maxn(c->cone, cone);
 }
 
 int fcd__certificate_check(fcd_certificate *c, fcd_real tol) {
-  c->worst = fmax(fmax(c->equilibrium, c->penetration), fmax(c->complementarity, c->cone));
+  c->worst = fcd__maxn(fcd__maxn(c->equilibrium, c->penetration),
+                       fcd__maxn(c->complementarity, c->cone));
   c->tolerance = tol;
   /* NaN fails too */
   return c->worst <= tol;

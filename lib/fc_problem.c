@@ -376,14 +376,14 @@ static fcd_status certify(fcd_fc_problem *p, const fcd_real *r, const fcd_real *
                           fcd_certificate *c) {
   fcd_real vs = 0, ps = 0, wmax = 0;
   for (fcd_index i = 0; i < p->m; i++) {
-    vs = fmax(vs, fmax(fabs(p->q[i]), fabs(u[i])));
-    ps = fmax(ps, fabs(r[i]));
+    vs = fcd__maxn(vs, fcd__maxn(fabs(p->q[i]), fabs(u[i])));
+    ps = fcd__maxn(ps, fabs(r[i]));
   }
   if (p->W.set)
     for (fcd_index i = 0; i < p->m; i++)
       for (fcd_index k = p->W.rowptr[i]; k < p->W.rowptr[i + 1]; k++)
-        if (p->W.col[k] == i) wmax = fmax(wmax, p->W.val[k]);
-  if (wmax > 0) ps = fmax(ps, vs / wmax);
+        if (p->W.col[k] == i) wmax = fcd__maxn(wmax, p->W.val[k]);
+  if (wmax > 0) ps = fcd__maxn(ps, vs / wmax);
   fcd__certificate_init(c, ps, vs);
   fcd__certify_contacts(c, p->dim, p->nc, p->mu, u, r, NULL, NULL);
   if (fcd__certificate_check(c, fmax(1e-8, 10 * p->opts.tol))) return FCD_OK;

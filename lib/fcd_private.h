@@ -22,6 +22,15 @@ static inline fcd_real fcd__hypot(fcd_real a, fcd_real b) {
   return s < DBL_MAX && s > DBL_MIN ? sqrt(s) : hypot(a, b);
 }
 
+/* The larger of a and b, NaN when either is: a certificate must fail on a NaN, which
+ * fmax drops (and fmax is a library call, a tenth of a solve of a few contacts). */
+static inline fcd_real fcd__maxn(fcd_real a, fcd_real b) {
+  return a > b || a != a ? a : b;
+}
+static inline fcd_real fcd__minn(fcd_real a, fcd_real b) {
+  return a < b || a != a ? a : b;
+}
+
 /* The norm of the tangential part x[1 .. d-1] of a local contact vector (N first), and
  * of a vector of the tangent plane t[0 .. d-2]: the one place for "fabs in 2D, hypot in
  * 3D". */
