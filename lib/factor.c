@@ -71,6 +71,10 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
   return FCD_OK;
 }
 
+void fcd__factor_set_refinement(fcd__factor *f, int steps) {
+  if (f->lu) fcd__lu_set_refinement(f->lu, steps);
+}
+
 fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c) {
   fcd_system *sys = f->sys;
   const fcd__free_pattern *fp;

@@ -310,6 +310,9 @@ fcd_status fcd__factor_forward_sparse(fcd__factor *f, fcd_index ncol, const fcd_
                                       const fcd_index *row, const fcd_real *val,
                                       fcd_index **ycolptr, fcd_index **yrow, fcd_real **yval);
 fcd__factor_kind fcd__factor_get_kind(const fcd__factor *f);
+/* LU factors only (a no-op on SPD ones): the iterative refinement steps of each solve,
+ * UMFPACK's default 2 until set. A Newton direction needs no refinement. */
+void fcd__factor_set_refinement(fcd__factor *f, int steps);
 /* SPD factors: CHOLMOD's reciprocal condition estimate; LU: 1 */
 fcd_real fcd__factor_rcond(const fcd__factor *f);
 
@@ -344,6 +347,7 @@ fcd_status fcd__lu_analyze(fcd__lu *l, const fcd_system *sys, fcd_index n,
 fcd_status fcd__lu_factor(fcd__lu *l, const fcd_system *sys, const fcd_real *val);
 fcd_status fcd__lu_solve(fcd__lu *l, const fcd_system *sys, fcd_index nrhs,
                          const fcd_real *b, fcd_real *x);
+void fcd__lu_set_refinement(fcd__lu *l, int steps);
 
 /* PETSc/SLEPc: initialized lazily under a process-wide lock. */
 fcd_status fcd__petsc_acquire(const fcd_system *sys);

@@ -1,7 +1,10 @@
 /* CHOLMOD (SuiteSparse) sparse Cholesky for SPD operators. */
+#define _GNU_SOURCE /* dladdr, RTLD_NOLOAD: finding CHOLMOD's OpenMP runtime below */
 #include "../fcd_private.h"
 
 #include <cholmod.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
 
 _Static_assert(sizeof(SuiteSparse_long) == sizeof(fcd_index),
@@ -15,6 +18,60 @@ struct fcd__chol {
   cholmod_dense *X2;        /* the second stage of a half solve */
   fcd_index n;
 };
+
+/* CHOLMOD 3 (SuiteSparse 5) opens OpenMP regions of a fixed 4 threads (a num_threads
+ * clause, CHOLMOD_OMP_NUM_THREADS at its build, which OMP_NUM_THREADS does not lower)
+ * to clear its map and to zero and assemble every supernode of some size. These loops
+ * move memory; the flops are BLAS's, on BLAS's own threads. Where fewer than 4 cores
+ * are free, each region wakes and parks threads through futexes: on KaplasTower's
+ * W + rho I (1,710 rows, 1.5e7 flops, 2 cores) a factorization took 7.0 ms against
+ * 3.3 ms with the regions inactive, and ADMM or a time step factor many times. So
+ * CHOLMOD runs with the calling thread's max-active-levels ICV at 0 (every region
+ * inactive, one thread), restored on return. That ICV belongs to the calling thread's
+ * data environment from OpenMP 5.0 on (libgomp since GCC 11): other threads of the
+ * host are not touched. The runtime's functions are looked up, not linked: a CHOLMOD
+ * without OpenMP (or an OpenMP runtime older than 5.0) leaves nothing to do. */
+typedef struct {
+  int (*get)(void);
+  void (*set)(int);
+} omp_levels;
+
+static omp_levels omp_api;
+static pthread_once_t omp_once = PTHREAD_ONCE_INIT;
+
+static void omp_lookup(void) {
+  /* searched from CHOLMOD's own library, whose dependencies hold its runtime even when
+   * the host loaded fcd with RTLD_LOCAL (Python's ctypes does) */
+  int (*fn)(cholmod_sparse *, cholmod_factor *, cholmod_common *) = cholmod_l_factorize;
+  void *addr, *lib = NULL;
+  memcpy(&addr, &fn, sizeof addr);
+  Dl_info info;
+  if (dladdr(addr, &info) && info.dli_fname) lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  void *scope = lib ? lib : RTLD_DEFAULT;
+  /* omp_get_supported_active_levels is OpenMP 5.0's: its presence says the ICV is per
+   * data environment */
+  void *g = dlsym(scope, "omp_get_max_active_levels");
+  void *s = dlsym(scope, "omp_set_max_active_levels");
+  if (dlsym(scope, "omp_get_supported_active_levels") && g && s) {
+    /* POSIX guarantees a function pointer round-trips through dlsym's void * */
+    memcpy(&omp_api.get, &g, sizeof g);
+    memcpy(&omp_api.set, &s, sizeof s);
+  }
+  /* fcd's own dependency on CHOLMOD keeps both libraries loaded */
+  if (lib) dlclose(lib);
+}
+
+static int serial_begin(void) {
+  pthread_once(&omp_once, omp_lookup);
+  if (!omp_api.set) return -1;
+  int saved = omp_api.get();
+  if (saved != 0) omp_api.set(0);
+  return saved;
+}
+
+static void serial_end(int saved) {
+  if (saved > 0) omp_api.set(saved);
+}
 
 static fcd_status chol_status(const fcd_system *sys, cholmod_common *c, const char *what) {
   switch (c->status) {
@@ -91,7 +148,9 @@ fcd_status fcd__chol_factor(fcd__chol *h, const fcd_system *sys, const fcd_real 
   if (!h->L) return fcd__err(sys, FCD_E_STATE, "CHOLMOD factorization before analysis");
   h->A.x = (void *)(uintptr_t)val;
   h->c.status = CHOLMOD_OK;
+  int saved = serial_begin();
   int ok = cholmod_l_factorize(&h->A, h->L, &h->c);
+  serial_end(saved);
   if (h->c.status == CHOLMOD_NOT_POSDEF || (ok && h->L->minor < h->L->n)) {
     /* minor counts in the fill-reducing order; report the caller's numbering */
     fcd_index k = (fcd_index)h->L->minor;

@@ -39,6 +39,10 @@ fcd_status fcd__lu_create(const fcd_system *sys, fcd__lu **out) {
   return FCD_OK;
 }
 
+void fcd__lu_set_refinement(fcd__lu *l, int steps) {
+  l->control[UMFPACK_IRSTEP] = steps < 0 ? 0 : steps;
+}
+
 static void lu_free_factors(fcd__lu *l) {
   if (l->numeric) umfpack_dl_free_numeric(&l->numeric);
   if (l->symbolic) umfpack_dl_free_symbolic(&l->symbolic);

@@ -1,5 +1,7 @@
 /* Factorizations on the free dofs (CHOLMOD, UMFPACK) against dense LAPACK on random
  * systems built here, and the explicit reuse of symbolic/numeric factorizations. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <dlfcn.h>
 #include <lapacke.h>
 
 #include "../fcdtest.h"
@@ -214,7 +216,66 @@ static void test_generic_csr(void) {
   fcd_system_destroy(sys);
 }
 
+/* CHOLMOD's factorization runs with OpenMP's regions inactive in the calling thread
+ * (backend/cholmod.c); the host's setting must be what it was afterwards. A 5-point
+ * Laplacian on a 70 x 70 grid has supernodes large enough for CHOLMOD's regions, and a
+ * closed-form answer: A x = A 1 gives x = 1. */
+static void test_openmp_state(void) {
+  int (*get)(void) = NULL;
+  void (*set)(int) = NULL;
+  void *g = dlsym(RTLD_DEFAULT, "omp_get_max_active_levels");
+  void *s = dlsym(RTLD_DEFAULT, "omp_set_max_active_levels");
+  if (!g || !s) {
+    printf("test_openmp_state: CHOLMOD without OpenMP here, nothing to restore\n");
+    return;
+  }
+  memcpy(&get, &g, sizeof g);
+  memcpy(&set, &s, sizeof s);
+  enum { G = 70, N = G * G };
+  fcd_index *rp = malloc((N + 1) * sizeof *rp), *ci = malloc(5 * N * sizeof *ci);
+  double *v = malloc(5 * N * sizeof *v), *b = malloc(N * sizeof *b), *x = malloc(N * sizeof *x);
+  fcd_index k = 0;
+  for (int i = 0; i < N; i++) {
+    int gx = i % G, gy = i / G;
+    rp[i] = k;
+    b[i] = 0;
+    const int nb[5] = {i - G, i - 1, i, i + 1, i + G};
+    const int ok[5] = {gy > 0, gx > 0, 1, gx < G - 1, gy < G - 1};
+    for (int e = 0; e < 5; e++)
+      if (ok[e]) {
+        ci[k] = nb[e];
+        v[k] = nb[e] == i ? 4.5 : -1.0;
+        b[i] += v[k];
+        k++;
+      }
+  }
+  rp[N] = k;
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
+  const int host[3] = {3, 0, 1};
+  for (int t = 0; t < 3; t++) {
+    set(host[t]);
+    fcd__factor *f;
+    CHECK_ST(fcd__factor_create(sys, FCD__FACTOR_SPD, &f), FCD_OK);
+    CHECK_ST(fcd__factor_csr(f, N, rp, ci, v, 0), FCD_OK);
+    CHECK(get() == host[t]);
+    CHECK_ST(fcd__factor_solve(f, 1, b, x), FCD_OK);
+    double err = 0;
+    for (int i = 0; i < N; i++) err = fmax(err, fabs(x[i] - 1));
+    CHECK(err < 1e-12);
+    fcd__factor_destroy(f);
+  }
+  set(1);
+  fcd_system_destroy(sys);
+  free(rp);
+  free(ci);
+  free(v);
+  free(b);
+  free(x);
+}
+
 int main(void) {
+  test_openmp_state();
   test_spd(40, 0);
   test_spd(300, 7);
   test_lu(50);
