@@ -389,7 +389,7 @@ static void test_auto_rockpile(const char *dir) {
 }
 
 /* KaplasTower (570 contacts; W of rank 504 of 1710): ADMM from a penalty of a hundredth
- * of W's mean diagonal converges in 11 steps (36 from the mean diagonal itself, fcd 0.1;
+ * of W's mean diagonal converges in 13 steps (36 from the mean diagonal itself, fcd 0.1;
  * Siconos' ADMM at its defaults takes 10); auto's NSGS stagnates (its rates per 25
  * sweeps 0.20, 0.30, 0.54 worsen twice in a row) after 100 sweeps and its ADMM probe
  * solves the problem, where the proximal point would take 8 Newton steps on
