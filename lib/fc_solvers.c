@@ -129,14 +129,20 @@ static int small_solve(int d, const fcd_real *a, const fcd_real *b, fcd_real *x)
 /* The inverse of a (d x d, row-major) by Gauss-Jordan with partial pivoting, all
  * columns in one elimination (a third of the cost of d solves, which mattered on
  * problems of a few contacts). Returns 0 when a pivot vanishes, as small_solve. */
-static int small_inverse(int d, const fcd_real *a, fcd_real *inv) {
+/* always inlined into the two wrappers below, so that d is a constant there and the
+ * loops unroll: the same operations in the same order (results bit for bit those of
+ * the generic loops), in a third of the instructions (libm's fmax was a call per entry) */
+static inline __attribute__((always_inline)) int small_inverse_d(const int d,
+                                                                 const fcd_real *a,
+                                                                 fcd_real *inv) {
   fcd_real m[3][6];
   fcd_real scale = 0;
   for (int i = 0; i < d; i++)
     for (int j = 0; j < d; j++) {
       m[i][j] = a[i * d + j];
       m[i][d + j] = i == j;
-      scale = fmax(scale, fabs(m[i][j]));
+      fcd_real v = fabs(m[i][j]);
+      if (v > scale) scale = v; /* fmax(scale, v), which drops a NaN, as this does */
     }
   if (scale == 0) return 0;
   for (int k = 0; k < d; k++) {
@@ -161,6 +167,12 @@ static int small_inverse(int d, const fcd_real *a, fcd_real *inv) {
   for (int i = 0; i < d; i++)
     for (int j = 0; j < d; j++) inv[i * d + j] = m[i][d + j];
   return 1;
+}
+
+static int small_inverse3(const fcd_real *a, fcd_real *inv) { return small_inverse_d(3, a, inv); }
+static int small_inverse2(const fcd_real *a, fcd_real *inv) { return small_inverse_d(2, a, inv); }
+static int small_inverse(int d, const fcd_real *a, fcd_real *inv) {
+  return d == 3 ? small_inverse3(a, inv) : small_inverse2(a, inv);
 }
 
 /* Slip candidate for direction s (unit, dim-1 entries): r = rn (1, mu s) with u_N = 0.
@@ -295,8 +307,11 @@ static int slip3d_warm(const fcd_real *a, const fcd_real *qh, fcd_real mu, fcd_r
   return 0;
 }
 
-int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fcd_real *qh,
-                        fcd_real mu, fcd_real *r) {
+/* always inlined into the d = 2 and d = 3 copies below (as small_inverse_d) */
+static inline __attribute__((always_inline)) int local_exact_d(const int d, const fcd_real *a,
+                                                               const fcd_real *ainv,
+                                                               const fcd_real *qh, fcd_real mu,
+                                                               fcd_real *r) {
   /* open: r = 0 is a solution exactly when u_N = qh_N <= 0 */
   if (qh[0] <= 0) {
     for (int k = 0; k < d; k++) r[k] = 0;
@@ -329,7 +344,7 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
     }
   }
   /* slip: u_N = 0, r_T = mu r_N s, u_T = lambda s with lambda >= 0 */
-  fcd_real best[3], best_res = INFINITY, ut[2], cand[3], den;
+  fcd_real best[3] = {0, 0, 0}, best_res = INFINITY, ut[2], cand[3], den;
   fcd_real scale = fabs(qh[0]) + fcd__tnorm(d, qh);
   if (d == 2) {
     for (int sg = -1; sg <= 1; sg += 2) {
@@ -430,6 +445,21 @@ int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fc
   return 0;
 }
 
+static int local_exact3(const fcd_real *a, const fcd_real *ainv, const fcd_real *qh,
+                        fcd_real mu, fcd_real *r) {
+  return local_exact_d(3, a, ainv, qh, mu, r);
+}
+
+static int local_exact2(const fcd_real *a, const fcd_real *ainv, const fcd_real *qh,
+                        fcd_real mu, fcd_real *r) {
+  return local_exact_d(2, a, ainv, qh, mu, r);
+}
+
+int fcd__fc_local_exact(int d, const fcd_real *a, const fcd_real *ainv, const fcd_real *qh,
+                        fcd_real mu, fcd_real *r) {
+  return d == 3 ? local_exact3(a, ainv, qh, mu, r) : local_exact2(a, ainv, qh, mu, r);
+}
+
 /* Fallback for a degenerate local problem: projected iterations with De Saxce's
  * velocity, step 1 / ||a||_F (a contraction for SPD a). */
 static void local_projected(int d, const fcd_real *a, const fcd_real *qh, fcd_real mu,
@@ -453,9 +483,10 @@ static void local_projected(int d, const fcd_real *a, const fcd_real *qh, fcd_re
 
 /* One Gauss-Seidel sweep: each contact solved exactly against the others' current
  * reactions. blk: diagonal blocks; inv: their inverses (NULL: solved on the fly). */
-static void gs_sweep(const fcd__fc_local *p, const fcd_real *blk, const fcd_real *inv,
-                     fcd_real *r) {
-  int d = p->dim;
+static inline __attribute__((always_inline)) void gs_sweep_d(const int d,
+                                                             const fcd__fc_local *p,
+                                                             const fcd_real *blk,
+                                                             const fcd_real *inv, fcd_real *r) {
   const fcd__csr *w = p->W;
   for (fcd_index c = 0; c < p->nc; c++) {
     fcd_real qh[3];
@@ -467,9 +498,16 @@ static void gs_sweep(const fcd__fc_local *p, const fcd_real *blk, const fcd_real
       for (int j = 0; j < d; j++) s -= a[k * d + j] * r[c * d + j];
       qh[k] = s;
     }
-    if (!fcd__fc_local_exact(d, a, inv ? inv + c * d * d : NULL, qh, p->mu[c], r + c * d))
+    if (!(d == 3 ? local_exact3(a, inv ? inv + c * d * d : NULL, qh, p->mu[c], r + c * d)
+                 : local_exact2(a, inv ? inv + c * d * d : NULL, qh, p->mu[c], r + c * d)))
       local_projected(d, a, qh, p->mu[c], r + c * d);
   }
+}
+
+static void gs_sweep(const fcd__fc_local *p, const fcd_real *blk, const fcd_real *inv,
+                     fcd_real *r) {
+  if (p->dim == 3) gs_sweep_d(3, p, blk, inv, r);
+  else gs_sweep_d(2, p, blk, inv, r);
 }
 
 /* NSGS' workspace: the diagonal blocks, their inverses (the stick candidate of every
