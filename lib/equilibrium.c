@@ -499,7 +499,7 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
 }
 
 /* The static contact problem u_loc = W r + q with q from w->loc (H u_base on entry) */
-static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, const fcd_real *Wd) {
+static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, fcd_real *Wd) {
   fcd_system *sys = eq->sys;
   fcd_index nc = nct(eq);
   int d = cdim(eq);
@@ -527,10 +527,10 @@ static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, const fcd_real *
   for (fcd_index i = 0; i <= m; i++) rp[i] = i * m;
   for (fcd_index i = 0; i < m * m; i++) ci[i] = i % m;
   for (fcd_index c = 0; c < nc; c++) mu[c] = eq->cs->c[c].mu;
-  fcd__csr Wc = {m, rp, ci, (fcd_real *)Wd, 0, 0, 1};
+  fcd__csr Wc = {m, rp, ci, Wd, 0, 0, 1};
   fcd__fc_local lp = {d, nc, m, &Wc, q, mu, NULL, NULL};
   fcd__fc_result res;
-  st = fcd__fc_solve(sys, &lp, &eq->opts, w->r, ul, &res);
+  st = fcd__fc_solve_balanced(sys, &lp, &eq->opts, w->r, ul, &res);
   char trail[256];
   if (st == FCD_OK && !res.converged)
     st = fcd__err(sys, FCD_E_NOT_CONVERGED,

@@ -1326,6 +1326,41 @@ fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc
   return st;
 }
 
+/* Exponent k with 2^k mean(diag W) in [0.5, 1): 0 when W has no positive diagonal */
+static int balance_exponent(const fcd__fc_local *p) {
+  const fcd__csr *w = p->W;
+  fcd_real sum = 0;
+  fcd_index n = 0;
+  for (fcd_index i = 0; i < p->m; i++)
+    for (fcd_index k = w->rowptr[i]; k < w->rowptr[i + 1]; k++)
+      if (w->col[k] == i && w->val[k] > 0 && isfinite(w->val[k])) {
+        sum += w->val[k];
+        n++;
+      }
+  if (n == 0 || !(sum > 0) || !isfinite(sum)) return 0;
+  int e;
+  frexp(sum / (fcd_real)n, &e);
+  return -e;
+}
+
+static void scale_by_pow2(fcd_real *x, fcd_index n, int k) {
+  for (fcd_index i = 0; i < n; i++) x[i] = ldexp(x[i], k);
+}
+
+fcd_status fcd__fc_solve_balanced(fcd_system *sink, const fcd__fc_local *p,
+                                  const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
+                                  fcd__fc_result *res) {
+  int k = balance_exponent(p);
+  if (k == 0) return fcd__fc_solve(sink, p, o, r, u, res);
+  fcd_index nnz = p->W->rowptr[p->m];
+  scale_by_pow2(p->W->val, nnz, k);
+  scale_by_pow2(r, p->m, -k);
+  fcd_status st = fcd__fc_solve(sink, p, o, r, u, res);
+  scale_by_pow2(p->W->val, nnz, -k);
+  scale_by_pow2(r, p->m, k);
+  return st;
+}
+
 static fcd_status fc_solve_capped(fcd_system *sink, const fcd__fc_local *p,
                                   const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                   fcd__fc_result *res) {

@@ -710,7 +710,7 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
   fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1};
   fcd__fc_local lp = {d, na, ma, &Wc, ql, mul, NULL, NULL};
   fcd__fc_result res;
-  fcd_status st = fcd__fc_solve(sys, &lp, &it->opts, pl, ul, &res);
+  fcd_status st = fcd__fc_solve_balanced(sys, &lp, &it->opts, pl, ul, &res);
   char trail[256];
   if (st == FCD_OK && !res.converged)
     st = fcd__err(sys, FCD_E_NOT_CONVERGED,
