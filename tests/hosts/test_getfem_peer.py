@@ -31,7 +31,14 @@ AGREE, LAW = 1e-6, 1e-7
 @pytest.fixture(scope="module", params=[2, 3], ids=["2d", "3d"])
 def pad(request, tmp_path_factory):
     dim = request.param
-    path = tmp_path_factory.mktemp("mesh") / ("pad%d.msh" % dim)
+    # the test's own scratch directory under meson (created here: the suite may run
+    # alone, before anything made build/tests/tmp), pytest's otherwise
+    scratch = os.environ.get("FCD_TEST_TMPDIR")
+    if scratch:
+        os.makedirs(scratch, exist_ok=True)
+        path = os.path.join(scratch, "pad%d.msh" % dim)
+    else:
+        path = tmp_path_factory.mktemp("mesh") / ("pad%d.msh" % dim)
     fg.mesh_pad(path, dim, SIZES[dim])
     return fg.Pad(path)
 
