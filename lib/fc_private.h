@@ -76,7 +76,7 @@ fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc
                          fcd_real *r, fcd_real *u, fcd__fc_result *res);
 /* fcd__fc_solve on the problem with its units balanced: W (p->W->val, modified in
  * place and restored exactly) scaled by a power of two that brings its mean diagonal
- * to one, the reactions r by its inverse. The same problem, but the natural map then
+ * into [1, 2), the reactions r by its inverse. The same problem, but the natural map then
  * compares like with like: with W in m/N of a steel part (1e-11) the residual's floor
  * was round-off of r (1e8 N) against u (1e-5 m), above any tolerance. res->residual
  * is the balanced problem's. For the callers that own W (equilibria, integrators);

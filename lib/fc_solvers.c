@@ -498,8 +498,7 @@ static inline __attribute__((always_inline)) void gs_sweep_d(const int d,
       for (int j = 0; j < d; j++) s -= a[k * d + j] * r[c * d + j];
       qh[k] = s;
     }
-    if (!(d == 3 ? local_exact3(a, inv ? inv + c * d * d : NULL, qh, p->mu[c], r + c * d)
-                 : local_exact2(a, inv ? inv + c * d * d : NULL, qh, p->mu[c], r + c * d)))
+    if (!local_exact_d(d, a, inv ? inv + c * d * d : NULL, qh, p->mu[c], r + c * d))
       local_projected(d, a, qh, p->mu[c], r + c * d);
   }
 }
@@ -1326,21 +1325,10 @@ fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc
   return st;
 }
 
-/* Exponent k with 2^k mean(diag W) in [0.5, 1): 0 when W has no positive diagonal */
+/* Exponent k with 2^k mean(diag W) in [1, 2) (0 when the mean is not finite) */
 static int balance_exponent(const fcd__fc_local *p) {
-  const fcd__csr *w = p->W;
-  fcd_real sum = 0;
-  fcd_index n = 0;
-  for (fcd_index i = 0; i < p->m; i++)
-    for (fcd_index k = w->rowptr[i]; k < w->rowptr[i + 1]; k++)
-      if (w->col[k] == i && w->val[k] > 0 && isfinite(w->val[k])) {
-        sum += w->val[k];
-        n++;
-      }
-  if (n == 0 || !(sum > 0) || !isfinite(sum)) return 0;
-  int e;
-  frexp(sum / (fcd_real)n, &e);
-  return -e;
+  fcd_real wbar = w_diag_mean(p->W);
+  return isfinite(wbar) ? -ilogb(wbar) : 0;
 }
 
 static void scale_by_pow2(fcd_real *x, fcd_index n, int k) {
