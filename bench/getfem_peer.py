@@ -43,15 +43,7 @@ def getfem_path(pad, lsolver):
     g = fg.GetfemBasic(pad, MU)
     u_prev, out = np.zeros(pad.n), []
     for (d, s) in PATH:
-        per = np.zeros(pad.dim)
-        per[0], per[pad.dim - 1] = s, -d
-        g.md.set_variable("DD", per)
-        g.md.set_variable("wt", u_prev)
-        opts = () if lsolver == "auto" else ("lsolver", lsolver)
-        nbit, ok = g.md.solve("max_res", g.tol, "max_iter", 100, *opts)
-        if not ok:
-            raise RuntimeError("GetFEM (%s) did not converge" % lsolver)
-        u = np.array(g.md.variable("u"))
+        u, _, _ = g.solve(d, s, u_prev, lsolver)
         out.append(u)
         u_prev = u
     return time.perf_counter() - t, out
@@ -77,12 +69,12 @@ def main():
             except RuntimeError as e:  # a linear solver this build lacks, or a failure
                 print("  GetFEM with %s: %s" % (ls, str(e).splitlines()[-1]))
                 continue
+            u_prev = ug_prev = np.zeros(pad.n)
             for (u, status), ug in zip(outf, outg):
-                F, Fg = pad.contact_forces(u), pad.contact_forces(ug)
-                sc = np.abs(Fg).max()
-                sg, _ = pad.statuses(Fg, MU, 1e-6 * sc)
-                if sg != status or np.abs(F - Fg).max() > 1e-5 * sc:
+                c = fg.compare(pad, MU, u, status, u_prev, ug, ug_prev)
+                if not c["same_status"] or c["force_difference"] > 1e-5:
                     raise SystemExit("fcd and GetFEM (%s) disagree on the %dD path" % (ls, dim))
+                u_prev, ug_prev = u, ug
             if best is None or tg < best[0]:
                 best = (tg, ls)
         if best is None:

@@ -111,11 +111,15 @@ class Pad:
         md.add_isotropic_linearized_elasticity_brick(self.mim, "u", "lambda", "mu")
         return md
 
-    def top_values(self, d, s):
-        """The top's prescribed displacements: down by d, along +x by s."""
+    def top_shift(self, d, s):
+        """The top's displacement vector: down by d, along +x by s."""
         per = np.zeros(self.dim)
         per[0], per[self.dim - 1] = s, -d
-        return np.tile(per, len(self.tdofs) // self.dim)
+        return per
+
+    def top_values(self, d, s):
+        """The top's prescribed displacements, dof by dof."""
+        return np.tile(self.top_shift(d, s), len(self.tdofs) // self.dim)
 
     def contact_forces(self, u):
         """Nodal forces the obstacle exerts on the pad, (nc, dim), from F = K u."""
@@ -178,7 +182,6 @@ class GetfemNodal:
     signed distance is the vertical coordinate (one step, no tangential history)."""
 
     def __init__(self, pad, mu, tol=1e-9):
-        gf = pad.gf
         self.pad = pad
         md = self.md = pad._elastic_model()
         md.add_initialized_data("DD", np.zeros(pad.dim))
@@ -197,13 +200,10 @@ class GetfemNodal:
             md.add_nodal_contact_with_rigid_obstacle_brick(
                 pad.mim, "u", "lambda_n", "r", CONTACT, obstacle, 1)
         self.tol = tol
-        del gf
 
     def solve(self, d, s):
-        per = np.zeros(self.pad.dim)
-        per[0], per[self.pad.dim - 1] = s, -d
-        self.md.set_variable("DD", per)
-        return _newton(self.md, self.pad, self.tol)
+        self.md.set_variable("DD", self.pad.top_shift(d, s))
+        return _newton(self.md, self.tol)
 
 
 class GetfemBasic:
@@ -224,11 +224,6 @@ class GetfemBasic:
             BN[k, int(pad.cdofs[k, dim - 1])] = -1.0
             for j in range(dim - 1):
                 BT[k * (dim - 1) + j, int(pad.cdofs[k, j])] = 1.0
-        self.BT = sp.lil_matrix((nc * (dim - 1), n))
-        for k in range(nc):
-            for j in range(dim - 1):
-                self.BT[k * (dim - 1) + j, int(pad.cdofs[k, j])] = 1.0
-        self.BT = self.BT.tocsr()
         md.add_variable("lambda_n", nc)
         md.add_variable("lambda_t", nc * (dim - 1))
         md.add_initialized_data("r", [pad.E])
@@ -241,23 +236,24 @@ class GetfemBasic:
                                    "friction_coeff", "gap", "alpha", 1, "gamma", "wt")
         self.tol = tol
 
-    def solve(self, d, s, u_prev):
-        per = np.zeros(self.pad.dim)
-        per[0], per[self.pad.dim - 1] = s, -d
-        self.md.set_variable("DD", per)
+    def solve(self, d, s, u_prev, lsolver="auto"):
+        self.md.set_variable("DD", self.pad.top_shift(d, s))
         self.md.set_variable("wt", u_prev)
-        return _newton(self.md, self.pad, self.tol)
+        return _newton(self.md, self.tol, lsolver)
 
 
-def _newton(md, pad, tol):
-    """GetFEM's Newton on the model. Its residual is the 1-norm of the model's
-    right-hand side over its estimate of the external load (Dirichlet data included),
-    so ``tol`` is relative. Returns u, seconds, iterations."""
+def _newton(md, tol, lsolver="auto"):
+    """GetFEM's Newton on the model, with its own choice of linear solver or the one
+    named. Its residual is the 1-norm of the model's right-hand side over its estimate
+    of the external load (Dirichlet data included), so ``tol`` is relative. Returns u,
+    seconds, iterations."""
+    opts = () if lsolver == "auto" else ("lsolver", lsolver)
     t = time.perf_counter()
-    nbit, converged = md.solve("max_res", tol, "max_iter", 100)
+    nbit, converged = md.solve("max_res", tol, "max_iter", 100, *opts)
     dt = time.perf_counter() - t
     if not converged:
-        raise RuntimeError("GetFEM's Newton did not reach %g in %d iterations" % (tol, nbit))
+        raise RuntimeError("GetFEM's Newton (%s) did not reach %g in %d iterations"
+                           % (lsolver, tol, nbit))
     return np.array(md.variable("u")), dt, nbit
 
 
@@ -289,4 +285,22 @@ def law_residuals(pad, u, u_prev, mu):
         "cone": max(0.0, float((np.linalg.norm(FT, axis=1) + mu * fn).max())) / fscale,
         "slip_direction": float(np.abs(FT[moving] - (mu * fn[moving] / slip[moving])[:, None]
                                        * duT[moving]).max()) / fscale if moving.any() else 0.0,
+    }
+
+
+def compare(pad, mu, u, status, u_prev, ug, ug_prev):
+    """fcd's answer (u, its statuses) against GetFEM's (ug), each step from its own
+    previous one: the largest difference of contact forces over the largest force,
+    GetFEM's statuses read off its forces with their margins (Pad.statuses), and both
+    answers' largest discrete-law residual. Returns a dict."""
+    F, Fg = pad.contact_forces(u), pad.contact_forces(ug)
+    scale = float(np.abs(Fg).max())
+    status_gf, margin = pad.statuses(Fg, mu, 1e-6 * scale)
+    return {
+        "force_difference": float(np.abs(F - Fg).max()) / scale,
+        "same_status": status == status_gf,
+        "status_gf": status_gf,
+        "margin": float(margin.min()),
+        "law_fcd": law_residuals(pad, u, u_prev, mu),
+        "law_gf": law_residuals(pad, ug, ug_prev, mu),
     }
