@@ -427,6 +427,19 @@ fcd_status fcd_contact_set_set_sliding_velocity(fcd_contact_set *cs, fcd_index i
   return FCD_OK;
 }
 
+fcd_status fcd_contact_set_set_friction(fcd_contact_set *cs, fcd_index id, fcd_real mu) {
+  CHECK_CS(cs);
+  if (id < 0 || id >= cs->n)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "friction: contact %lld outside [0, %lld)",
+                    (long long)id, (long long)cs->n);
+  if (!isfinite(mu) || mu < 0)
+    return fcd__err(cs->sys, FCD_E_INVALID_ARG, "friction coefficient %g of contact %lld "
+                    "must be finite and >= 0", mu, (long long)id);
+  /* every solve reads mu when it starts: nothing derived from it is cached */
+  cs->c[id].mu = mu;
+  return FCD_OK;
+}
+
 fcd_status fcd_contact_set_get(const fcd_contact_set *cs, fcd_index id, fcd_real *frame,
                                fcd_real *gap, fcd_real *mu, int *is_pair) {
   CHECK_CS(cs);

@@ -951,19 +951,37 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
   return cnt;
 }
 
-/* The companion form of lambda^2 M + lambda C + K (n x n, row-major, dense):
- * [0 I; -K -C] x = lambda [I 0; 0 M] x, x = (v, lambda v), into A and B (2n x 2n,
- * zeroed by the caller). */
+static fcd_real dense_norm_inf(fcd_index n, const fcd_real *A) {
+  fcd_real m = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    fcd_real s = 0;
+    for (fcd_index j = 0; j < n; j++) s += fabs(A[i * n + j]);
+    m = fmax(m, s);
+  }
+  return m;
+}
+
+/* The companion form of lambda^2 M + lambda C + K (n x n, row-major, dense), scaled as
+ * Fan, Lin and Van Dooren (2004) do: lambda = gamma mu with gamma = sqrt(|K| / |M|), the
+ * whole multiplied by delta = 2 / (|K| + gamma |C|), so that the three coefficients
+ * have comparable norms. Unscaled, a damped model in SI units (|K| / |M| ~ 1e10)
+ * linearizes into a pencil whose pairs fail the quadratic's backward-error bound.
+ * [0 I; -dK -g d C] x = mu [I 0; 0 g^2 d M] x, x = (v, mu v), into A and B (2n x 2n,
+ * zeroed by the caller); *gamma receives the factor that turns mu back into lambda. */
 static void companion(fcd_index n, const fcd_real *K, const fcd_real *C, const fcd_real *M,
-                      fcd_real *A, fcd_real *B) {
+                      fcd_real *A, fcd_real *B, fcd_real *gamma) {
   fcd_index nn = 2 * n;
+  fcd_real nk = dense_norm_inf(n, K), nm = dense_norm_inf(n, M), nc = dense_norm_inf(n, C);
+  fcd_real g = nk > 0 && nm > 0 ? sqrt(nk / nm) : 1, den = nk + g * nc;
+  fcd_real d = den > 0 ? 2 / den : 1;
+  *gamma = g;
   for (fcd_index i = 0; i < n; i++) {
     A[i * nn + n + i] = 1;
     B[i * nn + i] = 1;
     for (fcd_index j = 0; j < n; j++) {
-      A[(n + i) * nn + j] = -K[i * n + j];
-      A[(n + i) * nn + n + j] = -C[i * n + j];
-      B[(n + i) * nn + n + j] = M[i * n + j];
+      A[(n + i) * nn + j] = -d * K[i * n + j];
+      A[(n + i) * nn + n + j] = -g * d * C[i * n + j];
+      B[(n + i) * nn + n + j] = g * g * d * M[i * n + j];
     }
   }
 }
@@ -1196,8 +1214,9 @@ static int dense_pairs(const fcd_system *sys, fcd_index nr, const fcd_real *Kr,
     rc = -2;
     goto done;
   }
+  fcd_real gamma = 1;
   if (damped) {
-    companion(nr, Kr, Cr, Mr, A, B);
+    companion(nr, Kr, Cr, Mr, A, B, &gamma);
   } else {
     memcpy(A, Kr, (size_t)nr * (size_t)nr * sizeof *A);
     memcpy(B, Mr, (size_t)nr * (size_t)nr * sizeof *B);
@@ -1208,8 +1227,11 @@ static int dense_pairs(const fcd_system *sys, fcd_index nr, const fcd_real *Kr,
     goto done;
   }
   if (damped) {
-    /* keep the displacement half of each vector */
-    for (fcd_index k = 0; k < nl; k++) memmove(vec + k * nr, vec + k * nn, (size_t)nr * sizeof *vec);
+    /* keep the displacement half of each vector; mu back to lambda */
+    for (fcd_index k = 0; k < nl; k++) {
+      memmove(vec + k * nr, vec + k * nn, (size_t)nr * sizeof *vec);
+      lam[k] *= gamma;
+    }
     *berr = pep_backward_error(nr, Kr, Mr, Cr, 0, 0, nl, lam, vec, bnorm);
     *out_lam = lam;
     *out_vec = vec;
@@ -1458,12 +1480,14 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   lam = fcd__malloc_array((size_t)nn + 1, sizeof *lam);
   vec = fcd__malloc_array((size_t)(nn * nn) + 1, sizeof *vec);
   if (!A || !B || !lam || !vec) goto nomem;
-  companion(m, Kp, Cp, Mp, A, B);
+  fcd_real gamma = 1;
+  companion(m, Kp, Cp, Mp, A, B, &gamma);
   fcd_index pinf = 0;
   /* unbalanced: the projected problem is well scaled by construction (orthonormal
    * basis), and Ward's scaling was measured to lose its eigenvalues to spurious
    * infinite ones on the 2-dof sliding-damping case */
   fcd_index nl = dense_ggev(nn, A, B, lam, vec, &pinf, 0);
+  for (fcd_index k = 0; k < nl; k++) lam[k] *= gamma;
   st->ninf = pinf;
   if (nl == -2) {
       status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigensolver");

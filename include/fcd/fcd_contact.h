@@ -167,6 +167,18 @@ FCD_API fcd_status fcd_contact_set_add_pair_n(fcd_contact_set *cs, fcd_index n,
 FCD_API fcd_status fcd_contact_set_set_sliding_velocity(fcd_contact_set *cs, fcd_index id,
                                                         const fcd_real *vg);
 
+/** Friction coefficient of contact @p id from now on (a host that sweeps mu, or re-solves
+ *  an equilibrium at another coefficient, changes it in place instead of rebuilding the
+ *  set). Every solve that starts afterwards uses it: equilibria, integrator steps and
+ *  stability analyses (whose FCD_STAB_MU, when set, still overrides every contact's).
+ *  @param cs the contact set
+ *  @param id the contact, 0 to fcd_contact_set_size() - 1
+ *  @param mu friction coefficient, finite and >= 0
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_contact_set_set_friction(fcd_contact_set *cs, fcd_index id,
+                                                fcd_real mu);
+
 /** Reads a contact file (format in docs/conventions.md and ARCHITECTURE.md):
  *  `fcd-contacts 1`, then `dim 2|3`, then one contact per line,
  *  `rigid DOFS NORMAL TANGENT GAP MU [VG]` or `pair DOFS_A DOFS_B NORMAL TANGENT GAP MU [VG]`,

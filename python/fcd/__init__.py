@@ -136,6 +136,7 @@ for _name, _res, _args in [
     ("fcd_contact_set_add_pair", _st, [_p, _pindex, _pindex, _preal, _preal, _real, _real, _pindex]),
     ("fcd_contact_set_size", _index, [_p]),
     ("fcd_contact_set_set_restitution", _st, [_p, _real]),
+    ("fcd_contact_set_set_friction", _st, [_p, _index, _real]),
     ("fcd_contact_set_set_sliding_velocity", _st, [_p, _index, _preal]),
     ("fcd_integrator_create", _st, [_p, _p, _C.c_int, _C.POINTER(_p)]),
     ("fcd_integrator_destroy", None, [_p]),
@@ -579,6 +580,10 @@ class ContactSet(_Child):
 
     def set_restitution(self, e):
         self._check(_f["fcd_contact_set_set_restitution"](self._h, float(e)))
+
+    def set_friction(self, contact, mu):
+        """Friction coefficient of one contact for every later solve."""
+        self._check(_f["fcd_contact_set_set_friction"](self._h, int(contact), float(mu)))
 
     def set_sliding_velocity(self, contact, vg):
         v = _real_array(vg, "vg", (self.dim - 1,))

@@ -96,6 +96,35 @@ static void test_pin_on_flat(void) {
       fcd_contact_set_destroy(cs);
       fcd_system_destroy(sys);
     }
+  /* fcd_contact_set_set_friction between solves of one equilibrium: the pulled pin's
+   * normal reaction follows the closed form r_N = -F / (1 + 1.5 mu H_B/L) of the digest
+   * at each coefficient, with no new set or solver object */
+  {
+    fcd_contact_set *cs;
+    fcd_system *sys = pin_on_flat(0.1, 0.07, 0.01, 0.5, 0.3, &cs);
+    const double vg = 0.015;
+    CHECK_ST(fcd_contact_set_set_sliding_velocity(cs, 0, &vg), FCD_OK);
+    fcd_equilibrium *eq;
+    CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+    const double mus[3] = {0.5, 2.2, 0.0};
+    for (int k = 0; k < 3; k++) {
+      if (k > 0) CHECK_ST(fcd_contact_set_set_friction(cs, 0, mus[k]), FCD_OK);
+      double mu_back = -1, rr[2];
+      CHECK_ST(fcd_contact_set_get(cs, 0, NULL, NULL, &mu_back, NULL), FCD_OK);
+      CHECK(mu_back == mus[k]);
+      CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_OK);
+      CHECK_ST(fcd_equilibrium_get_reactions(eq, rr), FCD_OK);
+      double rn = -0.01 / (1 + 1.5 * mus[k] * 0.1);
+      CHECK(fabs(rr[0] - rn) < 1e-12 * 0.01);
+      CHECK(fabs(rr[1] + mus[k] * rr[0]) < 1e-12 * 0.01);
+    }
+    CHECK_ST(fcd_contact_set_set_friction(cs, 1, 0.3), FCD_E_INVALID_ARG);
+    CHECK_ST(fcd_contact_set_set_friction(cs, 0, -0.1), FCD_E_INVALID_ARG);
+    CHECK_ST(fcd_contact_set_set_friction(cs, 0, NAN), FCD_E_INVALID_ARG);
+    fcd_equilibrium_destroy(eq);
+    fcd_contact_set_destroy(cs);
+    fcd_system_destroy(sys);
+  }
   /* pushing past the divergence threshold: mu h = 1 > 2/3 */
   fcd_contact_set *cs;
   fcd_system *sys = pin_on_flat(0.1, 0.07, 0.01, 10.0, 0.0, &cs);

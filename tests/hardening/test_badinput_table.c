@@ -334,6 +334,7 @@ static fcd_status a_cs_pair(arg *a) {
   return fcd_contact_set_add_pair(P(0), P(1), P(2), P(3), P(4), R(5), R(6), P(7));
 }
 static fcd_status a_cs_restitution(arg *a) { return fcd_contact_set_set_restitution(P(0), R(1)); }
+static fcd_status a_cs_friction(arg *a) { return fcd_contact_set_set_friction(P(0), I(1), R(2)); }
 static fcd_status a_cs_vg(arg *a) { return fcd_contact_set_set_sliding_velocity(P(0), I(1), P(2)); }
 static fcd_status a_cs_read(arg *a) { return fcd_contact_set_read(P(0), P(1), P(2)); }
 static fcd_status a_cs_read_mesh(arg *a) {
@@ -512,6 +513,7 @@ static const row rows[] = {
    {H(S_CS), CNT(1), INRAW(S_DOFS), INRAW(S_DOFSB), IN(S_NORMAL), IN(S_TANGENT), OPT(S_SPEED),
     IN(S_MU1), OPT(S_VG), OPT(S_IDX1), END}},
   {"fcd_contact_set_set_restitution", a_cs_restitution, MS_SYS, {H(S_CS), NONNEG(0.5), END}},
+  {"fcd_contact_set_set_friction", a_cs_friction, MS_SYS, {H(S_CS), IDX(1, B_NC), NONNEG(0.4), END}},
   {"fcd_contact_set_set_sliding_velocity", a_cs_vg, MS_SYS, {H(S_CS), IDX(1, B_NC), IN(S_VG), END}},
   {"fcd_contact_set_read", a_cs_read, MS_SYS, {H(S_SYS), PIN(S_PCONTACTS), OUT(S_HOUT), END}},
   {"fcd_contact_set_read_mesh", a_cs_read_mesh, MS_SYS,

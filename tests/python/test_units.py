@@ -57,3 +57,53 @@ def test_si_and_mm_units_give_the_same_answer():
         assert np.abs(u1 * 1e-3 - u2).max() <= 1e-8 * np.abs(u2).max()
     # the last step slides nearly everywhere: the regime that failed
     assert mm[-1][2].count("slip") >= 0.8 * len(mm[-1][2])
+
+
+def test_damped_stability_in_si_units():
+    """The dense damped eigen-solve of a block sliding on a rigid plane, in SI units.
+
+    The damping is an explicit matrix C = beta K, so fcd takes the companion form of
+    lambda^2 M + lambda C + K. With |K| / |M| ~ 1e11 s^-2 the unscaled linearization gave
+    pairs whose backward error exceeded fcd's bound (1.6e-8 > 1e-8: FCD_E_NOT_CONVERGED
+    on the deal.II host's pad); the scaled one (Fan, Lin and Van Dooren) passes. Without
+    friction every contact of the sliding state keeps u_N = 0 and is free tangentially,
+    so the reference is scipy's: the symmetric pencil (K_r, M_r) on the dofs left when
+    the prescribed ones and the normal ones are removed, each eigenvalue Lambda giving
+    lambda^2 + beta Lambda lambda + Lambda = 0. With friction there is no closed form;
+    the solve must still pass its certificate."""
+    import scipy.linalg as sla
+    E, beta = 2e9, 3.2e-7
+    K, M, xyz, top, bottom = block(3, 3, 2, 0.04, 0.04, 0.012, E=E, nu=0.3, rho=2500.0)
+    n = K.shape[0]
+    s = fcd.System(n)
+    s.set_matrix("stiffness", K)
+    s.set_matrix("mass", M)
+    s.set_matrix("damping", beta * K)
+    topn = np.unique([i for f in top for i in f if i >= 0])
+    botn = np.unique([i for f in bottom for i in f if i >= 0])
+    tdofs = np.ravel([[3 * i, 3 * i + 1, 3 * i + 2] for i in topn])
+    s.fix_dofs(tdofs, np.tile([0.0, 0.0, -2e-5], len(topn)))
+    cs = fcd.ContactSet(s, 3)
+    nb = len(botn)
+    cs.add_rigid_many([[3 * i, 3 * i + 1, 3 * i + 2] for i in botn],
+                      np.tile([0.0, 0.0, -1.0], (nb, 1)), np.tile([1.0, 0.0, 0.0], (nb, 1)),
+                      0.0, vg=np.tile([5.0, 0.0], (nb, 1)))
+    eq = fcd.Equilibrium(s, cs)
+    eq.solve("steady-sliding")
+    status, slip = eq.contact_state
+    assert status == ["slip"] * nb
+    st = fcd.Stability(s, cs, nev=10 ** 6)
+    st.set_contact_state(status, slip)
+    lam = st.solve()
+    keep = np.setdiff1d(np.arange(n), np.concatenate([tdofs, 3 * botn + 2]))
+    Kd, Md = K.toarray()[np.ix_(keep, keep)], M.toarray()[np.ix_(keep, keep)]
+    Lam = sla.eigh(Kd, Md, eigvals_only=True)
+    ref = np.concatenate([np.roots([1.0, beta * L, L]) for L in Lam])
+    assert len(lam) == len(ref)
+    for z in ref:  # each reference eigenvalue has an fcd eigenvalue within 1e-8 of it
+        assert np.min(np.abs(lam - z)) <= 1e-8 * abs(z), z
+    for mu in (0.3, 1.0):
+        st.set_param("mu", mu)
+        st.solve()
+        cert = st.certificate
+        assert cert["worst"] <= cert["tolerance"], (mu, cert)
