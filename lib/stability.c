@@ -998,13 +998,7 @@ static fcd_real pep_backward_error(fcd_index n, const fcd_real *K, const fcd_rea
                                    const fcd_real *C, fcd_real ra, fcd_real rb,
                                    fcd_index cnt, const double complex *lam,
                                    const double complex *vec, fcd_real *norm) {
-  fcd_real nk = 0;
-  for (fcd_index i = 0; i < n; i++) {
-    fcd_real sk = 0;
-    for (fcd_index j = 0; j < n; j++) sk += fabs(K[i * n + j]);
-    nk = fmax(nk, sk);
-  }
-  *norm = nk;
+  *norm = dense_norm_inf(n, K);
   fcd_real worst = 0;
   for (fcd_index k = 0; k < cnt; k++) {
     const double complex *v = vec + k * n;

@@ -6,16 +6,9 @@
 # solve without friction, force balance and the friction law with it) and write its
 # DataOut files.
 # usage: dealii_host_prefix.sh BUILD PREFIX SOURCE
-set -u
-build=$1 prefix=$2 src=$3
-tmp=${FCD_TEST_TMPDIR:?}
-rm -rf "$tmp"
-mkdir -p "$tmp"
-meson install -C "$build" --destdir "$tmp/stage" --no-rebuild --quiet >/dev/null ||
-  { echo "meson install failed"; exit 1; }
-P="$tmp/stage$prefix"
+. "$(dirname "$0")/stage.sh"
+stage_host dealii "$@"
 unset LD_LIBRARY_PATH PKG_CONFIG_PATH
-cp -r "$src/examples/hosts/dealii" "$tmp/host"
 if ! CMAKE_PREFIX_PATH="$P" cmake -S "$tmp/host" -B "$tmp/b" -DCMAKE_BUILD_TYPE=Release \
      >"$tmp/cmake.log" 2>&1 || ! cmake --build "$tmp/b" >>"$tmp/cmake.log" 2>&1; then
   tail -n 30 "$tmp/cmake.log"

@@ -4,19 +4,12 @@
 # prefix's site-packages are (no FCD_LIBRARY, no source tree on PYTHONPATH), the host on
 # coarse meshes. It must load libfcd from the prefix and agree with GetFEM.
 # usage: getfem_host_prefix.sh BUILD PREFIX SOURCE
-set -u
-build=$1 prefix=$2 src=$3
-tmp=${FCD_TEST_TMPDIR:?}
-rm -rf "$tmp"
-mkdir -p "$tmp"
-meson install -C "$build" --destdir "$tmp/stage" --no-rebuild --quiet >/dev/null ||
-  { echo "meson install failed"; exit 1; }
-P="$tmp/stage$prefix"
+. "$(dirname "$0")/stage.sh"
+stage_host getfem "$@"
 init=$(find "$P" -path '*/fcd/__init__.py' | head -n 1)
 [ -n "$init" ] || { echo "the Python package was not installed under $P"; exit 1; }
 site=$(dirname "$(dirname "$init")")
 unset FCD_LIBRARY LD_LIBRARY_PATH
-cp -r "$src/examples/hosts/getfem" "$tmp/host"
 out=$(cd "$tmp" && PYTHONPATH="$site" /usr/bin/python3 host/getfem_host.py --quick \
       --out "$tmp/out" 2>&1)
 rc=$?
