@@ -304,3 +304,234 @@ def compare(pad, mu, u, status, u_prev, ug, ug_prev):
         "law_fcd": law_residuals(pad, u, u_prev, mu),
         "law_gf": law_residuals(pad, ug, ug_prev, mu),
     }
+
+
+# Two elastic bodies meshed independently (non-matching meshes): the surface pairs of
+# fcd (dual mortar, node-to-segment) against GetFEM's contact bricks between
+# non-matching meshes on the same mesh and the same stiffness matrix.
+
+SLAVE, MASTER, BASE, PUSH, LOWER, UPPER = 11, 12, 13, 14, 21, 22
+
+
+def mesh_pair(path, kind, h_upper, h_lower, g0, radius=1.0, a=0.1):
+    """Writes a gmsh 2.2 mesh of two plane bodies separated by the gap g0, meshed apart
+    (their interface nodes do not match). ``kind`` 'patch': two unit squares, [-1, 1] x
+    [-1, 0] below and [-1, 1] x [g0, 1 + g0] above, element sizes h_lower and h_upper.
+    'hertz': the flat [-4R, 4R] x [-4R, 0] below and, above, the part of the cylinder of
+    radius R centred at (0, R + g0) with |x| <= 0.8 R and y <= 1.5 R + g0; sizes h_lower
+    and h_upper within 3a of the contact, graded to R / 2 away. Physical groups: SLAVE
+    (the upper body's lower face), MASTER (the lower body's top), BASE (its bottom), PUSH
+    (the upper body's top), LOWER and UPPER (the bodies)."""
+    import gmsh
+    gmsh.initialize(["gmsh", "-v", "0"])
+    try:
+        gmsh.model.add("pair")
+        occ = gmsh.model.occ
+        R = radius
+        if kind == "patch":
+            lo = occ.addRectangle(-1, -1, 0, 2, 1)
+            up = occ.addRectangle(-1, g0, 0, 2, 1)
+            depth = 1.0
+        elif kind == "hertz":
+            lo = occ.addRectangle(-4 * R, -4 * R, 0, 8 * R, 4 * R)
+            box = occ.addRectangle(-0.8 * R, g0, 0, 1.6 * R, 1.5 * R)
+            disk = occ.addDisk(0, R + g0, 0, R, R)
+            up = occ.intersect([(2, box)], [(2, disk)])[0][0][1]
+            depth = 4 * R
+        else:
+            raise ValueError("kind: 'patch' or 'hertz', not %r" % (kind,))
+        occ.synchronize()
+
+        def edges(surface):
+            return [(t, gmsh.model.getBoundingBox(1, t)) for (_, t) in
+                    gmsh.model.getBoundary([(2, surface)], oriented=False)]
+        tol = 1e-6
+        lower, upper = edges(lo), edges(up)
+        top = max(b[4] for (_, b) in upper)
+        groups = {
+            MASTER: [t for (t, b) in lower if abs(b[1]) < tol and abs(b[4]) < tol],
+            BASE: [t for (t, b) in lower if b[4] < -depth + tol],
+            # the lower face: it reaches down to the gap and is not a vertical side
+            SLAVE: [t for (t, b) in upper if b[1] < g0 + tol and b[3] - b[0] > tol],
+            PUSH: [t for (t, b) in upper if b[1] > top - tol],
+        }
+        # OpenCASCADE may split the arc at the circle's seam: the slave face may be two
+        # edges, every other group one
+        for tag, ents in groups.items():
+            if not ents or (len(ents) > 1 and tag != SLAVE):
+                raise RuntimeError("pair geometry: group %d has edges %r" % (tag, ents))
+            gmsh.model.addPhysicalGroup(1, ents, tag)
+        gmsh.model.addPhysicalGroup(2, [lo], LOWER)
+        gmsh.model.addPhysicalGroup(2, [up], UPPER)
+        if kind == "patch":
+            for surface, h in ((lo, h_lower), (up, h_upper)):
+                gmsh.model.mesh.setSize(gmsh.model.getBoundary([(2, surface)],
+                                                               recursive=True), h)
+        else:
+            f = gmsh.model.mesh.field
+            boxes = []
+            for h, ymin, ymax, thick in ((h_lower, -3 * a, g0 / 2, 3 * R),
+                                         (h_upper, g0 / 2, 3 * a, 1.5 * R)):
+                b = f.add("Box")
+                for k, v in (("VIn", h), ("VOut", 0.5 * R), ("XMin", -3 * a),
+                             ("XMax", 3 * a), ("YMin", ymin), ("YMax", ymax),
+                             ("Thickness", thick)):
+                    f.setNumber(b, k, v)
+                boxes.append(b)
+            m = f.add("Min")
+            f.setNumbers(m, "FieldsList", boxes)
+            f.setAsBackgroundMesh(m)
+            gmsh.option.setNumber("Mesh.MeshSizeFromPoints", 0)
+            gmsh.option.setNumber("Mesh.MeshSizeExtendFromBoundary", 0)
+        gmsh.option.setNumber("Mesh.MshFileVersion", 2.2)
+        gmsh.model.mesh.generate(2)
+        gmsh.write(str(path))
+    finally:
+        gmsh.finalize()
+
+
+class Pair:
+    """The two bodies as GetFEM sees them (plane strain, P1, one displacement field over
+    both), GetFEM's stiffness K, and what both solvers share: the prescribed dofs and
+    their values, fcd's mesh (node p = GetFEM's dofs 2p, 2p + 1) and the slave and master
+    segments as pairs of those nodes. Prescribed: 'patch', the base's y and its corner
+    (-1, -1) in x, the top's y at -d and its corner in x (a laterally free column, so the
+    exact field is linear); 'hertz', the base and the top clamped, the top lowered by d."""
+
+    def __init__(self, msh, kind, E_lower, E_upper, nu, d, order=4):
+        import getfem as gf
+        from scipy.spatial import cKDTree
+        self.gf, self.kind = gf, kind
+        self.mesh = gf.Mesh("import", "gmsh", str(msh))
+        self.mf = gf.MeshFem(self.mesh, 2)
+        self.mf.set_classical_fem(1)
+        self.mim = gf.MeshIm(self.mesh, order)
+        self.E, self.nu, self.d = (E_lower, E_upper), nu, d
+        md = self.elastic_model()
+        md.assembly("build_matrix")
+        Kg = md.tangent_matrix()
+        jc, ir = Kg.csc_ind()
+        self.n = n = self.mf.nbdof()
+        self.K = sp.csr_matrix((Kg.csc_val(), ir, jc), shape=(n, n))
+        self.nodes = self.mf.basic_dof_nodes()[:, 0::2].T.copy()
+        self._tree = cKDTree(self.nodes)
+        self.slave, self.master = self._segments(SLAVE), self._segments(MASTER)
+        base = np.asarray(self.mf.basic_dof_on_region(BASE), dtype=np.int64)
+        push = np.asarray(self.mf.basic_dof_on_region(PUSH), dtype=np.int64)
+        self.push_y = push[1::2]
+        if kind == "patch":
+            ytop = float(self.nodes[push[0] // 2, 1])
+            fixed = {int(k): 0.0 for k in base[1::2]}
+            fixed[2 * self.node_at(-1.0, -1.0)] = 0.0
+            fixed.update({int(k): -d for k in push[1::2]})
+            fixed[2 * self.node_at(-1.0, ytop)] = 0.0
+        else:
+            fixed = {int(k): 0.0 for k in base}
+            fixed.update({int(k): 0.0 for k in push[0::2]})
+            fixed.update({int(k): -d for k in push[1::2]})
+        self.fixed = np.array(sorted(fixed), dtype=np.int64)
+        self.values = np.array([fixed[k] for k in self.fixed])
+
+    def node_at(self, x, y):
+        dist, k = self._tree.query([x, y])
+        if dist > 1e-9:
+            raise RuntimeError("no mesh node at (%g, %g)" % (x, y))
+        return int(k)
+
+    def _segments(self, region):
+        """The region's faces as pairs of fcd nodes (GetFEM's points, found by position:
+        the bodies are apart, so no two nodes share one)."""
+        pts = self.mesh.pts()
+        out = []
+        for cv, f in self.mesh.region(region).T:
+            pids = self.mesh.pid_in_faces(np.array([[cv], [f]]))
+            dist, idx = self._tree.query(pts[:, pids].T)
+            assert dist.max() < 1e-12
+            out.append(idx)
+        return np.array(out, dtype=np.int64)
+
+    def elastic_model(self):
+        gf, nu = self.gf, self.nu
+        md = gf.Model("real")
+        md.add_fem_variable("u", self.mf)
+        for k, (region, E) in enumerate(zip((LOWER, UPPER), self.E)):
+            md.add_initialized_data("lam%d" % k, [E * nu / ((1 + nu) * (1 - 2 * nu))])
+            md.add_initialized_data("G%d" % k, [E / (2 * (1 + nu))])
+            md.add_isotropic_linearized_elasticity_brick(self.mim, "u", "lam%d" % k,
+                                                         "G%d" % k, region)
+        return md
+
+    def force(self, u):
+        """The load that holds the top at -d: minus the sum of K u over the top's y dofs."""
+        return -float((self.K @ u)[self.push_y].sum())
+
+    def contact_dofs(self):
+        """Every dof of the slave and master nodes."""
+        nodes = np.unique(np.concatenate([self.slave.ravel(), self.master.ravel()]))
+        return np.sort(np.concatenate([2 * nodes, 2 * nodes + 1]))
+
+
+def fcd_pair(pair, method):
+    """fcd on GetFEM's matrix with the library's surface pair (``method`` 'dual-mortar'
+    or 'node-to-segment'): static equilibrium. Returns u, the normal multipliers (one per
+    slave node), seconds from the system's creation to the answer."""
+    t = time.perf_counter()
+    system = fcd.System(pair.n)
+    system.set_matrix("stiffness", pair.K)
+    system.set_load(np.zeros(pair.n))
+    system.fix_dofs(pair.fixed, pair.values)
+    contacts = fcd.ContactSet(system, 2)
+    mesh = fcd.Mesh(system, pair.nodes)
+    contacts.add_surface_pair(mesh, pair.slave, pair.master, method=method)
+    u, r = fcd.Equilibrium(system, contacts).solve("static")
+    dt = time.perf_counter() - t
+    return u, np.asarray(r).reshape(-1, 2)[:, 0], dt
+
+
+def getfem_pair(pair, brick, tol=1e-10):
+    """GetFEM's own contact between the non-matching meshes on the same model: 'integral'
+    (add_integral_contact_between_nonmatching_meshes_brick, a P1 multiplier field on the
+    slave face, non-symmetric Alart-Curnier, Gauss points of the Pair's integration
+    method) or 'nodal' (add_nodal_contact_between_nonmatching_meshes_brick, one
+    multiplier per slave node). The prescribed dofs enter as explicit constraints
+    (add_constraint_with_multipliers), the same as fcd's. Returns u, the multipliers,
+    seconds from the model's creation to the answer, Newton iterations."""
+    gf = pair.gf
+    t = time.perf_counter()
+    md = pair.elastic_model()
+    B = gf.Spmat("empty", len(pair.fixed), pair.n)
+    for i, k in enumerate(pair.fixed):
+        B[i, int(k)] = 1.0
+    md.add_variable("prescribed", len(pair.fixed))
+    md.add_constraint_with_multipliers("u", "prescribed", B, pair.values)
+    md.add_initialized_data("r", [max(pair.E)])  # of the order of E (GetFEM's advice)
+    if brick == "integral":
+        mfl = gf.MeshFem(pair.mesh, 1)
+        mfl.set_classical_fem(1)
+        md.add_filtered_fem_variable("lambda", mfl, SLAVE)
+        md.add_integral_contact_between_nonmatching_meshes_brick(
+            pair.mim, "u", "u", "lambda", "r", SLAVE, MASTER, 1)
+    elif brick == "nodal":
+        md.add_nodal_contact_between_nonmatching_meshes_brick(
+            pair.mim, "u", "lambda", "r", SLAVE, MASTER)
+    else:
+        raise ValueError("brick: 'integral' or 'nodal', not %r" % (brick,))
+    u, _, nbit = _newton(md, tol)
+    return u, np.array(md.variable("lambda")), time.perf_counter() - t, nbit
+
+
+def patch_solution(pair, g0):
+    """The closed form of the 'patch' pair: each square in uniaxial plane-strain
+    compression by the same p, (d - g0) = p (1 - nu^2) (1 / E_lower + 1 / E_upper)
+    (unit heights); strains eps_yy = -p (1 - nu^2) / E, eps_xx = p nu (1 + nu) / E; the
+    displacement linear in each square, zero at the held corners. Returns p and u."""
+    nu, (El, Eu) = pair.nu, pair.E
+    p = (pair.d - g0) / ((1 - nu ** 2) * (1 / El + 1 / Eu))
+    x, y = pair.nodes[:, 0], pair.nodes[:, 1]
+    upper = y > g0 / 2
+    E = np.where(upper, Eu, El)
+    u = np.empty(pair.n)
+    u[0::2] = p * nu * (1 + nu) / E * (x + 1)
+    u[1::2] = np.where(upper, -pair.d + p * (1 - nu ** 2) / Eu * (1 + g0 - y),
+                       -p * (1 - nu ** 2) / El * (y + 1))
+    return p, u
