@@ -81,11 +81,10 @@ def test_patch_dual_mortar_is_exact(patch_mesh):
 
 
 def test_patch_integral_brick_within_its_quadrature(patch_mesh):
-    p = None
     diffs = {}
     for order in (4, 10):
         pair = patch(patch_mesh, order)
-        p, u_exact = fg.patch_solution(pair, G0_PATCH)
+        p, _ = fg.patch_solution(pair, G0_PATCH)
         u, _, _ = fg.fcd_pair(pair, "dual-mortar")
         ug, lam, _, _ = fg.getfem_pair(pair, "integral")
         diffs[order] = (abs(pair.force(ug) - pair.force(u)) / pair.force(u), rel(ug, u),
@@ -98,7 +97,7 @@ def test_patch_integral_brick_within_its_quadrature(patch_mesh):
 
 def test_patch_node_to_segment_equals_the_nodal_brick(patch_mesh):
     pair = patch(patch_mesh)
-    p, u_exact = fg.patch_solution(pair, G0_PATCH)
+    p, _ = fg.patch_solution(pair, G0_PATCH)
     u, rn, _ = fg.fcd_pair(pair, "node-to-segment")
     ug, lam, _, _ = fg.getfem_pair(pair, "nodal")
     assert rel(u, ug) <= 1e-10

@@ -19,7 +19,6 @@ contact forces.
 Both codes' contact forces are compared in the global frame, F = K u at the contact
 nodes (the only external forces there), so neither side's tangent basis matters.
 """
-import math
 import time
 
 import numpy as np
