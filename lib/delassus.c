@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
-                               fcd_real *W) {
+fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
+                               const fcd__csr *H, fcd_real *W) {
   fcd_index m = H->n, nf = fcd__factor_size(fac), bs = m < 64 ? m : 64;
   if (m == 0) return FCD_OK;
   /* columns go through the factor in blocks: nf x 64 of extra memory at most */
@@ -21,7 +21,7 @@ fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, const fc
     for (fcd_index j = 0; j < nb; j++)
       for (fcd_index e = H->rowptr[j0 + j]; e < H->rowptr[j0 + j + 1]; e++)
         X[j * nf + sys->free_of[H->col[e]]] += H->val[e];
-    if ((st = fcd__factor_solve(fac, nb, X, X)) != FCD_OK) break;
+    if ((st = solve(fac, nb, X, X)) != FCD_OK) break;
     for (fcd_index i = 0; i < m; i++)
       for (fcd_index j = 0; j < nb; j++) {
         fcd_real s = 0;
@@ -140,7 +140,8 @@ fcd_status fcd__contact_dofs_free(const fcd_system *sys, const fcd__csr *H) {
 }
 
 fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
-                              const fcd_contact_set *cs, const fcd__csr *H) {
+                              fcd__solve_fn solve, const fcd_contact_set *cs,
+                              const fcd__csr *H) {
   fcd_index m = H->n, facts = fcd__factor_get_stats(fac).factorizations;
   if (c->W && c->facts == facts && c->csver == cs->version) return FCD_OK;
   fcd__free(c->W);
@@ -148,7 +149,7 @@ fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor
   if (!c->W)
     return fcd__err(sys, FCD_E_NOMEM, "out of memory for the Delassus operator of %lld "
                     "contact directions", (long long)m);
-  fcd_status st = fcd__delassus_dense(sys, fac, H, c->W);
+  fcd_status st = fcd__delassus_dense(sys, fac, solve, H, c->W);
   if (st != FCD_OK) {
     fcd__free(c->W);
     c->W = NULL;

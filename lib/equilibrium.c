@@ -94,7 +94,7 @@ fcd_status fcd_equilibrium_create(fcd_system *sys, fcd_contact_set *cs,
   eq->classify_tol = 1e-8;
   eq->cert_tol = 1e-8;
   eq->probe_facts = -1;
-  fcd_status st = fcd__factor_create(sys, FCD__FACTOR_SPD, &eq->fac);
+  fcd_status st = fcd__factor_create_free(sys, &eq->fac);
   if (st != FCD_OK) {
     fcd__free(eq);
     return st;
@@ -120,8 +120,8 @@ void fcd_equilibrium_destroy(fcd_equilibrium *eq) {
   if (!eq || eq->magic != FCD_EQUILIBRIUM_MAGIC) return;
   fcd_system *sys = eq->sys;
   fcd_contact_set *cs = eq->cs;
-  fcd__factor_destroy(eq->fac);
-  fcd__factor_destroy(eq->rfac);
+  fcd__factor_destroy_free(eq->fac);
+  fcd__factor_destroy_free(eq->rfac);
   fcd__free(eq->dreg);
   fcd__wcache_free(&eq->W);
   fcd__free(eq->R);
@@ -191,6 +191,10 @@ static fcd_status k_values(fcd_equilibrium *eq, const fcd__free_pattern *fp, fcd
     dg[i] = 0;
     for (fcd_index p = fp->rowptr[i]; p < fp->rowptr[i + 1]; p++)
       if (fp->col[p] == i) dg[i] = vals[p];
+  }
+  /* distributed: each diagonal entry lives on the rank owning its row */
+  FCD_TRY(fcd__dist_sum(eq->sys, dg, fp->n));
+  for (fcd_index i = 0; i < fp->n; i++) {
     if (dg[i] > 0 && isfinite(dg[i])) {
       sum += dg[i];
       cnt++;
@@ -238,7 +242,7 @@ static fcd_status probe_rigid(fcd_equilibrium *eq, const fcd_real *dg) {
   for (int iter = 0; iter < 3 && st == FCD_OK; iter++) {
     for (fcd_index j = 0; j < p; j++)
       for (fcd_index i = 0; i < nf; i++) X[j * nf + i] *= dg[i];
-    st = fcd__factor_solve(eq->fac, p, X, X);
+    st = fcd__factor_solve_free(eq->fac, p, X, X);
     for (fcd_index j = 0; j < p && st == FCD_OK; j++) {
       fcd_real *x = X + j * nf, nd = 0;
       for (fcd_index i = 0; i < nf; i++) nd += dg[i] * x[i] * x[i];
@@ -279,7 +283,7 @@ static fcd_status regularise(fcd_equilibrium *eq, const fcd__free_pattern *fp,
                              fcd_real *vals, const fcd_real *dg) {
   fcd_system *sys = eq->sys;
   if (rfac_current(eq, fp)) return FCD_OK;
-  if (!eq->rfac) FCD_TRY(fcd__factor_create(sys, FCD__FACTOR_SPD, &eq->rfac));
+  if (!eq->rfac) FCD_TRY(fcd__factor_create_free(sys, &eq->rfac));
   fcd__free(eq->dreg);
   eq->dreg = fcd__malloc_array((size_t)fp->n + 1, sizeof *eq->dreg);
   if (!eq->dreg) return fcd__err(sys, FCD_E_NOMEM, "out of memory regularising the stiffness");
@@ -289,12 +293,15 @@ static fcd_status regularise(fcd_equilibrium *eq, const fcd__free_pattern *fp,
       if (fp->col[q] == i) vals[q] += eq->dreg[i];
   }
   eq->rfac_pat = 0;
-  fcd_status st = fcd__factor_csr(eq->rfac, fp->n, fp->rowptr, fp->col, vals, fp->version);
-  if (st == FCD_E_NOT_SPD)
+  fcd_status st = fcd__factor_csr_free(eq->rfac, fp->n, fp->rowptr, fp->col, vals, fp->version);
+  if (st == FCD_E_NOT_SPD) {
+    fcd_index bad = fcd__factor_bad_column(eq->rfac);
+    char at[48] = "";
+    if (bad >= 0) snprintf(at, sizeof at, " at dof %lld", (long long)sys->dof_of[bad]);
     return fcd__err(sys, FCD_E_SINGULAR,
                     "the stiffness is indefinite on the free dofs (K + %.0e diag K has a "
-                    "non-positive pivot at dof %lld): no equilibrium is defined",
-                    FCD__RIGID_REG, (long long)sys->dof_of[fcd__factor_bad_column(eq->rfac)]);
+                    "non-positive pivot%s): no equilibrium is defined", FCD__RIGID_REG, at);
+  }
   if (st != FCD_OK) return st;
   eq->rfac_pat = fp->version;
   eq->rfac_val = sys->value_version;
@@ -311,7 +318,7 @@ static fcd_status prepare(fcd_equilibrium *eq, const fcd__free_pattern *fp) {
   if (!failed) {
     char saved[FCD_ERRMSG_CAP];
     memcpy(saved, sys->err, sizeof saved);
-    st = fcd__factor_combination(eq->fac, 0.0, 0.0, 1.0);
+    st = fcd__factor_combination_free(eq->fac, 0.0, 0.0, 1.0);
     failed = st == FCD_E_NOT_SPD;
     if (st != FCD_OK && !failed) return st;
     if (failed) {
@@ -367,7 +374,7 @@ static fcd_status displacement(fcd_equilibrium *eq, fcd__factor *fac, const fcd_
                                fcd_real *tmp, fcd_real *xf) {
   fcd_system *sys = eq->sys;
   FCD_TRY(rhs_free(eq, f, z, r, tmp, xf));
-  FCD_TRY(fcd__factor_solve(fac, 1, xf, xf));
+  FCD_TRY(fcd__factor_solve_free(fac, 1, xf, xf));
   memcpy(u, z, (size_t)sys->n * sizeof *u);
   for (fcd_index k = 0; k < sys->nfree; k++) u[sys->dof_of[k]] = xf[k];
   return FCD_OK;
@@ -396,7 +403,7 @@ static fcd_real cert_tolerance(const fcd_equilibrium *eq) {
 /* Classification, the certificate of (u, r) and the legacy residual figures; fills set
  * and sdir. slip_given: the directions of a steady sliding solve (NULL: from the
  * reactions). Returns 1 when the certificate is within its tolerance, 0 when not, -1
- * when out of memory. */
+ * when out of memory, -2 when a reduction across ranks failed. */
 static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
                   fcd_certificate *cert) {
   fcd_system *sys = eq->sys;
@@ -409,6 +416,7 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
   memset(hr, 0, (size_t)n * sizeof *hr);
   memset(ak, 0, (size_t)n * sizeof *ak);
   fcd__csr_abs_apply(&sys->mat[FCD_STIFFNESS], w->u, ak);
+  if (fcd__dist_sum(sys, ak, n) != FCD_OK) return -2;
   if (nc > 0) fcd_contact_set_global(eq->cs, w->r, hr);
   fcd_real F = 0, E = 0, L = 0;
   for (fcd_index i = 0; i < n; i++) {
@@ -428,6 +436,7 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
   for (fcd_index i = 0; i < K->n; i++)
     for (fcd_index p = K->rowptr[i]; p < K->rowptr[i + 1]; p++)
       if (K->col[p] == i && !sys->is_fixed[i]) kmax = fmax(kmax, fabs(K->val[p]));
+  kmax = fcd__dist_max(sys, kmax);
   if (kmax > 0) L = fmax(L, F / kmax);
   fcd__certificate_init(cert, F, L);
   cert->equilibrium = E / cert->force_scale;
@@ -679,13 +688,13 @@ static fcd_status pinv(fcd_equilibrium *eq, fcd_index nrhs, fcd_real *X, fcd_rea
   fcd_index nf = eq->sys->nfree;
   deflate(eq, nf, nrhs, X);
   memcpy(B, X, (size_t)(nf * nrhs) * sizeof *B);
-  FCD_TRY(fcd__factor_solve(eq->rfac, nrhs, X, X));
+  FCD_TRY(fcd__factor_solve_free(eq->rfac, nrhs, X, X));
   for (int it = 0; it < 2; it++) {
     for (fcd_index j = 0; j < nrhs; j++) {
       k_free(eq, X + j * nf, y, f1, f2);
       for (fcd_index k = 0; k < nf; k++) y[k] = B[j * nf + k] - y[k];
       memcpy(f1, y, (size_t)nf * sizeof *y);
-      FCD_TRY(fcd__factor_solve(eq->rfac, 1, f1, f1));
+      FCD_TRY(fcd__factor_solve_free(eq->rfac, 1, f1, f1));
       for (fcd_index k = 0; k < nf; k++) X[j * nf + k] += f1[k];
     }
   }
@@ -737,7 +746,7 @@ static fcd_status rigid_operators(fcd_equilibrium *eq, const fcd__csr *H) {
     for (int it = 0; it < 4 && st == FCD_OK; it++) {
       for (fcd_index j = 0; j < p; j++)
         for (fcd_index i = 0; i < nf; i++) X[j * nf + i] *= dg[i];
-      st = fcd__factor_solve(eq->rfac, p, X, X);
+      st = fcd__factor_solve_free(eq->rfac, p, X, X);
       orthonormalise(nf, p, X, dg);
     }
     if (st != FCD_OK) goto done;
@@ -980,22 +989,68 @@ done:
   return st;
 }
 
+/* A hash of what every rank of a distributed solve must hold alike: the solve's
+ * arguments and parameters, the load and prescribed values at t, the prescribed set, the
+ * contacts and the reference. */
+static uint64_t replicated_hash(const fcd_equilibrium *eq, int kind, fcd_real t,
+                                const eq_work *w, const fcd_real *ur) {
+  const fcd_system *sys = eq->sys;
+  uint64_t h = fcd__hash(0, &kind, sizeof kind);
+  h = fcd__hash(h, &t, sizeof t);
+  h = fcd__hash(h, &eq->cert_tol, sizeof eq->cert_tol);
+  h = fcd__hash(h, &eq->classify_tol, sizeof eq->classify_tol);
+  h = fcd__hash(h, &eq->opts.tol, sizeof eq->opts.tol);
+  h = fcd__hash(h, w->f, (size_t)sys->n * sizeof *w->f);
+  h = fcd__hash(h, sys->fixed_list, (size_t)sys->nfixed * sizeof *sys->fixed_list);
+  h = fcd__hash(h, ur, (size_t)sys->nfixed * sizeof *ur);
+  if (eq->u_ref) h = fcd__hash(h, eq->u_ref, (size_t)sys->n * sizeof *eq->u_ref);
+  const fcd_contact_set *cs = eq->cs;
+  if (cs) {
+    h = fcd__hash(h, &cs->n, sizeof cs->n);
+    h = fcd__hash(h, &cs->dim, sizeof cs->dim);
+    for (fcd_index c = 0; c < cs->n; c++) {
+      const fcd__contact *k = &cs->c[c];
+      h = fcd__hash(h, k->dofs_a, sizeof k->dofs_a);
+      h = fcd__hash(h, k->dofs_b, sizeof k->dofs_b);
+      h = fcd__hash(h, k->frame, sizeof k->frame);
+      h = fcd__hash(h, &k->gap, sizeof k->gap);
+      h = fcd__hash(h, &k->mu, sizeof k->mu);
+      h = fcd__hash(h, k->vg, sizeof k->vg);
+    }
+    if (cs->nrow > 0) {
+      h = fcd__hash(h, cs->rptr, (size_t)(cs->nrow + 1) * sizeof *cs->rptr);
+      h = fcd__hash(h, cs->rdof, (size_t)cs->rptr[cs->nrow] * sizeof *cs->rdof);
+      h = fcd__hash(h, cs->rw, (size_t)cs->rptr[cs->nrow] * sizeof *cs->rw);
+    }
+  }
+  return h;
+}
+
 fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_real t) {
   CHECK_EQ(eq);
   fcd_system *sys = eq->sys;
-  if (kind != FCD_EQ_STATIC && kind != FCD_EQ_STEADY_SLIDING)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "unknown equilibrium kind %d", (int)kind);
-  if (!isfinite(t)) return fcd__err(sys, FCD_E_INVALID_ARG, "equilibrium time is not finite");
-  if (kind == FCD_EQ_STEADY_SLIDING && !eq->cs)
-    return fcd__err(sys, FCD_E_STATE, "steady sliding needs a contact set (created with NULL)");
   fcd_index n = sys->n, nc = nct(eq), nfix = sys->nfixed;
   int d = cdim(eq);
   fcd_index m = nc * d;
-  fcd_status st;
+  fcd_status st = FCD_OK;
   eq_work w;
   memset(&w, 0, sizeof w);
-  const fcd__free_pattern *fp;
-  FCD_TRY(fcd__system_free_pattern(sys, &fp));
+  fcd_real *sl = NULL, *ur = NULL;
+  const fcd__free_pattern *fp = NULL;
+  /* Up to the agreement below nothing communicates: on a distributed system a rank that
+   * fails here still reaches it, and every rank returns together. */
+  if (kind != FCD_EQ_STATIC && kind != FCD_EQ_STEADY_SLIDING)
+    st = fcd__err(sys, FCD_E_INVALID_ARG, "unknown equilibrium kind %d", (int)kind);
+  else if (!isfinite(t))
+    st = fcd__err(sys, FCD_E_INVALID_ARG, "equilibrium time is not finite");
+  else if (kind == FCD_EQ_STEADY_SLIDING && !eq->cs)
+    st = fcd__err(sys, FCD_E_STATE, "steady sliding needs a contact set (created with NULL)");
+  else
+    st = fcd__system_free_pattern(sys, &fp);
+  if (st != FCD_OK) {
+    st = fcd__dist_agree(sys, st, 0, "equilibrium solve");
+    goto done;
+  }
   w.f = fcd__malloc_array((size_t)n, sizeof(fcd_real));
   w.z = fcd__calloc((size_t)n, sizeof(fcd_real));
   w.vr = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
@@ -1007,21 +1062,23 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
   w.loc = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
   w.set = fcd__calloc((size_t)nc + 1, sizeof(int));
   w.sdir = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
-  fcd_real *sl = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
-  fcd_real *ur = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
+  sl = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
+  ur = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
   if (!w.f || !w.z || !w.vr || !w.ub || !w.tmp || !w.xf || !w.u || !w.r || !w.loc || !w.set ||
-      !w.sdir || !sl || !ur) {
+      !w.sdir || !sl || !ur)
     st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an equilibrium solve");
-    goto done;
-  }
-  if ((st = fcd_system_eval_load(sys, t, w.f)) != FCD_OK) goto done;
-  if ((st = fcd_system_eval_prescribed(sys, t, ur, w.vr)) != FCD_OK) goto done;
-  for (fcd_index k = 0; k < nfix; k++) w.z[sys->fixed_list[k]] = ur[k];
-  if (nc > 0) {
+  if (st == FCD_OK) st = fcd_system_eval_load(sys, t, w.f);
+  if (st == FCD_OK) st = fcd_system_eval_prescribed(sys, t, ur, w.vr);
+  if (st == FCD_OK && nc > 0) {
     const fcd__csr *H;
-    if ((st = fcd__contact_set_operator(eq->cs, &H)) != FCD_OK) goto done;
-    if ((st = fcd__contact_dofs_free(sys, H)) != FCD_OK) goto done;
+    st = fcd__contact_set_operator(eq->cs, &H);
+    if (st == FCD_OK) st = fcd__contact_dofs_free(sys, H);
   }
+  if (fcd__dist_on(sys))
+    st = fcd__dist_agree(sys, st, st == FCD_OK ? replicated_hash(eq, kind, t, &w, ur) : 0,
+                         "equilibrium solve");
+  if (st != FCD_OK) goto done;
+  for (fcd_index k = 0; k < nfix; k++) w.z[sys->fixed_list[k]] = ur[k];
   if ((st = prepare(eq, fp)) != FCD_OK) goto done;
   /* a warm start from the previous solution of the same contacts */
   if (eq->have) memcpy(w.r, eq->r, (size_t)m * sizeof *w.r);
@@ -1033,7 +1090,9 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
     if (nc > 0) {
       const fcd__csr *H;
       if ((st = fcd__contact_set_operator(eq->cs, &H)) != FCD_OK) goto done;
-      if ((st = fcd__wcache_ensure(&eq->W, sys, eq->fac, eq->cs, H)) != FCD_OK) goto done;
+      if ((st = fcd__wcache_ensure(&eq->W, sys, eq->fac, fcd__factor_solve_free, eq->cs,
+                                    H)) != FCD_OK)
+        goto done;
       fcd_contact_set_local(eq->cs, w.ub, w.loc);
       st = kind == FCD_EQ_STATIC ? solve_static(eq, &w, eq->W.W)
                                  : solve_steady(eq, &w, eq->W.W, sl);
@@ -1045,7 +1104,8 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
   fcd_certificate cert;
   int certified = finish(eq, &w, kind == FCD_EQ_STEADY_SLIDING ? sl : NULL, &cert);
   if (certified < 0) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory checking an equilibrium");
+    if (certified == -1) st = fcd__err(sys, FCD_E_NOMEM, "out of memory checking an equilibrium");
+    else st = FCD_E_BACKEND; /* the reduction's message stands */
     goto done;
   }
   if (!certified) {

@@ -9,6 +9,7 @@ struct fcd__factor {
   fcd__factor_kind kind;
   fcd__chol *chol;
   fcd__lu *lu;
+  fcd__mumps *mumps; /* fcd__factor_create_free on a distributed system */
   fcd_index n;
   uint64_t analysed_pattern; /* 0: nothing analysed */
   int factored;
@@ -75,16 +76,24 @@ void fcd__factor_set_refinement(fcd__factor *f, int steps) {
   if (f->lu) fcd__lu_set_refinement(f->lu, steps);
 }
 
-fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c) {
+/* The free pattern, and whether the factor already holds a M + b C + c K of the current
+ * values (*current). */
+static fcd_status combination_state(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c,
+                                    const fcd__free_pattern **fp, int *current) {
   fcd_system *sys = f->sys;
-  const fcd__free_pattern *fp;
-  FCD_TRY(fcd__system_free_pattern(sys, &fp));
-  if (fp->n == 0)
+  FCD_TRY(fcd__system_free_pattern(sys, fp));
+  if ((*fp)->n == 0)
     return fcd__err(sys, FCD_E_STATE, "every dof is prescribed: nothing to factor");
-  if (f->factored && f->combo_valid && f->analysed_pattern == fp->version &&
-      f->combo_values == sys->value_version && f->combo[0] == a && f->combo[1] == b &&
-      f->combo[2] == c)
-    return FCD_OK;
+  *current = f->factored && f->combo_valid && f->analysed_pattern == (*fp)->version &&
+             f->combo_values == sys->value_version && f->combo[0] == a && f->combo[1] == b &&
+             f->combo[2] == c;
+  return FCD_OK;
+}
+
+/* The values of a M + b C + c K on the free pattern, in f->work. */
+static fcd_status combination_values(fcd__factor *f, const fcd__free_pattern *fp, fcd_real a,
+                                     fcd_real b, fcd_real c) {
+  fcd_system *sys = f->sys;
   if (f->work_cap < fp->nnz) {
     fcd_real *w = fcd__malloc_array((size_t)fp->nnz, sizeof *w);
     if (!w) return fcd__err(sys, FCD_E_NOMEM, "out of memory forming a combination");
@@ -92,7 +101,24 @@ fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_r
     f->work = w;
     f->work_cap = fp->nnz;
   }
-  FCD_TRY(fcd__system_combination(sys, a, b, c, f->work));
+  return fcd__system_combination(sys, a, b, c, f->work);
+}
+
+static void combination_done(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c) {
+  f->combo_valid = 1;
+  f->combo[0] = a;
+  f->combo[1] = b;
+  f->combo[2] = c;
+  f->combo_values = f->sys->value_version;
+}
+
+fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c) {
+  fcd_system *sys = f->sys;
+  const fcd__free_pattern *fp;
+  int current = 0;
+  FCD_TRY(combination_state(f, a, b, c, &fp, &current));
+  if (current) return FCD_OK;
+  FCD_TRY(combination_values(f, fp, a, b, c));
   /* A factor object serves either system combinations or caller matrices
    * (fcd__factor_csr), never both: pattern ids of the two sources are not comparable. */
   fcd_status st = fcd__factor_csr(f, fp->n, fp->rowptr, fp->col, f->work, fp->version);
@@ -102,11 +128,7 @@ fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_r
                     "at dof %lld", (long long)f->bad_col);
   }
   if (st != FCD_OK) return st;
-  f->combo_valid = 1;
-  f->combo[0] = a;
-  f->combo[1] = b;
-  f->combo[2] = c;
-  f->combo_values = sys->value_version;
+  combination_done(f, a, b, c);
   return FCD_OK;
 }
 
@@ -162,4 +184,76 @@ fcd_status fcd__factor_forward_sparse(fcd__factor *f, fcd_index ncol, const fcd_
   if (f->kind != FCD__FACTOR_SPD || !f->factored)
     return fcd__err(f->sys, FCD_E_UNSUPPORTED, "sparse forward solves need a Cholesky factor");
   return fcd__chol_forward_sparse(f->chol, f->sys, ncol, colptr, row, val, ycolptr, yrow, yval);
+}
+
+/* ---- the free operator's factor, distributed when the system is ----
+ * Separate entry points (not branches of the serial ones), so that a serial factor's
+ * callers never reach MPI or PETSc. On a distributed system every decision that leads
+ * to a collective (analyse, refactor) is agreed by all ranks first. */
+fcd_status fcd__factor_create_free(fcd_system *sys, fcd__factor **out) {
+  if (!fcd__dist_on(sys)) return fcd__factor_create(sys, FCD__FACTOR_SPD, out);
+  *out = NULL;
+  fcd__factor *f = fcd__calloc(1, sizeof *f);
+  if (!f) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a factorization");
+  f->sys = sys;
+  f->kind = FCD__FACTOR_SPD;
+  f->bad_col = -1;
+  fcd_status st = fcd__mumps_create(sys, &f->mumps);
+  if (st != FCD_OK) {
+    fcd__free(f);
+    return st;
+  }
+  *out = f;
+  return FCD_OK;
+}
+
+void fcd__factor_destroy_free(fcd__factor *f) {
+  if (!f) return;
+  fcd__mumps_destroy(f->sys, f->mumps);
+  f->mumps = NULL;
+  fcd__factor_destroy(f);
+}
+
+fcd_status fcd__factor_csr_free(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
+                                const fcd_index *col, const fcd_real *val, uint64_t pattern_id) {
+  if (!f->mumps) return fcd__factor_csr(f, n, rowptr, col, val, pattern_id);
+  f->combo_valid = 0;
+  int reanalyse = pattern_id == 0 || pattern_id != f->analysed_pattern || n != f->n;
+  if (fcd__dist_any(f->sys, reanalyse)) {
+    f->analysed_pattern = 0;
+    f->factored = 0;
+    FCD_TRY(fcd__mumps_analyze(f->mumps, f->sys, n, rowptr, col, val));
+    f->n = n;
+    f->analysed_pattern = pattern_id;
+    f->stats.analyses++;
+  }
+  f->factored = 0;
+  f->bad_col = -1;
+  FCD_TRY(fcd__mumps_factor(f->mumps, f->sys, val));
+  f->factored = 1;
+  f->stats.factorizations++;
+  return FCD_OK;
+}
+
+fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c) {
+  if (!f->mumps) return fcd__factor_combination(f, a, b, c);
+  const fcd__free_pattern *fp;
+  int current = 0;
+  FCD_TRY(combination_state(f, a, b, c, &fp, &current));
+  /* refactor on every rank when the values moved on any */
+  if (!fcd__dist_any(f->sys, !current)) return FCD_OK;
+  FCD_TRY(combination_values(f, fp, a, b, c));
+  FCD_TRY(fcd__factor_csr_free(f, fp->n, fp->rowptr, fp->col, f->work, fp->version));
+  combination_done(f, a, b, c);
+  return FCD_OK;
+}
+
+fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
+                                  fcd_real *x) {
+  if (!f->mumps) return fcd__factor_solve(f, nrhs, b, x);
+  if (!f->factored)
+    return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
+  FCD_TRY(fcd__mumps_solve(f->mumps, f->sys, nrhs, b, x));
+  f->stats.solves += nrhs;
+  return FCD_OK;
 }

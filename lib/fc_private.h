@@ -96,8 +96,9 @@ fcd_status fcd__delassus_sparse(const fcd_system *sys, fcd__factor *fac, const f
 fcd_status fcd__delassus_active(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
                                 int d, fcd_index na, const fcd_index *act, fcd_real *X,
                                 fcd_real *Wd);
-fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
-                               fcd_real *W);
+/* solve: fcd__factor_solve, or fcd__factor_solve_free for the free operator's factor */
+fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
+                               const fcd__csr *H, fcd_real *W);
 /* The dense W of every contact, kept while the factor (its factorization count) and the
  * contact set (its version) stay: integrators and equilibria reuse it across solves. */
 typedef struct {
@@ -113,7 +114,8 @@ typedef struct {
   uint64_t ycsver;
 } fcd__wcache;
 fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
-                              const fcd_contact_set *cs, const fcd__csr *H);
+                              fcd__solve_fn solve, const fcd_contact_set *cs,
+                              const fcd__csr *H);
 fcd_status fcd__wcache_ensure_y(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
                                 const fcd_contact_set *cs, const fcd__csr *H);
 void fcd__wcache_free(fcd__wcache *c);

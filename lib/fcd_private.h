@@ -72,8 +72,11 @@ typedef struct {
   fcd_index *mapt[3];
 } fcd__free_pattern;
 
+typedef struct fcd__dist fcd__dist;
+
 struct fcd_system {
   uint32_t magic;
+  fcd__dist *dist; /* NULL: serial; else the partition of the rows (backend/distributed.c) */
   fcd_index n;
   fcd__csr mat[3]; /* indexed by fcd_matrix_kind */
   fcd_real ray_alpha, ray_beta;
@@ -315,6 +318,19 @@ fcd__factor_kind fcd__factor_get_kind(const fcd__factor *f);
 void fcd__factor_set_refinement(fcd__factor *f, int steps);
 /* SPD factors: CHOLMOD's reciprocal condition estimate; LU: 1 */
 fcd_real fcd__factor_rcond(const fcd__factor *f);
+/* A Cholesky factor of the system's free operator (a combination, or a matrix on the
+ * free pattern), distributed (MUMPS) when the system is, each rank giving its share;
+ * serial otherwise, the functions above then. Used through these five only. */
+fcd_status fcd__factor_create_free(fcd_system *sys, fcd__factor **out);
+void fcd__factor_destroy_free(fcd__factor *f);
+fcd_status fcd__factor_csr_free(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
+                                const fcd_index *col, const fcd_real *val, uint64_t pattern_id);
+fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c);
+fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
+                                  fcd_real *x);
+/* the solve a Delassus builder uses: fcd__factor_solve or fcd__factor_solve_free */
+typedef fcd_status (*fcd__solve_fn)(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
+                                    fcd_real *x);
 
 /* ---- backends: the only code that sees third-party headers ---- */
 typedef struct fcd__chol fcd__chol;
@@ -348,6 +364,51 @@ fcd_status fcd__lu_factor(fcd__lu *l, const fcd_system *sys, const fcd_real *val
 fcd_status fcd__lu_solve(fcd__lu *l, const fcd_system *sys, fcd_index nrhs,
                          const fcd_real *b, fcd_real *x);
 void fcd__lu_set_refinement(fcd__lu *l, int steps);
+
+/* ---- distributed systems (backend/distributed.c) ----
+ * Matrices hold the rows this rank owns; vectors of ndofs and contact sets are
+ * replicated. Every function below is collective on a distributed system and returns at
+ * once (no communication) on a serial one. */
+int fcd__dist_on(const fcd_system *sys);
+void fcd__dist_free(fcd__dist *d);
+/* 1 when this rank owns the row (always on a serial system) */
+int fcd__dist_owns(const fcd_system *sys, fcd_index row);
+void fcd__dist_range(const fcd_system *sys, fcd_index *rbegin, fcd_index *rend);
+int64_t fcd__dist_comm_f(const fcd_system *sys);
+/* y <- the sum over ranks of y (n entries) */
+fcd_status fcd__dist_sum(const fcd_system *sys, fcd_real *y, fcd_index n);
+/* the maximum over ranks (NaN when any rank has NaN) */
+fcd_real fcd__dist_max(const fcd_system *sys, fcd_real v);
+/* 1 when flag is nonzero on any rank */
+int fcd__dist_any(const fcd_system *sys, int flag);
+/* Turns one rank's failure into every rank's: each rank passes its own status and a hash
+ * of the data that must be replicated; returns FCD_OK only when every rank succeeded
+ * and the hashes agree (FCD_E_INVALID_ARG, naming the mismatch, otherwise). */
+fcd_status fcd__dist_agree(const fcd_system *sys, fcd_status st, uint64_t hash,
+                           const char *what);
+/* fcd_system_set_matrix_coo of the entries on this rank's rows (the file readers: every
+ * rank reads the whole file); compacts the arrays in place */
+fcd_status fcd__system_set_coo_owned(fcd_system *sys, fcd_matrix_kind which, fcd_index nnz,
+                                     fcd_index *rows, fcd_index *cols, fcd_real *vals,
+                                     unsigned flags);
+/* y = A x of this process' stored rows (fcd_system_apply without its checks and without
+ * the sum over ranks): for the objects that refuse distributed systems */
+void fcd__system_apply_serial(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
+                              fcd_real *y);
+/* FNV-1a of n bytes folded into h (0 starts a hash) */
+uint64_t fcd__hash(uint64_t h, const void *p, size_t n);
+/* MUMPS Cholesky of the free operator from each rank's owned rows: analyze once per
+ * pattern, factor per values, solve replicated right-hand sides (every rank receives
+ * the whole solution). */
+typedef struct fcd__mumps fcd__mumps;
+fcd_status fcd__mumps_create(const fcd_system *sys, fcd__mumps **out);
+void fcd__mumps_destroy(const fcd_system *sys, fcd__mumps *m);
+fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
+                              const fcd_index *rowptr, const fcd_index *col,
+                              const fcd_real *val);
+fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_real *val);
+fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
+                            const fcd_real *b, fcd_real *x);
 
 /* PETSc/SLEPc: initialized lazily under a process-wide lock. */
 fcd_status fcd__petsc_acquire(const fcd_system *sys);

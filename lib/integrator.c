@@ -158,6 +158,9 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
     return fcd__err(sys, FCD_E_INVALID_ARG,
                     "integrator_create: the contact set is invalid or belongs to another system");
+  if (fcd__dist_on(sys))
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "integrator_create: the integrators do not run "
+                    "on a distributed system yet (equilibria do)");
   if (scheme != FCD_SCHEME_MOREAU_JEAN && scheme != FCD_SCHEME_FREMOND &&
       scheme != FCD_SCHEME_MODIFIED_THETA && scheme != FCD_SCHEME_QUASISTATIC)
     return fcd__err(sys, FCD_E_INVALID_ARG, "unknown scheme %d", (int)scheme);
@@ -279,7 +282,7 @@ fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_real value)
 }
 
 static fcd_real quad(fcd_system *sys, fcd_matrix_kind k, const fcd_real *x, fcd_real *w) {
-  fcd_system_apply(sys, k, x, w);
+  fcd__system_apply_serial(sys, k, x, w);
   fcd_real s = 0;
   for (fcd_index i = 0; i < sys->n; i++) s += x[i] * w[i];
   return s;
@@ -422,20 +425,20 @@ static void step_rhs(fcd_integrator *it, const work *w, fcd_real h) {
   fcd_index n = sys->n, nfix = sys->nfixed;
   fcd_real th = it->theta;
   if (!it->carry_ok || it->carry_ver != sys->value_version) {
-    fcd_system_apply(sys, FCD_MASS, it->v, it->Mv);
+    fcd__system_apply_serial(sys, FCD_MASS, it->v, it->Mv);
     stiffness2(sys, it->u, it->Ku, it->v, it->Kv);
-    fcd_system_apply(sys, FCD_DAMPING, it->v, it->Cv);
+    fcd__system_apply_serial(sys, FCD_DAMPING, it->v, it->Cv);
   }
   for (fcd_index i = 0; i < n; i++)
     w->b[i] = it->Mv[i] - h * it->Ku[i] - h * h * th * (1 - th) * it->Kv[i] -
              h * (1 - th) * it->Cv[i] + h * ((1 - th) * w->f0[i] + th * w->f1[i]);
   for (fcd_index k = 0; k < nfix; k++) w->z[sys->fixed_list[k]] = w->vr[k];
   if (nfix > 0) {
-    fcd_system_apply(sys, FCD_MASS, w->z, w->tmp);
+    fcd__system_apply_serial(sys, FCD_MASS, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= w->tmp[i];
-    fcd_system_apply(sys, FCD_DAMPING, w->z, w->tmp);
+    fcd__system_apply_serial(sys, FCD_DAMPING, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= h * th * w->tmp[i];
-    fcd_system_apply(sys, FCD_STIFFNESS, w->z, w->tmp);
+    fcd__system_apply_serial(sys, FCD_STIFFNESS, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= h * h * th * th * w->tmp[i];
   }
 }
@@ -612,9 +615,9 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
   /* the load at t0 on the prescribed dofs, for the supports' work below (w->f0 becomes
    * K u1; w->ur is no longer needed) */
   for (fcd_index k = 0; k < nfix; k++) w->ur[k] = w->f0[sys->fixed_list[k]];
-  fcd_system_apply(sys, FCD_MASS, w->v1, Mv1);
+  fcd__system_apply_serial(sys, FCD_MASS, w->v1, Mv1);
   stiffness2(sys, w->u1, Ku1, w->v1, Kv1);
-  fcd_system_apply(sys, FCD_DAMPING, w->v1, Cv1);
+  fcd__system_apply_serial(sys, FCD_DAMPING, w->v1, Cv1);
   if ((st = certify_step(it, h, w, pnew, Mv1, Kv1, Cv1, wmin, cert)) != FCD_OK) return st;
   fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0;
   for (fcd_index i = 0; i < n; i++) {
@@ -761,7 +764,7 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
   fcd_index ma = na * d, nf = sys->nfree;
   int cached = ncontacts(it) * d <= it->wall_limit;
   fcd_status st = FCD_OK;
-  if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, it->cs, H));
+  if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, fcd__factor_solve, it->cs, H));
   /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
   if (!cached) w->X = fcd__calloc((size_t)nf * (size_t)ma, sizeof *w->X);
   fcd_real *Wd = fcd__calloc((size_t)ma * (size_t)ma, sizeof *Wd);
@@ -927,13 +930,13 @@ static fcd_status qs_step(fcd_integrator *it, fcd_real h) {
   fcd_equilibrium_get_reactions(it->eq, r);
   if ((st = fcd_system_eval_load(sys, t1, f1)) != FCD_OK) goto done;
   for (fcd_index i = 0; i < n; i++) du[i] = u1[i] - it->u[i];
-  fcd_system_apply(sys, FCD_STIFFNESS, u1, ku);
+  fcd__system_apply_serial(sys, FCD_STIFFNESS, u1, ku);
   fcd_real wext = 0, dnum = 0, dfric = 0, dnorm = 0, pot = 0;
   for (fcd_index i = 0; i < n; i++) {
     wext += du[i] * (sys->is_fixed[i] ? ku[i] : f1[i]);
     pot += u1[i] * ku[i];
   }
-  fcd_system_apply(sys, FCD_STIFFNESS, du, ku);
+  fcd__system_apply_serial(sys, FCD_STIFFNESS, du, ku);
   for (fcd_index i = 0; i < n; i++) dnum += 0.5 * du[i] * ku[i];
   if (nc > 0) {
     fcd_contact_set_local(it->cs, du, dl);

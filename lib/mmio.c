@@ -264,7 +264,7 @@ fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
                   path, r.L.lineno, k, h.nnz);
     goto done;
   }
-  st = fcd_system_set_matrix_coo(sys, which, (fcd_index)k, ri, ci, vv,
+  st = fcd__system_set_coo_owned(sys, which, (fcd_index)k, ri, ci, vv,
                                  h.symmetric ? FCD_COO_UPPER : FCD_COO_FULL);
 done:
   close_reader(&r);

@@ -52,6 +52,9 @@ fcd_status fcd_system_natural_modes(fcd_system *sys, fcd_index nev, fcd_real *om
     return fcd__err(sys, FCD_E_INVALID_ARG, "natural_modes: %s is NULL",
                     !omega2 ? "omega2" : "nconv");
   *nconv = 0;
+  if (fcd__dist_on(sys))
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "natural_modes: not offered on a distributed "
+                    "system yet");
   if (nev <= 0 || nev > sys->nfree)
     return fcd__err(sys, FCD_E_INVALID_ARG,
                     "natural_modes: nev = %lld must lie in [1, %lld] (the free dofs)",

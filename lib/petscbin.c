@@ -161,7 +161,7 @@ fcd_status fcd_system_read_petsc_binary(fcd_system *sys, fcd_matrix_kind which,
     }
   if ((st = read_exact(fp, buf, 8 * (size_t)nz, sys, path, "values")) != FCD_OK) goto done;
   for (fcd_index q = 0; q < nz; q++) vv[q] = get64f(buf + 8 * (size_t)q);
-  st = fcd_system_set_matrix_coo(sys, which, nz, ri, ci, vv, FCD_COO_FULL);
+  st = fcd__system_set_coo_owned(sys, which, nz, ri, ci, vv, FCD_COO_FULL);
   if (st != FCD_OK) {
     char why[FCD_ERRMSG_CAP];
     snprintf(why, sizeof why, "%s", fcd_system_last_error(sys));

@@ -82,6 +82,10 @@ fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs, fcd_stabil
   if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
     return fcd__err(sys, FCD_E_INVALID_ARG, "stability_create: the contact set is invalid "
                     "or belongs to another system");
+  if (fcd__dist_on(sys))
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "stability_create: the system is distributed; "
+                    "the stability analysis takes a replicated system and distributes its "
+                    "solve itself (fcd_stability_set_communicator)");
   if (!sys->mat[FCD_MASS].set || !sys->mat[FCD_STIFFNESS].set)
     return fcd__err(sys, FCD_E_STATE, "stability_create: the system needs a mass and a "
                     "stiffness matrix");

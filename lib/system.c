@@ -58,6 +58,7 @@ static void system_free(fcd_system *sys) {
   fcd__free(sys->scratch);
   fcd__free(sys->contact_uses);
   fcd__free(sys->load);
+  fcd__dist_free(sys->dist);
   sys->magic = 0;
   fcd__free(sys);
 }
@@ -161,6 +162,13 @@ fcd_status fcd_system_set_matrix_coo(fcd_system *sys, fcd_matrix_kind which,
                       "%s: entry %lld at (%lld, %lld) lies below the diagonal but the data "
                       "is declared FCD_COO_UPPER", name, (long long)p, (long long)i,
                       (long long)j);
+    if (!fcd__dist_owns(sys, i)) {
+      fcd_index b, e;
+      fcd__dist_range(sys, &b, &e);
+      return fcd__err(sys, FCD_E_INVALID_ARG, "%s: entry %lld at (%lld, %lld) lies on a row "
+                      "this rank does not own (rows [%lld, %lld))", name, (long long)p,
+                      (long long)i, (long long)j, (long long)b, (long long)e);
+    }
   }
   fcd__csr a = {0};
   a.n = sys->n;
@@ -175,6 +183,61 @@ fcd_status fcd_system_set_matrix_coo(fcd_system *sys, fcd_matrix_kind which,
   return FCD_OK;
 }
 
+/* A distributed system's CSR input: the rows this rank owns (row_end - row_begin + 1
+ * row pointers), global columns. Stored as an ndofs-row CSR whose other rows are empty,
+ * so that every kernel of the serial path applies to this rank's share unchanged. */
+static fcd_status set_owned_csr(fcd_system *sys, fcd_matrix_kind which,
+                                const fcd_index *row_ptr, const fcd_index *col_idx,
+                                const fcd_real *vals, unsigned flags, fcd_ownership own) {
+  const char *name = fcd__matrix_name(which);
+  if (own != FCD_COPY)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: a distributed system copies its matrices: "
+                    "FCD_BORROW is for serial systems", name);
+  fcd_index b, e;
+  fcd__dist_range(sys, &b, &e);
+  fcd_index nl = e - b;
+  if (!row_ptr) return fcd__err(sys, FCD_E_INVALID_ARG, "%s: row_ptr is NULL", name);
+  if (row_ptr[0] != 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: row_ptr[0] is %lld, must be 0", name,
+                    (long long)row_ptr[0]);
+  for (fcd_index i = 0; i < nl; i++)
+    if (row_ptr[i + 1] < row_ptr[i])
+      return fcd__err(sys, FCD_E_INVALID_ARG, "%s: row_ptr decreases at owned row %lld "
+                      "(global row %lld)", name, (long long)i, (long long)(b + i));
+  fcd_index nnz = row_ptr[nl];
+  if (nnz > 0 && (!col_idx || !vals))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: %s is NULL with %lld entries", name,
+                    col_idx ? "values" : "col_idx", (long long)nnz);
+  fcd_index *rows = fcd__malloc_array((size_t)nnz + 1, sizeof *rows);
+  if (!rows) return fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", name);
+  for (fcd_index i = 0; i < nl; i++)
+    for (fcd_index p = row_ptr[i]; p < row_ptr[i + 1]; p++) rows[p] = b + i;
+  for (fcd_index i = 0; i < nl; i++)
+    for (fcd_index p = row_ptr[i] + 1; p < row_ptr[i + 1]; p++)
+      if (col_idx[p] <= col_idx[p - 1]) {
+        fcd__free(rows);
+        return fcd__err(sys, FCD_E_INVALID_ARG, "%s: columns of row %lld not strictly "
+                        "increasing (%lld after %lld)", name, (long long)(b + i),
+                        (long long)col_idx[p], (long long)col_idx[p - 1]);
+      }
+  fcd_status st = fcd_system_set_matrix_coo(sys, which, nnz, rows, col_idx, vals, flags);
+  fcd__free(rows);
+  return st;
+}
+
+fcd_status fcd__system_set_coo_owned(fcd_system *sys, fcd_matrix_kind which, fcd_index nnz,
+                                     fcd_index *rows, fcd_index *cols, fcd_real *vals,
+                                     unsigned flags) {
+  fcd_index k = 0;
+  for (fcd_index p = 0; p < nnz; p++)
+    if (fcd__dist_owns(sys, rows[p])) {
+      rows[k] = rows[p];
+      cols[k] = cols[p];
+      vals[k++] = vals[p];
+    }
+  return fcd_system_set_matrix_coo(sys, which, k, rows, cols, vals, flags);
+}
+
 fcd_status fcd_system_set_matrix_csr(fcd_system *sys, fcd_matrix_kind which,
                                      const fcd_index *row_ptr, const fcd_index *col_idx,
                                      const fcd_real *vals, unsigned flags,
@@ -187,6 +250,7 @@ fcd_status fcd_system_set_matrix_csr(fcd_system *sys, fcd_matrix_kind which,
   if (own != FCD_COPY && own != FCD_BORROW)
     return fcd__err(sys, FCD_E_INVALID_ARG, "%s: ownership %d is neither FCD_COPY nor "
                     "FCD_BORROW", name, (int)own);
+  if (fcd__dist_on(sys)) return set_owned_csr(sys, which, row_ptr, col_idx, vals, flags, own);
   FCD_TRY(fcd__csr_validate(sys, name, sys->n, row_ptr, col_idx, vals,
                             flags == FCD_COO_UPPER));
   fcd_index nnz = row_ptr[sys->n];
@@ -308,19 +372,25 @@ fcd_status fcd_system_matrix_asymmetry(const fcd_system *sys, fcd_matrix_kind wh
   return FCD_OK;
 }
 
-fcd_status fcd_system_apply(const fcd_system *sys, fcd_matrix_kind which,
-                            const fcd_real *x, fcd_real *y) {
-  FCD_CHECK_SYS(sys);
-  CHECK_KIND(sys, which);
-  if (!x || !y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: %s is NULL", !x ? "x" : "y");
-  if (x == y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: x and y must not alias");
+void fcd__system_apply_serial(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
+                              fcd_real *y) {
   memset(y, 0, (size_t)sys->n * sizeof *y);
   fcd__csr_gaxpy(&sys->mat[which], 1.0, x, y);
   if (which == FCD_DAMPING) {
     if (sys->ray_alpha != 0) fcd__csr_gaxpy(&sys->mat[FCD_MASS], sys->ray_alpha, x, y);
     if (sys->ray_beta != 0) fcd__csr_gaxpy(&sys->mat[FCD_STIFFNESS], sys->ray_beta, x, y);
   }
-  return FCD_OK;
+}
+
+fcd_status fcd_system_apply(const fcd_system *sys, fcd_matrix_kind which,
+                            const fcd_real *x, fcd_real *y) {
+  FCD_CHECK_SYS(sys);
+  CHECK_KIND(sys, which);
+  if (!x || !y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: %s is NULL", !x ? "x" : "y");
+  if (x == y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: x and y must not alias");
+  fcd__system_apply_serial(sys, which, x, y);
+  /* each rank's rows (and their mirrors) make its share; the sum is A x on every rank */
+  return fcd__dist_sum(sys, y, sys->n);
 }
 
 fcd_status fcd_system_set_rayleigh(fcd_system *sys, fcd_real alpha, fcd_real beta) {

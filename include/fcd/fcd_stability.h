@@ -89,7 +89,8 @@ typedef enum {
  *  @param cs the contact set
  *  @param out receives the new analysis, owned by the caller (fcd_stability_destroy); NULL
  *      on failure
- *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_STATE
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_STATE, FCD_E_UNSUPPORTED (a
+ *      distributed system: see fcd_stability_set_communicator)
  *  @since 0.1 */
 FCD_API fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs,
                                         fcd_stability **out);
@@ -234,8 +235,8 @@ FCD_API fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real
  *  parallel matrices (each rank owns a block of rows), the LU of the shifted operator
  *  is MUMPS, and every rank receives all results. The dense path (reduced size up to
  *  FCD_STAB_DENSE_MAX) is computed redundantly on each rank. PETSc must run on MPI that
- *  includes the communicator (the host's MPI_Init, or PETSc's own). */
-#define FCD_COMM_SERIAL (-1) /**< no communicator: PETSc sequential objects */
+ *  includes the communicator (the host's MPI_Init, or PETSc's own). FCD_COMM_SERIAL is
+ *  defined in fcd/fcd_system.h. */
 /** Sets the communicator of the distributed solves (see above). Clears the results of
  *  the last solve. A handle that is not a Fortran communicator handle: FCD_E_INVALID_ARG.
  *  @param st the stability analysis

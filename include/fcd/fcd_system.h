@@ -225,7 +225,8 @@ FCD_API fcd_status fcd_system_matrix_asymmetry(const fcd_system *sys,
  *  @param which which matrix (FCD_MASS, FCD_DAMPING or FCD_STIFFNESS)
  *  @param x input, ndofs entries
  *  @param y receives the product, ndofs entries (must not alias x)
- *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_BACKEND (distributed: an MPI error in the
+ *      sum over the ranks, which makes this call collective)
  *  @since 0.1 */
 FCD_API fcd_status fcd_system_apply(const fcd_system *sys, fcd_matrix_kind which,
                                     const fcd_real *x, fcd_real *y);
@@ -350,7 +351,8 @@ FCD_API fcd_status fcd_system_eval_prescribed(fcd_system *sys, fcd_real t, fcd_r
  *  @param v velocities, ndofs entries (NULL: no damping term)
  *  @param a accelerations, ndofs entries (NULL: no inertia term)
  *  @param r receives the reaction at each fixed dof
- *  @return FCD_OK, or FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM */
+ *  @return FCD_OK, or FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_BACKEND (an MPI
+ *      error on a distributed system) */
 FCD_API fcd_status fcd_system_support_reactions(fcd_system *sys, fcd_real t,
                                                 const fcd_real *u, const fcd_real *v,
                                                 const fcd_real *a, fcd_real *r);
@@ -384,6 +386,66 @@ FCD_API fcd_status fcd_system_check_spd(fcd_system *sys, fcd_matrix_kind which);
 FCD_API fcd_status fcd_system_natural_modes(fcd_system *sys, fcd_index nev,
                                             fcd_real *omega2, fcd_real *modes,
                                             fcd_index *nconv);
+
+/** @name Distributed systems
+ *  A host whose model is assembled on MPI ranks gives fcd its communicator and the rows
+ *  each rank owns. The ranks own consecutive blocks in rank order (rank 0 from row 0,
+ *  each next rank where the previous one ends, the last ending at ndofs; a block may be
+ *  empty), PETSc's layout. Then:
+ *  - matrices (COO, CSR or Matrix Market) hold, on each rank, the rows it owns, in the
+ *    global numbering (columns anywhere); an entry on a row the rank does not own is
+ *    FCD_E_INVALID_ARG (a Matrix Market file is read whole by every rank, which keeps
+ *    its own rows). With FCD_COO_UPPER each rank gives the upper-triangle entries of
+ *    its rows;
+ *  - everything else is replicated: every rank gives the same prescribed dofs, loads,
+ *    contact sets and parameters, in the global numbering, and receives whole results
+ *    (displacements of all ndofs, all reactions). The contact problem, small next to
+ *    the model, is solved redundantly on every rank from identical data (no broadcast);
+ *    a solve checks that the replicated data agree and fails on every rank when they
+ *    do not;
+ *  - factorizations of the free operator are MUMPS Cholesky factorizations through
+ *    PETSc, distributed over the communicator;
+ *  - every call that solves (and fcd_system_apply) is collective: all ranks call it
+ *    together; a failure on one rank is reported on all (that rank's message names the
+ *    cause, the others name that rank).
+ *  Distributed so far: static and steady-sliding equilibria (fcd/fcd_equilibrium.h).
+ *  The integrators, the stability analysis (which has its own communicator,
+ *  fcd_stability_set_communicator) and natural modes refuse a distributed system with
+ *  FCD_E_UNSUPPORTED.
+ *  @{ */
+#define FCD_COMM_SERIAL (-1) /**< no communicator: serial (the default) */
+
+/** Distributes @p sys over the communicator @p mpi_comm_f (its Fortran handle,
+ *  MPI_Comm_c2f(comm): no MPI type enters fcd's headers; Open MPI gives MPI_COMM_WORLD
+ *  the handle 0); this rank owns rows [@p row_begin, @p row_end). Collective: every rank
+ *  calls it with the same ndofs before any matrix is set, and every rank receives the
+ *  same status (ranges that overlap or leave rows to no rank, different ndofs on
+ *  different ranks, a matrix already set on some rank: each named in the message).
+ *  FCD_COMM_SERIAL makes the system serial again (before any matrix). MPI must be
+ *  initialized by the host.
+ *  @param sys the system
+ *  @param mpi_comm_f the communicator's Fortran handle, or FCD_COMM_SERIAL
+ *  @param row_begin first row this rank owns
+ *  @param row_end one past the last row this rank owns
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE (MPI not initialized, matrices
+ *      already set), FCD_E_NOMEM, FCD_E_BACKEND (an MPI error)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_system_set_distribution(fcd_system *sys, int64_t mpi_comm_f,
+                                               fcd_index row_begin, fcd_index row_end);
+
+/** This rank's place in the distribution: rank, number of ranks and owned rows (0, 1
+ *  and [0, ndofs) for a serial system). Any output may be NULL.
+ *  @param sys the system
+ *  @param rank receives this rank's number
+ *  @param nranks receives the number of ranks
+ *  @param row_begin receives the first owned row
+ *  @param row_end receives one past the last owned row
+ *  @return FCD_OK, or FCD_E_INVALID_ARG for a bad handle
+ *  @since 0.1 */
+FCD_API fcd_status fcd_system_get_distribution(const fcd_system *sys, int *rank,
+                                               int *nranks, fcd_index *row_begin,
+                                               fcd_index *row_end);
+/** @} */
 
 FCD_END_DECLS
 

@@ -120,6 +120,9 @@ for _name, _res, _args in [
     ("fcd_system_set_load", _st, [_p, _preal]),
     ("fcd_system_set_rayleigh", _st, [_p, _real, _real]),
     ("fcd_system_apply", _st, [_p, _C.c_int, _preal, _preal]),
+    ("fcd_system_set_distribution", _st, [_p, _C.c_int64, _index, _index]),
+    ("fcd_system_get_distribution", _st, [_p, _C.POINTER(_C.c_int), _C.POINTER(_C.c_int),
+                                          _pindex, _pindex]),
     ("fcd_system_natural_modes", _st, [_p, _index, _preal, _preal, _pindex]),
     ("fcd_system_read_matrix_market", _st, [_p, _C.c_int, _C.c_char_p]),
     ("fcd_system_matrix_nnz", _st, [_p, _C.c_int, _pindex, _pindex]),
@@ -366,6 +369,22 @@ class System(_Owner):
     def set_rayleigh(self, alpha, beta):
         """Rayleigh damping C += alpha M + beta K."""
         self._check(_f["fcd_system_set_rayleigh"](self._h, float(alpha), float(beta)))
+
+    def set_distribution(self, comm_f, row_begin, row_end):
+        """Distributes the system over the communicator whose Fortran handle is ``comm_f``
+        (mpi4py: ``comm.py2f()``; -1: serial again); this rank owns rows
+        [row_begin, row_end). Collective, before any matrix (fcd/fcd_system.h)."""
+        self._check(_f["fcd_system_set_distribution"](self._h, int(comm_f), int(row_begin),
+                                                      int(row_end)))
+
+    @property
+    def distribution(self):
+        """(rank, number of ranks, first owned row, one past the last)."""
+        r, n = _C.c_int(), _C.c_int()
+        b, e = _np.zeros(1, dtype=_np.int64), _np.zeros(1, dtype=_np.int64)
+        self._check(_f["fcd_system_get_distribution"](self._h, _C.byref(r), _C.byref(n),
+                                                      _pi(b), _pi(e)))
+        return r.value, n.value, int(b[0]), int(e[0])
 
     def apply(self, which, x):
         """y = A x for matrix 'mass', 'stiffness' or 'damping' (with Rayleigh terms)."""

@@ -295,6 +295,8 @@ static fcd_status a_sys_write_pb(arg *a) { return fcd_system_write_petsc_binary(
 static fcd_status a_sys_nnz(arg *a) { return fcd_system_matrix_nnz(P(0), (fcd_matrix_kind)I(1), P(2), P(3)); }
 static fcd_status a_sys_asym(arg *a) { return fcd_system_matrix_asymmetry(P(0), (fcd_matrix_kind)I(1), P(2)); }
 static fcd_status a_sys_apply(arg *a) { return fcd_system_apply(P(0), (fcd_matrix_kind)I(1), P(2), P(3)); }
+static fcd_status a_sys_set_dist(arg *a) { return fcd_system_set_distribution(P(0), I(1), I(2), I(3)); }
+static fcd_status a_sys_get_dist(arg *a) { return fcd_system_get_distribution(P(0), P(1), P(2), P(3), P(4)); }
 static fcd_status a_sys_rayleigh(arg *a) { return fcd_system_set_rayleigh(P(0), R(1), R(2)); }
 static fcd_status a_sys_fix(arg *a) { return fcd_system_fix_dofs(P(0), I(1), P(2), P(3)); }
 static fcd_status a_sys_clear_fixed(arg *a) { return fcd_system_clear_fixed(P(0)); }
@@ -481,6 +483,12 @@ static const row rows[] = {
   {"fcd_system_matrix_nnz", a_sys_nnz, MS_SYS, {H(S_SYS), MK(FCD_MASS), OPT(S_IDX1), OPT(S_IDX2), END}},
   {"fcd_system_matrix_asymmetry", a_sys_asym, MS_SYS, {H(S_SYS), MK(FCD_MASS), OUT(S_OUT1), END}},
   {"fcd_system_apply", a_sys_apply, MS_SYS, {H(S_SYS), MK(FCD_STIFFNESS), INRAW(S_XN), OUT(S_YN), END}},
+  /* serial (this process has no MPI): only the handle can be bad; the partition checks
+   * run under mpiexec in the distributed suite */
+  {"fcd_system_set_distribution", a_sys_set_dist, MS_SYS,
+   {H(S_SYS), LIT(FCD_COMM_SERIAL), LIT(0), LIT(N), END}},
+  {"fcd_system_get_distribution", a_sys_get_dist, MS_SYS,
+   {H(S_SYS), OPT(S_INT1), OPT(S_INT2), OPT(S_IDX1), OPT(S_IDX2), END}},
   {"fcd_system_set_rayleigh", a_sys_rayleigh, MS_SYS, {H(S_SYS), NONNEG(0.1), NONNEG(0.001), END}},
   {"fcd_system_fix_dofs", a_sys_fix, MS_SYS, {H(S_SYS), CNT(2), INRAW(S_DOFS), OPT(S_XC), END}},
   {"fcd_system_clear_fixed", a_sys_clear_fixed, MS_SYS, {H(S_SYS), END}},

@@ -1,0 +1,470 @@
+/* Distributed systems: the partition of the rows over the host's communicator, the
+ * reductions that keep the replicated vectors of every rank equal, the agreement that
+ * turns one rank's failure into every rank's, and the MUMPS Cholesky factor of the free
+ * operator assembled from each rank's own rows.
+ *
+ * Layout (docs/distributed.md): matrices are distributed (each rank stores the rows it
+ * owns), so is the factor (MUMPS); vectors of ndofs entries (loads, displacements, the
+ * prescribed values) and the contact set are replicated, so the small contact problem
+ * is solved redundantly on every rank from identical data, and no result needs a
+ * broadcast. */
+#include "../fcd_private.h"
+
+#include <mpi.h>
+#include <petscmat.h>
+#include <string.h>
+
+struct fcd__dist {
+  int64_t comm_f;
+  MPI_Comm comm;
+  int rank, size;
+  fcd_index rbegin, rend;
+  fcd_index *starts; /* size + 1: rank r owns rows [starts[r], starts[r + 1]) */
+};
+
+int fcd__dist_on(const fcd_system *sys) { return sys->dist != NULL; }
+
+void fcd__dist_free(fcd__dist *d) {
+  if (!d) return;
+  fcd__free(d->starts);
+  fcd__free(d);
+}
+
+int fcd__dist_owns(const fcd_system *sys, fcd_index row) {
+  return !sys->dist || (row >= sys->dist->rbegin && row < sys->dist->rend);
+}
+
+void fcd__dist_range(const fcd_system *sys, fcd_index *rbegin, fcd_index *rend) {
+  *rbegin = sys->dist ? sys->dist->rbegin : 0;
+  *rend = sys->dist ? sys->dist->rend : sys->n;
+}
+
+/* The checks run on every rank from the same gathered table, so every rank reaches the
+ * same verdict without a second collective; a rank whose own arguments are bad still
+ * takes part (its row says so) and no rank is left waiting. */
+fcd_status fcd_system_set_distribution(fcd_system *sys, int64_t mpi_comm_f,
+                                       fcd_index row_begin, fcd_index row_end) {
+  FCD_CHECK_SYS(sys);
+  if (mpi_comm_f == FCD_COMM_SERIAL) {
+    if (!sys->dist) return FCD_OK;
+    if (sys->mat[0].set || sys->mat[1].set || sys->mat[2].set)
+      return fcd__err(sys, FCD_E_STATE, "set_distribution: matrices are set; the "
+                      "distribution is chosen before the first matrix");
+    fcd__dist_free(sys->dist);
+    sys->dist = NULL;
+    return FCD_OK;
+  }
+  if (mpi_comm_f < 0 || mpi_comm_f > INT32_MAX)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: %lld is not a Fortran "
+                    "communicator handle", (long long)mpi_comm_f);
+  int up = 0, down = 0;
+  MPI_Initialized(&up);
+  MPI_Finalized(&down);
+  if (!up || down)
+    return fcd__err(sys, FCD_E_STATE, "set_distribution: MPI is %s; a distributed system "
+                    "runs on the host's MPI", down ? "finalized" : "not initialized");
+  MPI_Comm comm = MPI_Comm_f2c((MPI_Fint)mpi_comm_f);
+  if (comm == MPI_COMM_NULL)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: the communicator is "
+                    "MPI_COMM_NULL");
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  /* per rank: ndofs, begin, end, 1 when this rank already holds a matrix */
+  long long mine[4] = {(long long)sys->n, (long long)row_begin, (long long)row_end,
+                       sys->mat[0].set || sys->mat[1].set || sys->mat[2].set};
+  long long *all = fcd__malloc_array((size_t)size * 4, sizeof *all);
+  fcd__dist *d = fcd__calloc(1, sizeof *d);
+  fcd_index *starts = fcd__malloc_array((size_t)size + 1, sizeof *starts);
+  /* a rank out of memory still answers: its row says -1, and all fail with it */
+  long long sentinel[4] = {-1, -1, -1, -1};
+  int ok_mem = all && d && starts;
+  long long dummy[4];
+  int e = MPI_Allgather(ok_mem ? mine : sentinel, 4, MPI_LONG_LONG, ok_mem ? all : dummy,
+                        4, MPI_LONG_LONG, comm);
+  int any_mem = ok_mem;
+  if (!e) e = MPI_Allreduce(MPI_IN_PLACE, &any_mem, 1, MPI_INT, MPI_MIN, comm);
+  fcd_status st = FCD_OK;
+  if (e) {
+    st = fcd__err(sys, FCD_E_BACKEND, "set_distribution: MPI error %d gathering the row "
+                  "ranges", e);
+    goto fail;
+  }
+  if (!any_mem) {
+    st = fcd__err(sys, FCD_E_NOMEM, "set_distribution: out of memory on %s",
+                  ok_mem ? "another rank" : "this rank");
+    goto fail;
+  }
+  for (int r = 0; r < size; r++)
+    if (all[4 * r] != all[0]) {
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: inconsistent global sizes: "
+                    "rank 0 has %lld dofs, rank %d has %lld", all[0], r, all[4 * r]);
+      goto fail;
+    }
+  for (int r = 0; r < size; r++) {
+    long long b = all[4 * r + 1], en = all[4 * r + 2];
+    if (b < 0 || en < b || en > all[0]) {
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: rank %d gives rows [%lld, "
+                    "%lld), not a range inside [0, %lld)", r, b, en, all[0]);
+      goto fail;
+    }
+  }
+  /* ranks own consecutive blocks in rank order (PETSc's layout): rank r begins where
+   * rank r - 1 ends */
+  for (int r = 0; r <= size; r++) {
+    long long expect = r == 0 ? 0 : all[4 * (r - 1) + 2];
+    long long got = r == size ? all[0] : all[4 * r + 1];
+    if (got == expect) continue;
+    if (got > expect)
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: rows [%lld, %lld) are owned "
+                    "by no rank (%s)", expect, got,
+                    r == size ? "the last rank ends early" : "a gap before this rank's block");
+    else
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: ranks %d and %d overlap: "
+                    "rows [%lld, %lld) and [%lld, %lld)", r - 1, r, all[4 * (r - 1) + 1],
+                    all[4 * (r - 1) + 2], all[4 * r + 1], all[4 * r + 2]);
+    goto fail;
+  }
+  for (int r = 0; r < size; r++)
+    if (all[4 * r + 3]) {
+      st = fcd__err(sys, FCD_E_STATE, "set_distribution: rank %d already holds a matrix; "
+                    "the distribution is chosen before the first matrix", r);
+      goto fail;
+    }
+  for (int r = 0; r < size; r++) starts[r] = (fcd_index)all[4 * r + 1];
+  starts[size] = sys->n;
+  d->comm_f = mpi_comm_f;
+  d->comm = comm;
+  d->rank = rank;
+  d->size = size;
+  d->rbegin = row_begin;
+  d->rend = row_end;
+  d->starts = starts;
+  fcd__dist_free(sys->dist);
+  sys->dist = d;
+  fcd__free(all);
+  return FCD_OK;
+fail:
+  fcd__free(all);
+  fcd__free(d);
+  fcd__free(starts);
+  return st;
+}
+
+fcd_status fcd_system_get_distribution(const fcd_system *sys, int *rank, int *nranks,
+                                       fcd_index *row_begin, fcd_index *row_end) {
+  FCD_CHECK_SYS(sys);
+  const fcd__dist *d = sys->dist;
+  if (rank) *rank = d ? d->rank : 0;
+  if (nranks) *nranks = d ? d->size : 1;
+  if (row_begin) *row_begin = d ? d->rbegin : 0;
+  if (row_end) *row_end = d ? d->rend : sys->n;
+  return FCD_OK;
+}
+
+int64_t fcd__dist_comm_f(const fcd_system *sys) {
+  return sys->dist ? sys->dist->comm_f : FCD_COMM_SERIAL;
+}
+
+fcd_status fcd__dist_sum(const fcd_system *sys, fcd_real *y, fcd_index n) {
+  if (!sys->dist || sys->dist->size == 1 || n == 0) return FCD_OK;
+  /* in chunks: MPI counts are int */
+  for (fcd_index k = 0; k < n; k += 1 << 28) {
+    int cnt = (int)(n - k < (1 << 28) ? n - k : (1 << 28));
+    int e = MPI_Allreduce(MPI_IN_PLACE, y + k, cnt, MPI_DOUBLE, MPI_SUM, sys->dist->comm);
+    if (e) return fcd__err(sys, FCD_E_BACKEND, "MPI error %d summing a vector over ranks", e);
+  }
+  return FCD_OK;
+}
+
+fcd_real fcd__dist_max(const fcd_system *sys, fcd_real v) {
+  if (!sys->dist || sys->dist->size == 1) return v;
+  /* a NaN must win the reduction as fcd__maxn makes it win locally */
+  double x[2] = {v, v != v ? 1.0 : 0.0};
+  double r[2];
+  if (MPI_Allreduce(x, r, 2, MPI_DOUBLE, MPI_MAX, sys->dist->comm)) return NAN;
+  return r[1] > 0 ? NAN : r[0];
+}
+
+int fcd__dist_any(const fcd_system *sys, int flag) {
+  if (!sys->dist || sys->dist->size == 1) return flag;
+  int v = flag != 0;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, sys->dist->comm);
+  return v;
+}
+
+/* FNV-1a over bytes, folded into h: equal replicated data gives equal hashes */
+uint64_t fcd__hash(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  if (h == 0) h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+fcd_status fcd__dist_agree(const fcd_system *sys, fcd_status st, uint64_t hash,
+                           const char *what) {
+  if (!sys->dist || sys->dist->size == 1) return st;
+  const fcd__dist *d = sys->dist;
+  /* the first failing rank and its status; then whether the hashes agree */
+  int mine[2] = {st == FCD_OK ? d->size : d->rank, (int)st};
+  int first[2] = {d->size, 0};
+  int e = MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, d->comm);
+  uint64_t lo = hash, hi = hash;
+  if (!e) e = MPI_Allreduce(&hash, &lo, 1, MPI_UINT64_T, MPI_MIN, d->comm);
+  if (!e) e = MPI_Allreduce(&hash, &hi, 1, MPI_UINT64_T, MPI_MAX, d->comm);
+  if (e) return fcd__err(sys, FCD_E_BACKEND, "%s: MPI error %d agreeing across ranks", what, e);
+  if (st != FCD_OK) return st; /* this rank's own message stands */
+  if (first[0] < d->size)
+    return fcd__err(sys, (fcd_status)first[1], "%s: rank %d failed (status %d); every rank "
+                    "stops with it (its message is on that rank)", what, first[0], first[1]);
+  if (lo != hi)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: the ranks hold different replicated data "
+                    "(load, prescribed dofs, contacts or parameters); every rank must give "
+                    "the same", what);
+  return FCD_OK;
+}
+
+/* ---- MUMPS Cholesky of the free operator ----
+ * Each rank holds the entries of the rows it owns; of them the upper triangle (col >=
+ * row), whose union over the ranks is the whole upper triangle once (a mirrored entry of
+ * upper storage lies below the diagonal), goes to an MPISBAIJ matrix. */
+struct fcd__mumps {
+  Mat A, F;
+  Vec b, x, all;
+  VecScatter gather;
+  fcd_index n, fbegin, fend;
+  fcd_index nsel;
+  fcd_index *sel;  /* positions in the caller's value array, in matrix order */
+  PetscInt *ai, *aj;
+  PetscScalar *av;
+};
+
+#define P(expr)                                                                        \
+  do {                                                                                 \
+    what = #expr;                                                                      \
+    e = (expr);                                                                        \
+    if (e) goto petsc_error;                                                           \
+  } while (0)
+
+static fcd_status mumps_fail(const fcd_system *sys, PetscErrorCode e, const char *what) {
+  const char *text = NULL;
+  PetscErrorMessage(e, &text, NULL);
+  return fcd__err(sys, e == PETSC_ERR_MEM ? FCD_E_NOMEM : FCD_E_BACKEND,
+                  "PETSc error %d in %s: %s", (int)e, what, text ? text : "unknown");
+}
+
+static void mumps_clear(fcd__mumps *m) {
+  MatDestroy(&m->F);
+  MatDestroy(&m->A);
+  VecDestroy(&m->b);
+  VecDestroy(&m->x);
+  VecDestroy(&m->all);
+  VecScatterDestroy(&m->gather);
+  fcd__free(m->sel);
+  fcd__free(m->ai);
+  fcd__free(m->aj);
+  fcd__free(m->av);
+  m->sel = NULL;
+  m->ai = m->aj = NULL;
+  m->av = NULL;
+}
+
+fcd_status fcd__mumps_create(const fcd_system *sys, fcd__mumps **out) {
+  *out = fcd__calloc(1, sizeof **out);
+  return *out ? FCD_OK : fcd__err(sys, FCD_E_NOMEM, "out of memory creating a factor");
+}
+
+void fcd__mumps_destroy(const fcd_system *sys, fcd__mumps *m) {
+  if (!m) return;
+  if (m->A || m->F) {
+    /* destruction of PETSc objects needs PETSc (and is collective on the matrix' ranks,
+     * which destroy their factors together as they made them) */
+    if (fcd__petsc_acquire(sys) == FCD_OK) {
+      mumps_clear(m);
+      fcd__petsc_release();
+    }
+  }
+  fcd__free(m->sel);
+  fcd__free(m->ai);
+  fcd__free(m->aj);
+  fcd__free(m->av);
+  fcd__free(m);
+}
+
+/* The free rows this rank owns: the free indices of its dofs, a contiguous range since
+ * the free numbering keeps the order of the dofs. */
+static void free_range(const fcd_system *sys, fcd_index *fb, fcd_index *fe) {
+  fcd_index b = 0, e = 0;
+  for (fcd_index i = 0; i < sys->dist->rbegin; i++) b += !sys->is_fixed[i];
+  e = b;
+  for (fcd_index i = sys->dist->rbegin; i < sys->dist->rend; i++) e += !sys->is_fixed[i];
+  *fb = b;
+  *fe = e;
+}
+
+/* Local preparation (no collective): the upper entries of the owned rows. */
+static fcd_status select_entries(fcd__mumps *m, const fcd_system *sys, fcd_index n,
+                                 const fcd_index *rowptr, const fcd_index *col) {
+  if (n != sys->nfree)
+    return fcd__err(sys, FCD_E_INTERNAL, "a distributed factor of %lld rows is not one of "
+                    "the free operator (%lld free dofs)", (long long)n, (long long)sys->nfree);
+  if (n > PETSC_MAX_INT || rowptr[n] > PETSC_MAX_INT)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "%lld rows or %lld entries exceed PETSc's %d-bit "
+                    "indices", (long long)n, (long long)rowptr[n], (int)(8 * sizeof(PetscInt)));
+  free_range(sys, &m->fbegin, &m->fend);
+  fcd_index nl = m->fend - m->fbegin, cnt = 0;
+  for (fcd_index i = m->fbegin; i < m->fend; i++)
+    for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++) cnt += col[p] >= i;
+  m->sel = fcd__malloc_array((size_t)cnt + 1, sizeof *m->sel);
+  m->ai = fcd__malloc_array((size_t)nl + 1, sizeof *m->ai);
+  m->aj = fcd__malloc_array((size_t)cnt + 1, sizeof *m->aj);
+  m->av = fcd__malloc_array((size_t)cnt + 1, sizeof *m->av);
+  if (!m->sel || !m->ai || !m->aj || !m->av)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory preparing a distributed factor");
+  cnt = 0;
+  m->ai[0] = 0;
+  for (fcd_index i = m->fbegin; i < m->fend; i++) {
+    for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++)
+      if (col[p] >= i) {
+        m->sel[cnt] = p;
+        m->aj[cnt++] = (PetscInt)col[p];
+      }
+    m->ai[i - m->fbegin + 1] = (PetscInt)cnt;
+  }
+  m->nsel = cnt;
+  m->n = n;
+  return FCD_OK;
+}
+
+fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
+                              const fcd_index *rowptr, const fcd_index *col,
+                              const fcd_real *val) {
+  (void)val;
+  if (m->A || m->F) {
+    FCD_TRY(fcd__petsc_acquire(sys));
+    mumps_clear(m);
+    fcd__petsc_release();
+  }
+  fcd__free(m->sel);
+  fcd__free(m->ai);
+  fcd__free(m->aj);
+  fcd__free(m->av);
+  m->sel = NULL;
+  m->ai = m->aj = NULL;
+  m->av = NULL;
+  fcd_status st = select_entries(m, sys, n, rowptr, col);
+  st = fcd__dist_agree(sys, st, 0, "distributed factor analysis");
+  if (st != FCD_OK) return st;
+  FCD_TRY(fcd__petsc_acquire(sys));
+  PetscErrorCode e = 0;
+  const char *what = "";
+  MPI_Comm comm = sys->dist->comm;
+  PetscInt nl = (PetscInt)(m->fend - m->fbegin), N = (PetscInt)n;
+  for (fcd_index k = 0; k < m->nsel; k++) m->av[k] = 0;
+  P(MatCreate(comm, &m->A));
+  P(MatSetSizes(m->A, nl, nl, N, N));
+  P(MatSetType(m->A, MATMPISBAIJ));
+  P(MatMPISBAIJSetPreallocationCSR(m->A, 1, m->ai, m->aj, m->av));
+  P(MatSetOption(m->A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  P(MatGetFactor(m->A, MATSOLVERMUMPS, MAT_FACTOR_CHOLESKY, &m->F));
+  /* Sequential analysis with SCOTCH's nested dissection (the ordering Debian's MUMPS
+   * offers for 3D meshes; no METIS): the same ordering at every rank count, so the
+   * results of 1, 2 or 3 ranks differ by round-off only. The root node is not given to
+   * ScaLAPACK (ICNTL(13) = 1) so that INFOG(12), the count of negative pivots, covers
+   * it: that count is how a distributed Cholesky detects an operator that is not
+   * positive definite. MUMPS prints nothing (ICNTL(1..4)). */
+  P(MatMumpsSetIcntl(m->F, 1, -1));
+  P(MatMumpsSetIcntl(m->F, 2, -1));
+  P(MatMumpsSetIcntl(m->F, 3, -1));
+  P(MatMumpsSetIcntl(m->F, 4, 0));
+  P(MatMumpsSetIcntl(m->F, 28, 1));
+  P(MatMumpsSetIcntl(m->F, 7, 3));
+  P(MatMumpsSetIcntl(m->F, 13, 1));
+  {
+    MatFactorInfo info;
+    P(MatFactorInfoInitialize(&info));
+    P(MatCholeskyFactorSymbolic(m->F, m->A, NULL, &info));
+  }
+  P(MatCreateVecs(m->A, &m->x, &m->b));
+  P(VecScatterCreateToAll(m->x, &m->gather, &m->all));
+  fcd__petsc_release();
+  return FCD_OK;
+petsc_error:
+  st = mumps_fail(sys, e, what);
+  mumps_clear(m);
+  fcd__petsc_release();
+  return st;
+}
+
+fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_real *val) {
+  if (!m->A) return fcd__err(sys, FCD_E_STATE, "distributed factor used before its analysis");
+  FCD_TRY(fcd__petsc_acquire(sys));
+  PetscErrorCode e = 0;
+  const char *what = "";
+  fcd_status st = FCD_OK;
+  for (fcd_index k = 0; k < m->nsel; k++) m->av[k] = val[m->sel[k]];
+  {
+    PetscInt nl = (PetscInt)(m->fend - m->fbegin);
+    for (PetscInt i = 0; i < nl; i++) {
+      PetscInt row = (PetscInt)m->fbegin + i, cnt = m->ai[i + 1] - m->ai[i];
+      if (cnt)
+        P(MatSetValues(m->A, 1, &row, cnt, m->aj + m->ai[i], m->av + m->ai[i],
+                       INSERT_VALUES));
+    }
+    P(MatAssemblyBegin(m->A, MAT_FINAL_ASSEMBLY));
+    P(MatAssemblyEnd(m->A, MAT_FINAL_ASSEMBLY));
+    MatFactorInfo info;
+    P(MatFactorInfoInitialize(&info));
+    P(MatCholeskyFactorNumeric(m->F, m->A, &info));
+    MatFactorError ferr;
+    P(MatFactorGetError(m->F, &ferr));
+    PetscInt info1 = 0, nneg = 0;
+    P(MatMumpsGetInfog(m->F, 1, &info1));
+    P(MatMumpsGetInfog(m->F, 12, &nneg));
+    /* INFOG is global: every rank takes the same branch */
+    if (ferr != MAT_FACTOR_NOERROR || info1 < 0)
+      st = info1 == -10 || ferr == MAT_FACTOR_NUMERIC_ZEROPIVOT
+               ? fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: "
+                          "MUMPS finds the operator numerically singular (INFOG(1) = %d)",
+                          (int)info1)
+               : fcd__err(sys, info1 == -9 || info1 == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
+                          "MUMPS Cholesky failed: INFOG(1) = %d", (int)info1);
+    else if (nneg > 0)
+      st = fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: %d "
+                    "negative pivots in the distributed Cholesky (MUMPS INFOG(12))",
+                    (int)nneg);
+  }
+  fcd__petsc_release();
+  return st;
+petsc_error:
+  st = mumps_fail(sys, e, what);
+  fcd__petsc_release();
+  return st;
+}
+
+fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
+                            const fcd_real *b, fcd_real *x) {
+  FCD_TRY(fcd__petsc_acquire(sys));
+  PetscErrorCode e = 0;
+  const char *what = "";
+  fcd_index n = m->n, nl = m->fend - m->fbegin;
+  for (fcd_index k = 0; k < nrhs; k++) {
+    PetscScalar *a;
+    const PetscScalar *r;
+    P(VecGetArray(m->b, &a));
+    memcpy(a, b + k * n + m->fbegin, (size_t)nl * sizeof *a);
+    P(VecRestoreArray(m->b, &a));
+    P(MatSolve(m->F, m->b, m->x));
+    P(VecScatterBegin(m->gather, m->x, m->all, INSERT_VALUES, SCATTER_FORWARD));
+    P(VecScatterEnd(m->gather, m->x, m->all, INSERT_VALUES, SCATTER_FORWARD));
+    P(VecGetArrayRead(m->all, &r));
+    memcpy(x + k * n, r, (size_t)n * sizeof *x);
+    P(VecRestoreArrayRead(m->all, &r));
+  }
+  fcd__petsc_release();
+  return FCD_OK;
+petsc_error:;
+  fcd_status st = mumps_fail(sys, e, what);
+  fcd__petsc_release();
+  return st;
+}
