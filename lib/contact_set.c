@@ -558,3 +558,24 @@ fcd_status fcd_contact_set_global(const fcd_contact_set *cs, const fcd_real *r, 
     for (fcd_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) f[h->col[k]] += h->val[k] * r[i];
   return FCD_OK;
 }
+
+/* Field by field (a struct's padding is not data): what two ranks must hold alike. */
+uint64_t fcd__contact_set_hash(const fcd_contact_set *cs, uint64_t h) {
+  h = fcd__hash(h, &cs->n, sizeof cs->n);
+  h = fcd__hash(h, &cs->dim, sizeof cs->dim);
+  for (fcd_index c = 0; c < cs->n; c++) {
+    const fcd__contact *k = &cs->c[c];
+    h = fcd__hash(h, k->dofs_a, sizeof k->dofs_a);
+    h = fcd__hash(h, k->dofs_b, sizeof k->dofs_b);
+    h = fcd__hash(h, k->frame, sizeof k->frame);
+    h = fcd__hash(h, &k->gap, sizeof k->gap);
+    h = fcd__hash(h, &k->mu, sizeof k->mu);
+    h = fcd__hash(h, k->vg, sizeof k->vg);
+  }
+  if (cs->nrow > 0) {
+    h = fcd__hash(h, cs->rptr, (size_t)(cs->nrow + 1) * sizeof *cs->rptr);
+    h = fcd__hash(h, cs->rdof, (size_t)cs->rptr[cs->nrow] * sizeof *cs->rdof);
+    h = fcd__hash(h, cs->rw, (size_t)cs->rptr[cs->nrow] * sizeof *cs->rw);
+  }
+  return h;
+}

@@ -106,9 +106,9 @@ done:
 /* W of the contacts act[0 .. na-1] of H (d rows each) into Wd (na d square, dense), for A
  * factored in fac on the free dofs; X (nf x na d) receives A^-1 H_a^T, which the caller
  * keeps for its correction A^-1 H_a^T p. */
-fcd_status fcd__delassus_active(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
-                                int d, fcd_index na, const fcd_index *act, fcd_real *X,
-                                fcd_real *Wd) {
+fcd_status fcd__delassus_active(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
+                                const fcd__csr *H, int d, fcd_index na, const fcd_index *act,
+                                fcd_real *X, fcd_real *Wd) {
   fcd_index ma = na * d, nf = sys->nfree;
   for (fcd_index a = 0; a < na; a++)
     for (int k = 0; k < d; k++) {
@@ -116,7 +116,7 @@ fcd_status fcd__delassus_active(const fcd_system *sys, fcd__factor *fac, const f
       for (fcd_index e = H->rowptr[row]; e < H->rowptr[row + 1]; e++)
         X[(a * d + k) * nf + sys->free_of[H->col[e]]] = H->val[e];
     }
-  FCD_TRY(fcd__factor_solve(fac, ma, X, X));
+  FCD_TRY(solve(fac, ma, X, X));
   for (fcd_index a = 0; a < na; a++)
     for (int k = 0; k < d; k++) {
       fcd_index row = act[a] * d + k;

@@ -1004,26 +1004,7 @@ static uint64_t replicated_hash(const fcd_equilibrium *eq, int kind, fcd_real t,
   h = fcd__hash(h, sys->fixed_list, (size_t)sys->nfixed * sizeof *sys->fixed_list);
   h = fcd__hash(h, ur, (size_t)sys->nfixed * sizeof *ur);
   if (eq->u_ref) h = fcd__hash(h, eq->u_ref, (size_t)sys->n * sizeof *eq->u_ref);
-  const fcd_contact_set *cs = eq->cs;
-  if (cs) {
-    h = fcd__hash(h, &cs->n, sizeof cs->n);
-    h = fcd__hash(h, &cs->dim, sizeof cs->dim);
-    for (fcd_index c = 0; c < cs->n; c++) {
-      const fcd__contact *k = &cs->c[c];
-      h = fcd__hash(h, k->dofs_a, sizeof k->dofs_a);
-      h = fcd__hash(h, k->dofs_b, sizeof k->dofs_b);
-      h = fcd__hash(h, k->frame, sizeof k->frame);
-      h = fcd__hash(h, &k->gap, sizeof k->gap);
-      h = fcd__hash(h, &k->mu, sizeof k->mu);
-      h = fcd__hash(h, k->vg, sizeof k->vg);
-    }
-    if (cs->nrow > 0) {
-      h = fcd__hash(h, cs->rptr, (size_t)(cs->nrow + 1) * sizeof *cs->rptr);
-      h = fcd__hash(h, cs->rdof, (size_t)cs->rptr[cs->nrow] * sizeof *cs->rdof);
-      h = fcd__hash(h, cs->rw, (size_t)cs->rptr[cs->nrow] * sizeof *cs->rw);
-    }
-  }
-  return h;
+  return eq->cs ? fcd__contact_set_hash(eq->cs, h) : h;
 }
 
 fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_real t) {

@@ -93,9 +93,9 @@ fcd_status fcd__fc_solve_balanced(fcd_system *sink, const fcd__fc_local *p,
 fcd_status fcd__delassus_sparse(const fcd_system *sys, fcd__factor *fac, const fcd__csr *Hd,
                                 const fcd__csr *HT, fcd__csr *W);
 /* W of the active contacts act (d rows each) of H, with X = A^-1 H_a^T kept */
-fcd_status fcd__delassus_active(const fcd_system *sys, fcd__factor *fac, const fcd__csr *H,
-                                int d, fcd_index na, const fcd_index *act, fcd_real *X,
-                                fcd_real *Wd);
+fcd_status fcd__delassus_active(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
+                                const fcd__csr *H, int d, fcd_index na, const fcd_index *act,
+                                fcd_real *X, fcd_real *Wd);
 /* solve: fcd__factor_solve, or fcd__factor_solve_free for the free operator's factor */
 fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
                                const fcd__csr *H, fcd_real *W);

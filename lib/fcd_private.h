@@ -392,9 +392,14 @@ fcd_status fcd__system_set_coo_owned(fcd_system *sys, fcd_matrix_kind which, fcd
                                      fcd_index *rows, fcd_index *cols, fcd_real *vals,
                                      unsigned flags);
 /* y = A x of this process' stored rows (fcd_system_apply without its checks and without
- * the sum over ranks): for the objects that refuse distributed systems */
+ * the sum over ranks) */
 void fcd__system_apply_serial(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
                               fcd_real *y);
+/* y = A x on every rank (fcd_system_apply without its argument checks) */
+fcd_status fcd__system_apply_all(const fcd_system *sys, fcd_matrix_kind which,
+                                 const fcd_real *x, fcd_real *y);
+/* a hash of a contact set's contacts (frames, gaps, mu, vg, rows), folded into h */
+uint64_t fcd__contact_set_hash(const fcd_contact_set *cs, uint64_t h);
 /* FNV-1a of n bytes folded into h (0 starts a hash) */
 uint64_t fcd__hash(uint64_t h, const void *p, size_t n);
 /* MUMPS Cholesky of the free operator from each rank's owned rows: analyze once per

@@ -158,9 +158,6 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
     return fcd__err(sys, FCD_E_INVALID_ARG,
                     "integrator_create: the contact set is invalid or belongs to another system");
-  if (fcd__dist_on(sys))
-    return fcd__err(sys, FCD_E_UNSUPPORTED, "integrator_create: the integrators do not run "
-                    "on a distributed system yet (equilibria do)");
   if (scheme != FCD_SCHEME_MOREAU_JEAN && scheme != FCD_SCHEME_FREMOND &&
       scheme != FCD_SCHEME_MODIFIED_THETA && scheme != FCD_SCHEME_QUASISTATIC)
     return fcd__err(sys, FCD_E_INVALID_ARG, "unknown scheme %d", (int)scheme);
@@ -199,12 +196,12 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
     it->Cv = it->Kv + sys->n;
   }
   fcd_status st = (it->u && it->v && it->p && it->status && it->Mv)
-                      ? fcd__factor_create(sys, FCD__FACTOR_SPD, &it->fac)
+                      ? fcd__factor_create_free(sys, &it->fac)
                       : FCD_E_NOMEM;
   if (st == FCD_OK && qs) {
     st = fcd_equilibrium_create(sys, cs, &it->eq);
     if (st == FCD_OK) st = fcd_equilibrium_set_param(it->eq, FCD_PARAM_TOLERANCE, 1e-12);
-    if (st != FCD_OK) fcd__factor_destroy(it->fac);
+    if (st != FCD_OK) fcd__factor_destroy_free(it->fac);
   }
   if (st != FCD_OK) {
     fcd__free(it->u);
@@ -226,7 +223,7 @@ void fcd_integrator_destroy(fcd_integrator *it) {
   if (!it || it->magic != FCD_INTEGRATOR_MAGIC) return;
   fcd_system *sys = it->sys;
   fcd_contact_set *cs = it->cs;
-  fcd__factor_destroy(it->fac);
+  fcd__factor_destroy_free(it->fac);
   fcd_equilibrium_destroy(it->eq);
   fcd__free(it->u);
   fcd__free(it->v);
@@ -282,7 +279,7 @@ fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_real value)
 }
 
 static fcd_real quad(fcd_system *sys, fcd_matrix_kind k, const fcd_real *x, fcd_real *w) {
-  fcd__system_apply_serial(sys, k, x, w);
+  (void)fcd__system_apply_all(sys, k, x, w);
   fcd_real s = 0;
   for (fcd_index i = 0; i < sys->n; i++) s += x[i] * w[i];
   return s;
@@ -355,6 +352,8 @@ static void stiffness2(const fcd_system *sys, const fcd_real *u, fcd_real *ku,
   memset(ku, 0, (size_t)sys->n * sizeof *ku);
   memset(kv, 0, (size_t)sys->n * sizeof *kv);
   fcd__csr_gaxpy2(&sys->mat[FCD_STIFFNESS], 1.0, u, ku, v, kv);
+  (void)fcd__dist_sum(sys, ku, sys->n); /* distributed: each rank's rows, summed */
+  (void)fcd__dist_sum(sys, kv, sys->n);
 }
 
 /* Activation tolerance of the index set, relative to the largest displacement or gap */
@@ -387,6 +386,7 @@ static fcd_status certify_step(fcd_integrator *it, fcd_real h, const work *w,
     vs = fmax(vs, fmax(fabs(it->v[i]), fabs(w->v1[i])));
   }
   fcd__csr_abs_apply(&sys->mat[FCD_STIFFNESS], w->sy, w->sx);
+  FCD_TRY(fcd__dist_sum(sys, w->sx, n));
   fcd_real res = 0, fs = 0;
   for (fcd_index i = 0; i < n; i++) {
     if (sys->is_fixed[i]) continue;
@@ -425,20 +425,20 @@ static void step_rhs(fcd_integrator *it, const work *w, fcd_real h) {
   fcd_index n = sys->n, nfix = sys->nfixed;
   fcd_real th = it->theta;
   if (!it->carry_ok || it->carry_ver != sys->value_version) {
-    fcd__system_apply_serial(sys, FCD_MASS, it->v, it->Mv);
+    (void)fcd__system_apply_all(sys, FCD_MASS, it->v, it->Mv);
     stiffness2(sys, it->u, it->Ku, it->v, it->Kv);
-    fcd__system_apply_serial(sys, FCD_DAMPING, it->v, it->Cv);
+    (void)fcd__system_apply_all(sys, FCD_DAMPING, it->v, it->Cv);
   }
   for (fcd_index i = 0; i < n; i++)
     w->b[i] = it->Mv[i] - h * it->Ku[i] - h * h * th * (1 - th) * it->Kv[i] -
              h * (1 - th) * it->Cv[i] + h * ((1 - th) * w->f0[i] + th * w->f1[i]);
   for (fcd_index k = 0; k < nfix; k++) w->z[sys->fixed_list[k]] = w->vr[k];
   if (nfix > 0) {
-    fcd__system_apply_serial(sys, FCD_MASS, w->z, w->tmp);
+    (void)fcd__system_apply_all(sys, FCD_MASS, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= w->tmp[i];
-    fcd__system_apply_serial(sys, FCD_DAMPING, w->z, w->tmp);
+    (void)fcd__system_apply_all(sys, FCD_DAMPING, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= h * th * w->tmp[i];
-    fcd__system_apply_serial(sys, FCD_STIFFNESS, w->z, w->tmp);
+    (void)fcd__system_apply_all(sys, FCD_STIFFNESS, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= h * h * th * th * w->tmp[i];
   }
 }
@@ -489,7 +489,7 @@ static fcd_status active_delassus(fcd_integrator *it, const work *w, const fcd__
             Wd[(a * d + k) * ma + b * d + l] =
                 it->wall.W[(w->act[a] * d + k) * m + w->act[b] * d + l];
   } else {
-    st = fcd__delassus_active(sys, it->fac, H, d, na, w->act, w->X, Wd);
+    st = fcd__delassus_active(sys, it->fac, fcd__factor_solve_free, H, d, na, w->act, w->X, Wd);
   }
   return st;
 }
@@ -558,7 +558,7 @@ static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__cs
         for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++)
           w->xf[sys->free_of[H->col[q]]] += H->val[q] * pl[a * d + k];
       }
-    st = fcd__factor_solve(it->fac, 1, w->xf, w->xf);
+    st = fcd__factor_solve_free(it->fac, 1, w->xf, w->xf);
     if (st == FCD_OK)
       for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] += w->xf[k];
   } else {
@@ -615,9 +615,9 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
   /* the load at t0 on the prescribed dofs, for the supports' work below (w->f0 becomes
    * K u1; w->ur is no longer needed) */
   for (fcd_index k = 0; k < nfix; k++) w->ur[k] = w->f0[sys->fixed_list[k]];
-  fcd__system_apply_serial(sys, FCD_MASS, w->v1, Mv1);
+  (void)fcd__system_apply_all(sys, FCD_MASS, w->v1, Mv1);
   stiffness2(sys, w->u1, Ku1, w->v1, Kv1);
-  fcd__system_apply_serial(sys, FCD_DAMPING, w->v1, Cv1);
+  (void)fcd__system_apply_all(sys, FCD_DAMPING, w->v1, Cv1);
   if ((st = certify_step(it, h, w, pnew, Mv1, Kv1, Cv1, wmin, cert)) != FCD_OK) return st;
   fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0;
   for (fcd_index i = 0; i < n; i++) {
@@ -669,6 +669,7 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
                    fcd__csr_abs_form(&sys->mat[FCD_STIFFNESS], w->u1) +
                    fcd__csr_abs_form(&sys->mat[FCD_MASS], it->v) +
                    fcd__csr_abs_form(&sys->mat[FCD_MASS], w->v1);
+    FCD_TRY(fcd__dist_sum(sys, &rnd, 1));
     if (fabs((e1 - e0) - rhs) > 1e-9 * scale + 1e3 * DBL_EPSILON * rnd + 1e-300) {
       st = fcd__err(sys, FCD_E_INTERNAL, "energy identity violated by %.3e (scale %.3e) in "
                     "the step at t = %g; the state is unchanged", fabs((e1 - e0) - rhs),
@@ -744,7 +745,7 @@ static fcd_status step_free(fcd_integrator *it, const work *w, int split, int *v
   fcd_index n = sys->n, nf = sys->nfree;
   for (fcd_index k = 0; k < nf; k++) w->rf[k] = w->b[sys->dof_of[k]];
   if (split) return fcd__factor_half(it->fac, 0, w->rf, w->rf); /* z */
-  FCD_TRY(fcd__factor_solve(it->fac, 1, w->rf, w->rf));
+  FCD_TRY(fcd__factor_solve_free(it->fac, 1, w->rf, w->rf));
   /* v1 = v_free (prescribed entries included) */
   memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
   for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] = w->rf[k];
@@ -764,7 +765,7 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
   fcd_index ma = na * d, nf = sys->nfree;
   int cached = ncontacts(it) * d <= it->wall_limit;
   fcd_status st = FCD_OK;
-  if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, fcd__factor_solve, it->cs, H));
+  if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, fcd__factor_solve_free, it->cs, H));
   /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
   if (!cached) w->X = fcd__calloc((size_t)nf * (size_t)ma, sizeof *w->X);
   fcd_real *Wd = fcd__calloc((size_t)ma * (size_t)ma, sizeof *Wd);
@@ -819,6 +820,40 @@ static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fc
   it->have_cert = 1;
 }
 
+/* The step's inputs, evaluated by each rank alone: the work space, the loads at both
+ * ends and the prescribed motion at t + h. On a distributed system the ranks then agree
+ * (one rank's failure is all of theirs) and check that their replicated data match. */
+static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pattern **fp) {
+  fcd_system *sys = it->sys;
+  fcd_index n = sys->n, nc = ncontacts(it), nfix = sys->nfixed, m = nc * cdim(it);
+  fcd_real t1 = it->t + h;
+  fcd_status st = fcd__system_free_pattern(sys, fp);
+  if (st == FCD_OK) st = work_ensure(it, n, (*fp)->n, nc, m, nfix);
+  work w = it->ws;
+  if (st == FCD_OK) {
+    memset(w.z, 0, (size_t)n * sizeof *w.z);
+    st = fcd_system_eval_load(sys, it->t, w.f0);
+  }
+  if (st == FCD_OK) st = fcd_system_eval_load(sys, t1, w.f1);
+  if (st == FCD_OK) st = fcd_system_eval_prescribed(sys, t1, w.ur, w.vr);
+  if (!fcd__dist_on(sys)) return st;
+  uint64_t hs = 0;
+  if (st == FCD_OK) {
+    hs = fcd__hash(0, &h, sizeof h);
+    hs = fcd__hash(hs, &it->t, sizeof it->t);
+    hs = fcd__hash(hs, &it->theta, sizeof it->theta);
+    hs = fcd__hash(hs, it->u, (size_t)n * sizeof *it->u);
+    hs = fcd__hash(hs, it->v, (size_t)n * sizeof *it->v);
+    hs = fcd__hash(hs, w.f0, (size_t)n * sizeof *w.f0);
+    hs = fcd__hash(hs, w.f1, (size_t)n * sizeof *w.f1);
+    hs = fcd__hash(hs, w.ur, (size_t)nfix * sizeof *w.ur);
+    hs = fcd__hash(hs, w.vr, (size_t)nfix * sizeof *w.vr);
+    hs = fcd__hash(hs, sys->fixed_list, (size_t)nfix * sizeof *sys->fixed_list);
+    if (it->cs) hs = fcd__contact_set_hash(it->cs, hs);
+  }
+  return fcd__dist_agree(sys, st, hs, "integrator step");
+}
+
 /* One step of a dynamic scheme: predict (loads, iteration matrix, right-hand side, free
  * motion), the local problem of the active contacts and its solve, the correction of
  * v1 and u1, the energy ledger and the certificate, the commit. A failure leaves the
@@ -827,22 +862,16 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nc = ncontacts(it), nfix = sys->nfixed;
   fcd_index m = nc * cdim(it);
-  fcd_real th = it->theta, t1 = it->t + h;
+  fcd_real th = it->theta;
   fcd_status st;
   fcd_real *p = NULL;
   fcd_real wmin = 0; /* smallest diagonal of the active W */
   fcd_certificate cert;
-  const fcd__free_pattern *fp;
-  FCD_TRY(fcd__system_free_pattern(sys, &fp));
-  FCD_TRY(work_ensure(it, n, fp->n, nc, m, nfix));
+  const fcd__free_pattern *fp = NULL;
+  FCD_TRY(step_inputs(it, h, &fp));
   work w = it->ws;
-  memset(w.z, 0, (size_t)n * sizeof *w.z);
-  /* loads and prescribed motion at both ends */
-  FCD_TRY(fcd_system_eval_load(sys, it->t, w.f0));
-  FCD_TRY(fcd_system_eval_load(sys, t1, w.f1));
-  FCD_TRY(fcd_system_eval_prescribed(sys, t1, w.ur, w.vr));
   /* the iteration matrix, refactored only when h or theta (or the system) changed */
-  FCD_TRY(fcd__factor_combination(it->fac, 1.0, h * th, h * h * th * th));
+  FCD_TRY(fcd__factor_combination_free(it->fac, 1.0, h * th, h * h * th * th));
   step_rhs(it, &w, h);
   const fcd__csr *H = NULL;
   /* With the Delassus cache and a Cholesky factor A = P' L L' P, the step needs the free
@@ -854,7 +883,8 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     FCD_TRY(fcd__contact_set_operator(it->cs, &H));
     /* dofs may have been prescribed after the contacts were added */
     FCD_TRY(fcd__contact_dofs_free(sys, H));
-    split = it->split && m <= it->wall_limit &&
+    /* half solves are CHOLMOD's: a distributed factor solves whole */
+    split = it->split && m <= it->wall_limit && !fcd__dist_on(sys) &&
             fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD;
     if (split) FCD_TRY(fcd__wcache_ensure_y(&it->wall, sys, it->fac, it->cs, H));
   }
@@ -928,15 +958,16 @@ static fcd_status qs_step(fcd_integrator *it, fcd_real h) {
   }
   fcd_equilibrium_get_state(it->eq, u1);
   fcd_equilibrium_get_reactions(it->eq, r);
-  if ((st = fcd_system_eval_load(sys, t1, f1)) != FCD_OK) goto done;
+  st = fcd_system_eval_load(sys, t1, f1);
+  if ((st = fcd__dist_agree(sys, st, 0, "quasistatic step")) != FCD_OK) goto done;
   for (fcd_index i = 0; i < n; i++) du[i] = u1[i] - it->u[i];
-  fcd__system_apply_serial(sys, FCD_STIFFNESS, u1, ku);
+  (void)fcd__system_apply_all(sys, FCD_STIFFNESS, u1, ku);
   fcd_real wext = 0, dnum = 0, dfric = 0, dnorm = 0, pot = 0;
   for (fcd_index i = 0; i < n; i++) {
     wext += du[i] * (sys->is_fixed[i] ? ku[i] : f1[i]);
     pot += u1[i] * ku[i];
   }
-  fcd__system_apply_serial(sys, FCD_STIFFNESS, du, ku);
+  (void)fcd__system_apply_all(sys, FCD_STIFFNESS, du, ku);
   for (fcd_index i = 0; i < n; i++) dnum += 0.5 * du[i] * ku[i];
   if (nc > 0) {
     fcd_contact_set_local(it->cs, du, dl);
@@ -993,9 +1024,11 @@ static fcd_status step_observed(fcd_integrator *it, fcd_real h) {
   for (fcd_index i = 0; i < m; i++) r[i] = reaction_of(it, i);
   int rc = it->obs(it->obs_ud, it->t, it->sys->n, it->u, it->v, m, r, &it->counts);
   fcd__free(r);
+  fcd_status st = FCD_OK;
   if (rc != 0)
-    return fcd__err(it->sys, FCD_E_CALLBACK, "observer returned %d at t = %g", rc, it->t);
-  return FCD_OK;
+    st = fcd__err(it->sys, FCD_E_CALLBACK, "observer returned %d at t = %g", rc, it->t);
+  /* an observer that stops one rank stops all of them */
+  return fcd__dist_agree(it->sys, st, 0, "integrator observer");
 }
 
 fcd_status fcd_integrator_step(fcd_integrator *it) {

@@ -382,15 +382,20 @@ void fcd__system_apply_serial(const fcd_system *sys, fcd_matrix_kind which, cons
   }
 }
 
+fcd_status fcd__system_apply_all(const fcd_system *sys, fcd_matrix_kind which,
+                                 const fcd_real *x, fcd_real *y) {
+  fcd__system_apply_serial(sys, which, x, y);
+  return fcd__dist_sum(sys, y, sys->n);
+}
+
 fcd_status fcd_system_apply(const fcd_system *sys, fcd_matrix_kind which,
                             const fcd_real *x, fcd_real *y) {
   FCD_CHECK_SYS(sys);
   CHECK_KIND(sys, which);
   if (!x || !y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: %s is NULL", !x ? "x" : "y");
   if (x == y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: x and y must not alias");
-  fcd__system_apply_serial(sys, which, x, y);
   /* each rank's rows (and their mirrors) make its share; the sum is A x on every rank */
-  return fcd__dist_sum(sys, y, sys->n);
+  return fcd__system_apply_all(sys, which, x, y);
 }
 
 fcd_status fcd_system_set_rayleigh(fcd_system *sys, fcd_real alpha, fcd_real beta) {

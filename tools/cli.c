@@ -167,7 +167,7 @@ int report(fcd_system *sys, long nev, double *freq_hz, long *nfound) {
   return 0;
 }
 
-int load_system_opt(const options *o, int need_mass, fcd_system **out) {
+int load_system_opt(const options *o, int need_mass, int distribute, fcd_system **out) {
   *out = NULL;
   if ((need_mass && !o->mass) || !o->stiffness) {
     fprintf(stderr, need_mass ? "fcd: --mass and --stiffness are required\n"
@@ -175,25 +175,37 @@ int load_system_opt(const options *o, int need_mass, fcd_system **out) {
     return 2;
   }
   const char *sizer = o->mass ? o->mass : o->stiffness;
-  fcd_index nr, nc, nnz;
+  fcd_index nr = 0, nc = 0, nnz;
   char msg[512];
+  fcd_system *sys = NULL;
+  int rc = 0;
   fcd_status st = fcd_matrix_market_size(sizer, &nr, &nc, &nnz, msg, sizeof msg);
   if (st != FCD_OK) {
     fprintf(stderr, "fcd: %s (%s)\n", msg, fcd_status_str(st));
-    return 1;
-  }
-  if (nr != nc) {
+    rc = 1;
+  } else if (nr != nc) {
     fprintf(stderr, "fcd: %s: the %s matrix is %lld x %lld, not square\n", sizer,
             o->mass ? "mass" : "stiffness", (long long)nr, (long long)nc);
-    return 1;
-  }
-  fcd_system *sys;
-  st = fcd_system_create(nr, &sys);
-  if (st != FCD_OK) {
+    rc = 1;
+  } else if ((st = fcd_system_create(nr, &sys)) != FCD_OK) {
     fprintf(stderr, "fcd: %s: cannot create a system of %lld dofs, the size in its header "
             "(%s: its tables alone need %.3g GB)\n", sizer, (long long)nr, fcd_status_str(st),
             49.0 * (double)nr / 1e9);
-    return 1;
+    rc = 1;
+  }
+  if (distribute) rc = cli_agree(rc); /* every rank reaches the collective below, or none */
+  if (rc) {
+    fcd_system_destroy(sys);
+    return rc;
+  }
+  if (distribute && cli_nranks > 1) {
+    long long b, e;
+    cli_rows(nr, &b, &e);
+    if ((st = fcd_system_set_distribution(sys, cli_comm_f, b, e)) != FCD_OK) {
+      fail(sys, st, "distributing the system");
+      fcd_system_destroy(sys);
+      return 1;
+    }
   }
   if ((o->mass && (st = fcd_system_read_matrix_market(sys, FCD_MASS, o->mass)) != FCD_OK) ||
       (st = fcd_system_read_matrix_market(sys, FCD_STIFFNESS, o->stiffness)) != FCD_OK ||
@@ -206,7 +218,7 @@ int load_system_opt(const options *o, int need_mass, fcd_system **out) {
   return 0;
 }
 
-int load_system(const options *o, fcd_system **out) { return load_system_opt(o, 1, out); }
+int load_system(const options *o, fcd_system **out) { return load_system_opt(o, 1, 0, out); }
 
 
 int write_text(const char *path, const char *text) {

@@ -73,7 +73,20 @@ int parse_real(const char *opt, const char *v, double *x);
 int fail(fcd_system *sys, fcd_status st, const char *what);
 void print_matrix(fcd_system *sys, fcd_matrix_kind k, const char *name);
 int report(fcd_system *sys, long nev, double *freq_hz, long *nfound);
-int load_system_opt(const options *o, int need_mass, fcd_system **out);
+/* distribute: on several MPI ranks, split the rows evenly (fcd_system_set_distribution)
+ * and keep each rank's own rows of the matrix files */
+int load_system_opt(const options *o, int need_mass, int distribute, fcd_system **out);
+
+/* ---- MPI (mpi_run.c): rank 0 of 1 unless the process was started by mpiexec ---- */
+extern int cli_rank, cli_nranks;
+extern long long cli_comm_f; /* MPI_COMM_WORLD's Fortran handle; -1 without MPI */
+void cli_mpi_start(int *argc, char ***argv);
+void cli_mpi_stop(void);
+/* The largest exit status of all ranks (each rank passes its own): after any step that
+ * can fail on one rank only, so that none goes on into a collective call alone. */
+int cli_agree(int rc);
+/* this rank's even share [begin, end) of n rows */
+void cli_rows(long long n, long long *begin, long long *end);
 int load_system(const options *o, fcd_system **out);
 int write_text(const char *path, const char *text);
 void print_certificate(const char *what, const fcd_certificate *c);

@@ -48,8 +48,11 @@ int cmd_equilibrium(int argc, char **argv) {
     return 2;
   }
   fcd_system *sys;
-  int rc = load_system_opt(&o, 0, &sys);
-  if (rc) return rc;
+  int rc = cli_agree(load_system_opt(&o, 0, 1, &sys));
+  if (rc) {
+    fcd_system_destroy(sys);
+    return rc;
+  }
   fcd_index n = fcd_system_ndofs(sys);
   fcd_contact_set *cs = NULL;
   fcd_equilibrium *eq = NULL;
@@ -72,10 +75,11 @@ int cmd_equilibrium(int argc, char **argv) {
   if (st == FCD_OK && o.tol > 0) st = fcd_equilibrium_set_param(eq, FCD_PARAM_TOLERANCE, o.tol);
   if (st == FCD_OK && o.max_iter > 0)
     st = fcd_equilibrium_set_param(eq, FCD_PARAM_MAX_ITER, (double)o.max_iter);
-  if (st == FCD_OK) {
-    what = kind == FCD_EQ_STATIC ? "static equilibrium" : "steady sliding";
-    st = fcd_equilibrium_solve(eq, kind, 0.0);
-  }
+  if (st != FCD_OK) rc = fail(sys, st, what);
+  /* the solve is collective: every rank enters it, or none */
+  if ((rc = cli_agree(rc)) != 0) goto out;
+  what = kind == FCD_EQ_STATIC ? "static equilibrium" : "steady sliding";
+  st = fcd_equilibrium_solve(eq, kind, 0.0);
   if (st != FCD_OK) {
     rc = fail(sys, st, what);
     goto out;
@@ -98,6 +102,10 @@ int cmd_equilibrium(int argc, char **argv) {
     fcd_equilibrium_get_contact_sets(eq, set);
     fcd_equilibrium_get_contact_state(eq, status, sd);
     fcd_contact_set_local(cs, u, loc);
+    if (cli_rank > 0) { /* every rank holds the whole result; rank 0 writes it */
+      free(loc);
+      goto out;
+    }
     out_file eqf;
     FILE *csv = out_open(&eqf, o.out);
     if (!csv) {

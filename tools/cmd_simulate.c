@@ -99,8 +99,11 @@ int cmd_simulate(int argc, char **argv) {
     return 2;
   }
   fcd_system *sys;
-  int rc = load_system(&o, &sys);
-  if (rc) return rc;
+  int rc = cli_agree(load_system_opt(&o, 1, 1, &sys));
+  if (rc) {
+    fcd_system_destroy(sys);
+    return rc;
+  }
   fcd_index n = fcd_system_ndofs(sys);
   fcd_contact_set *cs = NULL;
   fcd_integrator *it = NULL;
@@ -112,7 +115,7 @@ int cmd_simulate(int argc, char **argv) {
   int usage = 0;
   if (st == FCD_OK) st = read_damping_load(&o, sys, n, f, &usage);
   if (usage) {
-    rc = 2;
+    rc = cli_agree(2);
     goto out;
   }
   if (st == FCD_OK && o.u0) st = fcd_system_read_vector(sys, o.u0, n, u);
@@ -129,24 +132,34 @@ int cmd_simulate(int argc, char **argv) {
   if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_THETA, o.theta);
   if (st == FCD_OK && o.max_iter > 0)
     st = fcd_integrator_set_param(it, FCD_PARAM_MAX_ITER, (double)o.max_iter);
-  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u, v);
+  if (st != FCD_OK) rc = fail(sys, st, what);
+  out_file hist;
+  /* rank 0 writes the history; the others compute the same rows */
+  FILE *csv = rc ? NULL : cli_rank == 0 ? out_open(&hist, o.out) : fopen("/dev/null", "w");
+  if (!rc && !csv) rc = 1;
+  /* setting the state and stepping are collective: every rank goes on, or none */
+  if ((rc = cli_agree(rc)) != 0) {
+    if (csv) cli_rank == 0 ? out_discard(&hist) : (void)fclose(csv);
+    goto out;
+  }
+  st = fcd_integrator_set_state(it, 0.0, u, v);
   if (st != FCD_OK) {
     rc = fail(sys, st, what);
+    cli_rank == 0 ? out_discard(&hist) : (void)fclose(csv);
     goto out;
   }
   {
-    out_file hist;
-    FILE *csv = out_open(&hist, o.out);
-    if (!csv) {
-      rc = 1;
-      goto out;
-    }
     fprintf(csv, "t,kinetic,potential,external_work,damping_dissipation,friction_dissipation,"
                  "impact_dissipation,numerical_dissipation,open,stick,slip\n");
     sim_ctx ctx = {csv, it, 0.0, o.t_end, isatty(2) && o.t_end / o.dt > 2000, -1, {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}}};
     fcd_integrator_set_observer(it, sim_observer, &ctx);
     st = fcd_integrator_advance(it, o.t_end);
     if (ctx.tty) fprintf(stderr, "\n");
+    if (cli_rank > 0) { /* the same outcome as rank 0, which reports it */
+      fclose(csv);
+      rc = st != FCD_OK;
+      goto out;
+    }
     if (st != FCD_OK) {
       /* the previous history, if any, stays: a partial one would look complete */
       out_discard(&hist);

@@ -200,6 +200,47 @@ const cli_command cli_stability = {
     "'infinite:' when some were infinite, and 'stability: ... unstable=yes|no\n"
     "necessary_divergence=yes|no min_sym=X|n/a chart=FILE' (unstable: within the window)\n"};
 
+/* The contacts' own coefficients: one solve, its row of the chart, and its modes with
+ * the contact state (DIR/mode-K.vtk, rank 0). *rc receives a VTK writer's failure. */
+static fcd_status stab_single(stab_ctx *ctx, const options *o, fcd_system *sys,
+                              fcd_contact_set *cs, const fcd_mesh *mesh, const int *status,
+                              int *rc) {
+  fcd_stability *st = ctx->st;
+  fcd_index n = fcd_system_ndofs(sys), nc = fcd_contact_set_size(cs), nconv;
+  fcd_status s = fcd_stability_solve(st, &nconv);
+  if (s != FCD_OK) return s;
+  double *re = malloc((size_t)nconv * sizeof *re + 1), *im = malloc((size_t)nconv * sizeof *im + 1);
+  fcd_index *tr = malloc((size_t)nconv * sizeof *tr + 1);
+  if (!re || !im || !tr) s = FCD_E_NOMEM;
+  for (fcd_index i = 0; s == FCD_OK && i < nconv; i++) {
+    fcd_stability_get_eigenvalue(st, i, re + i, im + i);
+    tr[i] = i;
+  }
+  /* the mu column: the contacts' coefficient (the first contact's when they differ,
+   * which the summary line says) */
+  double mu_c = 0;
+  if (nc > 0) fcd_contact_set_get(cs, 0, NULL, NULL, &mu_c, NULL);
+  if (s == FCD_OK) stab_row(ctx, mu_c, nconv, re, im, tr);
+  free(re);
+  free(im);
+  free(tr);
+  if (s != FCD_OK || !mesh || !o->vtk) return s;
+  double *mr = malloc((size_t)n * sizeof *mr + 1), *mi = malloc((size_t)n * sizeof *mi + 1);
+  const char *names[2] = {"mode_re", "mode_im"};
+  const double *fields[2] = {mr, mi};
+  if (!mr || !mi) s = FCD_E_NOMEM;
+  for (fcd_index i = 0; s == FCD_OK && *rc == 0 && i < nconv && i < 20; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "mode-%lld", (long long)i);
+    s = fcd_stability_get_mode(st, i, mr, mi);
+    if (s == FCD_OK && cli_rank == 0)
+      *rc = vtk_write(sys, mesh, o->vtk, name, 2, names, fields, cs, status);
+  }
+  free(mr);
+  free(mi);
+  return s;
+}
+
 int cmd_stability(int argc, char **argv) {
   options o = {.nev = 10};
   if (parse_options(argc, argv, &o, &cli_stability)) return 2;
@@ -211,7 +252,10 @@ int cmd_stability(int argc, char **argv) {
   if (orc) return orc;
   fcd_system *sys;
   int rc = load_system(&o, &sys);
-  if (rc) return rc;
+  /* Under mpiexec every rank takes part in one agreement before the collective solves,
+   * also when it fails before them (at `out`), so that none waits for it. */
+  int agreed = 0;
+  if (rc) return cli_agree(rc);
   fcd_index n = fcd_system_ndofs(sys);
   fcd_contact_set *cs = NULL;
   fcd_stability *st = NULL;
@@ -266,14 +310,19 @@ int cmd_stability(int argc, char **argv) {
   if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_NEV, (double)o.nev);
   if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, o.target_hz);
   if (s == FCD_OK && o.undamped) s = fcd_stability_set_param(st, FCD_STAB_DAMPING, 0);
+  /* under mpiexec the ranks hold the whole model and share the eigen-solves */
+  if (s == FCD_OK && cli_nranks > 1) s = fcd_stability_set_communicator(st, cli_comm_f);
   if (s != FCD_OK) {
     rc = fail(sys, s, what);
     goto out;
   }
   out_file chart;
-  ctx.csv = out_open(&chart, o.out);
-  if (!ctx.csv) {
-    rc = 1;
+  /* rank 0 writes the chart; the others compute the same rows */
+  ctx.csv = cli_rank == 0 ? out_open(&chart, o.out) : fopen("/dev/null", "w");
+  /* the solves are collective: every rank enters them, or none */
+  agreed = 1;
+  if ((rc = cli_agree(!ctx.csv)) != 0) {
+    if (ctx.csv) cli_rank == 0 ? out_discard(&chart) : (void)fclose(ctx.csv);
     goto out;
   }
   fprintf(ctx.csv, "mu,mode,track,re,im,freq_hz,damping_ratio,kind\n");
@@ -281,45 +330,16 @@ int cmd_stability(int argc, char **argv) {
   ctx.steps = steps;
   ctx.tty = isatty(2) && steps > 1;
   if (mu0 < 0) {
-    /* the contacts' own coefficients: one solve */
-    fcd_index nconv;
-    s = fcd_stability_solve(st, &nconv);
-    if (s == FCD_OK) {
-      double *re = malloc((size_t)nconv * sizeof *re + 1), *im = malloc((size_t)nconv * sizeof *im + 1);
-      fcd_index *tr = malloc((size_t)nconv * sizeof *tr + 1);
-      if (!re || !im || !tr) s = FCD_E_NOMEM;
-      for (fcd_index i = 0; s == FCD_OK && i < nconv; i++) {
-        fcd_stability_get_eigenvalue(st, i, re + i, im + i);
-        tr[i] = i;
-      }
-      /* the mu column: the contacts' coefficient (the first contact's when they differ,
-       * which the summary line says) */
-      double mu_c = 0;
-      if (nc > 0) fcd_contact_set_get(cs, 0, NULL, NULL, &mu_c, NULL);
-      if (s == FCD_OK) stab_row(&ctx, mu_c, nconv, re, im, tr);
-      free(re);
-      free(im);
-      free(tr);
-      /* the modes of the solve, each with the contact state: DIR/mode-K.vtk */
-      if (s == FCD_OK && mesh && o.vtk) {
-        double *mr = malloc((size_t)n * sizeof *mr + 1), *mi = malloc((size_t)n * sizeof *mi + 1);
-        const char *names[2] = {"mode_re", "mode_im"};
-        const double *fields[2] = {mr, mi};
-        if (!mr || !mi) s = FCD_E_NOMEM;
-        for (fcd_index i = 0; s == FCD_OK && rc == 0 && i < nconv && i < 20; i++) {
-          char name[32];
-          snprintf(name, sizeof name, "mode-%lld", (long long)i);
-          s = fcd_stability_get_mode(st, i, mr, mi);
-          if (s == FCD_OK) rc = vtk_write(sys, mesh, o.vtk, name, 2, names, fields, cs, status);
-        }
-        free(mr);
-        free(mi);
-      }
-    }
+    s = stab_single(&ctx, &o, sys, cs, mesh, status, &rc);
   } else {
     s = fcd_stability_sweep(st, mu0, o.mu_sweep ? mu1 : mu0, steps, stab_row, &ctx);
   }
   if (ctx.tty) fprintf(stderr, "\n");
+  if (cli_rank > 0) { /* the same outcome as rank 0, which reports it */
+    fclose(ctx.csv);
+    rc = s != FCD_OK || rc != 0;
+    goto out;
+  }
   if (s != FCD_OK || rc != 0) {
     out_discard(&chart);
     if (s != FCD_OK) rc = fail(sys, s, what);
@@ -333,6 +353,7 @@ int cmd_stability(int argc, char **argv) {
   stab_print_summary(sys, st, &o, n, nc, steps, ctx.any_unstable);
   if (o.plot && stab_plot(&o)) rc = 1;
 out:
+  if (!agreed) rc = cli_agree(rc);
   fcd_mesh_destroy(mesh);
   fcd_stability_destroy(st);
   fcd_equilibrium_destroy(eq);

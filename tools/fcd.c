@@ -108,7 +108,15 @@ int main(int argc, char **argv) {
   av[ac] = NULL;
   int rc;
   const cli_command *c = find_command(cmd);
-  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+  cli_mpi_start(&argc, &argv);
+  if (cli_nranks > 1 && c && c != &cli_equilibrium && c != &cli_stability &&
+      c != &cli_simulate) {
+    /* the other commands would compute the same thing on every rank */
+    if (cli_rank == 0)
+      fprintf(stderr, "fcd: %s does not run on several MPI ranks (equilibrium, stability and "
+              "simulate do); run it without mpiexec\n", cmd);
+    rc = 2;
+  } else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("fcd %s\nfeatures: %s\n", fcd_version_string(), fcd_features());
     rc = 0;
   } else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
@@ -122,6 +130,7 @@ int main(int argc, char **argv) {
     rc = 2;
   }
   fcd_finalize();
+  cli_mpi_stop();
   free(av);
   return rc;
 }

@@ -16,7 +16,11 @@
  *    per step at t + h, each with the tangential history of the previous state (friction
  *    on the displacement increment); needs K only (M may be absent), ignores theta and
  *    the velocities given to set_state (v may be NULL); v reports (u1 - u0) / h and
- *    get_reactions the contact forces. */
+ *    get_reactions the contact forces.
+ *
+ *  On a distributed system (fcd_system_set_distribution) every scheme runs with the
+ *  iteration matrix factored by MUMPS across the ranks and the contact problem solved
+ *  redundantly; set_state, step, advance and the observer are collective. */
 #ifndef FCD_INTEGRATOR_H
 #define FCD_INTEGRATOR_H
 
@@ -118,7 +122,7 @@ FCD_API fcd_status fcd_integrator_get_contact_status(const fcd_integrator *it, i
  *  @param out receives the new integrator, owned by the caller (fcd_integrator_destroy);
  *      NULL on failure
  *  @return FCD_OK, or FCD_E_INTERNAL, FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_STATE,
- *      FCD_E_UNSUPPORTED
+ *      FCD_E_UNSUPPORTED, FCD_E_BACKEND (a distributed system: MPI or PETSc)
  *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs,
                                          fcd_scheme scheme, fcd_integrator **out);
@@ -144,7 +148,8 @@ FCD_API fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_rea
  *  @param t the time
  *  @param u displacements, ndofs entries
  *  @param v velocities, ndofs entries (may be NULL for the quasistatic scheme only)
- *  @return FCD_OK, or FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @return FCD_OK, or FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_BACKEND (a
+ *      distributed system: an MPI error)
  *  @since 0.1 */
 FCD_API fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t,
                                             const fcd_real *u, const fcd_real *v);

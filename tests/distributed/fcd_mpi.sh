@@ -1,0 +1,85 @@
+#!/bin/sh
+# `mpiexec -n N fcd equilibrium|stability|simulate` (N = 2, 3) against the serial `fcd` on the
+# block of test_distributed (902 dofs, 41 contacts on a flat, the top clamped and
+# pushed): the same state file (statuses, slip directions, reactions, gaps) and the same
+# displacements to 1e-10 relative, the same stability chart and simulation history to
+# 1e-8 (they are printed to 10 digits); a command that does
+# not run on several ranks says so; a missing file fails on every rank without a hang.
+# usage: fcd_mpi.sh FCD TEST_DISTRIBUTED MPIEXEC
+set -u
+fcd=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+model=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+mpiexec=$3
+dir=${FCD_TEST_TMPDIR:-/tmp}/fcd_mpi
+mkdir -p "$dir"
+cd "$dir" || exit 1
+rm -f ./*.csv ./*.txt ./*.mtx
+"$model" --write . || { echo "writing the model failed"; exit 1; }
+run() { timeout 300 "$@"; }
+args="--stiffness K.mtx --fixed fixed.txt --contacts contacts.txt --kind steady-sliding"
+# shellcheck disable=SC2086
+run "$fcd" equilibrium $args --out s1.csv --displacements u1.txt > out1.txt ||
+  { cat out1.txt; echo "serial equilibrium failed"; exit 1; }
+# numbers of two files, field by field: the largest difference relative to the largest
+# magnitude of the column (text fields must be equal)
+same() { # file1 file2 tol
+  awk -F, -v tol="$3" 'NR == FNR { for (i = 1; i <= NF; i++) a[FNR, i] = $i; n = FNR; next }
+    { for (i = 1; i <= NF; i++) {
+        x = a[FNR, i]; y = $i
+        if (x ~ /^[-+0-9.eE]+$/ && y ~ /^[-+0-9.eE]+$/) {
+          d = x - y; if (d < 0) d = -d; diff[i] = d > diff[i] ? d : diff[i]
+          m = x < 0 ? -x : x; big[i] = m > big[i] ? m : big[i]
+        } else if (x != y) { print "field " i " of line " FNR ": " x " vs " y; bad = 1 } } }
+    END { if (FNR != n) { print "line counts " n " and " FNR; bad = 1 }
+          for (i in diff) if (diff[i] > tol * (big[i] > 0 ? big[i] : 1)) {
+            print "column " i ": difference " diff[i] " of " big[i]; bad = 1 }
+          exit bad }' "$1" "$2"
+}
+for np in 2 3; do
+  # shellcheck disable=SC2086
+  run "$mpiexec" --oversubscribe -n $np "$fcd" equilibrium $args --out s$np.csv \
+    --displacements u$np.txt > out$np.txt 2> err$np.txt ||
+    { cat out$np.txt err$np.txt; echo "equilibrium on $np ranks failed"; exit 1; }
+  [ "$(grep -c '^equilibrium:' out$np.txt)" -eq 1 ] ||
+    { cat out$np.txt; echo "$np ranks: one summary line expected (rank 0's)"; exit 1; }
+  same s1.csv s$np.csv 1e-10 || { echo "state differs on $np ranks"; exit 1; }
+  same u1.txt u$np.txt 1e-10 || { echo "displacements differ on $np ranks"; exit 1; }
+  grep -o 'open=[0-9]* stick=[0-9]* slip=[0-9]*' out$np.txt
+done
+grep -q 'slip=4[01]' out1.txt || { cat out1.txt; echo "expected the contacts to slide"; exit 1; }
+# stability from the equilibrium's state: the chart of 2 ranks is the serial one
+sargs="--mass M.mtx --stiffness K.mtx --fixed fixed.txt --contacts contacts.txt --state s1.csv --nev 6"
+# shellcheck disable=SC2086
+run "$fcd" stability $sargs --out c1.csv > sout1.txt || { cat sout1.txt; exit 1; }
+# shellcheck disable=SC2086
+run "$mpiexec" --oversubscribe -n 2 "$fcd" stability $sargs --out c2.csv > sout2.txt ||
+  { cat sout2.txt; echo "stability on 2 ranks failed"; exit 1; }
+same c1.csv c2.csv 1e-8 || { echo "stability chart differs on 2 ranks"; exit 1; }
+# 50 steps of Moreau-Jean from rest, the top pushed down at once: the history (energy
+# ledger and contact counts per step, printed to 10 digits) of 2 and 3 ranks is the
+# serial one
+margs="--mass M.mtx --stiffness K.mtx --fixed fixed.txt --contacts contacts.txt --dt 1e-3 --t-end 0.05"
+# shellcheck disable=SC2086
+run "$fcd" simulate $margs --out h1.csv > mout1.txt || { cat mout1.txt; exit 1; }
+for np in 2 3; do
+  # shellcheck disable=SC2086
+  run "$mpiexec" --oversubscribe -n $np "$fcd" simulate $margs --out h$np.csv > mout$np.txt ||
+    { cat mout$np.txt; echo "simulate on $np ranks failed"; exit 1; }
+  same h1.csv h$np.csv 1e-8 || { echo "history differs on $np ranks"; exit 1; }
+  [ "$(grep -c '^simulated:' mout$np.txt)" -eq 1 ] || { echo "$np ranks: one summary"; exit 1; }
+done
+[ "$(wc -l < h1.csv)" -eq 51 ] || { echo "history of $(wc -l < h1.csv) lines"; exit 1; }
+awk -F, 'NR > 1 && $10 + $11 > 0 { c = 1 } END { exit !c }' h1.csv ||
+  { echo "no contact ever closed"; exit 1; }
+# what does not run on several ranks says so, on rank 0 only
+err=$(run "$mpiexec" --oversubscribe -n 2 "$fcd" info --mass M.mtx --stiffness K.mtx 2>&1); rc=$?
+[ $rc -ne 0 ] || { echo "info on 2 ranks accepted"; exit 1; }
+[ "$(echo "$err" | grep -c 'does not run on several MPI ranks')" -eq 1 ] ||
+  { echo "info on 2 ranks: $err"; exit 1; }
+# a missing contact file: every rank fails and returns
+# shellcheck disable=SC2086
+run "$mpiexec" --oversubscribe -n 2 "$fcd" equilibrium --stiffness K.mtx --contacts none.txt \
+  --out s9.csv > /dev/null 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || { echo "missing file on 2 ranks: status $rc"; exit 1; }
+[ ! -e s9.csv ] || { echo "a state was written for a failed run"; exit 1; }
+echo "fcd under mpiexec: ok"
