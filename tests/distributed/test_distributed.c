@@ -187,8 +187,9 @@ static int write_model(const char *dir) {
 }
 
 /* 100 steps of a scheme on the block with mass: falling on the flat with a sideways
- * velocity (impacts, then sliding), under gravity; the quasistatic scheme under gravity
- * and a sideways load friction holds. Results: u, v, reactions and the energy ledger. */
+ * velocity (impacts, then sliding), under gravity; the quasistatic scheme, hanging from
+ * its top, under gravity and a sideways load growing in time. Results: u, v, reactions
+ * and the energy ledger. */
 typedef struct {
   double *u, *v, *r, e[7];
 } traj;
@@ -231,13 +232,19 @@ static fcd_status run_scheme(const tb_block *b, int distributed, fcd_scheme sche
   double *v0 = calloc((size_t)n, sizeof *v0);
   for (fcd_index i = 0; i < n; i += 2) {
     f[i + 1] = -9.81 * b->rho * b->w * b->h / (double)(n / 2);
-    if (scheme == FCD_SCHEME_QUASISTATIC) f[i] = 0.1 * -f[i + 1];
+    if (scheme == FCD_SCHEME_QUASISTATIC) f[i] = 0.3 * -f[i + 1];
     v0[i] = 0.3;
     v0[i + 1] = -0.2;
   }
   if (st == FCD_OK)
     st = scheme == FCD_SCHEME_QUASISTATIC ? fcd_system_set_load_fn(sys, ramp_load, f)
                                           : fcd_system_set_load(sys, f);
+  /* the quasistatic block hangs from its clamped top (no rigid mode: its chain of static
+   * solves is as well conditioned as the model) */
+  for (int i = 0; i <= b->nx && st == FCD_OK && scheme == FCD_SCHEME_QUASISTATIC; i++) {
+    fcd_index top[2] = {2 * tb_node(b, i, b->ny), 2 * tb_node(b, i, b->ny) + 1};
+    st = fcd_system_fix_dofs(sys, 2, top, NULL);
+  }
   fcd_contact_set *cs = NULL;
   if (st == FCD_OK)
     st = tb_block_contacts(b, sys, 0.3, scheme == FCD_SCHEME_MODIFIED_THETA ? 0.5 : 0.0, &cs);
@@ -343,17 +350,6 @@ int main(int argc, char **argv) {
       CHECK_ST(run_scheme(&bm, 1, schemes[k], &td), FCD_OK);
       fcd_index m2 = 2 * (bm.nx + 1);
       double du = vdiff(td.u, ts.u, n), dv = vdiff(td.v, ts.v, n), dr = vdiff(td.r, ts.r, m2);
-      if (schemes[k] == FCD_SCHEME_QUASISTATIC) {
-        /* its v is the difference quotient (u1 - u0) / h of two solves: the error of u
-         * over h, measured against the scale of u over h (the increments are a few
-         * percent of u, so against v's own scale the same error reads 50 times larger) */
-        double us = 0, vmax = 0;
-        for (fcd_index i = 0; i < n; i++) {
-          us = fmax(us, fabs(ts.u[i]));
-          vmax = fmax(vmax, fabs(ts.v[i]));
-        }
-        dv *= vmax / fmax(vmax, us / 1e-3);
-      }
       double de = vdiff(td.e, ts.e, 7);
       double worst = all_max(fmax(fmax(du, dv), fmax(dr, de)));
       CHECK(worst < 1e-10);
