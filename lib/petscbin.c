@@ -120,13 +120,9 @@ fcd_status fcd_system_read_petsc_binary(fcd_system *sys, fcd_matrix_kind which,
     goto done;
   }
   len = fcd__malloc_array((size_t)nr + 1, sizeof *len);
-  ri = fcd__malloc_array((size_t)nz + 1, sizeof *ri);
-  ci = fcd__malloc_array((size_t)nz + 1, sizeof *ci);
-  vv = fcd__malloc_array((size_t)nz + 1, sizeof *vv);
-  size_t bmax = 8 * (size_t)(nz > nr ? nz : nr) + 8;
-  buf = fcd__malloc(bmax);
-  if (!len || !ri || !ci || !vv || !buf) {
-    st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %ld entries", path, (long)nz);
+  buf = fcd__malloc(4 * (size_t)nr + 8);
+  if (!len || !buf) {
+    st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %ld rows", path, (long)nr);
     goto done;
   }
   if ((st = read_exact(fp, buf, 4 * (size_t)nr, sys, path, "row lengths")) != FCD_OK) goto done;
@@ -145,23 +141,48 @@ fcd_status fcd_system_read_petsc_binary(fcd_system *sys, fcd_matrix_kind which,
                   "says %ld", path, (long long)total, (long)nz);
     goto done;
   }
-  if ((st = read_exact(fp, buf, 4 * (size_t)nz, sys, path, "column indices")) != FCD_OK)
+  /* This rank's rows only (all of them on a serial system): their columns and values
+   * are contiguous in the file, so a distributed host's rank reads its block and never
+   * holds the others' entries. */
+  fcd_index rb, re;
+  fcd__dist_range(sys, &rb, &re);
+  int64_t off = 0, cnt = 0;
+  for (fcd_index i = 0; i < rb; i++) off += len[i];
+  for (fcd_index i = rb; i < re; i++) cnt += len[i];
+  fcd__free(buf);
+  ri = fcd__malloc_array((size_t)cnt + 1, sizeof *ri);
+  ci = fcd__malloc_array((size_t)cnt + 1, sizeof *ci);
+  vv = fcd__malloc_array((size_t)cnt + 1, sizeof *vv);
+  buf = fcd__malloc(8 * (size_t)cnt + 8);
+  if (!ri || !ci || !vv || !buf) {
+    st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld entries", path, (long long)cnt);
+    goto done;
+  }
+  if (fseek(fp, (long)(16 + 4 * (int64_t)nr + 4 * off), SEEK_SET) != 0) {
+    st = fcd__err(sys, FCD_E_IO, "%s: cannot seek: %s", path, strerror(errno));
+    goto done;
+  }
+  if ((st = read_exact(fp, buf, 4 * (size_t)cnt, sys, path, "column indices")) != FCD_OK)
     goto done;
   fcd_index k = 0;
-  for (int32_t i = 0; i < nr; i++)
+  for (fcd_index i = rb; i < re; i++)
     for (int32_t q = 0; q < len[i]; q++, k++) {
       int32_t c = get32(buf + 4 * (size_t)k);
       if (c < 0 || c >= nc) {
         st = fcd__err(sys, FCD_E_FORMAT, "%s: entry %lld of row %ld has column %ld, outside "
-                      "[0, %ld)", path, (long long)k, (long)i, (long)c, (long)nc);
+                      "[0, %ld)", path, (long long)(off + k), (long)i, (long)c, (long)nc);
         goto done;
       }
       ri[k] = i;
       ci[k] = c;
     }
-  if ((st = read_exact(fp, buf, 8 * (size_t)nz, sys, path, "values")) != FCD_OK) goto done;
-  for (fcd_index q = 0; q < nz; q++) vv[q] = get64f(buf + 8 * (size_t)q);
-  st = fcd__system_set_coo_owned(sys, which, nz, ri, ci, vv, FCD_COO_FULL);
+  if (fseek(fp, (long)(16 + 4 * (int64_t)nr + 4 * (int64_t)nz + 8 * off), SEEK_SET) != 0) {
+    st = fcd__err(sys, FCD_E_IO, "%s: cannot seek: %s", path, strerror(errno));
+    goto done;
+  }
+  if ((st = read_exact(fp, buf, 8 * (size_t)cnt, sys, path, "values")) != FCD_OK) goto done;
+  for (fcd_index q = 0; q < cnt; q++) vv[q] = get64f(buf + 8 * (size_t)q);
+  st = fcd_system_set_matrix_coo(sys, which, (fcd_index)cnt, ri, ci, vv, FCD_COO_FULL);
   if (st != FCD_OK) {
     char why[FCD_ERRMSG_CAP];
     snprintf(why, sizeof why, "%s", fcd_system_last_error(sys));
