@@ -237,6 +237,7 @@ struct fcd__mumps {
   fcd_index *sel;  /* positions in the caller's value array, in matrix order */
   PetscInt *ai, *aj;
   PetscScalar *av;
+  int *fcnt, *fdsp; /* every rank's free row count and first free row (block solves) */
 };
 
 #define P(expr)                                                                        \
@@ -264,9 +265,12 @@ static void mumps_clear(fcd__mumps *m) {
   fcd__free(m->ai);
   fcd__free(m->aj);
   fcd__free(m->av);
+  fcd__free(m->fcnt);
+  fcd__free(m->fdsp);
   m->sel = NULL;
   m->ai = m->aj = NULL;
   m->av = NULL;
+  m->fcnt = m->fdsp = NULL;
 }
 
 fcd_status fcd__mumps_create(const fcd_system *sys, fcd__mumps **out) {
@@ -288,6 +292,8 @@ void fcd__mumps_destroy(const fcd_system *sys, fcd__mumps *m) {
   fcd__free(m->ai);
   fcd__free(m->aj);
   fcd__free(m->av);
+  fcd__free(m->fcnt);
+  fcd__free(m->fdsp);
   fcd__free(m);
 }
 
@@ -349,12 +355,32 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
   fcd__free(m->ai);
   fcd__free(m->aj);
   fcd__free(m->av);
+  fcd__free(m->fcnt);
+  fcd__free(m->fdsp);
   m->sel = NULL;
   m->ai = m->aj = NULL;
   m->av = NULL;
+  m->fcnt = m->fdsp = NULL;
   fcd_status st = select_entries(m, sys, n, rowptr, col);
+  if (st == FCD_OK) {
+    m->fcnt = fcd__malloc_array((size_t)sys->dist->size, sizeof *m->fcnt);
+    m->fdsp = fcd__malloc_array((size_t)sys->dist->size, sizeof *m->fdsp);
+    if (!m->fcnt || !m->fdsp)
+      st = fcd__err(sys, FCD_E_NOMEM, "out of memory preparing a distributed factor");
+  }
   st = fcd__dist_agree(sys, st, 0, "distributed factor analysis");
   if (st != FCD_OK) return st;
+  int pair[2] = {(int)(m->fend - m->fbegin), (int)m->fbegin}, *all = NULL;
+  all = fcd__malloc_array(2 * (size_t)sys->dist->size, sizeof *all);
+  int bad = !all || MPI_Allgather(pair, 2, MPI_INT, all ? all : pair, 2, MPI_INT,
+                                  sys->dist->comm) != MPI_SUCCESS;
+  for (int r = 0; !bad && r < sys->dist->size; r++) {
+    m->fcnt[r] = all[2 * r];
+    m->fdsp[r] = all[2 * r + 1];
+  }
+  fcd__free(all);
+  if (fcd__dist_any(sys, bad))
+    return fcd__err(sys, FCD_E_BACKEND, "gathering the free row blocks of the ranks failed");
   FCD_TRY(fcd__petsc_acquire(sys));
   PetscErrorCode e = 0;
   const char *what = "";
@@ -442,8 +468,82 @@ petsc_error:
   return st;
 }
 
+/* nrhs > 1: one MatMatSolve of dense blocks (MUMPS solves them together, far faster
+ * than one by one), then every rank receives the whole solution in one gather of the
+ * rows each rank owns, row-major so that each rank's part is contiguous. */
+static PetscErrorCode solve_block(fcd__mumps *m, MPI_Comm comm, int size, fcd_index nrhs,
+                                  const fcd_real *b, fcd_real *x, fcd_real *t, fcd_real *g) {
+  fcd_index n = m->n, nl = m->fend - m->fbegin;
+  Mat B = NULL, X = NULL;
+  PetscScalar *a;
+  const PetscScalar *r;
+  PetscInt lda;
+  PetscErrorCode e = MatCreateDense(comm, (PetscInt)nl, PETSC_DECIDE, (PetscInt)n,
+                                    (PetscInt)nrhs, NULL, &B);
+  if (!e) e = MatDenseGetLDA(B, &lda);
+  if (!e) e = MatDenseGetArrayWrite(B, &a);
+  if (e) goto out;
+  for (fcd_index k = 0; k < nrhs; k++)
+    memcpy(a + k * lda, b + k * n + m->fbegin, (size_t)nl * sizeof *a);
+  if ((e = MatDenseRestoreArrayWrite(B, &a))) goto out;
+  if (!e) e = MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY);
+  if (!e) e = MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY);
+  if (!e) e = MatDuplicate(B, MAT_DO_NOT_COPY_VALUES, &X);
+  if (!e) e = MatMatSolve(m->F, B, X);
+  if (!e) e = MatDenseGetLDA(X, &lda);
+  if (!e) e = MatDenseGetArrayRead(X, &r);
+  if (e) goto out;
+  for (fcd_index i = 0; i < nl; i++)
+    for (fcd_index k = 0; k < nrhs; k++) t[i * nrhs + k] = r[k * lda + i];
+  if ((e = MatDenseRestoreArrayRead(X, &r))) goto out;
+  {
+    int *cnt = fcd__malloc_array((size_t)size, sizeof *cnt);
+    int *dsp = fcd__malloc_array((size_t)size, sizeof *dsp);
+    if (!cnt || !dsp) e = PETSC_ERR_MEM;
+    for (int q = 0; !e && q < size; q++) {
+      cnt[q] = m->fcnt[q] * (int)nrhs;
+      dsp[q] = m->fdsp[q] * (int)nrhs;
+    }
+    if (!e && MPI_Allgatherv(t, (int)(nl * nrhs), MPI_DOUBLE, g, cnt, dsp, MPI_DOUBLE, comm))
+      e = PETSC_ERR_MPI;
+    fcd__free(cnt);
+    fcd__free(dsp);
+  }
+  if (!e)
+    for (fcd_index i = 0; i < n; i++)
+      for (fcd_index k = 0; k < nrhs; k++) x[k * n + i] = g[i * nrhs + k];
+out:
+  MatDestroy(&B);
+  MatDestroy(&X);
+  return e;
+}
+
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x) {
+  if (nrhs > 1) {
+    fcd_index n = m->n, nl = m->fend - m->fbegin;
+    /* MPI counts are int: blocks beyond them go in halves */
+    if ((double)n * (double)nrhs > 2e9) {
+      fcd_index h = nrhs / 2;
+      FCD_TRY(fcd__mumps_solve(m, sys, h, b, x));
+      return fcd__mumps_solve(m, sys, nrhs - h, b + h * n, x + h * n);
+    }
+    fcd_real *t = fcd__malloc_array((size_t)(nl * nrhs) + 1, sizeof *t);
+    fcd_real *g = fcd__malloc_array((size_t)(n * nrhs) + 1, sizeof *g);
+    int bad = !t || !g;
+    fcd_status st = FCD_OK;
+    if (fcd__dist_any(sys, bad)) {
+      st = fcd__err(sys, FCD_E_NOMEM, "out of memory for a block of %lld right-hand sides",
+                    (long long)nrhs);
+    } else if ((st = fcd__petsc_acquire(sys)) == FCD_OK) {
+      PetscErrorCode e = solve_block(m, sys->dist->comm, sys->dist->size, nrhs, b, x, t, g);
+      if (e) st = mumps_fail(sys, e, "a block solve (MatMatSolve)");
+      fcd__petsc_release();
+    }
+    fcd__free(t);
+    fcd__free(g);
+    return st;
+  }
   FCD_TRY(fcd__petsc_acquire(sys));
   PetscErrorCode e = 0;
   const char *what = "";
