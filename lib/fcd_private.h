@@ -374,7 +374,6 @@ void fcd__dist_free(fcd__dist *d);
 /* 1 when this rank owns the row (always on a serial system) */
 int fcd__dist_owns(const fcd_system *sys, fcd_index row);
 void fcd__dist_range(const fcd_system *sys, fcd_index *rbegin, fcd_index *rend);
-int64_t fcd__dist_comm_f(const fcd_system *sys);
 /* y <- the sum over ranks of y (n entries) */
 fcd_status fcd__dist_sum(const fcd_system *sys, fcd_real *y, fcd_index n);
 /* the maximum over ranks (NaN when any rank has NaN) */

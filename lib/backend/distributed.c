@@ -162,10 +162,6 @@ fcd_status fcd_system_get_distribution(const fcd_system *sys, int *rank, int *nr
   return FCD_OK;
 }
 
-int64_t fcd__dist_comm_f(const fcd_system *sys) {
-  return sys->dist ? sys->dist->comm_f : FCD_COMM_SERIAL;
-}
-
 fcd_status fcd__dist_sum(const fcd_system *sys, fcd_real *y, fcd_index n) {
   if (!sys->dist || sys->dist->size == 1 || n == 0) return FCD_OK;
   /* in chunks: MPI counts are int */
@@ -254,13 +250,8 @@ static fcd_status mumps_fail(const fcd_system *sys, PetscErrorCode e, const char
                   "PETSc error %d in %s: %s", (int)e, what, text ? text : "unknown");
 }
 
-static void mumps_clear(fcd__mumps *m) {
-  MatDestroy(&m->F);
-  MatDestroy(&m->A);
-  VecDestroy(&m->b);
-  VecDestroy(&m->x);
-  VecDestroy(&m->all);
-  VecScatterDestroy(&m->gather);
+/* the host-side arrays of an analysis (no PETSc call) */
+static void arrays_free(fcd__mumps *m) {
   fcd__free(m->sel);
   fcd__free(m->ai);
   fcd__free(m->aj);
@@ -271,6 +262,16 @@ static void mumps_clear(fcd__mumps *m) {
   m->ai = m->aj = NULL;
   m->av = NULL;
   m->fcnt = m->fdsp = NULL;
+}
+
+static void mumps_clear(fcd__mumps *m) {
+  MatDestroy(&m->F);
+  MatDestroy(&m->A);
+  VecDestroy(&m->b);
+  VecDestroy(&m->x);
+  VecDestroy(&m->all);
+  VecScatterDestroy(&m->gather);
+  arrays_free(m);
 }
 
 fcd_status fcd__mumps_create(const fcd_system *sys, fcd__mumps **out) {
@@ -288,12 +289,7 @@ void fcd__mumps_destroy(const fcd_system *sys, fcd__mumps *m) {
       fcd__petsc_release();
     }
   }
-  fcd__free(m->sel);
-  fcd__free(m->ai);
-  fcd__free(m->aj);
-  fcd__free(m->av);
-  fcd__free(m->fcnt);
-  fcd__free(m->fdsp);
+  arrays_free(m);
   fcd__free(m);
 }
 
@@ -351,16 +347,7 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
     mumps_clear(m);
     fcd__petsc_release();
   }
-  fcd__free(m->sel);
-  fcd__free(m->ai);
-  fcd__free(m->aj);
-  fcd__free(m->av);
-  fcd__free(m->fcnt);
-  fcd__free(m->fdsp);
-  m->sel = NULL;
-  m->ai = m->aj = NULL;
-  m->av = NULL;
-  m->fcnt = m->fdsp = NULL;
+  arrays_free(m);
   fcd_status st = select_entries(m, sys, n, rowptr, col);
   if (st == FCD_OK) {
     m->fcnt = fcd__malloc_array((size_t)sys->dist->size, sizeof *m->fcnt);
@@ -522,11 +509,20 @@ fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs
                             const fcd_real *b, fcd_real *x) {
   if (nrhs > 1) {
     fcd_index n = m->n, nl = m->fend - m->fbegin;
-    /* MPI counts are int: blocks beyond them go in halves */
-    if ((double)n * (double)nrhs > 2e9) {
-      fcd_index h = nrhs / 2;
-      FCD_TRY(fcd__mumps_solve(m, sys, h, b, x));
-      return fcd__mumps_solve(m, sys, nrhs - h, b + h * n, x + h * n);
+    /* At most 64 columns at a time: a block's buffers (PETSc's dense B
+     * and X, the transposed local rows, the gathered rows) cost 4 n columns each, and
+     * an integrator's active set can ask for thousands of columns at once (4,107 at
+     * 100k dofs: 17 GB in one block, out of memory on two ranks). 64 columns already
+     * make MUMPS' solve a matrix-matrix one. */
+    fcd_index blk = 64;
+    /* MPI counts are int: a gathered block holds at most 2^31 - 1 entries */
+    if ((double)n * (double)blk > 2e9) blk = (fcd_index)(2e9 / (double)n) + 1;
+    if (nrhs > blk) {
+      for (fcd_index j = 0; j < nrhs; j += blk) {
+        fcd_index nb = nrhs - j < blk ? nrhs - j : blk;
+        FCD_TRY(fcd__mumps_solve(m, sys, nb, b + j * n, x + j * n));
+      }
+      return FCD_OK;
     }
     fcd_real *t = fcd__malloc_array((size_t)(nl * nrhs) + 1, sizeof *t);
     fcd_real *g = fcd__malloc_array((size_t)(n * nrhs) + 1, sizeof *g);
