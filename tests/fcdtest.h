@@ -84,6 +84,17 @@ static inline void fcdt_mkdirs(const char *dir) {
   mkdir(buf, 0777);
 }
 
+/* max |a - b| over max |b| (the plain difference when b is zero): how far a computed
+ * vector is from its reference, relative to the reference's size */
+static inline double fcdt_rel_diff(const double *a, const double *b, long long n) {
+  double d = 0, s = 0;
+  for (long long i = 0; i < n; i++) {
+    d = fmax(d, fabs(a[i] - b[i]));
+    s = fmax(s, fabs(b[i]));
+  }
+  return s > 0 ? d / s : d;
+}
+
 /* The scratch directory of this test: FCD_TEST_TMPDIR, which the build gives each test
  * to itself (tests/meson.build), or /tmp when run by hand. Created on first use. */
 static inline const char *fcdt_tmpdir(void) {

@@ -8,7 +8,7 @@
  * prescribed values) and the contact set are replicated, so the small contact problem
  * is solved redundantly on every rank from identical data, and no result needs a
  * broadcast. */
-#include "../fcd_private.h"
+#include "petsc_backend.h"
 
 #include <mpi.h>
 #include <petscmat.h>
@@ -236,20 +236,6 @@ struct fcd__mumps {
   int *fcnt, *fdsp; /* every rank's free row count and first free row (block solves) */
 };
 
-#define P(expr)                                                                        \
-  do {                                                                                 \
-    what = #expr;                                                                      \
-    e = (expr);                                                                        \
-    if (e) goto petsc_error;                                                           \
-  } while (0)
-
-static fcd_status mumps_fail(const fcd_system *sys, PetscErrorCode e, const char *what) {
-  const char *text = NULL;
-  PetscErrorMessage(e, &text, NULL);
-  return fcd__err(sys, e == PETSC_ERR_MEM ? FCD_E_NOMEM : FCD_E_BACKEND,
-                  "PETSc error %d in %s: %s", (int)e, what, text ? text : "unknown");
-}
-
 /* the host-side arrays of an analysis (no PETSc call) */
 static void arrays_free(fcd__mumps *m) {
   fcd__free(m->sel);
@@ -403,7 +389,7 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
   fcd__petsc_release();
   return FCD_OK;
 petsc_error:
-  st = mumps_fail(sys, e, what);
+  st = fcd__petsc_fail(sys, e, what);
   mumps_clear(m);
   fcd__petsc_release();
   return st;
@@ -450,7 +436,7 @@ fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_rea
   fcd__petsc_release();
   return st;
 petsc_error:
-  st = mumps_fail(sys, e, what);
+  st = fcd__petsc_fail(sys, e, what);
   fcd__petsc_release();
   return st;
 }
@@ -533,7 +519,7 @@ fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs
                     (long long)nrhs);
     } else if ((st = fcd__petsc_acquire(sys)) == FCD_OK) {
       PetscErrorCode e = solve_block(m, sys->dist->comm, sys->dist->size, nrhs, b, x, t, g);
-      if (e) st = mumps_fail(sys, e, "a block solve (MatMatSolve)");
+      if (e) st = fcd__petsc_fail(sys, e, "a block solve (MatMatSolve)");
       fcd__petsc_release();
     }
     fcd__free(t);
@@ -560,7 +546,7 @@ fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs
   fcd__petsc_release();
   return FCD_OK;
 petsc_error:;
-  fcd_status st = mumps_fail(sys, e, what);
+  fcd_status st = fcd__petsc_fail(sys, e, what);
   fcd__petsc_release();
   return st;
 }

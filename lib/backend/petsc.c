@@ -1,6 +1,6 @@
 /* PETSc and SLEPc: lifecycle under one process-wide lock, and the eigen-solves. PETSc
  * is not thread-safe, so every fcd call into it holds fcd__petsc_lock. */
-#include "../fcd_private.h"
+#include "petsc_backend.h"
 
 #include <pthread.h>
 #include <slepceps.h>
@@ -13,7 +13,7 @@ static int fcd_started_petsc; /* fcd called PetscInitialize (through SlepcInitia
 static int fcd_started_slepc;
 static int fcd_finalized;     /* fcd finalized PETSc: it cannot come back */
 
-static fcd_status petsc_fail(const fcd_system *sys, PetscErrorCode e, const char *what) {
+fcd_status fcd__petsc_fail(const fcd_system *sys, PetscErrorCode e, const char *what) {
   const char *text = NULL;
   char *specific = NULL;
   PetscErrorMessage(e, &text, &specific);
@@ -21,16 +21,6 @@ static fcd_status petsc_fail(const fcd_system *sys, PetscErrorCode e, const char
   return fcd__err(sys, st, "PETSc/SLEPc error %d in %s: %s%s%s", (int)e, what,
                   text ? text : "unknown", specific ? ": " : "", specific ? specific : "");
 }
-
-/* Inside the solve functions: run a PETSc call, remember its text for the message, and
- * leave through the function's petsc_error label when it fails (each function declares
- * `what` and `e`). */
-#define P(expr)                                                                        \
-  do {                                                                                 \
-    what = #expr;                                                                      \
-    e = (expr);                                                                        \
-    if (e) goto petsc_error;                                                           \
-  } while (0)
 
 fcd_status fcd__petsc_acquire(const fcd_system *sys) {
   pthread_mutex_lock(&petsc_lock);
@@ -121,7 +111,7 @@ static fcd_status make_seqaij(const fcd_system *sys, fcd_index n, const fcd_inde
   fcd__free(pj);
   if (e) {
     MatDestroy(&A);
-    return petsc_fail(sys, e, "matrix assembly");
+    return fcd__petsc_fail(sys, e, "matrix assembly");
   }
   *out = A;
   return FCD_OK;
@@ -136,7 +126,7 @@ static fcd_status make_mpiaij(const fcd_system *sys, MPI_Comm comm, fcd_index n,
   PetscInt nloc = PETSC_DECIDE, N = (PetscInt)n, rstart = 0;
   PetscErrorCode e = PetscSplitOwnership(comm, &nloc, &N);
   if (!e) e = MPI_Scan(&nloc, &rstart, 1, MPIU_INT, MPI_SUM, comm) ? PETSC_ERR_MPI : 0;
-  if (e) return petsc_fail(sys, e, "row ownership");
+  if (e) return fcd__petsc_fail(sys, e, "row ownership");
   rstart -= nloc;
   fcd_index base = rowptr[rstart], lnnz = rowptr[rstart + nloc] - base;
   PetscInt *pi = fcd__malloc_array((size_t)nloc + 1, sizeof *pi);
@@ -157,7 +147,7 @@ static fcd_status make_mpiaij(const fcd_system *sys, MPI_Comm comm, fcd_index n,
   fcd__free(pj);
   if (e) {
     MatDestroy(&A);
-    return petsc_fail(sys, e, "parallel matrix assembly");
+    return fcd__petsc_fail(sys, e, "parallel matrix assembly");
   }
   *out = A;
   return FCD_OK;
@@ -228,7 +218,7 @@ fcd_status fcd__slepc_gen_sym_lowest(const fcd_system *sys, fcd_index n,
   }
   goto cleanup;
 petsc_error:
-  st = petsc_fail(sys, e, what);
+  st = fcd__petsc_fail(sys, e, what);
 cleanup:
   VecDestroy(&xr);
   EPSDestroy(&eps);
@@ -373,7 +363,7 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
   }
   goto cleanup;
 petsc_error:
-  st = petsc_fail(sys, e, what);
+  st = fcd__petsc_fail(sys, e, what);
 cleanup:
   EPSDestroy(&eps);
   MatDestroy(&A);
@@ -423,7 +413,7 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
   }
   goto cleanup;
 petsc_error:
-  st = petsc_fail(sys, e, what);
+  st = fcd__petsc_fail(sys, e, what);
 cleanup:
   PEPDestroy(&pep);
   for (int k = 0; k < 3; k++) MatDestroy(&A[k]);

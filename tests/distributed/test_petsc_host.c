@@ -47,15 +47,6 @@ static double *solve(fcd_system *sys, const tb_block *b, double **r_out) {
   return u;
 }
 
-static double rel(const double *a, const double *b, fcd_index n) {
-  double d = 0, s = 0;
-  for (fcd_index i = 0; i < n; i++) {
-    d = fmax(d, fabs(a[i] - b[i]));
-    s = fmax(s, fabs(b[i]));
-  }
-  return d / s;
-}
-
 int main(int argc, char **argv) {
   if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;
   int size;
@@ -108,7 +99,7 @@ int main(int argc, char **argv) {
   CHECK_ST(fcd_system_set_matrix_csr(host, FCD_STIFFNESS, rp, cols, vals, FCD_COO_FULL,
                                      FCD_COPY), FCD_OK);
   double *rh, *uh = solve(host, &b, &rh);
-  double dh = fmax(rel(uh, us, n), rel(rh, rs, m));
+  double dh = fmax(fcdt_rel_diff(uh, us, n), fcdt_rel_diff(rh, rs, m));
   CHECK(dh < 1e-10);
 
   /* the same matrix through a PETSc binary file, each rank reading its rows */
@@ -126,7 +117,7 @@ int main(int argc, char **argv) {
   fcd_system_matrix_nnz(file, FCD_STIFFNESS, &stored, NULL);
   CHECK(stored == rp[nl]); /* this rank holds its rows only */
   double *rf, *uf = solve(file, &b, &rf);
-  double df = fmax(rel(uf, us, n), rel(rf, rs, m));
+  double df = fmax(fcdt_rel_diff(uf, us, n), fcdt_rel_diff(rf, rs, m));
   CHECK(df < 1e-10);
   double w[2] = {dh, df}, wa[2];
   MPI_Allreduce(w, wa, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
