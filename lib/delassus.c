@@ -5,10 +5,65 @@
 
 #include <string.h>
 
+/* W = H_S (A^-1)_SS H_S^T from the entries of A^-1 on the free dofs S that H touches:
+ * the distributed factor computes those entries without dense columns (MUMPS' selected
+ * inverse), which costs a fraction of m block solves through the whole factor. */
+static fcd_status delassus_from_inverse(const fcd_system *sys, fcd__factor *fac,
+                                        const fcd__csr *H, fcd_real *W) {
+  fcd_index m = H->n, nf = sys->nfree, s = 0;
+  fcd_index *pos = fcd__malloc_array((size_t)nf + 1, sizeof *pos);
+  fcd_index *idx = fcd__malloc_array((size_t)H->rowptr[m] + 1, sizeof *idx);
+  fcd_real *Ai = NULL, *Y = NULL;
+  fcd_status st = FCD_OK;
+  if (!pos || !idx) goto nomem;
+  for (fcd_index i = 0; i < nf; i++) pos[i] = -1;
+  for (fcd_index e = 0; e < H->rowptr[m]; e++) {
+    fcd_index f = sys->free_of[H->col[e]];
+    if (pos[f] < 0) pos[f] = 1;
+  }
+  for (fcd_index i = 0; i < nf; i++)
+    if (pos[i] >= 0) {
+      idx[s] = i;
+      pos[i] = s++;
+    }
+  Ai = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *Ai);
+  Y = fcd__malloc_array((size_t)s * (size_t)m + 1, sizeof *Y);
+  if (!Ai || !Y) goto nomem;
+  if ((st = fcd__factor_inverse_block_free(fac, s, idx, Ai)) != FCD_OK) goto done;
+  /* Y = (A^-1)_SS H_S^T (s x m, column j contiguous), then W = H_S Y */
+  for (fcd_index j = 0; j < m; j++) {
+    fcd_real *y = Y + j * s;
+    memset(y, 0, (size_t)s * sizeof *y);
+    for (fcd_index e = H->rowptr[j]; e < H->rowptr[j + 1]; e++) {
+      const fcd_real *a = Ai + pos[sys->free_of[H->col[e]]] * s, h = H->val[e];
+      for (fcd_index k = 0; k < s; k++) y[k] += h * a[k];
+    }
+  }
+  for (fcd_index i = 0; i < m; i++)
+    for (fcd_index j = 0; j < m; j++) {
+      fcd_real t = 0;
+      for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
+        t += H->val[e] * Y[j * s + pos[sys->free_of[H->col[e]]]];
+      W[i * m + j] = t;
+    }
+  goto done;
+nomem:
+  st = fcd__err(sys, FCD_E_NOMEM, "out of memory forming the Delassus operator of %lld "
+                "contact directions", (long long)m);
+done:
+  fcd__free(pos);
+  fcd__free(idx);
+  fcd__free(Ai);
+  fcd__free(Y);
+  return st;
+}
+
 fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
                                const fcd__csr *H, fcd_real *W) {
   fcd_index m = H->n, nf = fcd__factor_size(fac), bs = m < 64 ? m : 64;
   if (m == 0) return FCD_OK;
+  if (solve == fcd__factor_solve_free && fcd__dist_on(sys))
+    return delassus_from_inverse(sys, fac, H, W);
   /* columns go through the factor in blocks: nf x 64 of extra memory at most */
   fcd_real *X = fcd__malloc_array((size_t)nf * (size_t)bs, sizeof *X);
   if (!X)

@@ -257,3 +257,14 @@ fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real
   f->stats.solves += nrhs;
   return FCD_OK;
 }
+
+fcd_status fcd__factor_inverse_block_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
+                                          fcd_real *out) {
+  if (!f->mumps)
+    return fcd__err(f->sys, FCD_E_UNSUPPORTED, "entries of the inverse need a distributed factor");
+  if (!f->factored)
+    return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
+  FCD_TRY(fcd__mumps_inverse_block(f->mumps, f->sys, s, idx, out));
+  f->stats.solves += s;
+  return FCD_OK;
+}

@@ -328,6 +328,10 @@ fcd_status fcd__factor_csr_free(fcd__factor *f, fcd_index n, const fcd_index *ro
 fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c);
 fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                                   fcd_real *x);
+/* the distributed factor's (A^-1)[idx, idx] (fcd__mumps_inverse_block); FCD_E_UNSUPPORTED
+ * on a serial factor, whose callers solve columns instead */
+fcd_status fcd__factor_inverse_block_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
+                                          fcd_real *out);
 /* the solve a Delassus builder uses: fcd__factor_solve or fcd__factor_solve_free */
 typedef fcd_status (*fcd__solve_fn)(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                                     fcd_real *x);
@@ -413,6 +417,9 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
 fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_real *val);
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x);
+/* (A^-1)[idx[a], idx[b]] for the s sorted free rows idx, dense s x s, on every rank */
+fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_index s,
+                                    const fcd_index *idx, fcd_real *out);
 
 /* PETSc/SLEPc: initialized lazily under a process-wide lock. */
 fcd_status fcd__petsc_acquire(const fcd_system *sys);
