@@ -5,9 +5,10 @@
 
 #include <string.h>
 
-/* W = H_S (A^-1)_SS H_S^T from the entries of A^-1 on the free dofs S that H touches:
- * the distributed factor computes those entries without dense columns (MUMPS' selected
- * inverse), which costs a fraction of m block solves through the whole factor. */
+/* W = H_S (A^-1)_SS H_S^T from the block of A^-1 on the free dofs S that H touches: the
+ * distributed factor gives that block as the inverse of A's Schur complement on S
+ * (fcd__mumps_inverse_block), a fraction of the cost of m solves through the whole factor
+ * on several ranks. */
 static fcd_status delassus_from_inverse(const fcd_system *sys, fcd__factor *fac,
                                         const fcd__csr *H, fcd_real *W) {
   fcd_index m = H->n, nf = sys->nfree, s = 0;
