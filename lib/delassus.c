@@ -16,20 +16,22 @@ static fcd_status delassus_from_inverse(const fcd_system *sys, fcd__factor *fac,
   fcd_index *idx = fcd__malloc_array((size_t)H->rowptr[m] + 1, sizeof *idx);
   fcd_real *Ai = NULL, *Y = NULL;
   fcd_status st = FCD_OK;
-  if (!pos || !idx) goto nomem;
-  for (fcd_index i = 0; i < nf; i++) pos[i] = -1;
-  for (fcd_index e = 0; e < H->rowptr[m]; e++) {
-    fcd_index f = sys->free_of[H->col[e]];
-    if (pos[f] < 0) pos[f] = 1;
-  }
-  for (fcd_index i = 0; i < nf; i++)
-    if (pos[i] >= 0) {
-      idx[s] = i;
-      pos[i] = s++;
+  if (pos && idx) {
+    for (fcd_index i = 0; i < nf; i++) pos[i] = -1;
+    for (fcd_index e = 0; e < H->rowptr[m]; e++) {
+      fcd_index f = sys->free_of[H->col[e]];
+      if (pos[f] < 0) pos[f] = 1;
     }
-  Ai = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *Ai);
-  Y = fcd__malloc_array((size_t)s * (size_t)m + 1, sizeof *Y);
-  if (!Ai || !Y) goto nomem;
+    for (fcd_index i = 0; i < nf; i++)
+      if (pos[i] >= 0) {
+        idx[s] = i;
+        pos[i] = s++;
+      }
+    Ai = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *Ai);
+    Y = fcd__malloc_array((size_t)s * (size_t)m + 1, sizeof *Y);
+  }
+  /* every rank leaves together, before the collective factorization */
+  if (fcd__dist_any(sys, !pos || !idx || !Ai || !Y)) goto nomem;
   if ((st = fcd__factor_inverse_block_free(fac, s, idx, Ai)) != FCD_OK) goto done;
   /* Y = (A^-1)_SS H_S^T (s x m, column j contiguous), then W = H_S Y */
   for (fcd_index j = 0; j < m; j++) {

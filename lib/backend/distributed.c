@@ -558,11 +558,11 @@ petsc_error:;
  * of its own factors A with idx eliminated last and returns that Schur complement
  * S = A_ss - A_si A_ii^-1 A_is on its host (ICNTL(19) = 1); since (A^-1)_ss = S^-1, a dense
  * Cholesky inversion of S on rank 0 gives the block, and one broadcast every rank.
- * Measured on a 32k-dof block with 1,875 contact dofs: this costs one more distributed
- * factorization (0.5 s on two ranks) where 1,875 solves through the whole factor took
- * 7 s (dense columns, MatMatSolve) and selected entries of the inverse (MUMPS
- * ICNTL(30)) 3.1 s on one rank and on two alike, so the Delassus operator now scales
- * with the factorization. PETSc 3.18 refuses Schur complements on several ranks, hence
+ * Measured on a 32k-dof block with 1,875 contact dofs: this factorization takes 1.9 s on
+ * one rank and 1.4 s on two (3x the flops of A's own: the contact dofs eliminated last
+ * widen the fronts), where 1,875 solves through the whole factor took 7 s on either
+ * (dense columns, MatMatSolve) and selected entries of the inverse (MUMPS ICNTL(30))
+ * 3.1 s on either. PETSc 3.18 refuses Schur complements on several ranks, hence
  * MUMPS' own interface; the instance lives for this call only (its factor is freed on
  * return), so the peak memory holds two factors briefly. */
 static fcd_status schur_inverse(fcd__mumps *m, const fcd_system *sys, fcd_index s,
