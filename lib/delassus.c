@@ -5,6 +5,39 @@
 
 #include <string.h>
 
+void fcd__contact_free_dofs(const fcd_system *sys, const fcd__csr *H, fcd_index *idx,
+                            fcd_index *pos, fcd_index *s) {
+  fcd_index nf = sys->nfree, k = 0;
+  for (fcd_index i = 0; i < nf; i++) pos[i] = -1;
+  for (fcd_index e = 0; e < H->rowptr[H->n]; e++) pos[sys->free_of[H->col[e]]] = 1;
+  for (fcd_index i = 0; i < nf; i++)
+    if (pos[i] >= 0) {
+      idx[k] = i;
+      pos[i] = k++;
+    }
+  *s = k;
+}
+
+fcd_status fcd__factor_schur_on_contacts(fcd_system *sys, fcd__factor *fac,
+                                         fcd_contact_set *cs) {
+  if (!fcd__dist_on(sys)) return FCD_OK;
+  const fcd__csr *H;
+  FCD_TRY(fcd__contact_set_operator(cs, &H));
+  FCD_TRY(fcd__contact_dofs_free(sys, H)); /* replicated: the same answer on every rank */
+  fcd_index *idx = fcd__malloc_array((size_t)H->rowptr[H->n] + 1, sizeof *idx);
+  fcd_index *pos = fcd__malloc_array((size_t)sys->nfree + 1, sizeof *pos), s = 0;
+  fcd_status st = FCD_OK;
+  if (fcd__dist_any(sys, !idx || !pos)) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory listing the contact dofs");
+  } else {
+    fcd__contact_free_dofs(sys, H, idx, pos, &s);
+    st = fcd__factor_set_schur_free(fac, s, idx);
+  }
+  fcd__free(idx);
+  fcd__free(pos);
+  return st;
+}
+
 /* W = H_S (A^-1)_SS H_S^T from the block of A^-1 on the free dofs S that H touches: the
  * distributed factor gives that block as the inverse of A's Schur complement on S
  * (fcd__mumps_inverse_block), a fraction of the cost of m solves through the whole factor
@@ -17,16 +50,7 @@ static fcd_status delassus_from_inverse(const fcd_system *sys, fcd__factor *fac,
   fcd_real *Ai = NULL, *Y = NULL;
   fcd_status st = FCD_OK;
   if (pos && idx) {
-    for (fcd_index i = 0; i < nf; i++) pos[i] = -1;
-    for (fcd_index e = 0; e < H->rowptr[m]; e++) {
-      fcd_index f = sys->free_of[H->col[e]];
-      if (pos[f] < 0) pos[f] = 1;
-    }
-    for (fcd_index i = 0; i < nf; i++)
-      if (pos[i] >= 0) {
-        idx[s] = i;
-        pos[i] = s++;
-      }
+    fcd__contact_free_dofs(sys, H, idx, pos, &s);
     Ai = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *Ai);
     Y = fcd__malloc_array((size_t)s * (size_t)m + 1, sizeof *Y);
   }

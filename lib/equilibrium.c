@@ -315,6 +315,8 @@ static fcd_status prepare(fcd_equilibrium *eq, const fcd__free_pattern *fp) {
   /* a K whose factorization failed is not factored again while it stays the same */
   int failed = eq->kfail_pat == fp->version && eq->kfail_val == sys->value_version;
   fcd_status st = FCD_OK;
+  /* distributed: K's factor eliminates the contact dofs last (delassus.c) */
+  if (nct(eq) > 0) FCD_TRY(fcd__factor_schur_on_contacts(sys, eq->fac, eq->cs));
   if (!failed) {
     char saved[FCD_ERRMSG_CAP];
     memcpy(saved, sys->err, sizeof saved);

@@ -268,3 +268,11 @@ fcd_status fcd__factor_inverse_block_free(fcd__factor *f, fcd_index s, const fcd
   f->stats.solves += s;
   return FCD_OK;
 }
+
+fcd_status fcd__factor_set_schur_free(fcd__factor *f, fcd_index s, const fcd_index *idx) {
+  if (!f->mumps) return FCD_OK;
+  int changed = 0;
+  FCD_TRY(fcd__mumps_set_schur(f->mumps, f->sys, s, idx, &changed));
+  if (changed) f->combo_valid = 0;
+  return FCD_OK;
+}

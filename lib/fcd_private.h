@@ -332,6 +332,18 @@ fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real
  * on a serial factor, whose callers solve columns instead */
 fcd_status fcd__factor_inverse_block_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
                                           fcd_real *out);
+/* fcd__mumps_set_schur for the distributed factor (the next factorization is a new one
+ * when the set changes); nothing for a serial one */
+fcd_status fcd__factor_set_schur_free(fcd__factor *f, fcd_index s, const fcd_index *idx);
+/* the sorted free dofs H's entries touch, into idx (H's nnz entries at least) and their
+ * count into *s; pos (nfree entries) receives each free dof's place in idx or -1 */
+void fcd__contact_free_dofs(const fcd_system *sys, const fcd__csr *H, fcd_index *idx,
+                            fcd_index *pos, fcd_index *s);
+/* On a distributed system, gives fac the free dofs of cs's contacts as its Schur set:
+ * the Delassus operator then comes with the factorization, and the solves go through
+ * the same factor (distributed.c); nothing on a serial one. */
+fcd_status fcd__factor_schur_on_contacts(fcd_system *sys, fcd__factor *fac,
+                                         fcd_contact_set *cs);
 /* the solve a Delassus builder uses: fcd__factor_solve or fcd__factor_solve_free */
 typedef fcd_status (*fcd__solve_fn)(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                                     fcd_real *x);
@@ -417,6 +429,12 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
 fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_real *val);
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x);
+/* Gives the factor a Schur set: the s sorted free rows idx (the contact dofs) are
+ * eliminated last by MUMPS' own instance, which then serves the factorizations and
+ * solves; s = 0 returns to PETSc's factor. The next factorization applies a change
+ * (*changed: the set differs from the factor's). */
+fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index s,
+                                const fcd_index *idx, int *changed);
 /* (A^-1)[idx[a], idx[b]] for the s sorted free rows idx, dense s x s, on every rank */
 fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_index s,
                                     const fcd_index *idx, fcd_real *out);

@@ -876,7 +876,9 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   const fcd__free_pattern *fp = NULL;
   FCD_TRY(step_inputs(it, h, &fp));
   work w = it->ws;
-  /* the iteration matrix, refactored only when h or theta (or the system) changed */
+  /* the iteration matrix, refactored only when h or theta (or the system) changed; on a
+   * distributed system with the Delassus cache, with the contact dofs eliminated last */
+  if (m > 0 && m <= it->wall_limit) FCD_TRY(fcd__factor_schur_on_contacts(sys, it->fac, it->cs));
   FCD_TRY(fcd__factor_combination_free(it->fac, 1.0, h * th, h * h * th * th));
   step_rhs(it, &w, h);
   const fcd__csr *H = NULL;

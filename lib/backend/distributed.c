@@ -237,6 +237,18 @@ struct fcd__mumps {
   PetscInt *ai, *aj;
   PetscScalar *av;
   int *fcnt, *fdsp; /* every rank's free row count and first free row (block solves) */
+  /* The factor with a Schur complement (fcd__mumps_set_schur): MUMPS' own instance
+   * factors A with the contact dofs sidx eliminated last and serves every solve by
+   * condensation and expansion through C, the Schur complement, whose Cholesky factor rank
+   * 0 keeps. PETSc's factor is then made only when a solve needs it without that
+   * instance (petsc_stale: values newer than PETSc's factor). */
+  DMUMPS_STRUC_C *sid;
+  MPI_Comm scomm;
+  MUMPS_INT *sirn, *sjcn, *slist;
+  fcd_index s, *sidx;
+  fcd_real *C;      /* rank 0: Cholesky factor of the Schur complement, s x s */
+  int sfactored;    /* sid holds the factor of the current values */
+  int petsc_stale;
 };
 
 /* the host-side arrays of an analysis (no PETSc call) */
@@ -251,6 +263,24 @@ static void arrays_free(fcd__mumps *m) {
   m->ai = m->aj = NULL;
   m->av = NULL;
   m->fcnt = m->fdsp = NULL;
+}
+
+/* Ends the Schur instance (collective: MUMPS' job -2); the set sidx stays. */
+static void schur_end(fcd__mumps *m) {
+  if (m->sid) {
+    m->sid->job = -2;
+    dmumps_c(m->sid);
+    fcd__free(m->sid);
+    m->sid = NULL;
+    MPI_Comm_free(&m->scomm);
+  }
+  fcd__free(m->sirn);
+  fcd__free(m->sjcn);
+  fcd__free(m->slist);
+  fcd__free(m->C);
+  m->sirn = m->sjcn = m->slist = NULL;
+  m->C = NULL;
+  m->sfactored = 0;
 }
 
 static void mumps_clear(fcd__mumps *m) {
@@ -278,6 +308,8 @@ void fcd__mumps_destroy(const fcd_system *sys, fcd__mumps *m) {
       fcd__petsc_release();
     }
   }
+  schur_end(m);
+  fcd__free(m->sidx);
   arrays_free(m);
   fcd__free(m);
 }
@@ -331,6 +363,7 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
                               const fcd_index *rowptr, const fcd_index *col,
                               const fcd_real *val) {
   (void)val;
+  schur_end(m);
   if (m->A || m->F) {
     FCD_TRY(fcd__petsc_acquire(sys));
     mumps_clear(m);
@@ -398,13 +431,24 @@ petsc_error:
   return st;
 }
 
+static fcd_status schur_factor(fcd__mumps *m, const fcd_system *sys);
+static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys);
+
 fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_real *val) {
   if (!m->A) return fcd__err(sys, FCD_E_STATE, "distributed factor used before its analysis");
+  for (fcd_index k = 0; k < m->nsel; k++) m->av[k] = val[m->sel[k]];
+  m->sfactored = 0;
+  m->petsc_stale = 1;
+  if (m->s > 0) return schur_factor(m, sys);
+  return petsc_factor(m, sys);
+}
+
+/* PETSc's numeric factorization of the values in m->av */
+static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys) {
   FCD_TRY(fcd__petsc_acquire(sys));
   PetscErrorCode e = 0;
   const char *what = "";
   fcd_status st = FCD_OK;
-  for (fcd_index k = 0; k < m->nsel; k++) m->av[k] = val[m->sel[k]];
   {
     PetscInt nl = (PetscInt)(m->fend - m->fbegin);
     for (PetscInt i = 0; i < nl; i++) {
@@ -436,6 +480,7 @@ fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_rea
                     "negative pivots in the distributed Cholesky (MUMPS INFOG(12))",
                     (int)nneg);
   }
+  if (st == FCD_OK) m->petsc_stale = 0;
   fcd__petsc_release();
   return st;
 petsc_error:
@@ -494,8 +539,14 @@ out:
   return e;
 }
 
+static fcd_status schur_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
+                              const fcd_real *b, fcd_real *x);
+
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x) {
+  if (m->sfactored) return schur_solve(m, sys, nrhs, b, x);
+  /* the values were factored by the Schur instance only, which has ended since */
+  if (m->petsc_stale) FCD_TRY(petsc_factor(m, sys));
   if (nrhs > 1) {
     fcd_index n = m->n, nl = m->fend - m->fbegin;
     /* At most 64 columns at a time: a block's buffers (PETSc's dense B
@@ -554,98 +605,237 @@ petsc_error:;
   return st;
 }
 
-/* (A^-1)[idx, idx] as the inverse of the Schur complement of A on idx. A MUMPS instance
- * of its own factors A with idx eliminated last and returns that Schur complement
- * S = A_ss - A_si A_ii^-1 A_is on its host (ICNTL(19) = 1); since (A^-1)_ss = S^-1, a dense
- * Cholesky inversion of S on rank 0 gives the block, and one broadcast every rank.
- * Measured on a 32k-dof block with 1,875 contact dofs: this factorization takes 1.9 s on
- * one rank and 1.4 s on two (3x the flops of A's own: the contact dofs eliminated last
- * widen the fronts), where 1,875 solves through the whole factor took 7 s on either
- * (dense columns, MatMatSolve) and selected entries of the inverse (MUMPS ICNTL(30))
- * 3.1 s on either. PETSc 3.18 refuses Schur complements on several ranks, hence
- * MUMPS' own interface; the instance lives for this call only (its factor is freed on
- * return), so the peak memory holds two factors briefly. */
-static fcd_status schur_inverse(fcd__mumps *m, const fcd_system *sys, fcd_index s,
-                                const fcd_index *idx, fcd_real *out) {
-  DMUMPS_STRUC_C id;
-  MPI_Comm comm = MPI_COMM_NULL;
+/* ---- Schur complements on the contact dofs ----
+ * (A^-1)[idx, idx] is the inverse of C = A_ss - A_si A_ii^-1 A_is, the Schur complement
+ * of A on idx. A MUMPS instance of its own factors A with idx eliminated last and returns
+ * C on its host (ICNTL(19) = 1); rank 0 factors C by Cholesky (LAPACK), and one broadcast
+ * gives every rank C^-1. Measured on a 32k-dof block with 1,875 contact dofs: the
+ * factorization takes 1.9 s on one rank and 1.4 s on two (3x the flops of A's own: the
+ * contact dofs eliminated last widen the fronts), where 1,875 solves through the whole
+ * factor took 7 s on either (dense columns, MatMatSolve) and selected entries of the
+ * inverse (MUMPS ICNTL(30)) 3.1 s on either. PETSc 3.18 refuses Schur complements on
+ * several ranks, hence MUMPS' own interface. The same instance solves by condensation
+ * and expansion (ICNTL(26)) through the Cholesky factor of C, so a factor with a Schur
+ * set (fcd__mumps_set_schur) needs no PETSc factor. */
+
+/* MUMPS' status after a call on every rank (INFOG is global) */
+static fcd_status schur_status(const fcd_system *sys, const DMUMPS_STRUC_C *id, fcd_index s,
+                               const char *phase) {
+  int info = id->infog[0];
+  if (info == -10)
+    return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: MUMPS "
+                    "finds the operator numerically singular (INFOG(1) = -10)");
+  if (info < 0)
+    return fcd__err(sys, info == -9 || info == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
+                    "MUMPS' %s with the Schur complement of %lld contact dofs failed: "
+                    "INFOG(1) = %d, INFOG(2) = %d", phase, (long long)s, info,
+                    (int)id->infog[1]);
+  if (id->infog[11] > 0)
+    return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: %d "
+                    "negative pivots in the distributed Cholesky (MUMPS INFOG(12))",
+                    (int)id->infog[11]);
+  return FCD_OK;
+}
+
+/* Starts an instance on a duplicate of the communicator and analyses A (the owned upper
+ * rows of m) with the s dofs list (1-based, rank 0) eliminated last. */
+static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC_C *id,
+                              MPI_Comm *comm, MUMPS_INT *irn, MUMPS_INT *jcn, MUMPS_INT *list,
+                              fcd_index s) {
   fcd_index nl = m->fend - m->fbegin;
-  MUMPS_INT *irn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *irn);
-  MUMPS_INT *jcn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *jcn);
-  MUMPS_INT *list = fcd__malloc_array((size_t)s + 1, sizeof *list);
-  int rank = sys->dist->rank, live = 0, info = 0, lapack = 0;
-  fcd_status st = FCD_OK;
-  if (!irn || !jcn || !list) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory preparing the Schur complement of %lld "
-                  "contact dofs", (long long)s);
-    goto agree;
-  }
   for (fcd_index i = 0; i < nl; i++)
     for (PetscInt p = m->ai[i]; p < m->ai[i + 1]; p++) {
       irn[p] = (MUMPS_INT)(m->fbegin + i + 1);
       jcn[p] = (MUMPS_INT)(m->aj[p] + 1);
     }
-  for (fcd_index a = 0; a < s; a++) list[a] = (MUMPS_INT)(idx[a] + 1);
-agree:
-  st = fcd__dist_agree(sys, st, 0, "Schur complement set-up");
-  if (st != FCD_OK) goto done;
   /* MUMPS does not duplicate the communicator it is given */
-  if (fcd__dist_any(sys, MPI_Comm_dup(sys->dist->comm, &comm) != MPI_SUCCESS)) {
-    st = fcd__err(sys, FCD_E_BACKEND, "duplicating the communicator for MUMPS failed");
-    goto done;
+  if (fcd__dist_any(sys, MPI_Comm_dup(sys->dist->comm, comm) != MPI_SUCCESS))
+    return fcd__err(sys, FCD_E_BACKEND, "duplicating the communicator for MUMPS failed");
+  memset(id, 0, sizeof *id);
+  id->comm_fortran = (MUMPS_INT)MPI_Comm_c2f(*comm);
+  id->par = 1;
+  id->sym = 1;
+  id->job = -1;
+  dmumps_c(id);
+  if (id->infog[0] < 0) {
+    MPI_Comm_free(comm);
+    return schur_status(sys, id, s, "start");
   }
-  memset(&id, 0, sizeof id);
-  id.comm_fortran = (MUMPS_INT)MPI_Comm_c2f(comm);
-  id.par = 1;
-  id.sym = 1;
-  id.job = -1;
-  dmumps_c(&id);
-  live = id.infog[0] >= 0;
-  if (id.infog[0] >= 0) {
-    /* silent; distributed input; the ordering of the main factor (sequential SCOTCH);
-     * the Schur complement centralized by rows on the host */
-    id.icntl[0] = id.icntl[1] = id.icntl[2] = -1;
-    id.icntl[3] = 0;
-    id.icntl[17] = 3;
-    id.icntl[27] = 1;
-    id.icntl[6] = 3;
-    id.icntl[18] = 1;
-    id.n = (MUMPS_INT)m->n;
-    id.nnz_loc = (MUMPS_INT8)m->nsel;
-    id.irn_loc = irn;
-    id.jcn_loc = jcn;
-    id.a_loc = m->av;
-    id.size_schur = (MUMPS_INT)s;
-    if (rank == 0) {
-      id.listvar_schur = list;
-      id.schur = out;
-      id.schur_lld = (MUMPS_INT)s;
+  /* silent; distributed input; the main factor's ordering (sequential SCOTCH); the
+   * root kept from ScaLAPACK so that INFOG(12) counts every negative pivot; the Schur
+   * complement centralized by rows on the host */
+  id->icntl[0] = id->icntl[1] = id->icntl[2] = -1;
+  id->icntl[3] = 0;
+  id->icntl[17] = 3;
+  id->icntl[27] = 1;
+  id->icntl[6] = 3;
+  id->icntl[12] = 1;
+  id->icntl[18] = 1;
+  id->n = (MUMPS_INT)m->n;
+  id->nnz_loc = (MUMPS_INT8)m->nsel;
+  id->irn_loc = irn;
+  id->jcn_loc = jcn;
+  id->size_schur = (MUMPS_INT)s;
+  if (sys->dist->rank == 0) {
+    id->listvar_schur = list;
+    id->schur_lld = (MUMPS_INT)s;
+  }
+  id->job = 1;
+  dmumps_c(id);
+  fcd_status st = schur_status(sys, id, s, "analysis");
+  if (st != FCD_OK) { /* the caller ends only a started instance */
+    id->job = -2;
+    dmumps_c(id);
+    MPI_Comm_free(comm);
+  }
+  return st;
+}
+
+/* Factors the values of m->av; C receives the Cholesky factor of the Schur complement
+ * (rank 0, lower triangle by rows). */
+static fcd_status schur_numeric(const fcd_system *sys, DMUMPS_STRUC_C *id, fcd__mumps *m,
+                                fcd_index s, fcd_real *C) {
+  id->a_loc = m->av;
+  if (sys->dist->rank == 0) id->schur = C;
+  id->job = 2;
+  dmumps_c(id);
+  FCD_TRY(schur_status(sys, id, s, "factorization"));
+  lapack_int r = 0;
+  if (sys->dist->rank == 0)
+    r = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, C, (lapack_int)s);
+  if (fcd__dist_any(sys, r != 0))
+    return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: the Schur "
+                    "complement on the contact dofs has no Cholesky factor");
+  return FCD_OK;
+}
+
+static fcd_status schur_factor(fcd__mumps *m, const fcd_system *sys) {
+  fcd_index s = m->s;
+  if (!m->sid) {
+    int bad = 0;
+    m->sirn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *m->sirn);
+    m->sjcn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *m->sjcn);
+    m->slist = fcd__malloc_array((size_t)s + 1, sizeof *m->slist);
+    if (sys->dist->rank == 0) m->C = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *m->C);
+    DMUMPS_STRUC_C *id = fcd__calloc(1, sizeof *id);
+    bad = !m->sirn || !m->sjcn || !m->slist || !id || (sys->dist->rank == 0 && !m->C);
+    if (fcd__dist_any(sys, bad)) {
+      fcd__free(id);
+      schur_end(m);
+      return fcd__err(sys, FCD_E_NOMEM, "out of memory preparing the Schur complement of "
+                      "%lld contact dofs", (long long)s);
     }
-    id.job = 4;
-    dmumps_c(&id);
+    for (fcd_index a = 0; a < s; a++) m->slist[a] = (MUMPS_INT)(m->sidx[a] + 1);
+    fcd_status st = schur_start(m, sys, id, &m->scomm, m->sirn, m->sjcn, m->slist, s);
+    if (st != FCD_OK) {
+      fcd__free(id);
+      schur_end(m);
+      return st;
+    }
+    m->sid = id;
   }
-  info = id.infog[0];
-  if (info < 0) {
-    st = fcd__err(sys, info == -9 || info == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
-                  "MUMPS' Schur complement of %lld contact dofs failed: INFOG(1) = %d, "
-                  "INFOG(2) = %d", (long long)s, (int)info, (int)id.infog[1]);
-  } else if (rank == 0 && s > 0) {
-    /* the lower triangle by rows; (A^-1)_ss = S^-1 */
-    lapack_int r = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, out, (lapack_int)s);
-    if (r == 0) r = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, out, (lapack_int)s);
-    lapack = (int)r;
-    for (fcd_index i = 0; i < s; i++)
-      for (fcd_index j = 0; j < i; j++) out[j * s + i] = out[i * s + j];
+  FCD_TRY(schur_numeric(sys, m->sid, m, s, m->C));
+  m->sfactored = 1;
+  return FCD_OK;
+}
+
+/* x = A^-1 b through the Schur instance: condensation (the reduced right-hand sides on
+ * rank 0), C y = reduced by C's Cholesky factor, expansion; rank 0 holds the solution
+ * (centralized) and broadcasts it. */
+static fcd_status schur_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
+                              const fcd_real *b, fcd_real *x) {
+  DMUMPS_STRUC_C *id = m->sid;
+  fcd_index n = m->n, s = m->s;
+  int root = sys->dist->rank == 0;
+  fcd_real *red = root ? fcd__malloc_array((size_t)s * (size_t)nrhs + 1, sizeof *red) : NULL;
+  if (fcd__dist_any(sys, root && !red))
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for %lld reduced right-hand sides",
+                    (long long)nrhs);
+  if (root && x != b) memmove(x, b, (size_t)n * (size_t)nrhs * sizeof *x);
+  id->icntl[19] = 0; /* dense right-hand sides on the host */
+  id->icntl[20] = 0; /* the solution there too */
+  id->nrhs = (MUMPS_INT)nrhs;
+  id->lrhs = (MUMPS_INT)n;
+  id->rhs = root ? x : NULL;
+  id->redrhs = red;
+  id->lredrhs = (MUMPS_INT)s;
+  id->icntl[25] = 1;
+  id->job = 3;
+  dmumps_c(id);
+  fcd_status st = schur_status(sys, id, s, "condensation");
+  if (st == FCD_OK) {
+    lapack_int r = 0;
+    /* C's factor by rows, lower, is the upper one by columns */
+    if (root)
+      r = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'U', (lapack_int)s, (lapack_int)nrhs, m->C,
+                         (lapack_int)s, red, (lapack_int)s);
+    if (fcd__dist_any(sys, r != 0))
+      st = fcd__err(sys, FCD_E_BACKEND, "solving with the Schur complement failed");
   }
-  if (fcd__dist_any(sys, lapack != 0) && st == FCD_OK)
-    st = fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: the Schur "
-                  "complement on the contact dofs has no Cholesky factor");
-done:
-  if (live) {
-    id.job = -2;
-    dmumps_c(&id);
+  if (st == FCD_OK) {
+    id->icntl[25] = 2;
+    dmumps_c(id);
+    st = schur_status(sys, id, s, "expansion");
   }
-  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  id->icntl[25] = 0;
+  fcd__free(red);
+  size_t total = (size_t)n * (size_t)nrhs, piece = (size_t)1 << 28;
+  int bad = 0;
+  for (size_t o = 0; st == FCD_OK && o < total && !bad; o += piece) {
+    size_t c = total - o < piece ? total - o : piece;
+    bad = MPI_Bcast(x + o, (int)c, MPI_DOUBLE, 0, sys->dist->comm) != MPI_SUCCESS;
+  }
+  if (st == FCD_OK && fcd__dist_any(sys, bad))
+    st = fcd__err(sys, FCD_E_BACKEND, "broadcasting a solution failed");
+  return st;
+}
+
+fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index s,
+                                const fcd_index *idx, int *changed) {
+  *changed = !(s == m->s && (s == 0 || memcmp(idx, m->sidx, (size_t)s * sizeof *idx) == 0));
+  if (!*changed) return FCD_OK;
+  fcd_index *copy = fcd__malloc_array((size_t)s + 1, sizeof *copy);
+  if (fcd__dist_any(sys, !copy)) {
+    fcd__free(copy);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for the Schur complement's dofs");
+  }
+  if (s > 0) memcpy(copy, idx, (size_t)s * sizeof *copy);
+  schur_end(m);
+  fcd__free(m->sidx);
+  m->sidx = copy;
+  m->s = s;
+  return FCD_OK;
+}
+
+/* (A^-1)[idx, idx]: C^-1 from the kept factor when idx is the factor's Schur set,
+ * otherwise from an instance made for this call (an integrator's operator, whose solves
+ * stay PETSc's), freed on return so that the peak memory holds two factors briefly */
+static fcd_status inverse_from(fcd__mumps *m, const fcd_system *sys, fcd_index s,
+                               const fcd_index *idx, fcd_real *out) {
+  int root = sys->dist->rank == 0;
+  if (m->sfactored && s == m->s && memcmp(idx, m->sidx, (size_t)s * sizeof *idx) == 0) {
+    if (root) memcpy(out, m->C, (size_t)s * (size_t)s * sizeof *out);
+    return FCD_OK;
+  }
+  DMUMPS_STRUC_C id;
+  MPI_Comm comm;
+  MUMPS_INT *irn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *irn);
+  MUMPS_INT *jcn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *jcn);
+  MUMPS_INT *list = fcd__malloc_array((size_t)s + 1, sizeof *list);
+  fcd_status st = FCD_OK;
+  if (fcd__dist_any(sys, !irn || !jcn || !list)) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory preparing the Schur complement of %lld "
+                  "contact dofs", (long long)s);
+  } else {
+    for (fcd_index a = 0; a < s; a++) list[a] = (MUMPS_INT)(idx[a] + 1);
+    st = schur_start(m, sys, &id, &comm, irn, jcn, list, s);
+    if (st == FCD_OK) {
+      st = schur_numeric(sys, &id, m, s, out);
+      id.job = -2;
+      dmumps_c(&id);
+      MPI_Comm_free(&comm);
+    }
+  }
   fcd__free(irn);
   fcd__free(jcn);
   fcd__free(list);
@@ -655,7 +845,15 @@ done:
 fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_index s,
                                     const fcd_index *idx, fcd_real *out) {
   if (!m->F) return fcd__err(sys, FCD_E_STATE, "distributed factor used before its analysis");
-  FCD_TRY(schur_inverse(m, sys, s, idx, out));
+  FCD_TRY(inverse_from(m, sys, s, idx, out));
+  lapack_int r = 0;
+  if (sys->dist->rank == 0) {
+    r = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, out, (lapack_int)s);
+    for (fcd_index i = 0; i < s; i++)
+      for (fcd_index j = 0; j < i; j++) out[j * s + i] = out[i * s + j];
+  }
+  if (fcd__dist_any(sys, r != 0))
+    return fcd__err(sys, FCD_E_BACKEND, "inverting the Schur complement failed");
   /* broadcast in pieces: MPI counts are int */
   size_t total = (size_t)s * (size_t)s, piece = (size_t)1 << 28;
   int bad = 0;

@@ -313,6 +313,28 @@ int main(int argc, char **argv) {
     /* a second solve reuses the factor: same answer */
     CHECK_ST(fcd_equilibrium_solve(dis.eq, cases[c].kind, 0.0), FCD_OK);
     CHECK(all_max(compare(&dis, &ser, n, m)) < 1e-10);
+    if (c == 0) {
+      /* a wall at the right side, which the block pushed right reaches: another set of
+       * contact dofs, so the distributed factor eliminates a new Schur set */
+      fcd_index nd = tb_node(&b, b.nx, b.ny / 2), dofs[2] = {2 * nd, 2 * nd + 1};
+      const double nrm[2] = {1, 0}, tan[2] = {0, 1};
+      CHECK_ST(fcd_contact_set_add_rigid(ser.cs, dofs, nrm, tan, 1e-4 * b.h, 0.2, NULL), FCD_OK);
+      CHECK_ST(fcd_contact_set_add_rigid(dis.cs, dofs, nrm, tan, 1e-4 * b.h, 0.2, NULL), FCD_OK);
+      CHECK_ST(fcd_equilibrium_solve(ser.eq, cases[c].kind, 0.0), FCD_OK);
+      CHECK_ST(fcd_equilibrium_solve(dis.eq, cases[c].kind, 0.0), FCD_OK);
+      double r[2];
+      double *rs = malloc(sizeof *rs * (size_t)(m + 2));
+      fcd_equilibrium_get_reactions(ser.eq, rs);
+      r[0] = rs[m];
+      r[1] = rs[m + 1];
+      free(rs);
+      CHECK(fabs(r[0]) > 0); /* the block reaches the wall */
+      double dw = all_max(compare(&dis, &ser, n, m + 2));
+      CHECK(dw < 1e-10);
+      if (rank == 0)
+        printf("%d rank(s), a wall added: largest relative difference to the serial solve "
+               "%.1e (wall reaction %.3g)\n", size, dw, r[0]);
+    }
     if (rank == 0)
       printf("%d rank(s), %s: %lld dofs, largest relative difference to the serial solve "
              "%.1e\n", size, cases[c].name, (long long)n, diff);
