@@ -33,6 +33,7 @@ struct fcd_equilibrium {
   fcd__wcache W; /* m x m */
   fcd_real *u_ref; /* NULL: zero */
   int have;
+  fcd_index have_nc;  /* contacts of the last solution (contacts are only ever added) */
   fcd_real *u, *r; /* last solution */
   int *set;
   fcd_real *sdir; /* (d - 1) per contact */
@@ -1063,8 +1064,10 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
   if (st != FCD_OK) goto done;
   for (fcd_index k = 0; k < nfix; k++) w.z[sys->fixed_list[k]] = ur[k];
   if ((st = prepare(eq, fp)) != FCD_OK) goto done;
-  /* a warm start from the previous solution of the same contacts */
-  if (eq->have) memcpy(w.r, eq->r, (size_t)m * sizeof *w.r);
+  /* a warm start from the previous solution of the contacts it had (those added since
+   * start from zero) */
+  if (eq->have)
+    memcpy(w.r, eq->r, (size_t)((nc < eq->have_nc ? nc : eq->have_nc) * d) * sizeof *w.r);
   if (eq->rigid) {
     if ((st = solve_rigid(eq, &w, kind, sl)) != FCD_OK) goto done;
   } else {
@@ -1109,6 +1112,7 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
   w.u = w.r = w.sdir = NULL;
   w.set = NULL;
   eq->have = 1;
+  eq->have_nc = nc;
 done:
   fcd__free(sl);
   fcd__free(ur);
@@ -1123,6 +1127,16 @@ done:
       return fcd__err((eq)->sys, FCD_E_STATE, "no equilibrium solved yet");            \
   } while (0)
 
+/* per-contact results belong to the contacts of the last solve */
+#define CHECK_HAVE_CONTACTS(eq)                                                        \
+  do {                                                                                 \
+    CHECK_HAVE(eq);                                                                    \
+    if (nct(eq) != (eq)->have_nc)                                                      \
+      return fcd__err((eq)->sys, FCD_E_STATE, "%lld contacts now, %lld at the last "   \
+                      "solve: solve again for the added contacts' results",            \
+                      (long long)nct(eq), (long long)(eq)->have_nc);                   \
+  } while (0)
+
 fcd_status fcd_equilibrium_get_state(const fcd_equilibrium *eq, fcd_real *u) {
   CHECK_HAVE(eq);
   if (!u) return fcd__err(eq->sys, FCD_E_INVALID_ARG, "get_state: u is NULL");
@@ -1131,14 +1145,14 @@ fcd_status fcd_equilibrium_get_state(const fcd_equilibrium *eq, fcd_real *u) {
 }
 
 fcd_status fcd_equilibrium_get_reactions(const fcd_equilibrium *eq, fcd_real *r) {
-  CHECK_HAVE(eq);
+  CHECK_HAVE_CONTACTS(eq);
   if (!r) return fcd__err(eq->sys, FCD_E_INVALID_ARG, "get_reactions: r is NULL");
   if (nct(eq) > 0) memcpy(r, eq->r, (size_t)(nct(eq) * cdim(eq)) * sizeof *r);
   return FCD_OK;
 }
 
 fcd_status fcd_equilibrium_get_contact_sets(const fcd_equilibrium *eq, int *set) {
-  CHECK_HAVE(eq);
+  CHECK_HAVE_CONTACTS(eq);
   if (!set) return fcd__err(eq->sys, FCD_E_INVALID_ARG, "get_contact_sets: set is NULL");
   if (nct(eq) > 0) memcpy(set, eq->set, (size_t)nct(eq) * sizeof *set);
   return FCD_OK;
@@ -1146,7 +1160,7 @@ fcd_status fcd_equilibrium_get_contact_sets(const fcd_equilibrium *eq, int *set)
 
 fcd_status fcd_equilibrium_get_contact_state(const fcd_equilibrium *eq, int *status,
                                              fcd_real *slip_dir) {
-  CHECK_HAVE(eq);
+  CHECK_HAVE_CONTACTS(eq);
   int d = cdim(eq);
   for (fcd_index c = 0; c < nct(eq); c++) {
     if (status)

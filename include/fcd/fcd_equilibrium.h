@@ -127,14 +127,16 @@ FCD_API fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_ki
  *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_get_state(const fcd_equilibrium *eq, fcd_real *u);
 
-/** Local reactions (forces) of the last solve, dim per contact.
+/** Local reactions (forces) of the last solve, dim per contact (FCD_E_STATE when
+ *  contacts were added since that solve).
  *  @param eq the equilibrium solver
  *  @param r receives the local reactions (forces), dim per contact
  *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
  *  @since 0.1 */
 FCD_API fcd_status fcd_equilibrium_get_reactions(const fcd_equilibrium *eq, fcd_real *r);
 
-/** Fine contact sets (fcd_equilibrium_set values), one per contact.
+/** Fine contact sets (fcd_equilibrium_set values), one per contact (FCD_E_STATE when
+ *  contacts were added since the last solve).
  *  @param eq the equilibrium solver
  *  @param set receives one fcd_equilibrium_set value per contact
  *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE

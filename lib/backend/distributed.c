@@ -807,47 +807,15 @@ fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index 
   return FCD_OK;
 }
 
-/* (A^-1)[idx, idx]: C^-1 from the kept factor when idx is the factor's Schur set,
- * otherwise from an instance made for this call (an integrator's operator, whose solves
- * stay PETSc's), freed on return so that the peak memory holds two factors briefly */
-static fcd_status inverse_from(fcd__mumps *m, const fcd_system *sys, fcd_index s,
-                               const fcd_index *idx, fcd_real *out) {
-  int root = sys->dist->rank == 0;
-  if (m->sfactored && s == m->s && memcmp(idx, m->sidx, (size_t)s * sizeof *idx) == 0) {
-    if (root) memcpy(out, m->C, (size_t)s * (size_t)s * sizeof *out);
-    return FCD_OK;
-  }
-  DMUMPS_STRUC_C id;
-  MPI_Comm comm;
-  MUMPS_INT *irn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *irn);
-  MUMPS_INT *jcn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *jcn);
-  MUMPS_INT *list = fcd__malloc_array((size_t)s + 1, sizeof *list);
-  fcd_status st = FCD_OK;
-  if (fcd__dist_any(sys, !irn || !jcn || !list)) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory preparing the Schur complement of %lld "
-                  "contact dofs", (long long)s);
-  } else {
-    for (fcd_index a = 0; a < s; a++) list[a] = (MUMPS_INT)(idx[a] + 1);
-    st = schur_start(m, sys, &id, &comm, irn, jcn, list, s);
-    if (st == FCD_OK) {
-      st = schur_numeric(sys, &id, m, s, out);
-      id.job = -2;
-      dmumps_c(&id);
-      MPI_Comm_free(&comm);
-    }
-  }
-  fcd__free(irn);
-  fcd__free(jcn);
-  fcd__free(list);
-  return st;
-}
-
 fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_index s,
                                     const fcd_index *idx, fcd_real *out) {
-  if (!m->F) return fcd__err(sys, FCD_E_STATE, "distributed factor used before its analysis");
-  FCD_TRY(inverse_from(m, sys, s, idx, out));
+  /* the factor's own Schur set: the callers set it before factoring (delassus.c) */
+  if (!m->sfactored || s != m->s || memcmp(idx, m->sidx, (size_t)s * sizeof *idx) != 0)
+    return fcd__err(sys, FCD_E_INTERNAL, "the Delassus operator of a distributed factor needs "
+                    "the contact dofs as the factor's Schur set");
   lapack_int r = 0;
   if (sys->dist->rank == 0) {
+    memcpy(out, m->C, (size_t)s * (size_t)s * sizeof *out);
     r = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, out, (lapack_int)s);
     for (fcd_index i = 0; i < s; i++)
       for (fcd_index j = 0; j < i; j++) out[j * s + i] = out[i * s + j];
