@@ -21,6 +21,13 @@ void fcd__contact_free_dofs(const fcd_system *sys, const fcd__csr *H, fcd_index 
 fcd_status fcd__factor_schur_on_contacts(fcd_system *sys, fcd__factor *fac,
                                          fcd_contact_set *cs) {
   if (!fcd__dist_on(sys)) return FCD_OK;
+  /* the set follows the contacts and the free numbering: derived again only when either
+   * changed, not at every step */
+  const fcd__free_pattern *fp;
+  FCD_TRY(fcd__system_free_pattern(sys, &fp));
+  uint64_t key = fcd__hash(fcd__hash(0, &cs->version, sizeof cs->version), &fp->version,
+                           sizeof fp->version);
+  if (fcd__factor_schur_current(fac, key)) return FCD_OK;
   const fcd__csr *H;
   FCD_TRY(fcd__contact_set_operator(cs, &H));
   FCD_TRY(fcd__contact_dofs_free(sys, H)); /* replicated: the same answer on every rank */
@@ -31,7 +38,7 @@ fcd_status fcd__factor_schur_on_contacts(fcd_system *sys, fcd__factor *fac,
     st = fcd__err(sys, FCD_E_NOMEM, "out of memory listing the contact dofs");
   } else {
     fcd__contact_free_dofs(sys, H, idx, pos, &s);
-    st = fcd__factor_set_schur_free(fac, s, idx);
+    st = fcd__factor_set_schur_free(fac, key, s, idx);
   }
   fcd__free(idx);
   fcd__free(pos);

@@ -12,6 +12,7 @@ struct fcd__factor {
   fcd__mumps *mumps; /* fcd__factor_create_free on a distributed system */
   fcd_index n;
   uint64_t analysed_pattern; /* 0: nothing analysed */
+  uint64_t schur_key;        /* what the Schur set was derived from (0: none) */
   int factored;
   /* what the current numeric factor holds, for fcd__factor_combination */
   int combo_valid;
@@ -269,10 +270,17 @@ fcd_status fcd__factor_inverse_block_free(fcd__factor *f, fcd_index s, const fcd
   return FCD_OK;
 }
 
-fcd_status fcd__factor_set_schur_free(fcd__factor *f, fcd_index s, const fcd_index *idx) {
+int fcd__factor_schur_current(const fcd__factor *f, uint64_t key) {
+  return f->mumps && key != 0 && f->schur_key == key;
+}
+
+fcd_status fcd__factor_set_schur_free(fcd__factor *f, uint64_t key, fcd_index s,
+                                      const fcd_index *idx) {
   if (!f->mumps) return FCD_OK;
   int changed = 0;
+  f->schur_key = 0;
   FCD_TRY(fcd__mumps_set_schur(f->mumps, f->sys, s, idx, &changed));
   if (changed) f->combo_valid = 0;
+  f->schur_key = key;
   return FCD_OK;
 }

@@ -333,8 +333,11 @@ fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real
 fcd_status fcd__factor_inverse_block_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
                                           fcd_real *out);
 /* fcd__mumps_set_schur for the distributed factor (the next factorization is a new one
- * when the set changes); nothing for a serial one */
-fcd_status fcd__factor_set_schur_free(fcd__factor *f, fcd_index s, const fcd_index *idx);
+ * when the set changes), remembering key, what the set was derived from; nothing for a
+ * serial one. fcd__factor_schur_current: the set was derived from key. */
+fcd_status fcd__factor_set_schur_free(fcd__factor *f, uint64_t key, fcd_index s,
+                                      const fcd_index *idx);
+int fcd__factor_schur_current(const fcd__factor *f, uint64_t key);
 /* the sorted free dofs H's entries touch, into idx (H's nnz entries at least) and their
  * count into *s; pos (nfree entries) receives each free dof's place in idx or -1 */
 void fcd__contact_free_dofs(const fcd_system *sys, const fcd__csr *H, fcd_index *idx,

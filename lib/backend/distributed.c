@@ -618,6 +618,19 @@ petsc_error:;
  * and expansion (ICNTL(26)) through the Cholesky factor of C, so a factor with a Schur
  * set (fcd__mumps_set_schur) needs no PETSc factor. */
 
+/* rank 0's total values of x to every rank, in pieces (MPI counts are int) */
+static fcd_status bcast_root(const fcd_system *sys, fcd_real *x, size_t total) {
+  size_t piece = (size_t)1 << 28;
+  int bad = 0;
+  for (size_t o = 0; o < total && !bad; o += piece) {
+    size_t c = total - o < piece ? total - o : piece;
+    bad = MPI_Bcast(x + o, (int)c, MPI_DOUBLE, 0, sys->dist->comm) != MPI_SUCCESS;
+  }
+  if (fcd__dist_any(sys, bad))
+    return fcd__err(sys, FCD_E_BACKEND, "broadcasting from rank 0 failed");
+  return FCD_OK;
+}
+
 /* MUMPS' status after a call on every rank (INFOG is global) */
 static fcd_status schur_status(const fcd_system *sys, const DMUMPS_STRUC_C *id, fcd_index s,
                                const char *phase) {
@@ -779,15 +792,7 @@ static fcd_status schur_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nr
   }
   id->icntl[25] = 0;
   fcd__free(red);
-  size_t total = (size_t)n * (size_t)nrhs, piece = (size_t)1 << 28;
-  int bad = 0;
-  for (size_t o = 0; st == FCD_OK && o < total && !bad; o += piece) {
-    size_t c = total - o < piece ? total - o : piece;
-    bad = MPI_Bcast(x + o, (int)c, MPI_DOUBLE, 0, sys->dist->comm) != MPI_SUCCESS;
-  }
-  if (st == FCD_OK && fcd__dist_any(sys, bad))
-    st = fcd__err(sys, FCD_E_BACKEND, "broadcasting a solution failed");
-  return st;
+  return st == FCD_OK ? bcast_root(sys, x, (size_t)n * (size_t)nrhs) : st;
 }
 
 fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index s,
@@ -822,14 +827,5 @@ fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_in
   }
   if (fcd__dist_any(sys, r != 0))
     return fcd__err(sys, FCD_E_BACKEND, "inverting the Schur complement failed");
-  /* broadcast in pieces: MPI counts are int */
-  size_t total = (size_t)s * (size_t)s, piece = (size_t)1 << 28;
-  int bad = 0;
-  for (size_t o = 0; o < total && !bad; o += piece) {
-    size_t c = total - o < piece ? total - o : piece;
-    bad = MPI_Bcast(out + o, (int)c, MPI_DOUBLE, 0, sys->dist->comm) != MPI_SUCCESS;
-  }
-  if (fcd__dist_any(sys, bad))
-    return fcd__err(sys, FCD_E_BACKEND, "broadcasting the entries of the inverse failed");
-  return FCD_OK;
+  return bcast_root(sys, out, (size_t)s * (size_t)s);
 }
