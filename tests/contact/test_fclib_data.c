@@ -365,14 +365,14 @@ static void test_auto_keeps_nsgs(const char *dir) {
   fcd_fc_problem_destroy(p);
 }
 
-/* RockPile_tob1 (463 contacts), solved by no solver of Siconos 4.4 within 30 s: auto
- * solves it on some machines (NSGS stalls, the proximal point drifts near 1e-5, Newton
- * from the caller's guess converges) and not on others: its path depends on rounding,
- * and OpenBLAS' kernel for the processor decides it (AMD EPYC, Zen kernel: 10,000
- * iterations, residual 5.6e-6; the same machine with OPENBLAS_CORETYPE=Haswell: 1,349
- * iterations, 3.5e-10). Whether auto succeeds is a target of issue 23, reported by
- * bench/run; what is checked here holds on every machine: a success is a true one by
- * Siconos' own error function, and a failure says so with the residual it reached. */
+/* RockPile_tob1 (463 contacts), solved by no solver of Siconos 4.4 within 30 s. auto's
+ * NSGS stalls, its ADMM probe fails, and the proximal point solves it: 2,379 to 2,419
+ * inner steps under five OpenBLAS kernels (OPENBLAS_CORETYPE SkylakeX, Haswell, Zen,
+ * Sandybridge and the machine's own), about 4 s. (Before the proximal point kept away
+ * from a sigma that had just failed, it cycled near 1e-5 and auto's success hung on
+ * Newton's path from the caller's guess, which rounding decided: 872 steps on one
+ * machine, no convergence in 2,000 on another.) Checked with Siconos' own error
+ * function, and the iteration count bounded, so that a return of the cycle shows. */
 static void test_auto_rockpile(const char *dir) {
   char path[1024];
   int nc = 0;
@@ -382,14 +382,14 @@ static void test_auto_rockpile(const char *dir) {
   int m = 3 * nc;
   double *r = calloc(m, sizeof *r), *u = calloc(m, sizeof *u), res = -1, bound;
   fcd_status st = fcd_fc_problem_solve(p, r, u, NULL);
-  CHECK(st == FCD_OK || st == FCD_E_NOT_CONVERGED);
   fcd_index it = 0;
   fcd_fc_problem_get_result(p, &it, &res, NULL);
   double sic = siconos_error(path, 0, r, u, nc, &bound);
   printf("RockPile_tob1 auto: %s, %lld iterations, residual %.3e, Siconos measure %.3e\n",
          fcd_status_str(st), (long long)it, res, sic);
-  if (st == FCD_OK) CHECK(res <= 1e-8 && sic <= 1e-8);
-  else CHECK(res > 1e-8 && strstr(fcd_fc_problem_last_error(p), "residual") != NULL);
+  CHECK_ST(st, FCD_OK);
+  CHECK(res <= 1e-8 && sic <= 1e-8);
+  CHECK(it < 4000);
   free(r);
   free(u);
   fcd_fc_problem_destroy(p);
