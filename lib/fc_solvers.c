@@ -1233,8 +1233,8 @@ enum { PROX_INNER = 40, PROX_EASY = 6, PROX_CALM = 16 };
  * its time in a cycle of a 3-step solve at 1e-4 wbar, a tenfold fall, a 40-step failure
  * at 1e-5 wbar and back (11,273 inner steps, 19.4 s; with the memory 2,379 steps, 4.0 s;
  * a memory of 4 solves 7.1 s, of 64 3.5 s but slower on spheres-in-a-box; on the other
- * problems of the benchmark set 0.63x to 1.1x the time, within the noise but for
- * Box_Stacks 0.63x and Confeti 0.72x). Inner solves stop at PROX_ETA times the outer residual
+ * problems of the benchmark set Box_Stacks 0.63x and Confeti 0.72x the time, the rest
+ * within the noise, which reaches 1.6x on the microsecond solves of one contact). Inner solves stop at PROX_ETA times the outer residual
  * (never below a tenth of the target), or as soon as an iterate solves the outer problem
  * itself (the 2D granular flow of 7,002 contacts: its inner solves stall near 2e-8 while
  * an iterate on the way has reached 1e-8; it converged nowhere in 30 s, now in 1.2 s). */
