@@ -650,12 +650,13 @@ static fcd_status schur_status(const fcd_system *sys, const DMUMPS_STRUC_C *id, 
   return FCD_OK;
 }
 
-/* Starts an instance on a duplicate of the communicator and analyses A (the owned upper
- * rows of m) with the s dofs list (1-based, rank 0) eliminated last. */
+/* Starts id on m->scomm, a duplicate of the communicator, and analyses A (the owned upper
+ * rows of m) with the s dofs m->slist (1-based, rank 0) eliminated last. */
 static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC_C *id,
-                              MPI_Comm *comm, MUMPS_INT *irn, MUMPS_INT *jcn, MUMPS_INT *list,
                               fcd_index s) {
   fcd_index nl = m->fend - m->fbegin;
+  MUMPS_INT *irn = m->sirn, *jcn = m->sjcn;
+  MPI_Comm *comm = &m->scomm;
   for (fcd_index i = 0; i < nl; i++)
     for (PetscInt p = m->ai[i]; p < m->ai[i + 1]; p++) {
       irn[p] = (MUMPS_INT)(m->fbegin + i + 1);
@@ -690,7 +691,7 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
   id->jcn_loc = jcn;
   id->size_schur = (MUMPS_INT)s;
   if (sys->dist->rank == 0) {
-    id->listvar_schur = list;
+    id->listvar_schur = m->slist;
     id->schur_lld = (MUMPS_INT)s;
   }
   id->job = 1;
@@ -739,7 +740,7 @@ static fcd_status schur_factor(fcd__mumps *m, const fcd_system *sys) {
                       "%lld contact dofs", (long long)s);
     }
     for (fcd_index a = 0; a < s; a++) m->slist[a] = (MUMPS_INT)(m->sidx[a] + 1);
-    fcd_status st = schur_start(m, sys, id, &m->scomm, m->sirn, m->sjcn, m->slist, s);
+    fcd_status st = schur_start(m, sys, id, s);
     if (st != FCD_OK) {
       fcd__free(id);
       schur_end(m);
