@@ -10,6 +10,12 @@
  *
  * usage: stability_block [--cells NX NY NZ] [--nev N] [--target-hz F] [--export DIR]
  *                        [--mpi] [--reps N] [--factor]   (best of N solves, default 3)
+ *                        [--sweep N]
+ * With --sweep N, the stability chart instead: fcd_stability_sweep over N friction
+ * coefficients evenly from 0.05 to 0.55 (on a communicator with --mpi: the coefficients
+ * shared out over the ranks), timed once, printed as `sweep_values=N sweep_seconds=T
+ * maxrss_mb=M flutter_values=F` (M the largest rank's peak, F the coefficients with at
+ * least one growing oscillation).
  * Prints `dofs=N reduced=R seconds=T maxrss_mb=M nconv=K` and the eigenvalues (with
  * --factor, also `factor_seconds=T`: the LU factorization alone of the shifted operator
  * K* - sigma M* that the shift-and-invert factors, by the same solver (MUMPS through
@@ -97,8 +103,19 @@ static double factor_seconds(const fcd__csr *K, const fcd__csr *M, double sigma,
   return e ? -1 : best;
 }
 
+/* sweep callback: counts the coefficients with a growing oscillation */
+static int count_flutter(void *ud, fcd_real mu, fcd_index n, const fcd_real *re,
+                         const fcd_real *im, const fcd_index *track) {
+  (void)mu;
+  (void)track;
+  int any = 0;
+  for (fcd_index i = 0; i < n; i++) any |= re[i] > 1e-9 * fmax(1.0, fabs(im[i])) && im[i] != 0;
+  *(int *)ud += any;
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  int nx = 10, ny = 10, nz = 5, nev = 20, use_mpi = 0, reps = 3, factor = 0;
+  int nx = 10, ny = 10, nz = 5, nev = 20, use_mpi = 0, reps = 3, factor = 0, sweep = 0;
   double target = 60;
   const char *exp_dir = NULL;
   for (int i = 1; i < argc; i++) {
@@ -112,9 +129,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--mpi")) use_mpi = 1;
     else if (!strcmp(argv[i], "--factor")) factor = 1;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep = atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: stability_block [--cells NX NY NZ] [--nev N] [--target-hz F] "
-                      "[--export DIR] [--mpi] [--reps N] [--factor]\n");
+                      "[--export DIR] [--mpi] [--reps N] [--factor] [--sweep N]\n");
       return 2;
     }
   }
@@ -164,18 +182,32 @@ int main(int argc, char **argv) {
   TRY("dense", fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, 0));
   if (use_mpi)
     TRY("comm", fcd_stability_set_communicator(st, (int64_t)MPI_Comm_c2f(MPI_COMM_WORLD)));
+  if (sweep > 0) {
+    int flutter = 0;
+    double t0 = now();
+    TRY("sweep", fcd_stability_sweep(st, 0.05, 0.55, sweep, count_flutter, &flutter));
+    double secs = now() - t0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double mb = ru.ru_maxrss / 1024.0, mb_all = mb;
+    if (use_mpi) MPI_Reduce(&mb, &mb_all, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+      printf("dofs=%lld sweep_values=%d sweep_seconds=%.3f maxrss_mb=%.1f flutter_values=%d\n",
+             (long long)n, sweep, secs, mb_all, flutter);
+    reps = 0;
+  }
   if (exp_dir || factor) fcd__stability_keep_reduced(st, 1);
   /* best of reps solves: the first also starts PETSc, a once-per-process cost */
   fcd_index nconv = 0;
   double secs = INFINITY;
-  for (int rep = 0; rep < (reps > 0 ? reps : 1); rep++) {
+  for (int rep = 0; rep < reps; rep++) {
     double t0 = now();
     TRY("solve", fcd_stability_solve(st, &nconv));
     secs = fmin(secs, now() - t0);
   }
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  if (rank == 0) {
+  if (rank == 0 && reps > 0) {
     printf("dofs=%lld reduced=%lld seconds=%.3f maxrss_mb=%.1f nconv=%lld\n", (long long)n,
            (long long)fcd_stability_reduced_size(st), secs, ru.ru_maxrss / 1024.0,
            (long long)nconv);

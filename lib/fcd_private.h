@@ -442,6 +442,14 @@ fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index 
 fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_index s,
                                     const fcd_index *idx, fcd_real *out);
 
+/* A host communicator (Fortran handle) outside a distributed system: its rank and size
+ * (FCD_COMM_SERIAL: 0 and 1), a broadcast of bytes from root, an elementwise minimum over
+ * the ranks in place. Collective; MPI errors are FCD_E_BACKEND. */
+fcd_status fcd__comm_rank_size(const fcd_system *sys, int64_t comm_f, int *rank, int *size);
+fcd_status fcd__comm_bcast(const fcd_system *sys, int64_t comm_f, void *buf, size_t bytes,
+                           int root);
+fcd_status fcd__comm_min(const fcd_system *sys, int64_t comm_f, long long *v, int n);
+
 /* PETSc/SLEPc: initialized lazily under a process-wide lock. */
 fcd_status fcd__petsc_acquire(const fcd_system *sys);
 /* 1 when PETSc was configured with MUMPS */

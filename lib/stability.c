@@ -1866,101 +1866,282 @@ static int cmp_match(const void *a, const void *b) {
   return (x->j > y->j) - (x->j < y->j);
 }
 
+/* the modes of the previous coefficient, which the current one's are matched against */
+typedef struct {
+  fcd_real *pre, *pim, *plre, *plim;
+  fcd_index *ptrack, pn, next_track;
+} sweep_track;
+
+static void track_free(sweep_track *t) {
+  fcd__free(t->pre);
+  fcd__free(t->pim);
+  fcd__free(t->plre);
+  fcd__free(t->plim);
+  fcd__free(t->ptrack);
+  t->pre = t->pim = t->plre = t->plim = NULL;
+  t->ptrack = NULL;
+  t->pn = 0;
+}
+
+/* track numbers of the nc modes st holds, matched by MAC against t's */
+static void track_match(const fcd_stability *st, const sweep_track *t, fcd_index *track,
+                        match *mt, char *used) {
+  fcd_index n = st->sys->n, nc = st->nconv, pn = t->pn;
+  for (fcd_index i = 0; i < nc; i++) track[i] = -1;
+  fcd_index nm = 0;
+  for (fcd_index i = 0; i < nc; i++) {
+    const fcd_real *ar = st->vre + i * n, *ai = st->vim + i * n;
+    double na = 0;
+    for (fcd_index q = 0; q < n; q++) na += ar[q] * ar[q] + ai[q] * ai[q];
+    for (fcd_index j = 0; j < pn; j++) {
+      const fcd_real *br = t->pre + j * n, *bi = t->pim + j * n;
+      double nb = 0, cr = 0, ci = 0;
+      for (fcd_index q = 0; q < n; q++) {
+        nb += br[q] * br[q] + bi[q] * bi[q];
+        /* conj(a) . b */
+        cr += ar[q] * br[q] + ai[q] * bi[q];
+        ci += ar[q] * bi[q] - ai[q] * br[q];
+      }
+      double mac = na > 0 && nb > 0 ? (cr * cr + ci * ci) / (na * nb) : 0;
+      /* the conjugate partner has the same MAC: keep the side of the imaginary axis,
+       * then prefer the nearer eigenvalue */
+      int same = (st->lim[i] > 0) == (t->plim[j] > 0) && (st->lim[i] < 0) == (t->plim[j] < 0);
+      double dist = hypot(st->lre[i] - t->plre[j], st->lim[i] - t->plim[j]) /
+                    (hypot(st->lre[i], st->lim[i]) + hypot(t->plre[j], t->plim[j]) + 1e-300);
+      mt[nm].score = mac + (same ? 0 : -1) - 1e-3 * dist;
+      mt[nm].i = i;
+      mt[nm++].j = j;
+    }
+  }
+  qsort(mt, (size_t)nm, sizeof *mt, cmp_match);
+  for (fcd_index q = 0; q < nm; q++) {
+    if (mt[q].score < 0.5 || track[mt[q].i] >= 0 || used[mt[q].j]) continue;
+    track[mt[q].i] = t->ptrack[mt[q].j];
+    used[mt[q].j] = 1;
+  }
+}
+
+/* One coefficient of a sweep, whose results st holds: its modes tracked against the
+ * previous coefficient's, handed to fn (*rc: fn's return), then kept in t for the next. */
+static fcd_status sweep_visit(fcd_stability *st, sweep_track *t, fcd_real mu,
+                              fcd_stability_sweep_fn fn, void *user_data, int *rc) {
+  fcd_system *sys = st->sys;
+  fcd_index n = sys->n, nc = st->nconv;
+  *rc = 0;
+  fcd_index *track = fcd__malloc_array((size_t)nc + 1, sizeof *track);
+  match *mt = fcd__malloc_array((size_t)(nc * t->pn) + 1, sizeof *mt);
+  char *used = fcd__calloc((size_t)t->pn + 1, 1);
+  if (!track || !mt || !used) {
+    fcd__free(track);
+    fcd__free(mt);
+    fcd__free(used);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep");
+  }
+  track_match(st, t, track, mt, used);
+  for (fcd_index i = 0; i < nc; i++)
+    if (track[i] < 0) track[i] = t->next_track++;
+  fcd__free(mt);
+  fcd__free(used);
+  *rc = fn(user_data, mu, nc, st->lre, st->lim, track);
+  /* keep this coefficient's modes for the next */
+  track_free(t);
+  t->ptrack = track;
+  t->pn = nc;
+  t->pre = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *t->pre);
+  t->pim = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *t->pim);
+  t->plre = fcd__malloc_array((size_t)nc + 1, sizeof *t->plre);
+  t->plim = fcd__malloc_array((size_t)nc + 1, sizeof *t->plim);
+  if (!t->pre || !t->pim || !t->plre || !t->plim)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep");
+  memcpy(t->pre, st->vre, (size_t)(nc * n) * sizeof *t->pre);
+  memcpy(t->pim, st->vim, (size_t)(nc * n) * sizeof *t->pim);
+  memcpy(t->plre, st->lre, (size_t)nc * sizeof *t->plre);
+  memcpy(t->plim, st->lim, (size_t)nc * sizeof *t->plim);
+  return FCD_OK;
+}
+
+static fcd_real sweep_mu(fcd_real mu0, fcd_real mu1, fcd_index steps, fcd_index k) {
+  return steps == 1 ? mu0 : mu0 + (mu1 - mu0) * (fcd_real)k / (fcd_real)(steps - 1);
+}
+
+/* the rank that solves coefficient k of a sweep of steps over size ranks: rank r takes
+ * the contiguous block [steps r / size, steps (r + 1) / size) */
+static int sweep_owner(fcd_index k, fcd_index steps, int size) {
+  int r = 0;
+  while (r + 1 < size && k >= steps * (r + 1) / size) r++;
+  return r;
+}
+
+static void results_free(results *r) {
+  fcd__free(r->lre);
+  fcd__free(r->lim);
+  fcd__free(r->vre);
+  fcd__free(r->vim);
+  r->lre = r->lim = r->vre = r->vim = NULL;
+}
+
+/* The results of one coefficient from the rank that solved them (owner; mine: its copy,
+ * moved into st) to every rank's st. Collective; a rank out of memory still takes part,
+ * and all fail with it. */
+static fcd_status share_results(fcd_stability *st, int64_t comm, results *mine, int owner) {
+  fcd_system *sys = st->sys;
+  results r;
+  memset(&r, 0, sizeof r);
+  if (mine) {
+    r = *mine;
+    memset(mine, 0, sizeof *mine);
+  }
+  long long h[8] = {r.solved, r.any_flutter, r.any_divergence, r.necessary, r.nred, r.nfree,
+                    r.nconv, r.ninf};
+  double x[4] = {r.min_sym, r.berr, r.bnorm, r.btol};
+  FCD_TRY(fcd__comm_bcast(sys, comm, h, sizeof h, owner));
+  FCD_TRY(fcd__comm_bcast(sys, comm, x, sizeof x, owner));
+  fcd_index nc = (fcd_index)h[6], n = sys->n;
+  if (!mine) {
+    r = (results){(int)h[0], (int)h[1], (int)h[2], (int)h[3], (fcd_index)h[4],
+                  (fcd_index)h[5], nc, NULL, NULL, NULL, NULL, x[0], (fcd_index)h[7],
+                  x[1], x[2], x[3]};
+    r.lre = fcd__malloc_array((size_t)nc + 1, sizeof *r.lre);
+    r.lim = fcd__malloc_array((size_t)nc + 1, sizeof *r.lim);
+    r.vre = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *r.vre);
+    r.vim = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *r.vim);
+  }
+  long long ok = r.lre && r.lim && r.vre && r.vim;
+  fcd_status s = fcd__comm_min(sys, comm, &ok, 1);
+  if (s == FCD_OK && !ok)
+    s = fcd__err(sys, FCD_E_NOMEM, "out of memory receiving a sweep's results %s",
+                 r.lre && r.lim && r.vre && r.vim ? "on another rank" : "");
+  if (s == FCD_OK) s = fcd__comm_bcast(sys, comm, r.lre, (size_t)nc * sizeof *r.lre, owner);
+  if (s == FCD_OK) s = fcd__comm_bcast(sys, comm, r.lim, (size_t)nc * sizeof *r.lim, owner);
+  if (s == FCD_OK)
+    s = fcd__comm_bcast(sys, comm, r.vre, (size_t)(nc * n) * sizeof *r.vre, owner);
+  if (s == FCD_OK)
+    s = fcd__comm_bcast(sys, comm, r.vim, (size_t)(nc * n) * sizeof *r.vim, owner);
+  if (s != FCD_OK) {
+    results_free(&r);
+    return s;
+  }
+  results_put(st, &r);
+  return FCD_OK;
+}
+
+/* The status and message of the rank that failed coefficient k, on every rank */
+static fcd_status share_failure(fcd_stability *st, int64_t comm, fcd_status mine, int owner,
+                                int rank, fcd_real mu) {
+  fcd_system *sys = st->sys;
+  char msg[512];
+  long long s = mine;
+  snprintf(msg, sizeof msg, "%s", rank == owner ? fcd_system_last_error(sys) : "");
+  FCD_TRY(fcd__comm_bcast(sys, comm, &s, sizeof s, owner));
+  FCD_TRY(fcd__comm_bcast(sys, comm, msg, sizeof msg, owner));
+  if (rank == owner) return mine;
+  return fcd__err(sys, (fcd_status)s, "%s (mu = %g, solved on rank %d)", msg, mu, owner);
+}
+
+/* A sweep on a communicator of several ranks: the coefficients are shared out in
+ * contiguous blocks, each rank solving its own serially (its own factor on
+ * PETSC_COMM_SELF), since one shift-and-invert LU by MUMPS gains nothing from a second
+ * rank on the 100k-dof block (docs/distributed.md); then, coefficient by coefficient in
+ * order, the rank that solved it broadcasts its results, and every rank tracks them
+ * and calls fn exactly as the serial sweep does. A solve that fails ends the sweep at
+ * that coefficient on every rank with its status and message, after the callbacks of
+ * the coefficients before it; a callback that returns nonzero on any rank ends it on
+ * all. Each rank holds its block's modes until they are handed over. */
+static fcd_status sweep_distributed(fcd_stability *st, fcd_real mu0, fcd_real mu1,
+                                    fcd_index steps, fcd_stability_sweep_fn fn,
+                                    void *user_data, int rank, int size) {
+  fcd_system *sys = st->sys;
+  int64_t comm = st->comm_f;
+  fcd_index lo = steps * rank / size, hi = steps * (rank + 1) / size;
+  fcd_real saved_mu = st->mu_override;
+  results orig;
+  results_take(st, &orig);
+  results *mine = fcd__calloc((size_t)(hi - lo) + 1, sizeof *mine);
+  fcd_status status = mine ? FCD_OK : fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep");
+  long long first = mine ? steps : lo; /* the first coefficient that failed here */
+  st->comm_f = FCD_COMM_SERIAL;
+  for (fcd_index k = lo; k < hi && first == steps; k++) {
+    st->mu_override = sweep_mu(mu0, mu1, steps, k);
+    status = fcd_stability_solve(st, NULL);
+    if (status != FCD_OK) first = k;
+    else results_take(st, &mine[k - lo]);
+  }
+  st->comm_f = comm;
+  fcd_status local = status;
+  status = fcd__comm_min(sys, comm, &first, 1);
+  sweep_track t;
+  memset(&t, 0, sizeof t);
+  int shown = 0;
+  for (fcd_index k = 0; k < first && status == FCD_OK; k++) {
+    int owner = sweep_owner(k, steps, size), rc = 0;
+    st->mu_override = sweep_mu(mu0, mu1, steps, k);
+    status = share_results(st, comm, owner == rank ? &mine[k - lo] : NULL, owner);
+    if (status != FCD_OK) break;
+    shown = 1;
+    status = sweep_visit(st, &t, st->mu_override, fn, user_data, &rc);
+    long long ok[2] = {status == FCD_OK, rc == 0};
+    fcd_status s = fcd__comm_min(sys, comm, ok, 2);
+    if (s != FCD_OK) status = s;
+    else if (status == FCD_OK && !ok[0])
+      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep on another rank");
+    else if (status == FCD_OK && !ok[1])
+      status = rc ? fcd__err(sys, FCD_E_CALLBACK, "sweep callback returned %d at mu = %g",
+                             rc, st->mu_override)
+                  : fcd__err(sys, FCD_E_CALLBACK, "sweep callback returned nonzero at mu "
+                             "= %g on another rank", st->mu_override);
+  }
+  if (status == FCD_OK && first < steps)
+    status = share_failure(st, comm, local, sweep_owner((fcd_index)first, steps, size), rank,
+                           sweep_mu(mu0, mu1, steps, (fcd_index)first));
+  st->mu_override = saved_mu;
+  if (!shown) results_put(st, &orig);
+  else results_free(&orig);
+  for (fcd_index k = lo; mine && k < hi; k++) results_free(&mine[k - lo]);
+  fcd__free(mine);
+  track_free(&t);
+  return status;
+}
+
 fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real mu1, fcd_index steps,
                                fcd_stability_sweep_fn fn, void *user_data) {
   CHECK_ST_(st);
   fcd_system *sys = st->sys;
-  if (!fn) return fcd__err(sys, FCD_E_INVALID_ARG, "sweep: the callback is NULL");
-  if (!isfinite(mu0) || !isfinite(mu1) || mu0 < 0 || mu1 < 0)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "sweep: friction coefficients %g and %g must be "
-                    "finite and >= 0", mu0, mu1);
-  if (steps < 1) return fcd__err(sys, FCD_E_INVALID_ARG, "sweep: %lld steps", (long long)steps);
-  fcd_index n = sys->n;
-  fcd_real saved_mu = st->mu_override;
-  fcd_real *pre = NULL, *pim = NULL, *plre = NULL, *plim = NULL;
-  fcd_index *ptrack = NULL, pn = 0, next_track = 0;
   fcd_status status = FCD_OK;
+  if (!fn) status = fcd__err(sys, FCD_E_INVALID_ARG, "sweep: the callback is NULL");
+  else if (!isfinite(mu0) || !isfinite(mu1) || mu0 < 0 || mu1 < 0)
+    status = fcd__err(sys, FCD_E_INVALID_ARG, "sweep: friction coefficients %g and %g must "
+                      "be finite and >= 0", mu0, mu1);
+  else if (steps < 1)
+    status = fcd__err(sys, FCD_E_INVALID_ARG, "sweep: %lld steps", (long long)steps);
+  int rank = 0, size = 1;
+  if (st->comm_f != FCD_COMM_SERIAL) {
+    FCD_TRY(fcd__comm_rank_size(sys, st->comm_f, &rank, &size));
+    /* every rank learns of a bad argument on any: none is left in a collective */
+    long long ok[3] = {status == FCD_OK, steps, -(long long)steps};
+    if (size > 1) FCD_TRY(fcd__comm_min(sys, st->comm_f, ok, 3));
+    if (status == FCD_OK && !ok[0])
+      status = fcd__err(sys, FCD_E_INVALID_ARG, "sweep: a bad argument on another rank");
+    if (status == FCD_OK && (ok[1] != steps || -ok[2] != steps))
+      status = fcd__err(sys, FCD_E_INVALID_ARG, "sweep: the ranks ask for different "
+                        "numbers of steps");
+  }
+  if (status != FCD_OK) return status;
+  if (size > 1 && steps > 1)
+    return sweep_distributed(st, mu0, mu1, steps, fn, user_data, rank, size);
+  fcd_real saved_mu = st->mu_override;
+  sweep_track t;
+  memset(&t, 0, sizeof t);
   for (fcd_index k = 0; k < steps && status == FCD_OK; k++) {
-    fcd_real mu = steps == 1 ? mu0 : mu0 + (mu1 - mu0) * (fcd_real)k / (fcd_real)(steps - 1);
+    fcd_real mu = sweep_mu(mu0, mu1, steps, k);
     st->mu_override = mu;
-    fcd_index nc;
-    if ((status = fcd_stability_solve(st, &nc)) != FCD_OK) break;
-    fcd_index *track = fcd__malloc_array((size_t)nc + 1, sizeof *track);
-    match *mt = fcd__malloc_array((size_t)(nc * pn) + 1, sizeof *mt);
-    char *used = fcd__calloc((size_t)pn + 1, 1);
-    if (!track || !mt || !used) {
-      fcd__free(track);
-      fcd__free(mt);
-      fcd__free(used);
-      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep");
-      break;
-    }
-    for (fcd_index i = 0; i < nc; i++) track[i] = -1;
-    fcd_index nm = 0;
-    for (fcd_index i = 0; i < nc; i++) {
-      const fcd_real *ar = st->vre + i * n, *ai = st->vim + i * n;
-      double na = 0;
-      for (fcd_index q = 0; q < n; q++) na += ar[q] * ar[q] + ai[q] * ai[q];
-      for (fcd_index j = 0; j < pn; j++) {
-        const fcd_real *br = pre + j * n, *bi = pim + j * n;
-        double nb = 0, cr = 0, ci = 0;
-        for (fcd_index q = 0; q < n; q++) {
-          nb += br[q] * br[q] + bi[q] * bi[q];
-          /* conj(a) . b */
-          cr += ar[q] * br[q] + ai[q] * bi[q];
-          ci += ar[q] * bi[q] - ai[q] * br[q];
-        }
-        double mac = na > 0 && nb > 0 ? (cr * cr + ci * ci) / (na * nb) : 0;
-        /* the conjugate partner has the same MAC: keep the side of the imaginary axis,
-         * then prefer the nearer eigenvalue */
-        int same = (st->lim[i] > 0) == (plim[j] > 0) && (st->lim[i] < 0) == (plim[j] < 0);
-        double dist = hypot(st->lre[i] - plre[j], st->lim[i] - plim[j]) /
-                      (hypot(st->lre[i], st->lim[i]) + hypot(plre[j], plim[j]) + 1e-300);
-        mt[nm].score = mac + (same ? 0 : -1) - 1e-3 * dist;
-        mt[nm].i = i;
-        mt[nm++].j = j;
-      }
-    }
-    qsort(mt, (size_t)nm, sizeof *mt, cmp_match);
-    for (fcd_index q = 0; q < nm; q++) {
-      if (mt[q].score < 0.5 || track[mt[q].i] >= 0 || used[mt[q].j]) continue;
-      track[mt[q].i] = ptrack[mt[q].j];
-      used[mt[q].j] = 1;
-    }
-    for (fcd_index i = 0; i < nc; i++)
-      if (track[i] < 0) track[i] = next_track++;
-    fcd__free(mt);
-    fcd__free(used);
-    int rc = fn(user_data, mu, nc, st->lre, st->lim, track);
-    /* keep this step's modes for the next */
-    fcd__free(pre);
-    fcd__free(pim);
-    fcd__free(plre);
-    fcd__free(plim);
-    fcd__free(ptrack);
-    pre = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *pre);
-    pim = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *pim);
-    plre = fcd__malloc_array((size_t)nc + 1, sizeof *plre);
-    plim = fcd__malloc_array((size_t)nc + 1, sizeof *plim);
-    ptrack = track;
-    pn = nc;
-    if (!pre || !pim || !plre || !plim) {
-      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep");
-      break;
-    }
-    memcpy(pre, st->vre, (size_t)(nc * n) * sizeof *pre);
-    memcpy(pim, st->vim, (size_t)(nc * n) * sizeof *pim);
-    memcpy(plre, st->lre, (size_t)nc * sizeof *plre);
-    memcpy(plim, st->lim, (size_t)nc * sizeof *plim);
-    if (rc != 0)
+    if ((status = fcd_stability_solve(st, NULL)) != FCD_OK) break;
+    int rc = 0;
+    status = sweep_visit(st, &t, mu, fn, user_data, &rc);
+    if (status == FCD_OK && rc != 0)
       status = fcd__err(sys, FCD_E_CALLBACK, "sweep callback returned %d at mu = %g", rc, mu);
   }
   st->mu_override = saved_mu;
-  fcd__free(pre);
-  fcd__free(pim);
-  fcd__free(plre);
-  fcd__free(plim);
-  fcd__free(ptrack);
+  track_free(&t);
   return status;
 }
 

@@ -214,6 +214,13 @@ typedef int (*fcd_stability_sweep_fn)(void *user_data, fcd_real mu, fcd_index n,
  *  @p fn. Modes are tracked from one coefficient to the next by the modal assurance
  *  criterion |v_i^H w_j|^2 / (|v_i|^2 |w_j|^2), matched greedily (best pairs first, the
  *  sign of the imaginary part kept); an eigenvalue without a partner opens a new track.
+ *  On a communicator of several ranks (fcd_stability_set_communicator) and with two
+ *  steps or more, every rank calls the sweep with the same arguments and the
+ *  coefficients are shared out: each rank solves a contiguous block of them serially
+ *  (with its own factor, so the serial memory per rank), then every rank's @p fn
+ *  receives every coefficient in order, the analysis holding its results, exactly as
+ *  serially. Arguments that differ between ranks, a failed solve, or @p fn returning
+ *  nonzero on one rank end the sweep on all with the same status.
  *  @param st the stability analysis
  *  @param mu0 first friction coefficient
  *  @param mu1 last friction coefficient

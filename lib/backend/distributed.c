@@ -830,3 +830,42 @@ fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_in
     return fcd__err(sys, FCD_E_BACKEND, "inverting the Schur complement failed");
   return bcast_root(sys, out, (size_t)s * (size_t)s);
 }
+
+/* ---- a host communicator outside a distributed system (the stability sweep) ------- */
+
+static MPI_Comm comm_of(int64_t comm_f) { return MPI_Comm_f2c((MPI_Fint)comm_f); }
+
+fcd_status fcd__comm_rank_size(const fcd_system *sys, int64_t comm_f, int *rank, int *size) {
+  *rank = 0;
+  *size = 1;
+  if (comm_f == FCD_COMM_SERIAL) return FCD_OK;
+  int up = 0, down = 0;
+  MPI_Initialized(&up);
+  MPI_Finalized(&down);
+  if (!up || down)
+    return fcd__err(sys, FCD_E_STATE, "a communicator is set but MPI is %s",
+                    down ? "finalized" : "not initialized");
+  MPI_Comm comm = comm_of(comm_f);
+  if (comm == MPI_COMM_NULL)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "the communicator is MPI_COMM_NULL");
+  if (MPI_Comm_rank(comm, rank) || MPI_Comm_size(comm, size))
+    return fcd__err(sys, FCD_E_BACKEND, "MPI error reading the communicator's size");
+  return FCD_OK;
+}
+
+fcd_status fcd__comm_bcast(const fcd_system *sys, int64_t comm_f, void *buf, size_t bytes,
+                           int root) {
+  /* in chunks: MPI counts are int */
+  for (size_t k = 0; k < bytes; k += (size_t)1 << 30) {
+    size_t cnt = bytes - k < ((size_t)1 << 30) ? bytes - k : ((size_t)1 << 30);
+    int e = MPI_Bcast((char *)buf + k, (int)cnt, MPI_BYTE, root, comm_of(comm_f));
+    if (e) return fcd__err(sys, FCD_E_BACKEND, "MPI error %d in a broadcast", e);
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd__comm_min(const fcd_system *sys, int64_t comm_f, long long *v, int n) {
+  int e = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG_LONG, MPI_MIN, comm_of(comm_f));
+  if (e) return fcd__err(sys, FCD_E_BACKEND, "MPI error %d in a reduction", e);
+  return FCD_OK;
+}

@@ -55,6 +55,18 @@ run "$fcd" stability $sargs --out c1.csv > sout1.txt || { cat sout1.txt; exit 1;
 run "$mpiexec" --oversubscribe -n 2 "$fcd" stability $sargs --out c2.csv > sout2.txt ||
   { cat sout2.txt; echo "stability on 2 ranks failed"; exit 1; }
 same c1.csv c2.csv 1e-8 || { echo "stability chart differs on 2 ranks"; exit 1; }
+# a friction sweep: its coefficients shared out over 2 and 3 ranks, the serial chart
+# shellcheck disable=SC2086
+run "$fcd" stability $sargs --mu-sweep 0.1:0.6:5 --out w1.csv > wout1.txt ||
+  { cat wout1.txt; exit 1; }
+for np in 2 3; do
+  # shellcheck disable=SC2086
+  run "$mpiexec" --oversubscribe -n $np "$fcd" stability $sargs --mu-sweep 0.1:0.6:5 \
+    --out w$np.csv > wout$np.txt || { cat wout$np.txt; echo "sweep on $np ranks failed"; exit 1; }
+  same w1.csv w$np.csv 1e-8 || { echo "sweep chart differs on $np ranks"; exit 1; }
+done
+[ "$(tail -n +2 w1.csv | cut -d, -f1 | sort -u | wc -l)" -eq 5 ] ||
+  { cat w1.csv; echo "sweep: 5 coefficients expected"; exit 1; }
 # 50 steps of Moreau-Jean from rest, the top pushed down at once: the history (energy
 # ledger and contact counts per step, printed to 10 digits) of 2 and 3 ranks is the
 # serial one

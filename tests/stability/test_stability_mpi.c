@@ -1,6 +1,10 @@
-/* The stability analysis under MPI (run with mpiexec -n 2): the host initializes MPI,
- * hands its communicator over as a Fortran handle, and every rank gets the eigenvalues
- * of the serial solve, to the solver tolerance. */
+/* The stability analysis under MPI (run with mpiexec -n 2 and -n 3): the host
+ * initializes MPI, hands its communicator over as a Fortran handle, and every rank gets
+ * the eigenvalues of the serial solve, to the solver tolerance. A friction sweep on the
+ * communicator (its coefficients shared out over the ranks) hands every rank's callback
+ * the serial sweep's eigenvalues and track numbers, in order, with the analysis holding
+ * each coefficient's results during the call; a callback that stops on one rank, or
+ * arguments that differ between ranks, end the sweep on all. */
 #include <fcd/fcd.h>
 
 #include <math.h>
@@ -9,6 +13,94 @@
 #include <stdlib.h>
 
 #include "../fcdtest.h"
+
+#define STEPS 7
+#define MAXC 16
+typedef struct {
+  fcd_stability *st;
+  int calls, stop_at; /* stop_at: the call that returns nonzero (-1: none) */
+  double mu[STEPS], re[STEPS][MAXC], im[STEPS][MAXC];
+  fcd_index n[STEPS], track[STEPS][MAXC];
+  int held; /* every call: the analysis holds the coefficient's results */
+} sweep_log;
+
+static int on_mu(void *ud, fcd_real mu, fcd_index n, const fcd_real *re, const fcd_real *im,
+                 const fcd_index *track) {
+  sweep_log *g = ud;
+  int k = g->calls++;
+  if (k >= STEPS || n > MAXC) return 1;
+  g->mu[k] = mu;
+  g->n[k] = n;
+  for (fcd_index i = 0; i < n; i++) {
+    g->re[k][i] = re[i];
+    g->im[k][i] = im[i];
+    g->track[k][i] = track[i];
+    double a, b;
+    if (fcd_stability_get_eigenvalue(g->st, i, &a, &b) != FCD_OK || a != re[i] || b != im[i])
+      g->held = 0;
+  }
+  return k == g->stop_at;
+}
+
+static fcd_stability *make_analysis(fcd_system *sys, fcd_contact_set *cs, const int *status,
+                                    const double *slip, int comm) {
+  fcd_stability *st;
+  CHECK_ST(fcd_stability_create(sys, cs, &st), FCD_OK);
+  CHECK_ST(fcd_stability_set_contact_state(st, status, slip), FCD_OK);
+  CHECK_ST(fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, 0), FCD_OK);
+  CHECK_ST(fcd_stability_set_param(st, FCD_STAB_NEV, 8), FCD_OK);
+  CHECK_ST(fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, 0.3), FCD_OK);
+  CHECK_ST(fcd_stability_set_param(st, FCD_STAB_TOLERANCE, 1e-12), FCD_OK);
+  if (comm)
+    CHECK_ST(fcd_stability_set_communicator(st, (int64_t)MPI_Comm_c2f(MPI_COMM_WORLD)), FCD_OK);
+  return st;
+}
+
+/* the serial sweep and the sweep on the communicator agree, on every rank */
+static void check_sweep(fcd_system *sys, fcd_contact_set *cs, const int *status,
+                        const double *slip, int rank) {
+  static sweep_log g[2];
+  for (int pass = 0; pass < 2; pass++) {
+    g[pass].st = make_analysis(sys, cs, status, slip, pass);
+    g[pass].stop_at = -1;
+    g[pass].held = 1;
+    CHECK_ST(fcd_stability_sweep(g[pass].st, 0.1, 0.9, STEPS, on_mu, &g[pass]), FCD_OK);
+    /* afterwards the analysis holds the last coefficient's results, as serially */
+    double a, b;
+    CHECK_ST(fcd_stability_get_eigenvalue(g[pass].st, 0, &a, &b), FCD_OK);
+    CHECK(a == g[pass].re[STEPS - 1][0] && b == g[pass].im[STEPS - 1][0]);
+  }
+  CHECK(g[0].calls == STEPS && g[1].calls == STEPS && g[0].held && g[1].held);
+  double worst = 0;
+  int tracks = 1;
+  for (int k = 0; k < STEPS; k++) {
+    CHECK(g[0].mu[k] == g[1].mu[k] && g[0].n[k] == g[1].n[k] && g[0].n[k] > 0);
+    for (fcd_index i = 0; i < g[0].n[k] && i < MAXC; i++) {
+      worst = fmax(worst, hypot(g[0].re[k][i] - g[1].re[k][i], g[0].im[k][i] - g[1].im[k][i]) /
+                              fmax(1.0, hypot(g[0].re[k][i], g[0].im[k][i])));
+      tracks &= g[0].track[k][i] == g[1].track[k][i];
+    }
+  }
+  fprintf(stderr, "rank %d: sweep of %d coefficients, serial / distributed %.2e, tracks %s\n",
+          rank, STEPS, worst, tracks ? "equal" : "differ");
+  CHECK(worst < 1e-8 && tracks);
+  /* a callback that stops on rank 1 alone at its third call stops every rank there */
+  sweep_log *h = &g[1];
+  h->calls = 0;
+  h->stop_at = rank == 1 ? 2 : -1;
+  CHECK_ST(fcd_stability_sweep(h->st, 0.1, 0.9, STEPS, on_mu, h), FCD_E_CALLBACK);
+  CHECK(h->calls == 3);
+  /* ranks that disagree on the number of steps, or a NULL callback on one rank: every
+   * rank returns FCD_E_INVALID_ARG, none is left waiting */
+  h->calls = 0;
+  h->stop_at = -1;
+  CHECK_ST(fcd_stability_sweep(h->st, 0.1, 0.9, STEPS + rank, on_mu, h), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_stability_sweep(h->st, 0.1, 0.9, STEPS, rank == 1 ? NULL : on_mu, h),
+           FCD_E_INVALID_ARG);
+  CHECK(h->calls == 0);
+  fcd_stability_destroy(g[0].st);
+  fcd_stability_destroy(g[1].st);
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -68,7 +160,8 @@ int main(int argc, char **argv) {
   CHECK(worst < 1e-8);
   fprintf(stderr, "rank %d of %d: largest difference serial / distributed %.2e\n", rank, size,
           worst);
-  CHECK(size == 2); /* the test is meant for mpiexec -n 2 */
+  CHECK(size >= 2); /* the test is meant for mpiexec -n 2 and -n 3 */
+  check_sweep(sys, cs, status, slip, rank);
   /* every rank agrees */
   double w_all = 0;
   MPI_Allreduce(&worst, &w_all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
