@@ -98,6 +98,20 @@ static void check_sweep(fcd_system *sys, fcd_contact_set *cs, const int *status,
   CHECK_ST(fcd_stability_sweep(h->st, 0.1, 0.9, STEPS, rank == 1 ? NULL : on_mu, h),
            FCD_E_INVALID_ARG);
   CHECK(h->calls == 0);
+  /* a solve that fails (one restart at an unreachable tolerance): the status of the
+   * serial sweep on every rank, no callback, and the analysis keeps its last results */
+  fcd_status fst[2];
+  for (int pass = 0; pass < 2; pass++) {
+    g[pass].calls = 0;
+    CHECK_ST(fcd_stability_set_param(g[pass].st, FCD_STAB_MAX_ITER, 1), FCD_OK);
+    CHECK_ST(fcd_stability_set_param(g[pass].st, FCD_STAB_TOLERANCE, 1e-16), FCD_OK);
+    fst[pass] = fcd_stability_sweep(g[pass].st, 0.1, 0.9, STEPS, on_mu, &g[pass]);
+    double a, b;
+    CHECK_ST(fcd_stability_get_eigenvalue(g[pass].st, 0, &a, &b), FCD_OK);
+  }
+  fprintf(stderr, "rank %d: failing sweep: %s / %s, %d / %d calls\n", rank,
+          fcd_status_str(fst[0]), fcd_status_str(fst[1]), g[0].calls, g[1].calls);
+  CHECK(fst[0] != FCD_OK && fst[1] == fst[0] && g[1].calls == g[0].calls);
   fcd_stability_destroy(g[0].st);
   fcd_stability_destroy(g[1].st);
 }
