@@ -46,6 +46,7 @@ struct fcd_stability {
   fcd_index dense_max;
   fcd_index proj_modes; /* basis of the modal projection (0: automatic) */
   int64_t comm_f; /* MPI_Fint of the host's communicator; FCD_COMM_SERIAL: none */
+  int share_sweep; /* FCD_STAB_SHARE_SWEEP */
   int keep_reduced; /* benchmarks: keep the sparse K*, M* of the last solve */
   fcd__csr keptK, keptM;
   /* results */
@@ -113,6 +114,7 @@ fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs, fcd_stabil
   st->damping = 1;
   st->dense_max = 400;
   st->comm_f = FCD_COMM_SERIAL;
+  st->share_sweep = 1;
   st->nred = -1;
   st->magic = FCD_STABILITY_MAGIC;
   fcd__system_retain(sys);
@@ -257,6 +259,11 @@ fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
       return fcd__err(sys, FCD_E_INVALID_ARG, "eigen-solver iteration cap %g must be an "
                       "integer in [1, 1e9]", value);
     st->max_it = (fcd_index)value;
+    return FCD_OK;
+  case FCD_STAB_SHARE_SWEEP:
+    if (value != 0 && value != 1)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "FCD_STAB_SHARE_SWEEP is 0 or 1, not %g", value);
+    st->share_sweep = (int)value;
     return FCD_OK;
   case FCD_STAB_DAMPING:
     if (value != 0 && value != 1)
@@ -2126,7 +2133,7 @@ fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real mu1, fc
                         "numbers of steps");
   }
   if (status != FCD_OK) return status;
-  if (size > 1 && steps > 1)
+  if (size > 1 && steps > 1 && st->share_sweep)
     return sweep_distributed(st, mu0, mu1, steps, fn, user_data, rank, size);
   fcd_real saved_mu = st->mu_override;
   sweep_track t;

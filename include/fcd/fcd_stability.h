@@ -72,8 +72,13 @@ enum {
   FCD_STAB_PROJECTION_MODES = 506, /**< size of the modal basis of the projected damped
                                        solve (large problems, general damping); 0
                                        (default): max(2 nev, nev + 20) */
-  FCD_STAB_MAX_ITER = 507   /**< iteration (restart) cap of the sparse eigen-solver (>= 1);
+  FCD_STAB_MAX_ITER = 507,  /**< iteration (restart) cap of the sparse eigen-solver (>= 1);
                                  default 1000. The dense path is direct and ignores it */
+  FCD_STAB_SHARE_SWEEP = 508 /**< on a communicator of several ranks, 1 (default): a
+                                  friction sweep shares its coefficients out, each rank
+                                  solving its own serially (serial memory per rank);
+                                  0: every coefficient solved by all ranks together (the
+                                  LU distributed by MUMPS: less memory per rank) */
 };
 
 /** Classification of one eigenvalue. */
@@ -214,9 +219,9 @@ typedef int (*fcd_stability_sweep_fn)(void *user_data, fcd_real mu, fcd_index n,
  *  @p fn. Modes are tracked from one coefficient to the next by the modal assurance
  *  criterion |v_i^H w_j|^2 / (|v_i|^2 |w_j|^2), matched greedily (best pairs first, the
  *  sign of the imaginary part kept); an eigenvalue without a partner opens a new track.
- *  On a communicator of several ranks (fcd_stability_set_communicator) and with two
- *  steps or more, every rank calls the sweep with the same arguments and the
- *  coefficients are shared out: each rank solves a contiguous block of them serially
+ *  On a communicator of several ranks (fcd_stability_set_communicator), every rank
+ *  calls the sweep with the same arguments; with two steps or more (and
+ *  FCD_STAB_SHARE_SWEEP = 1, the default) the coefficients are shared out: each rank solves a contiguous block of them serially
  *  (with its own factor, so the serial memory per rank), then every rank's @p fn
  *  receives every coefficient in order, the analysis holding its results, exactly as
  *  serially. Arguments that differ between ranks, a failed solve, or @p fn returning

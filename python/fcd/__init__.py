@@ -215,7 +215,8 @@ _IT_PARAM = {"step": 100, "theta": 101, "tolerance": 102, "max_iter": 103, "cont
              "cert_tol": 105, "energy_check": 106}
 _FC_SOLVER = {"auto": 0, "fixed-point": 1, "nsgs": 2, "newton": 3, "admm": 4, "prox": 5}
 _ST_PARAM = {"nev": 500, "target_hz": 501, "mu": 502, "tolerance": 503, "damping": 504,
-             "dense_max": 505, "projection_modes": 506, "max_iter": 507}
+             "dense_max": 505, "projection_modes": 506, "max_iter": 507,
+             "share_sweep": 508}
 _EQ_KIND = {"static": 0, "steady-sliding": 1}
 _EQ_PARAM = {"tolerance": 102, "max_iter": 103, "contact_solver": 104, "classify_tol": 400}
 
@@ -737,7 +738,7 @@ class Stability(_Child):
 
     def set_param(self, key, value):
         """'nev', 'target_hz', 'mu', 'tolerance', 'damping', 'dense_max',
-        'projection_modes' or 'max_iter'."""
+        'projection_modes', 'max_iter' or 'share_sweep'."""
         self._check(_f["fcd_stability_set_param"](self._h, _key(_ST_PARAM, key, "stability "
                                                                  "parameter"), float(value)))
 

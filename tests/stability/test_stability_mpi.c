@@ -59,9 +59,11 @@ static fcd_stability *make_analysis(fcd_system *sys, fcd_contact_set *cs, const 
 /* the serial sweep and the sweep on the communicator agree, on every rank */
 static void check_sweep(fcd_system *sys, fcd_contact_set *cs, const int *status,
                         const double *slip, int rank) {
-  static sweep_log g[2];
-  for (int pass = 0; pass < 2; pass++) {
-    g[pass].st = make_analysis(sys, cs, status, slip, pass);
+  /* serial; shared out over the ranks (the default); every solve distributed */
+  static sweep_log g[3];
+  for (int pass = 0; pass < 3; pass++) {
+    g[pass].st = make_analysis(sys, cs, status, slip, pass > 0);
+    if (pass == 2) CHECK_ST(fcd_stability_set_param(g[2].st, FCD_STAB_SHARE_SWEEP, 0), FCD_OK);
     g[pass].stop_at = -1;
     g[pass].held = 1;
     CHECK_ST(fcd_stability_sweep(g[pass].st, 0.1, 0.9, STEPS, on_mu, &g[pass]), FCD_OK);
@@ -70,20 +72,26 @@ static void check_sweep(fcd_system *sys, fcd_contact_set *cs, const int *status,
     CHECK_ST(fcd_stability_get_eigenvalue(g[pass].st, 0, &a, &b), FCD_OK);
     CHECK(a == g[pass].re[STEPS - 1][0] && b == g[pass].im[STEPS - 1][0]);
   }
-  CHECK(g[0].calls == STEPS && g[1].calls == STEPS && g[0].held && g[1].held);
-  double worst = 0;
-  int tracks = 1;
-  for (int k = 0; k < STEPS; k++) {
-    CHECK(g[0].mu[k] == g[1].mu[k] && g[0].n[k] == g[1].n[k] && g[0].n[k] > 0);
-    for (fcd_index i = 0; i < g[0].n[k] && i < MAXC; i++) {
-      worst = fmax(worst, hypot(g[0].re[k][i] - g[1].re[k][i], g[0].im[k][i] - g[1].im[k][i]) /
-                              fmax(1.0, hypot(g[0].re[k][i], g[0].im[k][i])));
-      tracks &= g[0].track[k][i] == g[1].track[k][i];
+  for (int pass = 1; pass < 3; pass++) {
+    CHECK(g[0].calls == STEPS && g[pass].calls == STEPS && g[0].held && g[pass].held);
+    double worst = 0;
+    int tracks = 1;
+    for (int k = 0; k < STEPS; k++) {
+      CHECK(g[0].mu[k] == g[pass].mu[k] && g[0].n[k] == g[pass].n[k] && g[0].n[k] > 0);
+      for (fcd_index i = 0; i < g[0].n[k] && i < MAXC; i++) {
+        worst = fmax(worst, hypot(g[0].re[k][i] - g[pass].re[k][i],
+                                  g[0].im[k][i] - g[pass].im[k][i]) /
+                                fmax(1.0, hypot(g[0].re[k][i], g[0].im[k][i])));
+        tracks &= g[0].track[k][i] == g[pass].track[k][i];
+      }
     }
+    fprintf(stderr, "rank %d: sweep of %d coefficients, serial / %s %.2e, tracks %s\n", rank,
+            STEPS, pass == 1 ? "shared out" : "distributed solves", worst,
+            tracks ? "equal" : "differ");
+    CHECK(worst < 1e-8 && tracks);
   }
-  fprintf(stderr, "rank %d: sweep of %d coefficients, serial / distributed %.2e, tracks %s\n",
-          rank, STEPS, worst, tracks ? "equal" : "differ");
-  CHECK(worst < 1e-8 && tracks);
+  CHECK_ST(fcd_stability_set_param(g[2].st, FCD_STAB_SHARE_SWEEP, 2), FCD_E_INVALID_ARG);
+  fcd_stability_destroy(g[2].st);
   /* a callback that stops on rank 1 alone at its third call stops every rank there */
   sweep_log *h = &g[1];
   h->calls = 0;
