@@ -160,15 +160,7 @@ int main(int argc, char **argv) {
   double re[2][16], im[2][16];
   fcd_index got[2];
   for (int pass = 0; pass < 2; pass++) {
-    fcd_stability *st;
-    CHECK_ST(fcd_stability_create(sys, cs, &st), FCD_OK);
-    CHECK_ST(fcd_stability_set_contact_state(st, status, slip), FCD_OK);
-    CHECK_ST(fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, 0), FCD_OK);
-    CHECK_ST(fcd_stability_set_param(st, FCD_STAB_NEV, 8), FCD_OK);
-    CHECK_ST(fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, 0.3), FCD_OK);
-    CHECK_ST(fcd_stability_set_param(st, FCD_STAB_TOLERANCE, 1e-12), FCD_OK);
-    if (pass == 1)
-      CHECK_ST(fcd_stability_set_communicator(st, (int64_t)MPI_Comm_c2f(MPI_COMM_WORLD)), FCD_OK);
+    fcd_stability *st = make_analysis(sys, cs, status, slip, pass == 1);
     CHECK_ST(fcd_stability_solve(st, &got[pass]), FCD_OK);
     for (fcd_index i = 0; i < got[pass] && i < 16; i++)
       fcd_stability_get_eigenvalue(st, i, &re[pass][i], &im[pass][i]);
