@@ -9,6 +9,7 @@ struct fcd__factor {
   fcd__factor_kind kind;
   fcd__chol *chol;
   fcd__lu *lu;
+  fcd__klu *klu;
   fcd__mumps *mumps; /* fcd__factor_create_free on a distributed system */
   fcd_index n;
   uint64_t analysed_pattern; /* 0: nothing analysed */
@@ -31,8 +32,9 @@ fcd_status fcd__factor_create(fcd_system *sys, fcd__factor_kind kind, fcd__facto
   f->sys = sys;
   f->kind = kind;
   f->bad_col = -1;
-  fcd_status st = kind == FCD__FACTOR_SPD ? fcd__chol_create(sys, &f->chol)
-                                          : fcd__lu_create(sys, &f->lu);
+  fcd_status st = kind == FCD__FACTOR_SPD  ? fcd__chol_create(sys, &f->chol)
+                  : kind == FCD__FACTOR_KLU ? fcd__klu_create(sys, &f->klu)
+                                            : fcd__lu_create(sys, &f->lu);
   if (st != FCD_OK) {
     fcd__free(f);
     return st;
@@ -45,6 +47,7 @@ void fcd__factor_destroy(fcd__factor *f) {
   if (!f) return;
   fcd__chol_destroy(f->chol);
   fcd__lu_destroy(f->lu);
+  fcd__klu_destroy(f->klu);
   fcd__free(f->work);
   fcd__free(f);
 }
@@ -57,6 +60,7 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
     f->analysed_pattern = 0;
     f->factored = 0;
     st = f->kind == FCD__FACTOR_SPD ? fcd__chol_analyze(f->chol, f->sys, n, rowptr, col, val)
+         : f->klu                   ? fcd__klu_analyze(f->klu, f->sys, n, rowptr, col)
                                     : fcd__lu_analyze(f->lu, f->sys, n, rowptr, col, val);
     if (st != FCD_OK) return st;
     f->n = n;
@@ -66,15 +70,18 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
   f->factored = 0;
   f->bad_col = -1;
   st = f->kind == FCD__FACTOR_SPD ? fcd__chol_factor(f->chol, f->sys, val, &f->bad_col)
+       : f->klu                   ? fcd__klu_factor(f->klu, f->sys, val)
                                   : fcd__lu_factor(f->lu, f->sys, val);
   if (st != FCD_OK) return st;
   f->factored = 1;
   f->stats.factorizations++;
+  if (f->klu) f->stats.refactorizations = fcd__klu_get_stats(f->klu).refactorizations;
   return FCD_OK;
 }
 
 void fcd__factor_set_refinement(fcd__factor *f, int steps) {
   if (f->lu) fcd__lu_set_refinement(f->lu, steps);
+  if (f->klu) fcd__klu_set_refinement(f->klu, steps);
 }
 
 /* The free pattern, and whether the factor already holds a M + b C + c K of the current
@@ -137,8 +144,13 @@ fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                              fcd_real *x) {
   if (!f->factored)
     return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
-  fcd_status st = f->kind == FCD__FACTOR_SPD ? fcd__chol_solve(f->chol, f->sys, nrhs, b, x)
-                                             : fcd__lu_solve(f->lu, f->sys, nrhs, b, x);
+  fcd_status st = FCD_OK;
+  if (f->klu)
+    for (fcd_index k = 0; k < nrhs && st == FCD_OK; k++)
+      st = fcd__klu_solve(f->klu, f->sys, b + k * f->n, x + k * f->n);
+  else
+    st = f->kind == FCD__FACTOR_SPD ? fcd__chol_solve(f->chol, f->sys, nrhs, b, x)
+                                    : fcd__lu_solve(f->lu, f->sys, nrhs, b, x);
   if (st == FCD_OK) f->stats.solves += nrhs;
   return st;
 }

@@ -864,7 +864,7 @@ static fcd_status newton_ws_init(fcd_system *sink, const fcd__fc_local *p, newto
   }
   for (fcd_index i = 0; i < m; i++) w->pos[i] = -1;
   fcd_status st = jac_build_pattern(sink, p, &w->jp);
-  if (st == FCD_OK) st = fcd__factor_create(sink, FCD__FACTOR_LU, &w->lu);
+  if (st == FCD_OK) st = fcd__factor_create(sink, FCD__FACTOR_KLU, &w->lu);
   if (st != FCD_OK) newton_ws_free(w);
   return st;
 }

@@ -277,11 +277,14 @@ void fcd__free_matvec(const fcd__free_pattern *fp, const fcd_real *val,
 const char *fcd__matrix_name(fcd_matrix_kind which);
 
 /* ---- factorizations (factor.c over backend/) ---- */
-typedef enum { FCD__FACTOR_SPD = 0, FCD__FACTOR_LU = 1 } fcd__factor_kind;
+/* SPD: CHOLMOD; LU: UMFPACK (large operators); KLU: KLU (the contact solvers'
+ * Jacobians, small and refactored often, the pivot order reused while it stays stable) */
+typedef enum { FCD__FACTOR_SPD = 0, FCD__FACTOR_LU = 1, FCD__FACTOR_KLU = 2 } fcd__factor_kind;
 typedef struct fcd__factor fcd__factor;
 typedef struct {
   fcd_index analyses;       /* symbolic analyses done */
   fcd_index factorizations; /* numeric factorizations done */
+  fcd_index refactorizations; /* of those, KLU's that reused the last pivot order */
   fcd_index solves;         /* right-hand sides solved */
 } fcd__factor_stats;
 
@@ -383,6 +386,21 @@ fcd_status fcd__lu_factor(fcd__lu *l, const fcd_system *sys, const fcd_real *val
 fcd_status fcd__lu_solve(fcd__lu *l, const fcd_system *sys, fcd_index nrhs,
                          const fcd_real *b, fcd_real *x);
 void fcd__lu_set_refinement(fcd__lu *l, int steps);
+
+typedef struct fcd__klu fcd__klu;
+typedef struct {
+  fcd_index analyses, factorizations, refactorizations;
+} fcd__klu_stats;
+fcd_status fcd__klu_create(const fcd_system *sys, fcd__klu **out);
+void fcd__klu_destroy(fcd__klu *k);
+fcd_status fcd__klu_analyze(fcd__klu *k, const fcd_system *sys, fcd_index n,
+                            const fcd_index *rowptr, const fcd_index *col);
+/* refactors with the last pivot order when that stays stable, else factors afresh */
+fcd_status fcd__klu_factor(fcd__klu *k, const fcd_system *sys, const fcd_real *val);
+/* x = A^-1 b (x may be b), with the iterative refinement steps set (default 1) */
+fcd_status fcd__klu_solve(fcd__klu *k, const fcd_system *sys, const fcd_real *b, fcd_real *x);
+void fcd__klu_set_refinement(fcd__klu *k, int steps);
+fcd__klu_stats fcd__klu_get_stats(const fcd__klu *k);
 
 /* ---- distributed systems (backend/distributed.c) ----
  * Matrices hold the rows this rank owns; vectors of ndofs and contact sets are

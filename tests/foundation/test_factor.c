@@ -1,4 +1,4 @@
-/* Factorizations on the free dofs (CHOLMOD, UMFPACK) against dense LAPACK on random
+/* Factorizations on the free dofs (CHOLMOD, UMFPACK, KLU) against dense LAPACK on random
  * systems built here, and the explicit reuse of symbolic/numeric factorizations. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <dlfcn.h>
@@ -190,6 +190,77 @@ static void test_lu(int n) {
   fcd_system_destroy(sys);
 }
 
+/* KLU (the contact solvers' Jacobians): against LAPACK on a random sparse matrix; new
+ * values on the same pattern reuse the pivot order; values that make that order
+ * unusable (the diagonal zeroed, the weight moved to a permutation's entries) are
+ * factored afresh and still solved exactly; a singular matrix is reported and the
+ * factor recovers. */
+static void klu_check(fcd__factor *f, int n, const fcd_index *rp, const fcd_index *ci,
+                      const double *v, double tol) {
+  double *A = calloc((size_t)n * n, sizeof *A), *b = malloc(n * sizeof *b);
+  double *x = malloc(n * sizeof *x);
+  lapack_int *ipiv = malloc(n * sizeof *ipiv);
+  for (int i = 0; i < n; i++)
+    for (fcd_index e = rp[i]; e < rp[i + 1]; e++) A[i + ci[e] * n] += v[e];
+  for (int i = 0; i < n; i++) b[i] = fcdt_rand() - 0.5;
+  CHECK_ST(fcd__factor_csr(f, n, rp, ci, v, 5), FCD_OK);
+  CHECK_ST(fcd__factor_solve(f, 1, b, x), FCD_OK);
+  CHECK(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, A, n, ipiv, b, n) == 0);
+  CHECK(max_rel_diff(x, b, n) < tol);
+  free(A);
+  free(b);
+  free(x);
+  free(ipiv);
+}
+
+static void test_klu(int n) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
+  fcd__factor *f;
+  CHECK_ST(fcd__factor_create(sys, FCD__FACTOR_KLU, &f), FCD_OK);
+  /* pattern: the diagonal, the cyclic shift (i, i+1 mod n), and random entries */
+  fcd_index *rp = malloc((n + 1) * sizeof *rp), *ci = malloc((size_t)n * n * sizeof *ci);
+  double *v = malloc((size_t)n * n * sizeof *v);
+  fcd_index k = 0;
+  for (int i = 0; i < n; i++) {
+    rp[i] = k;
+    for (int j = 0; j < n; j++)
+      if (j == i || j == (i + 1) % n || fcdt_rand() < 0.03) {
+        ci[k] = j;
+        v[k++] = j == i ? 4 + fcdt_rand() : fcdt_rand() - 0.5;
+      }
+  }
+  rp[n] = k;
+  klu_check(f, n, rp, ci, v, 1e-12);
+  for (fcd_index e = 0; e < k; e++) v[e] *= 1 + 0.1 * (fcdt_rand() - 0.5);
+  klu_check(f, n, rp, ci, v, 1e-12);
+  fcd__factor_stats s = fcd__factor_get_stats(f);
+  CHECK(s.analyses == 1 && s.factorizations == 2 && s.refactorizations == 1);
+  /* the weight moved from the diagonal to the shift: a permutation matrix plus small
+   * entries, whose LU needs pivots off the diagonal */
+  for (int i = 0; i < n; i++)
+    for (fcd_index e = rp[i]; e < rp[i + 1]; e++)
+      v[e] = ci[e] == i ? 0 : ci[e] == (i + 1) % n ? 4 + fcdt_rand() : 1e-3 * fcdt_rand();
+  klu_check(f, n, rp, ci, v, 1e-12);
+  s = fcd__factor_get_stats(f);
+  CHECK(s.factorizations == 3 && s.refactorizations == 1);
+  /* singular: an empty row */
+  double *z = malloc((size_t)k * sizeof *z);
+  memcpy(z, v, (size_t)k * sizeof *z);
+  for (fcd_index e = rp[3]; e < rp[4]; e++) z[e] = 0;
+  CHECK_ST(fcd__factor_csr(f, n, rp, ci, z, 5), FCD_E_SINGULAR);
+  CHECK(strstr(fcd_system_last_error(sys), "singular") != NULL);
+  double b[1] = {0};
+  CHECK_ST(fcd__factor_solve(f, 1, b, b), FCD_E_STATE);
+  klu_check(f, n, rp, ci, v, 1e-12);
+  free(z);
+  free(rp);
+  free(ci);
+  free(v);
+  fcd__factor_destroy(f);
+  fcd_system_destroy(sys);
+}
+
 static void test_generic_csr(void) {
   /* caller-provided matrices with a pattern id: same id, same pattern, no re-analysis */
   fcd_system *sys;
@@ -281,5 +352,7 @@ int main(void) {
   test_lu(50);
   test_lu(400);
   test_generic_csr();
+  test_klu(60);
+  test_klu(500);
   return fcdt_finish("test_factor");
 }

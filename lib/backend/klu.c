@@ -1,0 +1,152 @@
+/* KLU (SuiteSparse) sparse LU for the contact solvers' Jacobians: small, very sparse
+ * matrices of a fixed pattern refactored hundreds of times, where UMFPACK's frontal
+ * machinery costs more than the arithmetic (measured on the benchmark set in
+ * docs/contact.md, "The Newton Jacobian's LU"). */
+#include "../fcd_private.h"
+
+#include <klu.h>
+#include <string.h>
+
+_Static_assert(sizeof(SuiteSparse_long) == sizeof(fcd_index),
+               "KLU's l interface must match fcd_index");
+
+/* A refactorization keeps the pivot order of the last full factorization; when the
+ * values moved too far from it (an active set changed), the reciprocal pivot growth
+ * falls and the factorization is redone with fresh pivoting. */
+#define KLU_MIN_RGROWTH 1e-8
+
+struct fcd__klu {
+  klu_l_common common;
+  klu_l_symbolic *sym;
+  klu_l_numeric *num;
+  fcd_index n, nnz;
+  /* KLU takes non-const arrays and refactorization needs them again: kept here */
+  fcd_index *ptr, *idx;
+  fcd_real *val, *res, *rhs;
+  int refine;
+  fcd__klu_stats stats;
+};
+
+static fcd_status klu_status(const fcd_system *sys, const klu_l_common *c, const char *what) {
+  switch (c->status) {
+  case KLU_OK: return FCD_OK;
+  case KLU_SINGULAR:
+    return fcd__err(sys, FCD_E_SINGULAR, "KLU %s: the matrix is singular", what);
+  case KLU_OUT_OF_MEMORY: return fcd__err(sys, FCD_E_NOMEM, "KLU %s: out of memory", what);
+  default:
+    return fcd__err(sys, FCD_E_BACKEND, "KLU %s failed (status %lld)", what,
+                    (long long)c->status);
+  }
+}
+
+fcd_status fcd__klu_create(const fcd_system *sys, fcd__klu **out) {
+  fcd__klu *k = fcd__calloc(1, sizeof *k);
+  if (!k) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a KLU context");
+  klu_l_defaults(&k->common);
+  k->refine = 1;
+  *out = k;
+  return FCD_OK;
+}
+
+void fcd__klu_set_refinement(fcd__klu *k, int steps) { k->refine = steps < 0 ? 0 : steps; }
+
+static void klu_free_factors(fcd__klu *k) {
+  if (k->num) klu_l_free_numeric(&k->num, &k->common);
+  if (k->sym) klu_l_free_symbolic(&k->sym, &k->common);
+}
+
+void fcd__klu_destroy(fcd__klu *k) {
+  if (!k) return;
+  klu_free_factors(k);
+  fcd__free(k->ptr);
+  fcd__free(k->idx);
+  fcd__free(k->val);
+  fcd__free(k->res);
+  fcd__free(k->rhs);
+  fcd__free(k);
+}
+
+fcd_status fcd__klu_analyze(fcd__klu *k, const fcd_system *sys, fcd_index n,
+                            const fcd_index *rowptr, const fcd_index *col) {
+  klu_free_factors(k);
+  fcd__free(k->ptr);
+  fcd__free(k->idx);
+  fcd__free(k->val);
+  fcd__free(k->res);
+  fcd__free(k->rhs);
+  k->n = k->nnz = 0;
+  fcd_index nnz = rowptr[n];
+  k->ptr = fcd__malloc_array((size_t)n + 1, sizeof *k->ptr);
+  k->idx = fcd__malloc_array((size_t)nnz + 1, sizeof *k->idx);
+  k->val = fcd__malloc_array((size_t)nnz + 1, sizeof *k->val);
+  k->res = fcd__malloc_array((size_t)n + 1, sizeof *k->res);
+  k->rhs = fcd__malloc_array((size_t)n + 1, sizeof *k->rhs);
+  if (!k->ptr || !k->idx || !k->val || !k->res || !k->rhs)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory in the KLU analysis");
+  memcpy(k->ptr, rowptr, ((size_t)n + 1) * sizeof *k->ptr);
+  memcpy(k->idx, col, (size_t)nnz * sizeof *k->idx);
+  /* CSR of A is CSC of A^T: KLU factors A^T and solves with klu_l_tsolve */
+  k->sym = klu_l_analyze(n, (SuiteSparse_long *)k->ptr, (SuiteSparse_long *)k->idx, &k->common);
+  if (!k->sym) return klu_status(sys, &k->common, "analysis");
+  k->n = n;
+  k->nnz = nnz;
+  k->stats.analyses++;
+  return FCD_OK;
+}
+
+static fcd_status klu_fresh(fcd__klu *k, const fcd_system *sys) {
+  if (k->num) klu_l_free_numeric(&k->num, &k->common);
+  k->num = klu_l_factor((SuiteSparse_long *)k->ptr, (SuiteSparse_long *)k->idx, k->val, k->sym,
+                        &k->common);
+  if (!k->num || k->common.status != KLU_OK) {
+    if (k->num) klu_l_free_numeric(&k->num, &k->common);
+    return klu_status(sys, &k->common, "factorization");
+  }
+  k->stats.factorizations++;
+  return FCD_OK;
+}
+
+fcd_status fcd__klu_factor(fcd__klu *k, const fcd_system *sys, const fcd_real *val) {
+  if (!k->sym) return fcd__err(sys, FCD_E_STATE, "KLU factorization before analysis");
+  memcpy(k->val, val, (size_t)k->nnz * sizeof *val);
+  if (!k->num) return klu_fresh(k, sys);
+  SuiteSparse_long ok = klu_l_refactor((SuiteSparse_long *)k->ptr, (SuiteSparse_long *)k->idx,
+                                       k->val, k->sym, k->num, &k->common);
+  if (ok && k->common.status == KLU_OK &&
+      klu_l_rgrowth((SuiteSparse_long *)k->ptr, (SuiteSparse_long *)k->idx, k->val, k->sym,
+                    k->num, &k->common) &&
+      k->common.rgrowth >= KLU_MIN_RGROWTH) {
+    k->stats.refactorizations++;
+    return FCD_OK;
+  }
+  return klu_fresh(k, sys);
+}
+
+/* res = b - A x with A in CSR (the caller's orientation) */
+static void klu_residual(const fcd__klu *k, const fcd_real *b, const fcd_real *x,
+                         fcd_real *res) {
+  for (fcd_index i = 0; i < k->n; i++) {
+    fcd_real s = b[i];
+    for (fcd_index e = k->ptr[i]; e < k->ptr[i + 1]; e++) s -= k->val[e] * x[k->idx[e]];
+    res[i] = s;
+  }
+}
+
+fcd_status fcd__klu_solve(fcd__klu *k, const fcd_system *sys, const fcd_real *b, fcd_real *x) {
+  if (!k->num) return fcd__err(sys, FCD_E_STATE, "KLU solve before a factorization");
+  fcd_index n = k->n;
+  /* b is overwritten when x == b: the refinement works from a copy */
+  if (k->refine > 0) memcpy(k->rhs, b, (size_t)n * sizeof *k->rhs);
+  if (x != b) memcpy(x, b, (size_t)n * sizeof *x);
+  if (!klu_l_tsolve(k->sym, k->num, n, 1, x, &k->common))
+    return klu_status(sys, &k->common, "solve");
+  for (int s = 0; s < k->refine; s++) {
+    klu_residual(k, k->rhs, x, k->res);
+    if (!klu_l_tsolve(k->sym, k->num, n, 1, k->res, &k->common))
+      return klu_status(sys, &k->common, "solve");
+    for (fcd_index i = 0; i < n; i++) x[i] += k->res[i];
+  }
+  return FCD_OK;
+}
+
+fcd__klu_stats fcd__klu_get_stats(const fcd__klu *k) { return k->stats; }
