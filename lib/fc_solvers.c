@@ -1466,7 +1466,14 @@ static fcd_status nsgs_fn(fcd_system *sink, const fcd__fc_local *p, const fcd__f
 /* auto: NSGS in blocks of 25 sweeps, each measuring its linear rate; NSGS goes on
  * while the rates predict convergence within AUTO_NSGS sweeps in all (a sweep costs one
  * product with W; a Newton step of the proximal point, measured on the fclib and
- * Siconos sets, 30 to 60 sweeps, and it takes 10 to 50 of them). Otherwise ADMM is
+ * Siconos sets with KLU's refactorization, 7 to 30 sweeps, and it takes 5 to 40 of
+ * them: on every problem of the set that NSGS solves in more than 200 sweeps the
+ * proximal point is as fast or faster, 0.9-1.9x; the budget was 800 sweeps while a
+ * Newton step cost 30 to 60). The first block has no rate: it hands over when its
+ * residual is still above tol^(1/4), 1e-2 at 1e-8 (after 25 sweeps the set's problems
+ * that NSGS solves within 100 sweeps are at 1.2e-5 to 2.3e-7; KaplasTower, Spheres,
+ * spheres-in-a-box and BoxesStack1 at 1.5e-2 to 3.2e-2: KaplasTower's ADMM starts 25
+ * sweeps earlier, 0.93x -> 0.72x Siconos' ADMM). Otherwise ADMM is
  * probed from the caller's guess (kept while it gains a decade every two steps, at
  * most AUTO_ADMM_PROBE), then the proximal point takes over from the caller's guess (from NSGS' iterate it is slower
  * on Capsules and fails on spheres-in-a-box) for up to AUTO_PROX inner steps (RockPile_tob1
@@ -1475,7 +1482,7 @@ static fcd_status nsgs_fn(fcd_system *sink, const fcd__fc_local *p, const fcd__f
  * last. Decided by counts, never by clocks: the same input takes the same path. */
 enum {
   AUTO_BLOCK = 25,
-  AUTO_NSGS = 800,
+  AUTO_NSGS = 200,
   AUTO_ADMM_PROBE = 40,
   AUTO_PROX = 4000,
   AUTO_NEWTON = 2000,
@@ -1491,7 +1498,8 @@ enum {
  * FrictionContactProblem00237's 0.27, 0.41, 0.34, then 0.34 to convergence at 345. These
  * residual histories of the benchmark set (every 5 sweeps) chose the rule among the
  * single-block rule at 25 and 50 sweeps and other thresholds: the only one that keeps
- * NSGS wherever it converges within 800 sweeps and hands over earlier everywhere else. */
+ * NSGS wherever it converges within 800 sweeps (the budget then) and hands over
+ * earlier everywhere else. */
 #define AUTO_STALL 1.25
 static int nsgs_predicts(fcd_index done, fcd_real res, fcd_real tol, fcd_real rate,
                          fcd_real growth) {
@@ -1535,7 +1543,10 @@ static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
     if (res->converged || done >= AUTO_NSGS) break;
     fcd_real rate = prev > 0 ? rr.residual / prev : -1;
     prev = rr.residual;
-    if (rate < 0) continue; /* the first block has no rate yet */
+    if (rate < 0) {
+      if (rr.residual > pow(o->tol, 0.25)) break;
+      continue;
+    }
     fcd_real growth = nsgs_growth(rate, rate1, rate2);
     rate2 = rate1;
     rate1 = rate;
