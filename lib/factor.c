@@ -126,6 +126,7 @@ fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_r
   int current = 0;
   FCD_TRY(combination_state(f, a, b, c, &fp, &current));
   if (current) return FCD_OK;
+  if (f->kind == FCD__FACTOR_SPD) FCD_TRY(fcd__system_require_symmetric(sys, a, b, c));
   FCD_TRY(combination_values(f, fp, a, b, c));
   /* A factor object serves either system combinations or caller matrices
    * (fcd__factor_csr), never both: pattern ids of the two sources are not comparable. */

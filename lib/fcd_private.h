@@ -102,6 +102,10 @@ struct fcd_system {
   uint64_t pattern_version;
   /* Bumped whenever any operator value changes (matrices, Rayleigh coefficients). */
   uint64_t value_version;
+  /* the matrices' relative asymmetries, measured at value_version asym_at - 1 (0:
+   * never): every Cholesky factorization of a M + b C + c K checks them */
+  fcd_real asym[3];
+  uint64_t asym_at;
   fcd__free_pattern fp;
   /* Objects created from this system hold it: destroying the system while they live
    * only marks it (zombie); the last of them frees it. */
@@ -109,6 +113,20 @@ struct fcd_system {
   int zombie;
   char err[FCD_ERRMSG_CAP];
 };
+
+/* Above this relative asymmetry a full-storage matrix is not symmetric: CHOLMOD and the
+ * symmetric eigen-solver read one triangle only. Data written with 7 significant digits
+ * sit below it (the LMGC90 global problems of tests/data/fclib: M at 1.5e-7, solved and
+ * certified from one triangle); a non-symmetric operator (follower loads, gyroscopic
+ * couplings) is asymmetric at order one. (Modal checks used 1e-10 before.) */
+#define FCD__ASYM_TOL 1e-6
+/* The relative asymmetry of matrix which (0 in symmetric storage or when not set),
+ * measured once per value version. Serial systems only (a distributed system's rows
+ * are spread over the ranks): 0 there. */
+fcd_real fcd__system_asymmetry(fcd_system *sys, fcd_matrix_kind which);
+/* FCD_E_INVALID_ARG naming the matrix when a M + b C + c K (C the full damping
+ * operator) involves a non-symmetric one */
+fcd_status fcd__system_require_symmetric(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c);
 
 void fcd__system_retain(fcd_system *sys);
 void fcd__system_release(fcd_system *sys);

@@ -11,8 +11,8 @@
 static fcd_status require_symmetric(fcd_system *sys, fcd_matrix_kind which) {
   if (!sys->mat[which].set)
     return fcd__err(sys, FCD_E_STATE, "%s matrix was never set", fcd__matrix_name(which));
-  fcd_real asym = fcd__csr_asymmetry(&sys->mat[which]);
-  if (asym > 1e-10)
+  fcd_real asym = fcd__system_asymmetry(sys, which);
+  if (!(asym <= FCD__ASYM_TOL))
     return fcd__err(sys, FCD_E_INVALID_ARG,
                     "%s matrix is not symmetric (relative asymmetry %.3g)",
                     fcd__matrix_name(which), asym);

@@ -361,6 +361,32 @@ fcd_status fcd_system_matrix_nnz(const fcd_system *sys, fcd_matrix_kind which,
   return FCD_OK;
 }
 
+fcd_real fcd__system_asymmetry(fcd_system *sys, fcd_matrix_kind which) {
+  if (sys->dist) return 0.0;
+  if (sys->asym_at != sys->value_version + 1) {
+    for (int k = 0; k < 3; k++) sys->asym[k] = fcd__csr_asymmetry(&sys->mat[k]);
+    sys->asym_at = sys->value_version + 1;
+  }
+  return sys->asym[which];
+}
+
+fcd_status fcd__system_require_symmetric(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c) {
+  /* the coefficient each stored matrix gets in a M + b (C + alpha M + beta K) + c K */
+  const fcd_real coef[3] = {a + b * sys->ray_alpha, b, c + b * sys->ray_beta};
+  const fcd_matrix_kind kinds[3] = {FCD_MASS, FCD_DAMPING, FCD_STIFFNESS};
+  for (int k = 0; k < 3; k++) {
+    if (coef[k] == 0 || !sys->mat[kinds[k]].set) continue;
+    fcd_real asym = fcd__system_asymmetry(sys, kinds[k]);
+    if (!(asym <= FCD__ASYM_TOL))
+      return fcd__err(sys, FCD_E_INVALID_ARG,
+                      "%s matrix is not symmetric (relative asymmetry %.3g): equilibria, "
+                      "integrators and modes factor a M + b C + c K by Cholesky, which reads "
+                      "one triangle; fcd has no LU path for non-symmetric operators yet",
+                      fcd__matrix_name(kinds[k]), asym);
+  }
+  return FCD_OK;
+}
+
 fcd_status fcd_system_matrix_asymmetry(const fcd_system *sys, fcd_matrix_kind which,
                                        fcd_real *asym) {
   FCD_CHECK_SYS(sys);

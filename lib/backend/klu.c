@@ -61,31 +61,29 @@ fcd_status fcd__klu_create(const fcd_system *sys, fcd__klu **out) {
 
 void fcd__klu_set_refinement(fcd__klu *k, int steps) { k->refine = steps < 0 ? 0 : steps; }
 
-static void klu_free_factors(fcd__klu *k) {
+/* the factors and the arrays of one pattern */
+static void klu_free_pattern(fcd__klu *k) {
   if (k->num) klu_l_free_numeric(&k->num, &k->common);
   if (k->sym) klu_l_free_symbolic(&k->sym, &k->common);
-}
-
-void fcd__klu_destroy(fcd__klu *k) {
-  if (!k) return;
-  klu_free_factors(k);
   fcd__free(k->ptr);
   fcd__free(k->idx);
   fcd__free(k->val);
   fcd__free(k->res);
   fcd__free(k->rhs);
+  k->ptr = k->idx = NULL;
+  k->val = k->res = k->rhs = NULL;
+  k->n = k->nnz = 0;
+}
+
+void fcd__klu_destroy(fcd__klu *k) {
+  if (!k) return;
+  klu_free_pattern(k);
   fcd__free(k);
 }
 
 fcd_status fcd__klu_analyze(fcd__klu *k, const fcd_system *sys, fcd_index n,
                             const fcd_index *rowptr, const fcd_index *col) {
-  klu_free_factors(k);
-  fcd__free(k->ptr);
-  fcd__free(k->idx);
-  fcd__free(k->val);
-  fcd__free(k->res);
-  fcd__free(k->rhs);
-  k->n = k->nnz = 0;
+  klu_free_pattern(k);
   fcd_index nnz = rowptr[n];
   k->ptr = fcd__malloc_array((size_t)n + 1, sizeof *k->ptr);
   k->idx = fcd__malloc_array((size_t)nnz + 1, sizeof *k->idx);

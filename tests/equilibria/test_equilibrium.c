@@ -735,6 +735,42 @@ static void test_bad_input(void) {
   fcd_equilibrium_destroy(eq);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
+  /* A non-symmetric stiffness in full storage is named. Cholesky reads one triangle:
+   * before the check, K = [2 1; 0 3] was solved as [2 1; 1 3] and the solve failed its
+   * certificate (equilibrium residual 0.14) without saying why. The previous solution
+   * is kept. */
+  {
+    fcd_system *ns;
+    CHECK_ST(fcd_system_create(2, &ns), FCD_OK);
+    const fcd_index rs[4] = {0, 0, 1, 1}, cs4[4] = {0, 1, 0, 1};
+    const double ksym[4] = {2, 1, 1, 3}, kasym[4] = {2, 1, 0, 3}, fs[2] = {-1, 0.5};
+    CHECK_ST(fcd_system_set_matrix_coo(ns, FCD_STIFFNESS, 4, rs, cs4, ksym, FCD_COO_FULL),
+             FCD_OK);
+    CHECK_ST(fcd_system_set_load(ns, fs), FCD_OK);
+    fcd_contact_set *cn;
+    CHECK_ST(fcd_contact_set_create(ns, 2, &cn), FCD_OK);
+    const fcd_index dn[2] = {0, 1};
+    const double nn[2] = {1, 0}, tn[2] = {0, 1};
+    CHECK_ST(fcd_contact_set_add_rigid(cn, dn, nn, tn, 0.0, 0.0, NULL), FCD_OK);
+    CHECK_ST(fcd_equilibrium_create(ns, cn, &eq), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+    double us0[2], us1[2];
+    fcd_equilibrium_get_state(eq, us0);
+    /* closed form: u_N = u_0 <= 0 free of contact would be K^-1 f = (-0.7, 0.4): the
+     * obstacle (normal +x into it) is not reached, u = K^-1 f */
+    CHECK_CLOSE(us0[0], -0.7, 1e-14);
+    CHECK_CLOSE(us0[1], 0.4, 1e-14);
+    CHECK_ST(fcd_system_set_matrix_coo(ns, FCD_STIFFNESS, 4, rs, cs4, kasym, FCD_COO_FULL),
+             FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_E_INVALID_ARG);
+    CHECK_MSG(ns, "stiffness matrix is not symmetric");
+    CHECK_MSG(ns, "no LU path");
+    fcd_equilibrium_get_state(eq, us1);
+    CHECK(memcmp(us0, us1, sizeof us0) == 0);
+    fcd_equilibrium_destroy(eq);
+    fcd_contact_set_destroy(cn);
+    fcd_system_destroy(ns);
+  }
   /* a floating body: K singular on the free dofs */
   fcd_system *fl;
   CHECK_ST(fcd_system_create(2, &fl), FCD_OK);
