@@ -256,6 +256,7 @@ fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, 
   FCD_TRY(combination_state(f, a, b, c, &fp, &current));
   /* refactor on every rank when the values moved on any */
   if (!fcd__dist_any(f->sys, !current)) return FCD_OK;
+  FCD_TRY(fcd__system_require_symmetric(f->sys, a, b, c));
   FCD_TRY(combination_values(f, fp, a, b, c));
   FCD_TRY(fcd__factor_csr_free(f, fp->n, fp->rowptr, fp->col, f->work, fp->version));
   combination_done(f, a, b, c);

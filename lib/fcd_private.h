@@ -125,7 +125,8 @@ struct fcd_system {
  * are spread over the ranks): 0 there. */
 fcd_real fcd__system_asymmetry(fcd_system *sys, fcd_matrix_kind which);
 /* FCD_E_INVALID_ARG naming the matrix when a M + b C + c K (C the full damping
- * operator) involves a non-symmetric one */
+ * operator) involves a non-symmetric one. Collective on a distributed system (the
+ * distributed factor's path), the same figures on every rank. */
 fcd_status fcd__system_require_symmetric(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c);
 
 void fcd__system_retain(fcd_system *sys);
@@ -280,6 +281,8 @@ fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x);
 fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index n,
                              const fcd_index *rowptr, const fcd_index *col,
                              const fcd_real *val, int upper);
+/* the position of entry (i, j) in a (columns sorted), -1 when not stored */
+fcd_index fcd__csr_find(const fcd__csr *a, fcd_index i, fcd_index j);
 fcd_real fcd__csr_asymmetry(const fcd__csr *a);
 
 /* ---- free-dof operators (operators.c) ---- */
@@ -452,6 +455,10 @@ void fcd__system_apply_serial(const fcd_system *sys, fcd_matrix_kind which, cons
 /* y = A x on every rank (fcd_system_apply without its argument checks) */
 fcd_status fcd__system_apply_all(const fcd_system *sys, fcd_matrix_kind which,
                                  const fcd_real *x, fcd_real *y);
+/* The relative asymmetry of a distributed matrix held as each rank's rows (global
+ * numbering): the figure fcd__csr_asymmetry gives on the whole matrix. Collective; NaN
+ * on every rank when the exchange fails on any. */
+fcd_real fcd__dist_csr_asymmetry(const fcd_system *sys, const fcd__csr *a);
 /* a hash of a contact set's contacts (frames, gaps, mu, vg, rows), folded into h */
 uint64_t fcd__contact_set_hash(const fcd_contact_set *cs, uint64_t h);
 /* FNV-1a of n bytes folded into h (0 starts a hash) */

@@ -198,7 +198,7 @@ fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index 
   return FCD_OK;
 }
 
-static fcd_index csr_find(const fcd__csr *a, fcd_index i, fcd_index j) {
+fcd_index fcd__csr_find(const fcd__csr *a, fcd_index i, fcd_index j) {
   fcd_index lo = a->rowptr[i], hi = a->rowptr[i + 1];
   while (lo < hi) {
     fcd_index mid = lo + (hi - lo) / 2;
@@ -216,7 +216,7 @@ fcd_real fcd__csr_asymmetry(const fcd__csr *a) {
       fcd_index j = a->col[p];
       amax = fmax(amax, fabs(a->val[p]));
       if (j == i) continue;
-      fcd_index q = csr_find(a, j, i);
+      fcd_index q = fcd__csr_find(a, j, i);
       fcd_real mirror = q >= 0 ? a->val[q] : 0.0;
       dmax = fmax(dmax, fabs(a->val[p] - mirror));
     }

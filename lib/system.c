@@ -374,9 +374,14 @@ fcd_status fcd__system_require_symmetric(fcd_system *sys, fcd_real a, fcd_real b
   /* the coefficient each stored matrix gets in a M + b (C + alpha M + beta K) + c K */
   const fcd_real coef[3] = {a + b * sys->ray_alpha, b, c + b * sys->ray_beta};
   const fcd_matrix_kind kinds[3] = {FCD_MASS, FCD_DAMPING, FCD_STIFFNESS};
+  /* distributed: measured by all ranks together when any rank's figures are stale */
+  if (sys->dist && fcd__dist_any(sys, sys->asym_at != sys->value_version + 1)) {
+    for (int k = 0; k < 3; k++) sys->asym[k] = fcd__dist_csr_asymmetry(sys, &sys->mat[k]);
+    sys->asym_at = sys->value_version + 1;
+  }
   for (int k = 0; k < 3; k++) {
     if (coef[k] == 0 || !sys->mat[kinds[k]].set) continue;
-    fcd_real asym = fcd__system_asymmetry(sys, kinds[k]);
+    fcd_real asym = sys->dist ? sys->asym[kinds[k]] : fcd__system_asymmetry(sys, kinds[k]);
     if (!(asym <= FCD__ASYM_TOL))
       return fcd__err(sys, FCD_E_INVALID_ARG,
                       "%s matrix is not symmetric (relative asymmetry %.3g): equilibria, "

@@ -869,3 +869,109 @@ fcd_status fcd__comm_min(const fcd_system *sys, int64_t comm_f, long long *v, in
   if (e) return fcd__err(sys, FCD_E_BACKEND, "MPI error %d in a reduction", e);
   return FCD_OK;
 }
+
+/* ---- symmetry of a distributed matrix ---- */
+
+static int owner_of(const fcd__dist *d, fcd_index row) {
+  int lo = 0, hi = d->size - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (d->starts[mid] <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Each entry (i, j) whose row j another rank owns travels there as (j, i, value); the
+ * owner compares it with its own (j, i). Entries whose mirror is local are compared
+ * here; local entries that no mirror reached are compared with zero. */
+typedef struct {
+  int64_t row, col;
+  double val;
+} asym_entry;
+
+static int asym_exchange(const fcd__dist *d, const fcd__csr *a, int empty, asym_entry **recv,
+                         int *nrecv) {
+  int *cnt = fcd__calloc(4 * (size_t)d->size, sizeof *cnt);
+  if (!cnt) return 1;
+  int *rcnt = cnt + d->size, *sdsp = cnt + 2 * d->size, *rdsp = cnt + 3 * d->size;
+  for (fcd_index i = d->rbegin; i < d->rend && !empty; i++)
+    for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+      int r = owner_of(d, a->col[p]);
+      if (r != d->rank) cnt[r] += (int)sizeof(asym_entry);
+    }
+  int bad = MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, d->comm) != MPI_SUCCESS;
+  long long ns = 0, nr = 0;
+  for (int r = 0; r < d->size && !bad; r++) {
+    sdsp[r] = (int)ns;
+    rdsp[r] = (int)nr;
+    ns += cnt[r];
+    nr += rcnt[r];
+  }
+  bad |= ns > INT32_MAX || nr > INT32_MAX;
+  asym_entry *out = bad ? NULL : fcd__malloc_array((size_t)ns / sizeof *out + 1, sizeof *out);
+  asym_entry *in = bad ? NULL : fcd__malloc_array((size_t)nr / sizeof *in + 1, sizeof *in);
+  bad |= !out || !in;
+  if (!bad) {
+    int *fill = fcd__calloc((size_t)d->size, sizeof *fill);
+    bad = !fill;
+    for (fcd_index i = d->rbegin; i < d->rend && !bad && !empty; i++)
+      for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+        int r = owner_of(d, a->col[p]);
+        if (r == d->rank) continue;
+        asym_entry *e = (asym_entry *)((char *)out + sdsp[r] + fill[r]);
+        *e = (asym_entry){a->col[p], i, a->val[p]};
+        fill[r] += (int)sizeof(asym_entry);
+      }
+    fcd__free(fill);
+  }
+  /* every rank takes part in the exchange, even one that failed above (empty) */
+  if (bad) memset(cnt, 0, (size_t)d->size * sizeof *cnt);
+  bad |= MPI_Alltoallv(out, cnt, sdsp, MPI_BYTE, in, rcnt, rdsp, MPI_BYTE, d->comm) !=
+         MPI_SUCCESS;
+  fcd__free(out);
+  fcd__free(cnt);
+  *recv = in;
+  *nrecv = bad ? 0 : (int)(nr / (long long)sizeof(asym_entry));
+  return bad;
+}
+
+fcd_real fcd__dist_csr_asymmetry(const fcd_system *sys, const fcd__csr *a) {
+  const fcd__dist *d = sys->dist;
+  /* no early return: every rank takes part in the collectives whatever it holds */
+  int empty = !a->set || a->upper;
+  asym_entry *in = NULL;
+  int nin = 0;
+  int bad = asym_exchange(d, a, empty, &in, &nin);
+  fcd_index nloc = empty ? 0 : a->rowptr[d->rend] - a->rowptr[d->rbegin];
+  unsigned char *seen = bad ? NULL : fcd__calloc((size_t)nloc + 1, 1);
+  bad |= !seen;
+  fcd_real amax = 0.0, dmax = 0.0;
+  if (!bad && !empty) {
+    fcd_index base = a->rowptr[d->rbegin];
+    for (int k = 0; k < nin; k++) {
+      fcd_index q = fcd__csr_find(a, in[k].row, in[k].col);
+      fcd_real mine = q >= 0 ? a->val[q] : 0.0;
+      if (q >= 0) seen[q - base] = 1;
+      dmax = fmax(dmax, fabs(mine - in[k].val));
+    }
+    for (fcd_index i = d->rbegin; i < d->rend; i++)
+      for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+        fcd_index j = a->col[p];
+        amax = fmax(amax, fabs(a->val[p]));
+        if (j == i) continue;
+        if (j >= d->rbegin && j < d->rend) {
+          fcd_index q = fcd__csr_find(a, j, i);
+          dmax = fmax(dmax, fabs(a->val[p] - (q >= 0 ? a->val[q] : 0.0)));
+        } else if (!seen[p - base]) {
+          dmax = fmax(dmax, fabs(a->val[p])); /* its mirror is not stored: zero */
+        }
+      }
+  }
+  fcd__free(in);
+  fcd__free(seen);
+  if (bad) dmax = NAN;
+  amax = fcd__dist_max(sys, amax);
+  dmax = fcd__dist_max(sys, dmax);
+  return amax > 0.0 ? dmax / amax : (dmax != dmax ? NAN : 0.0);
+}

@@ -26,6 +26,20 @@ static void my_range(fcd_index n, int r, fcd_index *b, fcd_index *e) {
   *e = r == size - 1 ? n : n * (r + 1) / size + 1;
 }
 
+static int owner(fcd_index n, fcd_index row) {
+  for (int r = 0; r < size; r++) {
+    fcd_index b, e;
+    my_range(n, r, &b, &e);
+    if (row >= b && row < e) return r;
+  }
+  return -1;
+}
+
+/* When nonzero, build's full-storage K has one off-diagonal entry scaled by
+ * 1 + asym_perturb (its mirror kept), on rows of two ranks when there are two; the
+ * relative asymmetry that makes is left in asym_expected. */
+static double asym_perturb, asym_expected;
+
 /* The model: block nx x ny, contacts on the bottom row; case 0: top row clamped and
  * pushed down and sideways (prescribed displacement); case 1: nothing prescribed, a
  * downward load on the top row and a sideways one below the friction limit (the rigid
@@ -73,6 +87,19 @@ static fcd_status build(const tb_block *b, int distributed, int csr, int kase, d
     fcd_index *ri = malloc(sizeof *ri * (size_t)nnz_full), *ci = malloc(sizeof *ci * (size_t)nnz_full);
     double *v = malloc(sizeof *v * (size_t)nnz_full);
     fcd_system_get_matrix_coo(whole, FCD_STIFFNESS, ri, ci, v); /* row-major */
+    if (asym_perturb != 0) {
+      /* the same entry on every rank: the first nonzero off-diagonal one across ranks */
+      fcd_index pick = -1;
+      double amax = 0;
+      for (fcd_index p = 0; p < nnz_full; p++) {
+        if (ri[p] != ci[p] && v[p] != 0 && (pick < 0 || (owner(n, ri[pick]) == owner(n, ci[pick]) &&
+                                            owner(n, ri[p]) != owner(n, ci[p]))))
+          pick = p;
+      }
+      v[pick] *= 1 + asym_perturb;
+      for (fcd_index p = 0; p < nnz_full; p++) amax = fmax(amax, fabs(v[p]));
+      asym_expected = fabs(v[pick] - v[pick] / (1 + asym_perturb)) / amax;
+    }
     fcd_index nl = re - rb, *rp = calloc((size_t)nl + 1, sizeof *rp);
     fcd_index first = -1, cnt = 0;
     for (fcd_index p = 0; p < nnz_full; p++)
@@ -478,6 +505,29 @@ int main(int argc, char **argv) {
     if (rank == 0) printf("negative definite K: %s\n", fcd_system_last_error(dm.sys));
     destroy(&dm);
     free(kv);
+  }
+  {
+    /* A non-symmetric K in full storage, its odd entry on one rank and its mirror on
+     * another: every rank refuses it with the figure the serial check gives on the
+     * whole matrix (Cholesky reads one triangle: before, the solve failed its
+     * certificate without saying why). */
+    model dm;
+    asym_perturb = 1e-3;
+    CHECK_ST(build(&b, 1, 1, 0, 0, &dm), FCD_OK);
+    asym_perturb = 0;
+    CHECK_ST(fcd_equilibrium_solve(dm.eq, FCD_EQ_STATIC, 0.0), FCD_E_INVALID_ARG);
+    const char *e = fcd_system_last_error(dm.sys);
+    const char *at = strstr(e, "stiffness matrix is not symmetric (relative asymmetry ");
+    double fig = -1;
+    CHECK(at != NULL);
+    if (at) sscanf(at, "stiffness matrix is not symmetric (relative asymmetry %lf", &fig);
+    if (rank == 0) printf("asymmetric K: %s (expected %.3g)\n", e, asym_expected);
+    CHECK(fabs(fig - asym_expected) <= 5e-3 * asym_expected);
+    destroy(&dm);
+    /* the symmetric full-storage K still solves */
+    CHECK_ST(build(&b, 1, 1, 0, 0, &dm), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(dm.eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+    destroy(&dm);
   }
   tb_block_free(&b);
   int failures = fcdt_failures, any;
