@@ -878,7 +878,7 @@ static fcd_real newton_step(const fcd__fc_local *p, newton_ws *w, fcd_real eps,
                             fcd_status *st) {
   fcd_index m = p->m;
   jac_fill(p, w->rho, r, u, eps, &w->jp, w->pos);
-  /* one pattern for every iteration: UMFPACK's symbolic analysis is done once */
+  /* one pattern for every iteration: the LU's symbolic analysis is done once */
   *st = fcd__factor_csr(w->lu, m, w->jp.rowptr, w->jp.col, w->jp.val, 1);
   int have_dir = *st == FCD_OK;
   if (have_dir) {
@@ -1260,7 +1260,7 @@ static fcd_status solve_prox(fcd_system *sink, const fcd__fc_local *p, const fcd
   ps.q = qs;
   admm_mat_values(p->W, &a, sigma);
   if ((st = newton_ws_init(sink, &ps, &w)) != FCD_OK) goto done;
-  /* UMFPACK's iterative refinement (a product with J and a solve per step: 16 % of a
+  /* The LU's iterative refinement (a product with J and a solve per step: with UMFPACK 16 % of a
    * proximal point solve of Capsules-i122) buys an accuracy the inner steps on the
    * regularized W + sigma I do not need (on the benchmark set the same step counts but
    * on two problems, 53 instead of 73 and 221 instead of 219; times 0.66x). The plain Newton keeps it: without it, RockPile_tob1's Jacobians

@@ -338,7 +338,7 @@ fcd_status fcd__factor_forward_sparse(fcd__factor *f, fcd_index ncol, const fcd_
                                       fcd_index **ycolptr, fcd_index **yrow, fcd_real **yval);
 fcd__factor_kind fcd__factor_get_kind(const fcd__factor *f);
 /* LU factors only (a no-op on SPD ones): the iterative refinement steps of each solve,
- * UMFPACK's default 2 until set. A Newton direction needs no refinement. */
+ * UMFPACK's default 2, KLU's 1, until set. A Newton direction needs no refinement. */
 void fcd__factor_set_refinement(fcd__factor *f, int steps);
 /* SPD factors: CHOLMOD's reciprocal condition estimate; LU: 1 */
 fcd_real fcd__factor_rcond(const fcd__factor *f);

@@ -148,7 +148,7 @@ static fcd_status klu_solve_once(fcd__klu *k, const fcd_system *sys, const fcd_r
   if (!klu_l_tsolve(k->sym, k->num, n, 1, x, &k->common))
     return klu_status(sys, &k->common, "solve");
   for (int s = 0; s < k->refine; s++) {
-    klu_residual(k, k->rhs, x, k->res);
+    klu_residual(k, b, x, k->res);
     if (!klu_l_tsolve(k->sym, k->num, n, 1, k->res, &k->common))
       return klu_status(sys, &k->common, "solve");
     for (fcd_index i = 0; i < n; i++) x[i] += k->res[i];
