@@ -541,11 +541,14 @@ int main(int argc, char **argv) {
     CHECK(!"usage: test_fclib_data DATA_DIR");
     return fcdt_finish("test_fclib_data");
   }
-  const char *local[2] = {"Capsules-i125-1213.hdf5", "LMGC_100_PR_PerioBox-i00361-60-03000.hdf5"};
+  /* auto (the default) on every file of tests/data/fclib: these here, RockPile_tob1,
+   * KaplasTower and FrictionContactProblem00237 in their own tests below */
+  const char *local[4] = {"Capsules-i125-1213.hdf5", "LMGC_100_PR_PerioBox-i00361-60-03000.hdf5",
+                          "Capsules-i100-1090.hdf5", "Capsules-i122-1617.hdf5"};
   const char *global[5] = {"Box_Stacks-i0122-82-5.hdf5", "Spheres-i099-356-679.hdf5",
                            "spheres-in-a-box-98-i10000-256-10.hdf5", "CubeH8.hdf5",
                            "LMGC_GlobalFrictionContactProblem00046.hdf5"};
-  for (int k = 0; k < 2; k++) test_file(argv[1], local[k], 0);
+  for (int k = 0; k < 4; k++) test_file(argv[1], local[k], 0);
   for (int k = 0; k < 5; k++) test_file(argv[1], global[k], 1);
   for (int k = 0; k < 2; k++) test_admm(argv[1], local[k]);
   for (int k = 0; k < 5; k++) test_admm(argv[1], global[k]);
