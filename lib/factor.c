@@ -75,7 +75,7 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
   if (st != FCD_OK) return st;
   f->factored = 1;
   f->stats.factorizations++;
-  if (f->klu) f->stats.refactorizations = fcd__klu_get_stats(f->klu).refactorizations;
+  if (f->klu) f->stats.refactorizations = fcd__klu_refactorizations(f->klu);
   return FCD_OK;
 }
 

@@ -409,9 +409,6 @@ fcd_status fcd__lu_solve(fcd__lu *l, const fcd_system *sys, fcd_index nrhs,
 void fcd__lu_set_refinement(fcd__lu *l, int steps);
 
 typedef struct fcd__klu fcd__klu;
-typedef struct {
-  fcd_index analyses, factorizations, refactorizations;
-} fcd__klu_stats;
 fcd_status fcd__klu_create(const fcd_system *sys, fcd__klu **out);
 void fcd__klu_destroy(fcd__klu *k);
 fcd_status fcd__klu_analyze(fcd__klu *k, const fcd_system *sys, fcd_index n,
@@ -421,7 +418,8 @@ fcd_status fcd__klu_factor(fcd__klu *k, const fcd_system *sys, const fcd_real *v
 /* x = A^-1 b (x may be b), with the iterative refinement steps set (default 1) */
 fcd_status fcd__klu_solve(fcd__klu *k, const fcd_system *sys, const fcd_real *b, fcd_real *x);
 void fcd__klu_set_refinement(fcd__klu *k, int steps);
-fcd__klu_stats fcd__klu_get_stats(const fcd__klu *k);
+/* numeric factorizations that reused the last pivot order */
+fcd_index fcd__klu_refactorizations(const fcd__klu *k);
 
 /* ---- distributed systems (backend/distributed.c) ----
  * Matrices hold the rows this rank owns; vectors of ndofs and contact sets are

@@ -361,12 +361,21 @@ fcd_status fcd_system_matrix_nnz(const fcd_system *sys, fcd_matrix_kind which,
   return FCD_OK;
 }
 
+/* Measures the three asymmetries again when the values moved since; on a distributed
+ * system collectively, when they moved on any rank. */
+static void asym_refresh(fcd_system *sys) {
+  int stale = sys->asym_at != sys->value_version + 1;
+  if (sys->dist) stale = fcd__dist_any(sys, stale);
+  if (!stale) return;
+  for (int k = 0; k < 3; k++)
+    sys->asym[k] = sys->dist ? fcd__dist_csr_asymmetry(sys, &sys->mat[k])
+                             : fcd__csr_asymmetry(&sys->mat[k]);
+  sys->asym_at = sys->value_version + 1;
+}
+
 fcd_real fcd__system_asymmetry(fcd_system *sys, fcd_matrix_kind which) {
   if (sys->dist) return 0.0;
-  if (sys->asym_at != sys->value_version + 1) {
-    for (int k = 0; k < 3; k++) sys->asym[k] = fcd__csr_asymmetry(&sys->mat[k]);
-    sys->asym_at = sys->value_version + 1;
-  }
+  asym_refresh(sys);
   return sys->asym[which];
 }
 
@@ -374,14 +383,10 @@ fcd_status fcd__system_require_symmetric(fcd_system *sys, fcd_real a, fcd_real b
   /* the coefficient each stored matrix gets in a M + b (C + alpha M + beta K) + c K */
   const fcd_real coef[3] = {a + b * sys->ray_alpha, b, c + b * sys->ray_beta};
   const fcd_matrix_kind kinds[3] = {FCD_MASS, FCD_DAMPING, FCD_STIFFNESS};
-  /* distributed: measured by all ranks together when any rank's figures are stale */
-  if (sys->dist && fcd__dist_any(sys, sys->asym_at != sys->value_version + 1)) {
-    for (int k = 0; k < 3; k++) sys->asym[k] = fcd__dist_csr_asymmetry(sys, &sys->mat[k]);
-    sys->asym_at = sys->value_version + 1;
-  }
+  asym_refresh(sys);
   for (int k = 0; k < 3; k++) {
     if (coef[k] == 0 || !sys->mat[kinds[k]].set) continue;
-    fcd_real asym = sys->dist ? sys->asym[kinds[k]] : fcd__system_asymmetry(sys, kinds[k]);
+    fcd_real asym = sys->asym[kinds[k]];
     if (!(asym <= FCD__ASYM_TOL))
       return fcd__err(sys, FCD_E_INVALID_ARG,
                       "%s matrix is not symmetric (relative asymmetry %.3g): equilibria, "

@@ -31,7 +31,7 @@ struct fcd__klu {
   fcd_real *val, *res, *rhs;
   int refine;
   int refactored; /* the numeric factor reuses an earlier pivot order */
-  fcd__klu_stats stats;
+  fcd_index refactorizations;
 };
 
 static fcd_status klu_status(const fcd_system *sys, const klu_l_common *c, const char *what) {
@@ -99,7 +99,6 @@ fcd_status fcd__klu_analyze(fcd__klu *k, const fcd_system *sys, fcd_index n,
   if (!k->sym) return klu_status(sys, &k->common, "analysis");
   k->n = n;
   k->nnz = nnz;
-  k->stats.analyses++;
   return FCD_OK;
 }
 
@@ -111,7 +110,6 @@ static fcd_status klu_fresh(fcd__klu *k, const fcd_system *sys) {
     if (k->num) klu_l_free_numeric(&k->num, &k->common);
     return klu_status(sys, &k->common, "factorization");
   }
-  k->stats.factorizations++;
   k->refactored = 0;
   return FCD_OK;
 }
@@ -124,7 +122,7 @@ fcd_status fcd__klu_factor(fcd__klu *k, const fcd_system *sys, const fcd_real *v
                                        k->val, k->sym, k->num, &k->common);
   if (ok && k->common.status == KLU_OK &&
       klu_l_rcond(k->sym, k->num, &k->common) && k->common.rcond >= KLU_MIN_RCOND) {
-    k->stats.refactorizations++;
+    k->refactorizations++;
     k->refactored = 1;
     return FCD_OK;
   }
@@ -168,4 +166,4 @@ fcd_status fcd__klu_solve(fcd__klu *k, const fcd_system *sys, const fcd_real *b,
   return klu_solve_once(k, sys, k->rhs, x);
 }
 
-fcd__klu_stats fcd__klu_get_stats(const fcd__klu *k) { return k->stats; }
+fcd_index fcd__klu_refactorizations(const fcd__klu *k) { return k->refactorizations; }

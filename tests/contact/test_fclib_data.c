@@ -241,6 +241,18 @@ static void test_prox(const char *dir, const char *name) {
   fcd_fc_problem_destroy(p);
 }
 
+/* auto from zero, capped at cap iterations: FCD_E_NOT_CONVERGED, and the message that
+ * carries auto's trail (printed after label) */
+static const char *auto_capped(fcd_fc_problem *p, double *r, int m, int cap, const char *label) {
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, FCD_FC_AUTO), FCD_OK);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, cap), FCD_OK);
+  memset(r, 0, (size_t)m * sizeof *r);
+  CHECK_ST(fcd_fc_problem_solve(p, r, NULL, NULL), FCD_E_NOT_CONVERGED);
+  const char *e = fcd_fc_problem_last_error(p);
+  printf("%s auto capped at %d: %s\n", label, cap, e);
+  return e;
+}
+
 /* auto that runs out of iterations names the solvers it tried, with their iterations
  * and residuals; Capsules needs the proximal point after NSGS (2350 sweeps alone) */
 static void test_auto_trail(const char *dir) {
@@ -251,10 +263,7 @@ static void test_auto_trail(const char *dir) {
   if (!p) return;
   int m = 3 * (int)fcd_fc_problem_size(p);
   double *r = calloc(m, sizeof *r);
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 60), FCD_OK);
-  CHECK_ST(fcd_fc_problem_solve(p, r, NULL, NULL), FCD_E_NOT_CONVERGED);
-  const char *e = fcd_fc_problem_last_error(p);
-  printf("auto, capped: %s\n", e);
+  const char *e = auto_capped(p, r, m, 60, "Capsules-i125");
   CHECK(strstr(e, "did not reach 1e-08 in 60 iterations") != NULL);
   CHECK(strstr(e, "; auto tried nsgs ") != NULL);
   CHECK(strstr(e, ", prox ") != NULL);
@@ -326,11 +335,7 @@ static void test_auto_stagnation(const char *dir) {
   CHECK(it > 100); /* the proximal point ran */
   CHECK(res <= 1e-6 && sic <= 1e-6);
   /* capped at 101, the hand-over happens at NSGS' 100th sweep, to the ADMM probe */
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 101), FCD_OK);
-  memset(r, 0, (size_t)m * sizeof *r);
-  CHECK_ST(fcd_fc_problem_solve(p, r, u, NULL), FCD_E_NOT_CONVERGED);
-  const char *e = fcd_fc_problem_last_error(p);
-  printf("Capsules-i125 auto at 1e-6 capped at 101: %s\n", e);
+  const char *e = auto_capped(p, r, m, 101, "Capsules-i125 at 1e-6");
   CHECK(strstr(e, "auto tried nsgs 100 it ") != NULL && strstr(e, ", admm 1 it ") != NULL);
   free(r);
   free(u);
@@ -378,12 +383,7 @@ static void test_auto_keeps_nsgs(const char *dir) {
   fcd_fc_problem_get_result(p, &it_nsgs, &res, NULL);
   CHECK(res <= 1e-8);
   CHECK(it_nsgs > 300 && it_nsgs < 400);
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, FCD_FC_AUTO), FCD_OK);
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 51), FCD_OK);
-  memset(r, 0, (size_t)m * sizeof *r);
-  CHECK_ST(fcd_fc_problem_solve(p, r, NULL, NULL), FCD_E_NOT_CONVERGED);
-  const char *e = fcd_fc_problem_last_error(p);
-  printf("FrictionContactProblem00237 auto capped at 51: %s\n", e);
+  const char *e = auto_capped(p, r, m, 51, "FrictionContactProblem00237");
   CHECK(strstr(e, "auto tried nsgs 50 it ") != NULL && strstr(e, ", admm 1 it ") != NULL);
   CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 10000), FCD_OK);
   memset(r, 0, (size_t)m * sizeof *r);
@@ -450,12 +450,7 @@ static void test_kaplas(const char *dir) {
   CHECK(it <= 15);
   CHECK(res <= 1e-8 && sic <= 1e-8);
   /* auto: capped five steps into the probe, the trail shows NSGS then ADMM still on */
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, FCD_FC_AUTO), FCD_OK);
-  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 30), FCD_OK);
-  memset(r, 0, (size_t)m * sizeof *r);
-  CHECK_ST(fcd_fc_problem_solve(p, r, u, NULL), FCD_E_NOT_CONVERGED);
-  const char *e = fcd_fc_problem_last_error(p);
-  printf("KaplasTower auto capped at 30: %s\n", e);
+  const char *e = auto_capped(p, r, m, 30, "KaplasTower");
   CHECK(strstr(e, "auto tried nsgs 25 it ") != NULL && strstr(e, ", admm 5 it ") != NULL);
   CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 10000), FCD_OK);
   memset(r, 0, (size_t)m * sizeof *r);
