@@ -11,6 +11,9 @@ struct fcd__factor {
   fcd__lu *lu;
   fcd__klu *klu;
   fcd__mumps *mumps; /* fcd__factor_create_free on a distributed system */
+  /* the free operator's factor (fcd__factor_create_free): Cholesky while the combination
+   * is symmetric, LU (UMFPACK, or MUMPS' unsymmetric factorization) when C or K is not */
+  int general;
   fcd_index n;
   uint64_t analysed_pattern; /* 0: nothing analysed */
   uint64_t schur_key;        /* what the Schur set was derived from (0: none) */
@@ -112,6 +115,26 @@ static fcd_status combination_values(fcd__factor *f, const fcd__free_pattern *fp
   return fcd__system_combination(sys, a, b, c, f->work);
 }
 
+/* The kind the combination needs, for a general factor: switching kind starts a new
+ * analysis. Collective on a distributed system (the asymmetry is measured over the
+ * ranks, and every rank reaches the same decision). */
+static fcd_status general_kind(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c) {
+  int nonsym = 0;
+  FCD_TRY(fcd__system_combination_symmetry(f->sys, a, b, c, &nonsym));
+  fcd__factor_kind want = nonsym ? FCD__FACTOR_LU : FCD__FACTOR_SPD;
+  if (want == f->kind) return FCD_OK;
+  if (f->mumps) {
+    fcd__mumps_set_unsymmetric(f->mumps, nonsym);
+  } else if (nonsym && !f->lu) {
+    FCD_TRY(fcd__lu_create(f->sys, &f->lu));
+  }
+  f->kind = want;
+  f->analysed_pattern = 0;
+  f->factored = 0;
+  f->combo_valid = 0;
+  return FCD_OK;
+}
+
 static void combination_done(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c) {
   f->combo_valid = 1;
   f->combo[0] = a;
@@ -126,7 +149,10 @@ fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_r
   int current = 0;
   FCD_TRY(combination_state(f, a, b, c, &fp, &current));
   if (current) return FCD_OK;
-  if (f->kind == FCD__FACTOR_SPD) FCD_TRY(fcd__system_require_symmetric(sys, a, b, c));
+  if (f->general)
+    FCD_TRY(general_kind(f, a, b, c));
+  else if (f->kind == FCD__FACTOR_SPD)
+    FCD_TRY(fcd__system_require_symmetric(sys, a, b, c));
   FCD_TRY(combination_values(f, fp, a, b, c));
   /* A factor object serves either system combinations or caller matrices
    * (fcd__factor_csr), never both: pattern ids of the two sources are not comparable. */
@@ -136,6 +162,10 @@ fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_r
     return fcd__err(sys, st, "not positive definite on the free dofs: non-positive pivot "
                     "at dof %lld", (long long)f->bad_col);
   }
+  if (st == FCD_E_SINGULAR && f->general && f->kind == FCD__FACTOR_LU)
+    return fcd__err(sys, st, "the non-symmetric operator is singular on the free dofs (its LU "
+                    "has a zero pivot): a rigid mode or a mechanism, which only a symmetric "
+                    "K may have (the contacts then hold it)");
   if (st != FCD_OK) return st;
   combination_done(f, a, b, c);
   return FCD_OK;
@@ -205,12 +235,17 @@ fcd_status fcd__factor_forward_sparse(fcd__factor *f, fcd_index ncol, const fcd_
  * callers never reach MPI or PETSc. On a distributed system every decision that leads
  * to a collective (analyse, refactor) is agreed by all ranks first. */
 fcd_status fcd__factor_create_free(fcd_system *sys, fcd__factor **out) {
-  if (!fcd__dist_on(sys)) return fcd__factor_create(sys, FCD__FACTOR_SPD, out);
+  if (!fcd__dist_on(sys)) {
+    FCD_TRY(fcd__factor_create(sys, FCD__FACTOR_SPD, out));
+    (*out)->general = 1;
+    return FCD_OK;
+  }
   *out = NULL;
   fcd__factor *f = fcd__calloc(1, sizeof *f);
   if (!f) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a factorization");
   f->sys = sys;
   f->kind = FCD__FACTOR_SPD;
+  f->general = 1;
   f->bad_col = -1;
   fcd_status st = fcd__mumps_create(sys, &f->mumps);
   if (st != FCD_OK) {
@@ -256,7 +291,7 @@ fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, 
   FCD_TRY(combination_state(f, a, b, c, &fp, &current));
   /* refactor on every rank when the values moved on any */
   if (!fcd__dist_any(f->sys, !current)) return FCD_OK;
-  FCD_TRY(fcd__system_require_symmetric(f->sys, a, b, c));
+  FCD_TRY(general_kind(f, a, b, c));
   FCD_TRY(combination_values(f, fp, a, b, c));
   FCD_TRY(fcd__factor_csr_free(f, fp->n, fp->rowptr, fp->col, f->work, fp->version));
   combination_done(f, a, b, c);

@@ -128,6 +128,14 @@ fcd_real fcd__system_asymmetry(fcd_system *sys, fcd_matrix_kind which);
  * operator) involves a non-symmetric one. Collective on a distributed system (the
  * distributed factor's path), the same figures on every rank. */
 fcd_status fcd__system_require_symmetric(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c);
+/* *nonsym = 1 when C or K, with a non-zero coefficient in a M + b C + c K, is not
+ * symmetric (the operator then needs an LU); a non-symmetric M is FCD_E_INVALID_ARG.
+ * Collective on a distributed system. */
+fcd_status fcd__system_combination_symmetry(fcd_system *sys, fcd_real a, fcd_real b,
+                                            fcd_real c, int *nonsym);
+/* 1 when K is not symmetric: its skew part is a circulatory (non-conservative) force
+ * whose work the energy ledgers book as external work. Collective when distributed. */
+int fcd__system_circulatory(fcd_system *sys);
 
 void fcd__system_retain(fcd_system *sys);
 void fcd__system_release(fcd_system *sys);
@@ -471,6 +479,8 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
                               const fcd_index *rowptr, const fcd_index *col,
                               const fcd_real *val);
 fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_real *val);
+/* LU (unsym = 1) or Cholesky for the next analysis */
+void fcd__mumps_set_unsymmetric(fcd__mumps *m, int unsym);
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x);
 /* Gives the factor a Schur set: the s sorted free rows idx (the contact dofs) are
@@ -479,7 +489,8 @@ fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs
  * (*changed: the set differs from the factor's). */
 fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index s,
                                 const fcd_index *idx, int *changed);
-/* (A^-1)[idx[a], idx[b]] for the s sorted free rows idx, dense s x s, on every rank */
+/* (A^-1)[idx[a], idx[b]] for the s sorted free rows idx, dense s x s by columns (entry
+ * (a, b) at out[b s + a]), on every rank */
 fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_index s,
                                     const fcd_index *idx, fcd_real *out);
 

@@ -625,13 +625,24 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
   stiffness2(sys, w->u1, Ku1, w->v1, Kv1);
   (void)fcd__system_apply_all(sys, FCD_DAMPING, w->v1, Cv1);
   if ((st = certify_step(it, h, w, pnew, Mv1, Kv1, Cv1, wmin, cert)) != FCD_OK) return st;
-  fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0;
+  fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0, circ = 0;
   for (fcd_index i = 0; i < n; i++) {
     damp += h * w->vth[i] * ((1 - th) * it->Cv[i] + th * Cv1[i]);
     dv2 += (w->v1[i] - it->v[i]) * (Mv1[i] - it->Mv[i]);
     du2 += (w->u1[i] - it->u[i]) * (Ku1[i] - it->Ku[i]);
     kin += w->v1[i] * Mv1[i];
     pot += w->u1[i] * Ku1[i];
+  }
+  /* A non-symmetric K (follower loads, friction couplings) is not the Hessian of a
+   * potential: its skew part does the work du' K_skew u0 = (du' K u0 - u0' K du) / 2
+   * over the step, which the potential energy u' K u / 2 does not see. It is booked as
+   * external work (the work of the non-conservative load K stands for). */
+  if (fcd__system_circulatory(sys)) {
+    for (fcd_index i = 0; i < n; i++) {
+      fcd_real du = w->u1[i] - it->u[i];
+      circ += 0.5 * (du * it->Ku[i] - it->u[i] * (Ku1[i] - it->Ku[i]));
+    }
+    wext -= circ;
   }
   /* Work of the prescribed motion. The step's equation holds on the free rows only; on
    * a prescribed row i the supports supply the impulse
@@ -970,13 +981,20 @@ static fcd_status qs_step(fcd_integrator *it, fcd_real h) {
   if ((st = fcd__dist_agree(sys, st, 0, "quasistatic step")) != FCD_OK) goto done;
   for (fcd_index i = 0; i < n; i++) du[i] = u1[i] - it->u[i];
   (void)fcd__system_apply_all(sys, FCD_STIFFNESS, u1, ku);
-  fcd_real wext = 0, dnum = 0, dfric = 0, dnorm = 0, pot = 0;
+  fcd_real wext = 0, dnum = 0, dfric = 0, dnorm = 0, pot = 0, duku1 = 0, u0kdu = 0;
   for (fcd_index i = 0; i < n; i++) {
     wext += du[i] * (sys->is_fixed[i] ? ku[i] : f1[i]);
     pot += u1[i] * ku[i];
+    duku1 += du[i] * ku[i];
   }
   (void)fcd__system_apply_all(sys, FCD_STIFFNESS, du, ku);
-  for (fcd_index i = 0; i < n; i++) dnum += 0.5 * du[i] * ku[i];
+  for (fcd_index i = 0; i < n; i++) {
+    dnum += 0.5 * du[i] * ku[i];
+    u0kdu += it->u[i] * ku[i];
+  }
+  /* K's skew part's work, du' K_skew u0 = (du' K u0 - u0' K du) / 2 with K u0 = K u1 -
+   * K du, as external work (step_ledger) */
+  if (fcd__system_circulatory(sys)) wext -= 0.5 * (duku1 - 2 * dnum - u0kdu);
   if (nc > 0) {
     fcd_contact_set_local(it->cs, du, dl);
     for (fcd_index c = 0; c < nc; c++) {

@@ -379,20 +379,55 @@ fcd_real fcd__system_asymmetry(fcd_system *sys, fcd_matrix_kind which) {
   return sys->asym[which];
 }
 
+/* The coefficient each stored matrix gets in a M + b (C + alpha M + beta K) + c K. */
+static void combination_coefs(const fcd_system *sys, fcd_real a, fcd_real b, fcd_real c,
+                              fcd_real coef[3]) {
+  coef[FCD_MASS] = a + b * sys->ray_alpha;
+  coef[FCD_DAMPING] = b;
+  coef[FCD_STIFFNESS] = c + b * sys->ray_beta;
+}
+
 fcd_status fcd__system_require_symmetric(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c) {
-  /* the coefficient each stored matrix gets in a M + b (C + alpha M + beta K) + c K */
-  const fcd_real coef[3] = {a + b * sys->ray_alpha, b, c + b * sys->ray_beta};
-  const fcd_matrix_kind kinds[3] = {FCD_MASS, FCD_DAMPING, FCD_STIFFNESS};
+  fcd_real coef[3];
+  combination_coefs(sys, a, b, c, coef);
   asym_refresh(sys);
   for (int k = 0; k < 3; k++) {
-    if (coef[k] == 0 || !sys->mat[kinds[k]].set) continue;
-    fcd_real asym = sys->asym[kinds[k]];
+    if (coef[k] == 0 || !sys->mat[k].set) continue;
+    fcd_real asym = sys->asym[k];
     if (!(asym <= FCD__ASYM_TOL))
       return fcd__err(sys, FCD_E_INVALID_ARG,
-                      "%s matrix is not symmetric (relative asymmetry %.3g): equilibria, "
-                      "integrators and modes factor a M + b C + c K by Cholesky, which reads "
-                      "one triangle; fcd has no LU path for non-symmetric operators yet",
-                      fcd__matrix_name(kinds[k]), asym);
+                      "%s matrix is not symmetric (relative asymmetry %.3g): this analysis "
+                      "factors a symmetric operator by Cholesky, which reads one triangle",
+                      fcd__matrix_name((fcd_matrix_kind)k), asym);
+  }
+  return FCD_OK;
+}
+
+int fcd__system_circulatory(fcd_system *sys) {
+  if (!sys->mat[FCD_STIFFNESS].set) return 0;
+  asym_refresh(sys);
+  return !(sys->asym[FCD_STIFFNESS] <= FCD__ASYM_TOL);
+}
+
+fcd_status fcd__system_combination_symmetry(fcd_system *sys, fcd_real a, fcd_real b,
+                                            fcd_real c, int *nonsym) {
+  fcd_real coef[3];
+  combination_coefs(sys, a, b, c, coef);
+  asym_refresh(sys);
+  *nonsym = 0;
+  for (int k = 0; k < 3; k++) {
+    if (coef[k] == 0 || !sys->mat[k].set || sys->asym[k] <= FCD__ASYM_TOL) continue;
+    /* kinetic energy is v' M v: only a symmetric mass has a meaning (and the global
+     * contact problems factor M alone by Cholesky) */
+    if (sys->asym[k] != sys->asym[k])
+      return fcd__err(sys, FCD_E_INVALID_ARG, "the asymmetry of the %s matrix is not a "
+                      "number (a non-finite entry, or a failed exchange between ranks)",
+                      fcd__matrix_name((fcd_matrix_kind)k));
+    if (k == FCD_MASS)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "%s matrix is not symmetric (relative "
+                      "asymmetry %.3g): a mass matrix must be", fcd__matrix_name(FCD_MASS),
+                      sys->asym[k]);
+    *nonsym = 1;
   }
   return FCD_OK;
 }

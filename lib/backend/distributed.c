@@ -234,6 +234,16 @@ struct fcd__mumps {
   fcd_index n, fbegin, fend;
   fcd_index nsel;
   fcd_index *sel;  /* positions in the caller's value array, in matrix order */
+  fcd_index nav;   /* entries of the owned rows (ai, aj, av) */
+  /* An LU needs whole rows, and a rank's free pattern holds the mirrors of its upper-
+   * stored entries, some in rows other ranks own: each factorization sends those values
+   * to their rows' owners (the positions are fixed by the analysis). NULL apos: av[k] =
+   * val[sel[k]]. */
+  fcd_index *apos;           /* nsel: where the selected entries land in av */
+  fcd_index nsend, *send;    /* positions in the caller's values sent, by rank */
+  fcd_index nrecv, *rpos;    /* where each received value lands in av */
+  int *scnt;                 /* 4 x ranks: send counts and offsets, receive counts and offsets */
+  fcd_real *sbuf, *rbuf;
   PetscInt *ai, *aj;
   PetscScalar *av;
   int *fcnt, *fdsp; /* every rank's free row count and first free row (block solves) */
@@ -246,13 +256,29 @@ struct fcd__mumps {
   MPI_Comm scomm;
   MUMPS_INT *sirn, *sjcn, *slist;
   fcd_index s, *sidx;
-  fcd_real *C;      /* rank 0: Cholesky factor of the Schur complement, s x s */
+  fcd_real *C;      /* rank 0: Cholesky (LU) factor of the Schur complement, s x s */
+  lapack_int *ipiv; /* rank 0: the LU's row interchanges (unsymmetric) */
   int sfactored;    /* sid holds the factor of the current values */
   int petsc_stale;
+  /* LU instead of Cholesky (fcd__mumps_set_unsymmetric): all entries of the owned rows
+   * go to MUMPS, an MPIAIJ matrix for PETSc's factor, SYM = 0 for the Schur instance */
+  int unsym;
 };
+
+void fcd__mumps_set_unsymmetric(fcd__mumps *m, int unsym) { m->unsym = unsym; }
 
 /* the host-side arrays of an analysis (no PETSc call) */
 static void arrays_free(fcd__mumps *m) {
+  fcd__free(m->apos);
+  fcd__free(m->send);
+  fcd__free(m->rpos);
+  fcd__free(m->scnt);
+  fcd__free(m->sbuf);
+  fcd__free(m->rbuf);
+  m->apos = m->send = m->rpos = NULL;
+  m->scnt = NULL;
+  m->sbuf = m->rbuf = NULL;
+  m->nsend = m->nrecv = 0;
   fcd__free(m->sel);
   fcd__free(m->ai);
   fcd__free(m->aj);
@@ -278,8 +304,10 @@ static void schur_end(fcd__mumps *m) {
   fcd__free(m->sjcn);
   fcd__free(m->slist);
   fcd__free(m->C);
+  fcd__free(m->ipiv);
   m->sirn = m->sjcn = m->slist = NULL;
   m->C = NULL;
+  m->ipiv = NULL;
   m->sfactored = 0;
 }
 
@@ -325,7 +353,8 @@ static void free_range(const fcd_system *sys, fcd_index *fb, fcd_index *fe) {
   *fe = e;
 }
 
-/* Local preparation (no collective): the upper entries of the owned rows. */
+/* Local preparation (no collective): the upper entries of the owned rows (all of them
+ * for an LU). */
 static fcd_status select_entries(fcd__mumps *m, const fcd_system *sys, fcd_index n,
                                  const fcd_index *rowptr, const fcd_index *col) {
   if (n != sys->nfree)
@@ -337,7 +366,7 @@ static fcd_status select_entries(fcd__mumps *m, const fcd_system *sys, fcd_index
   free_range(sys, &m->fbegin, &m->fend);
   fcd_index nl = m->fend - m->fbegin, cnt = 0;
   for (fcd_index i = m->fbegin; i < m->fend; i++)
-    for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++) cnt += col[p] >= i;
+    for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++) cnt += m->unsym || col[p] >= i;
   m->sel = fcd__malloc_array((size_t)cnt + 1, sizeof *m->sel);
   m->ai = fcd__malloc_array((size_t)nl + 1, sizeof *m->ai);
   m->aj = fcd__malloc_array((size_t)cnt + 1, sizeof *m->aj);
@@ -348,16 +377,160 @@ static fcd_status select_entries(fcd__mumps *m, const fcd_system *sys, fcd_index
   m->ai[0] = 0;
   for (fcd_index i = m->fbegin; i < m->fend; i++) {
     for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++)
-      if (col[p] >= i) {
+      if (m->unsym || col[p] >= i) {
         m->sel[cnt] = p;
         m->aj[cnt++] = (PetscInt)col[p];
       }
     m->ai[i - m->fbegin + 1] = (PetscInt)cnt;
   }
-  m->nsel = cnt;
+  m->nsel = m->nav = cnt;
   m->n = n;
   return FCD_OK;
 }
+
+/* the rank owning free row `row` (the ranks' free rows are consecutive blocks) */
+static int free_owner(const fcd__mumps *m, int size, fcd_index row) {
+  int lo = 0, hi = size - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (m->fdsp[mid] <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* the owned rows' CSR from the selected entries and the received (row, col) pairs, and
+ * where each of them lands */
+static fcd_status merge_rows(fcd__mumps *m, const int64_t *rpair) {
+  fcd_index nl = m->fend - m->fbegin, nt = m->nsel + m->nrecv, t = 0, *rp = NULL, *cl = NULL;
+  fcd_index *ri = fcd__malloc_array((size_t)nt + 1, sizeof *ri);
+  fcd_index *ci = fcd__malloc_array((size_t)nt + 1, sizeof *ci);
+  fcd_index *pos = fcd__malloc_array((size_t)nt + 1, sizeof *pos);
+  fcd_status st = ri && ci && pos ? FCD_OK : FCD_E_NOMEM;
+  for (fcd_index i = 0; st == FCD_OK && i < nl; i++)
+    for (PetscInt p = m->ai[i]; p < m->ai[i + 1]; p++) {
+      ri[t] = i;
+      ci[t++] = m->aj[p];
+    }
+  for (fcd_index k = 0; st == FCD_OK && k < m->nrecv; k++) {
+    ri[t] = (fcd_index)rpair[2 * k] - m->fbegin;
+    ci[t++] = (fcd_index)rpair[2 * k + 1];
+  }
+  /* square in the global columns: the rows past nl stay empty */
+  if (st == FCD_OK) st = fcd__coo_to_csr(m->n, nt, ri, ci, NULL, &rp, &cl, NULL, pos);
+  PetscInt *ai = NULL, *aj = NULL;
+  PetscScalar *av = NULL;
+  if (st == FCD_OK) {
+    ai = fcd__malloc_array((size_t)nl + 1, sizeof *ai);
+    aj = fcd__malloc_array((size_t)rp[nl] + 1, sizeof *aj);
+    av = fcd__malloc_array((size_t)rp[nl] + 1, sizeof *av);
+    m->apos = fcd__malloc_array((size_t)m->nsel + 1, sizeof *m->apos);
+    m->rpos = fcd__malloc_array((size_t)m->nrecv + 1, sizeof *m->rpos);
+    if (!ai || !aj || !av || !m->apos || !m->rpos) st = FCD_E_NOMEM;
+  }
+  if (st == FCD_OK) {
+    for (fcd_index i = 0; i <= nl; i++) ai[i] = (PetscInt)rp[i];
+    for (fcd_index p = 0; p < rp[nl]; p++) aj[p] = (PetscInt)cl[p];
+    memcpy(m->apos, pos, (size_t)m->nsel * sizeof *pos);
+    memcpy(m->rpos, pos + m->nsel, (size_t)m->nrecv * sizeof *pos);
+    fcd__free(m->ai);
+    fcd__free(m->aj);
+    fcd__free(m->av);
+    m->ai = ai;
+    m->aj = aj;
+    m->av = av;
+    m->nav = rp[nl];
+    ai = aj = NULL;
+    av = NULL;
+  }
+  fcd__free(ai);
+  fcd__free(aj);
+  fcd__free(av);
+  fcd__free(ri);
+  fcd__free(ci);
+  fcd__free(pos);
+  fcd__free(rp);
+  fcd__free(cl);
+  return st;
+}
+
+/* For an LU: the entries of this rank's free pattern in rows other ranks own (mirrors
+ * of its upper-stored entries) go to those owners, once as (row, col) pairs; the owned
+ * rows are rebuilt with what every rank sent, duplicates summed. Collective. */
+static fcd_status mirror_setup(fcd__mumps *m, const fcd_system *sys, const fcd_index *rowptr,
+                               const fcd_index *col) {
+  int size = sys->dist->size;
+  MPI_Comm comm = sys->dist->comm;
+  fcd_index n = m->n;
+  m->scnt = fcd__calloc(4 * (size_t)size, sizeof *m->scnt);
+  int bad = !m->scnt;
+  if (fcd__dist_any(sys, bad))
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory gathering the rows of a distributed LU");
+  int *sdsp = m->scnt + size, *rcnt = sdsp + size, *rdsp = rcnt + size;
+  for (fcd_index i = 0; i < n; i++)
+    if (i < m->fbegin || i >= m->fend)
+      m->scnt[free_owner(m, size, i)] += (int)(rowptr[i + 1] - rowptr[i]);
+  if (fcd__dist_any(sys, MPI_Alltoall(m->scnt, 1, MPI_INT, rcnt, 1, MPI_INT, comm) != MPI_SUCCESS))
+    return fcd__err(sys, FCD_E_BACKEND, "exchanging the mirrored entries' counts failed");
+  m->nsend = m->nrecv = 0;
+  for (int r = 0; r < size; r++) {
+    sdsp[r] = (int)m->nsend;
+    rdsp[r] = (int)m->nrecv;
+    m->nsend += m->scnt[r];
+    m->nrecv += rcnt[r];
+  }
+  m->send = fcd__malloc_array((size_t)m->nsend + 1, sizeof *m->send);
+  m->sbuf = fcd__malloc_array((size_t)m->nsend + 1, sizeof *m->sbuf);
+  m->rbuf = fcd__malloc_array((size_t)m->nrecv + 1, sizeof *m->rbuf);
+  int64_t *spair = fcd__malloc_array(2 * (size_t)m->nsend + 1, sizeof *spair);
+  int64_t *rpair = fcd__malloc_array(2 * (size_t)m->nrecv + 1, sizeof *rpair);
+  int *c2 = fcd__malloc_array(4 * (size_t)size, sizeof *c2);
+  fcd_status st = FCD_OK;
+  bad = !m->send || !m->sbuf || !m->rbuf || !spair || !rpair || !c2;
+  if (!bad) {
+    /* grouped by destination: the rows ascend, and so do their owners */
+    fcd_index j = 0;
+    for (fcd_index i = 0; i < n; i++)
+      if (i < m->fbegin || i >= m->fend)
+        for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++, j++) {
+          m->send[j] = p;
+          spair[2 * j] = i;
+          spair[2 * j + 1] = col[p];
+        }
+    for (int r = 0; r < 4 * size; r++) c2[r] = 2 * m->scnt[r];
+  }
+  if (fcd__dist_any(sys, bad))
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory gathering the rows of a distributed LU");
+  else if (fcd__dist_any(sys, MPI_Alltoallv(spair, c2, c2 + size, MPI_INT64_T, rpair,
+                                            c2 + 2 * size, c2 + 3 * size, MPI_INT64_T,
+                                            comm) != MPI_SUCCESS))
+    st = fcd__err(sys, FCD_E_BACKEND, "exchanging the mirrored entries failed");
+  else if (fcd__dist_any(sys, merge_rows(m, rpair) != FCD_OK))
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory gathering the rows of a distributed LU");
+  fcd__free(spair);
+  fcd__free(rpair);
+  fcd__free(c2);
+  return st;
+}
+
+/* The owned rows' values from the caller's (collective for an LU). */
+static fcd_status gather_values(fcd__mumps *m, const fcd_system *sys, const fcd_real *val) {
+  if (!m->apos) {
+    for (fcd_index k = 0; k < m->nsel; k++) m->av[k] = val[m->sel[k]];
+    return FCD_OK;
+  }
+  int size = sys->dist->size;
+  memset(m->av, 0, (size_t)m->nav * sizeof *m->av);
+  for (fcd_index k = 0; k < m->nsel; k++) m->av[m->apos[k]] += val[m->sel[k]];
+  for (fcd_index j = 0; j < m->nsend; j++) m->sbuf[j] = val[m->send[j]];
+  if (fcd__dist_any(sys, MPI_Alltoallv(m->sbuf, m->scnt, m->scnt + size, MPI_DOUBLE, m->rbuf,
+                                       m->scnt + 2 * size, m->scnt + 3 * size, MPI_DOUBLE,
+                                       sys->dist->comm) != MPI_SUCCESS))
+    return fcd__err(sys, FCD_E_BACKEND, "sending the mirrored entries' values failed");
+  for (fcd_index j = 0; j < m->nrecv; j++) m->av[m->rpos[j]] += m->rbuf[j];
+  return FCD_OK;
+}
+
 
 fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
                               const fcd_index *rowptr, const fcd_index *col,
@@ -390,18 +563,24 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
   fcd__free(all);
   if (fcd__dist_any(sys, bad))
     return fcd__err(sys, FCD_E_BACKEND, "gathering the free row blocks of the ranks failed");
+  if (m->unsym) FCD_TRY(mirror_setup(m, sys, rowptr, col));
   FCD_TRY(fcd__petsc_acquire(sys));
   PetscErrorCode e = 0;
   const char *what = "";
   MPI_Comm comm = sys->dist->comm;
   PetscInt nl = (PetscInt)(m->fend - m->fbegin), N = (PetscInt)n;
-  for (fcd_index k = 0; k < m->nsel; k++) m->av[k] = 0;
+  for (fcd_index k = 0; k < m->nav; k++) m->av[k] = 0;
   P(MatCreate(comm, &m->A));
   P(MatSetSizes(m->A, nl, nl, N, N));
-  P(MatSetType(m->A, MATMPISBAIJ));
-  P(MatMPISBAIJSetPreallocationCSR(m->A, 1, m->ai, m->aj, m->av));
+  if (m->unsym) {
+    P(MatSetType(m->A, MATMPIAIJ));
+    P(MatMPIAIJSetPreallocationCSR(m->A, m->ai, m->aj, m->av));
+  } else {
+    P(MatSetType(m->A, MATMPISBAIJ));
+    P(MatMPISBAIJSetPreallocationCSR(m->A, 1, m->ai, m->aj, m->av));
+  }
   P(MatSetOption(m->A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
-  P(MatGetFactor(m->A, MATSOLVERMUMPS, MAT_FACTOR_CHOLESKY, &m->F));
+  P(MatGetFactor(m->A, MATSOLVERMUMPS, m->unsym ? MAT_FACTOR_LU : MAT_FACTOR_CHOLESKY, &m->F));
   /* Sequential analysis with SCOTCH's nested dissection (the ordering Debian's MUMPS
    * offers for 3D meshes; no METIS): the same ordering at every rank count, so the
    * results of 1, 2 or 3 ranks differ by round-off only. The root node is not given to
@@ -418,7 +597,10 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
   {
     MatFactorInfo info;
     P(MatFactorInfoInitialize(&info));
-    P(MatCholeskyFactorSymbolic(m->F, m->A, NULL, &info));
+    if (m->unsym)
+      P(MatLUFactorSymbolic(m->F, m->A, NULL, NULL, &info));
+    else
+      P(MatCholeskyFactorSymbolic(m->F, m->A, NULL, &info));
   }
   P(MatCreateVecs(m->A, &m->x, &m->b));
   P(VecScatterCreateToAll(m->x, &m->gather, &m->all));
@@ -436,7 +618,7 @@ static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys);
 
 fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_real *val) {
   if (!m->A) return fcd__err(sys, FCD_E_STATE, "distributed factor used before its analysis");
-  for (fcd_index k = 0; k < m->nsel; k++) m->av[k] = val[m->sel[k]];
+  FCD_TRY(gather_values(m, sys, val));
   m->sfactored = 0;
   m->petsc_stale = 1;
   if (m->s > 0) return schur_factor(m, sys);
@@ -461,7 +643,10 @@ static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys) {
     P(MatAssemblyEnd(m->A, MAT_FINAL_ASSEMBLY));
     MatFactorInfo info;
     P(MatFactorInfoInitialize(&info));
-    P(MatCholeskyFactorNumeric(m->F, m->A, &info));
+    if (m->unsym)
+      P(MatLUFactorNumeric(m->F, m->A, &info));
+    else
+      P(MatCholeskyFactorNumeric(m->F, m->A, &info));
     MatFactorError ferr;
     P(MatFactorGetError(m->F, &ferr));
     PetscInt info1 = 0, nneg = 0;
@@ -469,13 +654,18 @@ static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys) {
     P(MatMumpsGetInfog(m->F, 12, &nneg));
     /* INFOG is global: every rank takes the same branch */
     if (ferr != MAT_FACTOR_NOERROR || info1 < 0)
-      st = info1 == -10 || ferr == MAT_FACTOR_NUMERIC_ZEROPIVOT
+      st = (info1 == -10 || ferr == MAT_FACTOR_NUMERIC_ZEROPIVOT) && m->unsym
+               ? fcd__err(sys, FCD_E_SINGULAR, "MUMPS' LU finds the non-symmetric operator "
+                          "numerically singular (INFOG(1) = %d)", (int)info1)
+           : info1 == -10 || ferr == MAT_FACTOR_NUMERIC_ZEROPIVOT
                ? fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: "
                           "MUMPS finds the operator numerically singular (INFOG(1) = %d)",
                           (int)info1)
                : fcd__err(sys, info1 == -9 || info1 == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
-                          "MUMPS Cholesky failed: INFOG(1) = %d", (int)info1);
-    else if (nneg > 0)
+                          "MUMPS %s failed: INFOG(1) = %d", m->unsym ? "LU" : "Cholesky",
+                          (int)info1);
+    /* INFOG(12) counts negative pivots of a symmetric factorization only */
+    else if (nneg > 0 && !m->unsym)
       st = fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: %d "
                     "negative pivots in the distributed Cholesky (MUMPS INFOG(12))",
                     (int)nneg);
@@ -635,6 +825,9 @@ static fcd_status bcast_root(const fcd_system *sys, fcd_real *x, size_t total) {
 static fcd_status schur_status(const fcd_system *sys, const DMUMPS_STRUC_C *id, fcd_index s,
                                const char *phase) {
   int info = id->infog[0];
+  if (info == -10 && id->sym == 0)
+    return fcd__err(sys, FCD_E_SINGULAR, "MUMPS' LU finds the non-symmetric operator "
+                    "numerically singular (INFOG(1) = -10)");
   if (info == -10)
     return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: MUMPS "
                     "finds the operator numerically singular (INFOG(1) = -10)");
@@ -643,7 +836,7 @@ static fcd_status schur_status(const fcd_system *sys, const DMUMPS_STRUC_C *id, 
                     "MUMPS' %s with the Schur complement of %lld contact dofs failed: "
                     "INFOG(1) = %d, INFOG(2) = %d", phase, (long long)s, info,
                     (int)id->infog[1]);
-  if (id->infog[11] > 0)
+  if (id->infog[11] > 0 && id->sym != 0)
     return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: %d "
                     "negative pivots in the distributed Cholesky (MUMPS INFOG(12))",
                     (int)id->infog[11]);
@@ -668,7 +861,7 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
   memset(id, 0, sizeof *id);
   id->comm_fortran = (MUMPS_INT)MPI_Comm_c2f(*comm);
   id->par = 1;
-  id->sym = 1;
+  id->sym = m->unsym ? 0 : 1;
   id->job = -1;
   dmumps_c(id);
   if (id->infog[0] < 0) {
@@ -686,7 +879,7 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
   id->icntl[12] = 1;
   id->icntl[18] = 1;
   id->n = (MUMPS_INT)m->n;
-  id->nnz_loc = (MUMPS_INT8)m->nsel;
+  id->nnz_loc = (MUMPS_INT8)m->nav;
   id->irn_loc = irn;
   id->jcn_loc = jcn;
   id->size_schur = (MUMPS_INT)s;
@@ -706,7 +899,9 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
 }
 
 /* Factors the values of m->av; C receives the Cholesky factor of the Schur complement
- * (rank 0, lower triangle by rows). */
+ * (rank 0, lower triangle by rows), or for an LU the whole complement by rows, which is
+ * its transpose by columns: LAPACK factors C^T = P L U, and C y = r is solved as
+ * (C^T)^T y = r. */
 static fcd_status schur_numeric(const fcd_system *sys, DMUMPS_STRUC_C *id, fcd__mumps *m,
                                 fcd_index s, fcd_real *C) {
   id->a_loc = m->av;
@@ -716,7 +911,12 @@ static fcd_status schur_numeric(const fcd_system *sys, DMUMPS_STRUC_C *id, fcd__
   FCD_TRY(schur_status(sys, id, s, "factorization"));
   lapack_int r = 0;
   if (sys->dist->rank == 0)
-    r = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, C, (lapack_int)s);
+    r = m->unsym ? LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)s, (lapack_int)s, C,
+                                  (lapack_int)s, m->ipiv)
+                 : LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, C, (lapack_int)s);
+  if (fcd__dist_any(sys, r != 0 && m->unsym))
+    return fcd__err(sys, FCD_E_SINGULAR, "the non-symmetric operator is singular: its Schur "
+                    "complement on the contact dofs has no LU factor");
   if (fcd__dist_any(sys, r != 0))
     return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: the Schur "
                     "complement on the contact dofs has no Cholesky factor");
@@ -727,12 +927,16 @@ static fcd_status schur_factor(fcd__mumps *m, const fcd_system *sys) {
   fcd_index s = m->s;
   if (!m->sid) {
     int bad = 0;
-    m->sirn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *m->sirn);
-    m->sjcn = fcd__malloc_array((size_t)m->nsel + 1, sizeof *m->sjcn);
+    m->sirn = fcd__malloc_array((size_t)m->nav + 1, sizeof *m->sirn);
+    m->sjcn = fcd__malloc_array((size_t)m->nav + 1, sizeof *m->sjcn);
     m->slist = fcd__malloc_array((size_t)s + 1, sizeof *m->slist);
-    if (sys->dist->rank == 0) m->C = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *m->C);
+    if (sys->dist->rank == 0) {
+      m->C = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *m->C);
+      m->ipiv = fcd__malloc_array((size_t)s + 1, sizeof *m->ipiv);
+    }
     DMUMPS_STRUC_C *id = fcd__calloc(1, sizeof *id);
-    bad = !m->sirn || !m->sjcn || !m->slist || !id || (sys->dist->rank == 0 && !m->C);
+    bad = !m->sirn || !m->sjcn || !m->slist || !id ||
+          (sys->dist->rank == 0 && (!m->C || !m->ipiv));
     if (fcd__dist_any(sys, bad)) {
       fcd__free(id);
       schur_end(m);
@@ -781,8 +985,10 @@ static fcd_status schur_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nr
     lapack_int r = 0;
     /* C's factor by rows, lower, is the upper one by columns */
     if (root)
-      r = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'U', (lapack_int)s, (lapack_int)nrhs, m->C,
-                         (lapack_int)s, red, (lapack_int)s);
+      r = m->unsym ? LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', (lapack_int)s, (lapack_int)nrhs,
+                                    m->C, (lapack_int)s, m->ipiv, red, (lapack_int)s)
+                   : LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'U', (lapack_int)s, (lapack_int)nrhs,
+                                    m->C, (lapack_int)s, red, (lapack_int)s);
     if (fcd__dist_any(sys, r != 0))
       st = fcd__err(sys, FCD_E_BACKEND, "solving with the Schur complement failed");
   }
@@ -822,9 +1028,20 @@ fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_in
   lapack_int r = 0;
   if (sys->dist->rank == 0) {
     memcpy(out, m->C, (size_t)s * (size_t)s * sizeof *out);
-    r = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, out, (lapack_int)s);
-    for (fcd_index i = 0; i < s; i++)
-      for (fcd_index j = 0; j < i; j++) out[j * s + i] = out[i * s + j];
+    if (m->unsym) {
+      /* the inverse of C^T by columns is C^-1 by rows: transposed to columns */
+      r = LAPACKE_dgetri(LAPACK_COL_MAJOR, (lapack_int)s, out, (lapack_int)s, m->ipiv);
+      for (fcd_index i = 0; i < s; i++)
+        for (fcd_index j = 0; j < i; j++) {
+          fcd_real t = out[j * s + i];
+          out[j * s + i] = out[i * s + j];
+          out[i * s + j] = t;
+        }
+    } else {
+      r = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, out, (lapack_int)s);
+      for (fcd_index i = 0; i < s; i++)
+        for (fcd_index j = 0; j < i; j++) out[j * s + i] = out[i * s + j];
+    }
   }
   if (fcd__dist_any(sys, r != 0))
     return fcd__err(sys, FCD_E_BACKEND, "inverting the Schur complement failed");

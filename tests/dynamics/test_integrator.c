@@ -115,8 +115,21 @@ static void test_friction_block(fcd_scheme scheme, double x0_over_xs) {
 /* Two masses on springs, damped, loaded, impacting and sliding: the ledger closes to
  * round-off at every step (seed 004, eq. 56). With the energy-consistent scheme and
  * 1/2 <= theta <= 1/(1 + e) every dissipation term is non-negative. */
+/* With nonsym, K gets a circulatory part (a follower load's: kappa [0 1; -1 0] on the
+ * first mass) and C a gyroscopic one (Omega [0 1; -1 0] on the second), both in full
+ * storage: the step is factored by LU, and the ledger books the circulatory work as
+ * external work (the gyroscopic forces do none). */
+static void set_nonsymmetric(fcd_system *sys, double alpha) {
+  const fcd_index r[10] = {0, 0, 2, 2, 1, 3, 1, 3, 0, 1}, c[10] = {0, 2, 0, 2, 1, 3, 3, 1, 1, 0};
+  const double kv[10] = {200, -100, -100, 100, 50, 50, -10, -10, 20, -20};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 10, r, c, kv, FCD_COO_FULL), FCD_OK);
+  const fcd_index gr[3] = {2, 3, 0}, gc[3] = {3, 2, 0};
+  const double gv[3] = {5, -5, alpha};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_DAMPING, 3, gr, gc, gv, FCD_COO_FULL), FCD_OK);
+}
+
 static void test_ledger(fcd_scheme scheme, double theta, double e, double mu, double alpha,
-                        int load, double *max_gain) {
+                        int load, int nonsym, double *max_gain) {
   fcd_system *sys;
   CHECK_ST(fcd_system_create(4, &sys), FCD_OK);
   /* chain: wall - k - m1 - k - m2 along x, both masses may touch a floor in y */
@@ -127,6 +140,7 @@ static void test_ledger(fcd_scheme scheme, double theta, double e, double mu, do
   const double mv[4] = {1, 1, 2, 2};
   CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_MASS, 4, d, d, mv, FCD_COO_UPPER), FCD_OK);
   CHECK_ST(fcd_system_set_rayleigh(sys, alpha, 0.1 * alpha), FCD_OK);
+  if (nonsym) set_nonsymmetric(sys, alpha);
   const double f[4] = {3, -G, 0, -2 * G};
   if (load) CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
   fcd_contact_set *cs;
@@ -170,19 +184,102 @@ static void test_ledger(fcd_scheme scheme, double theta, double e, double mu, do
   fcd_contact_set_destroy(cs);
 }
 
+/* Without contacts the schemes are the theta-method: with u_th = u0 + theta h v_th and
+ * v_th = (1 - theta) v0 + theta v1, M (v1 - v0) + h C v_th + h K u_th = h f gives
+ *   (M + h theta C + h^2 theta^2 K) v1 = M v0 - h (1 - theta) C v0 - h K u0
+ *                                        - h^2 theta (1 - theta) K v0 + h f,
+ * solved here densely (Gaussian elimination with partial pivoting) for the non-symmetric
+ * K and C of set_nonsymmetric: the library's LU steps must follow it to round-off. */
+static void dense_solve4(double A[4][4], double *b) {
+  for (int k = 0; k < 4; k++) {
+    int p = k;
+    for (int i = k + 1; i < 4; i++)
+      if (fabs(A[i][k]) > fabs(A[p][k])) p = i;
+    for (int j = 0; j < 4; j++) {
+      double t = A[k][j];
+      A[k][j] = A[p][j];
+      A[p][j] = t;
+    }
+    double t = b[k];
+    b[k] = b[p];
+    b[p] = t;
+    for (int i = k + 1; i < 4; i++) {
+      double l = A[i][k] / A[k][k];
+      for (int j = k; j < 4; j++) A[i][j] -= l * A[k][j];
+      b[i] -= l * b[k];
+    }
+  }
+  for (int k = 3; k >= 0; k--) {
+    for (int j = k + 1; j < 4; j++) b[k] -= A[k][j] * b[j];
+    b[k] /= A[k][k];
+  }
+}
+
+static void test_nonsymmetric_free_motion(void) {
+  const double th = 0.6, h = 2e-3, alpha = 0.2;
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(4, &sys), FCD_OK);
+  const fcd_index d[4] = {0, 1, 2, 3};
+  const double mv[4] = {1, 1, 2, 2}, f[4] = {3, -G, 0, -2 * G};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_MASS, 4, d, d, mv, FCD_COO_UPPER), FCD_OK);
+  set_nonsymmetric(sys, alpha);
+  CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  /* the dense K and C (C with alpha on entry (0, 0), as set_nonsymmetric sets it) */
+  const double K[4][4] = {{200, 20, -100, 0}, {-20, 50, 0, -10}, {-100, 0, 100, 0},
+                          {0, -10, 0, 50}};
+  const double C[4][4] = {{alpha, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 5}, {0, 0, -5, 0}};
+  fcd_integrator *it;
+  CHECK_ST(fcd_integrator_create(sys, NULL, FCD_SCHEME_MOREAU_JEAN, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, h), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_THETA, th), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_ENERGY_CHECK, 1), FCD_OK);
+  double u[4] = {0.1, 0, -0.05, 0}, v[4] = {0.5, -1.0, -0.3, -2.0}, worst = 0;
+  CHECK_ST(fcd_integrator_set_state(it, 0, u, v), FCD_OK);
+  for (int step = 0; step < 300; step++) {
+    double A[4][4], b[4];
+    for (int i = 0; i < 4; i++) {
+      b[i] = mv[i] * v[i] + h * f[i];
+      for (int j = 0; j < 4; j++) {
+        A[i][j] = (i == j ? mv[i] : 0) + h * th * C[i][j] + h * h * th * th * K[i][j];
+        b[i] -= h * (1 - th) * C[i][j] * v[j] + h * K[i][j] * u[j] +
+                h * h * th * (1 - th) * K[i][j] * v[j];
+      }
+    }
+    dense_solve4(A, b);
+    for (int i = 0; i < 4; i++) {
+      u[i] += h * ((1 - th) * v[i] + th * b[i]);
+      v[i] = b[i];
+    }
+    CHECK_ST(fcd_integrator_step(it), FCD_OK);
+    double t, uf[4], vf[4];
+    fcd_integrator_get_state(it, &t, uf, vf);
+    for (int i = 0; i < 4; i++)
+      worst = fmax(worst, fmax(fabs(uf[i] - u[i]), h * fabs(vf[i] - v[i])));
+  }
+  printf("non-symmetric K and C, 300 theta-steps against a dense solve: %.2e\n", worst);
+  CHECK(worst <= 1e-12);
+  fcd_integrator_destroy(it);
+  fcd_system_destroy(sys);
+}
+
 static void test_ledgers(void) {
   double gain;
   const fcd_scheme schemes[3] = {FCD_SCHEME_MOREAU_JEAN, FCD_SCHEME_FREMOND,
                                  FCD_SCHEME_MODIFIED_THETA};
   for (int s = 0; s < 3; s++) {
-    test_ledger(schemes[s], 0.5, 0.5, 0.3, 0.2, 1, &gain);
-    test_ledger(schemes[s], 1.0, 0.0, 0.6, 0.0, 1, &gain);
-    test_ledger(schemes[s], 0.6, 0.3, 0.0, 0.5, 0, &gain);
+    test_ledger(schemes[s], 0.5, 0.5, 0.3, 0.2, 1, 0, &gain);
+    test_ledger(schemes[s], 1.0, 0.0, 0.6, 0.0, 1, 0, &gain);
+    test_ledger(schemes[s], 0.6, 0.3, 0.0, 0.5, 0, 0, &gain);
+  }
+  /* non-symmetric K and C: LU steps, the circulatory work in the ledger */
+  for (int s = 0; s < 3; s++) {
+    test_ledger(schemes[s], 0.5, 0.5, 0.3, 0.2, 1, 1, &gain);
+    test_ledger(schemes[s], 1.0, 0.0, 0.6, 0.0, 1, 1, &gain);
   }
   /* energy-consistent scheme in its admissible range: dissipations never decrease */
-  test_ledger(FCD_SCHEME_FREMOND, 0.5, 1.0, 0.4, 0.0, 1, &gain);
+  test_ledger(FCD_SCHEME_FREMOND, 0.5, 1.0, 0.4, 0.0, 1, 0, &gain);
   CHECK(gain <= 1e-12);
-  test_ledger(FCD_SCHEME_FREMOND, 0.6, 0.5, 0.8, 0.1, 1, &gain);
+  test_ledger(FCD_SCHEME_FREMOND, 0.6, 0.5, 0.8, 0.1, 1, 0, &gain);
   CHECK(gain <= 1e-12);
 }
 
@@ -806,6 +903,7 @@ int main(void) {
   test_friction_block(FCD_SCHEME_MOREAU_JEAN, 2.5);
   test_friction_block(FCD_SCHEME_FREMOND, 2.0);
   test_ledgers();
+  test_nonsymmetric_free_motion();
   test_conservation();
   test_energy_gain();
   test_observer();
