@@ -53,4 +53,28 @@ echo "$err" | grep -q 'no steady sliding state' || { echo "message: $err"; exit 
   --out s3.csv | grep -q 'kind=static .* open=0 ' || { echo "static solve"; exit 1; }
 "$fcd" equilibrium --stiffness K.mtx --contacts pull.txt --kind sideways --out s4.csv \
   >/dev/null 2>&1; [ $? -eq 2 ] || { echo "unknown kind accepted"; exit 1; }
+# a non-symmetric K from a 'general' Matrix Market file (factored by LU): the slipping
+# closed form of test_equilibrium's nonsymmetric_equilibria, u = (0, 0.0912, -0.0544),
+# r_N = -0.936, r_T = -0.2808
+cat > Kn.mtx <<'MTX'
+%%MatrixMarket matrix coordinate real general
+3 3 8
+1 1 4
+1 2 1
+1 3 0.5
+2 2 3
+2 3 1
+3 1 1
+3 2 -1
+3 3 2
+MTX
+printf '1\n0.5\n-0.2\n' > fn.txt
+printf 'fcd-contacts 1\ndim 2\nrigid 0 1  1 0  0 1  0 0.3\n' > cn.txt
+"$fcd" equilibrium --stiffness Kn.mtx --load fn.txt --contacts cn.txt --out sn.csv \
+  --displacements un.txt >/dev/null || { echo "non-symmetric K failed"; exit 1; }
+awk 'function a(x) { return x < 0 ? -x : x }
+     NR == 2 && a($1 - 0.0912) > 1e-12 { print "u_1 " $1; exit 1 }
+     NR == 3 && a($1 + 0.0544) > 1e-12 { print "u_2 " $1; exit 1 }' un.txt || exit 1
+awk -F, 'NR == 2 { if ($2 != "slip" || ($6 + 0.936) ^ 2 > 1e-24 || ($7 + 0.2808) ^ 2 > 1e-24) {
+                     print "state " $0; exit 1 } }' sn.csv || exit 1
 echo "fcd equilibrium: ok"
