@@ -3,10 +3,13 @@
  * the flat with mu = 0.3 and a sliding velocity along +x): the steady-sliding
  * equilibrium, then Moreau-Jean steps from it, timed.
  *
- * usage: distributed_block [--cells NX NY NZ] [--steps S] [--serial]
+ * usage: distributed_block [--cells NX NY NZ] [--steps S] [--serial] [--skew S]
  * Run under mpiexec: each rank owns an even share of the rows and gives only those
  * (fcd_system_set_distribution); --serial instead builds the plain serial system (the
- * CHOLMOD path a host without MPI gets), on one process. Prints one line:
+ * CHOLMOD path a host without MPI gets), on one process. --skew S gives K in full storage
+ * with a circulatory part, K_ij (1 + S) and K_ji (1 - S) for every pair i < j: the
+ * operators are then factored by LU (UMFPACK serially, MUMPS' LU distributed). Prints
+ * one line:
  *   dofs=N contacts=C ranks=R equilibrium_seconds=T step_seconds=T maxrss_mb=M
  * (maxrss the largest over the ranks; step_seconds per step). */
 #include <fcd/fcd.h>
@@ -38,6 +41,7 @@ static void check(fcd_system *sys, fcd_status st, const char *what) {
 
 int main(int argc, char **argv) {
   int nx = 16, ny = 16, nz = 12, steps = 20, serial = 0;
+  double skew = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--cells") == 0 && i + 3 < argc) {
       nx = atoi(argv[++i]);
@@ -47,8 +51,11 @@ int main(int argc, char **argv) {
       steps = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--serial") == 0) {
       serial = 1;
+    } else if (strcmp(argv[i], "--skew") == 0 && i + 1 < argc) {
+      skew = atof(argv[++i]);
     } else {
-      fprintf(stderr, "usage: distributed_block [--cells NX NY NZ] [--steps S] [--serial]\n");
+      fprintf(stderr, "usage: distributed_block [--cells NX NY NZ] [--steps S] [--serial] "
+              "[--skew S]\n");
       return 2;
     }
   }
@@ -63,6 +70,30 @@ int main(int argc, char **argv) {
   fcd_index rb = serial ? 0 : n * rank / size, re = serial ? n : n * (rank + 1) / size;
   bench_coo a = {0, 0, NULL, NULL, NULL, NULL};
   if (bench_tet_block(&a, nx, ny, nz, Lx, Ly, Lz, 0.0, 0, E, nu, rho, NULL)) return 1;
+  /* K's whole rows with a circulatory part (--skew): each upper entry (i, j) gives
+   * K_ij = k (1 + S) to row i's owner and K_ji = k (1 - S) to row j's */
+  size_t nf = 0;
+  fcd_index *fi = NULL, *fj = NULL;
+  double *fv = NULL;
+  if (skew != 0) {
+    fi = malloc(2 * a.ne * sizeof *fi);
+    fj = malloc(2 * a.ne * sizeof *fj);
+    fv = malloc(2 * a.ne * sizeof *fv);
+    if (!fi || !fj || !fv) return 1;
+    for (size_t p = 0; p < a.ne; p++) {
+      double sk = a.ri[p] != a.ci[p] ? skew : 0;
+      if (a.ri[p] >= rb && a.ri[p] < re) {
+        fi[nf] = a.ri[p];
+        fj[nf] = a.ci[p];
+        fv[nf++] = a.kv[p] * (1 + sk);
+      }
+      if (sk != 0 && a.ci[p] >= rb && a.ci[p] < re) {
+        fi[nf] = a.ci[p];
+        fj[nf] = a.ri[p];
+        fv[nf++] = a.kv[p] * (1 - sk);
+      }
+    }
+  }
   /* this rank's rows, as a host assembling in parallel would hold them */
   size_t k = 0;
   for (size_t p = 0; p < a.ne; p++)
@@ -77,8 +108,15 @@ int main(int argc, char **argv) {
   if (!serial)
     check(sys, fcd_system_set_distribution(sys, (int64_t)MPI_Comm_c2f(MPI_COMM_WORLD), rb, re),
           "distribution");
-  check(sys, fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, (fcd_index)k, a.ri, a.ci, a.kv,
-                                       FCD_COO_UPPER), "stiffness");
+  if (skew != 0)
+    check(sys, fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, (fcd_index)nf, fi, fj, fv,
+                                         FCD_COO_FULL), "stiffness");
+  else
+    check(sys, fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, (fcd_index)k, a.ri, a.ci, a.kv,
+                                         FCD_COO_UPPER), "stiffness");
+  free(fi);
+  free(fj);
+  free(fv);
   check(sys, fcd_system_set_matrix_coo(sys, FCD_MASS, (fcd_index)k, a.ri, a.ci, a.mv,
                                        FCD_COO_UPPER), "mass");
   bench_coo_free(&a);
@@ -132,7 +170,8 @@ int main(int argc, char **argv) {
   if (rank == 0)
     printf("dofs=%lld contacts=%lld ranks=%d%s equilibrium_seconds=%.3f first_step_seconds=%.3f "
            "step_seconds=%.4f maxrss_mb=%.0f\n", (long long)n, (long long)ntop, size,
-           serial ? " (serial CHOLMOD)" : "", times[0], times[1], times[2], rss_max);
+           serial ? (skew != 0 ? " (serial UMFPACK)" : " (serial CHOLMOD)")
+                  : (skew != 0 ? " (LU)" : ""), times[0], times[1], times[2], rss_max);
   fcd_integrator_destroy(it);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
