@@ -604,8 +604,23 @@ static fcd_status solve_steady(fcd_equilibrium *eq, eq_work *w, const fcd_real *
     q[i] *= sc[i];
     for (fcd_index j = 0; j < nc; j++) A[i * nc + j] *= sc[i] * sc[j];
   }
-  fcd_index piv;
-  int lr = fcd__lemke(nc, A, q, z, 50 * nc + 1000, &piv);
+  /* the contacts pressed before (a warm start), else those the free motion presses,
+   * as the guess of a few block pivots; Lemke's method when they do not settle */
+  fcd_index piv = 0;
+  int lr = FCD__LEMKE_NOMEM;
+  unsigned char *act = fcd__malloc_array((size_t)nc + 1, sizeof *act);
+  if (act) {
+    fcd_real qs = 1;
+    int warm = 0;
+    for (fcd_index i = 0; i < nc; i++) {
+      qs = fmax(qs, fabs(q[i]));
+      warm |= w->r[i * d] != 0;
+    }
+    for (fcd_index i = 0; i < nc; i++) act[i] = warm ? w->r[i * d] < 0 : q[i] < 0;
+    lr = fcd__lcp_block_pivot(nc, A, q, act, z, 8, 1e-13 * qs);
+    fcd__free(act);
+    if (lr == 1) lr = fcd__lemke(nc, A, q, z, 50 * nc + 1000, &piv);
+  }
   if (lr == FCD__LEMKE_OK) {
     /* a check that cannot be skipped: w = A z + q >= 0 and z . w = 0 (scaled) */
     fcd_real worst = 0, qs = 1;

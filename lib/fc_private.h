@@ -161,6 +161,15 @@ enum { FCD__LEMKE_OK = 0, FCD__LEMKE_RAY = 1, FCD__LEMKE_CAP = 2, FCD__LEMKE_NOM
        FCD__LEMKE_INACCURATE = 4 };
 int fcd__lemke(fcd_index m, const fcd_real *A, const fcd_real *q, fcd_real *z,
                fcd_index max_pivots, fcd_index *pivots);
+/* Block principal pivoting (Judice and Pires' full exchange, without their safeguard)
+ * for the same problem, from the guess act (act[i]: z_i > 0): solve A_GG z_G = -q_G on
+ * the guessed set G, z = 0 elsewhere, and move every index on the wrong side (z_i < -tol
+ * in G, w_i < -tol outside) across; at most maxit dense solves. 0 with z (clipped to
+ * z >= 0) when no index is wrong, 1 when it did not settle or a guessed block is
+ * singular (then Lemke's method decides), FCD__LEMKE_NOMEM. Where the guess is right,
+ * as for contacts that stay pressed, one dense solve replaces Lemke's m pivots. */
+int fcd__lcp_block_pivot(fcd_index m, const fcd_real *A, const fcd_real *q,
+                         unsigned char *act, fcd_real *z, int maxit, fcd_real tol);
 
 /* Benchmarks only: keep the sparse reduced K*, M* of the last sparse stability solve,
  * and read them (1 when kept). */

@@ -6,6 +6,7 @@
  * classes it is complete on (P-matrices and copositive-plus matrices) and is reported as
  * "no solution found" otherwise. A semismooth Newton would only fail to converge.
  * Covering vector: all ones. Dense tableau, O(m^2) per pivot. */
+#include "backend/lapack.h"
 #include "fc_private.h"
 
 #include <math.h>
@@ -88,4 +89,49 @@ int fcd__lemke(fcd_index m, const fcd_real *A, const fcd_real *q, fcd_real *z,
   fcd__free(T);
   fcd__free(basis);
   return result;
+}
+
+int fcd__lcp_block_pivot(fcd_index m, const fcd_real *A, const fcd_real *q,
+                         unsigned char *act, fcd_real *z, int maxit, fcd_real tol) {
+  fcd_index *idx = fcd__malloc_array((size_t)m + 1, sizeof *idx);
+  fcd_real *B = fcd__malloc_array((size_t)m * (size_t)m + 1, sizeof *B);
+  fcd_real *x = fcd__malloc_array((size_t)m + 1, sizeof *x);
+  int res = 1;
+  if (!idx || !B || !x) {
+    res = FCD__LEMKE_NOMEM;
+    maxit = 0;
+  }
+  for (int it = 0; it < maxit; it++) {
+    fcd_index ng = 0;
+    for (fcd_index i = 0; i < m; i++)
+      if (act[i]) idx[ng++] = i;
+    for (fcd_index a = 0; a < ng; a++) {
+      x[a] = -q[idx[a]];
+      for (fcd_index b = 0; b < ng; b++) B[a * ng + b] = A[idx[a] * m + idx[b]];
+    }
+    int info = fcd__la_gesv(ng, B, x);
+    if (info == FCD__LA_NOMEM) res = FCD__LEMKE_NOMEM;
+    if (info != 0) break; /* a singular guessed block: Lemke's method decides */
+    memset(z, 0, (size_t)m * sizeof *z);
+    for (fcd_index a = 0; a < ng; a++) z[idx[a]] = x[a];
+    fcd_index wrong = 0;
+    for (fcd_index i = 0; i < m; i++) {
+      fcd_real w = q[i];
+      for (fcd_index a = 0; a < ng; a++) w += A[i * m + idx[a]] * x[a];
+      /* full exchange: every index on the wrong side changes sides */
+      if (act[i] ? z[i] < -tol : w < -tol) {
+        act[i] = !act[i];
+        wrong++;
+      }
+    }
+    if (wrong == 0) {
+      for (fcd_index i = 0; i < m; i++) z[i] = fmax(z[i], 0.0);
+      res = 0;
+      break;
+    }
+  }
+  fcd__free(idx);
+  fcd__free(B);
+  fcd__free(x);
+  return res;
 }

@@ -33,6 +33,16 @@ int fcd__la_chol_solve(fcd_index n, fcd_real *A, fcd_real *b) {
   return (int)info;
 }
 
+int fcd__la_gesv(fcd_index n, fcd_real *A, fcd_real *b) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n, *ipiv = fcd__malloc_array((size_t)n, sizeof *ipiv);
+  if (!ipiv) return FCD__LA_NOMEM;
+  lapack_int info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, nn, 1, A, nn, ipiv, b, 1);
+  fcd__free(ipiv);
+  return (int)info;
+}
+
 int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;

@@ -8,6 +8,7 @@
 #include "../fcd_private.h"
 
 #define FCD__LA_TOO_BIG (-1000)
+#define FCD__LA_NOMEM (-1001)
 
 /* eigenvalues of the symmetric A (its upper triangle is read), ascending, in w; with
  * vectors != 0, A is overwritten by the orthonormal eigenvectors as its columns */
@@ -22,6 +23,10 @@ int fcd__la_qr_full_q(fcd_index m, fcd_index n, fcd_real *A, fcd_real *tau);
  * overwritten by its Cholesky factor); b becomes x. A positive return: not positive
  * definite. */
 int fcd__la_chol_solve(fcd_index n, fcd_real *A, fcd_real *b);
+
+/* solves A x = b for the general A (overwritten by its LU, partial pivoting); b becomes
+ * x. A positive return: A is singular. */
+int fcd__la_gesv(fcd_index n, fcd_real *A, fcd_real *b);
 
 /* eigenvalues of the general A (overwritten): re + i im */
 int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im);
