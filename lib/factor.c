@@ -125,12 +125,19 @@ static fcd_status general_kind(fcd__factor *f, fcd_real a, fcd_real b, fcd_real 
   if (want == f->kind) return FCD_OK;
   if (f->mumps) {
     fcd__mumps_set_unsymmetric(f->mumps, nonsym);
-  } else if (nonsym && !f->lu) {
+  } else if (nonsym) {
     FCD_TRY(fcd__lu_create(f->sys, &f->lu));
     /* UMFPACK's iterative refinement (two steps by default) made the Delassus operator's
      * solves 3.5x dearer (32k-dof block: equilibrium 252 s against 73 s without), and
      * every answer is certified anyway, as the Cholesky path's are without refinement */
     fcd__lu_set_refinement(f->lu, 0);
+    /* the other kind's factor is not kept alive beside this one */
+    fcd__chol_destroy(f->chol);
+    f->chol = NULL;
+  } else {
+    FCD_TRY(fcd__chol_create(f->sys, &f->chol));
+    fcd__lu_destroy(f->lu);
+    f->lu = NULL;
   }
   f->kind = want;
   f->analysed_pattern = 0;

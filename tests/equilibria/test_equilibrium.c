@@ -718,6 +718,41 @@ static void nonsymmetric_equilibria(void) {
     fcd_contact_set_destroy(cs);
     fcd_system_destroy(sys);
   }
+  /* one equilibrium through K non-symmetric, symmetric, non-symmetric again: each
+   * switch of factorization kind (LU, Cholesky) gives the answer a fresh solve gives */
+  {
+    const double ks[9] = {4, 0.5, 0.75, 0.5, 3, 0, 0.75, 0, 2}; /* K's symmetric part */
+    double un[3], us[3], un2[3], ufresh[3];
+    for (int fresh = 0; fresh < 2; fresh++) {
+      fcd_system *sw;
+      CHECK_ST(fcd_system_create(3, &sw), FCD_OK);
+      CHECK_ST(fcd_system_set_matrix_coo(sw, FCD_STIFFNESS, 9, ri, ci, kv, FCD_COO_FULL),
+               FCD_OK);
+      CHECK_ST(fcd_system_set_load(sw, f), FCD_OK);
+      fcd_contact_set *cs;
+      CHECK_ST(fcd_contact_set_create(sw, 2, &cs), FCD_OK);
+      const fcd_index dn[2] = {0, 1};
+      const double nn[2] = {1, 0}, tn[2] = {0, 1};
+      CHECK_ST(fcd_contact_set_add_rigid(cs, dn, nn, tn, 0.0, 0.3, NULL), FCD_OK);
+      fcd_equilibrium *eq;
+      CHECK_ST(fcd_equilibrium_create(sw, cs, &eq), FCD_OK);
+      for (int k = fresh ? 1 : 0; k < (fresh ? 2 : 3); k++) {
+        CHECK_ST(fcd_system_set_matrix_coo(sw, FCD_STIFFNESS, 9, ri, ci, k == 1 ? ks : kv,
+                                           FCD_COO_FULL), FCD_OK);
+        CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+        fcd_equilibrium_get_state(eq, fresh ? ufresh : k == 0 ? un : k == 1 ? us : un2);
+      }
+      fcd_equilibrium_destroy(eq);
+      fcd_contact_set_destroy(cs);
+      fcd_system_destroy(sw);
+    }
+    CHECK_CLOSE(un[1], 0.0912, 1e-10); /* the slipping closed form above */
+    for (int i = 0; i < 3; i++) {
+      CHECK(fabs(un2[i] - un[i]) <= 1e-15);
+      CHECK(fabs(us[i] - ufresh[i]) <= 1e-15);
+    }
+    CHECK(fabs(us[1] - un[1]) > 1e-3); /* the symmetric part's answer is another one */
+  }
   /* a singular non-symmetric K, [1 -2; -0.5 1] (det 0): named, not a wrong answer */
   {
     fcd_system *sg;
