@@ -557,11 +557,12 @@ done:
   fcd__free(ul);
   return st;
 }
-/* the largest violation of w = A z + q >= 0 and of z . w = 0 (relative to q), z >= 0 */
+
+/* the largest violation of w = A z + q >= 0, z >= 0 and z . w = 0 (over qs, the size
+ * of q) */
 static fcd_real lcp_violation(fcd_index n, const fcd_real *A, const fcd_real *q,
-                              const fcd_real *z) {
-  fcd_real worst = 0, qs = 1;
-  for (fcd_index i = 0; i < n; i++) qs = fmax(qs, fabs(q[i]));
+                              const fcd_real *z, fcd_real qs) {
+  fcd_real worst = 0;
   for (fcd_index i = 0; i < n; i++) {
     fcd_real wi = q[i];
     for (fcd_index j = 0; j < n; j++) wi += A[i * n + j] * z[j];
@@ -620,27 +621,24 @@ static fcd_status solve_steady(fcd_equilibrium *eq, eq_work *w, const fcd_real *
   /* the contacts pressed before (a warm start), else those the free motion presses,
    * as the guess of a few block pivots; Lemke's method when they do not settle */
   fcd_index piv = 0;
-  int lr = FCD__LEMKE_NOMEM;
+  int lr = FCD__LEMKE_NOMEM, warm = 0;
+  fcd_real qs = 1;
+  for (fcd_index i = 0; i < nc; i++) {
+    qs = fmax(qs, fabs(q[i]));
+    warm |= w->r[i * d] != 0;
+  }
   unsigned char *act = fcd__malloc_array((size_t)nc + 1, sizeof *act);
   if (act) {
-    fcd_real qs = 1;
-    int warm = 0;
-    for (fcd_index i = 0; i < nc; i++) {
-      qs = fmax(qs, fabs(q[i]));
-      warm |= w->r[i * d] != 0;
-    }
     for (fcd_index i = 0; i < nc; i++) act[i] = warm ? w->r[i * d] < 0 : q[i] < 0;
     lr = fcd__lcp_block_pivot(nc, A, q, act, z, 8, 1e-13 * qs);
     fcd__free(act);
     /* the pivots' answer must pass the check below too, else Lemke's method decides */
-    if (lr == 0 && lcp_violation(nc, A, q, z) > 1e-9 * qs) lr = 1;
+    if (lr == 0 && lcp_violation(nc, A, q, z, qs) > 1e-9 * qs) lr = 1;
     if (lr == 1) lr = fcd__lemke(nc, A, q, z, 50 * nc + 1000, &piv);
   }
   if (lr == FCD__LEMKE_OK) {
     /* a check that cannot be skipped: w = A z + q >= 0 and z . w = 0 (scaled) */
-    fcd_real qs = 1;
-    for (fcd_index i = 0; i < nc; i++) qs = fmax(qs, fabs(q[i]));
-    fcd_real worst = lcp_violation(nc, A, q, z);
+    fcd_real worst = lcp_violation(nc, A, q, z, qs);
     if (worst > 1e-9 * qs) lr = FCD__LEMKE_INACCURATE;
     for (fcd_index i = 0; i < nc; i++) z[i] *= sc[i];
     if (lr == FCD__LEMKE_INACCURATE)

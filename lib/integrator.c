@@ -625,7 +625,7 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
   stiffness2(sys, w->u1, Ku1, w->v1, Kv1);
   (void)fcd__system_apply_all(sys, FCD_DAMPING, w->v1, Cv1);
   if ((st = certify_step(it, h, w, pnew, Mv1, Kv1, Cv1, wmin, cert)) != FCD_OK) return st;
-  fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0, circ = 0;
+  fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0;
   for (fcd_index i = 0; i < n; i++) {
     damp += h * w->vth[i] * ((1 - th) * it->Cv[i] + th * Cv1[i]);
     dv2 += (w->v1[i] - it->v[i]) * (Mv1[i] - it->Mv[i]);
@@ -637,13 +637,11 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
    * potential: its skew part does the work du' K_skew u0 = (du' K u0 - u0' K du) / 2
    * over the step, which the potential energy u' K u / 2 does not see. It is booked as
    * external work (the work of the non-conservative load K stands for). */
-  if (fcd__system_circulatory(sys)) {
+  if (fcd__system_circulatory(sys))
     for (fcd_index i = 0; i < n; i++) {
       fcd_real du = w->u1[i] - it->u[i];
-      circ += 0.5 * (du * it->Ku[i] - it->u[i] * (Ku1[i] - it->Ku[i]));
+      wext -= 0.5 * (du * it->Ku[i] - it->u[i] * (Ku1[i] - it->Ku[i]));
     }
-    wext -= circ;
-  }
   /* Work of the prescribed motion. The step's equation holds on the free rows only; on
    * a prescribed row i the supports supply the impulse
    *   R_i = [M (v1 - v0) + h K u_th + h C v_th - h F_th]_i,  u_th = u0 + theta du,

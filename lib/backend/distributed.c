@@ -536,7 +536,6 @@ static fcd_status gather_values(fcd__mumps *m, const fcd_system *sys, const fcd_
   return FCD_OK;
 }
 
-
 fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
                               const fcd_index *rowptr, const fcd_index *col,
                               const fcd_real *val) {

@@ -681,8 +681,26 @@ static void test_3d(void) {
  * - mu = 0.3, slip towards +y (the frictionless u_1 is positive): R_1 = 0.3 R_0, with
  *   u_2 = (u_1 - 0.2)/2: 2.7 u_1 + 0.85 u_2 = 0.2, so u_1 = 0.285/3.125 = 0.0912, u_2 =
  *   -0.0544, R_0 = -0.936, R_1 = -0.2808. */
+static const fcd_index ns_ri[9] = {0, 0, 0, 1, 1, 1, 2, 2, 2};
+static const fcd_index ns_ci[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+
+/* the 3-dof model above with the full-storage K k (by rows) and friction mu */
+static void ns_model(const double *k, double mu, fcd_system **sys, fcd_contact_set **cs,
+                     fcd_equilibrium **eq) {
+  const double f[3] = {1, 0.5, -0.2};
+  const fcd_index dn[2] = {0, 1};
+  const double nn[2] = {1, 0}, tn[2] = {0, 1};
+  CHECK_ST(fcd_system_create(3, sys), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_coo(*sys, FCD_STIFFNESS, 9, ns_ri, ns_ci, k, FCD_COO_FULL),
+           FCD_OK);
+  CHECK_ST(fcd_system_set_load(*sys, f), FCD_OK);
+  CHECK_ST(fcd_contact_set_create(*sys, 2, cs), FCD_OK);
+  CHECK_ST(fcd_contact_set_add_rigid(*cs, dn, nn, tn, 0.0, mu, NULL), FCD_OK);
+  CHECK_ST(fcd_equilibrium_create(*sys, *cs, eq), FCD_OK);
+}
+
 static void nonsymmetric_equilibria(void) {
-  const fcd_index ri[9] = {0, 0, 0, 1, 1, 1, 2, 2, 2}, ci[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+  const fcd_index *ri = ns_ri, *ci = ns_ci;
   const double kv[9] = {4, 1, 0.5, 0, 3, 1, 1, -1, 2}, f[3] = {1, 0.5, -0.2};
   const struct {
     double mu, u1, u2, r0, r1;
@@ -691,17 +709,9 @@ static void nonsymmetric_equilibria(void) {
                {0.3, 0.0912, -0.0544, -0.936, -0.2808}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     fcd_system *sys;
-    CHECK_ST(fcd_system_create(3, &sys), FCD_OK);
-    CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 9, ri, ci, kv, FCD_COO_FULL),
-             FCD_OK);
-    CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
     fcd_contact_set *cs;
-    CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
-    const fcd_index dn[2] = {0, 1};
-    const double nn[2] = {1, 0}, tn[2] = {0, 1};
-    CHECK_ST(fcd_contact_set_add_rigid(cs, dn, nn, tn, 0.0, cases[c].mu, NULL), FCD_OK);
     fcd_equilibrium *eq;
-    CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+    ns_model(kv, cases[c].mu, &sys, &cs, &eq);
     CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
     double u[3], ku[3] = {0, 0, 0};
     fcd_equilibrium_get_state(eq, u);
@@ -725,17 +735,9 @@ static void nonsymmetric_equilibria(void) {
     double un[3], us[3], un2[3], ufresh[3];
     for (int fresh = 0; fresh < 2; fresh++) {
       fcd_system *sw;
-      CHECK_ST(fcd_system_create(3, &sw), FCD_OK);
-      CHECK_ST(fcd_system_set_matrix_coo(sw, FCD_STIFFNESS, 9, ri, ci, kv, FCD_COO_FULL),
-               FCD_OK);
-      CHECK_ST(fcd_system_set_load(sw, f), FCD_OK);
       fcd_contact_set *cs;
-      CHECK_ST(fcd_contact_set_create(sw, 2, &cs), FCD_OK);
-      const fcd_index dn[2] = {0, 1};
-      const double nn[2] = {1, 0}, tn[2] = {0, 1};
-      CHECK_ST(fcd_contact_set_add_rigid(cs, dn, nn, tn, 0.0, 0.3, NULL), FCD_OK);
       fcd_equilibrium *eq;
-      CHECK_ST(fcd_equilibrium_create(sw, cs, &eq), FCD_OK);
+      ns_model(kv, 0.3, &sw, &cs, &eq);
       for (int k = fresh ? 1 : 0; k < (fresh ? 2 : 3); k++) {
         CHECK_ST(fcd_system_set_matrix_coo(sw, FCD_STIFFNESS, 9, ri, ci, k == 1 ? ks : kv,
                                            FCD_COO_FULL), FCD_OK);
