@@ -155,5 +155,18 @@ void *fcd__malloc_array(size_t n, size_t size) {
   return fcd__malloc(n * size);
 }
 
+int fcd__index_set_assign(fcd_index **set, fcd_index *ns, fcd_index n, const fcd_index *idx,
+                          int *changed) {
+  *changed = !(n == *ns && (n == 0 || memcmp(idx, *set, (size_t)n * sizeof *idx) == 0));
+  if (!*changed) return 0;
+  fcd_index *copy = fcd__malloc_array((size_t)n + 1, sizeof *copy);
+  if (!copy) return 1;
+  if (n > 0) memcpy(copy, idx, (size_t)n * sizeof *copy);
+  fcd__free(*set);
+  *set = copy;
+  *ns = n;
+  return 0;
+}
+
 /* The library's process-wide teardown. Only the PETSc backend holds such state. */
 void fcd_finalize(void) { fcd__petsc_finalize(); }

@@ -20,7 +20,6 @@ void fcd__contact_free_dofs(const fcd_system *sys, const fcd__csr *H, fcd_index 
 
 fcd_status fcd__factor_schur_on_contacts(fcd_system *sys, fcd__factor *fac,
                                          fcd_contact_set *cs) {
-  if (!fcd__dist_on(sys)) return FCD_OK;
   /* the set follows the contacts and the free numbering: derived again only when either
    * changed, not at every step */
   const fcd__free_pattern *fp;
@@ -98,6 +97,15 @@ fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__sol
   if (m == 0) return FCD_OK;
   if (solve == fcd__factor_solve_free && fcd__dist_on(sys))
     return delassus_from_inverse(sys, fac, H, W);
+  /* a serial LU ordered with the contact dofs last has their Schur complement in its
+   * trailing block (umfpack.c); when UMFPACK pivoted off that order, solves below */
+  if (solve == fcd__factor_solve_free && fcd__factor_get_kind(fac) == FCD__FACTOR_LU) {
+    char saved[FCD_ERRMSG_CAP];
+    memcpy(saved, sys->err, sizeof saved);
+    fcd_status st = delassus_from_inverse(sys, fac, H, W);
+    if (st != FCD_E_UNSUPPORTED) return st;
+    memcpy((char *)sys->err, saved, sizeof saved);
+  }
   /* columns go through the factor in blocks: nf x 64 of extra memory at most */
   fcd_real *X = fcd__malloc_array((size_t)nf * (size_t)bs, sizeof *X);
   if (!X)

@@ -17,6 +17,9 @@ struct fcd__factor {
   fcd_index n;
   uint64_t analysed_pattern; /* 0: nothing analysed */
   uint64_t schur_key;        /* what the Schur set was derived from (0: none) */
+  /* a serial general factor's Schur set, handed to UMFPACK when the kind is LU */
+  fcd_index s;
+  fcd_index *sidx;
   int factored;
   /* what the current numeric factor holds, for fcd__factor_combination */
   int combo_valid;
@@ -52,6 +55,7 @@ void fcd__factor_destroy(fcd__factor *f) {
   fcd__lu_destroy(f->lu);
   fcd__klu_destroy(f->klu);
   fcd__free(f->work);
+  fcd__free(f->sidx);
   fcd__free(f);
 }
 
@@ -62,6 +66,10 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
   if (pattern_id == 0 || pattern_id != f->analysed_pattern || n != f->n) {
     f->analysed_pattern = 0;
     f->factored = 0;
+    if (f->lu && f->general) {
+      int changed;
+      FCD_TRY(fcd__lu_set_schur(f->lu, f->sys, f->s, f->sidx, &changed));
+    }
     st = f->kind == FCD__FACTOR_SPD ? fcd__chol_analyze(f->chol, f->sys, n, rowptr, col, val)
          : f->klu                   ? fcd__klu_analyze(f->klu, f->sys, n, rowptr, col)
                                     : fcd__lu_analyze(f->lu, f->sys, n, rowptr, col, val);
@@ -321,22 +329,41 @@ fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real
 
 fcd_status fcd__factor_inverse_block_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
                                           fcd_real *out) {
-  if (!f->mumps)
-    return fcd__err(f->sys, FCD_E_UNSUPPORTED, "entries of the inverse need a distributed factor");
+  if (!f->mumps && !(f->lu && f->kind == FCD__FACTOR_LU))
+    return fcd__err(f->sys, FCD_E_UNSUPPORTED, "entries of the inverse need a distributed "
+                    "factor or a serial LU");
   if (!f->factored)
     return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
-  FCD_TRY(fcd__mumps_inverse_block(f->mumps, f->sys, s, idx, out));
+  FCD_TRY(f->mumps ? fcd__mumps_inverse_block(f->mumps, f->sys, s, idx, out)
+                   : fcd__lu_inverse_block(f->lu, f->sys, s, idx, out));
   f->stats.solves += s;
   return FCD_OK;
 }
 
 int fcd__factor_schur_current(const fcd__factor *f, uint64_t key) {
-  return f->mumps && key != 0 && f->schur_key == key;
+  return (f->mumps || f->general) && key != 0 && f->schur_key == key;
+}
+
+/* Serially the set is kept for UMFPACK (an LU's next analysis orders it last); a
+ * Cholesky factor does not use it. */
+static fcd_status set_schur_serial(fcd__factor *f, uint64_t key, fcd_index s,
+                                   const fcd_index *idx) {
+  if (!f->general) return FCD_OK;
+  int changed;
+  if (fcd__index_set_assign(&f->sidx, &f->s, s, idx, &changed))
+    return fcd__err(f->sys, FCD_E_NOMEM, "out of memory for the Schur set");
+  if (changed && f->kind == FCD__FACTOR_LU) {
+    f->analysed_pattern = 0;
+    f->factored = 0;
+    f->combo_valid = 0;
+  }
+  f->schur_key = key;
+  return FCD_OK;
 }
 
 fcd_status fcd__factor_set_schur_free(fcd__factor *f, uint64_t key, fcd_index s,
                                       const fcd_index *idx) {
-  if (!f->mumps) return FCD_OK;
+  if (!f->mumps) return set_schur_serial(f, key, s, idx);
   int changed = 0;
   f->schur_key = 0;
   FCD_TRY(fcd__mumps_set_schur(f->mumps, f->sys, s, idx, &changed));

@@ -261,6 +261,10 @@ void *fcd__calloc(size_t n, size_t size);
 void fcd__free(void *p);
 /* n * size with overflow check; NULL on overflow or failure */
 void *fcd__malloc_array(size_t n, size_t size);
+/* *set (*ns entries) becomes a copy of idx (n entries) unless equal already; *changed
+ * says which. 1 when out of memory (*set untouched). */
+int fcd__index_set_assign(fcd_index **set, fcd_index *ns, fcd_index n, const fcd_index *idx,
+                          int *changed);
 /* A new block of new_n entries holding the first min(old_n, new_n) of p, which is freed;
  * NULL (and p untouched) on failure. */
 void *fcd__grow_array(void *p, size_t old_n, size_t new_n, size_t size);
@@ -415,6 +419,17 @@ fcd_status fcd__lu_factor(fcd__lu *l, const fcd_system *sys, const fcd_real *val
 fcd_status fcd__lu_solve(fcd__lu *l, const fcd_system *sys, fcd_index nrhs,
                          const fcd_real *b, fcd_real *x);
 void fcd__lu_set_refinement(fcd__lu *l, int steps);
+/* the dofs the next analysis orders last (idx ascending, free numbering); *changed: the
+ * set differs from the last one (the analysis was dropped) */
+fcd_status fcd__lu_set_schur(fcd__lu *l, const fcd_system *sys, fcd_index s,
+                             const fcd_index *idx, int *changed);
+/* out (s x s, column j contiguous) = A^-1 on the set's dofs; FCD_E_UNSUPPORTED when the
+ * factor does not end with the set's pivots (the caller then solves) */
+fcd_status fcd__lu_inverse_block(fcd__lu *l, const fcd_system *sys, fcd_index s,
+                                 const fcd_index *idx, fcd_real *out);
+/* CAMD's ordering of a (symmetric) pattern with the indices last[i] != 0 at the end */
+fcd_status fcd__camd_order_last(const fcd_system *sys, fcd_index n, const fcd_index *rowptr,
+                                const fcd_index *col, const int *last, fcd_index *perm);
 
 typedef struct fcd__klu fcd__klu;
 fcd_status fcd__klu_create(const fcd_system *sys, fcd__klu **out);

@@ -62,6 +62,8 @@ struct fcd_integrator {
    * (free velocity, impulse correction) instead of one per active contact direction. */
   fcd__wcache wall;
   fcd_index wall_limit;   /* largest m for which the cache is kept */
+  int wall_limit_set;     /* wall_limit given by fcd__integrator_set_wall_limit */
+  fcd_index wall_eff;     /* the limit of the current step (cache_limit) */
   int split;              /* steps from half solves when the cache and a Cholesky
                            * factor allow (tests turn it off to compare) */
   /* M v, K u, K v, C v of the current state, carried from the step that produced it (the
@@ -88,6 +90,19 @@ struct fcd_integrator {
  * active directions 90 s and 3.2 GB a step. Up to m = 16384 (a 2 GiB cache per rank)
  * the cache wins. */
 #define FCD__WALL_LIMIT_DIST 16384
+
+/* A serial LU (C or K not symmetric) orders the contact dofs last and has their Schur
+ * complement in its trailing block (umfpack.c): its cache costs what a distributed one
+ * does, and it gets the same limit. */
+static fcd_index cache_limit(fcd_integrator *it, fcd_real h) {
+  if (it->wall_limit_set || fcd__dist_on(it->sys)) return it->wall_limit;
+  int nonsym = 0;
+  fcd_real th = it->theta;
+  /* an invalid mass is the factorization's to report, with its message */
+  if (fcd__system_combination_symmetry(it->sys, 1.0, h * th, h * h * th * th, &nonsym) != FCD_OK)
+    return it->wall_limit;
+  return nonsym ? FCD__WALL_LIMIT_DIST : it->wall_limit;
+}
 
 static void work_free(work *w) {
   fcd_real **r[] = {&w->f0, &w->f1, &w->b, &w->tmp, &w->z, &w->v1, &w->u1, &w->vth, &w->rf,
@@ -778,7 +793,7 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
   fcd_system *sys = it->sys;
   int d = cdim(it);
   fcd_index ma = na * d, nf = sys->nfree;
-  int cached = ncontacts(it) * d <= it->wall_limit;
+  int cached = ncontacts(it) * d <= it->wall_eff;
   fcd_status st = FCD_OK;
   if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, fcd__factor_solve_free, it->cs, H));
   /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
@@ -887,7 +902,8 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   work w = it->ws;
   /* the iteration matrix, refactored only when h or theta (or the system) changed; on a
    * distributed system with the Delassus cache, with the contact dofs eliminated last */
-  if (m > 0 && m <= it->wall_limit) FCD_TRY(fcd__factor_schur_on_contacts(sys, it->fac, it->cs));
+  it->wall_eff = cache_limit(it, h);
+  if (m > 0 && m <= it->wall_eff) FCD_TRY(fcd__factor_schur_on_contacts(sys, it->fac, it->cs));
   FCD_TRY(fcd__factor_combination_free(it->fac, 1.0, h * th, h * h * th * th));
   step_rhs(it, &w, h);
   const fcd__csr *H = NULL;
@@ -901,7 +917,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     /* dofs may have been prescribed after the contacts were added */
     FCD_TRY(fcd__contact_dofs_free(sys, H));
     /* half solves are CHOLMOD's: a distributed factor solves whole */
-    split = it->split && m <= it->wall_limit && !fcd__dist_on(sys) &&
+    split = it->split && m <= it->wall_eff && !fcd__dist_on(sys) &&
             fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD;
     if (split) FCD_TRY(fcd__wcache_ensure_y(&it->wall, sys, it->fac, it->cs, H));
   }
@@ -941,7 +957,9 @@ void fcd__integrator_set_split(fcd_integrator *it, int split) {
 }
 
 void fcd__integrator_set_wall_limit(fcd_integrator *it, fcd_index limit) {
-  if (valid(it)) it->wall_limit = limit;
+  if (!valid(it)) return;
+  it->wall_limit = limit;
+  it->wall_limit_set = 1;
 }
 
 /* One quasistatic step (FCD_SCHEME_QUASISTATIC): the incremental problem at t + h from

@@ -112,22 +112,32 @@ void fcd__chol_destroy(fcd__chol *h) {
   fcd__free(h);
 }
 
+/* A cholmod_sparse header over packed compressed arrays (never owned): val NULL for a
+ * pattern; stype 1 reads the upper triangle of a symmetric matrix, 0 an unsymmetric one */
+static cholmod_sparse sparse_view(fcd_index nrow, fcd_index ncol, const fcd_index *p,
+                                  const fcd_index *i, const fcd_real *val, int stype,
+                                  int sorted) {
+  cholmod_sparse A;
+  memset(&A, 0, sizeof A);
+  A.nrow = (size_t)nrow;
+  A.ncol = (size_t)ncol;
+  A.nzmax = (size_t)p[ncol];
+  A.p = (void *)(uintptr_t)p;
+  A.i = (void *)(uintptr_t)i;
+  A.x = (void *)(uintptr_t)val;
+  A.stype = stype;
+  A.itype = CHOLMOD_LONG;
+  A.xtype = val ? CHOLMOD_REAL : CHOLMOD_PATTERN;
+  A.dtype = CHOLMOD_DOUBLE;
+  A.sorted = sorted;
+  A.packed = 1;
+  return A;
+}
+
 static void set_header(fcd__chol *h, fcd_index n, const fcd_index *rowptr,
                        const fcd_index *col, const fcd_real *val) {
   /* A symmetric matrix in full CSR is its own CSC; stype = 1 reads one triangle. */
-  memset(&h->A, 0, sizeof h->A);
-  h->A.nrow = (size_t)n;
-  h->A.ncol = (size_t)n;
-  h->A.nzmax = (size_t)rowptr[n];
-  h->A.p = (void *)(uintptr_t)rowptr;
-  h->A.i = (void *)(uintptr_t)col;
-  h->A.x = (void *)(uintptr_t)val;
-  h->A.stype = 1;
-  h->A.itype = CHOLMOD_LONG;
-  h->A.xtype = CHOLMOD_REAL;
-  h->A.dtype = CHOLMOD_DOUBLE;
-  h->A.sorted = 1;
-  h->A.packed = 1;
+  h->A = sparse_view(n, n, rowptr, col, val, 1, 1);
 }
 
 fcd_status fcd__chol_analyze(fcd__chol *h, const fcd_system *sys, fcd_index n,
@@ -147,6 +157,7 @@ fcd_status fcd__chol_factor(fcd__chol *h, const fcd_system *sys, const fcd_real 
   *bad_col = -1;
   if (!h->L) return fcd__err(sys, FCD_E_STATE, "CHOLMOD factorization before analysis");
   h->A.x = (void *)(uintptr_t)val;
+  h->A.xtype = CHOLMOD_REAL; /* an analysis may have seen the pattern only */
   h->c.status = CHOLMOD_OK;
   int saved = serial_begin();
   int ok = cholmod_l_factorize(&h->A, h->L, &h->c);
@@ -215,20 +226,7 @@ fcd_status fcd__chol_forward_sparse(fcd__chol *h, const fcd_system *sys, fcd_ind
   *ycolptr = NULL;
   *yrow = NULL;
   *yval = NULL;
-  cholmod_sparse B;
-  memset(&B, 0, sizeof B);
-  B.nrow = (size_t)h->n;
-  B.ncol = (size_t)ncol;
-  B.nzmax = (size_t)colptr[ncol];
-  B.p = (void *)(uintptr_t)colptr;
-  B.i = (void *)(uintptr_t)row;
-  B.x = (void *)(uintptr_t)val;
-  B.stype = 0;
-  B.itype = CHOLMOD_LONG;
-  B.xtype = CHOLMOD_REAL;
-  B.dtype = CHOLMOD_DOUBLE;
-  B.sorted = 0;
-  B.packed = 1;
+  cholmod_sparse B = sparse_view(h->n, ncol, colptr, row, val, 0, 0);
   h->c.status = CHOLMOD_OK;
   cholmod_sparse *PB = cholmod_l_spsolve(CHOLMOD_P, h->L, &B, &h->c);
   cholmod_sparse *Y = PB ? cholmod_l_spsolve(CHOLMOD_L, h->L, PB, &h->c) : NULL;
@@ -266,4 +264,30 @@ fcd_status fcd__chol_forward_sparse(fcd__chol *h, const fcd_system *sys, fcd_ind
 fcd_real fcd__chol_rcond(fcd__chol *h) {
   if (!h->L) return 0;
   return cholmod_l_rcond(h->L, &h->c);
+}
+
+/* A fill-reducing ordering of the pattern (CSR, one triangle read: the pattern is taken
+ * as symmetric) with every index of last[] = 1 after all others: CAMD's constrained
+ * minimum degree, through CHOLMOD (which links CAMD already). perm[k] = the k-th index. */
+fcd_status fcd__camd_order_last(const fcd_system *sys, fcd_index n, const fcd_index *rowptr,
+                                const fcd_index *col, const int *last, fcd_index *perm) {
+  cholmod_common c;
+  cholmod_l_start(&c);
+  c.print = 0;
+  c.error_handler = NULL;
+  cholmod_sparse A = sparse_view(n, n, rowptr, col, NULL, 1, 1);
+  SuiteSparse_long *cmember = fcd__malloc_array((size_t)n + 1, sizeof *cmember);
+  fcd_status st = FCD_OK;
+  if (!cmember) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory ordering the LU with the contact dofs last");
+  } else {
+    for (fcd_index i = 0; i < n; i++) cmember[i] = last[i] ? 1 : 0;
+    int saved = serial_begin();
+    int ok = cholmod_l_camd(&A, NULL, 0, cmember, (SuiteSparse_long *)perm, &c);
+    serial_end(saved);
+    if (!ok) st = chol_status(sys, &c, "constrained ordering (CAMD)");
+  }
+  fcd__free(cmember);
+  cholmod_l_finish(&c);
+  return st;
 }

@@ -43,6 +43,17 @@ int fcd__la_gesv(fcd_index n, fcd_real *A, fcd_real *b) {
   return (int)info;
 }
 
+int fcd__la_lu_inverse(fcd_index n, fcd_real *A) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n, *ipiv = fcd__malloc_array((size_t)n, sizeof *ipiv);
+  if (!ipiv) return FCD__LA_NOMEM;
+  for (lapack_int i = 0; i < nn; i++) ipiv[i] = i + 1; /* no row interchanges */
+  lapack_int info = LAPACKE_dgetri(LAPACK_ROW_MAJOR, nn, A, nn, ipiv);
+  fcd__free(ipiv);
+  return (int)info;
+}
+
 int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;

@@ -28,6 +28,10 @@ int fcd__la_chol_solve(fcd_index n, fcd_real *A, fcd_real *b);
  * x. A positive return: A is singular. */
 int fcd__la_gesv(fcd_index n, fcd_real *A, fcd_real *b);
 
+/* the inverse of L U, given in A as one matrix (L unit lower below the diagonal, U on and
+ * above it, no row interchanges), in place. A positive return: U is singular. */
+int fcd__la_lu_inverse(fcd_index n, fcd_real *A);
+
 /* eigenvalues of the general A (overwritten): re + i im */
 int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im);
 

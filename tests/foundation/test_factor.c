@@ -190,6 +190,88 @@ static void test_lu(int n) {
   fcd_system_destroy(sys);
 }
 
+/* The free operator's serial LU with a Schur set (the contact dofs of a Delassus
+ * operator): UMFPACK ordered with the set last gives the block of A^-1 on it from the
+ * trailing block of L U, against LAPACK's dense inverse; solves stay exact; a new set is
+ * a new analysis. Then a matrix on which UMFPACK must pivot a set's row for an earlier
+ * column: the block is refused (FCD_E_UNSUPPORTED, its callers then solve). */
+static void test_lu_schur(int n) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(n, &sys), FCD_OK);
+  dense3 d = {n, calloc(n * n, sizeof(double)), calloc(n * n, sizeof(double)),
+              calloc(n * n, sizeof(double))};
+  add_coo(sys, FCD_MASS, n, d.dm, 1, 0.05, 1.0);
+  add_coo(sys, FCD_STIFFNESS, n, d.dk, 0, 0.08, 3.0);
+  fcd_index fx[2] = {1, n / 3};
+  CHECK_ST(fcd_system_fix_dofs(sys, 2, fx, NULL), FCD_OK);
+  fcd__factor *f;
+  CHECK_ST(fcd__factor_create_free(sys, &f), FCD_OK);
+  int nf;
+  double *A = dense_combo(sys, &d, 0.0, 0.0, 1.0, &nf); /* column-major, free dofs */
+  lapack_int *ipiv = malloc(nf * sizeof *ipiv);
+  CHECK(LAPACKE_dgetrf(LAPACK_COL_MAJOR, nf, nf, A, nf, ipiv) == 0);
+  CHECK(LAPACKE_dgetri(LAPACK_COL_MAJOR, nf, A, nf, ipiv) == 0);
+  for (int pass = 0; pass < 2; pass++) {
+    fcd_index idx[64], s = 0;
+    for (int i = pass; i < nf && s < 64; i += 5 + pass) idx[s++] = i;
+    CHECK_ST(fcd__factor_set_schur_free(f, 17 + pass, s, idx), FCD_OK);
+    CHECK_ST(fcd__factor_combination_free(f, 0.0, 0.0, 1.0), FCD_OK);
+    CHECK(fcd__factor_get_kind(f) == FCD__FACTOR_LU);
+    CHECK(fcd__factor_get_stats(f).analyses == pass + 1);
+    double *blk = malloc((size_t)s * s * sizeof *blk), worst = 0, big = 0;
+    CHECK_ST(fcd__factor_inverse_block_free(f, s, idx, blk), FCD_OK);
+    for (fcd_index a = 0; a < s; a++)
+      for (fcd_index b = 0; b < s; b++) {
+        double ref = A[idx[a] + idx[b] * nf]; /* (A^-1)(idx[a], idx[b]) */
+        worst = fmax(worst, fabs(blk[b * s + a] - ref));
+        big = fmax(big, fabs(ref));
+      }
+    printf("LU ordered with %lld of %d dofs last: A^-1 on them %.1e from LAPACK's\n",
+           (long long)s, nf, worst / big);
+    CHECK(worst <= 1e-12 * big);
+    free(blk);
+    double *b = malloc(nf * sizeof *b), *x = malloc(nf * sizeof *x), *y = calloc(nf, sizeof *y);
+    for (int i = 0; i < nf; i++) b[i] = fcdt_rand() - 0.5;
+    CHECK_ST(fcd__factor_solve_free(f, 1, b, x), FCD_OK);
+    for (int j = 0; j < nf; j++)
+      for (int i = 0; i < nf; i++) y[i] += A[i + j * nf] * b[j];
+    CHECK(max_rel_diff(x, y, nf) < 1e-11);
+    free(b);
+    free(x);
+    free(y);
+  }
+  /* every free dof in the set: nothing to eliminate before it, refused */
+  fcd_index *all = malloc(nf * sizeof *all);
+  for (int i = 0; i < nf; i++) all[i] = i;
+  CHECK_ST(fcd__factor_set_schur_free(f, 99, nf, all), FCD_OK);
+  CHECK_ST(fcd__factor_combination_free(f, 0.0, 0.0, 1.0), FCD_OK);
+  double *blk = malloc((size_t)nf * nf * sizeof *blk);
+  CHECK_ST(fcd__factor_inverse_block_free(f, nf, all, blk), FCD_E_UNSUPPORTED);
+  free(blk);
+  free(all);
+  free(A);
+  free(ipiv);
+  fcd__factor_destroy_free(f);
+  free(d.dm);
+  free(d.dk);
+  free(d.dc);
+  fcd_system_destroy(sys);
+  /* K = [0 0 0 1; 0 2 1 0; 0 0.5 3 0; 1 0 0 4], the set {3}: dof 0's only coupling is
+   * to dof 3, so its pivot is row 3 and the last pivot is not the set's */
+  CHECK_ST(fcd_system_create(4, &sys), FCD_OK);
+  const fcd_index kr[7] = {0, 1, 1, 2, 2, 3, 3}, kc[7] = {3, 1, 2, 1, 2, 0, 3};
+  const double kv[7] = {1, 2, 1, 0.5, 3, 1, 4};
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 7, kr, kc, kv, FCD_COO_FULL), FCD_OK);
+  CHECK_ST(fcd__factor_create_free(sys, &f), FCD_OK);
+  fcd_index last = 3;
+  double w = 0;
+  CHECK_ST(fcd__factor_set_schur_free(f, 5, 1, &last), FCD_OK);
+  CHECK_ST(fcd__factor_combination_free(f, 0.0, 0.0, 1.0), FCD_OK);
+  CHECK_ST(fcd__factor_inverse_block_free(f, 1, &last, &w), FCD_E_UNSUPPORTED);
+  fcd__factor_destroy_free(f);
+  fcd_system_destroy(sys);
+}
+
 /* KLU (the contact solvers' Jacobians): against LAPACK on a random sparse matrix; new
  * values on the same pattern reuse the pivot order; values that make that order
  * unusable (the diagonal zeroed, the weight moved to a permutation's entries) are
@@ -351,6 +433,8 @@ int main(void) {
   test_spd(300, 7);
   test_lu(50);
   test_lu(400);
+  test_lu_schur(60);
+  test_lu_schur(400);
   test_generic_csr();
   test_klu(60);
   test_klu(500);
