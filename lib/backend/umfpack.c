@@ -67,8 +67,7 @@ fcd_status fcd__lu_set_schur(fcd__lu *l, const fcd_system *sys, fcd_index s,
                              const fcd_index *idx, int *changed) {
   if (fcd__index_set_assign(&l->sidx, &l->s, s, idx, changed))
     return fcd__err(sys, FCD_E_NOMEM, "out of memory for the LU's Schur set");
-  if (!*changed) return FCD_OK;
-  lu_free_factors(l);
+  if (*changed) lu_free_factors(l); /* the next analysis orders the new set last */
   return FCD_OK;
 }
 
