@@ -430,6 +430,18 @@ fcd_status fcd__lu_inverse_block(fcd__lu *l, const fcd_system *sys, fcd_index s,
 /* CAMD's ordering of a (symmetric) pattern with the indices last[i] != 0 at the end */
 fcd_status fcd__camd_order_last(const fcd_system *sys, fcd_index n, const fcd_index *rowptr,
                                 const fcd_index *col, const int *last, fcd_index *perm);
+/* the same with METIS' nested dissection (through CHOLMOD) of the other dofs; *ordered =
+ * 0 (perm untouched) when METIS gives no order */
+fcd_status fcd__nd_order_last(const fcd_system *sys, fcd_index n, const fcd_index *rowptr,
+                              const fcd_index *col, const int *last, fcd_index *perm,
+                              int *ordered);
+/* METIS' nested dissection (through CHOLMOD) of the pattern of nnz 1-based triples, the s
+ * dofs last[] (1-based) left out of it and numbered after it: pos[i] is dof i's 1-based
+ * place (MUMPS' PERM_IN); *ordered = 0 when METIS gives no order (the caller keeps its
+ * own). FCD_E_NOMEM. */
+fcd_status fcd__metis_order_last(const fcd_system *sys, fcd_index n, size_t nnz,
+                                 const int *irn, const int *jcn, fcd_index s,
+                                 const int *last, int *pos, int *ordered);
 
 typedef struct fcd__klu fcd__klu;
 fcd_status fcd__klu_create(const fcd_system *sys, fcd__klu **out);

@@ -291,3 +291,108 @@ fcd_status fcd__camd_order_last(const fcd_system *sys, fcd_index n, const fcd_in
   cholmod_l_finish(&c);
   return st;
 }
+
+/* The sub-pattern without the last dofs (sub[i] < 0), as an upper-triangle cholmod pattern
+ * of the kept ones (renumbered by sub, duplicates summed away), from a CSR pattern
+ * (rowptr, col; 0-based) or from nnz 1-based triples (irn, jcn). */
+static cholmod_sparse *kept_pattern(fcd_index n, const fcd_index *rowptr, const fcd_index *col,
+                                    size_t nnz, const int *irn, const int *jcn,
+                                    const fcd_index *sub, fcd_index nk, cholmod_common *c) {
+  if (rowptr) nnz = (size_t)rowptr[n];
+  cholmod_triplet *T = cholmod_l_allocate_triplet((size_t)nk, (size_t)nk, nnz, 1,
+                                                  CHOLMOD_PATTERN, c);
+  if (!T) return NULL;
+  SuiteSparse_long *ti = T->i, *tj = T->j;
+  size_t k = 0, p = 0;
+  for (fcd_index r = 0; rowptr ? r < n : p < nnz; r++) {
+    size_t end = rowptr ? (size_t)rowptr[r + 1] : p + 1;
+    for (; p < end; p++) {
+      fcd_index i = rowptr ? r : (fcd_index)irn[p] - 1, j = rowptr ? col[p] : jcn[p] - 1;
+      if (i < 0 || j < 0 || i >= n || j >= n || sub[i] < 0 || sub[j] < 0 || i == j) continue;
+      ti[k] = sub[i] < sub[j] ? sub[i] : sub[j];
+      tj[k] = sub[i] < sub[j] ? sub[j] : sub[i];
+      k++;
+    }
+  }
+  T->nnz = k;
+  cholmod_sparse *S = cholmod_l_triplet_to_sparse(T, k, c);
+  cholmod_l_free_triplet(&T, c);
+  return S;
+}
+
+/* order[k], the dof at place k: METIS' nested dissection of the dofs with last[i] == 0,
+ * then the others in ascending order; *ordered = 0 (order untouched) when METIS gives
+ * none */
+static fcd_status nd_order_last(const fcd_system *sys, fcd_index n, const fcd_index *rowptr,
+                                const fcd_index *col, size_t nnz, const int *irn,
+                                const int *jcn, const int *last, fcd_index *order,
+                                int *ordered) {
+  *ordered = 0;
+  fcd_index *sub = fcd__malloc_array((size_t)n + 1, sizeof *sub);
+  fcd_index *back = fcd__malloc_array((size_t)n + 1, sizeof *back);
+  SuiteSparse_long *perm = fcd__malloc_array((size_t)n + 1, sizeof *perm);
+  if (!sub || !back || !perm) {
+    fcd__free(sub);
+    fcd__free(back);
+    fcd__free(perm);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for the nested-dissection ordering");
+  }
+  fcd_index nk = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    sub[i] = last[i] ? -1 : nk;
+    if (!last[i]) back[nk++] = i;
+  }
+  cholmod_common c;
+  cholmod_l_start(&c);
+  c.print = 0;
+  c.error_handler = NULL;
+  int saved = serial_begin();
+  cholmod_sparse *S = nk > 0 ? kept_pattern(n, rowptr, col, nnz, irn, jcn, sub, nk, &c) : NULL;
+  int ok = nk > 0 && S && cholmod_l_metis(S, NULL, 0, 1, perm, &c);
+  serial_end(saved);
+  fcd_status st = FCD_OK;
+  if (ok) {
+    fcd_index k = 0;
+    for (; k < nk; k++) order[k] = back[perm[k]];
+    for (fcd_index i = 0; i < n; i++)
+      if (last[i]) order[k++] = i;
+    *ordered = 1;
+  } else if (c.status == CHOLMOD_OUT_OF_MEMORY) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in the nested-dissection ordering");
+  }
+  cholmod_l_free_sparse(&S, &c);
+  cholmod_l_finish(&c);
+  fcd__free(sub);
+  fcd__free(back);
+  fcd__free(perm);
+  return st;
+}
+
+fcd_status fcd__nd_order_last(const fcd_system *sys, fcd_index n, const fcd_index *rowptr,
+                              const fcd_index *col, const int *last, fcd_index *perm,
+                              int *ordered) {
+  return nd_order_last(sys, n, rowptr, col, 0, NULL, NULL, last, perm, ordered);
+}
+
+fcd_status fcd__metis_order_last(const fcd_system *sys, fcd_index n, size_t nnz,
+                                 const int *irn, const int *jcn, fcd_index s,
+                                 const int *last, int *pos, int *ordered) {
+  *ordered = 0;
+  int *flag = fcd__calloc((size_t)n + 1, sizeof *flag);
+  fcd_index *order = fcd__malloc_array((size_t)n + 1, sizeof *order);
+  fcd_status st = FCD_OK;
+  if (!flag || !order) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory for the nested-dissection ordering");
+  } else {
+    for (fcd_index a = 0; a < s; a++) flag[last[a] - 1] = 1;
+    st = nd_order_last(sys, n, NULL, NULL, nnz, irn, jcn, flag, order, ordered);
+  }
+  if (st == FCD_OK && *ordered) {
+    fcd_index k = n - s;
+    for (fcd_index i = 0; i < k; i++) pos[order[i]] = (int)(i + 1);
+    for (fcd_index a = 0; a < s; a++) pos[last[a] - 1] = (int)(k + a + 1);
+  }
+  fcd__free(flag);
+  fcd__free(order);
+  return st;
+}

@@ -90,7 +90,9 @@ static fcd_status schur_control(fcd__lu *l, const fcd_system *sys, fcd_index n,
   } else {
     for (fcd_index a = 0; a < l->s; a++)
       if (l->sidx[a] >= 0 && l->sidx[a] < n) last[l->sidx[a]] = 1;
-    st = fcd__camd_order_last(sys, n, rp, ci, last, q);
+    int nd = 0;
+    st = fcd__nd_order_last(sys, n, rp, ci, last, q, &nd);
+    if (st == FCD_OK && !nd) st = fcd__camd_order_last(sys, n, rp, ci, last, q);
   }
   fcd__free(last);
   if (st != FCD_OK) {

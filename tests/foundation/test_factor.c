@@ -272,6 +272,71 @@ static void test_lu_schur(int n) {
   fcd_system_destroy(sys);
 }
 
+/* The nested-dissection orders with a set last: a 12 x 12 x 12 grid (7-point stencil),
+ * its bottom face last. Both forms (CSR for UMFPACK, 1-based triples with duplicates for
+ * MUMPS) must give a permutation with the face in the last places, in the order given,
+ * and the same order; a set of every dof leaves METIS nothing to order (no order). */
+static void test_nd_order(void) {
+  enum { G = 12, N = G * G * G };
+  fcd_index *rp = malloc((N + 1) * sizeof *rp), *ci = malloc(7 * N * sizeof *ci);
+  int *irn = malloc(8 * N * sizeof *irn), *jcn = malloc(8 * N * sizeof *jcn);
+  int *last = calloc(N, sizeof *last), list[G * G], s = 0;
+  size_t nt = 0;
+  rp[0] = 0;
+  for (int i = 0; i < N; i++) {
+    int x = i % G, y = (i / G) % G, z = i / (G * G), nb[7] = {i, -1, -1, -1, -1, -1, -1};
+    if (x > 0) nb[1] = i - 1;
+    if (x < G - 1) nb[2] = i + 1;
+    if (y > 0) nb[3] = i - G;
+    if (y < G - 1) nb[4] = i + G;
+    if (z > 0) nb[5] = i - G * G;
+    if (z < G - 1) nb[6] = i + G * G;
+    rp[i + 1] = rp[i];
+    for (int k = 0; k < 7; k++)
+      if (nb[k] >= 0) {
+        ci[rp[i + 1]++] = nb[k];
+        irn[nt] = i + 1;
+        jcn[nt++] = nb[k] + 1;
+      }
+    irn[nt] = i + 1; /* a duplicate, as distributed pieces may hold */
+    jcn[nt++] = i + 1;
+    if (z == 0) last[i] = 1;
+  }
+  for (int i = N - 1; i >= 0; i--) /* the set listed in descending order */
+    if (last[i]) list[s++] = i + 1;
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
+  fcd_index *perm = malloc(N * sizeof *perm);
+  int *pos = malloc(N * sizeof *pos), *seen = calloc(N, sizeof *seen);
+  int nd1 = 0, nd2 = 0;
+  CHECK_ST(fcd__nd_order_last(sys, N, rp, ci, last, perm, &nd1), FCD_OK);
+  CHECK_ST(fcd__metis_order_last(sys, N, nt, irn, jcn, s, list, pos, &nd2), FCD_OK);
+  CHECK(nd1 && nd2);
+  int perm_ok = 1, pos_ok = 1, same = 1;
+  for (int k = 0; k < N; k++) {
+    perm_ok &= perm[k] >= 0 && perm[k] < N && !seen[perm[k]]++;
+    pos_ok &= pos[k] >= 1 && pos[k] <= N;
+  }
+  for (int k = 0; k < N - s; k++) same &= pos[perm[k]] == k + 1 && !last[perm[k]];
+  for (int k = N - s, a = G * G - 1; k < N; k++, a--) perm_ok &= perm[k] == list[a] - 1;
+  for (int a = 0; a < s; a++) pos_ok &= pos[list[a] - 1] == N - s + a + 1;
+  CHECK(perm_ok);
+  CHECK(pos_ok);
+  CHECK(same);
+  int all[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  CHECK_ST(fcd__metis_order_last(sys, 8, 8, all, all, 8, all, pos, &nd2), FCD_OK);
+  CHECK(!nd2);
+  fcd_system_destroy(sys);
+  free(rp);
+  free(ci);
+  free(irn);
+  free(jcn);
+  free(last);
+  free(perm);
+  free(pos);
+  free(seen);
+}
+
 /* KLU (the contact solvers' Jacobians): against LAPACK on a random sparse matrix; new
  * values on the same pattern reuse the pivot order; values that make that order
  * unusable (the diagonal zeroed, the weight moved to a permutation's entries) are
@@ -435,6 +500,7 @@ int main(void) {
   test_lu(400);
   test_lu_schur(60);
   test_lu_schur(400);
+  test_nd_order();
   test_generic_csr();
   test_klu(60);
   test_klu(500);
