@@ -975,8 +975,8 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
     return schur_status(sys, id, s, "start");
   }
   /* The pattern for the analysis, on the host: given only in the ranks' pieces
-   * (ICNTL(18) = 3), MUMPS' PORD ordering of the 100k block costs 11 % more flops and
-   * its factorization scaled 1.22x on two ranks, against 1.48x with the whole pattern
+   * (ICNTL(18) = 3), a standalone MUMPS Cholesky of the 100k pencil ordered by PORD cost
+   * 11 % more flops and scaled 1.22x on two ranks, against 1.48x with the whole pattern
    * (ICNTL(18) = 2; the values stay distributed). */
   MUMPS_INT *g_irn = NULL, *g_jcn = NULL;
   MUMPS_INT8 g_nnz = 0;
@@ -991,7 +991,7 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
     MPI_Comm_free(comm);
     return st;
   }
-  /* silent; the main factor's ordering (SCOTCH, PORD where MUMPS has no SCOTCH); the
+  /* silent; METIS' order from rank 0, else MUMPS' SCOTCH (AMD in a MUMPS without it); the
    * root kept from ScaLAPACK so that INFOG(12) counts every negative pivot; the Schur
    * complement centralized by rows on the host */
   id->icntl[0] = id->icntl[1] = id->icntl[2] = -1;
