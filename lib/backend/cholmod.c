@@ -292,6 +292,17 @@ fcd_status fcd__camd_order_last(const fcd_system *sys, fcd_index n, const fcd_in
   return st;
 }
 
+/* entry (i, j) of the whole pattern into T's upper triangle, renumbered by sub, when both
+ * dofs are kept and it is off the diagonal */
+static void kept_entry(cholmod_triplet *T, fcd_index n, const fcd_index *sub, fcd_index i,
+                       fcd_index j) {
+  if (i < 0 || j < 0 || i >= n || j >= n || sub[i] < 0 || sub[j] < 0 || i == j) return;
+  SuiteSparse_long *ti = T->i, *tj = T->j;
+  ti[T->nnz] = sub[i] < sub[j] ? sub[i] : sub[j];
+  tj[T->nnz] = sub[i] < sub[j] ? sub[j] : sub[i];
+  T->nnz++;
+}
+
 /* The sub-pattern without the last dofs (sub[i] < 0), as an upper-triangle cholmod pattern
  * of the kept ones (renumbered by sub, duplicates summed away), from a CSR pattern
  * (rowptr, col; 0-based) or from nnz 1-based triples (irn, jcn). */
@@ -302,20 +313,14 @@ static cholmod_sparse *kept_pattern(fcd_index n, const fcd_index *rowptr, const 
   cholmod_triplet *T = cholmod_l_allocate_triplet((size_t)nk, (size_t)nk, nnz, 1,
                                                   CHOLMOD_PATTERN, c);
   if (!T) return NULL;
-  SuiteSparse_long *ti = T->i, *tj = T->j;
-  size_t k = 0, p = 0;
-  for (fcd_index r = 0; rowptr ? r < n : p < nnz; r++) {
-    size_t end = rowptr ? (size_t)rowptr[r + 1] : p + 1;
-    for (; p < end; p++) {
-      fcd_index i = rowptr ? r : (fcd_index)irn[p] - 1, j = rowptr ? col[p] : jcn[p] - 1;
-      if (i < 0 || j < 0 || i >= n || j >= n || sub[i] < 0 || sub[j] < 0 || i == j) continue;
-      ti[k] = sub[i] < sub[j] ? sub[i] : sub[j];
-      tj[k] = sub[i] < sub[j] ? sub[j] : sub[i];
-      k++;
-    }
+  T->nnz = 0;
+  if (rowptr) {
+    for (fcd_index i = 0; i < n; i++)
+      for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++) kept_entry(T, n, sub, i, col[p]);
+  } else {
+    for (size_t p = 0; p < nnz; p++) kept_entry(T, n, sub, irn[p] - 1, jcn[p] - 1);
   }
-  T->nnz = k;
-  cholmod_sparse *S = cholmod_l_triplet_to_sparse(T, k, c);
+  cholmod_sparse *S = cholmod_l_triplet_to_sparse(T, T->nnz, c);
   cholmod_l_free_triplet(&T, c);
   return S;
 }

@@ -186,11 +186,15 @@ fcd_real fcd__dist_max(const fcd_system *sys, fcd_real v) {
   return r[1] > 0 ? NAN : r[0];
 }
 
+int fcd__comm_any(MPI_Comm comm, int flag) {
+  int v = flag != 0;
+  if (MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return 1;
+  return v;
+}
+
 int fcd__dist_any(const fcd_system *sys, int flag) {
   if (!sys->dist || sys->dist->size == 1) return flag;
-  int v = flag != 0;
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, sys->dist->comm);
-  return v;
+  return fcd__comm_any(sys->dist->comm, flag);
 }
 
 /* FNV-1a over bytes, folded into h: equal replicated data gives equal hashes */

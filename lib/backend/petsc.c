@@ -264,7 +264,7 @@ static PetscErrorCode sinvert_lu(ST stx, int distributed) {
 typedef struct {
   DMUMPS_STRUC_C id;
   MPI_Comm comm; /* a duplicate: MUMPS keeps the communicator it is given */
-  int started, info;
+  int started;
   VecScatter to0;
   Vec whole; /* rank 0: the whole vector; elsewhere empty */
 } dist_lu;
@@ -278,12 +278,6 @@ static void dist_lu_end(dist_lu *d) {
   VecScatterDestroy(&d->to0);
   VecDestroy(&d->whole);
   d->started = 0;
-}
-
-static int any_rank(MPI_Comm comm, int flag) {
-  int out = 1;
-  MPI_Allreduce(&flag, &out, 1, MPI_INT, MPI_LOR, comm);
-  return out;
 }
 
 static fcd_status dist_lu_status(const fcd_system *sys, const dist_lu *d, const char *phase) {
@@ -336,23 +330,20 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   else if (rank == 0)
     st = dist_lu_triples(sys, n, K, M, sigma, &irn, &jcn, &a, &pos, &nd);
   PetscErrorCode e = 0;
-  if (any_rank(comm, st != FCD_OK)) {
+  if (fcd__comm_any(comm, st != FCD_OK)) {
     if (st == FCD_OK) st = fcd__err(sys, FCD_E_NOMEM, "rank 0 could not prepare the "
                                     "shifted operator for MUMPS");
     goto done;
   }
-  e = MatCreateVecs(tmpl, &d->whole, NULL);
-  if (!e) {
-    Vec v = d->whole;
-    d->whole = NULL;
-    e = VecScatterCreateToZero(v, &d->to0, &d->whole);
-    VecDestroy(&v);
-  }
-  if (any_rank(comm, e != 0)) {
+  Vec v = NULL;
+  e = MatCreateVecs(tmpl, &v, NULL);
+  if (!e) e = VecScatterCreateToZero(v, &d->to0, &d->whole);
+  VecDestroy(&v);
+  if (fcd__comm_any(comm, e != 0)) {
     st = fcd__petsc_fail(sys, e ? e : PETSC_ERR_LIB, "the shift-and-invert's vectors");
     goto done;
   }
-  if (any_rank(comm, MPI_Comm_dup(comm, &d->comm) != MPI_SUCCESS)) {
+  if (fcd__comm_any(comm, MPI_Comm_dup(comm, &d->comm) != MPI_SUCCESS)) {
     st = fcd__err(sys, FCD_E_BACKEND, "duplicating the communicator for MUMPS failed");
     goto done;
   }
@@ -412,10 +403,7 @@ static PetscErrorCode dist_lu_apply(PC pc, Vec x, Vec y) {
   dmumps_c(&d->id);
   d->id.rhs = NULL;
   e = VecRestoreArray(d->whole, &w);
-  if (d->id.infog[0] < 0) {
-    d->info = d->id.infog[0];
-    return PETSC_ERR_LIB;
-  }
+  if (d->id.infog[0] < 0) return PETSC_ERR_LIB; /* INFOG stays for the message */
   if (!e) e = VecScatterBegin(d->to0, d->whole, y, INSERT_VALUES, SCATTER_REVERSE);
   if (!e) e = VecScatterEnd(d->to0, d->whole, y, INSERT_VALUES, SCATTER_REVERSE);
   return e;
@@ -553,8 +541,7 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
   }
   goto cleanup;
 petsc_error:
-  if (dlu.info < 0) {
-    dlu.id.infog[0] = dlu.info;
+  if (dlu.started && dlu.id.infog[0] < 0) {
     st = dist_lu_status(sys, &dlu, "solve");
   } else {
     st = fcd__petsc_fail(sys, e, what);

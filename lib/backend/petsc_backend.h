@@ -21,4 +21,7 @@ fcd_status fcd__petsc_fail(const fcd_system *sys, PetscErrorCode e, const char *
     if (e) goto petsc_error;                                                           \
   } while (0)
 
+/* flag != 0 on any rank of comm (collective; an MPI failure counts as yes) */
+int fcd__comm_any(MPI_Comm comm, int flag);
+
 #endif
