@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages fcd needs to build, test, run its demo and its benchmarks.
 set -eu
 pkgs="meson ninja-build pkg-config gcc g++ python3
-      libsuitesparse-dev petsc-dev slepc-dev libmumps-dev libopenblas-dev
+      libsuitesparse-dev petsc-dev slepc-dev libmumps-dev libscalapack-openmpi-dev libopenblas-dev
       liblapacke-dev libfclib-dev libsiconos-numerics-dev gnuplot-nox binutils
       python3-siconos python3-numpy python3-scipy time python3-getfem python3-gmsh
       libdeal.ii-dev

@@ -11,7 +11,6 @@
 #include "petsc_backend.h"
 
 #include <dmumps_c.h>
-#include <lapacke.h>
 
 #include <mpi.h>
 #include <petscmat.h>
@@ -254,15 +253,15 @@ struct fcd__mumps {
   int *fcnt, *fdsp; /* every rank's free row count and first free row (block solves) */
   /* The factor with a Schur complement (fcd__mumps_set_schur): MUMPS' own instance
    * factors A with the contact dofs sidx eliminated last and serves every solve by
-   * condensation and expansion through C, the Schur complement, whose Cholesky factor rank
-   * 0 keeps. PETSc's factor is then made only when a solve needs it without that
-   * instance (petsc_stale: values newer than PETSc's factor). */
+   * condensation and expansion through C, the Schur complement, which MUMPS leaves over
+   * the ranks and ScaLAPACK factors there (scalapack.c). PETSc's factor is then made only
+   * when a solve needs it without that instance (petsc_stale: values newer than PETSc's
+   * factor). */
   DMUMPS_STRUC_C *sid;
   MPI_Comm scomm;
   MUMPS_INT *sirn, *sjcn, *slist;
   fcd_index s, *sidx;
-  fcd_real *C;      /* rank 0: Cholesky (LU) factor of the Schur complement, s x s */
-  lapack_int *ipiv; /* rank 0: the LU's row interchanges (unsymmetric) */
+  fcd__grid C; /* open while sid is */
   int analysed;     /* the owned rows are selected (fcd__mumps_analyze) */
   int sfactored;    /* sid holds the factor of the current values */
   int petsc_stale;
@@ -304,16 +303,13 @@ static void schur_end(fcd__mumps *m) {
     dmumps_c(m->sid);
     fcd__free(m->sid);
     m->sid = NULL;
+    fcd__grid_close(&m->C);
     MPI_Comm_free(&m->scomm);
   }
   fcd__free(m->sirn);
   fcd__free(m->sjcn);
   fcd__free(m->slist);
-  fcd__free(m->C);
-  fcd__free(m->ipiv);
   m->sirn = m->sjcn = m->slist = NULL;
-  m->C = NULL;
-  m->ipiv = NULL;
   m->sfactored = 0;
 }
 
@@ -817,15 +813,15 @@ petsc_error:;
 
 /* ---- Schur complements on the contact dofs ----
  * (A^-1)[idx, idx] is the inverse of C = A_ss - A_si A_ii^-1 A_is, the Schur complement
- * of A on idx. A MUMPS instance of its own factors A with idx eliminated last and returns
- * C on its host (ICNTL(19) = 1); rank 0 factors C by Cholesky (LAPACK), and one broadcast
- * gives every rank C^-1. Measured on a 32k-dof block with 1,875 contact dofs: the
+ * of A on idx. A MUMPS instance of its own factors A with idx eliminated last and leaves
+ * C over the ranks (ICNTL(19) = 3), where ScaLAPACK factors and inverts it, and the
+ * owners of C^-1's column blocks broadcast them to every rank (scalapack.c). Measured on a 32k-dof block with 1,875 contact dofs: the
  * factorization takes 1.9 s on one rank and 1.4 s on two (3x the flops of A's own: the
  * contact dofs eliminated last widen the fronts), where 1,875 solves through the whole
  * factor took 7 s on either (dense columns, MatMatSolve) and selected entries of the
  * inverse (MUMPS ICNTL(30)) 3.1 s on either. PETSc 3.18 refuses Schur complements on
  * several ranks, hence MUMPS' own interface. The same instance solves by condensation
- * and expansion (ICNTL(26)) through the Cholesky factor of C, so a factor with a Schur
+ * and expansion (ICNTL(26)) through the factor of C, so a factor with a Schur
  * set (fcd__mumps_set_schur) needs no PETSc factor. */
 
 /* rank 0's total values of x to every rank, in pieces (MPI counts are int) */
@@ -996,8 +992,10 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
     return st;
   }
   /* silent; METIS' order from rank 0, else MUMPS' SCOTCH (AMD in a MUMPS without it); the
-   * root kept from ScaLAPACK so that INFOG(12) counts every negative pivot; the Schur
-   * complement centralized by rows on the host */
+   * root kept from ScaLAPACK so that INFOG(12) counts every negative pivot; the whole Schur
+   * complement left over the ranks in ScaLAPACK's layout (scalapack.c): assembled by its
+   * owners, where a centralized one is assembled on the host alone (at 100k dofs MUMPS
+   * took 8.0 s against 8.8 s on two ranks) */
   id->icntl[0] = id->icntl[1] = id->icntl[2] = -1;
   id->icntl[3] = 0;
   id->icntl[17] = fcd__dist_any(sys, sys->dist->rank == 0 && !g_irn) ? 3 : 2;
@@ -1008,16 +1006,16 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
   id->icntl[6] = pos ? 1 : 3;
   id->perm_in = pos;
   id->icntl[12] = 1;
-  id->icntl[18] = 1;
+  id->icntl[18] = 3;
+  id->nprow = 1;
+  id->npcol = (MUMPS_INT)sys->dist->size;
+  id->mblock = id->nblock = FCD__GRID_NB;
   id->n = (MUMPS_INT)m->n;
   id->nnz_loc = (MUMPS_INT8)m->nav;
   id->irn_loc = irn;
   id->jcn_loc = jcn;
   id->size_schur = (MUMPS_INT)s;
-  if (sys->dist->rank == 0) {
-    id->listvar_schur = m->slist;
-    id->schur_lld = (MUMPS_INT)s;
-  }
+  if (sys->dist->rank == 0) id->listvar_schur = m->slist;
   id->job = 1;
   dmumps_c(id);
   fcd__free(g_irn);
@@ -1026,6 +1024,17 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
   id->irn = id->jcn = NULL;
   id->perm_in = NULL;
   st = schur_status(sys, id, s, "analysis");
+  if (st == FCD_OK) st = fcd__grid_open(sys, *comm, s, m->unsym, &m->C);
+  if (st == FCD_OK &&
+      fcd__dist_any(sys, id->schur_mloc != (MUMPS_INT)s || id->schur_nloc != m->C.nloc)) {
+    fcd__grid_close(&m->C);
+    st = fcd__err(sys, FCD_E_BACKEND, "MUMPS laid the Schur complement out otherwise than "
+                  "ScaLAPACK's 1 x %d grid", sys->dist->size);
+  }
+  if (st == FCD_OK) {
+    id->schur = m->C.a;
+    id->schur_lld = (MUMPS_INT)(s > 1 ? s : 1);
+  }
   if (st != FCD_OK) { /* the caller ends only a started instance */
     id->job = -2;
     dmumps_c(id);
@@ -1034,29 +1043,15 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
   return st;
 }
 
-/* Factors the values of m->av; C receives the Cholesky factor of the Schur complement
- * (rank 0, lower triangle by rows), or for an LU the whole complement by rows, which is
- * its transpose by columns: LAPACK factors C^T = P L U, and C y = r is solved as
- * (C^T)^T y = r. */
+/* Factors the values of m->av; MUMPS leaves the Schur complement in m->C, over the
+ * ranks, where ScaLAPACK factors it. */
 static fcd_status schur_numeric(const fcd_system *sys, DMUMPS_STRUC_C *id, fcd__mumps *m,
-                                fcd_index s, fcd_real *C) {
+                                fcd_index s) {
   id->a_loc = m->av;
-  if (sys->dist->rank == 0) id->schur = C;
   id->job = 2;
   dmumps_c(id);
   FCD_TRY(schur_status(sys, id, s, "factorization"));
-  lapack_int r = 0;
-  if (sys->dist->rank == 0)
-    r = m->unsym ? LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)s, (lapack_int)s, C,
-                                  (lapack_int)s, m->ipiv)
-                 : LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, C, (lapack_int)s);
-  if (fcd__dist_any(sys, r != 0 && m->unsym))
-    return fcd__err(sys, FCD_E_SINGULAR, "the non-symmetric operator is singular: its Schur "
-                    "complement on the contact dofs has no LU factor");
-  if (fcd__dist_any(sys, r != 0))
-    return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: the Schur "
-                    "complement on the contact dofs has no Cholesky factor");
-  return FCD_OK;
+  return fcd__grid_factor(sys, m->scomm, &m->C);
 }
 
 static fcd_status schur_factor(fcd__mumps *m, const fcd_system *sys) {
@@ -1066,13 +1061,8 @@ static fcd_status schur_factor(fcd__mumps *m, const fcd_system *sys) {
     m->sirn = fcd__malloc_array((size_t)m->nav + 1, sizeof *m->sirn);
     m->sjcn = fcd__malloc_array((size_t)m->nav + 1, sizeof *m->sjcn);
     m->slist = fcd__malloc_array((size_t)s + 1, sizeof *m->slist);
-    if (sys->dist->rank == 0) {
-      m->C = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *m->C);
-      m->ipiv = fcd__malloc_array((size_t)s + 1, sizeof *m->ipiv);
-    }
     DMUMPS_STRUC_C *id = fcd__calloc(1, sizeof *id);
-    bad = !m->sirn || !m->sjcn || !m->slist || !id ||
-          (sys->dist->rank == 0 && (!m->C || !m->ipiv));
+    bad = !m->sirn || !m->sjcn || !m->slist || !id;
     if (fcd__dist_any(sys, bad)) {
       fcd__free(id);
       schur_end(m);
@@ -1088,14 +1078,14 @@ static fcd_status schur_factor(fcd__mumps *m, const fcd_system *sys) {
     }
     m->sid = id;
   }
-  FCD_TRY(schur_numeric(sys, m->sid, m, s, m->C));
+  FCD_TRY(schur_numeric(sys, m->sid, m, s));
   m->sfactored = 1;
   return FCD_OK;
 }
 
 /* x = A^-1 b through the Schur instance: condensation (the reduced right-hand sides on
- * rank 0), C y = reduced by C's Cholesky factor, expansion; rank 0 holds the solution
- * (centralized) and broadcasts it. */
+ * rank 0), C y = reduced by C's factor over the ranks, expansion; rank 0 holds the
+ * solution (centralized) and broadcasts it. */
 static fcd_status schur_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                               const fcd_real *b, fcd_real *x) {
   DMUMPS_STRUC_C *id = m->sid;
@@ -1117,17 +1107,7 @@ static fcd_status schur_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nr
   id->job = 3;
   dmumps_c(id);
   fcd_status st = schur_status(sys, id, s, "condensation");
-  if (st == FCD_OK) {
-    lapack_int r = 0;
-    /* C's factor by rows, lower, is the upper one by columns */
-    if (root)
-      r = m->unsym ? LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', (lapack_int)s, (lapack_int)nrhs,
-                                    m->C, (lapack_int)s, m->ipiv, red, (lapack_int)s)
-                   : LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'U', (lapack_int)s, (lapack_int)nrhs,
-                                    m->C, (lapack_int)s, red, (lapack_int)s);
-    if (fcd__dist_any(sys, r != 0))
-      st = fcd__err(sys, FCD_E_BACKEND, "solving with the Schur complement failed");
-  }
+  if (st == FCD_OK) st = fcd__grid_solve(sys, m->scomm, &m->C, nrhs, red);
   if (st == FCD_OK) {
     id->icntl[25] = 2;
     dmumps_c(id);
@@ -1161,27 +1141,7 @@ fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_in
   if (!m->sfactored || s != m->s || memcmp(idx, m->sidx, (size_t)s * sizeof *idx) != 0)
     return fcd__err(sys, FCD_E_INTERNAL, "the Delassus operator of a distributed factor needs "
                     "the contact dofs as the factor's Schur set");
-  lapack_int r = 0;
-  if (sys->dist->rank == 0) {
-    memcpy(out, m->C, (size_t)s * (size_t)s * sizeof *out);
-    if (m->unsym) {
-      /* the inverse of C^T by columns is C^-1 by rows: transposed to columns */
-      r = LAPACKE_dgetri(LAPACK_COL_MAJOR, (lapack_int)s, out, (lapack_int)s, m->ipiv);
-      for (fcd_index i = 0; i < s; i++)
-        for (fcd_index j = 0; j < i; j++) {
-          fcd_real t = out[j * s + i];
-          out[j * s + i] = out[i * s + j];
-          out[i * s + j] = t;
-        }
-    } else {
-      r = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'L', (lapack_int)s, out, (lapack_int)s);
-      for (fcd_index i = 0; i < s; i++)
-        for (fcd_index j = 0; j < i; j++) out[j * s + i] = out[i * s + j];
-    }
-  }
-  if (fcd__dist_any(sys, r != 0))
-    return fcd__err(sys, FCD_E_BACKEND, "inverting the Schur complement failed");
-  return bcast_root(sys, out, (size_t)s * (size_t)s);
+  return fcd__grid_inverse(sys, m->scomm, &m->C, out);
 }
 
 /* ---- a host communicator outside a distributed system (the stability sweep) ------- */

@@ -24,4 +24,29 @@ fcd_status fcd__petsc_fail(const fcd_system *sys, PetscErrorCode e, const char *
 /* flag != 0 on any rank of comm (collective; an MPI failure counts as yes) */
 int fcd__comm_any(MPI_Comm comm, int flag);
 
+/* The Schur complement of a distributed factor as ScaLAPACK holds it (scalapack.c): s x s
+ * by column blocks of FCD__GRID_NB over a 1 x P grid of a communicator, rank r holding
+ * every row of the blocks b with b % P == r, column-major (s x nloc). Every function is
+ * collective over that communicator and returns the same status on every rank. */
+enum { FCD__GRID_NB = 64 };
+typedef struct fcd__grid {
+  int ctx, handle; /* BLACS grid and system handle, -1 when closed */
+  int rank, size, nb, unsym;
+  fcd_index s, nloc;
+  int desc[9];
+  fcd_real *a; /* this rank's columns: S, then its Cholesky (LU) factor */
+  int *ipiv;   /* LU: the row interchanges, the same on every rank */
+} fcd__grid;
+fcd_status fcd__grid_open(const fcd_system *sys, MPI_Comm comm, fcd_index s, int unsym,
+                          fcd__grid *g);
+void fcd__grid_close(fcd__grid *g);
+/* S = L L^T (S = P L U when unsym) in place */
+fcd_status fcd__grid_factor(const fcd_system *sys, MPI_Comm comm, fcd__grid *g);
+/* b = S^-1 b for nrhs columns (s x nrhs, column-major) that rank 0 alone holds */
+fcd_status fcd__grid_solve(const fcd_system *sys, MPI_Comm comm, const fcd__grid *g,
+                           fcd_index nrhs, fcd_real *b);
+/* out = S^-1, whole and column-major, on every rank; the factor is kept */
+fcd_status fcd__grid_inverse(const fcd_system *sys, MPI_Comm comm, const fcd__grid *g,
+                             fcd_real *out);
+
 #endif

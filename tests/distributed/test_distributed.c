@@ -534,12 +534,25 @@ int main(int argc, char **argv) {
     CHECK_ST(st, FCD_E_SINGULAR);
     if (rank == 0) printf("negative definite K: %s\n", fcd_system_last_error(dm.sys));
     destroy(&dm);
+    /* K positive definite away from the contacts, but the bottom row's (the contact
+     * dofs') own diagonal entries negated: MUMPS eliminates the rest without a negative
+     * pivot, and the Schur complement on the contact dofs, factored by ScaLAPACK over the
+     * ranks, is what is indefinite (its diagonal is -k_dd minus a positive term). Every
+     * rank must see it. */
+    for (fcd_index p = 0; p < b.nk; p++)
+      kv[p] = b.ki[p] == b.kj[p] && b.ki[p] < 2 * (b.nx + 1) ? -b.kv[p] : b.kv[p];
+    CHECK_ST(build(&neg, 1, 0, 0, 0, &dm), FCD_OK);
+    st = fcd_equilibrium_solve(dm.eq, FCD_EQ_STATIC, 0.0);
+    CHECK_ST(st, FCD_E_SINGULAR);
+    CHECK(strstr(fcd_system_last_error(dm.sys), "indefinite") != NULL);
+    if (rank == 0) printf("indefinite on the contact dofs: %s\n", fcd_system_last_error(dm.sys));
+    destroy(&dm);
     free(kv);
   }
   {
     /* A non-symmetric K in full storage, its odd entry on one rank and its mirror on
      * another: MUMPS' LU (SYM = 0), with the contact dofs' Schur complement factored by
-     * LAPACK's LU on rank 0, or PETSc's MUMPS LU without contacts, must give the serial
+     * ScaLAPACK's LU over the ranks, or PETSc's MUMPS LU without contacts, must give the serial
      * UMFPACK solve of the same K to 1e-10. A 1e-3 asymmetry moves the solution by far
      * more than that (printed: the symmetric K's solve against the non-symmetric one), so
      * a transposed Schur complement or a factor of one triangle would show. */
