@@ -1366,8 +1366,16 @@ static int balance_exponent(const fcd__fc_local *p) {
   return isfinite(wbar) ? -ilogb(wbar) : 0;
 }
 
+/* A product by 2^k is ldexp's result exactly (both are correctly rounded) when 2^k is a
+ * normal double itself, and it vectorizes: ldexp entry by entry of a dense W was 14 % of
+ * a Moreau-Jean step at 32k dofs. */
 static void scale_by_pow2(fcd_real *x, fcd_index n, int k) {
-  for (fcd_index i = 0; i < n; i++) x[i] = ldexp(x[i], k);
+  if (k >= DBL_MIN_EXP - 1 && k <= DBL_MAX_EXP - 1) {
+    const fcd_real f = ldexp(1.0, k);
+    for (fcd_index i = 0; i < n; i++) x[i] *= f;
+  } else {
+    for (fcd_index i = 0; i < n; i++) x[i] = ldexp(x[i], k);
+  }
 }
 
 fcd_status fcd__fc_solve_balanced(fcd_system *sink, const fcd__fc_local *p,

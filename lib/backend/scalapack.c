@@ -114,8 +114,10 @@ fcd_status fcd__grid_solve(const fcd_system *sys, MPI_Comm comm, const fcd__grid
   /* b's columns in one block on process column 0: whole on rank 0, nothing elsewhere */
   descinit_(descb, &n, &k, &g->nb, &k, &zero, &zero, &g->ctx, &lld, &info);
   if (info == 0 && g->size == 1) {
-    info = g->unsym ? LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', n, k, g->a, n, g->ipiv, b, lld)
-                    : LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n, k, g->a, n, b, lld);
+    /* the _work forms: LAPACKE's NaN scan of the whole factor at every solve was 3 % of a
+     * step at 32k dofs */
+    info = g->unsym ? LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, k, g->a, n, g->ipiv, b, lld)
+                    : LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, k, g->a, n, b, lld);
   } else if (info == 0) {
     if (g->unsym)
       pdgetrs_("N", &n, &k, g->a, &one, &one, g->desc, g->ipiv, g->rank == 0 ? b : &dummy,
