@@ -1183,6 +1183,12 @@ fcd_status fcd__comm_min(const fcd_system *sys, int64_t comm_f, long long *v, in
   return FCD_OK;
 }
 
+fcd_status fcd__comm_max_real(const fcd_system *sys, int64_t comm_f, fcd_real *v) {
+  int e = MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, comm_of(comm_f));
+  if (e) return fcd__err(sys, FCD_E_BACKEND, "MPI error %d in a reduction", e);
+  return FCD_OK;
+}
+
 /* ---- symmetry of a distributed matrix ---- */
 
 static int owner_of(const fcd__dist *d, fcd_index row) {
