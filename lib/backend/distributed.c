@@ -815,7 +815,8 @@ petsc_error:;
  * (A^-1)[idx, idx] is the inverse of C = A_ss - A_si A_ii^-1 A_is, the Schur complement
  * of A on idx. A MUMPS instance of its own factors A with idx eliminated last and leaves
  * C over the ranks (ICNTL(19) = 3), where ScaLAPACK factors and inverts it, and the
- * owners of C^-1's column blocks broadcast them to every rank (scalapack.c). Measured on a 32k-dof block with 1,875 contact dofs: the
+ * owners of C^-1's column blocks broadcast them to every rank (scalapack.c). Measured on
+ * a 32k-dof block with 1,875 contact dofs (C then centralized on rank 0): the
  * factorization takes 1.9 s on one rank and 1.4 s on two (3x the flops of A's own: the
  * contact dofs eliminated last widen the fronts), where 1,875 solves through the whole
  * factor took 7 s on either (dense columns, MatMatSolve) and selected entries of the

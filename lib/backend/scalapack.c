@@ -116,8 +116,9 @@ fcd_status fcd__grid_solve(const fcd_system *sys, MPI_Comm comm, const fcd__grid
   if (info == 0 && g->size == 1) {
     /* the _work forms: LAPACKE's NaN scan of the whole factor at every solve was 3 % of a
      * step at 32k dofs */
-    info = g->unsym ? LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, k, g->a, n, g->ipiv, b, lld)
-                    : LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, k, g->a, n, b, lld);
+    info = g->unsym
+               ? LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, k, g->a, n, g->ipiv, b, lld)
+               : LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, k, g->a, n, b, lld);
   } else if (info == 0) {
     if (g->unsym)
       pdgetrs_("N", &n, &k, g->a, &one, &one, g->desc, g->ipiv, g->rank == 0 ? b : &dummy,
@@ -128,7 +129,7 @@ fcd_status fcd__grid_solve(const fcd_system *sys, MPI_Comm comm, const fcd__grid
   }
   if (fcd__comm_any(comm, info != 0))
     return fcd__err(sys, FCD_E_BACKEND, "solving with the Schur complement failed "
-                    "(ScaLAPACK info %d)", info);
+                    "(info %d on rank %d)", info, g->rank);
   return FCD_OK;
 }
 
@@ -177,13 +178,14 @@ fcd_status fcd__grid_inverse(const fcd_system *sys, MPI_Comm comm, const fcd__gr
     return info == INT_MIN || !inv
                ? fcd__err(sys, FCD_E_NOMEM, "out of memory inverting the Schur complement")
                : fcd__err(sys, FCD_E_BACKEND, "inverting the Schur complement failed "
-                          "(ScaLAPACK info %d)", info);
+                          "(info %d on rank %d)", info, g->rank);
   }
   for (size_t b = 0; P > 1 && b * nb < s && !bad; b++) {
     size_t cols = s - b * nb < nb ? s - b * nb : nb;
     int owner = (int)(b % P);
-    if (owner == g->rank) memcpy(out + b * nb * s, inv + (b / P) * nb * s, cols * s * sizeof *out);
-    bad = MPI_Bcast(out + b * nb * s, (int)(cols * s), MPI_DOUBLE, owner, comm) != MPI_SUCCESS;
+    fcd_real *blk = out + b * nb * s;
+    if (owner == g->rank) memcpy(blk, inv + (b / P) * nb * s, cols * s * sizeof *out);
+    bad = MPI_Bcast(blk, (int)(cols * s), MPI_DOUBLE, owner, comm) != MPI_SUCCESS;
   }
   if (inv != out) fcd__free(inv);
   if (fcd__comm_any(comm, bad))
