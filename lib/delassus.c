@@ -44,54 +44,80 @@ fcd_status fcd__factor_schur_on_contacts(fcd_system *sys, fcd__factor *fac,
   return st;
 }
 
-/* W = H_S (A^-1)_SS H_S^T from the block of A^-1 on the free dofs S that H touches: the
- * distributed factor gives that block as the inverse of A's Schur complement on S
- * (fcd__mumps_inverse_block), a fraction of the cost of m solves through the whole factor
- * on several ranks. */
-static fcd_status delassus_from_inverse(const fcd_system *sys, fcd__factor *fac,
-                                        const fcd__csr *H, fcd_real *W) {
-  fcd_index m = H->n, nf = sys->nfree, s = 0;
-  fcd_index *pos = fcd__malloc_array((size_t)nf + 1, sizeof *pos);
-  fcd_index *idx = fcd__malloc_array((size_t)H->rowptr[m] + 1, sizeof *idx);
-  fcd_real *Ai = NULL, *Y = NULL;
-  fcd_status st = FCD_OK;
-  if (pos && idx) {
-    fcd__contact_free_dofs(sys, H, idx, pos, &s);
-    Ai = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *Ai);
-    Y = fcd__malloc_array((size_t)s * (size_t)m + 1, sizeof *Y);
-  }
-  /* every rank leaves together, before the collective factorization */
-  if (fcd__dist_any(sys, !pos || !idx || !Ai || !Y)) goto nomem;
-  if ((st = fcd__factor_inverse_block_free(fac, s, idx, Ai)) != FCD_OK) goto done;
-  /* Y = (A^-1)_SS H_S^T (s x m, column j contiguous), then W = H_S Y */
-  for (fcd_index j = 0; j < m; j++) {
-    fcd_real *y = Y + j * s;
-    memset(y, 0, (size_t)s * sizeof *y);
-    for (fcd_index e = H->rowptr[j]; e < H->rowptr[j + 1]; e++) {
-      const fcd_real *a = Ai + pos[sys->free_of[H->col[e]]] * s, h = H->val[e];
-      for (fcd_index k = 0; k < s; k++) y[k] += h * a[k];
-    }
-  }
-  /* W^T by rows (column j of Y read once, in cache), then transposed by tiles: reading
-   * Y across its columns took 2-3 s at 8,427 contact directions */
-  for (fcd_index j = 0; j < m; j++) {
-    const fcd_real *y = Y + j * s;
+/* W = H_S B H_S^T with B = (A^-1)_SS, the block of A^-1 on the free dofs S that H
+ * touches: the distributed factor gives B as the inverse of A's Schur complement on S, a
+ * fraction of the cost of m solves through the whole factor. Each rank holds some of B's
+ * columns q (scalapack.c) and adds their share, W_ij += (H_S B)_iq (H_S)_jq; the shares
+ * are summed over the ranks. Nobody holds B whole: at 8,427 contact directions that was
+ * 568 MB on every rank, and the products were each rank's, all of them. A Cholesky's B
+ * comes as its lower triangle L (diagonal included): with L' = L less half its diagonal,
+ * B = L' + L'^T and W = V + V^T for V = H_S L' H_S^T. */
+static void delassus_share(const fcd__csr *H, const fcd_index *hp, const fcd_index *loc,
+                           const fcd__inverse_cols *B, fcd_index s, fcd_real *V,
+                           fcd_real *W) {
+  fcd_index m = H->n;
+  /* V = H_S B (m x ncols, column k contiguous): column k of B is read once, in cache */
+  for (fcd_index k = 0; k < B->ncols; k++) {
+    const fcd_real *b = B->a + k * s;
+    fcd_index q = B->col[k];
     for (fcd_index i = 0; i < m; i++) {
       fcd_real t = 0;
-      for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
-        t += H->val[e] * y[pos[sys->free_of[H->col[e]]]];
-      W[j * m + i] = t;
+      for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++) {
+        fcd_index p = hp[e];
+        if (!B->lower || p > q) t += H->val[e] * b[p];
+        else if (p == q) t += 0.5 * H->val[e] * b[p];
+      }
+      V[k * m + i] = t;
     }
   }
+  /* column j of the share (W_ij at W[j m + i]) gathers the V columns of row j's dofs */
+  memset(W, 0, (size_t)m * (size_t)m * sizeof *W);
+  for (fcd_index j = 0; j < m; j++) {
+    fcd_real *w = W + j * m;
+    for (fcd_index e = H->rowptr[j]; e < H->rowptr[j + 1]; e++) {
+      fcd_index k = loc[hp[e]];
+      if (k < 0) continue;
+      const fcd_real *v = V + k * m, h = H->val[e];
+      for (fcd_index i = 0; i < m; i++) w[i] += h * v[i];
+    }
+  }
+}
+
+/* W (m x m) from its column-major sum: W + W^T for a Cholesky's (then symmetric),
+ * transposed to rows for an LU's; by tiles, which stay in cache */
+static void delassus_finish(fcd_real *W, fcd_index m, int lower) {
   enum { T = 64 };
   for (fcd_index i0 = 0; i0 < m; i0 += T)
     for (fcd_index j0 = i0; j0 < m; j0 += T)
       for (fcd_index i = i0; i < i0 + T && i < m; i++)
-        for (fcd_index j = j0 > i ? j0 : i + 1; j < j0 + T && j < m; j++) {
-          fcd_real t = W[i * m + j];
-          W[i * m + j] = W[j * m + i];
-          W[j * m + i] = t;
+        for (fcd_index j = j0 > i ? j0 : i; j < j0 + T && j < m; j++) {
+          fcd_real a = W[i * m + j], b = W[j * m + i];
+          W[i * m + j] = lower ? a + b : b;
+          W[j * m + i] = lower ? a + b : a;
         }
+}
+
+static fcd_status delassus_from_inverse(const fcd_system *sys, fcd__factor *fac,
+                                        const fcd__csr *H, fcd_real *W) {
+  fcd_index m = H->n, nf = sys->nfree, s = 0, nz = H->rowptr[m];
+  fcd_index *pos = fcd__malloc_array((size_t)nf + 1, sizeof *pos);
+  fcd_index *idx = fcd__malloc_array((size_t)nz + 1, sizeof *idx);
+  fcd_index *hp = fcd__malloc_array((size_t)nz + 1, sizeof *hp), *loc = NULL;
+  fcd_real *V = NULL;
+  fcd__inverse_cols B = {NULL, NULL, 0, 0};
+  fcd_status st = FCD_OK;
+  if (pos && idx && hp) fcd__contact_free_dofs(sys, H, idx, pos, &s);
+  /* every rank leaves together, before the collective inversion */
+  if (fcd__dist_any(sys, !pos || !idx || !hp)) goto nomem;
+  if ((st = fcd__factor_inverse_cols_free(fac, s, idx, &B)) != FCD_OK) goto done;
+  loc = fcd__malloc_array((size_t)s + 1, sizeof *loc);
+  V = fcd__malloc_array((size_t)m * (size_t)B.ncols + 1, sizeof *V);
+  if (fcd__dist_any(sys, !loc || !V)) goto nomem;
+  for (fcd_index e = 0; e < nz; e++) hp[e] = pos[sys->free_of[H->col[e]]];
+  for (fcd_index p = 0; p < s; p++) loc[p] = -1;
+  for (fcd_index k = 0; k < B.ncols; k++) loc[B.col[k]] = k;
+  delassus_share(H, hp, loc, &B, s, V, W);
+  if ((st = fcd__dist_sum(sys, W, m * m)) == FCD_OK) delassus_finish(W, m, B.lower);
   goto done;
 nomem:
   st = fcd__err(sys, FCD_E_NOMEM, "out of memory forming the Delassus operator of %lld "
@@ -99,8 +125,10 @@ nomem:
 done:
   fcd__free(pos);
   fcd__free(idx);
-  fcd__free(Ai);
-  fcd__free(Y);
+  fcd__free(hp);
+  fcd__free(loc);
+  fcd__free(V);
+  fcd__inverse_cols_clear(&B);
   return st;
 }
 

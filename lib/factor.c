@@ -327,15 +327,40 @@ fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real
   return FCD_OK;
 }
 
-fcd_status fcd__factor_inverse_block_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
-                                          fcd_real *out) {
+void fcd__inverse_cols_clear(fcd__inverse_cols *c) {
+  fcd__free(c->a);
+  fcd__free(c->col);
+  memset(c, 0, sizeof *c);
+}
+
+/* a serial LU gives the whole block */
+static fcd_status lu_inverse_cols(fcd__factor *f, fcd_index s, const fcd_index *idx,
+                                  fcd__inverse_cols *out) {
+  out->a = fcd__malloc_array((size_t)s * (size_t)s + 1, sizeof *out->a);
+  out->col = fcd__malloc_array((size_t)s + 1, sizeof *out->col);
+  fcd_status st = out->a && out->col
+                      ? fcd__lu_inverse_block(f->lu, f->sys, s, idx, out->a)
+                      : fcd__err(f->sys, FCD_E_NOMEM, "out of memory for the Schur "
+                                 "complement's inverse");
+  if (st != FCD_OK) {
+    fcd__inverse_cols_clear(out);
+    return st;
+  }
+  for (fcd_index k = 0; k < s; k++) out->col[k] = k;
+  out->ncols = s;
+  return FCD_OK;
+}
+
+fcd_status fcd__factor_inverse_cols_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
+                                         fcd__inverse_cols *out) {
+  memset(out, 0, sizeof *out);
   if (!f->mumps && !(f->lu && f->kind == FCD__FACTOR_LU))
     return fcd__err(f->sys, FCD_E_UNSUPPORTED, "entries of the inverse need a distributed "
                     "factor or a serial LU");
   if (!f->factored)
     return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
-  FCD_TRY(f->mumps ? fcd__mumps_inverse_block(f->mumps, f->sys, s, idx, out)
-                   : fcd__lu_inverse_block(f->lu, f->sys, s, idx, out));
+  FCD_TRY(f->mumps ? fcd__mumps_inverse_cols(f->mumps, f->sys, s, idx, out)
+                   : lu_inverse_cols(f, s, idx, out));
   f->stats.solves += s;
   return FCD_OK;
 }

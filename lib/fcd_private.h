@@ -364,10 +364,20 @@ fcd_status fcd__factor_csr_free(fcd__factor *f, fcd_index n, const fcd_index *ro
 fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c);
 fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                                   fcd_real *x);
-/* the distributed factor's (A^-1)[idx, idx] (fcd__mumps_inverse_block); FCD_E_UNSUPPORTED
- * on a serial factor, whose callers solve columns instead */
-fcd_status fcd__factor_inverse_block_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
-                                          fcd_real *out);
+/* The columns of B = (A^-1)[idx, idx] (s x s) that this rank holds: ncols of them, the
+ * k-th (at a + k s) being B's column col[k]. lower: only its rows >= col[k] are set (B is
+ * symmetric: a Cholesky's inverse). fcd__inverse_cols_clear frees them. */
+typedef struct fcd__inverse_cols {
+  fcd_real *a;
+  fcd_index *col, ncols;
+  int lower;
+} fcd__inverse_cols;
+void fcd__inverse_cols_clear(fcd__inverse_cols *c);
+/* B's columns for the distributed factor (fcd__mumps_inverse_cols: spread over the
+ * ranks) or a serial LU ordered with idx last (all of them); FCD_E_UNSUPPORTED on another
+ * serial factor, whose callers solve columns instead */
+fcd_status fcd__factor_inverse_cols_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
+                                         fcd__inverse_cols *out);
 /* fcd__mumps_set_schur for the distributed factor (the next factorization is a new one
  * when the set changes), remembering key, what the set was derived from; nothing for a
  * serial one. fcd__factor_schur_current: the set was derived from key. */
@@ -516,10 +526,10 @@ fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs
  * (*changed: the set differs from the factor's). */
 fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index s,
                                 const fcd_index *idx, int *changed);
-/* (A^-1)[idx[a], idx[b]] for the s sorted free rows idx, dense s x s by columns (entry
- * (a, b) at out[b s + a]), on every rank */
-fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_index s,
-                                    const fcd_index *idx, fcd_real *out);
+/* (A^-1)[idx, idx] for the s sorted free rows idx (the factor's Schur set), each rank
+ * given the columns it holds of ScaLAPACK's layout (scalapack.c); collective */
+fcd_status fcd__mumps_inverse_cols(fcd__mumps *m, const fcd_system *sys, fcd_index s,
+                                   const fcd_index *idx, fcd__inverse_cols *out);
 
 /* A host communicator (Fortran handle) outside a distributed system: its rank and size
  * (FCD_COMM_SERIAL: 0 and 1), a broadcast of bytes from root, an elementwise minimum over

@@ -812,18 +812,18 @@ petsc_error:;
 }
 
 /* ---- Schur complements on the contact dofs ----
- * (A^-1)[idx, idx] is the inverse of C = A_ss - A_si A_ii^-1 A_is, the Schur complement
- * of A on idx. A MUMPS instance of its own factors A with idx eliminated last and leaves
- * C over the ranks (ICNTL(19) = 3), where ScaLAPACK factors and inverts it, and the
- * owners of C^-1's column blocks broadcast them to every rank (scalapack.c). Measured on
- * a 32k-dof block with 1,875 contact dofs (C then centralized on rank 0): the
- * factorization takes 1.9 s on one rank and 1.4 s on two (3x the flops of A's own: the
- * contact dofs eliminated last widen the fronts), where 1,875 solves through the whole
- * factor took 7 s on either (dense columns, MatMatSolve) and selected entries of the
- * inverse (MUMPS ICNTL(30)) 3.1 s on either. PETSc 3.18 refuses Schur complements on
- * several ranks, hence MUMPS' own interface. The same instance solves by condensation
- * and expansion (ICNTL(26)) through the factor of C, so a factor with a Schur
- * set (fcd__mumps_set_schur) needs no PETSc factor. */
+ * (A^-1)[idx, idx] is the inverse of C = A_ss - A_si A_ii^-1 A_is, the Schur complement of
+ * A on idx. A MUMPS instance of its own factors A with idx eliminated last and leaves C
+ * over the ranks (ICNTL(19) = 3), where ScaLAPACK factors it and each rank solves for its
+ * own columns of C^-1 (scalapack.c), which stay there (delassus.c sums the Delassus
+ * operator's shares). Measured on a 32k-dof block with 1,875 contact dofs (C then
+ * centralized on rank 0): the factorization takes 1.9 s on one rank and 1.4 s on two (3x
+ * the flops of A's own: the contact dofs eliminated last widen the fronts), where 1,875
+ * solves through the whole factor took 7 s on either (dense columns, MatMatSolve) and
+ * selected entries of the inverse (MUMPS ICNTL(30)) 3.1 s on either. PETSc 3.18 refuses
+ * Schur complements on several ranks, hence MUMPS' own interface. The same instance solves
+ * by condensation and expansion (ICNTL(26)) through the factor of C, so a factor with a
+ * Schur set (fcd__mumps_set_schur) needs no PETSc factor. */
 
 /* rank 0's total values of x to every rank, in pieces (MPI counts are int) */
 static fcd_status bcast_root(const fcd_system *sys, fcd_real *x, size_t total) {
@@ -1136,8 +1136,8 @@ fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index 
   return FCD_OK;
 }
 
-fcd_status fcd__mumps_inverse_block(fcd__mumps *m, const fcd_system *sys, fcd_index s,
-                                    const fcd_index *idx, fcd_real *out) {
+fcd_status fcd__mumps_inverse_cols(fcd__mumps *m, const fcd_system *sys, fcd_index s,
+                                   const fcd_index *idx, fcd__inverse_cols *out) {
   /* the factor's own Schur set: the callers set it before factoring (delassus.c) */
   if (!m->sfactored || s != m->s || memcmp(idx, m->sidx, (size_t)s * sizeof *idx) != 0)
     return fcd__err(sys, FCD_E_INTERNAL, "the Delassus operator of a distributed factor needs "

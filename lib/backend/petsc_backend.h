@@ -45,8 +45,9 @@ fcd_status fcd__grid_factor(const fcd_system *sys, MPI_Comm comm, fcd__grid *g);
 /* b = S^-1 b for nrhs columns (s x nrhs, column-major) that rank 0 alone holds */
 fcd_status fcd__grid_solve(const fcd_system *sys, MPI_Comm comm, const fcd__grid *g,
                            fcd_index nrhs, fcd_real *b);
-/* out = S^-1, whole and column-major, on every rank; the factor is kept */
+/* this rank's columns of S^-1 (a Cholesky's as their lower triangles); the factor is
+ * kept */
 fcd_status fcd__grid_inverse(const fcd_system *sys, MPI_Comm comm, const fcd__grid *g,
-                             fcd_real *out);
+                             fcd__inverse_cols *out);
 
 #endif

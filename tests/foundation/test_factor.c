@@ -218,18 +218,20 @@ static void test_lu_schur(int n) {
     CHECK_ST(fcd__factor_combination_free(f, 0.0, 0.0, 1.0), FCD_OK);
     CHECK(fcd__factor_get_kind(f) == FCD__FACTOR_LU);
     CHECK(fcd__factor_get_stats(f).analyses == pass + 1);
-    double *blk = malloc((size_t)s * s * sizeof *blk), worst = 0, big = 0;
-    CHECK_ST(fcd__factor_inverse_block_free(f, s, idx, blk), FCD_OK);
-    for (fcd_index a = 0; a < s; a++)
-      for (fcd_index b = 0; b < s; b++) {
-        double ref = A[idx[a] + idx[b] * nf]; /* (A^-1)(idx[a], idx[b]) */
-        worst = fmax(worst, fabs(blk[b * s + a] - ref));
+    double worst = 0, big = 0;
+    fcd__inverse_cols blk;
+    CHECK_ST(fcd__factor_inverse_cols_free(f, s, idx, &blk), FCD_OK);
+    CHECK(blk.ncols == s && !blk.lower); /* serially: every column, whole */
+    for (fcd_index k = 0; k < blk.ncols; k++)
+      for (fcd_index a = 0; a < s; a++) {
+        double ref = A[idx[a] + idx[blk.col[k]] * nf]; /* (A^-1)(idx[a], idx[col[k]]) */
+        worst = fmax(worst, fabs(blk.a[k * s + a] - ref));
         big = fmax(big, fabs(ref));
       }
     printf("LU ordered with %lld of %d dofs last: A^-1 on them %.1e from LAPACK's\n",
            (long long)s, nf, worst / big);
     CHECK(worst <= 1e-12 * big);
-    free(blk);
+    fcd__inverse_cols_clear(&blk);
     double *b = malloc(nf * sizeof *b), *x = malloc(nf * sizeof *x), *y = calloc(nf, sizeof *y);
     for (int i = 0; i < nf; i++) b[i] = fcdt_rand() - 0.5;
     CHECK_ST(fcd__factor_solve_free(f, 1, b, x), FCD_OK);
@@ -245,9 +247,9 @@ static void test_lu_schur(int n) {
   for (int i = 0; i < nf; i++) all[i] = i;
   CHECK_ST(fcd__factor_set_schur_free(f, 99, nf, all), FCD_OK);
   CHECK_ST(fcd__factor_combination_free(f, 0.0, 0.0, 1.0), FCD_OK);
-  double *blk = malloc((size_t)nf * nf * sizeof *blk);
-  CHECK_ST(fcd__factor_inverse_block_free(f, nf, all, blk), FCD_E_UNSUPPORTED);
-  free(blk);
+  fcd__inverse_cols blk;
+  CHECK_ST(fcd__factor_inverse_cols_free(f, nf, all, &blk), FCD_E_UNSUPPORTED);
+  CHECK(blk.a == NULL && blk.col == NULL); /* nothing left to free */
   free(all);
   free(A);
   free(ipiv);
@@ -264,10 +266,10 @@ static void test_lu_schur(int n) {
   CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, 7, kr, kc, kv, FCD_COO_FULL), FCD_OK);
   CHECK_ST(fcd__factor_create_free(sys, &f), FCD_OK);
   fcd_index last = 3;
-  double w = 0;
+  fcd__inverse_cols w;
   CHECK_ST(fcd__factor_set_schur_free(f, 5, 1, &last), FCD_OK);
   CHECK_ST(fcd__factor_combination_free(f, 0.0, 0.0, 1.0), FCD_OK);
-  CHECK_ST(fcd__factor_inverse_block_free(f, 1, &last, &w), FCD_E_UNSUPPORTED);
+  CHECK_ST(fcd__factor_inverse_cols_free(f, 1, &last, &w), FCD_E_UNSUPPORTED);
   fcd__factor_destroy_free(f);
   fcd_system_destroy(sys);
 }
