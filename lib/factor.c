@@ -365,6 +365,26 @@ fcd_status fcd__factor_inverse_cols_free(fcd__factor *f, fcd_index s, const fcd_
   return FCD_OK;
 }
 
+int fcd__factor_halves_free(const fcd__factor *f) {
+  return f->mumps && f->factored && fcd__mumps_halves(f->mumps);
+}
+
+fcd_status fcd__factor_condense_free(fcd__factor *f, const fcd_real *b, fcd_real *xs) {
+  if (!fcd__factor_halves_free(f))
+    return fcd__err(f->sys, FCD_E_STATE, "a solve in halves needs a distributed factor "
+                    "with a Schur set");
+  return fcd__mumps_condense(f->mumps, f->sys, b, xs);
+}
+
+fcd_status fcd__factor_expand_free(fcd__factor *f, const fcd_real *g, fcd_real *x) {
+  if (!fcd__factor_halves_free(f))
+    return fcd__err(f->sys, FCD_E_STATE, "a solve in halves needs a distributed factor "
+                    "with a Schur set");
+  FCD_TRY(fcd__mumps_expand(f->mumps, f->sys, g, x));
+  f->stats.solves++;
+  return FCD_OK;
+}
+
 int fcd__factor_schur_current(const fcd__factor *f, uint64_t key) {
   return (f->mumps || f->general) && key != 0 && f->schur_key == key;
 }

@@ -378,6 +378,12 @@ void fcd__inverse_cols_clear(fcd__inverse_cols *c);
  * serial factor, whose callers solve columns instead */
 fcd_status fcd__factor_inverse_cols_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
                                          fcd__inverse_cols *out);
+/* fcd__mumps_condense / fcd__mumps_expand on the distributed factor, whose Schur set
+ * the caller set (fcd__factor_set_schur_free) before factoring; fcd__factor_halves_free
+ * tells whether it can (a distributed factor of the current values with a Schur set) */
+int fcd__factor_halves_free(const fcd__factor *f);
+fcd_status fcd__factor_condense_free(fcd__factor *f, const fcd_real *b, fcd_real *xs);
+fcd_status fcd__factor_expand_free(fcd__factor *f, const fcd_real *g, fcd_real *x);
 /* fcd__mumps_set_schur for the distributed factor (the next factorization is a new one
  * when the set changes), remembering key, what the set was derived from; nothing for a
  * serial one. fcd__factor_schur_current: the set was derived from key. */
@@ -526,6 +532,17 @@ fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs
  * (*changed: the set differs from the factor's). */
 fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index s,
                                 const fcd_index *idx, int *changed);
+/* A solve in two halves through the Schur instance (fcd__mumps_halves: it holds the
+ * factor of the current values): fcd__mumps_condense gives every rank xs, the solution
+ * of A x = b at the Schur set's dofs (in the set's order), and keeps MUMPS' forward
+ * elimination; fcd__mumps_expand then gives every rank the whole x of A x = b + E g, g
+ * (s values, every rank's the same) added on the set's dofs. Any other solve or
+ * factorization in between voids the condensation (FCD_E_INTERNAL). Collective. */
+int fcd__mumps_halves(const fcd__mumps *m);
+fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_real *b,
+                               fcd_real *xs);
+fcd_status fcd__mumps_expand(fcd__mumps *m, const fcd_system *sys, const fcd_real *g,
+                             fcd_real *x);
 /* (A^-1)[idx, idx] for the s sorted free rows idx (the factor's Schur set), each rank
  * given the columns it holds of ScaLAPACK's layout (scalapack.c); collective */
 fcd_status fcd__mumps_inverse_cols(fcd__mumps *m, const fcd_system *sys, fcd_index s,

@@ -35,7 +35,19 @@ typedef struct {
    * the index set (nc) */
   fcd_real *hf, *htp, *sx, *sy, *law, *mut;
   unsigned char *amask;
+  /* a distributed step in halves (SPLIT_SCHUR, the step's own): the factor's Schur set
+   * (ns free dofs sidx; spos[k] the place of free dof k in it), the free motion there
+   * (xs) and the impulse's right-hand side on it (sg) */
+  fcd_index ns, *sidx, *spos;
+  fcd_real *xs, *sg;
 } work;
+
+/* How a step with the Delassus cache solves: two whole solves (free motion, then the
+ * correction); a Cholesky's half solves with the kept Y = L^-1 P H^T (CHOLMOD); or a
+ * distributed factor's condensation and expansion around the contact solve (MUMPS with
+ * the contact dofs as its Schur set: one forward and one backward sweep of the factor,
+ * where two whole solves make two of each). */
+enum { SPLIT_NONE = 0, SPLIT_HALF = 1, SPLIT_SCHUR = 2 };
 
 
 struct fcd_integrator {
@@ -61,6 +73,10 @@ struct fcd_integrator {
    * factor and the contact frames stay: a step then costs two solves with the factor
    * (free velocity, impulse correction) instead of one per active contact direction. */
   fcd__wcache wall;
+  /* the dense pattern of an na d x na d local W in compressed rows (wrp, wci), kept for
+   * the next step with as many active directions: wci alone is 8 (na d)^2 bytes, written
+   * anew each step before (568 MB at 8,427 directions) */
+  fcd_index *wrp, *wci, wdim;
   fcd_index wall_limit;   /* largest m for which the cache is kept */
   int wall_limit_set;     /* wall_limit given by fcd__integrator_set_wall_limit */
   fcd_index wall_eff;     /* the limit of the current step (cache_limit) */
@@ -250,6 +266,8 @@ void fcd_integrator_destroy(fcd_integrator *it) {
   fcd__free(it->v);
   fcd__free(it->p);
   fcd__free(it->status);
+  fcd__free(it->wrp);
+  fcd__free(it->wci);
   fcd__wcache_free(&it->wall);
   fcd__free(it->Mv);
   work_free(&it->ws);
@@ -521,7 +539,7 @@ static fcd_status active_delassus(fcd_integrator *it, const work *w, const fcd__
 static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, int split, fcd_real h,
                       fcd_real *ql, fcd_real *mul) {
   int d = cdim(it);
-  if (split) {
+  if (split == SPLIT_HALF) {
     /* u_free = H v_free = Y' z, at the active contacts (the only ones read) */
     for (fcd_index a = 0; a < na; a++)
       for (int k = 0; k < d; k++) {
@@ -555,7 +573,24 @@ static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__cs
   int d = cdim(it);
   fcd_index n = sys->n, nf = sys->nfree, ma = na * d;
   fcd_status st = FCD_OK;
-  if (split) {
+  if (split == SPLIT_SCHUR) {
+    /* v1 = A^-1 (b + H_a^T p): the expansion, H_a^T p on the Schur set's dofs */
+    memset(w->sg, 0, (size_t)w->ns * sizeof *w->sg);
+    for (fcd_index a = 0; a < na; a++)
+      for (int k = 0; k < d; k++) {
+        fcd_index row = w->act[a] * d + k;
+        for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++) {
+          fcd_index f = sys->free_of[H->col[q]];
+          if (f >= 0) w->sg[w->spos[f]] += H->val[q] * pl[a * d + k];
+        }
+      }
+    st = fcd__factor_expand_free(it->fac, w->sg, w->xf);
+    if (st == FCD_OK) {
+      memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
+      for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] = w->xf[k];
+      *v1_done = 1;
+    }
+  } else if (split == SPLIT_HALF) {
     /* v1 = P' L^-T (z + Y_a p) */
     memcpy(w->xf, w->rf, (size_t)nf * sizeof *w->xf);
     for (fcd_index a = 0; a < na; a++)
@@ -730,14 +765,8 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
   fcd_index ma = na * d;
   fcd_real th = it->theta;
   fcd_real scale = it->ops->w_scale(th);
-  for (fcd_index i = 0; i < ma; i++) {
-    wrp[i] = i * ma;
-    for (fcd_index j = 0; j < ma; j++) {
-      wci[i * ma + j] = j;
-      Wd[i * ma + j] *= scale;
-    }
-  }
-  wrp[ma] = ma * ma;
+  if (scale != 1)
+    for (fcd_index i = 0; i < ma * ma; i++) Wd[i] *= scale;
   /* warm start from the previous impulses of the same contacts */
   for (fcd_index a = 0; a < na; a++)
     for (int k = 0; k < d; k++) pl[a * d + k] = it->p[w->act[a] * d + k];
@@ -774,13 +803,44 @@ static fcd_status step_free(fcd_integrator *it, const work *w, int split, int *v
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nf = sys->nfree;
   for (fcd_index k = 0; k < nf; k++) w->rf[k] = w->b[sys->dof_of[k]];
-  if (split) return fcd__factor_half(it->fac, 0, w->rf, w->rf); /* z */
+  if (split == SPLIT_HALF) return fcd__factor_half(it->fac, 0, w->rf, w->rf); /* z */
+  if (split == SPLIT_SCHUR) {
+    /* v_free at the Schur set's dofs (the contacts read no other free dof) */
+    FCD_TRY(fcd__factor_condense_free(it->fac, w->rf, w->xs));
+    memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
+    for (fcd_index a = 0; a < w->ns; a++) w->v1[sys->dof_of[w->sidx[a]]] = w->xs[a];
+    return FCD_OK;
+  }
   FCD_TRY(fcd__factor_solve_free(it->fac, 1, w->rf, w->rf));
   /* v1 = v_free (prescribed entries included) */
   memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
   for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] = w->rf[k];
   *v1_done = 1;
   return FCD_OK;
+}
+
+/* *wrp, *wci: the integrator's dense pattern of a ma x ma matrix (NULL when out of
+ * memory), made only when ma changed */
+static void dense_pattern(fcd_integrator *it, fcd_index ma, fcd_index **wrp, fcd_index **wci) {
+  if (it->wdim != ma || !it->wrp || !it->wci) {
+    fcd__free(it->wrp);
+    fcd__free(it->wci);
+    it->wrp = fcd__malloc_array((size_t)ma + 1, sizeof *it->wrp);
+    it->wci = fcd__malloc_array((size_t)ma * (size_t)ma, sizeof *it->wci);
+    it->wdim = 0;
+    if (!it->wrp || !it->wci) {
+      fcd__free(it->wrp);
+      fcd__free(it->wci);
+      it->wrp = it->wci = NULL;
+    } else {
+      for (fcd_index i = 0; i < ma; i++)
+        for (fcd_index j = 0; j < ma; j++) it->wci[i * ma + j] = j;
+      for (fcd_index i = 0; i <= ma; i++) it->wrp[i] = i * ma;
+      it->wdim = ma;
+    }
+  }
+  *wrp = it->wrp;
+  *wci = it->wci;
 }
 
 /* The contact phase of a step with na > 0 active contacts: W of the active contacts,
@@ -803,8 +863,8 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
   fcd_real *pl = fcd__calloc((size_t)ma, sizeof *pl);
   fcd_real *ul = fcd__malloc_array((size_t)ma, sizeof *ul);
   fcd_real *mul = fcd__malloc_array((size_t)na, sizeof *mul);
-  fcd_index *wrp = fcd__malloc_array((size_t)ma + 1, sizeof *wrp);
-  fcd_index *wci = fcd__malloc_array((size_t)ma * (size_t)ma, sizeof *wci);
+  fcd_index *wrp = NULL, *wci = NULL;
+  dense_pattern(it, ma, &wrp, &wci);
   if ((!cached && !w->X) || !Wd || !ql || !pl || !ul || !mul || !wrp || !wci)
     st = fcd__err(sys, FCD_E_NOMEM, "out of memory in the contact step");
   else
@@ -822,8 +882,6 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
   fcd__free(pl);
   fcd__free(ul);
   fcd__free(mul);
-  fcd__free(wrp);
-  fcd__free(wci);
   fcd__free(w->X);
   w->X = NULL;
   return st;
@@ -884,6 +942,51 @@ static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pa
   return fcd__dist_agree(sys, st, hs, "integrator step");
 }
 
+/* The Schur set of a distributed step in halves into w (the set the factor was given:
+ * fcd__factor_schur_on_contacts derives it the same way); released by halves_end. */
+static fcd_status halves_begin(fcd_integrator *it, work *w, const fcd__csr *H) {
+  fcd_system *sys = it->sys;
+  fcd_index nz = H->rowptr[H->n];
+  w->sidx = fcd__malloc_array((size_t)nz + 1, sizeof *w->sidx);
+  w->spos = fcd__malloc_array((size_t)sys->nfree + 1, sizeof *w->spos);
+  w->xs = fcd__malloc_array((size_t)nz + 1, sizeof *w->xs);
+  w->sg = fcd__malloc_array((size_t)nz + 1, sizeof *w->sg);
+  if (!w->sidx || !w->spos || !w->xs || !w->sg)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory in an integrator step");
+  fcd__contact_free_dofs(sys, H, w->sidx, w->spos, &w->ns);
+  return FCD_OK;
+}
+
+static void halves_end(work *w) {
+  fcd__free(w->sidx);
+  fcd__free(w->spos);
+  fcd__free(w->xs);
+  fcd__free(w->sg);
+  w->sidx = w->spos = NULL;
+  w->xs = w->sg = NULL;
+}
+
+/* The step's way of solving (SPLIT_*), and what it needs */
+static fcd_status step_split(fcd_integrator *it, work *w, const fcd__csr *H, int *split) {
+  fcd_system *sys = it->sys;
+  fcd_index m = ncontacts(it) * cdim(it);
+  int cached = it->split && m > 0 && m <= it->wall_eff;
+  *split = SPLIT_NONE;
+  if (cached && !fcd__dist_on(sys) && fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD) {
+    *split = SPLIT_HALF;
+    return fcd__wcache_ensure_y(&it->wall, sys, it->fac, it->cs, H);
+  }
+  /* every rank decides alike: the factor and the contacts are the same on all */
+  if (cached && fcd__dist_on(sys) && fcd__factor_halves_free(it->fac)) {
+    fcd_status st = halves_begin(it, w, H);
+    if (fcd__dist_any(sys, st != FCD_OK))
+      return st != FCD_OK ? st : fcd__err(sys, FCD_E_NOMEM, "out of memory in an "
+                                          "integrator step (on another rank)");
+    *split = SPLIT_SCHUR;
+  }
+  return FCD_OK;
+}
+
 /* One step of a dynamic scheme: predict (loads, iteration matrix, right-hand side, free
  * motion), the local problem of the active contacts and its solve, the correction of
  * v1 and u1, the energy ledger and the certificate, the commit. A failure leaves the
@@ -910,28 +1013,37 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   /* With the Delassus cache and a Cholesky factor A = P' L L' P, the step needs the free
    * velocity only at the contacts, H v_free = Y' z with z = L^-1 P b and the kept
    * Y = L^-1 P H', and then v1 = P' L^-T (z + Y p): one forward and one backward half
-   * solve, where the plain way makes two full solves (free motion, correction). */
-  int split = 0, v1_done = 0;
+   * solve, where the plain way makes two full solves (free motion, correction). A
+   * distributed factor does the same by condensation and expansion (SPLIT_SCHUR). */
+  int split = SPLIT_NONE, v1_done = 0;
+  w.sidx = w.spos = NULL;
+  w.xs = w.sg = NULL;
   if (nc > 0) {
     FCD_TRY(fcd__contact_set_operator(it->cs, &H));
     /* dofs may have been prescribed after the contacts were added */
     FCD_TRY(fcd__contact_dofs_free(sys, H));
-    /* half solves are CHOLMOD's: a distributed factor solves whole */
-    split = it->split && m <= it->wall_eff && !fcd__dist_on(sys) &&
-            fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD;
-    if (split) FCD_TRY(fcd__wcache_ensure_y(&it->wall, sys, it->fac, it->cs, H));
+    if ((st = step_split(it, &w, H, &split)) != FCD_OK) goto done;
   }
-  FCD_TRY(step_free(it, &w, split, &v1_done));
+  if ((st = step_free(it, &w, split, &v1_done)) != FCD_OK) goto done;
   if (nc > 0) {
     fcd_index na = step_active_set(it, &w, h);
     p = fcd__calloc((size_t)m, sizeof *p);
-    if (!p) return fcd__err(sys, FCD_E_NOMEM, "out of memory in an integrator step");
+    if (!p) {
+      st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an integrator step");
+      goto done;
+    }
     if (na > 0 && (st = step_contacts(it, &w, H, na, split, h, p, &wmin, &v1_done)) != FCD_OK)
       goto done;
   }
   if (!v1_done) {
-    /* split step without an active contact: v1 = v_free = P' L^-T z */
-    if ((st = fcd__factor_half(it->fac, 1, w.rf, w.rf)) != FCD_OK) goto done;
+    /* split step without an active contact: v1 = v_free, P' L^-T z or the expansion */
+    if (split == SPLIT_SCHUR) {
+      memset(w.sg, 0, (size_t)w.ns * sizeof *w.sg);
+      st = fcd__factor_expand_free(it->fac, w.sg, w.rf);
+    } else {
+      st = fcd__factor_half(it->fac, 1, w.rf, w.rf);
+    }
+    if (st != FCD_OK) goto done;
     memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
     for (fcd_index k = 0; k < fp->n; k++) w.v1[sys->dof_of[k]] = w.rf[k];
   }
@@ -949,6 +1061,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   st = FCD_OK;
 done:
   fcd__free(p);
+  halves_end(&w);
   return st;
 }
 

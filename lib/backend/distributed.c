@@ -264,6 +264,10 @@ struct fcd__mumps {
   fcd__grid C; /* open while sid is */
   int analysed;     /* the owned rows are selected (fcd__mumps_analyze) */
   int sfactored;    /* sid holds the factor of the current values */
+  /* a solve in halves (fcd__mumps_condense): rank 0's right-hand side, which MUMPS'
+   * expansion fills, and its reduced one; MUMPS keeps the forward elimination between */
+  fcd_real *crhs, *cred;
+  int condensed;
   int petsc_stale;
   /* LU instead of Cholesky (fcd__mumps_set_unsymmetric): all entries of the owned rows
    * go to MUMPS, an MPIAIJ matrix for PETSc's factor, SYM = 0 for the Schur instance */
@@ -311,6 +315,10 @@ static void schur_end(fcd__mumps *m) {
   fcd__free(m->slist);
   m->sirn = m->sjcn = m->slist = NULL;
   m->sfactored = 0;
+  fcd__free(m->crhs);
+  fcd__free(m->cred);
+  m->crhs = m->cred = NULL;
+  m->condensed = 0;
 }
 
 static void petsc_clear(fcd__mumps *m) {
@@ -1048,6 +1056,7 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
  * ranks, where ScaLAPACK factors it. */
 static fcd_status schur_numeric(const fcd_system *sys, DMUMPS_STRUC_C *id, fcd__mumps *m,
                                 fcd_index s) {
+  m->condensed = 0;
   id->a_loc = m->av;
   id->job = 2;
   dmumps_c(id);
@@ -1092,6 +1101,7 @@ static fcd_status schur_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nr
   DMUMPS_STRUC_C *id = m->sid;
   fcd_index n = m->n, s = m->s;
   int root = sys->dist->rank == 0;
+  m->condensed = 0; /* MUMPS' forward elimination is this solve's now */
   fcd_real *red = root ? fcd__malloc_array((size_t)s * (size_t)nrhs + 1, sizeof *red) : NULL;
   if (fcd__dist_any(sys, root && !red))
     return fcd__err(sys, FCD_E_NOMEM, "out of memory for %lld reduced right-hand sides",
@@ -1117,6 +1127,67 @@ static fcd_status schur_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nr
   id->icntl[25] = 0;
   fcd__free(red);
   return st == FCD_OK ? bcast_root(sys, x, (size_t)n * (size_t)nrhs) : st;
+}
+
+/* MUMPS' condensation of rank 0's crhs into cred (job 3, ICNTL(26) = 1) or expansion of
+ * cred's reduced solution into crhs (ICNTL(26) = 2), one right-hand side */
+static fcd_status schur_half(fcd__mumps *m, const fcd_system *sys, int expand) {
+  DMUMPS_STRUC_C *id = m->sid;
+  int root = sys->dist->rank == 0;
+  id->icntl[19] = 0;
+  id->icntl[20] = 0;
+  id->nrhs = 1;
+  id->lrhs = (MUMPS_INT)m->n;
+  id->rhs = root ? m->crhs : NULL;
+  id->redrhs = root ? m->cred : NULL;
+  id->lredrhs = (MUMPS_INT)m->s;
+  id->icntl[25] = expand ? 2 : 1;
+  id->job = 3;
+  dmumps_c(id);
+  id->icntl[25] = 0;
+  return schur_status(sys, id, m->s, expand ? "expansion" : "condensation");
+}
+
+int fcd__mumps_halves(const fcd__mumps *m) { return m->sfactored && m->s > 0; }
+
+fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_real *b,
+                               fcd_real *xs) {
+  fcd_index n = m->n, s = m->s;
+  int root = sys->dist->rank == 0;
+  m->condensed = 0;
+  if (!m->sfactored)
+    return fcd__err(sys, FCD_E_INTERNAL, "a solve in halves needs the factor's Schur set");
+  if (root && !m->crhs) {
+    m->crhs = fcd__malloc_array((size_t)n + 1, sizeof *m->crhs);
+    m->cred = fcd__malloc_array((size_t)s + 1, sizeof *m->cred);
+  }
+  if (fcd__dist_any(sys, root && (!m->crhs || !m->cred)))
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for a solve in halves");
+  if (root) memcpy(m->crhs, b, (size_t)n * sizeof *b);
+  FCD_TRY(schur_half(m, sys, 0));
+  /* x_S = C^-1 r, r the reduced right-hand side, kept for the expansion */
+  if (root) memcpy(xs, m->cred, (size_t)s * sizeof *xs);
+  FCD_TRY(fcd__grid_solve(sys, m->scomm, &m->C, 1, xs));
+  FCD_TRY(bcast_root(sys, xs, (size_t)s));
+  m->condensed = 1;
+  return FCD_OK;
+}
+
+fcd_status fcd__mumps_expand(fcd__mumps *m, const fcd_system *sys, const fcd_real *g,
+                             fcd_real *x) {
+  fcd_index n = m->n, s = m->s;
+  int root = sys->dist->rank == 0;
+  if (!m->condensed)
+    return fcd__err(sys, FCD_E_INTERNAL, "an expansion without its condensation");
+  m->condensed = 0;
+  /* the reduced solution C^-1 (r + g), g added on the contact dofs after the forward
+   * elimination, which it does not reach: they are eliminated last */
+  if (root)
+    for (fcd_index a = 0; a < s; a++) m->cred[a] += g[a];
+  FCD_TRY(fcd__grid_solve(sys, m->scomm, &m->C, 1, m->cred));
+  FCD_TRY(schur_half(m, sys, 1));
+  if (root) memcpy(x, m->crhs, (size_t)n * sizeof *x);
+  return bcast_root(sys, x, (size_t)n);
 }
 
 fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index s,
