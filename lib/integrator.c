@@ -865,7 +865,9 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
   fcd_real *mul = fcd__malloc_array((size_t)na, sizeof *mul);
   fcd_index *wrp = NULL, *wci = NULL;
   dense_pattern(it, ma, &wrp, &wci);
-  if ((!cached && !w->X) || !Wd || !ql || !pl || !ul || !mul || !wrp || !wci)
+  /* every rank leaves together: the solves that follow are collective when distributed */
+  if (fcd__dist_any(sys, (!cached && !w->X) || !Wd || !ql || !pl || !ul || !mul || !wrp ||
+                             !wci))
     st = fcd__err(sys, FCD_E_NOMEM, "out of memory in the contact step");
   else
     st = active_delassus(it, w, H, na, cached, Wd);
@@ -1028,7 +1030,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   if (nc > 0) {
     fcd_index na = step_active_set(it, &w, h);
     p = fcd__calloc((size_t)m, sizeof *p);
-    if (!p) {
+    if (fcd__dist_any(sys, !p)) {
       st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an integrator step");
       goto done;
     }
