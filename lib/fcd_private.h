@@ -459,6 +459,15 @@ fcd_status fcd__metis_order_last(const fcd_system *sys, fcd_index n, size_t nnz,
                                  const int *irn, const int *jcn, fcd_index s,
                                  const int *last, int *pos, int *ordered);
 
+/* sep[0..*nsep): the dofs (1-based) of `levels` levels of METIS' vertex separators of the
+ * pattern of nnz 1-based triples with the s dofs last[] (1-based) left out: 2^levels
+ * parts that no entry joins. Padded with the separators' neighbours to a multiple of
+ * `multiple`; *nsep = 0 when METIS finds none or the padded separators would take every
+ * kept dof. sep holds n - s. FCD_E_NOMEM. */
+fcd_status fcd__metis_separators(const fcd_system *sys, fcd_index n, size_t nnz,
+                                 const int *irn, const int *jcn, fcd_index s, const int *last,
+                                 int levels, fcd_index multiple, int *sep, fcd_index *nsep);
+
 typedef struct fcd__klu fcd__klu;
 fcd_status fcd__klu_create(const fcd_system *sys, fcd__klu **out);
 void fcd__klu_destroy(fcd__klu *k);

@@ -401,3 +401,77 @@ fcd_status fcd__metis_order_last(const fcd_system *sys, fcd_index n, size_t nnz,
   fcd__free(order);
   return st;
 }
+
+/* One level of bisections: every part p of part[] (dofs with part[i] == p, p < nparts)
+ * split by METIS' vertex separator into parts 2p and 2p + 1, its separator's dofs set to
+ * -1 and counted in *nsep. Returns 0, or -1 when out of memory. */
+static int bisect_level(fcd_index n, size_t nnz, const int *irn, const int *jcn,
+                        fcd_index *part, fcd_index nparts, fcd_index *sub, fcd_index *back,
+                        SuiteSparse_long *half, fcd_index *nsep) {
+  for (fcd_index p = 0; p < nparts; p++) {
+    fcd_index nk = 0;
+    for (fcd_index i = 0; i < n; i++) {
+      sub[i] = part[i] == p ? nk : -1;
+      if (part[i] == p) back[nk++] = i;
+    }
+    if (nk < 2) continue;
+    cholmod_common c;
+    cholmod_l_start(&c);
+    c.print = 0;
+    c.error_handler = NULL;
+    int saved = serial_begin();
+    cholmod_sparse *S = kept_pattern(n, NULL, NULL, nnz, irn, jcn, sub, nk, &c);
+    SuiteSparse_long ns = S ? cholmod_l_bisect(S, NULL, 0, 1, half, &c) : -1;
+    serial_end(saved);
+    int oom = c.status == CHOLMOD_OUT_OF_MEMORY;
+    cholmod_l_free_sparse(&S, &c);
+    cholmod_l_finish(&c);
+    if (oom) return -1;
+    if (ns < 0) continue; /* METIS gave no separator: the part stays whole, as 2p */
+    for (fcd_index k = 0; k < nk; k++) {
+      fcd_index i = back[k];
+      part[i] = half[k] == 2 ? -1 : 2 * p + (half[k] == 1);
+      if (half[k] == 2) (*nsep)++;
+    }
+  }
+  return 0;
+}
+
+fcd_status fcd__metis_separators(const fcd_system *sys, fcd_index n, size_t nnz,
+                                 const int *irn, const int *jcn, fcd_index s, const int *last,
+                                 int levels, fcd_index multiple, int *sep, fcd_index *nsep) {
+  *nsep = 0;
+  fcd_index *part = fcd__malloc_array((size_t)n + 1, sizeof *part);
+  fcd_index *sub = fcd__malloc_array((size_t)n + 1, sizeof *sub);
+  fcd_index *back = fcd__malloc_array((size_t)n + 1, sizeof *back);
+  SuiteSparse_long *half = fcd__malloc_array((size_t)n + 1, sizeof *half);
+  int bad = !part || !sub || !back || !half;
+  fcd_index ns = 0, kept = n - s;
+  if (!bad) {
+    for (fcd_index i = 0; i < n; i++) part[i] = 0;
+    for (fcd_index a = 0; a < s; a++) part[last[a] - 1] = -2;
+    for (int l = 0; l < levels && !bad; l++)
+      bad = bisect_level(n, nnz, irn, jcn, part, (fcd_index)1 << l, sub, back, half, &ns) != 0;
+  }
+  /* pad the separators with their neighbours to a multiple, then any kept dof */
+  fcd_index want = multiple > 0 ? (ns + multiple - 1) / multiple * multiple : ns;
+  if (!bad && ns > 0 && want < kept) {
+    for (size_t p = 0; p < nnz && ns < want; p++) {
+      fcd_index i = irn[p] - 1, j = jcn[p] - 1;
+      if (i < 0 || j < 0 || i >= n || j >= n) continue;
+      if (part[i] == -1 && part[j] >= 0) part[j] = -3, ns++;
+      else if (part[j] == -1 && part[i] >= 0) part[i] = -3, ns++;
+    }
+    for (fcd_index i = 0; i < n && ns < want; i++)
+      if (part[i] >= 0) part[i] = -3, ns++;
+    fcd_index k = 0;
+    for (fcd_index i = 0; i < n; i++)
+      if (part[i] == -1 || part[i] == -3) sep[k++] = (int)(i + 1);
+    *nsep = k;
+  }
+  fcd__free(part);
+  fcd__free(sub);
+  fcd__free(back);
+  fcd__free(half);
+  return bad ? fcd__err(sys, FCD_E_NOMEM, "out of memory for the ranks' separators") : FCD_OK;
+}

@@ -167,9 +167,12 @@ fcd_status fcd_system_get_distribution(const fcd_system *sys, int *rank, int *nr
 
 fcd_status fcd__dist_sum(const fcd_system *sys, fcd_real *y, fcd_index n) {
   if (!sys->dist || sys->dist->size == 1 || n == 0) return FCD_OK;
-  /* in chunks: MPI counts are int */
-  for (fcd_index k = 0; k < n; k += 1 << 28) {
-    int cnt = (int)(n - k < (1 << 28) ? n - k : (1 << 28));
+  /* in chunks of 8 MB: MPI's reduction allocates a scratch buffer as long as its message,
+   * and a fresh one of the 135 MB a Delassus operator of 4,107 directions sums was
+   * first touched page by page (0.2 s on this VM); a chunk's is reused */
+  enum { CHUNK = 1 << 20 };
+  for (fcd_index k = 0; k < n; k += CHUNK) {
+    int cnt = (int)(n - k < CHUNK ? n - k : CHUNK);
     int e = MPI_Allreduce(MPI_IN_PLACE, y + k, cnt, MPI_DOUBLE, MPI_SUM, sys->dist->comm);
     if (e) return fcd__err(sys, FCD_E_BACKEND, "MPI error %d summing a vector over ranks", e);
   }
@@ -261,12 +264,16 @@ struct fcd__mumps {
   MPI_Comm scomm;
   MUMPS_INT *sirn, *sjcn, *slist;
   fcd_index s, *sidx;
+  /* On several ranks MUMPS' Schur set is the ranks' separators (ns - s dofs, a multiple of
+   * the grid's P blocks) then the contact dofs: C holds that whole S, factored, and C's
+   * own Schur complement is the trailing block of the factor (schur_separators). */
+  fcd_index ns;
   fcd__grid C; /* open while sid is */
   int analysed;     /* the owned rows are selected (fcd__mumps_analyze) */
   int sfactored;    /* sid holds the factor of the current values */
   /* a solve in halves (fcd__mumps_condense): rank 0's right-hand side, which MUMPS'
    * expansion fills, and its reduced one; MUMPS keeps the forward elimination between */
-  fcd_real *crhs, *cred;
+  fcd_real *crhs, *cred, *cxs;
   int condensed;
   int petsc_stale;
   /* LU instead of Cholesky (fcd__mumps_set_unsymmetric): all entries of the owned rows
@@ -317,7 +324,9 @@ static void schur_end(fcd__mumps *m) {
   m->sfactored = 0;
   fcd__free(m->crhs);
   fcd__free(m->cred);
-  m->crhs = m->cred = NULL;
+  fcd__free(m->cxs);
+  m->crhs = m->cred = m->cxs = NULL;
+  m->ns = 0;
   m->condensed = 0;
 }
 
@@ -958,6 +967,54 @@ static fcd_status nd_order(const fcd_system *sys, fcd_index n, const MUMPS_INT *
   return FCD_OK;
 }
 
+/* m->slist becomes the ranks' separators then the s contact dofs, m->ns long, when
+ * several ranks factor a Cholesky and rank 0 holds the whole pattern (g_irn).
+ *
+ * Why: MUMPS shares the fronts of the top separators over the ranks by rows (a master
+ * factors the pivots, the others update their rows from panels it sends), which on this
+ * machine kept two ranks at 23 Gflop/s each against 35 on one (docs/distributed.md). Put
+ * into the Schur set instead, the separators leave MUMPS 2^levels subtrees that no entry
+ * joins, each factored by one rank alone, and ScaLAPACK's Cholesky of the whole dense S
+ * does the separators' elimination; its trailing block is then the Cholesky factor of C,
+ * the contact dofs' own Schur complement, since the separators come first and are padded
+ * to whole column blocks of every rank (its local columns stay where they are). An LU
+ * keeps MUMPS' own fronts: its row interchanges would mix the two sets. */
+static fcd_status schur_separators(fcd__mumps *m, const fcd_system *sys, const MUMPS_INT *g_irn,
+                                   const MUMPS_INT *g_jcn, MUMPS_INT8 g_nnz) {
+  int P = sys->dist->size, levels = 0;
+  long long ns = (long long)m->s;
+  m->ns = m->s;
+  if (P < 2 || m->unsym) return FCD_OK;
+  while ((1 << levels) < P) levels++;
+  int *sep = NULL, bad = 0;
+  if (g_irn) {
+    fcd_index nsep = 0, n = m->n, s = m->s;
+    sep = fcd__malloc_array((size_t)n + 1, sizeof *sep);
+    fcd_status st = sep ? fcd__metis_separators(sys, n, (size_t)g_nnz, g_irn, g_jcn, s,
+                                                 m->slist, levels,
+                                                 (fcd_index)P * FCD__GRID_NB, sep, &nsep)
+                        : FCD_E_NOMEM;
+    MUMPS_INT *list = st == FCD_OK && nsep > 0
+                          ? fcd__malloc_array((size_t)(nsep + s) + 1, sizeof *list)
+                          : NULL;
+    bad = st != FCD_OK || (nsep > 0 && !list);
+    if (list) {
+      memcpy(list, sep, (size_t)nsep * sizeof *list);
+      memcpy(list + nsep, m->slist, (size_t)s * sizeof *list);
+      fcd__free(m->slist);
+      m->slist = list;
+      ns = (long long)(nsep + s);
+    }
+  }
+  fcd__free(sep);
+  if (fcd__dist_any(sys, bad))
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory separating the ranks' subdomains");
+  if (fcd__dist_any(sys, MPI_Bcast(&ns, 1, MPI_LONG_LONG, 0, sys->dist->comm) != MPI_SUCCESS))
+    return fcd__err(sys, FCD_E_BACKEND, "broadcasting the Schur set's size failed");
+  m->ns = (fcd_index)ns;
+  return FCD_OK;
+}
+
 /* Starts id on m->scomm, a duplicate of the communicator, and analyses A (the owned upper
  * rows of m) with the s dofs m->slist (1-based, rank 0) eliminated last. */
 static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC_C *id,
@@ -991,6 +1048,8 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
   MUMPS_INT8 g_nnz = 0;
   MUMPS_INT *pos = NULL;
   fcd_status st = gather_pattern(sys, irn, jcn, m->nav, &g_irn, &g_jcn, &g_nnz);
+  if (st == FCD_OK) st = schur_separators(m, sys, g_irn, g_jcn, g_nnz);
+  s = m->ns;
   if (st == FCD_OK) st = nd_order(sys, m->n, g_irn, g_jcn, g_nnz, s, m->slist, &pos);
   if (st != FCD_OK) {
     fcd__free(g_irn);
@@ -1099,7 +1158,7 @@ static fcd_status schur_factor(fcd__mumps *m, const fcd_system *sys) {
 static fcd_status schur_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                               const fcd_real *b, fcd_real *x) {
   DMUMPS_STRUC_C *id = m->sid;
-  fcd_index n = m->n, s = m->s;
+  fcd_index n = m->n, s = m->ns;
   int root = sys->dist->rank == 0;
   m->condensed = 0; /* MUMPS' forward elimination is this solve's now */
   fcd_real *red = root ? fcd__malloc_array((size_t)s * (size_t)nrhs + 1, sizeof *red) : NULL;
@@ -1140,7 +1199,7 @@ static fcd_status schur_half(fcd__mumps *m, const fcd_system *sys, int expand) {
   id->lrhs = (MUMPS_INT)m->n;
   id->rhs = root ? m->crhs : NULL;
   id->redrhs = root ? m->cred : NULL;
-  id->lredrhs = (MUMPS_INT)m->s;
+  id->lredrhs = (MUMPS_INT)m->ns;
   id->icntl[25] = expand ? 2 : 1;
   id->job = 3;
   dmumps_c(id);
@@ -1152,22 +1211,25 @@ int fcd__mumps_halves(const fcd__mumps *m) { return m->sfactored && m->s > 0; }
 
 fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_real *b,
                                fcd_real *xs) {
-  fcd_index n = m->n, s = m->s;
+  fcd_index n = m->n, s = m->s, ns = m->ns;
   int root = sys->dist->rank == 0;
   m->condensed = 0;
   if (!m->sfactored)
     return fcd__err(sys, FCD_E_INTERNAL, "a solve in halves needs the factor's Schur set");
   if (root && !m->crhs) {
     m->crhs = fcd__malloc_array((size_t)n + 1, sizeof *m->crhs);
-    m->cred = fcd__malloc_array((size_t)s + 1, sizeof *m->cred);
+    m->cred = fcd__malloc_array((size_t)ns + 1, sizeof *m->cred);
+    m->cxs = fcd__malloc_array((size_t)ns + 1, sizeof *m->cxs);
   }
-  if (fcd__dist_any(sys, root && (!m->crhs || !m->cred)))
+  if (fcd__dist_any(sys, root && (!m->crhs || !m->cred || !m->cxs)))
     return fcd__err(sys, FCD_E_NOMEM, "out of memory for a solve in halves");
   if (root) memcpy(m->crhs, b, (size_t)n * sizeof *b);
   FCD_TRY(schur_half(m, sys, 0));
-  /* x_S = C^-1 r, r the reduced right-hand side, kept for the expansion */
-  if (root) memcpy(xs, m->cred, (size_t)s * sizeof *xs);
-  FCD_TRY(fcd__grid_solve(sys, m->scomm, &m->C, 1, xs));
+  /* x_S = C^-1 r, r the reduced right-hand side, kept for the expansion: the contact
+   * dofs' part of S^-1 r (after the separators', when there are) */
+  if (root) memcpy(m->cxs, m->cred, (size_t)ns * sizeof *xs);
+  FCD_TRY(fcd__grid_solve(sys, m->scomm, &m->C, 1, m->cxs));
+  if (root) memcpy(xs, m->cxs + (ns - s), (size_t)s * sizeof *xs);
   FCD_TRY(bcast_root(sys, xs, (size_t)s));
   m->condensed = 1;
   return FCD_OK;
@@ -1175,7 +1237,7 @@ fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_r
 
 fcd_status fcd__mumps_expand(fcd__mumps *m, const fcd_system *sys, const fcd_real *g,
                              fcd_real *x) {
-  fcd_index n = m->n, s = m->s;
+  fcd_index n = m->n, s = m->s, off = m->ns - m->s;
   int root = sys->dist->rank == 0;
   if (!m->condensed)
     return fcd__err(sys, FCD_E_INTERNAL, "an expansion without its condensation");
@@ -1183,7 +1245,7 @@ fcd_status fcd__mumps_expand(fcd__mumps *m, const fcd_system *sys, const fcd_rea
   /* the reduced solution C^-1 (r + g), g added on the contact dofs after the forward
    * elimination, which it does not reach: they are eliminated last */
   if (root)
-    for (fcd_index a = 0; a < s; a++) m->cred[a] += g[a];
+    for (fcd_index a = 0; a < s; a++) m->cred[off + a] += g[a];
   FCD_TRY(fcd__grid_solve(sys, m->scomm, &m->C, 1, m->cred));
   FCD_TRY(schur_half(m, sys, 1));
   if (root) memcpy(x, m->crhs, (size_t)n * sizeof *x);
@@ -1213,7 +1275,14 @@ fcd_status fcd__mumps_inverse_cols(fcd__mumps *m, const fcd_system *sys, fcd_ind
   if (!m->sfactored || s != m->s || memcmp(idx, m->sidx, (size_t)s * sizeof *idx) != 0)
     return fcd__err(sys, FCD_E_INTERNAL, "the Delassus operator of a distributed factor needs "
                     "the contact dofs as the factor's Schur set");
-  return fcd__grid_inverse(sys, m->scomm, &m->C, out);
+  /* C's factor: the trailing s x s block of S's, which starts at a column block of
+   * every rank's (schur_separators) */
+  fcd__grid c = m->C;
+  fcd_index off = m->ns - m->s, lead = off / ((fcd_index)c.size * c.nb) * c.nb;
+  c.a = m->C.a + (size_t)lead * (size_t)c.lld + (size_t)off;
+  c.s = s;
+  c.nloc = m->C.nloc - lead;
+  return fcd__grid_inverse(sys, m->scomm, &c, out);
 }
 
 /* ---- a host communicator outside a distributed system (the stability sweep) ------- */

@@ -55,6 +55,7 @@ fcd_status fcd__grid_open(const fcd_system *sys, MPI_Comm comm, fcd_index s, int
   g->handle = -1;
   g->nb = FCD__GRID_NB;
   g->s = s;
+  g->lld = s > 1 ? s : 1;
   g->unsym = unsym;
   MPI_Comm_rank(comm, &g->rank);
   MPI_Comm_size(comm, &g->size);
@@ -141,12 +142,12 @@ fcd_status fcd__grid_solve(const fcd_system *sys, MPI_Comm comm, const fcd__grid
 /* L's column block k (rows ks and below, kw columns) from its owner into pan (leading
  * dimension s - ks) on every rank */
 static int bcast_panel(const fcd__grid *g, MPI_Comm comm, int k, fcd_real *pan) {
-  size_t s = (size_t)g->s, nb = (size_t)g->nb, ks = (size_t)k * nb;
+  size_t s = (size_t)g->s, nb = (size_t)g->nb, ks = (size_t)k * nb, lld = (size_t)g->lld;
   size_t kw = s - ks < nb ? s - ks : nb, h = s - ks;
   int owner = k % g->size;
   if (owner == g->rank)
     for (size_t j = 0; j < kw; j++)
-      memcpy(pan + j * h, g->a + ((size_t)(k / g->size) * nb + j) * s + ks, h * sizeof *pan);
+      memcpy(pan + j * h, g->a + ((size_t)(k / g->size) * nb + j) * lld + ks, h * sizeof *pan);
   return MPI_Bcast(pan, (int)(h * kw), MPI_DOUBLE, owner, comm) != MPI_SUCCESS;
 }
 
@@ -195,6 +196,7 @@ static int spd_inverse(const fcd__grid *g, MPI_Comm comm, fcd_real *inv) {
 static int invert(const fcd__grid *g, MPI_Comm comm, fcd_real *inv) {
   int n = (int)g->s, info = 0;
   if (!g->unsym && g->size > 1) return spd_inverse(g, comm, inv);
+  if (g->lld != g->s) return -1; /* a trailing block's view is a Cholesky's on P > 1 */
   memcpy(inv, g->a, (size_t)g->s * (size_t)g->nloc * sizeof *inv);
   if (g->size == 1)
     return g->unsym ? LAPACKE_dgetri(LAPACK_COL_MAJOR, n, inv, n, g->ipiv)
