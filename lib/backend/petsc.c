@@ -267,6 +267,16 @@ typedef struct {
   int started;
   VecScatter to0;
   Vec whole; /* rank 0: the whole vector; elsewhere empty */
+  /* The ranks' separators (ns dofs, slist on rank 0) as MUMPS' Schur set, as in
+   * distributed.c's schur_separators: MUMPS factors one subtree per rank and leaves the
+   * separators' Schur complement S over the ranks, which ScaLAPACK's LU factors; a solve
+   * is MUMPS' condensation onto them (red, on rank 0), S's solve and the expansion. */
+  fcd_index ns;
+  MUMPS_INT *slist;
+  fcd_real *red;
+  fcd__grid S; /* open when ns > 0 and the analysis is done */
+  const fcd_system *sys;
+  fcd_status solve_st; /* S's solve failed in a solve: its message stands */
 } dist_lu;
 
 static void dist_lu_end(dist_lu *d) {
@@ -275,6 +285,11 @@ static void dist_lu_end(dist_lu *d) {
     dmumps_c(&d->id);
     MPI_Comm_free(&d->comm);
   }
+  if (d->S.a) fcd__grid_close(&d->S);
+  fcd__free(d->slist);
+  fcd__free(d->red);
+  d->slist = NULL;
+  d->red = NULL;
   VecScatterDestroy(&d->to0);
   VecDestroy(&d->whole);
   d->started = 0;
@@ -289,10 +304,12 @@ static fcd_status dist_lu_status(const fcd_system *sys, const dist_lu *d, const 
                   info == -10 ? " (numerically singular: sigma is an eigenvalue)" : "");
 }
 
-/* Rank 0's triples of K - sigma M (1-based, duplicates summed by MUMPS) and their order */
+/* Rank 0's triples of K - sigma M (1-based, duplicates summed by MUMPS), the separators
+ * of `levels` bisections (d->slist, d->ns) and the order, separators last */
 static fcd_status dist_lu_triples(const fcd_system *sys, fcd_index n, const fcd__csr *K,
-                                  const fcd__csr *M, fcd_real sigma, MUMPS_INT **irn,
-                                  MUMPS_INT **jcn, double **a, MUMPS_INT **pos, int *nd) {
+                                  const fcd__csr *M, fcd_real sigma, int levels, dist_lu *d,
+                                  MUMPS_INT **irn, MUMPS_INT **jcn, double **a,
+                                  MUMPS_INT **pos, int *nd) {
   size_t nk = (size_t)K->rowptr[n], nz = nk + (size_t)M->rowptr[n];
   *irn = fcd__malloc_array(nz + 1, sizeof **irn);
   *jcn = fcd__malloc_array(nz + 1, sizeof **jcn);
@@ -310,7 +327,47 @@ static fcd_status dist_lu_triples(const fcd_system *sys, fcd_index n, const fcd_
         (*a)[o + (size_t)p] = pass ? -sigma * X->val[p] : X->val[p];
       }
   }
-  return fcd__metis_order_last(sys, n, nz, *irn, *jcn, 0, NULL, *pos, nd);
+  fcd_index ns = 0;
+  if (levels > 0) {
+    if (!(d->slist = fcd__malloc_array((size_t)n + 1, sizeof *d->slist)))
+      return fcd__err(sys, FCD_E_NOMEM, "out of memory for the ranks' separators");
+    FCD_TRY(fcd__metis_separators(sys, n, nz, *irn, *jcn, 0, NULL, levels, 1, d->slist, &ns));
+  }
+  d->ns = ns;
+  return fcd__metis_order_last(sys, n, nz, *irn, *jcn, ns, d->slist, *pos, nd);
+}
+
+/* MUMPS' Schur set on the separators (before the analysis), or none (ns = 0) */
+static fcd_status dist_lu_schur_set(const fcd_system *sys, MPI_Comm comm, int rank,
+                                    int csize, dist_lu *d) {
+  long long ns = (long long)d->ns;
+  if (fcd__comm_any(comm, MPI_Bcast(&ns, 1, MPI_LONG_LONG, 0, comm) != MPI_SUCCESS))
+    return fcd__err(sys, FCD_E_BACKEND, "broadcasting the separators' size failed");
+  d->ns = (fcd_index)ns;
+  if (ns == 0) return FCD_OK;
+  d->id.icntl[18] = 3; /* S over the ranks in ScaLAPACK's layout */
+  d->id.size_schur = (MUMPS_INT)ns;
+  if (rank == 0) d->id.listvar_schur = d->slist;
+  d->id.nprow = 1;
+  d->id.npcol = (MUMPS_INT)csize;
+  d->id.mblock = d->id.nblock = FCD__GRID_NB;
+  d->red = rank == 0 ? fcd__malloc_array((size_t)ns + 1, sizeof *d->red) : NULL;
+  if (fcd__comm_any(comm, rank == 0 && !d->red))
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for the separators' right-hand side");
+  return FCD_OK;
+}
+
+/* S's storage, where MUMPS' factorization leaves it (after the analysis) */
+static fcd_status dist_lu_schur_open(const fcd_system *sys, dist_lu *d) {
+  if (d->ns == 0) return FCD_OK;
+  FCD_TRY(fcd__grid_open(sys, d->comm, d->ns, 1, &d->S));
+  if (fcd__comm_any(d->comm, d->id.schur_mloc != (MUMPS_INT)d->ns ||
+                                 d->id.schur_nloc != (MUMPS_INT)d->S.nloc))
+    return fcd__err(sys, FCD_E_BACKEND, "MUMPS laid the separators' Schur complement out "
+                    "otherwise than ScaLAPACK's 1 x %d grid", d->S.size);
+  d->id.schur = d->S.a;
+  d->id.schur_lld = (MUMPS_INT)(d->ns > 1 ? d->ns : 1);
+  return FCD_OK;
 }
 
 /* Analysis and factorization of K - sigma M on comm (collective); the order and the
@@ -318,8 +375,11 @@ static fcd_status dist_lu_triples(const fcd_system *sys, fcd_index n, const fcd_
 static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index n,
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
                                  Mat tmpl, dist_lu *d) {
-  int rank = 0, nd = 0;
+  int rank = 0, nd = 0, csize = 1, levels = 0;
   MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &csize);
+  while ((1 << levels) < csize) levels++;
+  d->sys = sys;
   MUMPS_INT *irn = NULL, *jcn = NULL, *pos = NULL;
   double *a = NULL;
   fcd_status st = FCD_OK;
@@ -328,7 +388,7 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
     st = fcd__err(sys, FCD_E_UNSUPPORTED, "%lld dofs exceed MUMPS' 32-bit indices",
                   (long long)n);
   else if (rank == 0)
-    st = dist_lu_triples(sys, n, K, M, sigma, &irn, &jcn, &a, &pos, &nd);
+    st = dist_lu_triples(sys, n, K, M, sigma, levels, d, &irn, &jcn, &a, &pos, &nd);
   PetscErrorCode e = 0;
   if (fcd__comm_any(comm, st != FCD_OK)) {
     if (st == FCD_OK) st = fcd__err(sys, FCD_E_NOMEM, "rank 0 could not prepare the "
@@ -360,6 +420,7 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   d->id.icntl[17] = 0; /* the matrix centralized on rank 0 */
   d->id.icntl[27] = 1; /* sequential analysis */
   d->id.icntl[6] = nd ? 1 : 7;
+  if ((st = dist_lu_schur_set(sys, d->comm, rank, csize, d)) != FCD_OK) goto done;
   if (rank == 0) {
     d->id.n = (MUMPS_INT)n;
     d->id.nnz = (MUMPS_INT8)nz;
@@ -371,9 +432,14 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   d->id.job = 1;
   dmumps_c(&d->id);
   if ((st = dist_lu_status(sys, d, "analysis")) != FCD_OK) goto done;
+  if ((st = dist_lu_schur_open(sys, d)) != FCD_OK) goto done;
   d->id.job = 2;
   dmumps_c(&d->id);
   st = dist_lu_status(sys, d, "factorization");
+  if (st == FCD_OK && d->ns > 0 && (st = fcd__grid_factor(sys, d->comm, &d->S)) != FCD_OK)
+    st = fcd__err(sys, st, "the shifted operator K* - sigma M* is singular: its Schur "
+                  "complement on the ranks' separators has no LU factor (sigma is an "
+                  "eigenvalue)");
 done:
   d->id.irn = d->id.jcn = d->id.perm_in = NULL;
   d->id.a = NULL;
@@ -400,9 +466,23 @@ static PetscErrorCode dist_lu_apply(PC pc, Vec x, Vec y) {
   d->id.lrhs = d->id.n;
   d->id.rhs = w;
   d->id.job = 3;
-  dmumps_c(&d->id);
+  if (d->ns > 0) { /* condensation, S's solve, expansion */
+    d->id.redrhs = d->red;
+    d->id.lredrhs = (MUMPS_INT)d->ns;
+    d->id.icntl[25] = 1;
+    dmumps_c(&d->id);
+    if (d->id.infog[0] >= 0) {
+      d->solve_st = fcd__grid_solve(d->sys, d->comm, &d->S, 1, d->red);
+      d->id.icntl[25] = 2;
+      if (d->solve_st == FCD_OK) dmumps_c(&d->id);
+    }
+    d->id.icntl[25] = 0;
+  } else {
+    dmumps_c(&d->id);
+  }
   d->id.rhs = NULL;
   e = VecRestoreArray(d->whole, &w);
+  if (d->solve_st != FCD_OK) return PETSC_ERR_LIB; /* S's message stands */
   if (d->id.infog[0] < 0) return PETSC_ERR_LIB; /* INFOG stays for the message */
   if (!e) e = VecScatterBegin(d->to0, d->whole, y, INSERT_VALUES, SCATTER_REVERSE);
   if (!e) e = VecScatterEnd(d->to0, d->whole, y, INSERT_VALUES, SCATTER_REVERSE);
@@ -541,7 +621,9 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
   }
   goto cleanup;
 petsc_error:
-  if (dlu.started && dlu.id.infog[0] < 0) {
+  if (dlu.solve_st != FCD_OK) {
+    st = dlu.solve_st;
+  } else if (dlu.started && dlu.id.infog[0] < 0) {
     st = dist_lu_status(sys, &dlu, "solve");
   } else {
     st = fcd__petsc_fail(sys, e, what);
