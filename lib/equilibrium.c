@@ -107,6 +107,10 @@ fcd_status fcd_equilibrium_create(fcd_system *sys, fcd_contact_set *cs,
   return FCD_OK;
 }
 
+void fcd__equilibrium_set_separators(fcd_equilibrium *eq, int on) {
+  fcd__factor_set_separators(eq->fac, on);
+}
+
 static void free_solution(fcd_equilibrium *eq) {
   fcd__free(eq->u);
   fcd__free(eq->r);

@@ -385,6 +385,10 @@ fcd_status fcd__factor_expand_free(fcd__factor *f, const fcd_real *g, fcd_real *
   return FCD_OK;
 }
 
+void fcd__factor_set_separators(fcd__factor *f, int on) {
+  if (f->mumps) fcd__mumps_set_separators(f->mumps, on);
+}
+
 int fcd__factor_schur_current(const fcd__factor *f, uint64_t key) {
   return (f->mumps || f->general) && key != 0 && f->schur_key == key;
 }

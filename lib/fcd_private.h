@@ -390,6 +390,10 @@ fcd_status fcd__factor_expand_free(fcd__factor *f, const fcd_real *g, fcd_real *
 fcd_status fcd__factor_set_schur_free(fcd__factor *f, uint64_t key, fcd_index s,
                                       const fcd_index *idx);
 int fcd__factor_schur_current(const fcd__factor *f, uint64_t key);
+/* fcd__mumps_set_separators for a distributed factor; nothing for a serial one */
+void fcd__factor_set_separators(fcd__factor *f, int on);
+/* the same for an equilibrium's factor (a quasistatic integrator's equilibrium) */
+void fcd__equilibrium_set_separators(fcd_equilibrium *eq, int on);
 /* the sorted free dofs H's entries touch, into idx (H's nnz entries at least) and their
  * count into *s; pos (nfree entries) receives each free dof's place in idx or -1 */
 void fcd__contact_free_dofs(const fcd_system *sys, const fcd__csr *H, fcd_index *idx,
@@ -533,6 +537,9 @@ fcd_status fcd__mumps_analyze(fcd__mumps *m, const fcd_system *sys, fcd_index n,
 fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_real *val);
 /* LU (unsym = 1) or Cholesky for the next analysis */
 void fcd__mumps_set_unsymmetric(fcd__mumps *m, int unsym);
+/* whether the ranks' separators join MUMPS' Schur set on several ranks (the default, 1;
+ * distributed.c, schur_separators); applies from the next analysis with a Schur set */
+void fcd__mumps_set_separators(fcd__mumps *m, int on);
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x);
 /* Gives the factor a Schur set: the s sorted free rows idx (the contact dofs) are

@@ -235,8 +235,13 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   fcd_status st = (it->u && it->v && it->p && it->status && it->Mv)
                       ? fcd__factor_create_free(sys, &it->fac)
                       : FCD_E_NOMEM;
+  /* A step solves through the Schur set twice; with the ranks' separators in it (cheaper
+   * to factor) each solve also passes them: at 303k dofs on two ranks a step took 1.46 s
+   * against 1.38 s, 80 s over 1,000 steps for some 5 s saved once. */
+  if (st == FCD_OK) fcd__factor_set_separators(it->fac, 0);
   if (st == FCD_OK && qs) {
     st = fcd_equilibrium_create(sys, cs, &it->eq);
+    if (st == FCD_OK) fcd__equilibrium_set_separators(it->eq, 0);
     if (st == FCD_OK) st = fcd_equilibrium_set_param(it->eq, FCD_PARAM_TOLERANCE, 1e-12);
     if (st != FCD_OK) fcd__factor_destroy_free(it->fac);
   }

@@ -268,6 +268,7 @@ struct fcd__mumps {
    * the grid's P blocks) then the contact dofs: C holds that whole S, factored, and C's
    * own Schur complement is the trailing block of the factor (schur_separators). */
   fcd_index ns;
+  int nosep; /* fcd__mumps_set_separators(m, 0): the contact dofs alone */
   fcd__grid C; /* open while sid is */
   int analysed;     /* the owned rows are selected (fcd__mumps_analyze) */
   int sfactored;    /* sid holds the factor of the current values */
@@ -282,6 +283,8 @@ struct fcd__mumps {
 };
 
 void fcd__mumps_set_unsymmetric(fcd__mumps *m, int unsym) { m->unsym = unsym; }
+
+void fcd__mumps_set_separators(fcd__mumps *m, int on) { m->nosep = !on; }
 
 /* the host-side arrays of an analysis (no PETSc call) */
 static void arrays_free(fcd__mumps *m) {
@@ -984,7 +987,7 @@ static fcd_status schur_separators(fcd__mumps *m, const fcd_system *sys, const M
   int P = sys->dist->size, levels = 0;
   long long ns = (long long)m->s;
   m->ns = m->s;
-  if (P < 2 || m->unsym) return FCD_OK;
+  if (P < 2 || m->unsym || m->nosep) return FCD_OK;
   while ((1 << levels) < P) levels++;
   int *sep = NULL, bad = 0;
   if (g_irn) {
