@@ -540,6 +540,9 @@ void fcd__mumps_set_unsymmetric(fcd__mumps *m, int unsym);
 /* whether the ranks' separators join MUMPS' Schur set on several ranks (the default, 1;
  * distributed.c, schur_separators); applies from the next analysis with a Schur set */
 void fcd__mumps_set_separators(fcd__mumps *m, int on);
+/* no front shared by rows over the ranks (MUMPS' KEEP(9); distributed.c): call after
+ * MUMPS' initialization (job -1) with the instance's KEEP array */
+void fcd__mumps_no_type2(int *keep);
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x);
 /* Gives the factor a Schur set: the s sorted free rows idx (the contact dofs) are

@@ -286,6 +286,18 @@ void fcd__mumps_set_unsymmetric(fcd__mumps *m, int unsym) { m->unsym = unsym; }
 
 void fcd__mumps_set_separators(fcd__mumps *m, int on) { m->nosep = !on; }
 
+/* KEEP(9), the front size from which MUMPS may share a front over the ranks by rows (a
+ * "type 2" node: a master factors the pivots, slaves update their rows from the panels
+ * sent to them; 400 for a symmetric matrix, 700 otherwise). Such fronts ran at 23-27
+ * Gflop/s a rank here against 45 for one rank's own: with the separators in the Schur
+ * set (schur_separators) the subtrees need no sharing, and without them the largest
+ * fronts are still cheaper on one rank. At 102,675 dofs on two ranks MUMPS' numeric
+ * factorization took 3.97 s with no type 2 node against 5.62 s with MUMPS' two, and
+ * 4.82 against 5.69 s for a factor without separators. KEEP is MUMPS' internal array:
+ * MUMPS' statistics (ICNTL(4) = 2) confirmed "Number of level 2 nodes = 0" with 5.5.1. */
+_Static_assert(sizeof(MUMPS_INT) == sizeof(int), "MUMPS' KEEP holds ints here");
+void fcd__mumps_no_type2(int *keep) { keep[8] = 1 << 30; }
+
 /* the host-side arrays of an analysis (no PETSc call) */
 static void arrays_free(fcd__mumps *m) {
   fcd__free(m->apos);
@@ -1069,6 +1081,7 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
    * took 8.0 s against 8.8 s on two ranks) */
   id->icntl[0] = id->icntl[1] = id->icntl[2] = -1;
   id->icntl[3] = 0;
+  fcd__mumps_no_type2(id->keep);
   id->icntl[17] = fcd__dist_any(sys, sys->dist->rank == 0 && !g_irn) ? 3 : 2;
   id->nnz = g_nnz;
   id->irn = g_irn;
