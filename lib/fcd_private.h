@@ -540,9 +540,15 @@ void fcd__mumps_set_unsymmetric(fcd__mumps *m, int unsym);
 /* whether the ranks' separators join MUMPS' Schur set on several ranks (the default, 1;
  * distributed.c, schur_separators); applies from the next analysis with a Schur set */
 void fcd__mumps_set_separators(fcd__mumps *m, int on);
-/* no front shared by rows over the ranks (MUMPS' KEEP(9); distributed.c): call after
- * MUMPS' initialization (job -1) with the instance's KEEP array */
-void fcd__mumps_no_type2(int *keep);
+/* Up to this many ranks the ranks' separators join MUMPS' Schur set and no front is
+ * shared over the ranks: each rank has a subtree of its own. Beyond, the separators of
+ * log2(P) levels would make the dense Schur complement grow like their sum (some 11 x
+ * n^(2/3) at 64 ranks) and single-rank fronts would leave ranks idle: MUMPS' own mapping
+ * (fronts shared by rows) is kept there. */
+enum { FCD__SEP_MAX_RANKS = 4 };
+/* no front shared by rows over the ranks (MUMPS' KEEP(9); distributed.c) when nranks <=
+ * FCD__SEP_MAX_RANKS: call after MUMPS' initialization (job -1) with its KEEP array */
+void fcd__mumps_no_type2(int *keep, int nranks);
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x);
 /* Gives the factor a Schur set: the s sorted free rows idx (the contact dofs) are

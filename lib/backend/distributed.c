@@ -274,7 +274,7 @@ struct fcd__mumps {
   int sfactored;    /* sid holds the factor of the current values */
   /* a solve in halves (fcd__mumps_condense): rank 0's right-hand side, which MUMPS'
    * expansion fills, and its reduced one; MUMPS keeps the forward elimination between */
-  fcd_real *crhs, *cred, *cxs;
+  fcd_real *crhs, *cred;
   int condensed;
   int petsc_stale;
   /* LU instead of Cholesky (fcd__mumps_set_unsymmetric): all entries of the owned rows
@@ -296,7 +296,9 @@ void fcd__mumps_set_separators(fcd__mumps *m, int on) { m->nosep = !on; }
  * 4.82 against 5.69 s for a factor without separators. KEEP is MUMPS' internal array:
  * MUMPS' statistics (ICNTL(4) = 2) confirmed "Number of level 2 nodes = 0" with 5.5.1. */
 _Static_assert(sizeof(MUMPS_INT) == sizeof(int), "MUMPS' KEEP holds ints here");
-void fcd__mumps_no_type2(int *keep) { keep[8] = 1 << 30; }
+void fcd__mumps_no_type2(int *keep, int nranks) {
+  if (nranks <= FCD__SEP_MAX_RANKS) keep[8] = 1 << 30;
+}
 
 /* the host-side arrays of an analysis (no PETSc call) */
 static void arrays_free(fcd__mumps *m) {
@@ -339,8 +341,7 @@ static void schur_end(fcd__mumps *m) {
   m->sfactored = 0;
   fcd__free(m->crhs);
   fcd__free(m->cred);
-  fcd__free(m->cxs);
-  m->crhs = m->cred = m->cxs = NULL;
+  m->crhs = m->cred = NULL;
   m->ns = 0;
   m->condensed = 0;
 }
@@ -999,7 +1000,7 @@ static fcd_status schur_separators(fcd__mumps *m, const fcd_system *sys, const M
   int P = sys->dist->size, levels = 0;
   long long ns = (long long)m->s;
   m->ns = m->s;
-  if (P < 2 || m->unsym || m->nosep) return FCD_OK;
+  if (P < 2 || P > FCD__SEP_MAX_RANKS || m->unsym || m->nosep) return FCD_OK;
   while ((1 << levels) < P) levels++;
   int *sep = NULL, bad = 0;
   if (g_irn) {
@@ -1081,7 +1082,7 @@ static fcd_status schur_start(fcd__mumps *m, const fcd_system *sys, DMUMPS_STRUC
    * took 8.0 s against 8.8 s on two ranks) */
   id->icntl[0] = id->icntl[1] = id->icntl[2] = -1;
   id->icntl[3] = 0;
-  fcd__mumps_no_type2(id->keep);
+  fcd__mumps_no_type2(id->keep, sys->dist->size);
   id->icntl[17] = fcd__dist_any(sys, sys->dist->rank == 0 && !g_irn) ? 3 : 2;
   id->nnz = g_nnz;
   id->irn = g_irn;
@@ -1223,29 +1224,29 @@ static fcd_status schur_half(fcd__mumps *m, const fcd_system *sys, int expand) {
   return schur_status(sys, id, m->s, expand ? "expansion" : "condensation");
 }
 
-int fcd__mumps_halves(const fcd__mumps *m) { return m->sfactored && m->s > 0; }
+/* not with separators in the Schur set (the integrators, the halves' only callers, keep
+ * the contact dofs alone: fcd__mumps_set_separators) */
+int fcd__mumps_halves(const fcd__mumps *m) { return m->sfactored && m->s > 0 && m->ns == m->s; }
 
 fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_real *b,
                                fcd_real *xs) {
-  fcd_index n = m->n, s = m->s, ns = m->ns;
+  fcd_index n = m->n, s = m->s;
   int root = sys->dist->rank == 0;
   m->condensed = 0;
-  if (!m->sfactored)
-    return fcd__err(sys, FCD_E_INTERNAL, "a solve in halves needs the factor's Schur set");
+  if (!fcd__mumps_halves(m))
+    return fcd__err(sys, FCD_E_INTERNAL, "a solve in halves needs the factor's Schur set, "
+                    "the contact dofs alone");
   if (root && !m->crhs) {
     m->crhs = fcd__malloc_array((size_t)n + 1, sizeof *m->crhs);
-    m->cred = fcd__malloc_array((size_t)ns + 1, sizeof *m->cred);
-    m->cxs = fcd__malloc_array((size_t)ns + 1, sizeof *m->cxs);
+    m->cred = fcd__malloc_array((size_t)s + 1, sizeof *m->cred);
   }
-  if (fcd__dist_any(sys, root && (!m->crhs || !m->cred || !m->cxs)))
+  if (fcd__dist_any(sys, root && (!m->crhs || !m->cred)))
     return fcd__err(sys, FCD_E_NOMEM, "out of memory for a solve in halves");
   if (root) memcpy(m->crhs, b, (size_t)n * sizeof *b);
   FCD_TRY(schur_half(m, sys, 0));
-  /* x_S = C^-1 r, r the reduced right-hand side, kept for the expansion: the contact
-   * dofs' part of S^-1 r (after the separators', when there are) */
-  if (root) memcpy(m->cxs, m->cred, (size_t)ns * sizeof *xs);
-  FCD_TRY(fcd__grid_solve(sys, m->scomm, &m->C, 1, m->cxs));
-  if (root) memcpy(xs, m->cxs + (ns - s), (size_t)s * sizeof *xs);
+  /* x_S = C^-1 r, r the reduced right-hand side, kept for the expansion */
+  if (root) memcpy(xs, m->cred, (size_t)s * sizeof *xs);
+  FCD_TRY(fcd__grid_solve(sys, m->scomm, &m->C, 1, xs));
   FCD_TRY(bcast_root(sys, xs, (size_t)s));
   m->condensed = 1;
   return FCD_OK;
@@ -1253,7 +1254,7 @@ fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_r
 
 fcd_status fcd__mumps_expand(fcd__mumps *m, const fcd_system *sys, const fcd_real *g,
                              fcd_real *x) {
-  fcd_index n = m->n, s = m->s, off = m->ns - m->s;
+  fcd_index n = m->n, s = m->s;
   int root = sys->dist->rank == 0;
   if (!m->condensed)
     return fcd__err(sys, FCD_E_INTERNAL, "an expansion without its condensation");
@@ -1261,7 +1262,7 @@ fcd_status fcd__mumps_expand(fcd__mumps *m, const fcd_system *sys, const fcd_rea
   /* the reduced solution C^-1 (r + g), g added on the contact dofs after the forward
    * elimination, which it does not reach: they are eliminated last */
   if (root)
-    for (fcd_index a = 0; a < s; a++) m->cred[off + a] += g[a];
+    for (fcd_index a = 0; a < s; a++) m->cred[a] += g[a];
   FCD_TRY(fcd__grid_solve(sys, m->scomm, &m->C, 1, m->cred));
   FCD_TRY(schur_half(m, sys, 1));
   if (root) memcpy(x, m->crhs, (size_t)n * sizeof *x);

@@ -378,7 +378,7 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   int rank = 0, nd = 0, csize = 1, levels = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &csize);
-  while ((1 << levels) < csize) levels++;
+  while (csize <= FCD__SEP_MAX_RANKS && (1 << levels) < csize) levels++;
   d->sys = sys;
   MUMPS_INT *irn = NULL, *jcn = NULL, *pos = NULL;
   double *a = NULL;
@@ -417,7 +417,7 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   if ((st = dist_lu_status(sys, d, "start")) != FCD_OK) goto done;
   d->id.icntl[0] = d->id.icntl[1] = d->id.icntl[2] = -1;
   d->id.icntl[3] = 0;
-  fcd__mumps_no_type2(d->id.keep); /* one rank per front (distributed.c) */
+  fcd__mumps_no_type2(d->id.keep, csize); /* one rank per front (distributed.c) */
   d->id.icntl[17] = 0; /* the matrix centralized on rank 0 */
   d->id.icntl[27] = 1; /* sequential analysis */
   d->id.icntl[6] = nd ? 1 : 7;
