@@ -283,9 +283,9 @@ static void dist_lu_end(dist_lu *d) {
   if (d->started) {
     d->id.job = -2;
     dmumps_c(&d->id);
-    MPI_Comm_free(&d->comm);
   }
-  if (d->S.a) fcd__grid_close(&d->S);
+  if (d->S.a) fcd__grid_close(&d->S); /* its BLACS grid before the communicator */
+  if (d->started) MPI_Comm_free(&d->comm);
   fcd__free(d->slist);
   fcd__free(d->red);
   d->slist = NULL;

@@ -109,7 +109,8 @@ fcd_status fcd__grid_factor(const fcd_system *sys, MPI_Comm comm, fcd__grid *g) 
                     "complement on the contact dofs has no LU factor");
   if (fcd__comm_any(comm, info != 0))
     return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: the Schur "
-                    "complement on the contact dofs has no Cholesky factor");
+                    "complement on the contact dofs (and on several ranks their separators) "
+                    "has no Cholesky factor");
   return FCD_OK;
 }
 
