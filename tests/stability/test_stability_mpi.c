@@ -159,6 +159,7 @@ int main(int argc, char **argv) {
   }
   double re[2][16], im[2][16], berr[2] = {0, 0};
   fcd_index got[2];
+  int flut[2], div[2], nec[2];
   for (int pass = 0; pass < 2; pass++) {
     fcd_stability *st = make_analysis(sys, cs, status, slip, pass == 1);
     CHECK_ST(fcd_stability_solve(st, &got[pass]), FCD_OK);
@@ -167,6 +168,8 @@ int main(int argc, char **argv) {
     fcd_certificate cert;
     CHECK_ST(fcd_stability_get_certificate(st, &cert), FCD_OK);
     berr[pass] = cert.worst;
+    CHECK_ST(fcd_stability_get_summary(st, &flut[pass], &div[pass], &nec[pass], NULL),
+             FCD_OK);
     fcd_stability_destroy(st);
   }
   /* The distributed solve's certificate: each rank computes the backward errors of its
@@ -181,6 +184,9 @@ int main(int argc, char **argv) {
   fprintf(stderr, "rank %d: certificate serial %.2e, distributed %.2e\n", rank, berr[0],
           berr[1]);
   CHECK(got[0] == 16 && got[1] == 16);
+  /* the necessary condition is rank 0's on a communicator (the other ranks certify the
+   * pairs meanwhile): every rank must report the serial answer */
+  CHECK(nec[1] == nec[0] && flut[1] == flut[0] && div[1] == div[0]);
   double worst = 0;
   for (int i = 0; i < 16; i++)
     worst = fmax(worst, hypot(re[0][i] - re[1][i], im[0][i] - im[1][i]) /
