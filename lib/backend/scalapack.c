@@ -140,6 +140,13 @@ fcd_status fcd__grid_solve(const fcd_system *sys, MPI_Comm comm, const fcd__grid
   return FCD_OK;
 }
 
+/* the global column of this rank's local column k: its (k / nb)-th block, which is the
+ * ((k / nb) P + rank)-th of the block-cyclic layout */
+static size_t global_col(const fcd__grid *g, size_t k) {
+  size_t nb = (size_t)g->nb;
+  return ((k / nb) * (size_t)g->size + (size_t)g->rank) * nb + k % nb;
+}
+
 /* L's column block k (rows ks and below, kw columns) from its owner into pan (leading
  * dimension s - ks) on every rank */
 static int bcast_panel(const fcd__grid *g, MPI_Comm comm, int k, fcd_real *pan) {
@@ -169,7 +176,7 @@ static int spd_inverse(const fcd__grid *g, MPI_Comm comm, fcd_real *inv) {
     return INT_MIN;
   }
   memset(inv, 0, (size_t)s * (size_t)nl * sizeof *inv);
-  for (int c = 0; c < nl; c++) inv[(size_t)c * s + ((c / nb) * P + g->rank) * nb + c % nb] = 1;
+  for (int c = 0; c < nl; c++) inv[(size_t)c * s + global_col(g, (size_t)c)] = 1;
   for (int pass = 0; pass < 2 && !bad; pass++)
     for (int t = 0; t < nblk && !bad; t++) {
       int k = pass == 0 ? t : nblk - 1 - t, ks = k * nb, kw = s - ks < nb ? s - ks : nb;
@@ -221,7 +228,7 @@ static int invert(const fcd__grid *g, MPI_Comm comm, fcd_real *inv) {
 
 fcd_status fcd__grid_inverse(const fcd_system *sys, MPI_Comm comm, const fcd__grid *g,
                              fcd__inverse_cols *out) {
-  size_t s = (size_t)g->s, nl = (size_t)g->nloc, nb = (size_t)g->nb, P = (size_t)g->size;
+  size_t s = (size_t)g->s, nl = (size_t)g->nloc;
   memset(out, 0, sizeof *out);
   fcd_real *inv = fcd__malloc_array(s * nl + 1, sizeof *inv);
   fcd_index *col = fcd__malloc_array(nl + 1, sizeof *col);
@@ -235,9 +242,7 @@ fcd_status fcd__grid_inverse(const fcd_system *sys, MPI_Comm comm, const fcd__gr
                : fcd__err(sys, FCD_E_BACKEND, "inverting the Schur complement failed "
                           "(info %d on rank %d)", info, g->rank);
   }
-  /* local column k is in this rank's (k / nb)-th block, global block (k / nb) P + rank */
-  for (size_t k = 0; k < nl; k++)
-    col[k] = (fcd_index)(((k / nb) * P + (size_t)g->rank) * nb + k % nb);
+  for (size_t k = 0; k < nl; k++) col[k] = (fcd_index)global_col(g, k);
   out->a = inv;
   out->col = col;
   out->ncols = (fcd_index)nl;
