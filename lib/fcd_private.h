@@ -467,10 +467,28 @@ fcd_status fcd__metis_order_last(const fcd_system *sys, fcd_index n, size_t nnz,
  * pattern of nnz 1-based triples with the s dofs last[] (1-based) left out: 2^levels
  * parts that no entry joins. Padded with the separators' neighbours to a multiple of
  * `multiple`; *nsep = 0 when METIS finds none or the padded separators would take every
- * kept dof. sep holds n - s. FCD_E_NOMEM. */
+ * kept dof. sep holds n - s. When *nsep > 0 and parts is not NULL, parts[i] (n of them)
+ * is dof i's part, 0 .. 2^levels - 1, or -1 for a separator or last dof. FCD_E_NOMEM. */
 fcd_status fcd__metis_separators(const fcd_system *sys, fcd_index n, size_t nnz,
                                  const int *irn, const int *jcn, fcd_index s, const int *last,
-                                 int levels, fcd_index multiple, int *sep, fcd_index *nsep);
+                                 int levels, fcd_index multiple, int *sep, fcd_index *nsep,
+                                 int *parts);
+
+/* One part's pattern, to be ordered where it is sent: the dofs i with parts[i] == p
+ * (back[k], 0-based, for its k-th), upper triangle by columns (colptr n + 1, row nnz;
+ * CHOLMOD's long indices, sorted). */
+typedef struct {
+  fcd_index n, nnz;
+  fcd_index *back, *colptr, *row;
+} fcd__part_pattern;
+fcd_status fcd__metis_part_pattern(const fcd_system *sys, fcd_index n, size_t nnz,
+                                   const int *irn, const int *jcn, const int *parts, int p,
+                                   fcd__part_pattern *out);
+void fcd__part_pattern_free(fcd__part_pattern *pp);
+/* perm (pp->n): METIS' nested dissection of the part (perm[k], the part's k-th pivot);
+ * *ordered = 0 when METIS gives none. FCD_E_NOMEM. */
+fcd_status fcd__metis_part_order(const fcd_system *sys, const fcd__part_pattern *pp,
+                                 fcd_index *perm, int *ordered);
 
 typedef struct fcd__klu fcd__klu;
 fcd_status fcd__klu_create(const fcd_system *sys, fcd__klu **out);

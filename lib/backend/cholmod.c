@@ -439,7 +439,8 @@ static int bisect_level(fcd_index n, size_t nnz, const int *irn, const int *jcn,
 
 fcd_status fcd__metis_separators(const fcd_system *sys, fcd_index n, size_t nnz,
                                  const int *irn, const int *jcn, fcd_index s, const int *last,
-                                 int levels, fcd_index multiple, int *sep, fcd_index *nsep) {
+                                 int levels, fcd_index multiple, int *sep, fcd_index *nsep,
+                                 int *parts) {
   *nsep = 0;
   fcd_index *part = fcd__malloc_array((size_t)n + 1, sizeof *part);
   fcd_index *sub = fcd__malloc_array((size_t)n + 1, sizeof *sub);
@@ -468,10 +469,85 @@ fcd_status fcd__metis_separators(const fcd_system *sys, fcd_index n, size_t nnz,
     for (fcd_index i = 0; i < n; i++)
       if (part[i] == -1 || part[i] == -3) sep[k++] = (int)(i + 1);
     *nsep = k;
+    for (fcd_index i = 0; parts && i < n; i++) parts[i] = part[i] >= 0 ? (int)part[i] : -1;
   }
   fcd__free(part);
   fcd__free(sub);
   fcd__free(back);
   fcd__free(half);
   return bad ? fcd__err(sys, FCD_E_NOMEM, "out of memory for the ranks' separators") : FCD_OK;
+}
+
+fcd_status fcd__metis_part_pattern(const fcd_system *sys, fcd_index n, size_t nnz,
+                                   const int *irn, const int *jcn, const int *parts, int p,
+                                   fcd__part_pattern *out) {
+  memset(out, 0, sizeof *out);
+  fcd_index *sub = fcd__malloc_array((size_t)n + 1, sizeof *sub);
+  out->back = fcd__malloc_array((size_t)n + 1, sizeof *out->back);
+  fcd_status st = FCD_OK;
+  if (!sub || !out->back) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory for a subdomain's pattern");
+    goto done;
+  }
+  fcd_index nk = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    sub[i] = parts[i] == p ? nk : -1;
+    if (parts[i] == p) out->back[nk++] = i;
+  }
+  out->n = nk;
+  cholmod_common c;
+  cholmod_l_start(&c);
+  c.print = 0;
+  c.error_handler = NULL;
+  cholmod_sparse *S = nk > 0 ? kept_pattern(n, NULL, NULL, nnz, irn, jcn, sub, nk, &c) : NULL;
+  if (S) {
+    SuiteSparse_long *cp = S->p, *ri = S->i;
+    out->nnz = (fcd_index)cp[nk];
+    out->colptr = fcd__malloc_array((size_t)nk + 1, sizeof *out->colptr);
+    out->row = fcd__malloc_array((size_t)out->nnz + 1, sizeof *out->row);
+    if (out->colptr && out->row) {
+      memcpy(out->colptr, cp, ((size_t)nk + 1) * sizeof *out->colptr);
+      memcpy(out->row, ri, (size_t)out->nnz * sizeof *out->row);
+    }
+  }
+  if (nk > 0 && (!out->colptr || !out->row))
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory for a subdomain's pattern");
+  cholmod_l_free_sparse(&S, &c);
+  cholmod_l_finish(&c);
+done:
+  fcd__free(sub);
+  if (st != FCD_OK) fcd__part_pattern_free(out);
+  return st;
+}
+
+void fcd__part_pattern_free(fcd__part_pattern *pp) {
+  fcd__free(pp->back);
+  fcd__free(pp->colptr);
+  fcd__free(pp->row);
+  memset(pp, 0, sizeof *pp);
+}
+
+fcd_status fcd__metis_part_order(const fcd_system *sys, const fcd__part_pattern *pp,
+                                 fcd_index *perm, int *ordered) {
+  *ordered = 0;
+  if (pp->n == 0) return FCD_OK;
+  cholmod_common c;
+  cholmod_l_start(&c);
+  c.print = 0;
+  c.error_handler = NULL;
+  fcd_status st = FCD_OK;
+  cholmod_sparse *S = cholmod_l_allocate_sparse((size_t)pp->n, (size_t)pp->n,
+                                                (size_t)pp->nnz, 1, 1, 1, CHOLMOD_PATTERN, &c);
+  if (S) {
+    memcpy(S->p, pp->colptr, ((size_t)pp->n + 1) * sizeof *pp->colptr);
+    memcpy(S->i, pp->row, (size_t)pp->nnz * sizeof *pp->row);
+    int saved = serial_begin();
+    *ordered = cholmod_l_metis(S, NULL, 0, 1, (SuiteSparse_long *)perm, &c) ? 1 : 0;
+    serial_end(saved);
+  }
+  if (c.status == CHOLMOD_OUT_OF_MEMORY)
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in a subdomain's nested dissection");
+  cholmod_l_free_sparse(&S, &c);
+  cholmod_l_finish(&c);
+  return st;
 }

@@ -304,12 +304,12 @@ static fcd_status dist_lu_status(const fcd_system *sys, const dist_lu *d, const 
                   info == -10 ? " (numerically singular: sigma is an eigenvalue)" : "");
 }
 
-/* Rank 0's triples of K - sigma M (1-based, duplicates summed by MUMPS), the separators
- * of `levels` bisections (d->slist, d->ns) and the order, separators last */
+/* Rank 0's triples of K - sigma M (1-based, duplicates summed by MUMPS) and the
+ * separators of `levels` bisections (d->slist, d->ns), with the parts they leave */
 static fcd_status dist_lu_triples(const fcd_system *sys, fcd_index n, const fcd__csr *K,
                                   const fcd__csr *M, fcd_real sigma, int levels, dist_lu *d,
                                   MUMPS_INT **irn, MUMPS_INT **jcn, double **a,
-                                  MUMPS_INT **pos, int *nd) {
+                                  MUMPS_INT **pos, int **parts) {
   size_t nk = (size_t)K->rowptr[n], nz = nk + (size_t)M->rowptr[n];
   *irn = fcd__malloc_array(nz + 1, sizeof **irn);
   *jcn = fcd__malloc_array(nz + 1, sizeof **jcn);
@@ -329,12 +329,37 @@ static fcd_status dist_lu_triples(const fcd_system *sys, fcd_index n, const fcd_
   }
   fcd_index ns = 0;
   if (levels > 0) {
-    if (!(d->slist = fcd__malloc_array((size_t)n + 1, sizeof *d->slist)))
+    d->slist = fcd__malloc_array((size_t)n + 1, sizeof *d->slist);
+    *parts = fcd__malloc_array((size_t)n + 1, sizeof **parts);
+    if (!d->slist || !*parts)
       return fcd__err(sys, FCD_E_NOMEM, "out of memory for the ranks' separators");
-    FCD_TRY(fcd__metis_separators(sys, n, nz, *irn, *jcn, 0, NULL, levels, 1, d->slist, &ns));
+    FCD_TRY(fcd__metis_separators(sys, n, nz, *irn, *jcn, 0, NULL, levels, 1, d->slist, &ns,
+                                  *parts));
   }
   d->ns = ns;
-  return fcd__metis_order_last(sys, n, nz, *irn, *jcn, ns, d->slist, *pos, nd);
+  return FCD_OK;
+}
+
+/* rank 0's *pos: the parts ordered each on its rank when there are separators, else (or
+ * when a part has no order) METIS' order on rank 0, separators last. Collective. */
+static fcd_status dist_lu_order(const fcd_system *sys, MPI_Comm comm, int rank, int levels,
+                                fcd_index n, size_t nz, const MUMPS_INT *irn,
+                                const MUMPS_INT *jcn, const int *parts, dist_lu *d,
+                                MUMPS_INT *pos, int *nd) {
+  long long ns = (long long)d->ns;
+  *nd = 0;
+  if (fcd__comm_any(comm, MPI_Bcast(&ns, 1, MPI_LONG_LONG, 0, comm) != MPI_SUCCESS))
+    return fcd__err(sys, FCD_E_BACKEND, "broadcasting the separators' size failed");
+  if (ns > 0)
+    FCD_TRY(fcd__nd_parts(sys, comm, 1 << levels, n, nz, irn, jcn, parts, (fcd_index)ns,
+                          d->slist, pos, nd));
+  fcd_status st = FCD_OK;
+  if (rank == 0 && !*nd)
+    st = fcd__metis_order_last(sys, n, nz, irn, jcn, d->ns, d->slist, pos, nd);
+  if (fcd__comm_any(comm, st != FCD_OK))
+    return st != FCD_OK ? st : fcd__err(sys, FCD_E_NOMEM, "rank 0 could not order the "
+                                        "shifted operator for MUMPS");
+  return FCD_OK;
 }
 
 /* MUMPS' Schur set on the separators (before the analysis), or none (ns = 0) */
@@ -381,6 +406,7 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   while (csize <= FCD__SEP_MAX_RANKS && (1 << levels) < csize) levels++;
   d->sys = sys;
   MUMPS_INT *irn = NULL, *jcn = NULL, *pos = NULL;
+  int *parts = NULL;
   double *a = NULL;
   fcd_status st = FCD_OK;
   size_t nz = (size_t)K->rowptr[n] + (size_t)M->rowptr[n];
@@ -388,13 +414,17 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
     st = fcd__err(sys, FCD_E_UNSUPPORTED, "%lld dofs exceed MUMPS' 32-bit indices",
                   (long long)n);
   else if (rank == 0)
-    st = dist_lu_triples(sys, n, K, M, sigma, levels, d, &irn, &jcn, &a, &pos, &nd);
+    st = dist_lu_triples(sys, n, K, M, sigma, levels, d, &irn, &jcn, &a, &pos, &parts);
   PetscErrorCode e = 0;
   if (fcd__comm_any(comm, st != FCD_OK)) {
     if (st == FCD_OK) st = fcd__err(sys, FCD_E_NOMEM, "rank 0 could not prepare the "
                                     "shifted operator for MUMPS");
     goto done;
   }
+  st = dist_lu_order(sys, comm, rank, levels, n, nz, irn, jcn, parts, d, pos, &nd);
+  fcd__free(parts);
+  parts = NULL;
+  if (st != FCD_OK) goto done;
   Vec v = NULL;
   e = MatCreateVecs(tmpl, &v, NULL);
   if (!e) e = VecScatterCreateToZero(v, &d->to0, &d->whole);
@@ -448,6 +478,7 @@ done:
   fcd__free(jcn);
   fcd__free(a);
   fcd__free(pos);
+  fcd__free(parts);
   return st;
 }
 

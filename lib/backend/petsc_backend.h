@@ -24,6 +24,16 @@ fcd_status fcd__petsc_fail(const fcd_system *sys, PetscErrorCode e, const char *
 /* flag != 0 on any rank of comm (collective; an MPI failure counts as yes) */
 int fcd__comm_any(MPI_Comm comm, int flag);
 
+/* pos (on rank 0; MUMPS' PERM_IN, 1-based places): each of the nparts parts of rank 0's
+ * parts[] (fcd__metis_separators) ordered by METIS' nested dissection on
+ * rank p % size, in turn, then the s dofs last[] (1-based) in their order. rank 0 alone
+ * gives n, nnz, irn, jcn, parts, s, last and pos. *ordered = 0 (pos undefined) when some
+ * part has no order; the status is the same on every rank (FCD_E_NOMEM, FCD_E_BACKEND).
+ * Collective. */
+fcd_status fcd__nd_parts(const fcd_system *sys, MPI_Comm comm, int nparts, fcd_index n,
+                         size_t nnz, const int *irn, const int *jcn, const int *parts,
+                         fcd_index s, const int *last, int *pos, int *ordered);
+
 /* The Schur complement of a distributed factor as ScaLAPACK holds it (scalapack.c): s x s
  * by column blocks of FCD__GRID_NB over a 1 x P grid of a communicator, rank r holding
  * every row of the blocks b with b % P == r, column-major (s x nloc). Every function is
