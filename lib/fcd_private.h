@@ -613,12 +613,15 @@ void fcd__petsc_finalize(void);
 /* comm_f: the Fortran handle of an MPI communicator (-1: PETSC_COMM_SELF); the matrices
  * are replicated on every rank, each contributes its rows; results go to every rank.
  * max_it caps the solver's restarts; *reached receives the error estimate of the first
- * unconverged pair at the last iteration (0 when all nev converged). */
+ * unconverged pair at the last iteration (0 when all nev converged). order (n, may be
+ * NULL): on rank 0 of several, the fill-reducing pivot order the shifted LU used
+ * (order[k], the k-th pivot's dof), for a factorization of the same pattern to reuse;
+ * order[0] = -1 where there is none. */
 fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_index n,
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
                                  fcd_index nev, fcd_real tol, fcd_index max_it,
                                  fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,
-                                 fcd_index *nconv, fcd_real *reached);
+                                 fcd_index *nconv, fcd_real *reached, fcd_index *order);
 fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
                           const fcd__csr *K, const fcd__csr *C, const fcd__csr *M,
                           fcd_real sigma, fcd_index nev, fcd_real tol, fcd_index max_it,
@@ -628,6 +631,10 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
 fcd_status fcd__csr_symmetric_part(const fcd_system *sys, const fcd__csr *A, fcd__csr *S);
 /* *pd = 1 when the symmetric matrix S (full storage) is positive definite (CHOLMOD) */
 fcd_status fcd__chol_is_pd(fcd_system *sys, const fcd__csr *S, int *pd);
+/* the same with the pivot order perm (perm[k], the k-th pivot; a permutation of S's n
+ * dofs) instead of CHOLMOD's own search for one: FCD_E_INVALID_ARG when perm is none */
+fcd_status fcd__chol_is_pd_ordered(const fcd_system *sys, const fcd__csr *S,
+                                   const fcd_index *perm, int *pd);
 fcd_status fcd__slepc_gen_sym_lowest(const fcd_system *sys, fcd_index n,
                                      const fcd_index *rowptr, const fcd_index *col,
                                      const fcd_real *kval, const fcd_real *mval,

@@ -551,3 +551,39 @@ fcd_status fcd__metis_part_order(const fcd_system *sys, const fcd__part_pattern 
   cholmod_l_finish(&c);
   return st;
 }
+
+fcd_status fcd__chol_is_pd_ordered(const fcd_system *sys, const fcd__csr *S,
+                                   const fcd_index *perm, int *pd) {
+  *pd = 0;
+  cholmod_common c;
+  cholmod_l_start(&c);
+  c.print = 0;
+  c.error_handler = NULL;
+  c.final_asis = 0; /* an LL' factor, which stops at a non-positive pivot (fcd__chol_create) */
+  c.final_ll = 1;
+  c.final_super = 1;
+  c.nmethods = 1;
+  c.method[0].ordering = CHOLMOD_GIVEN;
+  cholmod_sparse A = sparse_view(S->n, S->n, S->rowptr, S->col, S->val, 1, 1);
+  cholmod_factor *L = cholmod_l_analyze_p(&A, (SuiteSparse_long *)(uintptr_t)perm, NULL, 0,
+                                          &c);
+  fcd_status st = FCD_OK;
+  if (!L) {
+    st = c.status == CHOLMOD_OUT_OF_MEMORY
+             ? fcd__err(sys, FCD_E_NOMEM, "out of memory in the analysis of the symmetric "
+                        "part of K*")
+             : fcd__err(sys, FCD_E_INVALID_ARG, "the pivot order given for the symmetric part "
+                        "of K* is not a permutation of its %lld dofs (CHOLMOD status %d)",
+                        (long long)S->n, c.status);
+  } else {
+    int saved = serial_begin();
+    int ok = cholmod_l_factorize(&A, L, &c);
+    serial_end(saved);
+    if (c.status == CHOLMOD_NOT_POSDEF || (ok && L->minor < L->n)) *pd = 0;
+    else if (ok && c.status >= CHOLMOD_OK) *pd = 1;
+    else st = chol_status(sys, &c, "factorization of the symmetric part of K*");
+  }
+  cholmod_l_free_factor(&L, &c);
+  cholmod_l_finish(&c);
+  return st;
+}

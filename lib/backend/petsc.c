@@ -399,7 +399,7 @@ static fcd_status dist_lu_schur_open(const fcd_system *sys, dist_lu *d) {
  * values live on rank 0 only until the factorization is done. */
 static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index n,
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
-                                 Mat tmpl, dist_lu *d) {
+                                 Mat tmpl, dist_lu *d, fcd_index *order) {
   int rank = 0, nd = 0, csize = 1, levels = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &csize);
@@ -425,6 +425,8 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   fcd__free(parts);
   parts = NULL;
   if (st != FCD_OK) goto done;
+  if (order && rank == 0 && nd)
+    for (fcd_index i = 0; i < n; i++) order[pos[i] - 1] = i;
   Vec v = NULL;
   e = MatCreateVecs(tmpl, &v, NULL);
   if (!e) e = VecScatterCreateToZero(v, &d->to0, &d->whole);
@@ -606,7 +608,7 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
                                  fcd_index nev, fcd_real tol, fcd_index max_it,
                                  fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,
-                                 fcd_index *nconv, fcd_real *reached) {
+                                 fcd_index *nconv, fcd_real *reached, fcd_index *order) {
   *nconv = 0;
   *reached = 0.0;
   FCD_TRY(fcd__petsc_acquire(sys));
@@ -629,7 +631,7 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
     if (st == FCD_OK) st = make_mpiaij(sys, comm, n, M->rowptr, M->col, M->val, &B);
   }
   if (st == FCD_OK && csize > 1)
-    st = dist_lu_factor(sys, comm, n, K, M, sigma, A, &dlu);
+    st = dist_lu_factor(sys, comm, n, K, M, sigma, A, &dlu, order);
   if (st != FCD_OK) goto cleanup;
   {
     ST stx;

@@ -339,6 +339,50 @@ static void test_nd_order(void) {
   free(seen);
 }
 
+/* The necessary condition with a given pivot order (fcd__chol_is_pd_ordered): on
+ * tridiag(-1, d, -1) of size N, whose eigenvalues are d - 2 cos(k pi / (N + 1)), k = 1..N
+ * (closed form), positive definite iff d > 2 cos(pi / (N + 1)): d = 2 is, d = 1.99 is not
+ * (2 cos(pi / 51) = 1.9962). Under the identity, the reversed and an interleaved order,
+ * and equal to CHOLMOD's own order's answer; a pivot list that is not a permutation is
+ * refused by name. */
+static void test_pd_ordered(void) {
+  enum { N = 50 };
+  fcd_index rp[N + 1], ci[3 * N], perm[3][N], bad[N];
+  fcd_real v[3 * N];
+  fcd__csr S = {N, rp, ci, v, 0, 0, 1};
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
+  for (int k = 0; k < N; k++) {
+    perm[0][k] = k;
+    perm[1][k] = N - 1 - k;
+    perm[2][k] = k < N / 2 ? 2 * k : 2 * (k - N / 2) + 1;
+    bad[k] = k == 7 ? 3 : k;
+  }
+  for (int c = 0; c < 2; c++) {
+    fcd_real d = c == 0 ? 2.0 : 1.99;
+    fcd_index e = 0;
+    for (int i = 0; i < N; i++) {
+      rp[i] = e;
+      if (i > 0) ci[e] = i - 1, v[e++] = -1;
+      ci[e] = i, v[e++] = d;
+      if (i < N - 1) ci[e] = i + 1, v[e++] = -1;
+    }
+    rp[N] = e;
+    int pd = -1, own = -1;
+    CHECK_ST(fcd__chol_is_pd(sys, &S, &own), FCD_OK);
+    CHECK(own == (c == 0));
+    for (int q = 0; q < 3; q++) {
+      CHECK_ST(fcd__chol_is_pd_ordered(sys, &S, perm[q], &pd), FCD_OK);
+      CHECK(pd == (c == 0));
+    }
+  }
+  int pd = 1;
+  CHECK_ST(fcd__chol_is_pd_ordered(sys, &S, bad, &pd), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "not a permutation");
+  CHECK(pd == 0);
+  fcd_system_destroy(sys);
+}
+
 /* KLU (the contact solvers' Jacobians): against LAPACK on a random sparse matrix; new
  * values on the same pattern reuse the pivot order; values that make that order
  * unusable (the diagonal zeroed, the weight moved to a permutation's entries) are
@@ -503,6 +547,7 @@ int main(void) {
   test_lu_schur(60);
   test_lu_schur(400);
   test_nd_order();
+  test_pd_ordered();
   test_generic_csr();
   test_klu(60);
   test_klu(500);
