@@ -133,8 +133,9 @@ if stab_dir:
     print("The whole analysis (reduction, necessary condition, eigen-solve), best of two, and")
     print("the LU factorization alone of the shifted operator it factors (MUMPS through")
     print("PETSc, as in the solve), against the number of dofs.\n")
-    print("| dofs | reduced | serial s | LU alone s | serial MB | mpiexec -n 2 s | speed-up | rank-0 MB |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| dofs | reduced | serial s | LU alone s | serial MB | mpiexec -n 1 s | mpiexec -n 2 s "
+          "| speed-up over -n 1 | over serial | rank-0 MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     rows = {}
     import re
     for l in open(os.path.join(stab_dir, "scaling.txt")).read().splitlines():
@@ -149,12 +150,15 @@ if stab_dir:
     xs, ys, fx, fy = [], [], [], []
     for n in sorted(rows):
         s1 = rows[n].get("serial")
+        s0 = rows[n].get("mpi1")
         s2 = rows[n].get("mpi2")
         lu = s1[3] if s1 and s1[3] is not None and s1[3] > 0 else None
-        print("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
+        print("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             n, s1[0] if s1 else "-", "%.2f" % s1[1] if s1 else "-",
             "%.2f" % lu if lu else "-",
-            "%.0f" % s1[2] if s1 else "-", "%.2f" % s2[1] if s2 else "-",
+            "%.0f" % s1[2] if s1 else "-", "%.2f" % s0[1] if s0 else "-",
+            "%.2f" % s2[1] if s2 else "-",
+            "%.2f" % (s0[1] / s2[1]) if s0 and s2 and s2[1] > 0 else "-",
             "%.2f" % (s1[1] / s2[1]) if s1 and s2 and s2[1] > 0 else "-",
             "%.0f" % s2[2] if s2 else "-"))
         if s1:
@@ -174,7 +178,9 @@ if stab_dir:
             print(", p = %.2f for the LU factorization alone." % fit(fx, fy))
         else:
             print(".")
-    print("\nThe speed-up column is one solve, its LU distributed by MUMPS. A friction sweep on")
+    print("\nThe speed-up columns are one solve, its LU distributed by MUMPS: over mpiexec -n 1")
+    print("(one core: mpiexec binds the rank, and OpenBLAS runs one thread) and over the serial")
+    print("run (OpenBLAS' threads on both cores). A friction sweep on")
     print("two ranks shares its coefficients out instead (each rank solves its own): a chart")
     print("of 26 coefficients ran 1.66x faster at 31,875 dofs and 1.37x at 102,675")
     print("(docs/distributed.md, \"The stability chart\").")

@@ -616,7 +616,7 @@ void fcd__petsc_finalize(void);
  * unconverged pair at the last iteration (0 when all nev converged). order (n, may be
  * NULL): on rank 0 of several, the fill-reducing pivot order the shifted LU used
  * (order[k], the k-th pivot's dof), for a factorization of the same pattern to reuse;
- * order[0] = -1 where there is none. */
+ * left untouched where there is none (callers preset order[0] = -1). */
 fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_index n,
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
                                  fcd_index nev, fcd_real tol, fcd_index max_it,
