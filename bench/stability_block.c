@@ -10,12 +10,14 @@
  *
  * usage: stability_block [--cells NX NY NZ] [--nev N] [--target-hz F] [--export DIR]
  *                        [--mpi] [--reps N] [--factor]   (best of N solves, default 3)
- *                        [--sweep N]
+ *                        [--sweep N] [--no-share]
  * With --sweep N, the stability chart instead: fcd_stability_sweep over N friction
  * coefficients evenly from 0.05 to 0.55 (on a communicator with --mpi: the coefficients
  * shared out over the ranks), timed once, printed as `sweep_values=N sweep_seconds=T
  * maxrss_mb=M flutter_values=F` (M the largest rank's peak, F the coefficients with at
- * least one growing oscillation).
+ * least one growing oscillation). --no-share sets FCD_STAB_SHARE_SWEEP to 0: every
+ * coefficient solved by all the ranks together, the LU distributed (a model whose serial
+ * factor fits the machine only once).
  * Prints `dofs=N reduced=R seconds=T maxrss_mb=M nconv=K` and the eigenvalues (with
  * --factor, also `factor_seconds=T`: the LU factorization alone of the shifted operator
  * K* - sigma M* that the shift-and-invert factors, by the same solver (MUMPS through
@@ -116,6 +118,7 @@ static int count_flutter(void *ud, fcd_real mu, fcd_index n, const fcd_real *re,
 
 int main(int argc, char **argv) {
   int nx = 10, ny = 10, nz = 5, nev = 20, use_mpi = 0, reps = 3, factor = 0, sweep = 0;
+  int share = 1;
   double target = 60;
   const char *exp_dir = NULL;
   for (int i = 1; i < argc; i++) {
@@ -130,9 +133,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--factor")) factor = 1;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--no-share")) share = 0;
     else {
       fprintf(stderr, "usage: stability_block [--cells NX NY NZ] [--nev N] [--target-hz F] "
-                      "[--export DIR] [--mpi] [--reps N] [--factor] [--sweep N]\n");
+                      "[--export DIR] [--mpi] [--reps N] [--factor] [--sweep N] "
+                      "[--no-share]\n");
       return 2;
     }
   }
@@ -182,6 +187,7 @@ int main(int argc, char **argv) {
   TRY("dense", fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, 0));
   if (use_mpi)
     TRY("comm", fcd_stability_set_communicator(st, (int64_t)MPI_Comm_c2f(MPI_COMM_WORLD)));
+  if (!share) TRY("share", fcd_stability_set_param(st, FCD_STAB_SHARE_SWEEP, 0));
   if (sweep > 0) {
     int flutter = 0;
     double t0 = now();

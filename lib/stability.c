@@ -1627,14 +1627,18 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
   fcd_real *xi = fcd__malloc_array((size_t)(nev * nr) + 1, sizeof *xi);
   double complex *lam = fcd__malloc_array((size_t)(2 * nev) + 1, sizeof *lam);
   double complex *vec = fcd__malloc_array((size_t)(2 * nev * nr) + 1, sizeof *vec);
-  /* the shifted LU's order for the necessary condition, on a communicator (optional) */
-  fcd_index *order = st->comm_f != FCD_COMM_SERIAL && !pep
+  int part = 0, parts = 1, pd = 0;
+  fcd_status status = !project && st->comm_f != FCD_COMM_SERIAL
+                          ? fcd__comm_rank_size(sys, st->comm_f, &part, &parts)
+                          : FCD_OK;
+  /* the shifted LU's order for rank 0's necessary condition, on a communicator (optional) */
+  fcd_index *order = status == FCD_OK && st->comm_f != FCD_COMM_SERIAL && !pep && part == 0
                          ? fcd__malloc_array((size_t)nr + 1, sizeof *order)
                          : NULL;
   if (order) order[0] = -1;
-  fcd_status status = FCD_OK;
   fcd_index got = 0;
   fcd_real reached = 0;
+  if (status != FCD_OK) goto done;
   if (!val || !lre || !lim || !xr || !xi || !lam || !vec) {
     status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the sparse eigen-solve");
     goto done;
@@ -1667,10 +1671,6 @@ static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, c
    * others certify the eigenpairs (below), and rank 0 then tells its answer: at 102,675
    * dofs on two ranks CHOLMOD took 2.3 s on every rank alike, then each certified half of
    * the 40 pairs in 0.7 s. */
-  int part = 0, parts = 1, pd = 0;
-  if (!project && st->comm_f != FCD_COMM_SERIAL &&
-      (status = fcd__comm_rank_size(sys, st->comm_f, &part, &parts)) != FCD_OK)
-    goto done;
   fcd_status nstatus = part == 0 ? necessary_condition(sys, &Kr, order, &pd) : FCD_OK;
   if (parts == 1) {
     if ((status = nstatus) != FCD_OK) goto done;

@@ -84,19 +84,26 @@ static fcd_status chol_status(const fcd_system *sys, cholmod_common *c, const ch
   }
 }
 
+/* A CHOLMOD context that never prints (the library never does: CHOLMOD reports through
+ * its status instead). With ll, its factors are LL': simplicial LDL' (CHOLMOD's default
+ * for small or very sparse matrices) completes on indefinite matrices, while an LL' factor
+ * stops at the first non-positive pivot, which is how fcd detects a matrix that is not
+ * SPD. */
+static void quiet_start(cholmod_common *c, int ll) {
+  cholmod_l_start(c);
+  c->print = 0;
+  c->error_handler = NULL;
+  if (ll) {
+    c->final_asis = 0;
+    c->final_ll = 1;
+    c->final_super = 1;
+  }
+}
+
 fcd_status fcd__chol_create(const fcd_system *sys, fcd__chol **out) {
   fcd__chol *h = fcd__calloc(1, sizeof *h);
   if (!h) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a CHOLMOD context");
-  cholmod_l_start(&h->c);
-  /* The library never prints: CHOLMOD reports through its status instead. */
-  h->c.print = 0;
-  h->c.error_handler = NULL;
-  /* Simplicial LDL' (CHOLMOD's default for small or very sparse matrices) completes on
-   * indefinite matrices; an LL' factor stops at the first non-positive pivot, which is
-   * how fcd detects a mass or iteration matrix that is not SPD. */
-  h->c.final_asis = 0;
-  h->c.final_ll = 1;
-  h->c.final_super = 1;
+  quiet_start(&h->c, 1);
   *out = h;
   return FCD_OK;
 }
@@ -272,9 +279,7 @@ fcd_real fcd__chol_rcond(fcd__chol *h) {
 fcd_status fcd__camd_order_last(const fcd_system *sys, fcd_index n, const fcd_index *rowptr,
                                 const fcd_index *col, const int *last, fcd_index *perm) {
   cholmod_common c;
-  cholmod_l_start(&c);
-  c.print = 0;
-  c.error_handler = NULL;
+  quiet_start(&c, 0);
   cholmod_sparse A = sparse_view(n, n, rowptr, col, NULL, 1, 1);
   SuiteSparse_long *cmember = fcd__malloc_array((size_t)n + 1, sizeof *cmember);
   fcd_status st = FCD_OK;
@@ -348,9 +353,7 @@ static fcd_status nd_order_last(const fcd_system *sys, fcd_index n, const fcd_in
     if (!last[i]) back[nk++] = i;
   }
   cholmod_common c;
-  cholmod_l_start(&c);
-  c.print = 0;
-  c.error_handler = NULL;
+  quiet_start(&c, 0);
   int saved = serial_begin();
   cholmod_sparse *S = nk > 0 ? kept_pattern(n, rowptr, col, nnz, irn, jcn, sub, nk, &c) : NULL;
   int ok = nk > 0 && S && cholmod_l_metis(S, NULL, 0, 1, perm, &c);
@@ -416,9 +419,7 @@ static int bisect_level(fcd_index n, size_t nnz, const int *irn, const int *jcn,
     }
     if (nk < 2) continue;
     cholmod_common c;
-    cholmod_l_start(&c);
-    c.print = 0;
-    c.error_handler = NULL;
+    quiet_start(&c, 0);
     int saved = serial_begin();
     cholmod_sparse *S = kept_pattern(n, NULL, NULL, nnz, irn, jcn, sub, nk, &c);
     SuiteSparse_long ns = S ? cholmod_l_bisect(S, NULL, 0, 1, half, &c) : -1;
@@ -496,9 +497,7 @@ fcd_status fcd__metis_part_pattern(const fcd_system *sys, fcd_index n, size_t nn
   }
   out->n = nk;
   cholmod_common c;
-  cholmod_l_start(&c);
-  c.print = 0;
-  c.error_handler = NULL;
+  quiet_start(&c, 0);
   cholmod_sparse *S = nk > 0 ? kept_pattern(n, NULL, NULL, nnz, irn, jcn, sub, nk, &c) : NULL;
   if (S) {
     SuiteSparse_long *cp = S->p, *ri = S->i;
@@ -532,9 +531,7 @@ fcd_status fcd__metis_part_order(const fcd_system *sys, const fcd__part_pattern 
   *ordered = 0;
   if (pp->n == 0) return FCD_OK;
   cholmod_common c;
-  cholmod_l_start(&c);
-  c.print = 0;
-  c.error_handler = NULL;
+  quiet_start(&c, 0);
   fcd_status st = FCD_OK;
   cholmod_sparse *S = cholmod_l_allocate_sparse((size_t)pp->n, (size_t)pp->n,
                                                 (size_t)pp->nnz, 1, 1, 1, CHOLMOD_PATTERN, &c);
@@ -556,12 +553,7 @@ fcd_status fcd__chol_is_pd_ordered(const fcd_system *sys, const fcd__csr *S,
                                    const fcd_index *perm, int *pd) {
   *pd = 0;
   cholmod_common c;
-  cholmod_l_start(&c);
-  c.print = 0;
-  c.error_handler = NULL;
-  c.final_asis = 0; /* an LL' factor, which stops at a non-positive pivot (fcd__chol_create) */
-  c.final_ll = 1;
-  c.final_super = 1;
+  quiet_start(&c, 1);
   c.nmethods = 1;
   c.method[0].ordering = CHOLMOD_GIVEN;
   cholmod_sparse A = sparse_view(S->n, S->n, S->rowptr, S->col, S->val, 1, 1);

@@ -959,41 +959,26 @@ done:
 }
 
 /* On rank 0, when it holds the whole pattern: *pos, the pivot order for MUMPS (ICNTL(7) =
- * 1), METIS' nested dissection of the dofs outside the Schur set, the set last. MUMPS'
- * own choice here (its SCOTCH, or AMD where it has none, as Debian's 5.5) is a minimum
- * degree order on this 3D block: 8.0e11 flops at 100k dofs. *pos stays NULL (MUMPS
- * orders) when METIS gives no order. Collective. */
+ * 1), METIS' nested dissection of the dofs outside the Schur set, the set last (each
+ * subdomain ordered on its rank when there are nparts > 0: rank 0 took 0.34 s for the
+ * whole at 100k dofs). MUMPS' own choice here (its SCOTCH, or AMD where it has none, as
+ * Debian's 5.5) is a minimum degree order on this 3D block: 8.0e11 flops at 100k dofs.
+ * *pos stays NULL (MUMPS orders) when METIS gives no order. Collective. */
 static fcd_status nd_order(const fcd_system *sys, fcd_index n, const MUMPS_INT *irn,
                            const MUMPS_INT *jcn, MUMPS_INT8 nnz, fcd_index s,
                            const MUMPS_INT *last, const int *parts, int nparts,
                            MUMPS_INT **pos) {
-  fcd_status st = FCD_OK;
-  *pos = NULL;
+  *pos = irn ? fcd__malloc_array((size_t)n + 1, sizeof **pos) : NULL;
+  if (fcd__dist_any(sys, irn && !*pos))
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for MUMPS' pivot order");
   int nd = 0;
-  if (irn) *pos = fcd__malloc_array((size_t)n + 1, sizeof **pos);
-  if (nparts > 0) { /* each rank orders its subdomains (rank 0's 0.34 s at 100k dofs) */
-    int ok = !fcd__dist_any(sys, irn && !*pos);
-    st = ok ? fcd__nd_parts(sys, sys->dist->comm, nparts, n, (size_t)nnz, irn, jcn, parts, s,
-                            last, *pos, &nd)
-            : fcd__err(sys, FCD_E_NOMEM, "out of memory for MUMPS' pivot order");
-    if (st != FCD_OK) {
-      fcd__free(*pos);
-      *pos = NULL;
-      return st;
-    }
+  fcd_status st = fcd__nd_parts(sys, sys->dist->comm, nparts, n, (size_t)nnz, irn, jcn,
+                                parts, s, last, *pos, &nd);
+  if (st != FCD_OK || !nd) {
+    fcd__free(*pos);
+    *pos = NULL;
   }
-  if (irn) {
-    if (!nd)
-      st = *pos ? fcd__metis_order_last(sys, n, (size_t)nnz, irn, jcn, s, last, *pos, &nd)
-                : fcd__err(sys, FCD_E_NOMEM, "out of memory for MUMPS' pivot order");
-    if (st != FCD_OK || !nd) {
-      fcd__free(*pos);
-      *pos = NULL;
-    }
-  }
-  if (fcd__dist_any(sys, st == FCD_E_NOMEM))
-    return fcd__err(sys, FCD_E_NOMEM, "out of memory ordering the Schur factorization");
-  return FCD_OK;
+  return st;
 }
 
 /* Rank 0's side of fcd__nd_parts: sends every other rank its parts, orders its own, then
@@ -1127,6 +1112,44 @@ static fcd_status nd_parts_other(const fcd_system *sys, MPI_Comm comm, int rank,
   return st;
 }
 
+/* rank 0: places the parts' orders in pos when every part has one (*ordered = 1) */
+static fcd_status nd_parts_place(const fcd_system *sys, MPI_Comm comm, int size, int nparts,
+                                 fcd_index n, size_t nnz, const int *irn, const int *jcn,
+                                 const int *parts, fcd_index s, const int *last, int *pos,
+                                 int *ordered) {
+  fcd__part_pattern *pp = fcd__calloc((size_t)nparts, sizeof *pp);
+  fcd_index **perm = fcd__calloc((size_t)nparts, sizeof *perm);
+  int *good = fcd__calloc((size_t)nparts, sizeof *good);
+  fcd_status st = FCD_OK;
+  if (irn && pp && perm && good) {
+    st = nd_parts_root(sys, comm, size, nparts, n, nnz, irn, jcn, parts, pp, perm, good);
+  } else { /* the others still wait for their parts: none comes */
+    if (irn) st = fcd__err(sys, FCD_E_NOMEM, "out of memory ordering the subdomains");
+    for (int p = 0; p < nparts; p++) {
+      long long head[2] = {-1, 0};
+      if (p % size != 0) (void)MPI_Send(head, 2, MPI_LONG_LONG, p % size, ND_TAG_SIZE, comm);
+    }
+  }
+  int all = st == FCD_OK && irn && pp && perm && good;
+  fcd_index k = 0;
+  if (all) memset(pos, 0, (size_t)n * sizeof *pos);
+  for (int p = 0; all && p < nparts; p++)
+    all = good[p] && nd_place(&pp[p], perm[p], pos, &k) == 0;
+  /* every dof placed once: the parts and the last set cover the n dofs exactly */
+  if (all && k + s == n) {
+    for (fcd_index a = 0; a < s; a++) pos[last[a] - 1] = (int)(k + a + 1);
+    *ordered = 1;
+  }
+  for (int p = 0; pp && perm && p < nparts; p++) {
+    fcd__part_pattern_free(&pp[p]);
+    fcd__free(perm[p]);
+  }
+  fcd__free(pp);
+  fcd__free(perm);
+  fcd__free(good);
+  return st;
+}
+
 fcd_status fcd__nd_parts(const fcd_system *sys, MPI_Comm comm, int nparts, fcd_index n,
                          size_t nnz, const int *irn, const int *jcn, const int *parts,
                          fcd_index s, const int *last, int *pos, int *ordered) {
@@ -1145,37 +1168,14 @@ fcd_status fcd__nd_parts(const fcd_system *sys, MPI_Comm comm, int nparts, fcd_i
     *ordered = (int)res[1];
     return FCD_OK;
   }
-  fcd__part_pattern *pp = fcd__calloc((size_t)nparts, sizeof *pp);
-  fcd_index **perm = fcd__calloc((size_t)nparts, sizeof *perm);
-  int *good = fcd__calloc((size_t)nparts, sizeof *good);
-  /* without its bookkeeping rank 0 still answers every rank: an empty plan */
   fcd_status st = FCD_OK;
-  if (pp && perm && good) {
-    st = nd_parts_root(sys, comm, size, nparts, n, nnz, irn, jcn, parts, pp, perm, good);
-  } else { /* the others still wait for their parts: none comes */
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory ordering the subdomains");
-    for (int p = 0; p < nparts; p++) {
-      long long head[2] = {-1, 0};
-      if (p % size != 0) (void)MPI_Send(head, 2, MPI_LONG_LONG, p % size, ND_TAG_SIZE, comm);
-    }
-  }
-  int all = st == FCD_OK;
-  fcd_index k = 0;
-  if (all) memset(pos, 0, (size_t)n * sizeof *pos);
-  for (int p = 0; all && p < nparts; p++)
-    all = good[p] && nd_place(&pp[p], perm[p], pos, &k) == 0;
-  /* every dof placed once: the parts and the last set cover the n dofs exactly */
-  if (all && k + s == n) {
-    for (fcd_index a = 0; a < s; a++) pos[last[a] - 1] = (int)(k + a + 1);
-    *ordered = 1;
-  }
-  for (int p = 0; pp && perm && p < nparts; p++) {
-    fcd__part_pattern_free(&pp[p]);
-    fcd__free(perm[p]);
-  }
-  fcd__free(pp);
-  fcd__free(perm);
-  fcd__free(good);
+  if (nparts > 0)
+    st = nd_parts_place(sys, comm, size, nparts, n, nnz, irn, jcn, parts, s, last, pos,
+                        ordered);
+  /* no parts, or one without an order: METIS' order of the whole pattern, here */
+  if (st == FCD_OK && irn && !*ordered)
+    st = fcd__metis_order_last(sys, n, nnz, irn, jcn, s, last, pos, ordered);
+  if (st != FCD_OK) *ordered = 0;
   long long res[2] = {(long long)st, *ordered};
   if (MPI_Bcast(res, 2, MPI_LONG_LONG, 0, comm) != MPI_SUCCESS)
     return fcd__err(sys, FCD_E_BACKEND, "broadcasting the subdomains' order failed");

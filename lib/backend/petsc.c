@@ -342,24 +342,15 @@ static fcd_status dist_lu_triples(const fcd_system *sys, fcd_index n, const fcd_
 
 /* rank 0's *pos: the parts ordered each on its rank when there are separators, else (or
  * when a part has no order) METIS' order on rank 0, separators last. Collective. */
-static fcd_status dist_lu_order(const fcd_system *sys, MPI_Comm comm, int rank, int levels,
-                                fcd_index n, size_t nz, const MUMPS_INT *irn,
-                                const MUMPS_INT *jcn, const int *parts, dist_lu *d,
-                                MUMPS_INT *pos, int *nd) {
+static fcd_status dist_lu_order(const fcd_system *sys, MPI_Comm comm, int levels, fcd_index n,
+                                size_t nz, const MUMPS_INT *irn, const MUMPS_INT *jcn,
+                                const int *parts, dist_lu *d, MUMPS_INT *pos, int *nd) {
   long long ns = (long long)d->ns;
   *nd = 0;
   if (fcd__comm_any(comm, MPI_Bcast(&ns, 1, MPI_LONG_LONG, 0, comm) != MPI_SUCCESS))
     return fcd__err(sys, FCD_E_BACKEND, "broadcasting the separators' size failed");
-  if (ns > 0)
-    FCD_TRY(fcd__nd_parts(sys, comm, 1 << levels, n, nz, irn, jcn, parts, (fcd_index)ns,
-                          d->slist, pos, nd));
-  fcd_status st = FCD_OK;
-  if (rank == 0 && !*nd)
-    st = fcd__metis_order_last(sys, n, nz, irn, jcn, d->ns, d->slist, pos, nd);
-  if (fcd__comm_any(comm, st != FCD_OK))
-    return st != FCD_OK ? st : fcd__err(sys, FCD_E_NOMEM, "rank 0 could not order the "
-                                        "shifted operator for MUMPS");
-  return FCD_OK;
+  return fcd__nd_parts(sys, comm, ns > 0 ? 1 << levels : 0, n, nz, irn, jcn, parts, d->ns,
+                       d->slist, pos, nd);
 }
 
 /* MUMPS' Schur set on the separators (before the analysis), or none (ns = 0) */
@@ -421,7 +412,7 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
                                     "shifted operator for MUMPS");
     goto done;
   }
-  st = dist_lu_order(sys, comm, rank, levels, n, nz, irn, jcn, parts, d, pos, &nd);
+  st = dist_lu_order(sys, comm, levels, n, nz, irn, jcn, parts, d, pos, &nd);
   fcd__free(parts);
   parts = NULL;
   if (st != FCD_OK) goto done;

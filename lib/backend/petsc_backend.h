@@ -26,9 +26,12 @@ int fcd__comm_any(MPI_Comm comm, int flag);
 
 /* pos (on rank 0; MUMPS' PERM_IN, 1-based places): each of the nparts parts of rank 0's
  * parts[] (fcd__metis_separators) ordered by METIS' nested dissection on
- * rank p % size, in turn, then the s dofs last[] (1-based) in their order. rank 0 alone
- * gives n, nnz, irn, jcn, parts, s, last and pos. *ordered = 0 (pos undefined) when some
- * part has no order; the status is the same on every rank (FCD_E_NOMEM, FCD_E_BACKEND).
+ * rank p % size, in turn, then the s dofs last[] (1-based) in their order. With no parts
+ * (nparts = 0), or when some part has no order, METIS' nested dissection of the whole
+ * pattern on rank 0 instead (fcd__metis_order_last), last[] still last. rank 0 alone gives
+ * n, nnz, irn, jcn, parts, s, last and pos; nparts is the same on every rank. *ordered = 0
+ * (pos undefined) when METIS gives no order or rank 0 has no pattern (irn NULL); the
+ * status and *ordered are the same on every rank (FCD_E_NOMEM, FCD_E_BACKEND).
  * Collective. */
 fcd_status fcd__nd_parts(const fcd_system *sys, MPI_Comm comm, int nparts, fcd_index n,
                          size_t nnz, const int *irn, const int *jcn, const int *parts,

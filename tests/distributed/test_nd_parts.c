@@ -5,7 +5,8 @@
  * the definitions alone: the separators leave parts that no entry joins; pos is a
  * permutation of 1..n; each part's dofs take one contiguous block of places, part 0 first;
  * the separators then the last set close the order, in the list's order; and within a
- * part the order is METIS' own (the same as fcd__metis_part_order gives on rank 0). */
+ * part the order is METIS' own (the same as fcd__metis_part_order gives on rank 0). With
+ * no parts, rank 0's order of the whole pattern, the last set last. */
 #include "../../lib/backend/petsc_backend.h"
 #include "../fcdtest.h"
 
@@ -90,6 +91,22 @@ int main(int argc, char **argv) {
     CHECK(tail_ok);
     CHECK(start - 1 + ns == N);
     CHECK(metis_same);
+  }
+  /* no parts: METIS' order of the whole pattern on rank 0 (the same as
+   * fcd__metis_order_last there), the last set closing it in its order */
+  static int pos0[N], ref[N];
+  int ordered0 = 0;
+  CHECK_ST(fcd__nd_parts(sys, MPI_COMM_WORLD, 0, rank ? 0 : N, rank ? 0 : nt,
+                         rank ? NULL : irn, rank ? NULL : jcn, NULL, rank ? 0 : s,
+                         rank ? NULL : list, rank ? NULL : pos0, &ordered0),
+           FCD_OK);
+  CHECK(ordered0);
+  if (rank == 0) {
+    int nd = 0, tail0 = 1;
+    CHECK_ST(fcd__metis_order_last(sys, N, nt, irn, jcn, s, list, ref, &nd), FCD_OK);
+    CHECK(nd && memcmp(pos0, ref, sizeof ref) == 0);
+    for (int a = 0; a < s; a++) tail0 &= pos0[list[a] - 1] == N - s + a + 1;
+    CHECK(tail0);
   }
   fcd_system_destroy(sys);
   int failures = fcdt_failures, any;
