@@ -1163,8 +1163,8 @@ fcd_status fcd__nd_parts(const fcd_system *sys, MPI_Comm comm, int nparts, fcd_i
     if (MPI_Bcast(res, 2, MPI_LONG_LONG, 0, comm) != MPI_SUCCESS)
       return fcd__err(sys, FCD_E_BACKEND, "broadcasting the subdomains' order failed");
     if (res[0] != FCD_OK)
-      return st != FCD_OK ? st : fcd__err(sys, (fcd_status)res[0], "ordering the "
-                                          "subdomains failed on rank 0");
+      return st != FCD_OK ? st : fcd__err(sys, (fcd_status)res[0], "the pivot order "
+                                          "failed on rank 0");
     *ordered = (int)res[1];
     return FCD_OK;
   }
