@@ -60,6 +60,9 @@ static void tet(bench_coo *a, const fcd_index nd[4], double X[4][3], double lam,
         for (int q = 0; q < 3; q++) {
           fcd_index dp = 3 * nd[p0] + p, dq = 3 * nd[b] + q;
           if (dp > dq) continue;
+          if (a->row_end > a->row_begin && (dp < a->row_begin || dp >= a->row_end) &&
+              (dq < a->row_begin || dq >= a->row_end))
+            continue;
           /* isotropic elasticity: lam g_a,p g_b,q + G (g_a,q g_b,p + delta_pq g_a.g_b) */
           double s = lam * g[p0][p] * g[b][q] + G * g[p0][q] * g[b][p];
           if (p == q) s += G * (g[p0][0] * g[b][0] + g[p0][1] * g[b][1] + g[p0][2] * g[b][2]);

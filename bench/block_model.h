@@ -8,10 +8,14 @@
 
 #include <stddef.h>
 
+/* row_end > row_begin keeps only the entries with a row or a column in
+ * [row_begin, row_end): a host that assembles in parallel holds its own rows, not the
+ * whole model (zero-initialised: no filter) */
 typedef struct {
   size_t ne, cap;
   fcd_index *ri, *ci;
   double *kv, *mv;
+  fcd_index row_begin, row_end;
 } bench_coo;
 
 /* Appends the block of nx x ny x nz cells of lx x ly x lz from (0, 0, z0) whose node

@@ -4,12 +4,12 @@
  * equilibrium, then Moreau-Jean steps from it, timed.
  *
  * usage: distributed_block [--cells NX NY NZ] [--steps S] [--serial] [--skew S]
- * Run under mpiexec: each rank owns an even share of the rows and gives only those
- * (fcd_system_set_distribution); --serial instead builds the plain serial system (the
- * CHOLMOD path a host without MPI gets), on one process. --skew S gives K in full storage
- * with a circulatory part, K_ij (1 + S) and K_ji (1 - S) for every pair i < j: the
- * operators are then factored by LU (UMFPACK serially, MUMPS' LU distributed). Prints
- * one line:
+ * Run under mpiexec: each rank owns an even share of the rows, assembles only those and
+ * gives them (fcd_system_set_distribution); --serial instead builds the plain serial
+ * system (the CHOLMOD path a host without MPI gets), on one process. --skew S gives K
+ * in full storage with a circulatory part, K_ij (1 + S) and K_ji (1 - S) for every pair
+ * i < j: the operators are then factored by LU (UMFPACK serially, MUMPS' LU
+ * distributed). Prints one line:
  *   dofs=N contacts=C ranks=R equilibrium_seconds=T step_seconds=T maxrss_mb=M
  * (maxrss the largest over the ranks; step_seconds per step). */
 #include <fcd/fcd.h>
@@ -68,7 +68,10 @@ int main(int argc, char **argv) {
   int px = nx + 1, py = ny + 1;
   fcd_index nn = (fcd_index)px * py * (nz + 1), n = 3 * nn;
   fcd_index rb = serial ? 0 : n * rank / size, re = serial ? n : n * (rank + 1) / size;
-  bench_coo a = {0, 0, NULL, NULL, NULL, NULL};
+  /* each rank assembles the entries of its own rows (and, for --skew, of its columns):
+   * its peak memory is then the library's and its share of the model, as a host that
+   * assembles in parallel would have it, not the whole model on every rank */
+  bench_coo a = {0, 0, NULL, NULL, NULL, NULL, rb, re};
   if (bench_tet_block(&a, nx, ny, nz, Lx, Ly, Lz, 0.0, 0, E, nu, rho, NULL)) return 1;
   /* K's whole rows with a circulatory part (--skew): each upper entry (i, j) gives
    * K_ij = k (1 + S) to row i's owner and K_ji = k (1 - S) to row j's */
@@ -94,7 +97,7 @@ int main(int argc, char **argv) {
       }
     }
   }
-  /* this rank's rows, as a host assembling in parallel would hold them */
+  /* this rank's rows (the entries kept for their column are --skew's alone) */
   size_t k = 0;
   for (size_t p = 0; p < a.ne; p++)
     if (a.ri[p] >= rb && a.ri[p] < re) {

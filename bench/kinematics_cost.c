@@ -86,7 +86,7 @@ static void build(model *md, int ml, int mu, int depth, int hold_up_top, int wit
   md->nup = (fcd_index)(mu + 1) * (mu + 1) * (depth + 1);
   fcd_index nn = md->nlow + md->nup;
   md->xyz = malloc(3 * (size_t)nn * sizeof *md->xyz);
-  bench_coo a = {0, 0, NULL, NULL, NULL, NULL};
+  bench_coo a = {0, 0, NULL, NULL, NULL, NULL, 0, 0};
   fcd_system *sys = NULL;
   if (bench_tet_block(&a, ml, ml, depth, L, L, H, 0.0, 0, E, nu, rho, md->xyz) ||
       bench_tet_block(&a, mu, mu, depth, L, L, H, H, md->nlow, E, nu, rho,

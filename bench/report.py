@@ -215,6 +215,12 @@ if kin_log and os.path.exists(kin_log):
     for l in open(kin_log).read().splitlines():
         print("    " + l)
 
+# written by hand, not measured by this run: kept in bench/ so that a run does not lose it
+paper = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ON_PAPER.md")
+if os.path.exists(paper):
+    print()
+    print(open(paper).read().rstrip())
+
 if mem_log and os.path.exists(mem_log):
     print("\n## Peak memory per benchmark\n")
     print("Peak resident set of each benchmark process and its children (getrusage, through")

@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
   const double Lx = 1, Ly = 1, Lz = 0.5, E = 1e7, nu = 0.3, rho = 1000;
   int px = nx + 1, py = ny + 1, pz = nz + 1;
   fcd_index nn = (fcd_index)px * py * pz, n = 3 * nn;
-  bench_coo a = {0, 0, NULL, NULL, NULL, NULL};
+  bench_coo a = {0, 0, NULL, NULL, NULL, NULL, 0, 0};
   if (bench_tet_block(&a, nx, ny, nz, Lx, Ly, Lz, 0.0, 0, E, nu, rho, NULL)) return 1;
 #define NODE(i, j, k) ((fcd_index)(k) * px * py + (fcd_index)(j) * px + (i))
   fcd_system *sys = NULL;
