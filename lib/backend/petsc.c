@@ -349,17 +349,17 @@ static fcd_status dist_lu_order(const fcd_system *sys, MPI_Comm comm, int levels
   *nd = 0;
   if (fcd__comm_any(comm, MPI_Bcast(&ns, 1, MPI_LONG_LONG, 0, comm) != MPI_SUCCESS))
     return fcd__err(sys, FCD_E_BACKEND, "broadcasting the separators' size failed");
-  return fcd__nd_parts(sys, comm, ns > 0 ? 1 << levels : 0, n, nz, irn, jcn, parts, d->ns,
-                       d->slist, pos, nd);
+  fcd_status st = fcd__nd_parts(sys, comm, ns > 0 ? 1 << levels : 0, n, nz, irn, jcn, parts,
+                                d->ns, d->slist, pos, nd);
+  d->ns = (fcd_index)ns; /* from here every rank knows the Schur set's size */
+  return st;
 }
 
-/* MUMPS' Schur set on the separators (before the analysis), or none (ns = 0) */
+/* MUMPS' Schur set on the separators (before the analysis), or none (ns = 0); d->ns is
+ * every rank's since dist_lu_order */
 static fcd_status dist_lu_schur_set(const fcd_system *sys, MPI_Comm comm, int rank,
                                     int csize, dist_lu *d) {
-  long long ns = (long long)d->ns;
-  if (fcd__comm_any(comm, MPI_Bcast(&ns, 1, MPI_LONG_LONG, 0, comm) != MPI_SUCCESS))
-    return fcd__err(sys, FCD_E_BACKEND, "broadcasting the separators' size failed");
-  d->ns = (fcd_index)ns;
+  fcd_index ns = d->ns;
   if (ns == 0) return FCD_OK;
   d->id.icntl[18] = 3; /* S over the ranks in ScaLAPACK's layout */
   d->id.size_schur = (MUMPS_INT)ns;
