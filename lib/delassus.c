@@ -155,9 +155,11 @@ fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__sol
   if (m == 0) return FCD_OK;
   if (solve == fcd__factor_solve_free && fcd__dist_on(sys))
     return delassus_from_inverse(sys, fac, H, W);
-  /* a serial LU ordered with the contact dofs last has their Schur complement in its
-   * trailing block (umfpack.c); when UMFPACK pivoted off that order, solves below */
-  if (solve == fcd__factor_solve_free && fcd__factor_get_kind(fac) == FCD__FACTOR_LU) {
+  /* a serial factor ordered with the contact dofs last has their Schur complement's
+   * factor in its trailing block (UMFPACK's LU, umfpack.c; CHOLMOD's Cholesky, factor.c);
+   * when the factor is not of that form (UMFPACK pivoted off the order, METIS gave none),
+   * solves below */
+  if (solve == fcd__factor_solve_free) {
     char saved[FCD_ERRMSG_CAP];
     memcpy(saved, sys->err, sizeof saved);
     fcd_status st = delassus_from_inverse(sys, fac, H, W);

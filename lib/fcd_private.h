@@ -398,9 +398,11 @@ void fcd__equilibrium_set_separators(fcd_equilibrium *eq, int on);
  * count into *s; pos (nfree entries) receives each free dof's place in idx or -1 */
 void fcd__contact_free_dofs(const fcd_system *sys, const fcd__csr *H, fcd_index *idx,
                             fcd_index *pos, fcd_index *s);
-/* On a distributed system, gives fac the free dofs of cs's contacts as its Schur set:
- * the Delassus operator then comes with the factorization, and the solves go through
- * the same factor (distributed.c); nothing on a serial one. */
+/* Gives fac the free dofs of cs's contacts as its Schur set: its next analysis orders
+ * them last, and the Delassus operator then comes from the factor's trailing block (the
+ * Schur complement's factor) instead of one solve per contact direction: MUMPS' Schur
+ * complement on a distributed system (distributed.c), UMFPACK's or CHOLMOD's trailing
+ * block on a serial one. */
 fcd_status fcd__factor_schur_on_contacts(fcd_system *sys, fcd__factor *fac,
                                          fcd_contact_set *cs);
 /* the solve a Delassus builder uses: fcd__factor_solve or fcd__factor_solve_free */
@@ -428,6 +430,19 @@ fcd_status fcd__chol_forward_sparse(fcd__chol *c, const fcd_system *sys, fcd_ind
                                     fcd_index **yrow, fcd_real **yval);
 fcd_status fcd__chol_solve(fcd__chol *c, const fcd_system *sys, fcd_index nrhs,
                            const fcd_real *b, fcd_real *x);
+/* An analysis in METIS' nested-dissection order of the dofs with last[i] == 0, then the s
+ * others: the factor's trailing s x s block is then the Cholesky factor of their Schur
+ * complement. CHOLMOD's own order when METIS gives none (fcd__chol_ntrail is then 0). */
+fcd_status fcd__chol_analyze_last(fcd__chol *c, const fcd_system *sys, fcd_index n,
+                                  const fcd_index *rowptr, const fcd_index *col,
+                                  const fcd_real *val, const int *last, fcd_index s);
+/* s when the analysis ordered s dofs last, else 0 */
+fcd_index fcd__chol_ntrail(const fcd__chol *c);
+/* Lt (s x s, column-major, lower) = L's trailing block after a factorization, order[k]
+ * the dof at its place k; FCD_E_UNSUPPORTED when the factor does not end with s dofs
+ * ordered last */
+fcd_status fcd__chol_trailing(const fcd__chol *c, const fcd_system *sys, fcd_index s,
+                              fcd_real *Lt, fcd_index *order);
 
 typedef struct fcd__lu fcd__lu;
 fcd_status fcd__lu_create(const fcd_system *sys, fcd__lu **out);

@@ -78,8 +78,6 @@ struct fcd_integrator {
    * anew each step before (568 MB at 8,427 directions) */
   fcd_index *wrp, *wci, wdim;
   fcd_index wall_limit;   /* largest m for which the cache is kept */
-  int wall_limit_set;     /* wall_limit given by fcd__integrator_set_wall_limit */
-  fcd_index wall_eff;     /* the limit of the current step (cache_limit) */
   int split;              /* steps from half solves when the cache and a Cholesky
                            * factor allow (tests turn it off to compare) */
   /* M v, K u, K v, C v of the current state, carried from the step that produced it (the
@@ -97,28 +95,13 @@ struct fcd_integrator {
   int have_cert;
 };
 
-/* m = 4096 is a 128 MiB cache; past it the per-step active-set operator is cheaper in
- * memory and, with few active contacts, in time. */
-#define FCD__WALL_LIMIT 4096
-/* On a distributed system the cache comes from one Schur complement (delassus.c) and the
- * per-step alternative is a block solve of every active direction through the
- * distributed factor, plus its n x m_a result on every rank: at 100k dofs and 4,107
- * active directions 90 s and 3.2 GB a step. Up to m = 16384 (a 2 GiB cache per rank)
- * the cache wins. */
-#define FCD__WALL_LIMIT_DIST 16384
-
-/* A serial LU (C or K not symmetric) orders the contact dofs last and has their Schur
- * complement in its trailing block (umfpack.c): its cache costs what a distributed one
- * does, and it gets the same limit. */
-static fcd_index cache_limit(fcd_integrator *it, fcd_real h) {
-  if (it->wall_limit_set || fcd__dist_on(it->sys)) return it->wall_limit;
-  int nonsym = 0;
-  fcd_real th = it->theta;
-  /* an invalid mass is the factorization's to report, with its message */
-  if (fcd__system_combination_symmetry(it->sys, 1.0, h * th, h * h * th * th, &nonsym) != FCD_OK)
-    return it->wall_limit;
-  return nonsym ? FCD__WALL_LIMIT_DIST : it->wall_limit;
-}
+/* The cache of every contact's W comes from one Schur complement: the factor orders the
+ * contact dofs last (delassus.c), and its trailing block gives W by one dense inverse, a
+ * distributed factor's as MUMPS' Schur complement, a serial one's as UMFPACK's or
+ * CHOLMOD's trailing block. The per-step alternative is a block solve of every active
+ * direction through the factor (at 100k dofs and 4,107 active directions 90 s a step
+ * distributed, 119 s serially). Up to m = 16384 (a 2 GiB cache) the cache wins. */
+#define FCD__WALL_LIMIT 16384
 
 static void work_free(work *w) {
   fcd_real **r[] = {&w->f0, &w->f1, &w->b, &w->tmp, &w->z, &w->v1, &w->u1, &w->vth, &w->rf,
@@ -220,7 +203,7 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
 #else
   it->check_energy = 1;
 #endif
-  it->wall_limit = fcd__dist_on(sys) ? FCD__WALL_LIMIT_DIST : FCD__WALL_LIMIT;
+  it->wall_limit = FCD__WALL_LIMIT;
   it->split = 1;
   it->u = fcd__calloc((size_t)sys->n, sizeof *it->u);
   it->v = fcd__calloc((size_t)sys->n, sizeof *it->v);
@@ -858,7 +841,7 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
   fcd_system *sys = it->sys;
   int d = cdim(it);
   fcd_index ma = na * d, nf = sys->nfree;
-  int cached = ncontacts(it) * d <= it->wall_eff;
+  int cached = ncontacts(it) * d <= it->wall_limit;
   fcd_status st = FCD_OK;
   if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, fcd__factor_solve_free, it->cs, H));
   /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
@@ -977,7 +960,7 @@ static void halves_end(work *w) {
 static fcd_status step_split(fcd_integrator *it, work *w, const fcd__csr *H, int *split) {
   fcd_system *sys = it->sys;
   fcd_index m = ncontacts(it) * cdim(it);
-  int cached = it->split && m > 0 && m <= it->wall_eff;
+  int cached = it->split && m > 0 && m <= it->wall_limit;
   *split = SPLIT_NONE;
   if (cached && !fcd__dist_on(sys) && fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD) {
     *split = SPLIT_HALF;
@@ -1012,8 +995,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   work w = it->ws;
   /* the iteration matrix, refactored only when h or theta (or the system) changed; on a
    * distributed system with the Delassus cache, with the contact dofs eliminated last */
-  it->wall_eff = cache_limit(it, h);
-  if (m > 0 && m <= it->wall_eff) FCD_TRY(fcd__factor_schur_on_contacts(sys, it->fac, it->cs));
+  if (m > 0 && m <= it->wall_limit) FCD_TRY(fcd__factor_schur_on_contacts(sys, it->fac, it->cs));
   FCD_TRY(fcd__factor_combination_free(it->fac, 1.0, h * th, h * h * th * th));
   step_rhs(it, &w, h);
   const fcd__csr *H = NULL;
@@ -1079,7 +1061,6 @@ void fcd__integrator_set_split(fcd_integrator *it, int split) {
 void fcd__integrator_set_wall_limit(fcd_integrator *it, fcd_index limit) {
   if (!valid(it)) return;
   it->wall_limit = limit;
-  it->wall_limit_set = 1;
 }
 
 /* One quasistatic step (FCD_SCHEME_QUASISTATIC): the incremental problem at t + h from

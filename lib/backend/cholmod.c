@@ -17,6 +17,9 @@ struct fcd__chol {
   cholmod_dense *X, *Y, *E; /* solve2 workspace reused across solves */
   cholmod_dense *X2;        /* the second stage of a half solve */
   fcd_index n;
+  /* the analysis ordered these last dofs after all others (fcd__chol_analyze_last): the
+   * trailing ntrail x ntrail block of L is the Cholesky factor of their Schur complement */
+  fcd_index ntrail;
 };
 
 /* CHOLMOD 3 (SuiteSparse 5) opens OpenMP regions of a fixed 4 threads (a num_threads
@@ -153,9 +156,89 @@ fcd_status fcd__chol_analyze(fcd__chol *h, const fcd_system *sys, fcd_index n,
   cholmod_l_free_factor(&h->L, &h->c);
   set_header(h, n, rowptr, col, val);
   h->n = n;
+  h->ntrail = 0;
   h->c.status = CHOLMOD_OK;
   h->L = cholmod_l_analyze(&h->A, &h->c);
   if (!h->L) return chol_status(sys, &h->c, "analysis");
+  return FCD_OK;
+}
+
+static fcd_status nd_order_last(const fcd_system *sys, fcd_index n, const fcd_index *rowptr,
+                                const fcd_index *col, size_t nnz, const int *irn,
+                                const int *jcn, const int *last, fcd_index *order,
+                                int *ordered);
+
+/* The order: METIS' nested dissection of the other dofs, then the s dofs last[i] != 0.
+ * CHOLMOD's postordering of the elimination tree is off: it may move a subtree that no
+ * contact dof joins (a second body) behind them. When METIS gives no order, or the
+ * factor's order does not end with the set, CHOLMOD's own analysis stands (ntrail 0). */
+fcd_status fcd__chol_analyze_last(fcd__chol *h, const fcd_system *sys, fcd_index n,
+                                  const fcd_index *rowptr, const fcd_index *col,
+                                  const fcd_real *val, const int *last, fcd_index s) {
+  fcd_index *order = fcd__malloc_array((size_t)n + 1, sizeof *order);
+  if (!order) return fcd__err(sys, FCD_E_NOMEM, "out of memory ordering the contact dofs last");
+  int ordered = 0;
+  fcd_status st = nd_order_last(sys, n, rowptr, col, 0, NULL, NULL, last, order, &ordered);
+  if (st != FCD_OK || !ordered) {
+    fcd__free(order);
+    return st != FCD_OK ? st : fcd__chol_analyze(h, sys, n, rowptr, col, val);
+  }
+  cholmod_l_free_factor(&h->L, &h->c);
+  set_header(h, n, rowptr, col, val);
+  h->n = n;
+  h->ntrail = 0;
+  int nmethods = h->c.nmethods, ordering = h->c.method[0].ordering, post = h->c.postorder;
+  h->c.nmethods = 1;
+  h->c.method[0].ordering = CHOLMOD_GIVEN;
+  h->c.postorder = 0;
+  h->c.status = CHOLMOD_OK;
+  h->L = cholmod_l_analyze_p(&h->A, (SuiteSparse_long *)order, NULL, 0, &h->c);
+  h->c.nmethods = nmethods;
+  h->c.method[0].ordering = ordering;
+  h->c.postorder = post;
+  fcd__free(order);
+  if (!h->L) return chol_status(sys, &h->c, "analysis");
+  const SuiteSparse_long *perm = h->L->Perm;
+  fcd_index k = n - s;
+  while (k < n && perm && last[perm[k]]) k++;
+  if (k == n) h->ntrail = s;
+  return FCD_OK;
+}
+
+fcd_index fcd__chol_ntrail(const fcd__chol *h) { return h->L ? h->ntrail : 0; }
+
+/* Lt (s x s, column-major, zero above the diagonal) = the trailing block of L, whose
+ * places n - s + k hold the dofs order[k]; from a supernodal factor (each supernode a
+ * dense column-major block over its row list, its own columns first) or a simplicial
+ * LL' one */
+fcd_status fcd__chol_trailing(const fcd__chol *h, const fcd_system *sys, fcd_index s,
+                              fcd_real *Lt, fcd_index *order) {
+  const cholmod_factor *L = h->L;
+  fcd_index n = h->n, b = n - s;
+  if (!L || s <= 0 || s != h->ntrail || !L->is_ll || L->xtype != CHOLMOD_REAL ||
+      L->minor < L->n)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "the Cholesky factor was not ordered with "
+                    "these %lld dofs last", (long long)s);
+  memset(Lt, 0, (size_t)s * (size_t)s * sizeof *Lt);
+  const SuiteSparse_long *perm = L->Perm;
+  for (fcd_index k = 0; k < s; k++) order[k] = (fcd_index)perm[b + k];
+  const double *x = L->x;
+  if (L->is_super) {
+    const SuiteSparse_long *super = L->super, *pi = L->pi, *px = L->px, *ls = L->s;
+    for (size_t sn = 0; sn < L->nsuper; sn++) {
+      fcd_index k1 = super[sn], k2 = super[sn + 1], nr = pi[sn + 1] - pi[sn];
+      for (fcd_index j = k1 > b ? k1 : b; j < k2; j++)
+        for (fcd_index t = j - k1; t < nr; t++) {
+          fcd_index r = ls[pi[sn] + t];
+          if (r >= j) Lt[(r - b) + (j - b) * s] = x[px[sn] + t + (j - k1) * nr];
+        }
+    }
+  } else {
+    const SuiteSparse_long *lp = L->p, *li = L->i, *lnz = L->nz;
+    for (fcd_index j = b; j < n; j++)
+      for (SuiteSparse_long e = lp[j]; e < lp[j] + lnz[j]; e++)
+        if (li[e] >= j) Lt[(li[e] - b) + (j - b) * s] = x[e];
+  }
   return FCD_OK;
 }
 

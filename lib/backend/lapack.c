@@ -8,6 +8,28 @@
 
 static int fits(fcd_index n) { return n >= 0 && n <= INT_MAX; }
 
+/* BLAS' own entry point: LAPACKE has no triangular solve with many right-hand sides */
+void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m,
+            const int *n, const double *alpha, const double *a, const int *lda, double *b,
+            const int *ldb);
+
+int fcd__la_chol_inverse_cm(fcd_index n, fcd_real *L) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n;
+  /* the _work form: LAPACKE's NaN scan of the whole matrix is a pass too many */
+  return (int)LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', nn, L, nn);
+}
+
+int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real *B) {
+  if (!fits(n) || !fits(k)) return FCD__LA_TOO_BIG;
+  if (n == 0 || k == 0) return 0;
+  int nn = (int)n, kk = (int)k;
+  const double one = 1;
+  dtrsm_("L", "L", "N", "N", &nn, &kk, &one, L, &nn, B, &nn);
+  return 0;
+}
+
 int fcd__la_syev(int vectors, fcd_index n, fcd_real *A, fcd_real *w) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;

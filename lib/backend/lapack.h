@@ -32,6 +32,12 @@ int fcd__la_gesv(fcd_index n, fcd_real *A, fcd_real *b);
  * above it, no row interchanges), in place. A positive return: U is singular. */
 int fcd__la_lu_inverse(fcd_index n, fcd_real *A);
 
+/* Column-major, unlike the rest: the Cholesky factor L (n x n, lower, as CHOLMOD's
+ * trailing block comes) replaced by the lower triangle of (L L^T)^-1 (dpotri) */
+int fcd__la_chol_inverse_cm(fcd_index n, fcd_real *L);
+/* B = L^-1 B for the lower triangular L (n x n) and k columns of B (n x k), column-major */
+int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real *B);
+
 /* eigenvalues of the general A (overwritten): re + i im */
 int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im);
 

@@ -274,6 +274,142 @@ static void test_lu_schur(int n) {
   fcd_system_destroy(sys);
 }
 
+/* Y^T Y for a CSC Y (n rows, ncol columns) into G (ncol x ncol, column-major); and
+ * whether every entry of Y lies in rows >= from */
+static int gram_from(fcd_index ncol, const fcd_index *yp, const fcd_index *yi,
+                     const double *yx, int n, fcd_index from, double *G) {
+  double *Y = calloc((size_t)n * ncol, sizeof *Y);
+  int inside = 1;
+  for (fcd_index j = 0; j < ncol; j++)
+    for (fcd_index e = yp[j]; e < yp[j + 1]; e++) {
+      Y[j * n + yi[e]] = yx[e];
+      inside &= yi[e] >= from;
+    }
+  for (fcd_index a = 0; a < ncol; a++)
+    for (fcd_index b = 0; b < ncol; b++) {
+      double t = 0;
+      for (int i = 0; i < n; i++) t += Y[a * n + i] * Y[b * n + i];
+      G[a + b * ncol] = t;
+    }
+  free(Y);
+  return inside;
+}
+
+/* The free operator's serial Cholesky with a Schur set (the contact dofs): CHOLMOD
+ * ordered with the set last (METIS on the others) ends L with the Schur complement's
+ * factor. Against LAPACK's dense inverse of the SPD matrix built here: the block of A^-1
+ * on the set (its inverse, fcd__factor_inverse_cols_free), and Y = L^-1 P B for columns
+ * B on the set (a Delassus operator's H^T), whose Gram matrix Y^T Y must be B^T A^-1 B
+ * whatever the order, and whose rows must all be L's last s. A column off the set goes
+ * through CHOLMOD's sparse solve and must give the same product. Solves and half solves
+ * stay exact, and a new set is a new analysis. */
+static void test_chol_schur(int n, double density) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(n, &sys), FCD_OK);
+  dense3 d = {n, calloc(n * n, sizeof(double)), calloc(n * n, sizeof(double)),
+              calloc(n * n, sizeof(double))};
+  /* diagonally dominant: off-diagonal entries below 0.5, about density n of them a row */
+  add_coo(sys, FCD_STIFFNESS, n, d.dk, 1, density, 2.0 + density * n);
+  fcd_index fx[2] = {2, n / 2};
+  CHECK_ST(fcd_system_fix_dofs(sys, 2, fx, NULL), FCD_OK);
+  fcd__factor *f;
+  CHECK_ST(fcd__factor_create_free(sys, &f), FCD_OK);
+  int nf;
+  double *A = dense_combo(sys, &d, 0.0, 0.0, 1.0, &nf);
+  double *Ainv = malloc((size_t)nf * nf * sizeof *Ainv);
+  memcpy(Ainv, A, (size_t)nf * nf * sizeof *Ainv);
+  CHECK(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nf, Ainv, nf) == 0);
+  CHECK(LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nf, Ainv, nf) == 0);
+  for (int j = 0; j < nf; j++)
+    for (int i = 0; i < j; i++) Ainv[i + j * nf] = Ainv[j + i * nf];
+  for (int pass = 0; pass < 2; pass++) {
+    fcd_index idx[80], s = 0;
+    for (int i = 1 + pass; i < nf && s < 80; i += 4 + pass) idx[s++] = i;
+    CHECK_ST(fcd__factor_set_schur_free(f, 31 + pass, s, idx), FCD_OK);
+    CHECK_ST(fcd__factor_combination_free(f, 0.0, 0.0, 1.0), FCD_OK);
+    CHECK(fcd__factor_get_kind(f) == FCD__FACTOR_SPD);
+    CHECK(fcd__factor_get_stats(f).analyses == pass + 1);
+    fcd__inverse_cols blk;
+    CHECK_ST(fcd__factor_inverse_cols_free(f, s, idx, &blk), FCD_OK);
+    CHECK(blk.ncols == s && !blk.lower);
+    double worst = 0, big = 0;
+    for (fcd_index k = 0; k < blk.ncols; k++)
+      for (fcd_index a = 0; a < s; a++) {
+        double ref = Ainv[idx[a] + idx[blk.col[k]] * nf];
+        worst = fmax(worst, fabs(blk.a[k * s + a] - ref));
+        big = fmax(big, fabs(ref));
+      }
+    printf("Cholesky ordered with %lld of %d dofs last: A^-1 on them %.1e from LAPACK's\n",
+           (long long)s, nf, worst / big);
+    CHECK(worst <= 1e-12 * big);
+    fcd__inverse_cols_clear(&blk);
+    /* B: ncol columns of two entries each on the set (a contact frame's rows), and with
+     * off = 1 one more column reaching dof 0, outside it */
+    for (int off = 0; off < 2; off++) {
+      fcd_index ncol = s / 2 + off, bp[48], bi[96];
+      double bx[96];
+      for (fcd_index j = 0; j < s / 2; j++) {
+        bp[j] = 2 * j;
+        bi[2 * j] = idx[2 * j];
+        bi[2 * j + 1] = idx[(2 * j + 3) % s];
+        bx[2 * j] = fcdt_rand() - 0.5;
+        bx[2 * j + 1] = fcdt_rand() - 0.5;
+      }
+      fcd_index base = s / 2 * 2;
+      if (off) {
+        bp[s / 2] = base;
+        bi[base] = 0;
+        bx[base] = 1.0;
+      }
+      bp[ncol] = base + off;
+      fcd_index *yp, *yi;
+      double *yx;
+      fcd_status fst = fcd__factor_forward_sparse(f, ncol, bp, bi, bx, &yp, &yi, &yx);
+      CHECK_ST(fst, FCD_OK);
+      if (fst != FCD_OK) continue;
+      double *G = malloc((size_t)ncol * ncol * sizeof *G);
+      int inside = gram_from(ncol, yp, yi, yx, nf, nf - s, G);
+      CHECK(inside || off); /* on the set: nothing above L's trailing block */
+      double gw = 0, gb = 0;
+      for (fcd_index a = 0; a < ncol; a++)
+        for (fcd_index b = 0; b < ncol; b++) {
+          double ref = 0;
+          for (fcd_index p = bp[a]; p < bp[a + 1]; p++)
+            for (fcd_index q = bp[b]; q < bp[b + 1]; q++)
+              ref += bx[p] * Ainv[bi[p] + bi[q] * nf] * bx[q];
+          gw = fmax(gw, fabs(G[a + b * ncol] - ref));
+          gb = fmax(gb, fabs(ref));
+        }
+      printf("  Y' Y of %lld columns%s: %.1e from B' A^-1 B\n", (long long)ncol,
+             off ? " (one off the set)" : "", gw / gb);
+      CHECK(gw <= 1e-12 * gb);
+      free(G);
+      fcd__free(yp);
+      fcd__free(yi);
+      fcd__free(yx);
+    }
+    double *b = malloc(nf * sizeof *b), *x = malloc(nf * sizeof *x), *y = calloc(nf, sizeof *y);
+    for (int i = 0; i < nf; i++) b[i] = fcdt_rand() - 0.5;
+    for (int j = 0; j < nf; j++)
+      for (int i = 0; i < nf; i++) y[i] += Ainv[i + j * nf] * b[j];
+    CHECK_ST(fcd__factor_solve_free(f, 1, b, x), FCD_OK);
+    CHECK(max_rel_diff(x, y, nf) < 1e-11);
+    CHECK_ST(fcd__factor_half(f, 0, b, x), FCD_OK);
+    CHECK_ST(fcd__factor_half(f, 1, x, x), FCD_OK);
+    CHECK(max_rel_diff(x, y, nf) < 1e-11);
+    free(b);
+    free(x);
+    free(y);
+  }
+  free(A);
+  free(Ainv);
+  fcd__factor_destroy_free(f);
+  free(d.dm);
+  free(d.dk);
+  free(d.dc);
+  fcd_system_destroy(sys);
+}
+
 /* The nested-dissection orders with a set last: a 12 x 12 x 12 grid (7-point stencil),
  * its bottom face last. Both forms (CSR for UMFPACK, 1-based triples with duplicates for
  * MUMPS) must give a permutation with the face in the last places, in the order given,
@@ -546,6 +682,8 @@ int main(void) {
   test_lu(400);
   test_lu_schur(60);
   test_lu_schur(400);
+  test_chol_schur(60, 0.08);
+  test_chol_schur(400, 0.01);
   test_nd_order();
   test_pd_ordered();
   test_generic_csr();
