@@ -3,13 +3,16 @@
  * the flat with mu = 0.3 and a sliding velocity along +x): the steady-sliding
  * equilibrium, then Moreau-Jean steps from it, timed.
  *
- * usage: distributed_block [--cells NX NY NZ] [--steps S] [--serial] [--skew S]
+ * usage: distributed_block [--cells NX NY NZ] [--steps S] [--serial] [--skew S] [--float]
  * Run under mpiexec: each rank owns an even share of the rows, assembles only those and
  * gives them (fcd_system_set_distribution); --serial instead builds the plain serial
  * system (the CHOLMOD path a host without MPI gets), on one process. --skew S gives K
  * in full storage with a circulatory part, K_ij (1 + S) and K_ji (1 - S) for every pair
  * i < j: the operators are then factored by LU (UMFPACK serially, MUMPS' LU
- * distributed). Prints one line:
+ * distributed). --float leaves the top free and loads each of its nodes by 1 N
+ * downwards: the block is held by its contacts alone (three rigid modes, the static
+ * equilibrium's semi-definite path; steady sliding would have nothing to hold it against
+ * the drag), and the equilibrium solved is the static one. Prints one line:
  *   dofs=N contacts=C ranks=R equilibrium_seconds=T step_seconds=T maxrss_mb=M
  * (maxrss the largest over the ranks; step_seconds per step). */
 #include <fcd/fcd.h>
@@ -40,7 +43,7 @@ static void check(fcd_system *sys, fcd_status st, const char *what) {
 }
 
 int main(int argc, char **argv) {
-  int nx = 16, ny = 16, nz = 12, steps = 20, serial = 0;
+  int nx = 16, ny = 16, nz = 12, steps = 20, serial = 0, floatb = 0;
   double skew = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--cells") == 0 && i + 3 < argc) {
@@ -49,13 +52,15 @@ int main(int argc, char **argv) {
       nz = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       steps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--float") == 0) {
+      floatb = 1;
     } else if (strcmp(argv[i], "--serial") == 0) {
       serial = 1;
     } else if (strcmp(argv[i], "--skew") == 0 && i + 1 < argc) {
       skew = atof(argv[++i]);
     } else {
       fprintf(stderr, "usage: distributed_block [--cells NX NY NZ] [--steps S] [--serial] "
-              "[--skew S]\n");
+              "[--skew S] [--float]\n");
       return 2;
     }
   }
@@ -131,7 +136,14 @@ int main(int argc, char **argv) {
       top[3 * q + c] = 3 * ((fcd_index)nz * px * py + q) + c;
       val[3 * q + c] = c == 2 ? -1e-3 : 0.0; /* pressed down by 1 mm */
     }
-  check(sys, fcd_system_fix_dofs(sys, 3 * ntop, top, val), "fix");
+  if (!floatb) {
+    check(sys, fcd_system_fix_dofs(sys, 3 * ntop, top, val), "fix");
+  } else {
+    double *f = calloc((size_t)n, sizeof *f);
+    for (fcd_index q = 0; q < ntop; q++) f[top[3 * q + 2]] = -1.0;
+    check(sys, fcd_system_set_load(sys, f), "load");
+    free(f);
+  }
   free(top);
   free(val);
   fcd_contact_set *cs = NULL;
@@ -146,7 +158,8 @@ int main(int argc, char **argv) {
   check(sys, fcd_equilibrium_create(sys, cs, &eq), "equilibrium");
   if (!serial) MPI_Barrier(MPI_COMM_WORLD);
   double t0 = now();
-  check(sys, fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0), "steady sliding");
+  check(sys, fcd_equilibrium_solve(eq, floatb ? FCD_EQ_STATIC : FCD_EQ_STEADY_SLIDING, 0.0),
+        floatb ? "static" : "steady sliding");
   double teq = now() - t0;
   double *u = calloc((size_t)n, sizeof *u), *v = calloc((size_t)n, sizeof *v);
   fcd_equilibrium_get_state(eq, u);
