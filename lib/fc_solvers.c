@@ -1,5 +1,6 @@
 /* Solvers of the local frictional contact problem u = W r + q (fcd convention). */
 #include "fc_private.h"
+#include "backend/lapack.h"
 
 #include <float.h>
 #include <math.h>
@@ -822,7 +823,7 @@ static void jac_fill(const fcd__fc_local *p, const fcd_real *rho, const fcd_real
  * Newton solves Capsules-i122 (38 steps; it stalled before) and FrictionContactProblem
  * 00727 in 36 steps instead of 87; the proximal point's inner solves on the Capsules
  * problems take 20-40 % fewer steps. Memories 3 and 5 gained less. */
-enum { NEWTON_MEMORY = 10, NEWTON_PATIENCE = 300 };
+enum { NEWTON_MEMORY = 10, NEWTON_PATIENCE = 300, NEWTON_DENSE_MIN = 256 };
 
 /* Newton's workspace, kept across runs on problems of one pattern (the proximal point
  * solves a sequence of them): the LU's symbolic analysis is done once. */
@@ -831,6 +832,11 @@ typedef struct {
   fcd_index *pos;
   jac_pattern jp;
   fcd__factor *lu;
+  /* a Jacobian of dense W (an equilibrium's or a step's contacts: m^2 nonzeros) goes to
+   * LAPACK's LU in this m x m array instead: KLU's sparse refactorization took 42 % of a
+   * 32k-dof equilibrium held by its contacts (1,875 directions) */
+  fcd_real *dense;
+  fcd_system *sink; /* where the dense LU reports */
   fcd_real mem[NEWTON_MEMORY]; /* the last merits, for the nonmonotone line search */
   int nmem;
   /* the proximal point's own problem: its inner Newton stops as soon as an iterate
@@ -841,6 +847,7 @@ typedef struct {
 
 static void newton_ws_free(newton_ws *w) {
   fcd__factor_destroy(w->lu);
+  fcd__free(w->dense);
   fcd__free(w->jp.rowptr);
   fcd__free(w->jp.col);
   fcd__free(w->jp.val);
@@ -865,8 +872,27 @@ static fcd_status newton_ws_init(fcd_system *sink, const fcd__fc_local *p, newto
   for (fcd_index i = 0; i < m; i++) w->pos[i] = -1;
   fcd_status st = jac_build_pattern(sink, p, &w->jp);
   if (st == FCD_OK) st = fcd__factor_create(sink, FCD__FACTOR_KLU, &w->lu);
-  if (st != FCD_OK) newton_ws_free(w);
-  return st;
+  if (st != FCD_OK) {
+    newton_ws_free(w);
+    return st;
+  }
+  /* dense from 256 rows and a quarter filled: below, KLU is as fast and keeps its own
+   * round-off (the fclib problems' W are sparse); out of memory, KLU too */
+  w->sink = sink;
+  if (m >= NEWTON_DENSE_MIN && (double)w->jp.rowptr[m] >= 0.25 * (double)m * (double)m)
+    w->dense = fcd__malloc_array((size_t)m * (size_t)m, sizeof *w->dense);
+  return FCD_OK;
+}
+
+/* dr = -J^-1 phi with J dense (column-major from its compressed rows); 0, or a positive
+ * LAPACK info when J is singular, or negative when out of memory */
+static int newton_dense_dir(newton_ws *w, fcd_index m) {
+  memset(w->dense, 0, (size_t)m * (size_t)m * sizeof *w->dense);
+  for (fcd_index i = 0; i < m; i++)
+    for (fcd_index e = w->jp.rowptr[i]; e < w->jp.rowptr[i + 1]; e++)
+      w->dense[w->jp.col[e] * m + i] += w->jp.val[e];
+  for (fcd_index i = 0; i < m; i++) w->dr[i] = -w->phi[i];
+  return fcd__la_gesv_cm(m, w->dense, w->dr);
 }
 
 /* One Newton step from (r, u, phi, psi): the direction from the generalized Jacobian,
@@ -878,10 +904,19 @@ static fcd_real newton_step(const fcd__fc_local *p, newton_ws *w, fcd_real eps,
                             fcd_status *st) {
   fcd_index m = p->m;
   jac_fill(p, w->rho, r, u, eps, &w->jp, w->pos);
-  /* one pattern for every iteration: the LU's symbolic analysis is done once */
-  *st = fcd__factor_csr(w->lu, m, w->jp.rowptr, w->jp.col, w->jp.val, 1);
-  int have_dir = *st == FCD_OK;
-  if (have_dir) {
+  int have_dir;
+  if (w->dense) {
+    int info = newton_dense_dir(w, m);
+    *st = info < 0 ? fcd__err(w->sink, FCD_E_NOMEM, "out of memory in the Newton step's LU")
+                   : FCD_OK;
+    if (info < 0) return -1;
+    have_dir = info == 0;
+  } else {
+    /* one pattern for every iteration: the LU's symbolic analysis is done once */
+    *st = fcd__factor_csr(w->lu, m, w->jp.rowptr, w->jp.col, w->jp.val, 1);
+    have_dir = *st == FCD_OK;
+  }
+  if (have_dir && !w->dense) {
     for (fcd_index i = 0; i < m; i++) w->dr[i] = -w->phi[i];
     *st = fcd__factor_solve(w->lu, 1, w->dr, w->dr);
     have_dir = *st == FCD_OK;

@@ -30,6 +30,16 @@ int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real
   return 0;
 }
 
+int fcd__la_gesv_cm(fcd_index n, fcd_real *A, fcd_real *b) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n, *ipiv = fcd__malloc_array((size_t)n, sizeof *ipiv);
+  if (!ipiv) return FCD__LA_NOMEM;
+  lapack_int info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, nn, 1, A, nn, ipiv, b, nn);
+  fcd__free(ipiv);
+  return (int)info;
+}
+
 int fcd__la_syev(int vectors, fcd_index n, fcd_real *A, fcd_real *w) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;

@@ -35,6 +35,9 @@ int fcd__la_lu_inverse(fcd_index n, fcd_real *A);
 /* Column-major, unlike the rest: the Cholesky factor L (n x n, lower, as CHOLMOD's
  * trailing block comes) replaced by the lower triangle of (L L^T)^-1 (dpotri) */
 int fcd__la_chol_inverse_cm(fcd_index n, fcd_real *L);
+/* solves A x = b (A n x n, column-major, overwritten by its LU with partial pivoting); b
+ * becomes x. A positive return: A is singular. */
+int fcd__la_gesv_cm(fcd_index n, fcd_real *A, fcd_real *b);
 /* B = L^-1 B for the lower triangular L (n x n) and k columns of B (n x k), column-major */
 int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real *B);
 

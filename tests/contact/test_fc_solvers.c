@@ -175,6 +175,36 @@ static void test_frictional(void) {
     }
 }
 
+/* Newton on a dense W of 300 directions (100 contacts in 3D): its Jacobians are dense
+ * and go to LAPACK's LU instead of KLU (fc_solvers.c, from 256 rows). Checked with the
+ * natural map recomputed here, and against NSGS's solution (W = B B^T + 2 I is well
+ * conditioned and mu small: one solution). */
+static void test_newton_dense(void) {
+  local_data L;
+  make_local(&L, 3, 100, 0.2, 2.0);
+  double r[2][300];
+  for (int s = 0; s < 2; s++) {
+    fcd_fc_problem *p = create(&L);
+    fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, s ? FCD_FC_NSGS : FCD_FC_NEWTON);
+    fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-11);
+    fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, s ? 200000 : 60);
+    memset(r[s], 0, sizeof r[s]);
+    fcd_status st = fcd_fc_problem_solve(p, r[s], NULL, NULL);
+    CHECK_ST(st, FCD_OK);
+    if (st != FCD_OK) fprintf(stderr, "  dense W, solver %d: %s\n", s, fcd_fc_problem_last_error(p));
+    CHECK(residual_here(&L, r[s]) <= 1e-11);
+    fcd_fc_problem_destroy(p);
+  }
+  double d = 0, big = 0;
+  for (int i = 0; i < L.m; i++) {
+    d = fmax(d, fabs(r[0][i] - r[1][i]));
+    big = fmax(big, fabs(r[1][i]));
+  }
+  printf("dense W of %d directions: Newton's r %.1e from NSGS's\n", L.m, d / big);
+  CHECK(d <= 1e-8 * big);
+  free_local(&L);
+}
+
 static void test_not_converged_and_bad_input(void) {
   local_data L;
   make_local(&L, 3, 8, 0.8, 0.1);
@@ -398,6 +428,7 @@ static void test_global_and_roundtrip(void) {
 int main(void) {
   test_frictionless();
   test_frictional();
+  test_newton_dense();
   test_not_converged_and_bad_input();
   test_global_and_roundtrip();
   return fcdt_finish("test_fc_solvers");
