@@ -460,21 +460,23 @@ static fcd_status chol_forward_trailing(fcd__factor *f, fcd_index ncol, const fc
     if (!in_set(f->sidx, s, row[e]))
       return fcd__err(f->sys, FCD_E_UNSUPPORTED, "a column reaches a dof outside the Schur set");
   fcd_real *Lt, *Y = NULL;
-  fcd_index *pos, *order, *at = NULL;
+  fcd_index *pos, *order, *at = NULL, *first = NULL;
   FCD_TRY(chol_trailing(f, s, f->sidx, &Lt, &pos, &order));
   fcd_status st = FCD_OK;
   /* at[place in the set] = place in the factor's trailing block */
   at = fcd__malloc_array((size_t)s, sizeof *at);
+  first = fcd__malloc_array((size_t)ncol + 1, sizeof *first);
   Y = fcd__malloc_array((size_t)s * NB, sizeof *Y);
   *ycolptr = fcd__malloc_array((size_t)ncol + 1, sizeof **ycolptr);
-  if (!at || !Y || !*ycolptr) goto nomem;
+  if (!at || !first || !Y || !*ycolptr) goto nomem;
   for (fcd_index k = 0; k < s; k++) at[pos[order[k]]] = k;
-  /* column j is zero above the first place it touches: its bound, s less that place */
+  /* column j is zero above the first place it touches: s - first[j] entries at most,
+   * whatever the values (a zero pivot would turn the zeros above it into NaN) */
   for (fcd_index j = 0; j < ncol; j++) {
-    fcd_index first = s;
+    first[j] = s;
     for (fcd_index e = colptr[j]; e < colptr[j + 1]; e++)
-      if (at[pos[row[e]]] < first) first = at[pos[row[e]]];
-    nz += s - first;
+      if (at[pos[row[e]]] < first[j]) first[j] = at[pos[row[e]]];
+    nz += s - first[j];
   }
   *yrow = fcd__malloc_array((size_t)nz + 1, sizeof **yrow);
   *yval = fcd__malloc_array((size_t)nz + 1, sizeof **yval);
@@ -492,13 +494,8 @@ static fcd_status chol_forward_trailing(fcd__factor *f, fcd_index ncol, const fc
       break;
     }
     for (fcd_index j = 0; j < nb; j++) {
-      /* from the column's first place only: the bound above holds whatever the values
-       * (a zero pivot would turn the zeros above it into NaN) */
-      fcd_index first = s;
-      for (fcd_index e = colptr[j0 + j]; e < colptr[j0 + j + 1]; e++)
-        if (at[pos[row[e]]] < first) first = at[pos[row[e]]];
       (*ycolptr)[j0 + j] = nz;
-      for (fcd_index k = first; k < s; k++)
+      for (fcd_index k = first[j0 + j]; k < s; k++)
         if (Y[j * s + k] != 0) {
           (*yrow)[nz] = b + k;
           (*yval)[nz++] = Y[j * s + k];
@@ -521,6 +518,7 @@ done:
   fcd__free(pos);
   fcd__free(order);
   fcd__free(at);
+  fcd__free(first);
   fcd__free(Y);
   return st;
 }
