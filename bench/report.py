@@ -399,10 +399,9 @@ def page():
                 text = "\n".join([lines[0], "", "Kept from an earlier `bench/run` (that page "
                                   "did not date its sections).", ""] + lines[2:])
             out.append(text)
-    for name in ("ON_PAPER.md",):
-        text = from_file(name)
-        if text:
-            out.append(text)
+    text = from_file("ON_PAPER.md")
+    if text:
+        out.append(text)
     if args.memory or mem_rows:
         out.append(captured(memory, args.memory, mem_rows))
     text = from_file("PROFILE.md")

@@ -914,11 +914,10 @@ static fcd_real newton_step(const fcd__fc_local *p, newton_ws *w, fcd_real eps,
   } else {
     /* one pattern for every iteration: the LU's symbolic analysis is done once */
     *st = fcd__factor_csr(w->lu, m, w->jp.rowptr, w->jp.col, w->jp.val, 1);
-    have_dir = *st == FCD_OK;
-  }
-  if (have_dir && !w->dense) {
-    for (fcd_index i = 0; i < m; i++) w->dr[i] = -w->phi[i];
-    *st = fcd__factor_solve(w->lu, 1, w->dr, w->dr);
+    if (*st == FCD_OK) {
+      for (fcd_index i = 0; i < m; i++) w->dr[i] = -w->phi[i];
+      *st = fcd__factor_solve(w->lu, 1, w->dr, w->dr);
+    }
     have_dir = *st == FCD_OK;
   }
   if (*st != FCD_OK && *st != FCD_E_SINGULAR) return -1;
