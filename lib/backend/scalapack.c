@@ -158,12 +158,13 @@ static int bcast_panel(const fcd__grid *g, MPI_Comm comm, int k, fcd_real *pan, 
   if (owner == g->rank)
     for (size_t j = 0; j < kw; j++)
       memcpy(p + j * ld, g->a + ((size_t)(k / g->size) * nb + j) * lld + ks, h * sizeof *p);
-  MPI_Datatype cols;
-  /* the kw columns, each h long, ld apart in pan */
-  if (MPI_Type_vector((int)kw, (int)h, (int)ld, MPI_DOUBLE, &cols) != MPI_SUCCESS) return 1;
-  int bad = MPI_Type_commit(&cols) != MPI_SUCCESS ||
-            MPI_Bcast(p, 1, cols, owner, comm) != MPI_SUCCESS;
-  MPI_Type_free(&cols);
+  /* the kw columns, each h long, ld apart in pan; every rank enters the broadcast only
+   * when every rank has its type */
+  MPI_Datatype cols = MPI_DATATYPE_NULL;
+  int bad = MPI_Type_vector((int)kw, (int)h, (int)ld, MPI_DOUBLE, &cols) != MPI_SUCCESS;
+  if (!bad) bad = MPI_Type_commit(&cols) != MPI_SUCCESS;
+  bad = fcd__comm_any(comm, bad) || MPI_Bcast(p, 1, cols, owner, comm) != MPI_SUCCESS;
+  if (cols != MPI_DATATYPE_NULL) MPI_Type_free(&cols);
   return bad;
 }
 
@@ -205,7 +206,8 @@ static int spd_inverse(const fcd__grid *g, MPI_Comm comm, fcd_real *inv) {
       if (nact > nl) nact = nl;
       /* the diagonal block's part above a later block's rows: never read by a lower
        * triangular solve, zeroed all the same (no uninitialized memory handed to BLAS) */
-      for (int j = nb; j < kw; j++) memset(pan + (size_t)j * h, 0, (size_t)(j / nb * nb) * sizeof *pan);
+      for (int j = nb; j < kw; j++)
+        memset(pan + (size_t)j * h, 0, (size_t)(j / nb * nb) * sizeof *pan);
       for (int k = k0; k <= k1 && !bad; k++)
         bad = bcast_panel(g, comm, k, pan, (size_t)h,
                           (size_t)(k - k0) * (size_t)nb * (size_t)(h + 1));
