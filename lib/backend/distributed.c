@@ -1503,13 +1503,8 @@ fcd_status fcd__mumps_inverse_cols(fcd__mumps *m, const fcd_system *sys, fcd_ind
   if (!m->sfactored || s != m->s || memcmp(idx, m->sidx, (size_t)s * sizeof *idx) != 0)
     return fcd__err(sys, FCD_E_INTERNAL, "the Delassus operator of a distributed factor needs "
                     "the contact dofs as the factor's Schur set");
-  /* C's factor: the trailing s x s block of S's, which starts at a column block of
-   * every rank's (schur_separators) */
-  fcd__grid c = m->C;
-  fcd_index off = m->ns - m->s, lead = off / ((fcd_index)c.size * c.nb) * c.nb;
-  c.a = m->C.a + (size_t)lead * (size_t)c.lld + (size_t)off;
-  c.s = s;
-  c.nloc = m->C.nloc - lead;
+  /* C's factor: the trailing s x s block of S's (schur_separators pads its start) */
+  fcd__grid c = fcd__grid_trailing(&m->C, m->ns - m->s);
   return fcd__grid_inverse(sys, m->scomm, &c, out);
 }
 

@@ -60,6 +60,10 @@ fcd_status fcd__grid_factor(const fcd_system *sys, MPI_Comm comm, fcd__grid *g);
 /* b = S^-1 b for nrhs columns (s x nrhs, column-major) that rank 0 alone holds */
 fcd_status fcd__grid_solve(const fcd_system *sys, MPI_Comm comm, const fcd__grid *g,
                            fcd_index nrhs, fcd_real *b);
+/* A view of g's trailing block from row and column off on, which must start a column
+ * block of every rank's (off a multiple of size x nb): the Cholesky factor of the
+ * leading block's Schur complement once g is factored. Shares g's storage. */
+fcd__grid fcd__grid_trailing(const fcd__grid *g, fcd_index off);
 /* this rank's columns of S^-1 (a Cholesky's as their lower triangles); the factor is
  * kept */
 fcd_status fcd__grid_inverse(const fcd_system *sys, MPI_Comm comm, const fcd__grid *g,

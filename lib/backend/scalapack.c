@@ -140,6 +140,15 @@ fcd_status fcd__grid_solve(const fcd_system *sys, MPI_Comm comm, const fcd__grid
   return FCD_OK;
 }
 
+fcd__grid fcd__grid_trailing(const fcd__grid *g, fcd_index off) {
+  fcd__grid c = *g;
+  fcd_index lead = off / ((fcd_index)g->size * g->nb) * g->nb; /* this rank's columns before */
+  c.a = g->a + (size_t)lead * (size_t)g->lld + (size_t)off;
+  c.s = g->s - off;
+  c.nloc = g->nloc - lead;
+  return c;
+}
+
 /* the global column of this rank's local column k: its (k / nb)-th block, which is the
  * ((k / nb) P + rank)-th of the block-cyclic layout */
 static size_t global_col(const fcd__grid *g, size_t k) {

@@ -3,11 +3,11 @@
  * blocks of 128 and a partial one: several groups of blocks, the last one short, and on
  * three ranks groups that straddle the ranks' blocks unevenly). Every rank holds some
  * columns; each is compared on and below the diagonal with LAPACK's dpotri of the whole
- * matrix, which every rank computes for itself. Then the trailing view that
- * fcd__mumps_inverse_cols takes when separators come first (several ranks only): the
- * trailing block of the factor is the Cholesky factor of the Schur complement of the
- * leading block, whose inverse is the trailing block of S^-1, so the same reference
- * serves. */
+ * matrix, which every rank computes for itself. Then (several ranks only) the trailing
+ * view, fcd__grid_trailing, that fcd__mumps_inverse_cols takes when separators come
+ * first: the trailing block of the factor is the Cholesky factor of the Schur complement
+ * of the leading block, whose inverse is the trailing block of S^-1, so the same
+ * reference serves. */
 #include "../../lib/backend/petsc_backend.h"
 #include "../fcdtest.h"
 
@@ -88,13 +88,9 @@ int main(int argc, char **argv) {
   CHECK(d <= 1e-13 * scale);
   fcd__inverse_cols_clear(&inv);
   if (size > 1) {
-    /* the view of fcd__mumps_inverse_cols with a leading block of one column block a
-     * rank */
-    fcd_index off = (fcd_index)size * g.nb, lead = off / ((fcd_index)size * g.nb) * g.nb;
-    fcd__grid c = g;
-    c.a = g.a + (size_t)lead * (size_t)g.lld + (size_t)off;
-    c.s = S - off;
-    c.nloc = g.nloc - lead;
+    /* a leading block of one column block a rank */
+    fcd_index off = (fcd_index)size * g.nb;
+    fcd__grid c = fcd__grid_trailing(&g, off);
     CHECK_ST(fcd__grid_inverse(sys, MPI_COMM_WORLD, &c, &inv), FCD_OK);
     d = all_max(compare(&inv, c.s, ref, (int)off, &scale));
     scale = all_max(scale);
