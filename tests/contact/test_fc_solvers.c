@@ -18,10 +18,12 @@ typedef struct {
  * normals; mu given. */
 static void make_local(local_data *L, int dim, int nc, double mu, double shift) {
   int m = dim * nc, k = m;
+  /* sizes as size_t: at -O2 GCC's range analysis otherwise sees a negative int product */
+  size_t um = (size_t)m, unc = (size_t)nc;
   L->dim = dim;
   L->nc = nc;
   L->m = m;
-  double *b = malloc(sizeof(double) * m * k);
+  double *b = malloc(sizeof(double) * um * um);
   for (int i = 0; i < m * k; i++) b[i] = fcdt_rand() - 0.5;
   L->wd = calloc((size_t)m * m, sizeof(double));
   for (int i = 0; i < m; i++)
@@ -30,16 +32,16 @@ static void make_local(local_data *L, int dim, int nc, double mu, double shift) 
       for (int l = 0; l < k; l++) s += b[i * k + l] * b[j * k + l];
       L->wd[i * m + j] = s;
     }
-  L->rp = malloc(sizeof(fcd_index) * (m + 1));
-  L->ci = malloc(sizeof(fcd_index) * m * m);
-  L->wv = malloc(sizeof(double) * m * m);
+  L->rp = malloc(sizeof(fcd_index) * (um + 1));
+  L->ci = malloc(sizeof(fcd_index) * um * um);
+  L->wv = malloc(sizeof(double) * um * um);
   for (int i = 0; i <= m; i++) L->rp[i] = (fcd_index)i * m;
   for (int i = 0; i < m * m; i++) {
     L->ci[i] = i % m;
     L->wv[i] = L->wd[i];
   }
-  L->q = malloc(sizeof(double) * m);
-  L->mu = malloc(sizeof(double) * nc);
+  L->q = malloc(sizeof(double) * um);
+  L->mu = malloc(sizeof(double) * unc);
   for (int i = 0; i < m; i++) L->q[i] = 2 * fcdt_rand() - 0.5; /* mostly approaching */
   for (int c = 0; c < nc; c++) L->mu[c] = mu;
   free(b);
