@@ -97,7 +97,7 @@ def compare(page, run, name, rtol, free, block, got, exe, out):
         bad.append(f"{len(want)} rows on the page, {len(have)} printed")
     for i, (rw, rh) in enumerate(zip(want, have)):
         if len(rw) != len(rh):
-            bad.append(f"row {i}: {len(rw)} cells on the page, {len(rh)} printed")
+            bad.append(f"row {i + 1}: {len(rw)} cells on the page, {len(rh)} printed")
             continue
         for j, (cw, ch) in enumerate(zip(rw, rh)):
             if j + 1 in free:
@@ -105,9 +105,9 @@ def compare(page, run, name, rtol, free, block, got, exe, out):
             a, b = number(cw), number(ch)
             if a is not None and b is not None:
                 if abs(a - b) > rtol * max(abs(a), abs(b)) and a != b:
-                    bad.append(f"row {i} column {j + 1}: page {cw}, program {ch}")
+                    bad.append(f"row {i + 1} column {j + 1}: page {cw}, program {ch}")
             elif cw != ch:
-                bad.append(f"row {i} column {j + 1}: page '{cw}', program '{ch}'")
+                bad.append(f"row {i + 1} column {j + 1}: page '{cw}', program '{ch}'")
     if bad:
         print(f"check_page: {page} is stale against the {run} run's {name} (rtol {rtol}):")
         for b in bad:

@@ -5,7 +5,8 @@
 # each suite (from `meson test --list`), BUILD is restored to that pristine state and the
 # suite runs alone; then, once more from the pristine state, every test runs in the
 # reverse of the defined order. The test logs are kept as LOGDIR/meson-logs/testlog-*.json
-# (the format the CI counts); exits 1 when a test failed, 2 when a run left no log.
+# (the format the CI counts), and BUILD is left pristine again; exits 1 when a test
+# failed, 2 when a run left no log.
 set -uo pipefail
 build=$(cd "$1" && pwd) || exit 2
 logdir=$2
@@ -50,6 +51,9 @@ if ! meson test -C "$build" --no-rebuild --print-errorlogs --num-processes 2 \
 fi
 cp "$build/meson-logs/testlog-reversed.json" "$logdir/meson-logs/" 2>/dev/null ||
   { echo "=== reversed run: no test log"; nolog=1; }
+# BUILD goes back as it came, with no test log in it: a caller that later counts BUILD's
+# logs must not count these runs a second time (they are in LOGDIR)
+restore || exit 2
 rm -rf "$pristine"
 [ $nolog -eq 0 ] || exit 2
 exit $bad
