@@ -4,7 +4,8 @@
  * with a clamped top, static held only by its contacts, steady sliding) must equal the
  * serial CHOLMOD solve of the whole model to 1e-10 relative on every rank; since each
  * rank count is compared with the same serial solve, the rank counts agree with each
- * other too. Then bad input: every rank must return the status, none may hang. */
+ * other too. Then bad input: every rank must return the status, none may hang. Last, a
+ * steady-sliding solve under a host's allocator: the same answer, every block returned. */
 #include <fcd/fcd.h>
 
 #include <math.h>
@@ -18,6 +19,20 @@
 
 static int rank, size;
 static int64_t comm_f;
+
+/* a host's allocator that counts fcd's live blocks */
+static long long host_live;
+static void *host_alloc(void *ud, size_t bytes) {
+  (void)ud;
+  void *p = malloc(bytes);
+  if (p) host_live++;
+  return p;
+}
+static void host_free(void *ud, void *p) {
+  (void)ud;
+  if (p) host_live--;
+  free(p);
+}
 
 /* rows [n r / size, n (r+1) / size), shifted by one row so that the cuts fall inside
  * nodes (the x and y dofs of a node on different ranks) */
@@ -592,6 +607,26 @@ int main(int argc, char **argv) {
       destroy(&dis);
     }
   }
+  /* ---- a host's allocator (fcd_set_allocator) under the distributed factor: the
+   * answer is the same as the serial one, and every block of fcd's goes back to the
+   * host's allocator on every rank. Installing it checks that no block of the solves
+   * above is left (fcd_set_allocator is FCD_E_STATE while one is). ---- */
+  {
+    const fcd_allocator a = {host_alloc, host_free, NULL};
+    CHECK_ST(fcd_set_allocator(&a), FCD_OK);
+    model ser, dis;
+    CHECK_ST(build(&b, 0, 0, 0, 1.0, &ser), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(ser.eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_OK);
+    CHECK_ST(build(&b, 1, 0, 0, 1.0, &dis), FCD_OK);
+    CHECK_ST(fcd_equilibrium_solve(dis.eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_OK);
+    CHECK(host_live > 0);
+    CHECK(all_max(compare(&dis, &ser, n, m)) < 1e-10);
+    destroy(&dis);
+    destroy(&ser);
+    CHECK(host_live == 0);
+    CHECK_ST(fcd_set_allocator(NULL), FCD_OK);
+  }
+
   tb_block_free(&b);
   int failures = fcdt_failures, any;
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
