@@ -23,6 +23,8 @@
 #define _GNU_SOURCE
 #include <fcd/fcd.h>
 
+#include "args.h"
+
 #include <cs.h>
 #include <dirent.h>
 #include <math.h>
@@ -286,8 +288,8 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--verbose")) verbose = 1;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-    else if (!strcmp(argv[i], "--tol") && i + 1 < argc) tol = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--cap") && i + 1 < argc) cap = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--tol") && i + 1 < argc) tol = bench_real(argv[0], "--tol", argv[++i], 1e-300, 1);
+    else if (!strcmp(argv[i], "--cap") && i + 1 < argc) cap = bench_real(argv[0], "--cap", argv[++i], 0, 1e9);
     else if (!strcmp(argv[i], "--fcd") && i + 1 < argc) fsel = argv[++i];
     else if (!strcmp(argv[i], "--peer") && i + 1 < argc) psel = argv[++i];
     else if (!dir) dir = argv[i];

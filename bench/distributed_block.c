@@ -17,6 +17,7 @@
  * (maxrss the largest over the ranks; step_seconds per step). */
 #include <fcd/fcd.h>
 
+#include "args.h"
 #include "block_model.h"
 
 #include <math.h>
@@ -47,17 +48,17 @@ int main(int argc, char **argv) {
   double skew = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--cells") == 0 && i + 3 < argc) {
-      nx = atoi(argv[++i]);
-      ny = atoi(argv[++i]);
-      nz = atoi(argv[++i]);
+      nx = bench_int(argv[0], "--cells", argv[++i], 1, 100000);
+      ny = bench_int(argv[0], "--cells", argv[++i], 1, 100000);
+      nz = bench_int(argv[0], "--cells", argv[++i], 1, 100000);
     } else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-      steps = atoi(argv[++i]);
+      steps = bench_int(argv[0], "--steps", argv[++i], 0, 1000000000);
     } else if (strcmp(argv[i], "--float") == 0) {
       floatb = 1;
     } else if (strcmp(argv[i], "--serial") == 0) {
       serial = 1;
     } else if (strcmp(argv[i], "--skew") == 0 && i + 1 < argc) {
-      skew = atof(argv[++i]);
+      skew = bench_real(argv[0], "--skew", argv[++i], -1, 1);
     } else {
       fprintf(stderr, "usage: distributed_block [--cells NX NY NZ] [--steps S] [--serial] "
               "[--skew S] [--float]\n");

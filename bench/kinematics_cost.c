@@ -18,6 +18,7 @@
  * `ratio stability_mortar_vs_pairs X` (targets: the last two <= 1.2) and details. */
 #include <fcd/fcd.h>
 
+#include "args.h"
 #include "block_model.h"
 #include "fcd_private.h"
 
@@ -245,9 +246,9 @@ static void conforming_cost(int C, int steps) {
 int main(int argc, char **argv) {
   int S = 100, C = 16, steps = 50;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--slave") && i + 1 < argc) S = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--conform") && i + 1 < argc) C = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
+    if (!strcmp(argv[i], "--slave") && i + 1 < argc) S = bench_int(argv[0], "--slave", argv[++i], 1, 100000000);
+    else if (!strcmp(argv[i], "--conform") && i + 1 < argc) C = bench_int(argv[0], "--conform", argv[++i], 1, 100000000);
+    else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = bench_int(argv[0], "--steps", argv[++i], 1, 1000000000);
     else {
       fprintf(stderr, "usage: kinematics_cost [--slave S] [--conform C] [--steps N]\n");
       return 2;

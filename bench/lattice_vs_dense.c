@@ -11,6 +11,8 @@
  * Prints `ratio catchup_vs_dense_qp X` (fcd time / dense time; target <= 1/50). */
 #include <fcd/fcd.h>
 
+#include "args.h"
+
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -196,14 +198,16 @@ static long dense_step(dense *D, double t0, double t1) {
 
 int main(int argc, char **argv) {
   if ((argc == 5 || argc == 6) && !strcmp(argv[1], "--big")) {
-    int nx = atoi(argv[2]), ny = atoi(argv[3]), steps = atoi(argv[4]);
+    int nx = bench_int(argv[0], "--big NX", argv[2], 1, 100000);
+    int ny = bench_int(argv[0], "--big NY", argv[3], 1, 100000);
+    int steps = bench_int(argv[0], "--big STEPS", argv[4], 1, 1000000000);
     fcd_lattice *lat;
     if (fcd_lattice_create_rect(nx, ny, 1.0, 1.0, 0.01, 0.3, 1.1, 0.1, &lat) != FCD_OK) return 1;
     fcd_index n, m;
     fcd_lattice_sizes(lat, &n, &m, NULL);
     /* start near the first yield (elastic steps are cheap and uninformative): the
      * affine estimate scales the 10 x 15 lattice's 1.36 with the height */
-    double t = argc == 6 ? atof(argv[5]) : 1.30 * (ny - 1) / 14.0, t0 = now();
+    double t = argc == 6 ? bench_real(argv[0], "--big T0", argv[5], 0, 1e9) : 1.30 * (ny - 1) / 14.0, t0 = now();
     if (fcd_lattice_set_state(lat, t, NULL, NULL) != FCD_OK) return 1;
     long its = 0;
     for (int j = 1; j <= steps; j++) {
@@ -228,8 +232,8 @@ int main(int argc, char **argv) {
   int steps = 300;
   double from = 0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = atof(argv[++i]);
+    if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = bench_int(argv[0], "--steps", argv[++i], 1, 1000000000);
+    else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = bench_real(argv[0], "--from", argv[++i], 0, 1e9);
   }
   fcd_lattice *lat;
   if (fcd_lattice_create_rect(10, 15, 1.0, 1.0, 0.01, 0.3, 1.1, 0.1, &lat) != FCD_OK) return 1;

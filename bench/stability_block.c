@@ -26,6 +26,7 @@
  * MPI_COMM_WORLD (launch with mpiexec). */
 #include <fcd/fcd.h>
 
+#include "args.h"
 #include "block_model.h"
 #include "fc_private.h"
 
@@ -123,16 +124,16 @@ int main(int argc, char **argv) {
   const char *exp_dir = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
-      nx = atoi(argv[++i]);
-      ny = atoi(argv[++i]);
-      nz = atoi(argv[++i]);
-    } else if (!strcmp(argv[i], "--nev") && i + 1 < argc) nev = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--target-hz") && i + 1 < argc) target = atof(argv[++i]);
+      nx = bench_int(argv[0], "--cells", argv[++i], 1, 100000);
+      ny = bench_int(argv[0], "--cells", argv[++i], 1, 100000);
+      nz = bench_int(argv[0], "--cells", argv[++i], 1, 100000);
+    } else if (!strcmp(argv[i], "--nev") && i + 1 < argc) nev = bench_int(argv[0], "--nev", argv[++i], 1, 100000);
+    else if (!strcmp(argv[i], "--target-hz") && i + 1 < argc) target = bench_real(argv[0], "--target-hz", argv[++i], 0, 1e12);
     else if (!strcmp(argv[i], "--export") && i + 1 < argc) exp_dir = argv[++i];
     else if (!strcmp(argv[i], "--mpi")) use_mpi = 1;
     else if (!strcmp(argv[i], "--factor")) factor = 1;
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = bench_int(argv[0], "--reps", argv[++i], 1, 1000000);
+    else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep = bench_int(argv[0], "--sweep", argv[++i], 0, 1000000);
     else if (!strcmp(argv[i], "--no-share")) share = 0;
     else {
       fprintf(stderr, "usage: stability_block [--cells NX NY NZ] [--nev N] [--target-hz F] "

@@ -14,6 +14,8 @@
  * Prints `ratio step_vs_cholmod_solve X` (target <= 3) and details on stderr. */
 #include <fcd/fcd.h>
 
+#include "args.h"
+
 #include "fcd_private.h"
 
 #include <math.h>
@@ -44,9 +46,9 @@ int main(int argc, char **argv) {
   int nx = 100, ny = 100, steps = 200;
   fcd_scheme scheme = FCD_SCHEME_MOREAU_JEAN;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--nx") && i + 1 < argc) nx = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--ny") && i + 1 < argc) ny = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
+    if (!strcmp(argv[i], "--nx") && i + 1 < argc) nx = bench_int(argv[0], "--nx", argv[++i], 1, 100000);
+    else if (!strcmp(argv[i], "--ny") && i + 1 < argc) ny = bench_int(argv[0], "--ny", argv[++i], 1, 100000);
+    else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = bench_int(argv[0], "--steps", argv[++i], 1, 1000000000);
     else if (!strcmp(argv[i], "--scheme") && i + 1 < argc) {
       const char *s = argv[++i];
       scheme = !strcmp(s, "fremond")  ? FCD_SCHEME_FREMOND

@@ -43,6 +43,7 @@ struct fcd_equilibrium {
   int rigid;             /* 1: K is semi-definite on the free dofs */
   fcd_index probe_facts; /* factorization count the probe was made for (-1: none) */
   uint64_t kfail_pat, kfail_val; /* the K (pattern, values) whose factorization failed */
+  fcd_index void_dof; /* that K's dof with a zero diagonal no contact involves (-1: none) */
   fcd_real probe_rho;    /* smallest Rayleigh quotient x'Kx / x'Dx found */
   fcd__factor *rfac;     /* K + c D, D = diag K, when rigid */
   uint64_t rfac_pat, rfac_val;
@@ -95,6 +96,7 @@ fcd_status fcd_equilibrium_create(fcd_system *sys, fcd_contact_set *cs,
   eq->classify_tol = 1e-8;
   eq->cert_tol = 1e-8;
   eq->probe_facts = -1;
+  eq->void_dof = -1;
   fcd_status st = fcd__factor_create_free(sys, &eq->fac);
   if (st != FCD_OK) {
     fcd__free(eq);
@@ -301,6 +303,15 @@ static fcd_status regularise(fcd_equilibrium *eq, const fcd__free_pattern *fp,
   fcd_status st = fcd__factor_csr_free(eq->rfac, fp->n, fp->rowptr, fp->col, vals, fp->version);
   if (st == FCD_E_NOT_SPD) {
     fcd_index bad = fcd__factor_bad_column(eq->rfac);
+    fcd_real d;
+    if (bad >= 0 && fcd__factor_bad_diagonal(eq->rfac, &d))
+      return fcd__err(sys, FCD_E_SINGULAR,
+                      d == 0 ? "the stiffness is zero at dof %lld (its diagonal entry is 0, as "
+                               "at a node no element or spring reaches): no equilibrium is "
+                               "defined; prescribe the dof or connect it"
+                             : "the stiffness is indefinite on the free dofs (its diagonal "
+                               "at dof %lld is negative): no equilibrium is defined",
+                      (long long)sys->dof_of[bad]);
     char at[48] = "";
     if (bad >= 0) snprintf(at, sizeof at, " at dof %lld", (long long)sys->dof_of[bad]);
     return fcd__err(sys, FCD_E_SINGULAR,
@@ -310,6 +321,33 @@ static fcd_status regularise(fcd_equilibrium *eq, const fcd__free_pattern *fp,
   if (st != FCD_OK) return st;
   eq->rfac_pat = fp->version;
   eq->rfac_val = sys->value_version;
+  return FCD_OK;
+}
+
+/* K's factor refused a diagonal entry <= 0 before factoring (fcd__factor_bad_diagonal).
+ * Negative, K is indefinite: refused. Zero at a dof no contact direction involves (a node
+ * no element reaches, say), the dof is kept in eq->void_dof: the semi-definite path takes
+ * it for a rigid mode, names it well when a load pushes along it ("cannot hold the
+ * load"), but with no load its amplitude is undetermined and the solve failed its
+ * certificate with a displacement of 1e30 that named nothing (fcd_equilibrium_solve then
+ * names the dof). Collective when distributed (every rank's factor failed at the same
+ * dof). */
+static fcd_status diagonal_refusal(fcd_equilibrium *eq) {
+  fcd_system *sys = eq->sys;
+  fcd_real d;
+  fcd_index dof = fcd__factor_bad_column(eq->fac);
+  if (dof < 0 || !fcd__factor_bad_diagonal(eq->fac, &d)) return FCD_OK;
+  if (d < 0)
+    return fcd__err(sys, FCD_E_SINGULAR, "the stiffness is indefinite on the free dofs (its "
+                    "diagonal at dof %lld is negative): no equilibrium is defined",
+                    (long long)dof);
+  int held = 0;
+  if (nct(eq) > 0) {
+    const fcd__csr *H;
+    FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
+    for (fcd_index e = 0; e < H->rowptr[H->n] && !held; e++) held = H->col[e] == dof;
+  }
+  if (!fcd__dist_any(sys, held)) eq->void_dof = dof;
   return FCD_OK;
 }
 
@@ -328,6 +366,8 @@ static fcd_status prepare(fcd_equilibrium *eq, const fcd__free_pattern *fp) {
     st = fcd__factor_combination_free(eq->fac, 0.0, 0.0, 1.0);
     failed = st == FCD_E_NOT_SPD;
     if (st != FCD_OK && !failed) return st;
+    eq->void_dof = -1;
+    if (failed) FCD_TRY(diagonal_refusal(eq));
     if (failed) {
       memcpy(sys->err, saved, sizeof saved); /* an answer, not an error */
       eq->kfail_pat = fp->version;
@@ -1124,6 +1164,14 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
   if (certified < 0) {
     if (certified == -1) st = fcd__err(sys, FCD_E_NOMEM, "out of memory checking an equilibrium");
     else st = FCD_E_BACKEND; /* the reduction's message stands */
+    goto done;
+  }
+  if (!certified && eq->rigid && eq->void_dof >= 0) {
+    st = fcd__err(sys, FCD_E_SINGULAR, "no equilibrium is defined: the stiffness is zero at "
+                  "dof %lld (its diagonal entry is 0, as at a node no element or spring "
+                  "reaches) and neither a contact nor a load involves it, so nothing decides "
+                  "its displacement; prescribe the dof or connect it; the previous solution "
+                  "is kept", (long long)eq->void_dof);
     goto done;
   }
   if (!certified) {

@@ -3,6 +3,7 @@
 #include "fcd_private.h"
 #include "backend/lapack.h"
 
+#include <math.h>
 #include <string.h>
 
 struct fcd__factor {
@@ -31,6 +32,9 @@ struct fcd__factor {
   fcd_index work_cap;
   fcd__factor_stats stats;
   fcd_index bad_col;
+  /* bad_col's diagonal entry, when void_rows refused the values (bad_diag_set) */
+  int bad_diag_set;
+  fcd_real bad_diag;
 };
 
 fcd_status fcd__factor_create(fcd_system *sys, fcd__factor_kind kind, fcd__factor **out) {
@@ -75,6 +79,48 @@ static fcd_status chol_analyze(fcd__factor *f, fcd_index n, const fcd_index *row
   return st;
 }
 
+/* The refusals exact and cheap enough to come before the backend: an SPD operator needs
+ * every diagonal entry > 0 (a non-positive one gives a non-positive pivot in any order),
+ * any operator a non-zero entry in every row. An operator with no entry at all reached
+ * CHOLMOD as an invalid matrix ("status -4") and MUMPS as INFOG(1) = -2 or -8, which named
+ * no dof. Rows [lo, hi) are this process's (all of them serially); on a distributed
+ * system the first offending row over the ranks is agreed (collective). */
+static fcd_status void_rows(fcd__factor *f, fcd_index n, fcd_index lo, fcd_index hi,
+                            const fcd_index *rowptr, const fcd_index *col,
+                            const fcd_real *val, int spd) {
+  fcd_index bad = -1;
+  fcd_real d = 0;
+  for (fcd_index i = lo; i < hi && bad < 0; i++) {
+    fcd_real diag = 0;
+    int any = 0;
+    for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      any |= val[p] != 0;
+      if (col[p] == i) diag += val[p];
+    }
+    if (spd ? !(diag > 0) : !any) {
+      bad = i;
+      d = diag;
+    }
+  }
+  if (f->mumps) {
+    /* the smallest offending row: the largest n - row (0: none on any rank) */
+    fcd_real first = fcd__dist_max(f->sys, bad >= 0 ? (fcd_real)(n - bad) : 0);
+    if (first != first)
+      return fcd__err(f->sys, FCD_E_BACKEND, "MPI error agreeing on the operator's rows");
+    bad = first > 0 ? n - (fcd_index)first : -1;
+    d = fcd__dist_max(f->sys, bad >= lo && bad < hi ? d : -HUGE_VAL);
+  }
+  if (bad < 0) return FCD_OK;
+  f->bad_col = bad;
+  f->bad_diag_set = spd;
+  f->bad_diag = d;
+  if (spd)
+    return fcd__err(f->sys, FCD_E_NOT_SPD, "matrix is not positive definite: its diagonal "
+                    "entry at column %lld of %lld is %g", (long long)bad, (long long)n, d);
+  return fcd__err(f->sys, FCD_E_SINGULAR, "matrix is singular: its row %lld of %lld holds "
+                  "no non-zero entry", (long long)bad, (long long)n);
+}
+
 fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
                            const fcd_index *col, const fcd_real *val, uint64_t pattern_id) {
   fcd_status st;
@@ -96,6 +142,8 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
   }
   f->factored = 0;
   f->bad_col = -1;
+  f->bad_diag_set = 0;
+  FCD_TRY(void_rows(f, n, 0, n, rowptr, col, val, f->kind == FCD__FACTOR_SPD));
   st = f->kind == FCD__FACTOR_SPD ? fcd__chol_factor(f->chol, f->sys, val, &f->bad_col)
        : f->klu                   ? fcd__klu_factor(f->klu, f->sys, val)
                                   : fcd__lu_factor(f->lu, f->sys, val);
@@ -110,6 +158,8 @@ void fcd__factor_set_refinement(fcd__factor *f, int steps) {
   if (f->lu) fcd__lu_set_refinement(f->lu, steps);
   if (f->klu) fcd__klu_set_refinement(f->klu, steps);
 }
+
+static fcd_status not_spd_at_dof(fcd__factor *f);
 
 /* The free pattern, and whether the factor already holds a M + b C + c K of the current
  * values (*current). */
@@ -192,11 +242,7 @@ fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_r
   /* A factor object serves either system combinations or caller matrices
    * (fcd__factor_csr), never both: pattern ids of the two sources are not comparable. */
   fcd_status st = fcd__factor_csr(f, fp->n, fp->rowptr, fp->col, f->work, fp->version);
-  if (st == FCD_E_NOT_SPD && f->bad_col >= 0) {
-    f->bad_col = sys->dof_of[f->bad_col];
-    return fcd__err(sys, st, "not positive definite on the free dofs: non-positive pivot "
-                    "at dof %lld", (long long)f->bad_col);
-  }
+  if (st == FCD_E_NOT_SPD && f->bad_col >= 0) return not_spd_at_dof(f);
   if (st == FCD_E_SINGULAR && f->general && f->kind == FCD__FACTOR_LU)
     return fcd__err(sys, st, "the non-symmetric operator is singular on the free dofs (its LU "
                     "has a zero pivot): a rigid mode or a mechanism, which only a symmetric "
@@ -224,6 +270,23 @@ fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
 fcd_index fcd__factor_size(const fcd__factor *f) { return f->n; }
 
 fcd_index fcd__factor_bad_column(const fcd__factor *f) { return f->bad_col; }
+
+int fcd__factor_bad_diagonal(const fcd__factor *f, fcd_real *d) {
+  if (f->bad_col < 0 || !f->bad_diag_set) return 0;
+  *d = f->bad_diag;
+  return 1;
+}
+
+/* A combination's failed Cholesky reported at the dof it concerns (bad_col becomes a dof) */
+static fcd_status not_spd_at_dof(fcd__factor *f) {
+  f->bad_col = f->sys->dof_of[f->bad_col];
+  if (f->bad_diag_set)
+    return fcd__err(f->sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: the "
+                    "operator's diagonal entry at dof %lld is %g", (long long)f->bad_col,
+                    f->bad_diag);
+  return fcd__err(f->sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: "
+                  "non-positive pivot at dof %lld", (long long)f->bad_col);
+}
 
 fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f) { return f->stats; }
 
@@ -306,6 +369,9 @@ fcd_status fcd__factor_csr_free(fcd__factor *f, fcd_index n, const fcd_index *ro
   }
   f->factored = 0;
   f->bad_col = -1;
+  fcd_index lo, hi;
+  fcd__mumps_rows(f->mumps, &lo, &hi);
+  FCD_TRY(void_rows(f, n, lo, hi, rowptr, col, val, f->kind == FCD__FACTOR_SPD));
   FCD_TRY(fcd__mumps_factor(f->mumps, f->sys, val));
   f->factored = 1;
   f->stats.factorizations++;
@@ -321,7 +387,9 @@ fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, 
   if (!fcd__dist_any(f->sys, !current)) return FCD_OK;
   FCD_TRY(general_kind(f, a, b, c));
   FCD_TRY(combination_values(f, fp, a, b, c));
-  FCD_TRY(fcd__factor_csr_free(f, fp->n, fp->rowptr, fp->col, f->work, fp->version));
+  fcd_status st = fcd__factor_csr_free(f, fp->n, fp->rowptr, fp->col, f->work, fp->version);
+  if (st == FCD_E_NOT_SPD && f->bad_col >= 0) return not_spd_at_dof(f);
+  if (st != FCD_OK) return st;
   combination_done(f, a, b, c);
   return FCD_OK;
 }

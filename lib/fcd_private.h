@@ -330,6 +330,9 @@ fcd_status fcd__factor_combination(fcd__factor *f, fcd_real a, fcd_real b, fcd_r
 /* After FCD_E_NOT_SPD: the failing column, in the global dof numbering for
  * combinations and in the caller's numbering for fcd__factor_csr; -1 otherwise. */
 fcd_index fcd__factor_bad_column(const fcd__factor *f);
+/* 1 and *d the diagonal entry when the failure was a diagonal entry <= 0 at the bad
+ * column, which no backend saw (a free dof no stiffness or mass reaches when it is 0) */
+int fcd__factor_bad_diagonal(const fcd__factor *f, fcd_real *d);
 /* Factors an arbitrary CSR matrix (full storage). pattern_id identifies its pattern: a
  * caller passing the same nonzero id promises the same pattern, so the symbolic
  * analysis is reused; 0 forces a new analysis. */
@@ -597,6 +600,8 @@ fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index 
  * (s values, every rank's the same) added on the set's dofs. Any other solve or
  * factorization in between voids the condensation (FCD_E_INTERNAL). Collective. */
 int fcd__mumps_halves(const fcd__mumps *m);
+/* the free rows [*lo, *hi) this rank holds in an analysed factor */
+void fcd__mumps_rows(const fcd__mumps *m, fcd_index *lo, fcd_index *hi);
 fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_real *b,
                                fcd_real *xs);
 fcd_status fcd__mumps_expand(fcd__mumps *m, const fcd_system *sys, const fcd_real *g,

@@ -1437,6 +1437,11 @@ static fcd_status schur_half(fcd__mumps *m, const fcd_system *sys, int expand) {
 
 /* not with separators in the Schur set (the integrators, the halves' only callers, keep
  * the contact dofs alone: fcd__mumps_set_separators) */
+void fcd__mumps_rows(const fcd__mumps *m, fcd_index *lo, fcd_index *hi) {
+  *lo = m->fbegin;
+  *hi = m->fend;
+}
+
 int fcd__mumps_halves(const fcd__mumps *m) { return m->sfactored && m->s > 0 && m->ns == m->s; }
 
 fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_real *b,

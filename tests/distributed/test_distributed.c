@@ -550,18 +550,39 @@ int main(int argc, char **argv) {
     if (rank == 0) printf("negative definite K: %s\n", fcd_system_last_error(dm.sys));
     destroy(&dm);
     /* K positive definite away from the contacts, but the bottom row's (the contact
-     * dofs') own diagonal entries negated: MUMPS eliminates the rest without a negative
-     * pivot, and the Schur complement on the contact dofs, factored by ScaLAPACK over the
-     * ranks, is what is indefinite (its diagonal is -k_dd minus a positive term). Every
+     * dofs') own diagonal entries cut to 1 %: every diagonal entry stays positive, so
+     * the factor's check of the diagonal passes; MUMPS eliminates the rest without a
+     * negative pivot, and the Schur complement on the contact dofs, factored by
+     * ScaLAPACK over the ranks, is what is indefinite (its diagonal is 0.01 k_dd minus
+     * the positive k_dr K_rr^-1 k_rd, which is most of k_dd at a boundary node). Every
      * rank must see it. */
     for (fcd_index p = 0; p < b.nk; p++)
-      kv[p] = b.ki[p] == b.kj[p] && b.ki[p] < 2 * (b.nx + 1) ? -b.kv[p] : b.kv[p];
+      kv[p] = b.ki[p] == b.kj[p] && b.ki[p] < 2 * (b.nx + 1) ? 0.01 * b.kv[p] : b.kv[p];
     CHECK_ST(build(&neg, 1, 0, 0, 0, &dm), FCD_OK);
     st = fcd_equilibrium_solve(dm.eq, FCD_EQ_STATIC, 0.0);
     CHECK_ST(st, FCD_E_SINGULAR);
     CHECK(strstr(fcd_system_last_error(dm.sys), "indefinite") != NULL);
+    CHECK(strstr(fcd_system_last_error(dm.sys), "diagonal") == NULL);
     if (rank == 0) printf("indefinite on the contact dofs: %s\n", fcd_system_last_error(dm.sys));
     destroy(&dm);
+    /* a free dof no element reaches (its row and column of K stored as zeros, as a host
+     * that assembles a node into no element gives them): the operator has no entry
+     * there. MUMPS reported INFOG(1) = -2 or -8 for an operator with no entry at all,
+     * naming no dof; every rank now returns the same status and names the dof, on the
+     * distributed path as on the serial one. The dof is mid-block, on the last rank. */
+    fcd_index zd = 2 * tb_node(&b, b.nx / 2, b.ny / 2) + 1;
+    for (fcd_index p = 0; p < b.nk; p++) kv[p] = b.ki[p] == zd || b.kj[p] == zd ? 0 : b.kv[p];
+    char want[64];
+    snprintf(want, sizeof want, "the stiffness is zero at dof %lld", (long long)zd);
+    for (int distributed = 0; distributed < 2; distributed++) {
+      CHECK_ST(build(&neg, distributed, 0, 0, 0, &dm), FCD_OK);
+      st = fcd_equilibrium_solve(dm.eq, FCD_EQ_STATIC, 0.0);
+      CHECK_ST(st, FCD_E_SINGULAR);
+      CHECK(strstr(fcd_system_last_error(dm.sys), want) != NULL);
+      if (rank == 0 && distributed)
+        printf("a dof without stiffness: %s\n", fcd_system_last_error(dm.sys));
+      destroy(&dm);
+    }
     free(kv);
   }
   {

@@ -616,6 +616,41 @@ static void test_generic_csr(void) {
   fcd_system_destroy(sys);
 }
 
+/* The refusals before the backend sees the values (factor.c, void_rows): an SPD factor
+ * of a matrix with a zero diagonal entry, or with no entry at all (which CHOLMOD took as
+ * an invalid matrix, status -4, and reported as FCD_E_BACKEND), is not positive definite
+ * at that column; an LU of a matrix with a zero row is singular at that row. A failed
+ * factorization leaves no factor to solve with, and the next good one works. */
+static void test_void_rows(void) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
+  const fcd_index rp[4] = {0, 2, 5, 7}, ci[7] = {0, 1, 0, 1, 2, 1, 2};
+  double v[7] = {4, -1, -1, 4, -1, -1, 4}, b[3] = {3, 2, 3}, x[3];
+  for (int lu = 0; lu < 2; lu++) {
+    fcd__factor *f;
+    CHECK_ST(fcd__factor_create(sys, lu ? FCD__FACTOR_LU : FCD__FACTOR_SPD, &f), FCD_OK);
+    /* row and column 2 stored as zeros, as a node no element reaches */
+    double z[7] = {4, -1, -1, 4, 0, 0, 0};
+    CHECK_ST(fcd__factor_csr(f, 3, rp, ci, z, 5), lu ? FCD_E_SINGULAR : FCD_E_NOT_SPD);
+    CHECK(fcd__factor_bad_column(f) == 2);
+    CHECK(strstr(fcd_system_last_error(sys), lu ? "row 2 of 3" : "column 2 of 3 is 0") != NULL);
+    fcd_real d = -1;
+    CHECK(fcd__factor_bad_diagonal(f, &d) == !lu);
+    if (!lu) CHECK(d == 0);
+    CHECK_ST(fcd__factor_solve(f, 1, b, x), FCD_E_STATE);
+    /* the pattern without any entry (no values at all) */
+    const fcd_index rp0[4] = {0, 0, 0, 0};
+    CHECK_ST(fcd__factor_csr(f, 3, rp0, NULL, NULL, 6), lu ? FCD_E_SINGULAR : FCD_E_NOT_SPD);
+    CHECK(fcd__factor_bad_column(f) == 0);
+    CHECK_ST(fcd__factor_csr(f, 3, rp, ci, v, 7), FCD_OK);
+    CHECK(fcd__factor_bad_column(f) == -1 && !fcd__factor_bad_diagonal(f, &d));
+    CHECK_ST(fcd__factor_solve(f, 1, b, x), FCD_OK);
+    for (int i = 0; i < 3; i++) CHECK_CLOSE(x[i], 1.0, 1e-14);
+    fcd__factor_destroy(f);
+  }
+  fcd_system_destroy(sys);
+}
+
 /* CHOLMOD's factorization runs with OpenMP's regions inactive in the calling thread
  * (backend/cholmod.c); the host's setting must be what it was afterwards. A 5-point
  * Laplacian on a 70 x 70 grid has supernodes large enough for CHOLMOD's regions, and a
@@ -687,6 +722,7 @@ int main(void) {
   test_nd_order();
   test_pd_ordered();
   test_generic_csr();
+  test_void_rows();
   test_klu(60);
   test_klu(500);
   return fcdt_finish("test_factor");
