@@ -79,7 +79,8 @@ static fcd_status chol_analyze(fcd__factor *f, fcd_index n, const fcd_index *row
   return st;
 }
 
-/* The refusals exact and cheap enough to come before the backend: an SPD operator needs
+/* The refusals exact and cheap enough to come before the backend's analysis (which then
+ * never sees an operator without entries, nor one it would refuse): an SPD operator needs
  * every diagonal entry > 0 (a non-positive one gives a non-positive pivot in any order),
  * any operator a non-zero entry in every row. An operator with no entry at all reached
  * CHOLMOD as an invalid matrix ("status -4") and MUMPS as INFOG(1) = -2 or -8, which named
@@ -90,14 +91,16 @@ static fcd_status void_rows(fcd__factor *f, fcd_index n, fcd_index lo, fcd_index
                             const fcd_real *val, int spd) {
   fcd_index bad = -1;
   fcd_real d = 0;
+  /* an LU's row stops at its first non-zero: the contact solvers' Newton Jacobians are
+   * refactored by KLU at every iteration, for little more than their entries' count */
   for (fcd_index i = lo; i < hi && bad < 0; i++) {
+    fcd_index p = rowptr[i], end = rowptr[i + 1];
     fcd_real diag = 0;
-    int any = 0;
-    for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++) {
-      any |= val[p] != 0;
-      if (col[p] == i) diag += val[p];
-    }
-    if (spd ? !(diag > 0) : !any) {
+    if (spd)
+      for (; p < end; p++) diag += col[p] == i ? val[p] : 0;
+    else
+      while (p < end && val[p] == 0) p++;
+    if (spd ? !(diag > 0) : p == end) {
       bad = i;
       d = diag;
     }
@@ -125,6 +128,10 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
                            const fcd_index *col, const fcd_real *val, uint64_t pattern_id) {
   fcd_status st;
   f->combo_valid = 0;
+  f->factored = 0;
+  f->bad_col = -1;
+  f->bad_diag_set = 0;
+  FCD_TRY(void_rows(f, n, 0, n, rowptr, col, val, f->kind == FCD__FACTOR_SPD));
   if (pattern_id == 0 || pattern_id != f->analysed_pattern || n != f->n) {
     f->analysed_pattern = 0;
     f->factored = 0;
@@ -142,8 +149,6 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
   }
   f->factored = 0;
   f->bad_col = -1;
-  f->bad_diag_set = 0;
-  FCD_TRY(void_rows(f, n, 0, n, rowptr, col, val, f->kind == FCD__FACTOR_SPD));
   st = f->kind == FCD__FACTOR_SPD ? fcd__chol_factor(f->chol, f->sys, val, &f->bad_col)
        : f->klu                   ? fcd__klu_factor(f->klu, f->sys, val)
                                   : fcd__lu_factor(f->lu, f->sys, val);
@@ -358,6 +363,12 @@ fcd_status fcd__factor_csr_free(fcd__factor *f, fcd_index n, const fcd_index *ro
                                 const fcd_index *col, const fcd_real *val, uint64_t pattern_id) {
   if (!f->mumps) return fcd__factor_csr(f, n, rowptr, col, val, pattern_id);
   f->combo_valid = 0;
+  f->factored = 0;
+  f->bad_col = -1;
+  f->bad_diag_set = 0;
+  fcd_index lo, hi;
+  fcd__dist_free_range(f->sys, &lo, &hi);
+  FCD_TRY(void_rows(f, n, lo, hi, rowptr, col, val, f->kind == FCD__FACTOR_SPD));
   int reanalyse = pattern_id == 0 || pattern_id != f->analysed_pattern || n != f->n;
   if (fcd__dist_any(f->sys, reanalyse)) {
     f->analysed_pattern = 0;
@@ -369,9 +380,6 @@ fcd_status fcd__factor_csr_free(fcd__factor *f, fcd_index n, const fcd_index *ro
   }
   f->factored = 0;
   f->bad_col = -1;
-  fcd_index lo, hi;
-  fcd__mumps_rows(f->mumps, &lo, &hi);
-  FCD_TRY(void_rows(f, n, lo, hi, rowptr, col, val, f->kind == FCD__FACTOR_SPD));
   FCD_TRY(fcd__mumps_factor(f->mumps, f->sys, val));
   f->factored = 1;
   f->stats.factorizations++;

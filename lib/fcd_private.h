@@ -600,8 +600,8 @@ fcd_status fcd__mumps_set_schur(fcd__mumps *m, const fcd_system *sys, fcd_index 
  * (s values, every rank's the same) added on the set's dofs. Any other solve or
  * factorization in between voids the condensation (FCD_E_INTERNAL). Collective. */
 int fcd__mumps_halves(const fcd__mumps *m);
-/* the free rows [*lo, *hi) this rank holds in an analysed factor */
-void fcd__mumps_rows(const fcd__mumps *m, fcd_index *lo, fcd_index *hi);
+/* the free rows [*lo, *hi) this rank owns (the free numbering keeps the dofs' order) */
+void fcd__dist_free_range(const fcd_system *sys, fcd_index *lo, fcd_index *hi);
 fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_real *b,
                                fcd_real *xs);
 fcd_status fcd__mumps_expand(fcd__mumps *m, const fcd_system *sys, const fcd_real *g,

@@ -383,7 +383,7 @@ void fcd__mumps_destroy(const fcd_system *sys, fcd__mumps *m) {
 
 /* The free rows this rank owns: the free indices of its dofs, a contiguous range since
  * the free numbering keeps the order of the dofs. */
-static void free_range(const fcd_system *sys, fcd_index *fb, fcd_index *fe) {
+void fcd__dist_free_range(const fcd_system *sys, fcd_index *fb, fcd_index *fe) {
   fcd_index b = 0, e = 0;
   for (fcd_index i = 0; i < sys->dist->rbegin; i++) b += !sys->is_fixed[i];
   e = b;
@@ -402,7 +402,7 @@ static fcd_status select_entries(fcd__mumps *m, const fcd_system *sys, fcd_index
   if (n > PETSC_MAX_INT || rowptr[n] > PETSC_MAX_INT)
     return fcd__err(sys, FCD_E_UNSUPPORTED, "%lld rows or %lld entries exceed PETSc's %d-bit "
                     "indices", (long long)n, (long long)rowptr[n], (int)(8 * sizeof(PetscInt)));
-  free_range(sys, &m->fbegin, &m->fend);
+  fcd__dist_free_range(sys, &m->fbegin, &m->fend);
   fcd_index nl = m->fend - m->fbegin, cnt = 0;
   for (fcd_index i = m->fbegin; i < m->fend; i++)
     for (fcd_index p = rowptr[i]; p < rowptr[i + 1]; p++) cnt += m->unsym || col[p] >= i;
@@ -1437,11 +1437,6 @@ static fcd_status schur_half(fcd__mumps *m, const fcd_system *sys, int expand) {
 
 /* not with separators in the Schur set (the integrators, the halves' only callers, keep
  * the contact dofs alone: fcd__mumps_set_separators) */
-void fcd__mumps_rows(const fcd__mumps *m, fcd_index *lo, fcd_index *hi) {
-  *lo = m->fbegin;
-  *hi = m->fend;
-}
-
 int fcd__mumps_halves(const fcd__mumps *m) { return m->sfactored && m->s > 0 && m->ns == m->s; }
 
 fcd_status fcd__mumps_condense(fcd__mumps *m, const fcd_system *sys, const fcd_real *b,
