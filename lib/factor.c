@@ -82,7 +82,7 @@ static fcd_status chol_analyze(fcd__factor *f, fcd_index n, const fcd_index *row
 /* The refusals exact and cheap enough to come before the backend's analysis (which then
  * never sees an operator without entries, nor one it would refuse): an SPD operator needs
  * every diagonal entry > 0 (a non-positive one gives a non-positive pivot in any order),
- * any operator a non-zero entry in every row. An operator with no entry at all reached
+ * a serial LU a non-zero entry in every row. An operator with no entry at all reached
  * CHOLMOD as an invalid matrix ("status -4") and MUMPS as INFOG(1) = -2 or -8, which named
  * no dof. Rows [lo, hi) are this process's (all of them serially); on a distributed
  * system the first offending row over the ranks is agreed (collective). */
@@ -91,6 +91,11 @@ static fcd_status void_rows(fcd__factor *f, fcd_index n, fcd_index lo, fcd_index
                             const fcd_real *val, int spd) {
   fcd_index bad = -1;
   fcd_real d = 0;
+  /* A distributed rank's owned rows hold their diagonal entries (a host gives only rows
+   * it owns) but not always the whole row: the mirrors of upper-stored entries reach
+   * their rows' owners only inside the distributed factor. An LU's zero row is therefore
+   * left to MUMPS there (INFOG(1) = -10, FCD_E_SINGULAR). */
+  if (!spd && f->mumps) return FCD_OK;
   /* an LU's row stops at its first non-zero: the contact solvers' Newton Jacobians are
    * refactored by KLU at every iteration, for little more than their entries' count */
   for (fcd_index i = lo; i < hi && bad < 0; i++) {
