@@ -63,6 +63,11 @@ struct fcd_equilibrium {
  * problem by an augmented Lagrangian in the rigid amplitudes a. */
 #define FCD__RIGID_TOL 1e-12
 #define FCD__RIGID_REG 1e-10
+/* The rigid-mode search's largest block. Bodies held by their contacts have 6 modes each
+ * in 3D; a K with thousands is a model without stiffness (zeros stored for every entry),
+ * whose search doubled its block up to the free dofs': at 20,000 dofs a 3.2 GB block and
+ * some 1e13 flops, hours in a host before any answer. */
+#define FCD__RIGID_MAX 512
 #define FCD__AL_MAX 200
 
 static int valid(const fcd_equilibrium *eq) {
@@ -838,7 +843,18 @@ static fcd_status rigid_operators(fcd_equilibrium *eq, const fcd__csr *H) {
     k = 0;
     while (k < p && th[k] < FCD__RIGID_TOL) k++;
     if (k < p || p == nf) break;
+    if (p >= FCD__RIGID_MAX) {
+      char at[80] = "";
+      if (eq->void_dof >= 0)
+        snprintf(at, sizeof at, " (dof %lld, for one, has a zero diagonal in K)",
+                 (long long)eq->void_dof);
+      st = fcd__err(sys, FCD_E_SINGULAR, "the stiffness has at least %lld rigid modes on the "
+                    "free dofs%s: a model mostly without stiffness, not bodies held by their "
+                    "contacts; no equilibrium is defined", (long long)p, at);
+      goto done;
+    }
     p = 2 * p < nf ? 2 * p : nf;
+    if (p > FCD__RIGID_MAX) p = FCD__RIGID_MAX;
   }
   if (k == 0) {
     st = fcd__err(sys, FCD_E_SINGULAR,
