@@ -306,17 +306,10 @@ static fcd_status regularise(fcd_equilibrium *eq, const fcd__free_pattern *fp,
   }
   eq->rfac_pat = 0;
   fcd_status st = fcd__factor_csr_free(eq->rfac, fp->n, fp->rowptr, fp->col, vals, fp->version);
+  /* every free diagonal is in the pattern and dreg > 0, so K's own refusals of a diagonal
+   * (diagonal_refusal) leave only a pivot to fail here */
   if (st == FCD_E_NOT_SPD) {
     fcd_index bad = fcd__factor_bad_column(eq->rfac);
-    fcd_real d;
-    if (bad >= 0 && fcd__factor_bad_diagonal(eq->rfac, &d))
-      return fcd__err(sys, FCD_E_SINGULAR,
-                      d == 0 ? "the stiffness is zero at dof %lld (its diagonal entry is 0, as "
-                               "at a node no element or spring reaches): no equilibrium is "
-                               "defined; prescribe the dof or connect it"
-                             : "the stiffness is indefinite on the free dofs (its diagonal "
-                               "at dof %lld is negative): no equilibrium is defined",
-                      (long long)sys->dof_of[bad]);
     char at[48] = "";
     if (bad >= 0) snprintf(at, sizeof at, " at dof %lld", (long long)sys->dof_of[bad]);
     return fcd__err(sys, FCD_E_SINGULAR,
@@ -987,14 +980,25 @@ static fcd_status solve_rigid(fcd_equilibrium *eq, eq_work *w, fcd_equilibrium_k
           s += H->val[p] * eq->R[i * nf + sys->free_of[H->col[p]]];
         G[i * m + j] = s;
       }
-    /* rho puts rho G^T G on the scale of W+ */
-    fcd_real wmax = 0, gmax = 0;
+    /* rho puts rho G^T G on the scale of W+. Contacts that only rigid modes move (a node
+     * no element reaches) have a W+ of round-off: 1e-35 gave rho = 1e-35 and an iteration
+     * that halved the imbalance from 4e12. Their scale is then the compliance in the metric,
+     * cmax = max_j H_j D^-1 H_j^T, of which W+'s round-off is ~1e-6 (K^+ passes through
+     * (1e-10 D)^-1 before the rigid modes are projected out); an elastic contact's W+
+     * entry is not below it, since (K^-1)_jj >= 1/K_jj. */
+    fcd_real wmax = 0, gmax = 0, cmax = 0;
     for (fcd_index j = 0; j < m; j++) {
-      fcd_real gg = 0;
+      fcd_real gg = 0, cj = 0;
       for (fcd_index i = 0; i < k; i++) gg += G[i * m + j] * G[i * m + j];
+      for (fcd_index p = H->rowptr[j]; p < H->rowptr[j + 1]; p++) {
+        fcd_index fq = sys->free_of[H->col[p]];
+        if (fq >= 0) cj += H->val[p] * H->val[p] * FCD__RIGID_REG / eq->dreg[fq];
+      }
       wmax = fmax(wmax, eq->Wp[j * m + j]);
       gmax = fmax(gmax, gg);
+      cmax = fmax(cmax, cj);
     }
+    wmax = fmax(wmax, 1e-4 * cmax);
     rho = gmax > 0 ? (wmax > 0 ? wmax : 1.0) / gmax : 0.0;
     for (fcd_index i = 0; i < m; i++)
       for (fcd_index j = 0; j < m; j++) {

@@ -11,6 +11,11 @@ static fcd_status build_free_pattern(fcd_system *sys) {
     fcd_index nk = fcd__csr_nnz(&sys->mat[k]);
     total += sys->mat[k].upper ? 2 * nk : nk;
   }
+  /* Every owned free row gets its diagonal, stored as a zero when no matrix has it: a dof
+   * only a contact holds must take K + eps D as a dof with a stored zero does. */
+  fcd_index dlo = 0, dhi = sys->nfree;
+  if (sys->dist) fcd__dist_free_range(sys, &dlo, &dhi);
+  total += dhi - dlo;
   fcd_index *ri = fcd__malloc_array((size_t)total, sizeof *ri);
   fcd_index *ci = fcd__malloc_array((size_t)total, sizeof *ci);
   fcd_index *pos = fcd__malloc_array((size_t)total, sizeof *pos);
@@ -37,6 +42,11 @@ static fcd_status build_free_pattern(fcd_system *sys) {
         }
       }
     }
+  }
+  for (fcd_index f = dlo; f < dhi; f++) {
+    ri[t] = f;
+    ci[t] = f;
+    t++;
   }
   if (fcd__coo_to_csr(sys->nfree, t, ri, ci, NULL, &np.rowptr, &np.col, NULL, pos) !=
       FCD_OK)

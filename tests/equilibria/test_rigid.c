@@ -371,7 +371,62 @@ static void test_no_stiffness_values(void) {
   free(f);
 }
 
+/* A node only a contact holds (dofs 2, 3: no element reaches it) resting on a rigid flat
+ * beside a sprung node (dofs 0, 1). Whether the host stores zeros on that node's diagonal
+ * or nothing at all is the same model. Before the free pattern held every diagonal, the
+ * stored zeros went on and the absent ones were refused ("the stiffness is zero at dof
+ * 2"): K + eps D could not add to an entry the pattern lacked. Then both were refused
+ * ("cannot hold the load") once the load was not near 1: W+ on this contact is round-off
+ * (1e-35), and it set the scale of the rigid modes' multiplier. Closed form: the flat
+ * takes the node's whole load (r_n = f_y, r_t = -f_x, inside the cone mu = 0.3), the
+ * node's normal displacement is 0, and the sprung node moves by f / k. */
+static void test_contact_held_node(void) {
+  const double k = 100, mu = 0.3;
+  const double loads[3][4] = {{1, 2, 0.1, -1}, {5, 0, -10, -100}, {-3e6, 1e5, 1e-3, -1e-2}};
+  for (int c = 0; c < 3; c++) {
+    const double *f = loads[c];
+    double u[2][4], r[2][2];
+    for (int stored = 0; stored < 2; stored++) {
+      fcd_system *sys;
+      CHECK_ST(fcd_system_create(4, &sys), FCD_OK);
+      const fcd_index ij[4] = {0, 1, 2, 3};
+      const double kv[4] = {k, k, 0, 0};
+      CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, stored ? 4 : 2, ij, ij, kv,
+                                         FCD_COO_UPPER), FCD_OK);
+      CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+      fcd_contact_set *cs;
+      CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+      const fcd_index dofs[2] = {2, 3};
+      const double nrm[2] = {0, -1}, tan[2] = {1, 0};
+      CHECK_ST(fcd_contact_set_add_rigid(cs, dofs, nrm, tan, 0.0, mu, NULL), FCD_OK);
+      fcd_equilibrium *eq;
+      CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+      CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+      CHECK_ST(fcd_equilibrium_get_state(eq, u[stored]), FCD_OK);
+      CHECK_ST(fcd_equilibrium_get_reactions(eq, r[stored]), FCD_OK);
+      /* scale-aware: the largest force F and the displacement it gives the spring, L */
+      double F = fmax(fmax(fabs(f[0]), fabs(f[1])), fmax(fabs(f[2]), fabs(f[3]))), L = F / k;
+      CHECK_CLOSE(r[stored][0], f[3], 1e-12 * F);
+      CHECK_CLOSE(r[stored][1], -f[2], 1e-12 * F);
+      CHECK_CLOSE(u[stored][0], f[0] / k, 1e-12 * L);
+      CHECK_CLOSE(u[stored][1], f[1] / k, 1e-12 * L);
+      CHECK(fabs(u[stored][3]) <= 1e-12 * L);
+      figures g = recompute(sys, cs, f, u[stored], r[stored], mu);
+      CHECK(g.eq <= 1e-12 && g.pen <= 1e-12 && g.tension <= 1e-12 && g.cone <= 1e-12);
+      if (!(g.eq <= 1e-12 && g.pen <= 1e-12 && g.tension <= 1e-12 && g.cone <= 1e-12))
+        printf("  load %d: balance %.1e, penetration %.1e, tension %.1e, cone %.1e\n", c,
+               g.eq, g.pen, g.tension, g.cone);
+      fcd_equilibrium_destroy(eq);
+      fcd_contact_set_destroy(cs);
+      fcd_system_destroy(sys);
+    }
+    /* the node's tangential position: a rigid mode friction holds, the same both ways */
+    CHECK_CLOSE(u[0][2], u[1][2], 1e-12 * fmax(fabs(f[0]), fabs(f[1])) / k);
+  }
+}
+
 int main(void) {
+  test_contact_held_node();
   test_no_stiffness_values();
   test_user_block();
   test_spring_body(2);
