@@ -60,7 +60,9 @@ static int no_contacts;
 /* The model: block nx x ny, contacts on the bottom row; case 0: top row clamped and
  * pushed down and sideways (prescribed displacement); case 1: nothing prescribed, a
  * downward load on the top row and a sideways one below the friction limit (the rigid
- * modes are held by the contacts only); sliding: case 0 with a sliding velocity. */
+ * modes are held by the contacts only); case 2: case 1 and a node that no element
+ * reaches (two dofs appended to the block, no stiffness entry), pressed on the flat by a
+ * load of its own inside the friction cone; sliding: case 0 with a sliding velocity. */
 typedef struct {
   fcd_system *sys;
   fcd_contact_set *cs;
@@ -70,7 +72,7 @@ typedef struct {
 static fcd_status build(const tb_block *b, int distributed, int csr, int kase, double vg,
                         model *m) {
   memset(m, 0, sizeof *m);
-  fcd_index n = b->ndofs;
+  fcd_index n = b->ndofs + (kase == 2 ? 2 : 0);
   fcd_status st = fcd_system_create(n, &m->sys);
   if (st != FCD_OK) return st;
   fcd_index rb = 0, re = n;
@@ -159,10 +161,19 @@ static fcd_status build(const tb_block *b, int distributed, int csr, int kase, d
       f[2 * tb_node(b, i, b->ny) + 1] = -1e-3 * b->e * b->w / (b->nx + 1);
       f[2 * tb_node(b, i, b->ny / 2)] = 0.2e-3 * b->e * b->w / (b->nx + 1);
     }
+    if (kase == 2) {
+      f[n - 2] = 0.1e-3 * b->e * b->w;
+      f[n - 1] = -1e-3 * b->e * b->w;
+    }
   }
   if (st == FCD_OK) st = fcd_system_set_load(m->sys, f);
   free(f);
   if (st == FCD_OK) st = tb_block_contacts(b, m->sys, 0.4, vg, &m->cs);
+  if (st == FCD_OK && kase == 2) {
+    const fcd_index d2[2] = {n - 2, n - 1};
+    const double nrm[2] = {0, -1}, tan[2] = {1, 0};
+    st = fcd_contact_set_add_rigid(m->cs, d2, nrm, tan, 0.0, 0.4, NULL);
+  }
   if (st == FCD_OK) st = fcd_equilibrium_create(m->sys, no_contacts ? NULL : m->cs, &m->eq);
   return st;
 }
@@ -364,6 +375,7 @@ int main(int argc, char **argv) {
   } cases[] = {{0, 0, FCD_EQ_STATIC, 0, "static, top clamped"},
                {0, 1, FCD_EQ_STATIC, 0, "static, top clamped, CSR input"},
                {1, 0, FCD_EQ_STATIC, 0, "static, held by its contacts"},
+               {2, 0, FCD_EQ_STATIC, 0, "static, and a node only its contact holds"},
                {0, 0, FCD_EQ_STEADY_SLIDING, 1.0, "steady sliding"}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     model ser, dis;
@@ -373,7 +385,18 @@ int main(int argc, char **argv) {
     fcd_status st = fcd_equilibrium_solve(dis.eq, cases[c].kind, 0.0);
     CHECK_ST(st, FCD_OK);
     if (st != FCD_OK) fprintf(stderr, "rank %d: %s\n", rank, fcd_system_last_error(dis.sys));
-    double diff = all_max(compare(&dis, &ser, n, m));
+    fcd_index nc = n, mc = m;
+    if (cases[c].kase == 2) {
+      /* closed form: the flat takes the appended node's whole load (normal (0, -1)) */
+      double *r = malloc(sizeof *r * (size_t)(m + 2)), f0 = 1e-3 * b.e * b.w;
+      fcd_equilibrium_get_reactions(dis.eq, r);
+      CHECK_CLOSE(r[m], -f0, 1e-10);
+      CHECK_CLOSE(r[m + 1], -0.1 * f0, 1e-10);
+      free(r);
+      nc += 2;
+      mc += 2;
+    }
+    double diff = all_max(compare(&dis, &ser, nc, mc));
     CHECK(diff < 1e-10);
     /* the contacts did something: some closed, some reaction */
     int *set = malloc(sizeof *set * (size_t)(b.nx + 1)), closed = 0;
@@ -383,7 +406,7 @@ int main(int argc, char **argv) {
     free(set);
     /* a second solve reuses the factor: same answer */
     CHECK_ST(fcd_equilibrium_solve(dis.eq, cases[c].kind, 0.0), FCD_OK);
-    CHECK(all_max(compare(&dis, &ser, n, m)) < 1e-10);
+    CHECK(all_max(compare(&dis, &ser, nc, mc)) < 1e-10);
     if (c == 0) {
       /* a wall at the right side, which the block pushed right reaches: another set of
        * contact dofs, so the distributed factor eliminates a new Schur set */
@@ -414,7 +437,7 @@ int main(int argc, char **argv) {
     }
     if (rank == 0)
       printf("%d rank(s), %s: %lld dofs, largest relative difference to the serial solve "
-             "%.1e\n", size, cases[c].name, (long long)n, diff);
+             "%.1e\n", size, cases[c].name, (long long)nc, diff);
     destroy(&ser);
     destroy(&dis);
   }
