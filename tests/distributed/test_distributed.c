@@ -399,9 +399,9 @@ int main(int argc, char **argv) {
     double diff = all_max(compare(&dis, &ser, nc, mc));
     CHECK(diff < 1e-10);
     /* the contacts did something: some closed, some reaction */
-    int *set = malloc(sizeof *set * (size_t)(b.nx + 1)), closed = 0;
+    int *set = malloc(sizeof *set * (size_t)(mc / 2)), closed = 0; /* 2D: mc / 2 contacts */
     fcd_equilibrium_get_contact_sets(dis.eq, set);
-    for (int i = 0; i <= b.nx; i++) closed += set[i] != FCD_EQ_SEPARATED;
+    for (fcd_index i = 0; i < mc / 2; i++) closed += set[i] != FCD_EQ_SEPARATED;
     CHECK(closed > 0);
     free(set);
     /* a second solve reuses the factor: same answer */
