@@ -993,10 +993,9 @@ static fcd_status balance_operators(fcd_equilibrium *eq, const fcd__csr *H, fcd_
   for (fcd_index j = 0; j < m; j++) {
     fcd_real gg = 0, cj = 0;
     for (fcd_index i = 0; i < *kw; i++) gg += Gw[i * m + j] * Gw[i * m + j];
-    for (fcd_index p = H->rowptr[j]; p < H->rowptr[j + 1]; p++) {
-      fcd_index fq = sys->free_of[H->col[p]];
-      if (fq >= 0) cj += H->val[p] * H->val[p] * FCD__RIGID_REG / eq->dreg[fq];
-    }
+    /* A contact's dofs are free (contact_set.c refuses a prescribed one), as in G. */
+    for (fcd_index p = H->rowptr[j]; p < H->rowptr[j + 1]; p++)
+      cj += H->val[p] * H->val[p] * FCD__RIGID_REG / eq->dreg[sys->free_of[H->col[p]]];
     wmax = fmax(wmax, eq->Wp[j * m + j]);
     gmax = fmax(gmax, gg);
     cmax = fmax(cmax, cj);
