@@ -585,6 +585,15 @@ enum { FCD__SEP_MAX_RANKS = 4 };
 /* no front shared by rows over the ranks (MUMPS' KEEP(9); distributed.c) when nranks <=
  * FCD__SEP_MAX_RANKS: call after MUMPS' initialization (job -1) with its KEEP array */
 void fcd__mumps_no_type2(int *keep, int nranks);
+/* MUMPS' factorization ran out of the workspace that its analysis estimated and relaxed
+ * by ICNTL(14) % (INFOG(1) = -8 integer, -9 real, -17 / -20 send / receive buffers): the
+ * estimate misses on small fronts spread over many ranks (a 902-dof model gave -8 on four
+ * ranks and -9 on five at MUMPS' default 20 %). Returns 1 after doubling *icntl14 while it
+ * stays within FCD__MUMPS_RELAX_MAX, and the caller factors again; 0 otherwise. */
+enum { FCD__MUMPS_RELAX_MAX = 1280 };
+int fcd__mumps_relax(int *icntl14, int infog1);
+/* whether INFOG(1) is one of the workspace statuses above */
+int fcd__mumps_short_workspace(int infog1);
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x);
 /* Gives the factor a Schur set: the s sorted free rows idx (the contact dofs) are

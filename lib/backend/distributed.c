@@ -277,6 +277,9 @@ struct fcd__mumps {
   fcd_real *crhs, *cred;
   int condensed;
   int petsc_stale;
+  /* ICNTL(14) of PETSc's factor once a factorization has needed more than MUMPS' default
+   * (fcd__mumps_relax); 0 until then */
+  int relax;
   /* LU instead of Cholesky (fcd__mumps_set_unsymmetric): all entries of the owned rows
    * go to MUMPS, an MPIAIJ matrix for PETSc's factor, SYM = 0 for the Schur instance */
   int unsym;
@@ -298,6 +301,17 @@ void fcd__mumps_set_separators(fcd__mumps *m, int on) { m->nosep = !on; }
 _Static_assert(sizeof(MUMPS_INT) == sizeof(int), "MUMPS' KEEP holds ints here");
 void fcd__mumps_no_type2(int *keep, int nranks) {
   if (nranks <= FCD__SEP_MAX_RANKS) keep[8] = 1 << 30;
+}
+
+int fcd__mumps_short_workspace(int infog1) {
+  return infog1 == -8 || infog1 == -9 || infog1 == -17 || infog1 == -20;
+}
+
+int fcd__mumps_relax(int *icntl14, int infog1) {
+  int next = 2 * (*icntl14 > 20 ? *icntl14 : 20);
+  if (!fcd__mumps_short_workspace(infog1) || next > FCD__MUMPS_RELAX_MAX) return 0;
+  *icntl14 = next;
+  return 1;
 }
 
 /* the host-side arrays of an analysis (no PETSc call) */
@@ -641,6 +655,7 @@ static fcd_status petsc_setup(fcd__mumps *m, const fcd_system *sys) {
   P(MatMumpsSetIcntl(m->F, 28, 1));
   P(MatMumpsSetIcntl(m->F, 7, 3));
   P(MatMumpsSetIcntl(m->F, 13, 1));
+  if (m->relax > 0) P(MatMumpsSetIcntl(m->F, 14, m->relax));
   {
     MatFactorInfo info;
     P(MatFactorInfoInitialize(&info));
@@ -673,9 +688,23 @@ fcd_status fcd__mumps_factor(fcd__mumps *m, const fcd_system *sys, const fcd_rea
   return petsc_factor(m, sys);
 }
 
-/* PETSc's numeric factorization of the values in m->av */
+static fcd_status petsc_numeric(fcd__mumps *m, const fcd_system *sys, int *again);
+
+/* PETSc's numeric factorization of the values in m->av. PETSc's MUMPS factor refuses
+ * every later factorization once one has failed (it takes the failure for the analysis'),
+ * so a failed factor is destroyed and the next one starts from the analysis: at once with
+ * a larger ICNTL(14) when the workspace was short, else at the caller's next values. */
 static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys) {
-  if (!m->A) FCD_TRY(petsc_setup(m, sys));
+  int again;
+  do {
+    if (!m->A) FCD_TRY(petsc_setup(m, sys));
+    FCD_TRY(petsc_numeric(m, sys, &again));
+  } while (again);
+  return FCD_OK;
+}
+
+static fcd_status petsc_numeric(fcd__mumps *m, const fcd_system *sys, int *again) {
+  *again = 0;
   FCD_TRY(fcd__petsc_acquire(sys));
   PetscErrorCode e = 0;
   const char *what = "";
@@ -702,7 +731,17 @@ static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys) {
     P(MatMumpsGetInfog(m->F, 1, &info1));
     P(MatMumpsGetInfog(m->F, 12, &nneg));
     /* INFOG is global: every rank takes the same branch */
-    if (ferr != MAT_FACTOR_NOERROR || info1 < 0)
+    PetscInt relax = 0;
+    if (info1 < 0) P(MatMumpsGetIcntl(m->F, 14, &relax));
+    int r14 = (int)relax;
+    if (info1 < 0 && fcd__mumps_relax(&r14, (int)info1)) {
+      m->relax = r14;
+      *again = 1;
+    } else if (fcd__mumps_short_workspace((int)info1))
+      st = fcd__err(sys, info1 == -9 ? FCD_E_NOMEM : FCD_E_BACKEND, "MUMPS %s failed: "
+                    "INFOG(1) = %d: its workspace was too small with the estimate relaxed "
+                    "by ICNTL(14) = %d %%", m->unsym ? "LU" : "Cholesky", (int)info1, r14);
+    else if (ferr != MAT_FACTOR_NOERROR || info1 < 0)
       st = (info1 == -10 || ferr == MAT_FACTOR_NUMERIC_ZEROPIVOT) && m->unsym
                ? fcd__err(sys, FCD_E_SINGULAR, "MUMPS' LU finds the non-symmetric operator "
                           "numerically singular (INFOG(1) = %d)", (int)info1)
@@ -719,7 +758,8 @@ static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys) {
                     "negative pivots in the distributed Cholesky (MUMPS INFOG(12))",
                     (int)nneg);
   }
-  if (st == FCD_OK) m->petsc_stale = 0;
+  if (st == FCD_OK && !*again) m->petsc_stale = 0;
+  if (st != FCD_OK || *again) petsc_clear(m);
   fcd__petsc_release();
   return st;
 petsc_error:
@@ -881,8 +921,14 @@ static fcd_status schur_status(const fcd_system *sys, const DMUMPS_STRUC_C *id, 
   if (info == -10)
     return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: MUMPS "
                     "finds the operator numerically singular (INFOG(1) = -10)");
+  if (info < 0 && fcd__mumps_short_workspace(info))
+    return fcd__err(sys, info == -9 ? FCD_E_NOMEM : FCD_E_BACKEND,
+                    "MUMPS' %s with the Schur complement of %lld contact dofs failed: "
+                    "INFOG(1) = %d, INFOG(2) = %d: its workspace was too small with the "
+                    "estimate relaxed by ICNTL(14) = %d %%", phase, (long long)s, info,
+                    (int)id->infog[1], (int)id->icntl[13]);
   if (info < 0)
-    return fcd__err(sys, info == -9 || info == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
+    return fcd__err(sys, info == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
                     "MUMPS' %s with the Schur complement of %lld contact dofs failed: "
                     "INFOG(1) = %d, INFOG(2) = %d", phase, (long long)s, info,
                     (int)id->infog[1]);
@@ -1345,8 +1391,10 @@ static fcd_status schur_numeric(const fcd_system *sys, DMUMPS_STRUC_C *id, fcd__
                                 fcd_index s) {
   m->condensed = 0;
   id->a_loc = m->av;
-  id->job = 2;
-  dmumps_c(id);
+  do {
+    id->job = 2;
+    dmumps_c(id);
+  } while (fcd__mumps_relax(&id->icntl[13], id->infog[0]));
   FCD_TRY(schur_status(sys, id, s, "factorization"));
   return fcd__grid_factor(sys, m->scomm, &m->C);
 }

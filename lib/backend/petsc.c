@@ -298,6 +298,11 @@ static void dist_lu_end(dist_lu *d) {
 static fcd_status dist_lu_status(const fcd_system *sys, const dist_lu *d, const char *phase) {
   int info = d->id.infog[0];
   if (info >= 0) return FCD_OK;
+  if (fcd__mumps_short_workspace(info))
+    return fcd__err(sys, info == -9 ? FCD_E_NOMEM : FCD_E_BACKEND, "MUMPS' %s of the "
+                    "shifted operator K* - sigma M* failed: INFOG(1) = %d, INFOG(2) = %d: its "
+                    "workspace was too small with the estimate relaxed by ICNTL(14) = %d %%",
+                    phase, info, (int)d->id.infog[1], (int)d->id.icntl[13]);
   return fcd__err(sys, info == -9 || info == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
                   "MUMPS' %s of the shifted operator K* - sigma M* failed: INFOG(1) = %d, "
                   "INFOG(2) = %d%s", phase, info, (int)d->id.infog[1],
@@ -457,8 +462,10 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   dmumps_c(&d->id);
   if ((st = dist_lu_status(sys, d, "analysis")) != FCD_OK) goto done;
   if ((st = dist_lu_schur_open(sys, d)) != FCD_OK) goto done;
-  d->id.job = 2;
-  dmumps_c(&d->id);
+  do {
+    d->id.job = 2;
+    dmumps_c(&d->id);
+  } while (fcd__mumps_relax(&d->id.icntl[13], d->id.infog[0]));
   st = dist_lu_status(sys, d, "factorization");
   if (st == FCD_OK && d->ns > 0 && (st = fcd__grid_factor(sys, d->comm, &d->S)) != FCD_OK)
     st = fcd__err(sys, st, "the shifted operator K* - sigma M* is singular: its Schur "

@@ -421,7 +421,9 @@ int main(int argc, char **argv) {
       CHECK_ST(fcd_equilibrium_get_reactions(dis.eq, old), FCD_E_STATE);
       free(old);
       CHECK_ST(fcd_equilibrium_solve(ser.eq, cases[c].kind, 0.0), FCD_OK);
-      CHECK_ST(fcd_equilibrium_solve(dis.eq, cases[c].kind, 0.0), FCD_OK);
+      st = fcd_equilibrium_solve(dis.eq, cases[c].kind, 0.0);
+      CHECK_ST(st, FCD_OK);
+      if (st != FCD_OK) fprintf(stderr, "rank %d: %s\n", rank, fcd_system_last_error(dis.sys));
       double r[2];
       double *rs = malloc(sizeof *rs * (size_t)(m + 2));
       fcd_equilibrium_get_reactions(ser.eq, rs);
