@@ -107,12 +107,15 @@ static fcd_status build(const tb_block *b, int distributed, int csr, int kase, d
     double *v = malloc(sizeof *v * (size_t)nnz_full);
     fcd_system_get_matrix_coo(whole, FCD_STIFFNESS, ri, ci, v); /* row-major */
     if (asym_perturb != 0) {
-      /* the same entry on every rank: the first nonzero off-diagonal one across ranks */
+      /* the same entry on every rank: the first off-diagonal one across ranks that is
+       * not round-off (on 6 ranks the first across ranks was 1e-17 of the diagonal, and
+       * the perturbation moved nothing) */
       fcd_index pick = -1;
       double amax = 0;
       for (fcd_index p = 0; p < nnz_full; p++) {
-        if (ri[p] != ci[p] && v[p] != 0 && (pick < 0 || (owner(n, ri[pick]) == owner(n, ci[pick]) &&
-                                            owner(n, ri[p]) != owner(n, ci[p]))))
+        if (ri[p] != ci[p] && fabs(v[p]) >= 0.1 * fabs(v[0]) &&
+            (pick < 0 || (owner(n, ri[pick]) == owner(n, ci[pick]) &&
+                          owner(n, ri[p]) != owner(n, ci[p]))))
           pick = p;
       }
       /* one rank: an entry mid-block (the first rows are the contact nodes', whose
