@@ -706,6 +706,7 @@ static fcd_status petsc_factor(fcd__mumps *m, const fcd_system *sys) {
 static fcd_status petsc_numeric(fcd__mumps *m, const fcd_system *sys, int *again) {
   *again = 0;
   FCD_TRY(fcd__petsc_acquire(sys));
+  int failed = 0;
   PetscErrorCode e = 0;
   const char *what = "";
   fcd_status st = FCD_OK;
@@ -732,6 +733,7 @@ static fcd_status petsc_numeric(fcd__mumps *m, const fcd_system *sys, int *again
     P(MatMumpsGetInfog(m->F, 12, &nneg));
     /* INFOG is global: every rank takes the same branch */
     PetscInt relax = 0;
+    failed = ferr != MAT_FACTOR_NOERROR || info1 < 0; /* not a count of negative pivots */
     if (info1 < 0) P(MatMumpsGetIcntl(m->F, 14, &relax));
     int r14 = (int)relax;
     if (info1 < 0 && fcd__mumps_relax(&r14, (int)info1)) {
@@ -741,7 +743,7 @@ static fcd_status petsc_numeric(fcd__mumps *m, const fcd_system *sys, int *again
       st = fcd__err(sys, info1 == -9 ? FCD_E_NOMEM : FCD_E_BACKEND, "MUMPS %s failed: "
                     "INFOG(1) = %d: its workspace was too small with the estimate relaxed "
                     "by ICNTL(14) = %d %%", m->unsym ? "LU" : "Cholesky", (int)info1, r14);
-    else if (ferr != MAT_FACTOR_NOERROR || info1 < 0)
+    else if (failed)
       st = (info1 == -10 || ferr == MAT_FACTOR_NUMERIC_ZEROPIVOT) && m->unsym
                ? fcd__err(sys, FCD_E_SINGULAR, "MUMPS' LU finds the non-symmetric operator "
                           "numerically singular (INFOG(1) = %d)", (int)info1)
@@ -749,7 +751,7 @@ static fcd_status petsc_numeric(fcd__mumps *m, const fcd_system *sys, int *again
                ? fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: "
                           "MUMPS finds the operator numerically singular (INFOG(1) = %d)",
                           (int)info1)
-               : fcd__err(sys, info1 == -9 || info1 == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
+               : fcd__err(sys, info1 == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
                           "MUMPS %s failed: INFOG(1) = %d", m->unsym ? "LU" : "Cholesky",
                           (int)info1);
     /* INFOG(12) counts negative pivots of a symmetric factorization only */
@@ -759,7 +761,7 @@ static fcd_status petsc_numeric(fcd__mumps *m, const fcd_system *sys, int *again
                     (int)nneg);
   }
   if (st == FCD_OK && !*again) m->petsc_stale = 0;
-  if (st != FCD_OK || *again) petsc_clear(m);
+  if (failed) petsc_clear(m);
   fcd__petsc_release();
   return st;
 petsc_error:

@@ -303,7 +303,7 @@ static fcd_status dist_lu_status(const fcd_system *sys, const dist_lu *d, const 
                     "shifted operator K* - sigma M* failed: INFOG(1) = %d, INFOG(2) = %d: its "
                     "workspace was too small with the estimate relaxed by ICNTL(14) = %d %%",
                     phase, info, (int)d->id.infog[1], (int)d->id.icntl[13]);
-  return fcd__err(sys, info == -9 || info == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
+  return fcd__err(sys, info == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
                   "MUMPS' %s of the shifted operator K* - sigma M* failed: INFOG(1) = %d, "
                   "INFOG(2) = %d%s", phase, info, (int)d->id.infog[1],
                   info == -10 ? " (numerically singular: sigma is an eigenvalue)" : "");
