@@ -592,8 +592,10 @@ void fcd__mumps_no_type2(int *keep, int nranks);
  * stays within FCD__MUMPS_RELAX_MAX, and the caller factors again; 0 otherwise. */
 enum { FCD__MUMPS_RELAX_MAX = 1280 };
 int fcd__mumps_relax(int *icntl14, int infog1);
-/* whether INFOG(1) is one of the workspace statuses above */
-int fcd__mumps_short_workspace(int infog1);
+/* A failed MUMPS call (INFOG(1) < 0): returns its status (FCD_E_NOMEM for -9 and -13,
+ * else FCD_E_BACKEND) and leaves in why what its message adds: the last ICNTL(14) when
+ * the workspace was short, else "". */
+fcd_status fcd__mumps_failure(int infog1, int icntl14, char *why, size_t len);
 fcd_status fcd__mumps_solve(fcd__mumps *m, const fcd_system *sys, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x);
 /* Gives the factor a Schur set: the s sorted free rows idx (the contact dofs) are

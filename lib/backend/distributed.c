@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include <petscmat.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 struct fcd__dist {
@@ -303,15 +304,23 @@ void fcd__mumps_no_type2(int *keep, int nranks) {
   if (nranks <= FCD__SEP_MAX_RANKS) keep[8] = 1 << 30;
 }
 
-int fcd__mumps_short_workspace(int infog1) {
+static int short_workspace(int infog1) {
   return infog1 == -8 || infog1 == -9 || infog1 == -17 || infog1 == -20;
 }
 
 int fcd__mumps_relax(int *icntl14, int infog1) {
   int next = 2 * (*icntl14 > 20 ? *icntl14 : 20);
-  if (!fcd__mumps_short_workspace(infog1) || next > FCD__MUMPS_RELAX_MAX) return 0;
+  if (!short_workspace(infog1) || next > FCD__MUMPS_RELAX_MAX) return 0;
   *icntl14 = next;
   return 1;
+}
+
+fcd_status fcd__mumps_failure(int infog1, int icntl14, char *why, size_t len) {
+  if (len) why[0] = '\0';
+  if (short_workspace(infog1))
+    snprintf(why, len, ": its workspace was too small with the estimate relaxed by "
+             "ICNTL(14) = %d %%", icntl14);
+  return infog1 == -9 || infog1 == -13 ? FCD_E_NOMEM : FCD_E_BACKEND;
 }
 
 /* the host-side arrays of an analysis (no PETSc call) */
@@ -736,14 +745,11 @@ static fcd_status petsc_numeric(fcd__mumps *m, const fcd_system *sys, int *again
     failed = ferr != MAT_FACTOR_NOERROR || info1 < 0; /* not a count of negative pivots */
     if (info1 < 0) P(MatMumpsGetIcntl(m->F, 14, &relax));
     int r14 = (int)relax;
+    char why[96];
     if (info1 < 0 && fcd__mumps_relax(&r14, (int)info1)) {
       m->relax = r14;
       *again = 1;
-    } else if (fcd__mumps_short_workspace((int)info1))
-      st = fcd__err(sys, info1 == -9 ? FCD_E_NOMEM : FCD_E_BACKEND, "MUMPS %s failed: "
-                    "INFOG(1) = %d: its workspace was too small with the estimate relaxed "
-                    "by ICNTL(14) = %d %%", m->unsym ? "LU" : "Cholesky", (int)info1, r14);
-    else if (failed)
+    } else if (failed)
       st = (info1 == -10 || ferr == MAT_FACTOR_NUMERIC_ZEROPIVOT) && m->unsym
                ? fcd__err(sys, FCD_E_SINGULAR, "MUMPS' LU finds the non-symmetric operator "
                           "numerically singular (INFOG(1) = %d)", (int)info1)
@@ -751,9 +757,9 @@ static fcd_status petsc_numeric(fcd__mumps *m, const fcd_system *sys, int *again
                ? fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: "
                           "MUMPS finds the operator numerically singular (INFOG(1) = %d)",
                           (int)info1)
-               : fcd__err(sys, info1 == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
-                          "MUMPS %s failed: INFOG(1) = %d", m->unsym ? "LU" : "Cholesky",
-                          (int)info1);
+               : fcd__err(sys, fcd__mumps_failure((int)info1, r14, why, sizeof why),
+                          "MUMPS %s failed: INFOG(1) = %d%s", m->unsym ? "LU" : "Cholesky",
+                          (int)info1, why);
     /* INFOG(12) counts negative pivots of a symmetric factorization only */
     else if (nneg > 0 && !m->unsym)
       st = fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: %d "
@@ -923,17 +929,13 @@ static fcd_status schur_status(const fcd_system *sys, const DMUMPS_STRUC_C *id, 
   if (info == -10)
     return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: MUMPS "
                     "finds the operator numerically singular (INFOG(1) = -10)");
-  if (info < 0 && fcd__mumps_short_workspace(info))
-    return fcd__err(sys, info == -9 ? FCD_E_NOMEM : FCD_E_BACKEND,
+  if (info < 0) {
+    char why[96];
+    return fcd__err(sys, fcd__mumps_failure(info, id->icntl[13], why, sizeof why),
                     "MUMPS' %s with the Schur complement of %lld contact dofs failed: "
-                    "INFOG(1) = %d, INFOG(2) = %d: its workspace was too small with the "
-                    "estimate relaxed by ICNTL(14) = %d %%", phase, (long long)s, info,
-                    (int)id->infog[1], (int)id->icntl[13]);
-  if (info < 0)
-    return fcd__err(sys, info == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
-                    "MUMPS' %s with the Schur complement of %lld contact dofs failed: "
-                    "INFOG(1) = %d, INFOG(2) = %d", phase, (long long)s, info,
-                    (int)id->infog[1]);
+                    "INFOG(1) = %d, INFOG(2) = %d%s", phase, (long long)s, info,
+                    (int)id->infog[1], why);
+  }
   if (id->infog[11] > 0 && id->sym != 0)
     return fcd__err(sys, FCD_E_NOT_SPD, "not positive definite on the free dofs: %d "
                     "negative pivots in the distributed Cholesky (MUMPS INFOG(12))",

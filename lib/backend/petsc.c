@@ -298,14 +298,10 @@ static void dist_lu_end(dist_lu *d) {
 static fcd_status dist_lu_status(const fcd_system *sys, const dist_lu *d, const char *phase) {
   int info = d->id.infog[0];
   if (info >= 0) return FCD_OK;
-  if (fcd__mumps_short_workspace(info))
-    return fcd__err(sys, info == -9 ? FCD_E_NOMEM : FCD_E_BACKEND, "MUMPS' %s of the "
-                    "shifted operator K* - sigma M* failed: INFOG(1) = %d, INFOG(2) = %d: its "
-                    "workspace was too small with the estimate relaxed by ICNTL(14) = %d %%",
-                    phase, info, (int)d->id.infog[1], (int)d->id.icntl[13]);
-  return fcd__err(sys, info == -13 ? FCD_E_NOMEM : FCD_E_BACKEND,
-                  "MUMPS' %s of the shifted operator K* - sigma M* failed: INFOG(1) = %d, "
-                  "INFOG(2) = %d%s", phase, info, (int)d->id.infog[1],
+  char why[96];
+  fcd_status code = fcd__mumps_failure(info, d->id.icntl[13], why, sizeof why);
+  return fcd__err(sys, code, "MUMPS' %s of the shifted operator K* - sigma M* failed: "
+                  "INFOG(1) = %d, INFOG(2) = %d%s%s", phase, info, (int)d->id.infog[1], why,
                   info == -10 ? " (numerically singular: sigma is an eigenvalue)" : "");
 }
 
