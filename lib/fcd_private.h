@@ -541,11 +541,22 @@ int fcd__dist_any(const fcd_system *sys, int flag);
  * and the hashes agree (FCD_E_INVALID_ARG, naming the mismatch, otherwise). */
 fcd_status fcd__dist_agree(const fcd_system *sys, fcd_status st, uint64_t hash,
                            const char *what);
-/* fcd_system_set_matrix_coo of the entries on this rank's rows (the file readers: every
- * rank reads the whole file); compacts the arrays in place */
-fcd_status fcd__system_set_coo_owned(fcd_system *sys, fcd_matrix_kind which, fcd_index nnz,
-                                     fcd_index *rows, fcd_index *cols, fcd_real *vals,
-                                     unsigned flags);
+/* A matrix file's entries read on rank 0 (the reader) and sent to the ranks that own
+ * their rows; on a serial system they simply collect. fcd__route_begin is collective: arg
+ * is this rank's verdict on its arguments (its message set), kind the matrix every rank
+ * must ask for; every rank fails when one does. The reader then gives each entry (a row
+ * of the system, any column) to fcd__route_put and its status to fcd__route_end, which
+ * every rank calls: the reader's status (and message) and *flag (the storage the file
+ * declares) become every rank's, and each receives its own rows' entries (its to free
+ * with fcd__free). */
+typedef struct fcd__route fcd__route;
+fcd_status fcd__route_begin(const fcd_system *sys, int kind, fcd_status arg, const char *what,
+                            fcd__route **out);
+int fcd__route_reader(const fcd__route *r);
+fcd_status fcd__route_put(fcd__route *r, fcd_index i, fcd_index j, fcd_real v);
+fcd_status fcd__route_end(fcd__route *r, fcd_status st, int *flag, fcd_index *nnz,
+                          fcd_index **rows, fcd_index **cols, fcd_real **vals);
+void fcd__route_free(fcd__route *r);
 /* y = A x of this process' stored rows (fcd_system_apply without its checks and without
  * the sum over ranks) */
 void fcd__system_apply_serial(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,

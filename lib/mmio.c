@@ -150,128 +150,103 @@ fcd_status fcd_matrix_market_size(const char *path, fcd_index *nrows, fcd_index 
   return FCD_OK;
 }
 
-/* Moves the first k entries into arrays of cap entries. */
-static int grow_entries(fcd_index **ri, fcd_index **ci, fcd_real **vv, long long k,
-                        long long cap) {
-  fcd_index *r2 = fcd__grow_array(*ri, (size_t)k, (size_t)cap, sizeof *r2);
-  if (!r2) return 0;
-  *ri = r2;
-  fcd_index *c2 = fcd__grow_array(*ci, (size_t)k, (size_t)cap, sizeof *c2);
-  if (!c2) return 0;
-  *ci = c2;
-  fcd_real *v2 = fcd__grow_array(*vv, (size_t)k, (size_t)cap, sizeof *v2);
-  if (!v2) return 0;
-  *vv = v2;
-  return 1;
-}
-
-fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
-                                         const char *path) {
-  FCD_CHECK_SYS(sys);
-  if ((int)which < 0 || (int)which > 2)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "read_matrix_market: unknown matrix kind %d",
-                    (int)which);
-  if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "read_matrix_market: path is NULL");
-  reader r;
-  FCD_TRY(open_reader(&r, path, sys, NULL, 0));
-  mm_header h;
-  fcd_index *ri = NULL, *ci = NULL;
-  fcd_real *vv = NULL;
-  fcd_status st = read_header(&r, &h, sys, NULL, 0);
-  if (st != FCD_OK) goto done;
-  if (h.nrows != sys->n || h.ncols != sys->n) {
-    st = fcd__err(sys, FCD_E_INVALID_ARG,
-                  "%s: the %s matrix is %lld x %lld but the system has %lld dofs", path,
-                  fcd__matrix_name(which), h.nrows, h.ncols, (long long)sys->n);
-    goto done;
-  }
-  /* The arrays grow with the entries actually read: a header that promises more than
-   * the file holds costs nothing. */
-  long long cap = h.nnz < 65536 ? h.nnz : 65536;
-  ri = fcd__malloc_array((size_t)cap, sizeof *ri);
-  ci = fcd__malloc_array((size_t)cap, sizeof *ci);
-  vv = fcd__malloc_array((size_t)cap, sizeof *vv);
-  if (!ri || !ci || !vv) {
-    st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld entries", path, cap);
-    goto done;
-  }
+/* The entries after the size line, each given to the route (fcd__route_put). */
+static fcd_status read_entries(reader *r, const mm_header *h, fcd__route *rt) {
+  const fcd_system *sys = r->sys;
+  const char *path = r->path;
   long first_lower = 0, first_upper = 0;
   long long k = 0;
   int got;
-  while ((got = next_line(&r)) > 0) {
-    if (r.L.line[0] == '%' || blank(r.L.line)) continue;
-    if (k >= h.nnz) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: more entries than the %lld declared", path,
-                    r.L.lineno, h.nnz);
-      goto done;
-    }
-    if (k == cap) {
-      long long nc = 2 * cap < h.nnz ? 2 * cap : h.nnz;
-      if (!grow_entries(&ri, &ci, &vv, k, nc)) {
-        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld entries", path, nc);
-        goto done;
-      }
-      cap = nc;
-    }
-    const char *s = r.L.line;
+  while ((got = next_line(r)) > 0) {
+    if (r->L.line[0] == '%' || blank(r->L.line)) continue;
+    if (k >= h->nnz)
+      return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: more entries than the %lld declared", path,
+                      r->L.lineno, h->nnz);
+    const char *s = r->L.line;
     long long i, j;
     double v;
-    if (!parse_index(&s, &i) || !parse_index(&s, &j) || !parse_real(&s, &v) || !blank(s)) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'row column value', got '%.60s'",
-                    path, r.L.lineno, r.L.line);
-      goto done;
-    }
-    if (i < 1 || i > h.nrows || j < 1 || j > h.ncols) {
-      st = fcd__err(sys, FCD_E_FORMAT,
-                    "%s:%ld: index (%lld, %lld) outside the declared %lld x %lld (1-based)",
-                    path, r.L.lineno, i, j, h.nrows, h.ncols);
-      goto done;
-    }
-    if (!isfinite(v)) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: value is not finite", path, r.L.lineno);
-      goto done;
-    }
+    if (!parse_index(&s, &i) || !parse_index(&s, &j) || !parse_real(&s, &v) || !blank(s))
+      return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected 'row column value', got '%.60s'",
+                      path, r->L.lineno, r->L.line);
+    if (i < 1 || i > h->nrows || j < 1 || j > h->ncols)
+      return fcd__err(sys, FCD_E_FORMAT,
+                      "%s:%ld: index (%lld, %lld) outside the declared %lld x %lld (1-based)",
+                      path, r->L.lineno, i, j, h->nrows, h->ncols);
+    if (!isfinite(v))
+      return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: value is not finite", path, r->L.lineno);
     i--;
     j--;
-    if (h.symmetric) {
+    if (h->symmetric) {
       /* The standard stores the lower triangle; some writers store the upper one.
        * Either is unambiguous, a mix could count an entry twice. */
-      if (i > j && !first_lower) first_lower = r.L.lineno;
-      if (i < j && !first_upper) first_upper = r.L.lineno;
-      if (first_lower && first_upper) {
-        st = fcd__err(sys, FCD_E_FORMAT,
-                      "%s:%ld: symmetric file stores entries of both triangles (lower at "
-                      "line %ld, upper at line %ld)", path, r.L.lineno, first_lower, first_upper);
-        goto done;
-      }
+      if (i > j && !first_lower) first_lower = r->L.lineno;
+      if (i < j && !first_upper) first_upper = r->L.lineno;
+      if (first_lower && first_upper)
+        return fcd__err(sys, FCD_E_FORMAT,
+                        "%s:%ld: symmetric file stores entries of both triangles (lower at "
+                        "line %ld, upper at line %ld)", path, r->L.lineno, first_lower,
+                        first_upper);
       if (i > j) {
         long long t = i;
         i = j;
         j = t;
       }
     }
-    ri[k] = i;
-    ci[k] = j;
-    vv[k] = v;
+    fcd_status st = fcd__route_put(rt, (fcd_index)i, (fcd_index)j, v);
+    if (st != FCD_OK) return st;
     k++;
   }
-  if (got < 0) {
-    st = r.st;
-    goto done;
+  if (got < 0) return r->st;
+  if (k != h->nnz)
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: file ends after %lld of %lld declared entries",
+                    path, r->L.lineno, k, h->nnz);
+  return FCD_OK;
+}
+
+/* On a distributed system rank 0 reads the file and sends each rank the entries of its
+ * rows (fcd__route): the file need only be on rank 0, and no rank ever holds the
+ * others' entries. */
+fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
+                                         const char *path) {
+  FCD_CHECK_SYS(sys);
+  int rank = 0;
+  fcd_system_get_distribution(sys, &rank, NULL, NULL, NULL);
+  fcd_status arg = FCD_OK;
+  if ((int)which < 0 || (int)which > 2)
+    arg = fcd__err(sys, FCD_E_INVALID_ARG, "read_matrix_market: unknown matrix kind %d",
+                   (int)which);
+  else if (!path && rank == 0)
+    arg = fcd__err(sys, FCD_E_INVALID_ARG, "read_matrix_market: path is NULL");
+  fcd__route *rt;
+  FCD_TRY(fcd__route_begin(sys, (int)which, arg, "read_matrix_market", &rt));
+  mm_header h = {0, 0, 0, 0};
+  fcd_status st = FCD_OK;
+  if (fcd__route_reader(rt)) {
+    reader r;
+    st = open_reader(&r, path, sys, NULL, 0);
+    if (st == FCD_OK) {
+      st = read_header(&r, &h, sys, NULL, 0);
+      if (st == FCD_OK && (h.nrows != sys->n || h.ncols != sys->n))
+        st = fcd__err(sys, FCD_E_INVALID_ARG,
+                      "%s: the %s matrix is %lld x %lld but the system has %lld dofs", path,
+                      fcd__matrix_name(which), h.nrows, h.ncols, (long long)sys->n);
+      if (st == FCD_OK) st = read_entries(&r, &h, rt);
+      close_reader(&r);
+    }
   }
-  if (k != h.nnz) {
-    st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: file ends after %lld of %lld declared entries",
-                  path, r.L.lineno, k, h.nnz);
-    goto done;
-  }
-  st = fcd__system_set_coo_owned(sys, which, (fcd_index)k, ri, ci, vv,
-                                 h.symmetric ? FCD_COO_UPPER : FCD_COO_FULL);
-done:
-  close_reader(&r);
+  /* every rank learns the reader's symmetry with its status: the end message carries it */
+  fcd_index k = 0, *ri = NULL, *ci = NULL;
+  fcd_real *vv = NULL;
+  int symmetric = h.symmetric;
+  st = fcd__route_end(rt, st, &symmetric, &k, &ri, &ci, &vv);
+  fcd__route_free(rt);
+  if (st == FCD_OK)
+    st = fcd_system_set_matrix_coo(sys, which, k, ri, ci, vv,
+                                   symmetric ? FCD_COO_UPPER : FCD_COO_FULL);
   fcd__free(ri);
   fcd__free(ci);
   fcd__free(vv);
-  return st;
+  return fcd__dist_agree(sys, st, 0, "read_matrix_market");
 }
 
 fcd_status fcd_system_write_matrix_market(const fcd_system *sys, fcd_matrix_kind which,

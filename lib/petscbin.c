@@ -63,6 +63,62 @@ static fcd_status read_exact(FILE *fp, void *buf, size_t n, const fcd_system *sy
                   ferror(fp) ? strerror(errno) : "truncated file", what);
 }
 
+/* The header: class id, sizes and entries, checked against each other and against the
+ * file's length (what the header announces must be there before anything is allocated
+ * for it). sys may be NULL: errbuf then receives the message. */
+static fcd_status read_head(FILE *fp, const char *path, const fcd_system *sys, char *errbuf,
+                            size_t errcap, int32_t head[3]) {
+  unsigned char hdr[16];
+  if (fread(hdr, 1, sizeof hdr, fp) != sizeof hdr)
+    return fcd__err_to(sys, errbuf, errcap, ferror(fp) ? FCD_E_IO : FCD_E_FORMAT,
+                       "%s: %s while reading the header", path,
+                       ferror(fp) ? strerror(errno) : "truncated file");
+  int32_t cls = get32(hdr), nr = get32(hdr + 4), nc = get32(hdr + 8), nz = get32(hdr + 12);
+  if (cls != MAT_CLASSID)
+    return fcd__err_to(sys, errbuf, errcap, FCD_E_FORMAT, "%s: not a PETSc binary matrix "
+                       "(class id %ld: %s; a matrix has %d)", path, (long)cls,
+                       class_name(cls), MAT_CLASSID);
+  if (nr < 0 || nc < 0 || nz < 0)
+    return fcd__err_to(sys, errbuf, errcap, FCD_E_FORMAT, "%s: negative size in the header "
+                       "(%ld x %ld, %ld entries)", path, (long)nr, (long)nc, (long)nz);
+  if ((int64_t)nz > (int64_t)nr * (int64_t)nc)
+    return fcd__err_to(sys, errbuf, errcap, FCD_E_FORMAT, "%s: %ld entries do not fit a %ld "
+                       "x %ld matrix", path, (long)nz, (long)nr, (long)nc);
+  long here = ftell(fp), end = -1;
+  if (here >= 0 && fseek(fp, 0, SEEK_END) == 0) end = ftell(fp);
+  if (end < 0 || fseek(fp, here, SEEK_SET) != 0)
+    return fcd__err_to(sys, errbuf, errcap, FCD_E_IO, "%s: cannot seek: %s", path,
+                       strerror(errno));
+  int64_t need = 16 + 4 * (int64_t)nr + 12 * (int64_t)nz;
+  if ((int64_t)end < need)
+    return fcd__err_to(sys, errbuf, errcap, FCD_E_FORMAT, "%s: truncated: the header "
+                       "announces a %ld x %ld matrix with %ld entries (%lld bytes), the file "
+                       "has %ld bytes", path, (long)nr, (long)nc, (long)nz, (long long)need,
+                       end);
+  head[0] = nr;
+  head[1] = nc;
+  head[2] = nz;
+  return FCD_OK;
+}
+
+fcd_status fcd_petsc_binary_size(const char *path, fcd_index *nrows, fcd_index *ncols,
+                                 fcd_index *nnz, char *errbuf, size_t errcap) {
+  if (!path) {
+    if (errbuf && errcap) snprintf(errbuf, errcap, "path is NULL");
+    return FCD_E_INVALID_ARG;
+  }
+  FILE *fp;
+  FCD_TRY(fcd__open_input(NULL, path, &fp, errbuf, errcap));
+  int32_t head[3];
+  fcd_status st = read_head(fp, path, NULL, errbuf, errcap, head);
+  fclose(fp);
+  if (st != FCD_OK) return st;
+  if (nrows) *nrows = head[0];
+  if (ncols) *ncols = head[1];
+  if (nnz) *nnz = head[2];
+  return FCD_OK;
+}
+
 fcd_status fcd_system_read_petsc_binary(fcd_system *sys, fcd_matrix_kind which,
                                         const char *path) {
   FCD_CHECK_SYS(sys);
@@ -72,51 +128,17 @@ fcd_status fcd_system_read_petsc_binary(fcd_system *sys, fcd_matrix_kind which,
   if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "read_petsc_binary: path is NULL");
   FILE *fp;
   FCD_TRY(fcd__open_input(sys, path, &fp, NULL, 0));
-  unsigned char hdr[16];
-  int32_t *len = NULL;
+  int32_t head[3], *len = NULL;
   fcd_index *ri = NULL, *ci = NULL;
   fcd_real *vv = NULL;
   unsigned char *buf = NULL;
-  fcd_status st = read_exact(fp, hdr, sizeof hdr, sys, path, "header");
+  fcd_status st = read_head(fp, path, sys, NULL, 0, head);
   if (st != FCD_OK) goto done;
-  int32_t cls = get32(hdr), nr = get32(hdr + 4), nc = get32(hdr + 8), nz = get32(hdr + 12);
-  if (cls != MAT_CLASSID) {
-    st = fcd__err(sys, FCD_E_FORMAT, "%s: not a PETSc binary matrix (class id %ld: %s; a "
-                  "matrix has %d)", path, (long)cls, class_name(cls), MAT_CLASSID);
-    goto done;
-  }
-  if (nr < 0 || nc < 0 || nz < 0) {
-    st = fcd__err(sys, FCD_E_FORMAT, "%s: negative size in the header (%ld x %ld, %ld "
-                  "entries)", path, (long)nr, (long)nc, (long)nz);
-    goto done;
-  }
+  int32_t nr = head[0], nc = head[1], nz = head[2];
   if (nr != sys->n || nc != sys->n) {
     st = fcd__err(sys, FCD_E_INVALID_ARG, "%s: the %s matrix is %ld x %ld but the system has "
                   "%lld dofs", path, fcd__matrix_name(which), (long)nr, (long)nc,
                   (long long)sys->n);
-    goto done;
-  }
-  if ((int64_t)nz > (int64_t)nr * (int64_t)nc) {
-    st = fcd__err(sys, FCD_E_FORMAT, "%s: %ld entries do not fit a %ld x %ld matrix", path,
-                  (long)nz, (long)nr, (long)nc);
-    goto done;
-  }
-  /* the file must hold what the header announces before anything is allocated for it */
-  long here = ftell(fp);
-  if (here < 0 || fseek(fp, 0, SEEK_END) != 0) {
-    st = fcd__err(sys, FCD_E_IO, "%s: cannot seek: %s", path, strerror(errno));
-    goto done;
-  }
-  long end = ftell(fp);
-  int64_t need = 16 + 4 * (int64_t)nr + 12 * (int64_t)nz;
-  if (end < 0 || fseek(fp, here, SEEK_SET) != 0) {
-    st = fcd__err(sys, FCD_E_IO, "%s: cannot seek: %s", path, strerror(errno));
-    goto done;
-  }
-  if ((int64_t)end < need) {
-    st = fcd__err(sys, FCD_E_FORMAT, "%s: truncated: the header announces a %ld x %ld matrix "
-                  "with %ld entries (%lld bytes), the file has %ld bytes", path, (long)nr,
-                  (long)nc, (long)nz, (long long)need, end);
     goto done;
   }
   len = fcd__malloc_array((size_t)nr + 1, sizeof *len);

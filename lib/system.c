@@ -225,19 +225,6 @@ static fcd_status set_owned_csr(fcd_system *sys, fcd_matrix_kind which,
   return st;
 }
 
-fcd_status fcd__system_set_coo_owned(fcd_system *sys, fcd_matrix_kind which, fcd_index nnz,
-                                     fcd_index *rows, fcd_index *cols, fcd_real *vals,
-                                     unsigned flags) {
-  fcd_index k = 0;
-  for (fcd_index p = 0; p < nnz; p++)
-    if (fcd__dist_owns(sys, rows[p])) {
-      rows[k] = rows[p];
-      cols[k] = cols[p];
-      vals[k++] = vals[p];
-    }
-  return fcd_system_set_matrix_coo(sys, which, k, rows, cols, vals, flags);
-}
-
 fcd_status fcd_system_set_matrix_csr(fcd_system *sys, fcd_matrix_kind which,
                                      const fcd_index *row_ptr, const fcd_index *col_idx,
                                      const fcd_real *vals, unsigned flags,

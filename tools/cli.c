@@ -2,6 +2,8 @@
  * from the common options, reporting failures and certificates, VTK output. */
 #include <fcd/fcd.h>
 
+#include <mpi.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -167,6 +169,87 @@ int report(fcd_system *sys, long nev, double *freq_hz, long *nfound) {
   return 0;
 }
 
+/* PETSc's binary matrix begins with its class id, 1211216, big-endian; a Matrix Market
+ * file with its banner */
+static int petsc_binary(const char *path) {
+  unsigned char b[4] = {0, 0, 0, 0};
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  size_t got = fread(b, 1, sizeof b, f);
+  fclose(f);
+  return got == sizeof b && b[0] == 0x00 && b[1] == 0x12 && b[2] == 0x7b && b[3] == 0x50;
+}
+
+static int distributed(const fcd_system *sys) {
+  int nranks = 1;
+  fcd_system_get_distribution(sys, NULL, &nranks, NULL, NULL);
+  return nranks > 1;
+}
+
+/* *own: the failure is this rank's own read (its message in the system), not another
+ * rank's */
+static fcd_status read_any(fcd_system *sys, fcd_matrix_kind which, const char *path, int *own) {
+  long long pb = petsc_binary(path);
+  *own = 1;
+  if (!distributed(sys))
+    return pb ? fcd_system_read_petsc_binary(sys, which, path)
+              : fcd_system_read_matrix_market(sys, which, path);
+  /* Matrix Market: collective, rank 0 reads and every rank gets its status and message;
+   * PETSc binary: each rank its own rows, then the ranks agree before anything collective
+   * follows */
+  cli_bcast(&pb, 1);
+  if (!pb) return fcd_system_read_matrix_market(sys, which, path);
+  fcd_status st = fcd_system_read_petsc_binary(sys, which, path);
+  long long worst = st;
+  if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD))
+    worst = FCD_E_BACKEND;
+  if (st != FCD_OK) return st;
+  *own = 0;
+  if (worst != FCD_OK)
+    fprintf(stderr, "fcd: rank %d stops: another rank failed reading %s (its message above)\n",
+            cli_rank, path);
+  return (fcd_status)worst;
+}
+
+fcd_status cli_read_matrix_status(fcd_system *sys, fcd_matrix_kind which, const char *path) {
+  int own;
+  return read_any(sys, which, path, &own);
+}
+
+int cli_read_matrix(fcd_system *sys, fcd_matrix_kind which, const char *path) {
+  static const char *const name[] = {"mass", "stiffness", "damping"};
+  int own;
+  fcd_status st = read_any(sys, which, path, &own);
+  if (st == FCD_OK) return 0;
+  /* rank 0 says what every rank of a distributed Matrix Market read was told */
+  if (own && (cli_rank == 0 || petsc_binary(path) || !distributed(sys))) {
+    char what[64];
+    snprintf(what, sizeof what, "reading the %s matrix", name[which]);
+    fail(sys, st, what);
+  }
+  return 1;
+}
+
+/* the size of the model from its mass or stiffness file: 0, or 1 with the reason printed */
+static int model_size(const char *path, const char *name, fcd_index *n) {
+  fcd_index nr = 0, nc = 0, nnz;
+  char msg[512];
+  fcd_status st = petsc_binary(path)
+                      ? fcd_petsc_binary_size(path, &nr, &nc, &nnz, msg, sizeof msg)
+                      : fcd_matrix_market_size(path, &nr, &nc, &nnz, msg, sizeof msg);
+  if (st != FCD_OK) {
+    fprintf(stderr, "fcd: %s (%s)\n", msg, fcd_status_str(st));
+    return 1;
+  }
+  if (nr != nc) {
+    fprintf(stderr, "fcd: %s: the %s matrix is %lld x %lld, not square\n", path, name,
+            (long long)nr, (long long)nc);
+    return 1;
+  }
+  *n = nr;
+  return 0;
+}
+
 int load_system_opt(const options *o, int need_mass, int distribute, fcd_system **out) {
   *out = NULL;
   if ((need_mass && !o->mass) || !o->stiffness) {
@@ -175,19 +258,18 @@ int load_system_opt(const options *o, int need_mass, int distribute, fcd_system 
     return 2;
   }
   const char *sizer = o->mass ? o->mass : o->stiffness;
-  fcd_index nr = 0, nc = 0, nnz;
-  char msg[512];
+  distribute = distribute && cli_nranks > 1;
+  /* distributed, rank 0 sizes the model: a Matrix Market file need only be there */
+  long long v[2] = {0, 0};
+  fcd_index nr = 0;
+  if (!distribute || cli_rank == 0) v[0] = model_size(sizer, o->mass ? "mass" : "stiffness", &nr);
+  v[1] = (long long)nr;
+  if (distribute) cli_bcast(v, 2);
+  nr = (fcd_index)v[1];
   fcd_system *sys = NULL;
-  int rc = 0;
-  fcd_status st = fcd_matrix_market_size(sizer, &nr, &nc, &nnz, msg, sizeof msg);
-  if (st != FCD_OK) {
-    fprintf(stderr, "fcd: %s (%s)\n", msg, fcd_status_str(st));
-    rc = 1;
-  } else if (nr != nc) {
-    fprintf(stderr, "fcd: %s: the %s matrix is %lld x %lld, not square\n", sizer,
-            o->mass ? "mass" : "stiffness", (long long)nr, (long long)nc);
-    rc = 1;
-  } else if ((st = fcd_system_create(nr, &sys)) != FCD_OK) {
+  int rc = (int)v[0];
+  fcd_status st;
+  if (!rc && (st = fcd_system_create(nr, &sys)) != FCD_OK) {
     fprintf(stderr, "fcd: %s: cannot create a system of %lld dofs, the size in its header "
             "(%s: its tables alone need %.3g GB)\n", sizer, (long long)nr, fcd_status_str(st),
             49.0 * (double)nr / 1e9);
@@ -198,7 +280,7 @@ int load_system_opt(const options *o, int need_mass, int distribute, fcd_system 
     fcd_system_destroy(sys);
     return rc;
   }
-  if (distribute && cli_nranks > 1) {
+  if (distribute) {
     long long b, e;
     cli_rows(nr, &b, &e);
     if ((st = fcd_system_set_distribution(sys, cli_comm_f, b, e)) != FCD_OK) {
@@ -207,10 +289,10 @@ int load_system_opt(const options *o, int need_mass, int distribute, fcd_system 
       return 1;
     }
   }
-  if ((o->mass && (st = fcd_system_read_matrix_market(sys, FCD_MASS, o->mass)) != FCD_OK) ||
-      (st = fcd_system_read_matrix_market(sys, FCD_STIFFNESS, o->stiffness)) != FCD_OK ||
-      (o->fixed && (st = fcd_system_read_fixed(sys, o->fixed)) != FCD_OK)) {
-    fail(sys, st, "reading input");
+  if ((o->mass && cli_read_matrix(sys, FCD_MASS, o->mass)) ||
+      cli_read_matrix(sys, FCD_STIFFNESS, o->stiffness) ||
+      (o->fixed && (st = fcd_system_read_fixed(sys, o->fixed)) != FCD_OK &&
+       fail(sys, st, "reading input"))) {
     fcd_system_destroy(sys);
     return 1;
   }
@@ -243,7 +325,7 @@ fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index n, dou
                                     int *usage) {
   *usage = 0;
   fcd_status st = FCD_OK;
-  if (o->damping) st = fcd_system_read_matrix_market(sys, FCD_DAMPING, o->damping);
+  if (o->damping) st = cli_read_matrix_status(sys, FCD_DAMPING, o->damping);
   if (st == FCD_OK && o->rayleigh) {
     double a, b;
     char tail;

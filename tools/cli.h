@@ -49,7 +49,7 @@ typedef struct {
 
 /* the options several commands take, with one meaning everywhere */
 #define CLI_OPT_MODEL(mass_required)                                                        \
-  {"--mass", "M.mtx", mass_required, "mass matrix (Matrix Market)"},                        \
+  {"--mass", "M.mtx", mass_required, "mass matrix (Matrix Market or PETSc binary)"},        \
       {"--stiffness", "K.mtx", 1, "stiffness matrix"}
 #define CLI_OPT_DAMPING                                                                     \
   {"--damping", "C.mtx", 0, "damping matrix"},                                              \
@@ -73,9 +73,18 @@ int parse_real(const char *opt, const char *v, double *x);
 int fail(fcd_system *sys, fcd_status st, const char *what);
 void print_matrix(fcd_system *sys, fcd_matrix_kind k, const char *name);
 int report(fcd_system *sys, long nev, double *freq_hz, long *nfound);
-/* distribute: on several MPI ranks, split the rows evenly (fcd_system_set_distribution)
- * and keep each rank's own rows of the matrix files */
+/* distribute: on several MPI ranks, split the rows evenly (fcd_system_set_distribution);
+ * rank 0 then reads a Matrix Market file and sends each rank its rows, and every rank
+ * reads its own rows of a PETSc binary file */
 int load_system_opt(const options *o, int need_mass, int distribute, fcd_system **out);
+/* Matrix `which` from a PETSc binary file (told by its first bytes) or Matrix Market: 0,
+ * or 1 with the reason on stderr. On a distributed system every rank returns the same,
+ * rank 0's file deciding the format. (cli_: libfclib exports a read_matrix of its own,
+ * which a global of that name in this program would replace inside fclib.) */
+int cli_read_matrix(fcd_system *sys, fcd_matrix_kind which, const char *path);
+/* the same, silent, as a status: another rank's failure of a distributed read is this
+ * rank's too */
+fcd_status cli_read_matrix_status(fcd_system *sys, fcd_matrix_kind which, const char *path);
 
 /* ---- MPI (mpi_run.c): rank 0 of 1 unless the process was started by mpiexec ---- */
 extern int cli_rank, cli_nranks;
@@ -85,6 +94,8 @@ void cli_mpi_stop(void);
 /* The largest exit status of all ranks (each rank passes its own): after any step that
  * can fail on one rank only, so that none goes on into a collective call alone. */
 int cli_agree(int rc);
+/* rank 0's n values on every rank (nothing on one rank) */
+void cli_bcast(long long *v, int n);
 /* this rank's even share [begin, end) of n rows */
 void cli_rows(long long n, long long *begin, long long *end);
 int load_system(const options *o, fcd_system **out);

@@ -41,6 +41,10 @@ int cli_agree(int rc) {
   return worst;
 }
 
+void cli_bcast(long long *v, int n) {
+  if (cli_nranks > 1) MPI_Bcast(v, n, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+}
+
 void cli_rows(long long n, long long *begin, long long *end) {
   *begin = n * cli_rank / cli_nranks;
   *end = n * (cli_rank + 1) / cli_nranks;

@@ -112,10 +112,15 @@ FCD_API fcd_status fcd_system_matrix_values_changed(fcd_system *sys,
                                                     fcd_matrix_kind which);
 
 /** Reads matrix @p which from a Matrix Market file: `coordinate` with `real` or
- *  `integer` values, `general` or `symmetric`. Its size must be ndofs x ndofs.
+ *  `integer` values, `general` or `symmetric`. Its size must be ndofs x ndofs. On a
+ *  distributed system the call is collective: rank 0 reads the file (the other ranks'
+ *  @p path is not used and may be NULL) and sends each rank the entries of the rows it
+ *  owns, so no rank holds more than its own rows; every rank receives rank 0's status
+ *  and message.
  *  @return FCD_E_IO (cannot open/read), FCD_E_FORMAT (malformed: the message names the
  *  line), FCD_E_UNSUPPORTED (pattern, complex, array, skew/hermitian),
- *  FCD_E_INVALID_ARG (size mismatch, bad values), FCD_E_NOMEM.
+ *  FCD_E_INVALID_ARG (size mismatch, bad values, ranks that ask for different matrices),
+ *  FCD_E_NOMEM, FCD_E_BACKEND (an MPI error on a distributed system).
  *  @param sys the system (borrowed; it must outlive every object made from it)
  *  @param which which matrix (FCD_MASS, FCD_DAMPING or FCD_STIFFNESS)
  *  @param path Matrix Market file
@@ -153,7 +158,9 @@ FCD_API fcd_status fcd_system_write_matrix_market(const fcd_system *sys,
 /** Reads matrix @p which from a PETSc binary file (what MatView writes to a binary
  *  viewer: an AIJ matrix, big-endian, 32-bit indices, PETSc's default build). Its size
  *  must be ndofs x ndofs; all its entries are taken (full storage). Objects after the
- *  matrix in the file are ignored.
+ *  matrix in the file are ignored. On a distributed system each rank reads the rows it
+ *  owns and nothing else (the call is not collective: every rank needs the file, as
+ *  PETSc's MatLoad does).
  *  @return FCD_E_IO (cannot open/read), FCD_E_FORMAT (not a matrix, e.g. a vector's class
  *  id; truncated; row lengths or column indices out of range: the message says which),
  *  FCD_E_INVALID_ARG (size mismatch, values the system refuses), FCD_E_NOMEM.
@@ -163,6 +170,24 @@ FCD_API fcd_status fcd_system_write_matrix_market(const fcd_system *sys,
  *  @since 0.1 */
 FCD_API fcd_status fcd_system_read_petsc_binary(fcd_system *sys, fcd_matrix_kind which,
                                                 const char *path);
+
+/** Size and number of stored entries of a PETSc binary matrix file, read from its
+ *  header, without a system (so a caller can size one, as fcd_matrix_market_size does
+ *  for Matrix Market). The header is checked as fcd_system_read_petsc_binary checks it
+ *  (a matrix's class id, sizes that fit, a file as long as they announce). @p errbuf
+ *  (may be NULL) receives a message on failure.
+ *  @param path PETSc binary matrix file
+ *  @param nrows receives the number of rows (may be NULL)
+ *  @param ncols receives the number of columns (may be NULL)
+ *  @param nnz receives the number of stored entries (may be NULL)
+ *  @param errbuf receives a message on failure (may be NULL)
+ *  @param errcap capacity of errbuf in bytes
+ *  @return FCD_OK, or FCD_E_FORMAT (not a matrix, truncated, inconsistent sizes),
+ *      FCD_E_INVALID_ARG, FCD_E_IO
+ *  @since 0.1 */
+FCD_API fcd_status fcd_petsc_binary_size(const char *path, fcd_index *nrows,
+                                         fcd_index *ncols, fcd_index *nnz, char *errbuf,
+                                         size_t errcap);
 
 /** Writes matrix @p which to @p path as a PETSc binary AIJ matrix (MatLoad reads it),
  *  both triangles of a symmetric matrix, columns increasing within each row.
@@ -394,9 +419,9 @@ FCD_API fcd_status fcd_system_natural_modes(fcd_system *sys, fcd_index nev,
  *  empty), PETSc's layout. Then:
  *  - matrices (COO, CSR or Matrix Market) hold, on each rank, the rows it owns, in the
  *    global numbering (columns anywhere); an entry on a row the rank does not own is
- *    FCD_E_INVALID_ARG (a Matrix Market file is read whole by every rank, which keeps
- *    its own rows). With FCD_COO_UPPER each rank gives the upper-triangle entries of
- *    its rows;
+ *    FCD_E_INVALID_ARG (a Matrix Market file is read by rank 0, which sends each rank its
+ *    rows; a PETSc binary file by every rank, each reading only its own rows). With
+ *    FCD_COO_UPPER each rank gives the upper-triangle entries of its rows;
  *  - everything else is replicated: every rank gives the same prescribed dofs, loads,
  *    contact sets and parameters, in the global numbering, and receives whole results
  *    (displacements of all ndofs, all reactions). The contact problem, small next to

@@ -1,7 +1,8 @@
 #!/bin/sh
 # `mpiexec -n N fcd equilibrium|stability|simulate` (N = 2, 3) against the serial `fcd` on the
 # block of test_distributed (902 dofs, 41 contacts on a flat, the top clamped and
-# pushed): the same state file (statuses, slip directions, reactions, gaps) and the same
+# pushed), from Matrix Market files (rank 0 reads them) and from PETSc binary files (each
+# rank reads its rows): the same state file (statuses, slip directions, reactions, gaps) and the same
 # displacements to 1e-10 relative, the same stability chart and simulation history to
 # 1e-8 (they are printed to 10 digits); a command that does
 # not run on several ranks says so; a missing file fails on every rank without a hang.
@@ -13,7 +14,7 @@ mpiexec=$3
 dir=${FCD_TEST_TMPDIR:-/tmp}/fcd_mpi
 mkdir -p "$dir"
 cd "$dir" || exit 1
-rm -f ./*.csv ./*.txt ./*.mtx
+rm -f ./*.csv ./*.txt ./*.mtx ./*.petsc
 "$model" --write . || { echo "writing the model failed"; exit 1; }
 run() { timeout 300 "$@"; }
 args="--stiffness K.mtx --fixed fixed.txt --contacts contacts.txt --kind steady-sliding"
@@ -47,6 +48,34 @@ for np in 2 3; do
   grep -o 'open=[0-9]* stick=[0-9]* slip=[0-9]*' out$np.txt
 done
 grep -q 'slip=4[01]' out1.txt || { cat out1.txt; echo "expected the contacts to slide"; exit 1; }
+# the same model from PETSc binary files (every rank reads its own rows; the Matrix
+# Market runs above had rank 0 read and send each rank its rows): the serial answer
+pargs="--stiffness K.petsc --fixed fixed.txt --contacts contacts.txt --kind steady-sliding"
+for np in 1 2 3; do
+  # shellcheck disable=SC2086
+  run "$mpiexec" --oversubscribe -n $np "$fcd" equilibrium $pargs --out p$np.csv \
+    --displacements pu$np.txt > pout$np.txt 2>&1 ||
+    { cat pout$np.txt; echo "equilibrium from PETSc binary on $np ranks failed"; exit 1; }
+  same s1.csv p$np.csv 1e-10 || { echo "state from PETSc binary differs on $np ranks"; exit 1; }
+  same u1.txt pu$np.txt 1e-10 ||
+    { echo "displacements from PETSc binary differ on $np ranks"; exit 1; }
+done
+# a PETSc binary file whose last entry's column is out of range: only the last rank's rows
+# hold it; that rank says so, every rank stops, none hangs, nothing is written
+/usr/bin/python3 - <<'PY' || { echo "writing the damaged file failed"; exit 1; }
+import struct
+b = bytearray(open("K.petsc", "rb").read())
+nr, nc, nz = struct.unpack(">iii", b[4:16])
+off = 16 + 4 * nr + 4 * (nz - 1)
+b[off:off + 4] = struct.pack(">i", nc + 7)
+open("Kcol.petsc", "wb").write(b)
+PY
+run "$mpiexec" --oversubscribe -n 2 "$fcd" equilibrium --stiffness Kcol.petsc \
+  --fixed fixed.txt --contacts contacts.txt --out p9.csv > pout9.txt 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || { cat pout9.txt; echo "damaged file: status $rc"; exit 1; }
+[ "$(grep -c 'has column 909, outside' pout9.txt)" -eq 1 ] ||
+  { cat pout9.txt; echo "damaged file: the owning rank's message expected once"; exit 1; }
+[ ! -e p9.csv ] || { echo "a state was written for a failed run"; exit 1; }
 # stability from the equilibrium's state: the chart of 2 ranks is the serial one
 sargs="--mass M.mtx --stiffness K.mtx --fixed fixed.txt --contacts contacts.txt --state s1.csv --nev 6"
 # shellcheck disable=SC2086
@@ -55,6 +84,11 @@ run "$fcd" stability $sargs --out c1.csv > sout1.txt || { cat sout1.txt; exit 1;
 run "$mpiexec" --oversubscribe -n 2 "$fcd" stability $sargs --out c2.csv > sout2.txt ||
   { cat sout2.txt; echo "stability on 2 ranks failed"; exit 1; }
 same c1.csv c2.csv 1e-8 || { echo "stability chart differs on 2 ranks"; exit 1; }
+# shellcheck disable=SC2086
+run "$mpiexec" --oversubscribe -n 2 "$fcd" stability --mass M.petsc --stiffness K.petsc \
+  --fixed fixed.txt --contacts contacts.txt --state s1.csv --nev 6 --out cp.csv > spout.txt ||
+  { cat spout.txt; echo "stability from PETSc binary on 2 ranks failed"; exit 1; }
+same c1.csv cp.csv 1e-8 || { echo "stability chart from PETSc binary differs"; exit 1; }
 # a friction sweep: its coefficients shared out over 2 and 3 ranks, the serial chart
 # shellcheck disable=SC2086
 run "$fcd" stability $sargs --mu-sweep 0.1:0.6:5 --out w1.csv > wout1.txt ||
@@ -80,6 +114,11 @@ for np in 2 3; do
   same h1.csv h$np.csv 1e-8 || { echo "history differs on $np ranks"; exit 1; }
   [ "$(grep -c '^simulated:' mout$np.txt)" -eq 1 ] || { echo "$np ranks: one summary"; exit 1; }
 done
+# the same from PETSc binary files, mass and stiffness
+run "$mpiexec" --oversubscribe -n 2 "$fcd" simulate --mass M.petsc --stiffness K.petsc \
+  --fixed fixed.txt --contacts contacts.txt --dt 1e-3 --t-end 0.05 --out hp.csv > mpout.txt ||
+  { cat mpout.txt; echo "simulate from PETSc binary on 2 ranks failed"; exit 1; }
+same h1.csv hp.csv 1e-8 || { echo "history from PETSc binary differs"; exit 1; }
 [ "$(wc -l < h1.csv)" -eq 51 ] || { echo "history of $(wc -l < h1.csv) lines"; exit 1; }
 awk -F, 'NR > 1 && $10 + $11 > 0 { c = 1 } END { exit !c }' h1.csv ||
   { echo "no contact ever closed"; exit 1; }

@@ -210,7 +210,7 @@ static double all_max(double v) {
 }
 
 /* `test_distributed --write DIR`: the block's files for the CLI test (fcd_mpi.sh),
- * without MPI: K.mtx, M.mtx, fixed.txt (the top clamped and pushed as in case 0),
+ * without MPI: K.mtx, M.mtx (and K.petsc, M.petsc), fixed.txt (the top clamped and pushed as in case 0),
  * contacts.txt (the bottom row on the flat, sliding velocity 1) */
 static int write_model(const char *dir) {
   tb_block b;
@@ -222,6 +222,12 @@ static int write_model(const char *dir) {
   int bad = fcd_system_write_matrix_market(sys, FCD_STIFFNESS, path) != FCD_OK;
   snprintf(path, sizeof path, "%s/M.mtx", dir);
   bad |= fcd_system_write_matrix_market(sys, FCD_MASS, path) != FCD_OK;
+  /* the same matrices as PETSc binary files (the writer is checked against PETSc's
+   * MatLoad in tests/foundation/test_petsc_binary.c) */
+  snprintf(path, sizeof path, "%s/K.petsc", dir);
+  bad |= fcd_system_write_petsc_binary(sys, FCD_STIFFNESS, path) != FCD_OK;
+  snprintf(path, sizeof path, "%s/M.petsc", dir);
+  bad |= fcd_system_write_petsc_binary(sys, FCD_MASS, path) != FCD_OK;
   snprintf(path, sizeof path, "%s/fixed.txt", dir);
   FILE *fx = fopen(path, "w");
   snprintf(path, sizeof path, "%s/contacts.txt", dir);

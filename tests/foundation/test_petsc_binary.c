@@ -165,6 +165,21 @@ int main(int argc, char **argv) {
   CHECK_MSG(small, "40 x 40");
   fcd_system_destroy(small);
   CHECK_ST(fcd_system_read_petsc_binary(sys, FCD_DAMPING, "/nonexistent/x.petsc"), FCD_E_IO);
+  /* the size from the header alone: PETSc's own file (40 x 40, 3N - 3 entries: the
+   * diagonal, N - 1 above, N - 2 below), and the same refusals with their message */
+  fcd_index nr = 0, nc = 0, nnz = 0;
+  char eb[256];
+  CHECK_ST(fcd_petsc_binary_size(path2, &nr, &nc, &nnz, eb, sizeof eb), FCD_OK);
+  CHECK(nr == N && nc == N && nnz == 3 * N - 3);
+  CHECK_ST(fcd_petsc_binary_size(path2, NULL, NULL, NULL, NULL, 0), FCD_OK);
+  CHECK_ST(fcd_petsc_binary_size(pvec, &nr, &nc, &nnz, eb, sizeof eb), FCD_E_FORMAT);
+  CHECK(strstr(eb, "vector") != NULL);
+  CHECK_ST(fcd_petsc_binary_size(ptrunc, &nr, &nc, &nnz, eb, sizeof eb), FCD_E_FORMAT);
+  CHECK(strstr(eb, "truncated") != NULL);
+  CHECK_ST(fcd_petsc_binary_size("/nonexistent/x.petsc", &nr, &nc, &nnz, eb, sizeof eb),
+           FCD_E_IO);
+  CHECK(strstr(eb, "/nonexistent/x.petsc") != NULL);
+  CHECK_ST(fcd_petsc_binary_size(NULL, &nr, &nc, &nnz, eb, sizeof eb), FCD_E_INVALID_ARG);
   fcd_system_apply(sys, FCD_DAMPING, x, after);
   CHECK(memcmp(before, after, sizeof before) == 0);
   CHECK_ST(fcd_system_write_petsc_binary(sys, FCD_MASS, path), FCD_E_STATE); /* never set */

@@ -291,6 +291,7 @@ static fcd_status a_sys_read_mm(arg *a) { return fcd_system_read_matrix_market(P
 static fcd_status a_mm_size(arg *a) { return fcd_matrix_market_size(P(0), P(1), P(2), P(3), P(4), 256); }
 static fcd_status a_sys_write_mm(arg *a) { return fcd_system_write_matrix_market(P(0), (fcd_matrix_kind)I(1), P(2)); }
 static fcd_status a_sys_read_pb(arg *a) { return fcd_system_read_petsc_binary(P(0), (fcd_matrix_kind)I(1), P(2)); }
+static fcd_status a_pb_size(arg *a) { return fcd_petsc_binary_size(P(0), P(1), P(2), P(3), P(4), 256); }
 static fcd_status a_sys_write_pb(arg *a) { return fcd_system_write_petsc_binary(P(0), (fcd_matrix_kind)I(1), P(2)); }
 static fcd_status a_sys_nnz(arg *a) { return fcd_system_matrix_nnz(P(0), (fcd_matrix_kind)I(1), P(2), P(3)); }
 static fcd_status a_sys_asym(arg *a) { return fcd_system_matrix_asymmetry(P(0), (fcd_matrix_kind)I(1), P(2)); }
@@ -479,6 +480,8 @@ static const row rows[] = {
    {PIN(S_PMM), OPT(S_IDX1), OPT(S_IDX2), OPT(S_IDX3), OPT(S_ERRBUF), END}},
   {"fcd_system_write_matrix_market", a_sys_write_mm, MS_SYS, {H(S_SYS), MK(FCD_MASS), POUT(S_POUT), END}},
   {"fcd_system_read_petsc_binary", a_sys_read_pb, MS_SYS, {H(S_SYS), MK(FCD_DAMPING), PIN(S_PPBIN), END}},
+  {"fcd_petsc_binary_size", a_pb_size, MS_ERRBUF,
+   {PIN(S_PPBIN), OPT(S_IDX1), OPT(S_IDX2), OPT(S_IDX3), OPT(S_ERRBUF), END}},
   {"fcd_system_write_petsc_binary", a_sys_write_pb, MS_SYS, {H(S_SYS), MK(FCD_MASS), POUT(S_POUT), END}},
   {"fcd_system_matrix_nnz", a_sys_nnz, MS_SYS, {H(S_SYS), MK(FCD_MASS), OPT(S_IDX1), OPT(S_IDX2), END}},
   {"fcd_system_matrix_asymmetry", a_sys_asym, MS_SYS, {H(S_SYS), MK(FCD_MASS), OUT(S_OUT1), END}},
