@@ -449,7 +449,9 @@ FCD_API fcd_status fcd_system_natural_modes(fcd_system *sys, fcd_index nev,
  *  same status (ranges that overlap or leave rows to no rank, different ndofs on
  *  different ranks, a matrix already set on some rank: each named in the message).
  *  FCD_COMM_SERIAL makes the system serial again (before any matrix). MPI must be
- *  initialized by the host.
+ *  initialized by the host. fcd duplicates the communicator (its messages never meet
+ *  the host's) and frees the duplicate with the system, or when it is made serial
+ *  again.
  *  @param sys the system
  *  @param mpi_comm_f the communicator's Fortran handle, or FCD_COMM_SERIAL
  *  @param row_begin first row this rank owns

@@ -19,7 +19,6 @@
 #include <string.h>
 
 struct fcd__dist {
-  int64_t comm_f;
   MPI_Comm comm;
   int rank, size;
   fcd_index rbegin, rend;
@@ -30,6 +29,9 @@ int fcd__dist_on(const fcd_system *sys) { return sys->dist != NULL; }
 
 void fcd__dist_free(fcd__dist *d) {
   if (!d) return;
+  int down = 0;
+  MPI_Finalized(&down);
+  if (!down && d->comm != MPI_COMM_NULL) MPI_Comm_free(&d->comm);
   fcd__free(d->starts);
   fcd__free(d);
 }
@@ -79,6 +81,7 @@ fcd_status fcd_system_set_distribution(fcd_system *sys, int64_t mpi_comm_f,
                        sys->mat[0].set || sys->mat[1].set || sys->mat[2].set};
   long long *all = fcd__malloc_array((size_t)size * 4, sizeof *all);
   fcd__dist *d = fcd__calloc(1, sizeof *d);
+  if (d) d->comm = MPI_COMM_NULL;
   fcd_index *starts = fcd__malloc_array((size_t)size + 1, sizeof *starts);
   /* a rank out of memory still answers: its row says -1, and all fail with it */
   long long sentinel[4] = {-1, -1, -1, -1};
@@ -135,10 +138,15 @@ fcd_status fcd_system_set_distribution(fcd_system *sys, int64_t mpi_comm_f,
                     "the distribution is chosen before the first matrix", r);
       goto fail;
     }
+  /* fcd talks on a duplicate of the host's communicator (every rank is here, the verdict
+   * being the same on all): a message the host has in flight can then never match one
+   * of fcd's receives, nor one of fcd's the host's */
+  if (MPI_Comm_dup(comm, &d->comm) != MPI_SUCCESS) {
+    st = fcd__err(sys, FCD_E_BACKEND, "set_distribution: duplicating the communicator failed");
+    goto fail;
+  }
   for (int r = 0; r < size; r++) starts[r] = (fcd_index)all[4 * r + 1];
   starts[size] = sys->n;
-  d->comm_f = mpi_comm_f;
-  d->comm = comm;
   d->rank = rank;
   d->size = size;
   d->rbegin = row_begin;
