@@ -22,6 +22,10 @@ restore() {
 }
 
 list=$(meson test -C "$build" --no-rebuild --list 2>/dev/null | grep ' / ') || exit 2
+# suite more_ranks: programs that run here on 1 to 3 ranks, again on 4 and 5; their
+# order independence is that of the same programs, so those runs are left out here
+skip=more_ranks
+list=$(echo "$list" | grep -v "[:+]$skip[+ ]")
 suites=$(echo "$list" | sed 's/^[^:]*:\([^ ]*\) \/ .*/\1/' | tr '+' '\n' | sort -u)
 # test names in the order meson defines them; reversed for the last run
 names=$(echo "$list" | sed 's/^.* \/ //' | awk '!seen[$0]++')
@@ -33,7 +37,7 @@ for s in $suites; do
   restore || exit 2
   echo "=== suite $s alone, in a fresh build directory"
   if ! meson test -C "$build" --no-rebuild --print-errorlogs --num-processes 2 \
-       --logbase "testlog-alone-$s" --suite "$s"; then
+       --logbase "testlog-alone-$s" --suite "$s" --no-suite "$skip"; then
     echo "=== suite $s FAILED when run alone"
     bad=1
   fi
