@@ -186,8 +186,9 @@ static int distributed(const fcd_system *sys) {
   return nranks > 1;
 }
 
-/* *own: the failure is this rank's own read (its message in the system), not another
- * rank's */
+/* *own: the failure is this rank's to report (its message in the system): not another
+ * rank's, and of a distributed Matrix Market read, which gives every rank rank 0's
+ * message, rank 0's alone */
 static fcd_status read_any(fcd_system *sys, fcd_matrix_kind which, const char *path, int *own) {
   long long pb = petsc_binary(path);
   *own = 1;
@@ -198,7 +199,10 @@ static fcd_status read_any(fcd_system *sys, fcd_matrix_kind which, const char *p
    * PETSc binary: each rank its own rows, then the ranks agree before anything collective
    * follows */
   cli_bcast(&pb, 1);
-  if (!pb) return fcd_system_read_matrix_market(sys, which, path);
+  if (!pb) {
+    *own = cli_rank == 0;
+    return fcd_system_read_matrix_market(sys, which, path);
+  }
   fcd_status st = fcd_system_read_petsc_binary(sys, which, path);
   long long worst = st;
   if (MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD))
@@ -221,8 +225,7 @@ int cli_read_matrix(fcd_system *sys, fcd_matrix_kind which, const char *path) {
   int own;
   fcd_status st = read_any(sys, which, path, &own);
   if (st == FCD_OK) return 0;
-  /* rank 0 says what every rank of a distributed Matrix Market read was told */
-  if (own && (cli_rank == 0 || petsc_binary(path) || !distributed(sys))) {
+  if (own) {
     char what[64];
     snprintf(what, sizeof what, "reading the %s matrix", name[which]);
     fail(sys, st, what);
