@@ -20,8 +20,8 @@
  * factor fits the machine only once).
  * Prints `dofs=N reduced=R seconds=T maxrss_mb=M nconv=K` and the eigenvalues (with
  * --factor, also `factor_seconds=T`: the LU factorization alone of the shifted operator
- * K* - sigma M* that the shift-and-invert factors, by the same solver (MUMPS through
- * PETSc), best of N, to compare the growth of the whole analysis with its own; with
+ * K* - sigma M* that the shift-and-invert factors, by the same solver (MUMPS, here
+ * through PETSc's interface), best of N, to compare the growth of the whole analysis with its own; with
  * --export, also DIR/K.mtx, DIR/M.mtx and DIR/fcd_eigs.txt); with --mpi it runs on
  * MPI_COMM_WORLD (launch with mpiexec). */
 #include <fcd/fcd.h>

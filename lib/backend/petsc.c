@@ -230,37 +230,17 @@ cleanup:
   return st;
 }
 
-/* K x = Lambda M x, non-symmetric (the reduced pencil of a contact state): Krylov-Schur
- * with shift-and-invert at the real target sigma, the nev eigenvalues nearest it. The
- * shifted operator K - sigma M is factored by UMFPACK through PETSc. Real and imaginary
- * parts of each eigenvector go to xr, xi (n per pair); conjugate pairs come as two. */
-/* Shift-and-invert with a direct solve of the shifted operator. MUMPS, sequential or
- * distributed: on a 32k-dof 3D block it factors in 2.7 s and 550 MB against UMFPACK's
- * 4.1 s and 870 MB, and PETSc's UMFPACK interface (32-bit indices) runs out of memory at
- * 100k dofs. */
-static PetscErrorCode sinvert_lu(ST stx, int distributed) {
-  KSP ksp;
-  PC pc;
-  PetscErrorCode e = STSetType(stx, STSINVERT);
-  if (!e) e = STGetKSP(stx, &ksp);
-  if (!e) e = KSPSetType(ksp, KSPPREONLY);
-  if (!e) e = KSPGetPC(ksp, &pc);
-  if (!e) e = PCSetType(pc, PCLU);
-#if defined(PETSC_HAVE_MUMPS)
-  (void)distributed;
-  if (!e) e = PCFactorSetMatSolverType(pc, MATSOLVERMUMPS);
-#else
-  if (!e && !distributed) e = PCFactorSetMatSolverType(pc, MATSOLVERUMFPACK);
-#endif
-  return e;
-}
-
-/* The shift-and-invert's solve on several ranks: fcd's own MUMPS instance, not PETSc's.
- * PETSc 3.18 hands MUMPS the matrix in the ranks' pieces (ICNTL(18) = 3), and Debian's
- * MUMPS (no SCOTCH, no METIS) then orders by PORD: at 303k dofs the LU took 76 s on two
- * ranks against 41.5 s on one. K* and M* are replicated on every rank here, so rank 0
- * gives MUMPS the whole K* - sigma M* (ICNTL(18) = 0) and METIS' nested-dissection order
- * (ICNTL(7) = 1); right-hand sides and solutions travel through rank 0. */
+/* The shift-and-invert's solve, on one rank or several: fcd's own MUMPS instance, not
+ * PETSc's PCLU. PETSc 3.18 hands MUMPS the matrix in the ranks' pieces (ICNTL(18) = 3),
+ * and Debian's MUMPS (no SCOTCH, no METIS) then orders by PORD: at 303k dofs the LU took
+ * 76 s on two ranks against 41.5 s on one. K* and M* (and C*) are replicated on every rank
+ * here, so rank 0 gives MUMPS the whole shifted operator (ICNTL(18) = 0) and METIS'
+ * nested-dissection order (ICNTL(7) = 1); right-hand sides and solutions travel through
+ * rank 0. On one rank it is the same instance, so the factorization's retry with a larger
+ * workspace (fcd__mumps_relax) serves every rank count: PETSc's PCLU gave MUMPS' workspace
+ * failure to SLEPc as a failed solve, with no retry. MUMPS factors the 32k-dof block in
+ * 2.7 s and 550 MB against UMFPACK's 4.1 s and 870 MB, and PETSc's UMFPACK interface
+ * (32-bit indices) runs out of memory at 100k dofs. */
 typedef struct {
   DMUMPS_STRUC_C id;
   MPI_Comm comm; /* a duplicate: MUMPS keeps the communicator it is given */
@@ -277,6 +257,7 @@ typedef struct {
   fcd__grid S; /* open when ns > 0 and the analysis is done */
   const fcd_system *sys;
   fcd_status solve_st; /* S's solve failed in a solve: its message stands */
+  const char *op;      /* the shifted operator's name, for messages */
 } dist_lu;
 
 static void dist_lu_end(dist_lu *d) {
@@ -300,32 +281,45 @@ static fcd_status dist_lu_status(const fcd_system *sys, const dist_lu *d, const 
   if (info >= 0) return FCD_OK;
   char why[96];
   fcd_status code = fcd__mumps_failure(info, d->id.icntl[13], why, sizeof why);
-  return fcd__err(sys, code, "MUMPS' %s of the shifted operator K* - sigma M* failed: "
-                  "INFOG(1) = %d, INFOG(2) = %d%s%s", phase, info, (int)d->id.infog[1], why,
+  return fcd__err(sys, code, "MUMPS' %s of the shifted operator %s failed: "
+                  "INFOG(1) = %d, INFOG(2) = %d%s%s", phase, d->op, info, (int)d->id.infog[1], why,
                   info == -10 ? " (numerically singular: sigma is an eigenvalue)" : "");
 }
 
-/* Rank 0's triples of K - sigma M (1-based, duplicates summed by MUMPS) and the
+/* The shifted operator, sum over k < nx of coef[k] X[k]: K - sigma M for the pencil,
+ * K + sigma C + sigma^2 M for the quadratic problem */
+typedef struct {
+  int nx;
+  const fcd__csr *X[3];
+  fcd_real coef[3];
+} shifted_op;
+
+static size_t shifted_nnz(const shifted_op *op, fcd_index n) {
+  size_t nz = 0;
+  for (int k = 0; k < op->nx; k++) nz += (size_t)op->X[k]->rowptr[n];
+  return nz;
+}
+
+/* Rank 0's triples of the shifted operator (1-based, duplicates summed by MUMPS) and the
  * separators of `levels` bisections (d->slist, d->ns), with the parts they leave */
-static fcd_status dist_lu_triples(const fcd_system *sys, fcd_index n, const fcd__csr *K,
-                                  const fcd__csr *M, fcd_real sigma, int levels, dist_lu *d,
-                                  MUMPS_INT **irn, MUMPS_INT **jcn, double **a,
-                                  MUMPS_INT **pos, int **parts) {
-  size_t nk = (size_t)K->rowptr[n], nz = nk + (size_t)M->rowptr[n];
+static fcd_status dist_lu_triples(const fcd_system *sys, fcd_index n, const shifted_op *op,
+                                  int levels, dist_lu *d, MUMPS_INT **irn, MUMPS_INT **jcn,
+                                  double **a, MUMPS_INT **pos, int **parts) {
+  size_t nz = shifted_nnz(op, n);
   *irn = fcd__malloc_array(nz + 1, sizeof **irn);
   *jcn = fcd__malloc_array(nz + 1, sizeof **jcn);
   *a = fcd__malloc_array(nz + 1, sizeof **a);
   *pos = fcd__malloc_array((size_t)n + 1, sizeof **pos);
   if (!*irn || !*jcn || !*a || !*pos)
     return fcd__err(sys, FCD_E_NOMEM, "out of memory for the shifted operator's triples");
-  for (int pass = 0; pass < 2; pass++) {
-    const fcd__csr *X = pass ? M : K;
-    size_t o = pass ? nk : 0;
+  size_t o = 0;
+  for (int k = 0; k < op->nx; k++) {
+    const fcd__csr *X = op->X[k];
     for (fcd_index i = 0; i < n; i++)
-      for (fcd_index p = X->rowptr[i]; p < X->rowptr[i + 1]; p++) {
-        (*irn)[o + (size_t)p] = (MUMPS_INT)(i + 1);
-        (*jcn)[o + (size_t)p] = (MUMPS_INT)(X->col[p] + 1);
-        (*a)[o + (size_t)p] = pass ? -sigma * X->val[p] : X->val[p];
+      for (fcd_index p = X->rowptr[i]; p < X->rowptr[i + 1]; p++, o++) {
+        (*irn)[o] = (MUMPS_INT)(i + 1);
+        (*jcn)[o] = (MUMPS_INT)(X->col[p] + 1);
+        (*a)[o] = op->coef[k] * X->val[p];
       }
   }
   fcd_index ns = 0;
@@ -387,11 +381,11 @@ static fcd_status dist_lu_schur_open(const fcd_system *sys, dist_lu *d) {
   return FCD_OK;
 }
 
-/* Analysis and factorization of K - sigma M on comm (collective); the order and the
- * values live on rank 0 only until the factorization is done. */
+/* Analysis and factorization of the shifted operator on comm (collective); the order and
+ * the values live on rank 0 only until the factorization is done. */
 static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index n,
-                                 const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
-                                 Mat tmpl, dist_lu *d, fcd_index *order) {
+                                 const shifted_op *op, Mat tmpl, dist_lu *d,
+                                 fcd_index *order) {
   int rank = 0, nd = 0, csize = 1, levels = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &csize);
@@ -401,12 +395,12 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   int *parts = NULL;
   double *a = NULL;
   fcd_status st = FCD_OK;
-  size_t nz = (size_t)K->rowptr[n] + (size_t)M->rowptr[n];
+  size_t nz = shifted_nnz(op, n);
   if (n >= INT_MAX)
     st = fcd__err(sys, FCD_E_UNSUPPORTED, "%lld dofs exceed MUMPS' 32-bit indices",
                   (long long)n);
   else if (rank == 0)
-    st = dist_lu_triples(sys, n, K, M, sigma, levels, d, &irn, &jcn, &a, &pos, &parts);
+    st = dist_lu_triples(sys, n, op, levels, d, &irn, &jcn, &a, &pos, &parts);
   PetscErrorCode e = 0;
   if (fcd__comm_any(comm, st != FCD_OK)) {
     if (st == FCD_OK) st = fcd__err(sys, FCD_E_NOMEM, "rank 0 could not prepare the "
@@ -464,9 +458,9 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   } while (fcd__mumps_relax(&d->id.icntl[13], d->id.infog[0]));
   st = dist_lu_status(sys, d, "factorization");
   if (st == FCD_OK && d->ns > 0 && (st = fcd__grid_factor(sys, d->comm, &d->S)) != FCD_OK)
-    st = fcd__err(sys, st, "the shifted operator K* - sigma M* is singular: its Schur "
-                  "complement on the ranks' separators has no LU factor (sigma is an "
-                  "eigenvalue)");
+    st = fcd__err(sys, st, "the shifted operator %s is singular: its Schur complement "
+                  "on the ranks' separators has no LU factor (sigma is an eigenvalue)",
+                  d->op);
 done:
   d->id.irn = d->id.jcn = d->id.perm_in = NULL;
   d->id.a = NULL;
@@ -478,7 +472,8 @@ done:
   return st;
 }
 
-/* y = (K - sigma M)^-1 x through rank 0 (the PC of the shift-and-invert's KSP) */
+/* y = A^-1 x, A the shifted operator, through rank 0 (the PC of the shift-and-invert's
+ * KSP) */
 static PetscErrorCode dist_lu_apply(PC pc, Vec x, Vec y) {
   void *ctx = NULL;
   PetscErrorCode e = PCShellGetContext(pc, &ctx);
@@ -521,7 +516,7 @@ static PetscErrorCode sinvert_shell(ST stx, dist_lu *d) {
   KSP ksp;
   PC pc;
   PetscErrorCode e = STSetType(stx, STSINVERT);
-  if (!e) e = STSetMatMode(stx, ST_MATMODE_SHELL); /* K - sigma M is never formed */
+  if (!e) e = STSetMatMode(stx, ST_MATMODE_SHELL); /* the shifted operator is never formed */
   if (!e) e = STGetKSP(stx, &ksp);
   if (!e) e = KSPSetType(ksp, KSPPREONLY);
   if (!e) e = KSPGetPC(ksp, &pc);
@@ -529,6 +524,15 @@ static PetscErrorCode sinvert_shell(ST stx, dist_lu *d) {
   if (!e) e = PCShellSetContext(pc, d);
   if (!e) e = PCShellSetApply(pc, dist_lu_apply);
   return e;
+}
+
+/* A PETSc error in a solve that went through the shell: S's or MUMPS' own message when
+ * the shell's solve failed, else PETSc's */
+static fcd_status sinvert_fail(const fcd_system *sys, const dist_lu *d, PetscErrorCode e,
+                               const char *what) {
+  if (d->solve_st != FCD_OK) return d->solve_st;
+  if (d->started && d->id.infog[0] < 0) return dist_lu_status(sys, d, "solve");
+  return fcd__petsc_fail(sys, e, what);
 }
 
 /* n entries of v into dst; with a gather scatter, every rank receives the whole vector */
@@ -598,6 +602,10 @@ static PetscErrorCode pep_track(PEP pep, PetscInt its, PetscInt nconv, PetscScal
   return track_error(nconv, errest, nest, ctx);
 }
 
+/* K x = Lambda M x, non-symmetric (the reduced pencil of a contact state): Krylov-Schur
+ * with shift-and-invert at the real target sigma, the nev eigenvalues nearest it, K -
+ * sigma M factored by MUMPS (dist_lu). Real and imaginary parts of each eigenvector go to
+ * xr, xi (n per pair); conjugate pairs come as two. */
 fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_index n,
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
                                  fcd_index nev, fcd_real tol, fcd_index max_it,
@@ -624,8 +632,9 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
     st = make_mpiaij(sys, comm, n, K->rowptr, K->col, K->val, &A);
     if (st == FCD_OK) st = make_mpiaij(sys, comm, n, M->rowptr, M->col, M->val, &B);
   }
-  if (st == FCD_OK && csize > 1)
-    st = dist_lu_factor(sys, comm, n, K, M, sigma, A, &dlu, order);
+  dlu.op = "K* - sigma M*";
+  shifted_op op = {2, {K, M, NULL}, {1.0, -sigma, 0.0}};
+  if (st == FCD_OK) st = dist_lu_factor(sys, comm, n, &op, A, &dlu, order);
   if (st != FCD_OK) goto cleanup;
   {
     ST stx;
@@ -639,23 +648,13 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
     P(EPSSetTolerances(eps, tol, (PetscInt)max_it));
     P(EPSMonitorSet(eps, eps_track, reached, NULL));
     P(EPSGetST(eps, &stx));
-    if (csize > 1) {
-      P(sinvert_shell(stx, &dlu));
-    } else {
-      P(sinvert_lu(stx, 0));
-    }
+    P(sinvert_shell(stx, &dlu));
     P(EPSSolve(eps));
     P(collect_pairs(eps, NULL, A, csize > 1, n, nev, lre, lim, xr, xi, nconv));
   }
   goto cleanup;
 petsc_error:
-  if (dlu.solve_st != FCD_OK) {
-    st = dlu.solve_st;
-  } else if (dlu.started && dlu.id.infog[0] < 0) {
-    st = dist_lu_status(sys, &dlu, "solve");
-  } else {
-    st = fcd__petsc_fail(sys, e, what);
-  }
+  st = sinvert_fail(sys, &dlu, e, what);
 cleanup:
   EPSDestroy(&eps);
   dist_lu_end(&dlu);
@@ -680,6 +679,9 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
   MPI_Comm_size(comm, &csize);
   Mat A[3] = {NULL, NULL, NULL};
   PEP pep = NULL;
+  dist_lu dlu;
+  memset(&dlu, 0, sizeof dlu);
+  dlu.op = "K* + sigma C* + sigma^2 M*";
   fcd_status st = FCD_OK;
   PetscErrorCode e = 0;
   const char *what = "";
@@ -687,6 +689,8 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
   for (int k = 0; k < 3 && st == FCD_OK; k++)
     st = csize == 1 ? make_seqaij(sys, n, src[k]->rowptr, src[k]->col, src[k]->val, &A[k])
                     : make_mpiaij(sys, comm, n, src[k]->rowptr, src[k]->col, src[k]->val, &A[k]);
+  shifted_op op = {3, {K, C, M}, {1.0, sigma, sigma * sigma}};
+  if (st == FCD_OK) st = dist_lu_factor(sys, comm, n, &op, A[0], &dlu, NULL);
   if (st != FCD_OK) goto cleanup;
   {
     ST stx;
@@ -700,15 +704,16 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
     P(PEPSetTolerances(pep, tol, (PetscInt)max_it));
     P(PEPMonitorSet(pep, pep_track, reached, NULL));
     P(PEPGetST(pep, &stx));
-    P(sinvert_lu(stx, csize > 1));
+    P(sinvert_shell(stx, &dlu));
     P(PEPSolve(pep));
     P(collect_pairs(NULL, pep, A[0], csize > 1, n, nev, lre, lim, xr, xi, nconv));
   }
   goto cleanup;
 petsc_error:
-  st = fcd__petsc_fail(sys, e, what);
+  st = sinvert_fail(sys, &dlu, e, what);
 cleanup:
   PEPDestroy(&pep);
+  dist_lu_end(&dlu);
   for (int k = 0; k < 3; k++) MatDestroy(&A[k]);
   fcd__petsc_release();
   return st;
