@@ -218,7 +218,8 @@ fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
   else if (!path && rank == 0)
     arg = fcd__err(sys, FCD_E_INVALID_ARG, "read_matrix_market: path is NULL");
   fcd__route *rt;
-  FCD_TRY(fcd__route_begin(sys, (int)which, arg, "read_matrix_market", &rt));
+  /* the file's name in rank 0's messages (the other ranks may not have it) */
+  FCD_TRY(fcd__route_begin(sys, (int)which, arg, path ? path : "read_matrix_market", &rt));
   mm_header h = {0, 0, 0, 0};
   fcd_status st = FCD_OK;
   if (fcd__route_reader(rt)) {
@@ -240,9 +241,15 @@ fcd_status fcd_system_read_matrix_market(fcd_system *sys, fcd_matrix_kind which,
   int symmetric = h.symmetric;
   st = fcd__route_end(rt, st, &symmetric, &k, &ri, &ci, &vv);
   fcd__route_free(rt);
-  if (st == FCD_OK)
+  if (st == FCD_OK) {
     st = fcd_system_set_matrix_coo(sys, which, k, ri, ci, vv,
                                    symmetric ? FCD_COO_UPPER : FCD_COO_FULL);
+    if (st != FCD_OK && path) { /* the assembly's message, and the file it came from */
+      char m[FCD_ERRMSG_CAP];
+      snprintf(m, sizeof m, "%s", fcd_system_last_error(sys));
+      st = fcd__err(sys, st, "%s: %s", path, m);
+    }
+  }
   fcd__free(ri);
   fcd__free(ci);
   fcd__free(vv);

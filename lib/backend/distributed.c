@@ -257,6 +257,7 @@ struct fcd__route {
   fcd_real *vv;
   fcd_index k, cap;
   int nomem; /* this rank could not keep all of its entries */
+  const char *what; /* the caller's name for what is read (rank 0: the file), messages */
 };
 
 static int route_keep(fcd__route *r, fcd_index i, fcd_index j, fcd_real v) {
@@ -331,6 +332,7 @@ fcd_status fcd__route_begin(const fcd_system *sys, int kind, fcd_status arg, con
     return arg;
   }
   r->sys = sys;
+  r->what = what;
   *out = r;
   return FCD_OK;
 }
@@ -350,7 +352,7 @@ fcd_status fcd__route_put(fcd__route *r, fcd_index i, fcd_index j, fcd_real v) {
   const fcd__dist *d = r->sys->dist;
   if (!d || (i >= d->rbegin && i < d->rend)) {
     if (route_keep(r, i, j, v)) return FCD_OK;
-    return fcd__err(r->sys, FCD_E_NOMEM, "out of memory for %lld entries",
+    return fcd__err(r->sys, FCD_E_NOMEM, "%s: out of memory for %lld entries", r->what,
                     (long long)r->k + 1);
   }
   /* the owner: the last rank whose block starts at or before row i (empty blocks skipped) */
@@ -410,8 +412,8 @@ static fcd_status route_collect(fcd__route *r, int *flag) {
       if (head[0] != (int)FCD_OK)
         return fcd__err(r->sys, (fcd_status)head[0], "%s (read on rank 0)", end + sizeof head);
       if (r->nomem)
-        return fcd__err(r->sys, FCD_E_NOMEM, "out of memory for this rank's %lld entries",
-                        (long long)r->k + 1);
+        return fcd__err(r->sys, FCD_E_NOMEM, "%s: out of memory for this rank's %lld "
+                        "entries", r->what, (long long)r->k + 1);
       return FCD_OK;
     }
     int cnt = bytes / (int)sizeof(route_entry);

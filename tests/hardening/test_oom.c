@@ -194,6 +194,12 @@ static int run(world *w, int *nomem, int *bad) {
       (*bad)++;
       fprintf(stderr, "allocation %lld failing: step %d left no message\n", fail_at, i);
     }
+    /* a file reader's message names its file, wherever in the read memory ran out */
+    if (i == 32 && m && !strstr(m, path_mm)) {
+      (*bad)++;
+      fprintf(stderr, "allocation %lld failing: the read's message does not name %s: %s\n",
+              fail_at, path_mm, m);
+    }
     w->nout = save;
     st = step(w, i);
     if (st != FCD_OK) {
