@@ -216,8 +216,8 @@ def stability(stab_dir):
     print("(one core: mpiexec binds the rank, and OpenBLAS runs one thread) and over the serial")
     print("run (OpenBLAS' threads on both cores). A friction sweep on")
     print("two ranks shares its coefficients out instead (each rank solves its own): the")
-    print("chart's figures are in docs/distributed.md (\"The stability chart\" and the whole")
-    print("pipeline's tables).")
+    print("chart's figures are in docs/distributed.md (\"The stability chart\"), the whole")
+    print("pipeline's tables in docs/distributed-measurements.md.")
 
 
 
@@ -266,8 +266,9 @@ iteration matrix and the Delassus operator) is timed apart; "a step" is the mean
 the other 19. The serial run is what a user gets by default (CHOLMOD, OpenBLAS'
 threads on both cores); `mpiexec` binds each rank to a core, so `mpiexec -n 1` is the
 one-core run the two-rank speed-up is measured against. Times are the largest over the
-ranks, memory the largest rank's peak. docs/distributed.md has the whole pipeline
-(the stability chart and 1,000 steps) and what the figures mean.
+ranks, memory the largest rank's peak. docs/distributed.md sums up what the figures
+mean; docs/distributed-measurements.md has the whole pipeline (the stability chart and
+1,000 steps) and how each figure was taken.
 """
 DIST_FIELDS = ("equilibrium_seconds", "first_step_seconds", "step_seconds", "maxrss_mb")
 
