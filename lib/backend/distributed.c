@@ -1447,12 +1447,13 @@ fcd_status fcd__nd_parts(const fcd_system *sys, MPI_Comm comm, int nparts, fcd_i
  * Why: MUMPS shares the fronts of the top separators over the ranks by rows (a master
  * factors the pivots, the others update their rows from panels it sends), which on this
  * machine kept two ranks at 23 Gflop/s each against 35 on one
- * (docs/distributed-measurements.md). Put into the Schur set instead, the separators leave MUMPS 2^levels subtrees that no entry
- * joins, each factored by one rank alone, and ScaLAPACK's Cholesky of the whole dense S
- * does the separators' elimination; its trailing block is then the Cholesky factor of C,
- * the contact dofs' own Schur complement, since the separators come first and are padded
- * to whole column blocks of every rank (its local columns stay where they are). An LU
- * keeps MUMPS' own fronts: its row interchanges would mix the two sets. */
+ * (docs/distributed-measurements.md). Put into the Schur set instead, the separators
+ * leave MUMPS 2^levels subtrees that no entry joins, each factored by one rank alone,
+ * and ScaLAPACK's Cholesky of the whole dense S does the separators' elimination; its
+ * trailing block is then the Cholesky factor of C, the contact dofs' own Schur
+ * complement, since the separators come first and are padded to whole column blocks of
+ * every rank (its local columns stay where they are). An LU keeps MUMPS' own fronts:
+ * its row interchanges would mix the two sets. */
 static fcd_status schur_separators(fcd__mumps *m, const fcd_system *sys, const MUMPS_INT *g_irn,
                                    const MUMPS_INT *g_jcn, MUMPS_INT8 g_nnz, int **parts,
                                    int *nparts) {
