@@ -61,7 +61,10 @@ typedef struct fcd_stability fcd_stability;
 /** Parameter keys of fcd_stability_set_param. */
 enum {
   FCD_STAB_NEV = 500,       /**< eigenvalues wanted (>= 1); default 10. Larger than the
-                                 reduced size: clamped, with a message */
+                                 reduced size: clamped, with a message. The sparse solve
+                                 of the undamped or Rayleigh-damped pencil returns 2 nev
+                                 (each Lambda gives a pair of lambda), as does the modal
+                                 projection; SLEPc's PEP returns nev */
   FCD_STAB_TARGET_HZ = 501, /**< target frequency (>= 0) of the shift-and-invert; default 0 */
   FCD_STAB_MU = 502,        /**< friction coefficient for every contact (>= 0), overriding
                                  the contact set's; a negative value restores them */
