@@ -54,9 +54,10 @@ FCD_API int fcd_version_number(void);
 
 /** 1 when the loaded library was built with the optional part @p name, else 0 (also for
  *  NULL and unknown names): "fclib" (fclib HDF5 files; meson -Dfclib; without it the
- *  fclib calls return FCD_E_UNSUPPORTED), "mpi" (distributed stability
- *  solves), "umfpack" (LU factorizations), "mumps" (PETSc built with MUMPS, which
- *  the distributed factors use; the sparse eigen-solves call MUMPS directly), "slepc" (sparse eigen-solves).
+ *  fclib calls return FCD_E_UNSUPPORTED), "mpi" (distributed stability solves),
+ *  "umfpack" (LU factorizations), "mumps" (PETSc built with MUMPS, which the distributed
+ *  factors use; the sparse eigen-solves call MUMPS directly), "slepc" (sparse
+ *  eigen-solves).
  *  @param name a feature name (see fcd_features)
  *  @return 1 when this build has the feature, 0 otherwise
  *  @since 0.1 */
