@@ -287,7 +287,8 @@ static fcd_status dist_lu_status(const fcd_system *sys, const dist_lu *d, const 
 }
 
 /* The shifted operator, sum over k < nx of coef[k] X[k]: K - sigma M for the pencil,
- * K + sigma C + sigma^2 M for the quadratic problem */
+ * K + sigma C + sigma^2 M for the quadratic problem. A term whose coefficient is 0 (the
+ * PEP's shift at 0 is K alone) gives MUMPS no triples. */
 typedef struct {
   int nx;
   const fcd__csr *X[3];
@@ -296,7 +297,8 @@ typedef struct {
 
 static size_t shifted_nnz(const shifted_op *op, fcd_index n) {
   size_t nz = 0;
-  for (int k = 0; k < op->nx; k++) nz += (size_t)op->X[k]->rowptr[n];
+  for (int k = 0; k < op->nx; k++)
+    if (op->coef[k] != 0) nz += (size_t)op->X[k]->rowptr[n];
   return nz;
 }
 
@@ -315,6 +317,7 @@ static fcd_status dist_lu_triples(const fcd_system *sys, fcd_index n, const shif
   size_t o = 0;
   for (int k = 0; k < op->nx; k++) {
     const fcd__csr *X = op->X[k];
+    if (op->coef[k] == 0) continue;
     for (fcd_index i = 0; i < n; i++)
       for (fcd_index p = X->rowptr[i]; p < X->rowptr[i + 1]; p++, o++) {
         (*irn)[o] = (MUMPS_INT)(i + 1);
