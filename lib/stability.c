@@ -908,17 +908,24 @@ static fcd_real min_sym_eig(fcd_index nr, const fcd_real *A, int *nomem) {
   return r;
 }
 
-/* Ward's balancing (dggevx 'B': permutation, then row and column scaling), which dggev
- * itself does not do, is asked for where it matters: a sliding contact with a huge mu
- * puts entries of mu and 1/mu in the same pencil, and unbalanced QZ loses the
- * eigenvalues that depend on the small ones (the pin of seed 000 at mu = 1e20: both
- * roots, sqrt(mu) large, came back infinite). */
-/* Eigenpairs of the dense pencil (A, B) (n x n, row-major): lam, vec (n per pair). Infinite
- * eigenvalues (|beta| below 1e3 eps |alpha|) are dropped and counted in *ninf. Returns the
- * count, or -1 on LAPACK failure. */
+/* The eigenpairs of A x = lambda B x (n x n, row-major) by LAPACK's QZ, as complex
+ * values and vectors (n per pair); infinite eigenvalues (|beta| below 1e3 eps |alpha|)
+ * are dropped and counted. Ward's balancing (dggevx 'B': permutation, then row and
+ * column scaling), which dggev itself does not do, is asked for where it matters: a
+ * sliding contact with a huge mu puts entries of mu and 1/mu in the same pencil, and
+ * unbalanced QZ loses the eigenvalues that depend on the small ones (the pin of seed 000
+ * at mu = 1e20: both roots, sqrt(mu) large, came back infinite). Returns the number of finite eigenvalues, with *ninf the infinite ones; -2
+ * out of memory; -1 LAPACK failed; -3 the pencil has entries that are not finite; -4
+ * LAPACK's answer is not finite, or a column that starts a complex pair has no conjugate
+ * beside it. dggev stores a pair in columns k, k+1 with ai[k] > 0 > ai[k+1]; on a pencil
+ * whose entries overflow (mu = 1e308 times a stiffness row) it returned NaN where a pair
+ * should start in the last column, and reading "column k + 1" ran past the vectors
+ * (issue 64). Nothing of such an answer is used. */
 static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double complex *lam,
                             double complex *vec, fcd_index *ninf, int balance) {
   *ninf = 0;
+  for (fcd_index i = 0; i < nn * nn; i++)
+    if (!isfinite(A[i]) || !isfinite(B[i])) return -3;
   fcd_real *ar = fcd__malloc_array((size_t)nn, sizeof *ar), *ai = fcd__malloc_array((size_t)nn, sizeof *ai);
   fcd_real *be = fcd__malloc_array((size_t)nn, sizeof *be);
   fcd_real *vr = fcd__malloc_array((size_t)nn * (size_t)nn, sizeof *vr);
@@ -928,7 +935,18 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
   if (cnt == -1 &&
       fcd__la_ggev(balance, nn, A, B, ar, ai, be, vr, ls, rs) == 0) {
     cnt = 0;
-    for (fcd_index k = 0; k < nn; k++) {
+    /* the whole answer is checked before any of it is read as pairs */
+    for (fcd_index k = 0; k < nn && cnt == 0; k++) {
+      if (!isfinite(ar[k]) || !isfinite(ai[k]) || !isfinite(be[k])) cnt = -4;
+      if (ai[k] != 0) {
+        /* the pair's alpha and beta are scaled apart (dhgeqz), their ratios conjugate */
+        if (k + 1 >= nn || !(ai[k] > 0) || !(ai[k + 1] < 0)) cnt = -4;
+        k++;
+      }
+    }
+    for (fcd_index i = 0; i < nn * nn && cnt == 0; i++)
+      if (!isfinite(vr[i])) cnt = -4;
+    for (fcd_index k = 0; k < nn && cnt >= 0; k++) {
       if (fabs(be[k]) <= 1e3 * DBL_EPSILON * hypot(ar[k], ai[k])) {
         (*ninf)++;
         if (ai[k] != 0) {
@@ -942,7 +960,7 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
         for (fcd_index i = 0; i < nn; i++) vec[cnt * nn + i] = vr[i * nn + k];
         cnt++;
       } else {
-        /* a conjugate pair in columns k, k+1 */
+        /* a conjugate pair in columns k, k+1 (checked above) */
         for (int sgn = 1; sgn >= -1; sgn -= 2) {
           lam[cnt] = (ar[k] + sgn * I * ai[k]) / be[k];
           for (fcd_index i = 0; i < nn; i++)
@@ -952,6 +970,8 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
         k++;
       }
     }
+    for (fcd_index k = 0; k < cnt; k++)
+      if (!isfinite(creal(lam[k])) || !isfinite(cimag(lam[k]))) cnt = -4;
   }
   fcd__free(ar);
   fcd__free(ai);
@@ -1208,6 +1228,27 @@ static int sys_has_damping(const fcd_system *sys) {
   return sys->mat[FCD_DAMPING].set || sys->ray_alpha != 0 || sys->ray_beta != 0;
 }
 
+/* The status and message of a dense eigen-solve that returned no pairs (dense_ggev's
+ * codes): what makes a pencil not finite is named (friction coefficients times a row). */
+static fcd_status ggev_failure(fcd_stability *st, fcd_index rc, fcd_index n, const char *what) {
+  fcd_system *sys = st->sys;
+  if (rc == -2) return fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigensolver");
+  if (rc == -3) {
+    fcd_real mu = 0;
+    for (fcd_index c = 0; st->cs && c < st->cs->n; c++) mu = fmax(mu, mu_of(st, c));
+    return fcd__err(sys, FCD_E_INVALID_ARG, "the %lld-dof %s pencil has entries that are "
+                    "not finite (the largest friction coefficient, %g, times a row of K or M "
+                    "overflows, or the matrices hold Inf): no eigenvalues", (long long)n,
+                    what, mu);
+  }
+  if (rc == -4)
+    return fcd__err(sys, FCD_E_BACKEND, "LAPACK's QZ returned eigenvalues or vectors that "
+                    "are not finite, or a complex pair without its conjugate, on the %lld-dof "
+                    "%s pencil: no eigenvalues", (long long)n, what);
+  return fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-dof %s pencil",
+                  (long long)n, what);
+}
+
 /* The eigenpairs of the dense reduced pencil, balanced or not, and their worst backward
  * error (*berr, relative to *bnorm). Undamped or Rayleigh: QZ on (K*, M*), each Lambda
  * giving its two lambda; otherwise QZ on the companion form. *out_lam and *out_vec are
@@ -1334,9 +1375,11 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
     int rc = dense_pairs(sys, nr, Kr, Mr, Cr, rayleigh, balance, &l, &v, &c, &ni, &be, &bn);
     if (rc == -2) goto nomem;
     if (rc < 0) {
-      if (lam) break; /* keep the balanced pairs */
-      status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-dof %s pencil",
-                        (long long)nr, damped ? "companion" : "reduced");
+      if (lam && rc != -3) break; /* keep the balanced pairs */
+      fcd__free(lam);
+      fcd__free(vec);
+      lam = vec = NULL;
+      status = ggev_failure(st, rc, nr, damped ? "companion" : "reduced");
       goto done;
     }
     if (!lam || !(st->berr <= be)) {
@@ -1505,13 +1548,8 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   fcd_index nl = dense_ggev(nn, A, B, lam, vec, &pinf, 0);
   for (fcd_index k = 0; k < nl; k++) lam[k] *= gamma;
   st->ninf = pinf;
-  if (nl == -2) {
-      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigensolver");
-      goto done;
-    }
-    if (nl < 0) {
-    status = fcd__err(sys, FCD_E_BACKEND, "LAPACK dggev failed on the %lld-mode projected "
-                      "problem", (long long)m);
+  if (nl < 0) {
+    status = ggev_failure(st, nl, m, "projected");
     goto done;
   }
   /* the 2 nev nearest +-i w, lifted back through the basis */
@@ -2024,8 +2062,14 @@ static fcd_status sweep_visit(fcd_stability *st, sweep_track *t, fcd_real mu,
   return FCD_OK;
 }
 
+/* coefficient k of the sweep; (mu1 - mu0) k overflows for mu1 near DBL_MAX (a sweep to
+ * 1e308 solved its last step at mu = Inf), the fraction first does not */
 static fcd_real sweep_mu(fcd_real mu0, fcd_real mu1, fcd_index steps, fcd_index k) {
-  return steps == 1 ? mu0 : mu0 + (mu1 - mu0) * (fcd_real)k / (fcd_real)(steps - 1);
+  if (steps == 1) return mu0;
+  if (k == steps - 1) return mu1;
+  fcd_real t = (mu1 - mu0) * (fcd_real)k;
+  if (!isfinite(t)) return mu0 + (mu1 - mu0) * ((fcd_real)k / (fcd_real)(steps - 1));
+  return mu0 + t / (fcd_real)(steps - 1);
 }
 
 /* the rank that solves coefficient k of a sweep of steps over size ranks: rank r takes

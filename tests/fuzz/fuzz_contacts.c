@@ -1,6 +1,10 @@
 /* Contact file reader, on a 24-dof system with dofs 0 and 1 prescribed. Properties: a
  * failure leaves a message and no set; an accepted set has sane sizes, orthonormal
- * frames, gaps and mu >= 0, and its operators H and H^T run. */
+ * frames, gaps and mu >= 0, and its operators H and H^T run. Then the dense stability
+ * analysis of a chain of springs with every 2D contact slipping, at the file's friction
+ * coefficients (issue 64: a mu whose product with a row overflows made the pairing of
+ * LAPACK's answer read past the eigenvectors): a solve either fails with a message or
+ * returns finite eigenvalues. */
 #include "fuzz_common.h"
 
 enum { N = 24 };
@@ -40,6 +44,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (fcd_contact_set_local(cs, x, y) != FCD_OK || fcd_contact_set_global(cs, y, f) != FCD_OK)
     fz_fail("H or H^T failed on an accepted set", fcd_system_last_error(sys));
   free(y);
+  if (dim == 2 && nc > 0 && nc <= N) {
+    fcd_index ri[2 * N], ci[2 * N];
+    double kv[2 * N], one[N];
+    int ne = 0;
+    for (int i = 0; i < N; i++) {
+      ri[ne] = i; ci[ne] = i; kv[ne++] = 3.0;
+      if (i + 1 < N) { ri[ne] = i; ci[ne] = i + 1; kv[ne++] = -1.0; }
+      one[i] = 1.0;
+    }
+    fcd_index all[N];
+    for (int i = 0; i < N; i++) all[i] = i;
+    fcd_stability *st = NULL;
+    int *status = malloc((size_t)nc * sizeof *status);
+    double *slip = malloc((size_t)nc * sizeof *slip);
+    for (fcd_index c = 0; c < nc; c++) {
+      status[c] = FCD_CONTACT_SLIP;
+      slip[c] = c % 2 ? 1.0 : -1.0;
+    }
+    fcd_index nconv = 0;
+    if (fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, ne, ri, ci, kv, FCD_COO_UPPER) ||
+        fcd_system_set_matrix_coo(sys, FCD_MASS, N, all, all, one, FCD_COO_UPPER) ||
+        fcd_stability_create(sys, cs, &st) ||
+        fcd_stability_set_contact_state(st, status, slip)) {
+      fz_need_message(fcd_system_last_error(sys), "stability set-up");
+    } else if (fcd_stability_solve(st, &nconv) != FCD_OK) {
+      fz_need_message(fcd_system_last_error(sys), "fcd_stability_solve");
+    } else {
+      for (fcd_index i = 0; i < nconv; i++) {
+        double re, im;
+        if (fcd_stability_get_eigenvalue(st, i, &re, &im) != FCD_OK || !isfinite(re) ||
+            !isfinite(im))
+          fz_fail("a stability solve returned FCD_OK with a non-finite eigenvalue", NULL);
+      }
+    }
+    fcd_stability_destroy(st);
+    free(status);
+    free(slip);
+  }
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
   return 0;

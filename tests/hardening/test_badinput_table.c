@@ -1085,6 +1085,11 @@ static fcd_status w_fc_negative_mu(fx *f) {
   fcd_fc_problem_destroy(p);
   return st;
 }
+/* issue 64: a sweep whose friction coefficients overflow a row of the pencil (the pairing
+ * of LAPACK's answer on such a pencil read past the eigenvectors) */
+static fcd_status w_st_sweep_overflow(fx *f) {
+  return fcd_stability_sweep(f->st, 0.0, 1e308, 3, sweep_cb, NULL);
+}
 static fcd_status w_lat_spring_self(fx *f) {
   return fcd_lattice_add_spring(f->lat, 2, 2, 1, 0.01, 0.1, 0.5, NULL);
 }
@@ -1209,6 +1214,7 @@ static const wcase whole[] = {
   {"Matrix Market of the wrong size", 1, FCD_E_INVALID_ARG, MS_SYS, "3", w_mm_wrong_dim},
   {"local problem with inconsistent CSR", 1, FCD_E_INVALID_ARG, MS_ERRBUF, NULL, w_fc_inconsistent},
   {"local problem with negative mu", 1, FCD_E_INVALID_ARG, MS_ERRBUF, "mu", w_fc_negative_mu},
+  {"friction sweep to mu = 1e308", 1, FCD_E_INVALID_ARG, MS_SYS, "not finite", w_st_sweep_overflow},
   {"spring from a node to itself", 1, FCD_E_INVALID_ARG, MS_LAT, NULL, w_lat_spring_self},
   {"coordinate constrained twice", 1, FCD_E_INVALID_ARG, MS_LAT, NULL, w_lat_constrain_twice},
 };

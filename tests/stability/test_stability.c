@@ -472,6 +472,31 @@ static void test_sweep(void) {
   CHECK(rec.gap_shrinks >= 15);
   CHECK_ST(fcd_stability_sweep(st, -1.0, 1.0, 3, on_sweep, &rec), FCD_E_INVALID_ARG);
   CHECK_MSG(sys, ">= 0");
+  /* issue 64: friction coefficients whose products with a row overflow, or that give QZ
+   * no finite answer. mu = 1e308 times a row of K is Inf: refused naming the
+   * coefficient (the pairing of LAPACK's answer read past the eigenvectors on such a
+   * pencil, a heap overflow). Every other coefficient up to 1e300 either gives finite
+   * eigenvalues whose pairs pass the backward-error bound, or fails with a status: never
+   * FCD_OK with NaN */
+  CHECK_ST(fcd_stability_sweep(st, 0.0, 1e308, 3, on_sweep, &rec), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "not finite");
+  CHECK_MSG(sys, "1e+308"); /* the last step's mu, not Inf: (mu1 - mu0) k overflowed */
+  const double huge[] = {1e30, 1e100, 1e200, 1e250, 1e300, 1e307};
+  for (size_t h = 0; h < sizeof huge / sizeof *huge; h++) {
+    CHECK_ST(fcd_stability_set_param(st, FCD_STAB_MU, huge[h]), FCD_OK);
+    fcd_index nconv = -1;
+    fcd_status hs = fcd_stability_solve(st, &nconv);
+    if (hs != FCD_OK) {
+      CHECK(hs == FCD_E_INVALID_ARG || hs == FCD_E_BACKEND || hs == FCD_E_NOT_CONVERGED);
+      CHECK(strlen(fcd_system_last_error(sys)) > 20);
+      continue;
+    }
+    for (fcd_index i = 0; i < nconv; i++) {
+      double hre, him;
+      CHECK_ST(fcd_stability_get_eigenvalue(st, i, &hre, &him), FCD_OK);
+      CHECK(isfinite(hre) && isfinite(him));
+    }
+  }
   fcd_stability_destroy(st);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
