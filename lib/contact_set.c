@@ -1,5 +1,6 @@
 /* Contact sets: candidate contacts, their frames, and the contact operator H. */
 #include "fcd_private.h"
+#include "mechanism.h"
 
 #include <math.h>
 #include <string.h>
@@ -58,6 +59,7 @@ static void contact_set_free(fcd_contact_set *cs) {
   fcd__free(cs->rdof);
   fcd__free(cs->rw);
   fcd__free(cs->c);
+  fcd__geometry_free(cs->geo);
   fcd__csr_clear(&cs->H);
   cs->magic = 0;
   fcd__free(cs);

@@ -23,11 +23,24 @@ int fcd__slip_from_sliding_velocity(int d, const fcd_real *vg, fcd_real *s) {
   return 1;
 }
 
-int fcd__classify_contact(int d, fcd_real mu, fcd_real gapres, const fcd_real *r,
-                          fcd_real tol, fcd_real scale_u, fcd_real scale_r) {
-  if (gapres < -tol * scale_u) return FCD_EQ_SEPARATED;
-  fcd_real rt = fcd__tnorm(d, r);
-  if (-r[0] <= tol * scale_r && rt <= tol * scale_r) return FCD_EQ_GRAZING;
-  if (rt < mu * -r[0] - tol * scale_r) return FCD_EQ_STICK;
+/* The reaction decides first: a contact that carries a compressive normal reaction
+ * beyond the tolerance is closed whatever the sign of its gap residual at round-off
+ * (u_N - g = -1.2e-16 against the scale of a model whose displacements are all
+ * round-off made a contact carrying the whole load "open", on two ranks and not on
+ * one). One that carries none is grazing when its gap is closed to the length
+ * tolerance, separated otherwise. Closed contacts stick inside the cone, slip on it to
+ * the tolerance, and where the caller gives the slip (a velocity), also move. */
+int fcd__contact_classify(int d, fcd_real mu, fcd_real gapres, const fcd_real *r,
+                          const fcd_real *slip, const fcd__class_scale *s) {
+  fcd_real tl = s->tol * s->length, tr = s->tol * s->reaction;
+  if (!(-r[0] > tr)) return gapres >= -tl ? FCD_EQ_GRAZING : FCD_EQ_SEPARATED;
+  if (fcd__tnorm(d, r) < mu * -r[0] - tr) return FCD_EQ_STICK;
+  if (slip && !(fcd__tpnorm(d, slip) > tl)) return FCD_EQ_STICK;
   return FCD_EQ_SLIP;
+}
+
+int fcd__contact_status_of_set(int set) {
+  return set == FCD_EQ_STICK ? FCD_CONTACT_STICK
+         : set == FCD_EQ_SLIP ? FCD_CONTACT_SLIP
+                              : FCD_CONTACT_OPEN;
 }

@@ -17,6 +17,8 @@
 #include "fc_private.h"
 #include "fcd/fcd_equilibrium.h"
 #include "fcd/fcd_integrator.h"
+#include "fcd/fcd_vtk.h"
+#include "mechanism.h"
 
 #include <math.h>
 #include <string.h>
@@ -52,6 +54,9 @@ struct fcd_equilibrium {
   fcd_real *R;           /* nf x nrig, orthonormal columns (Euclidean) */
   fcd_real *Wp;          /* H K^+ H^T, m x m */
   uint64_t wp_pat, wp_val, wp_csver; /* what Wp and R were built for */
+  fcd__geometry *geo;    /* fcd_equilibrium_set_mesh's copy, or NULL */
+  fcd_mechanism mech;    /* of the last solve (kind FCD_MECH_NONE unless it had none) */
+  fcd_real *mech_motion; /* its motion, ndofs entries */
 };
 
 /* Rank decisions on K (free dofs), with D = diag K: a Rayleigh quotient x'Kx / x'Dx
@@ -69,6 +74,12 @@ struct fcd_equilibrium {
  * some 1e13 flops, hours in a host before any answer. */
 #define FCD__RIGID_MAX 512
 #define FCD__AL_MAX 200
+/* The method of multipliers raises its penalty tenfold after two steps that leave more
+ * than half the unbalance, up to this factor over its start: a body that starts 100
+ * above its support travels a gap 1e6 times its elastic displacements, which steps on
+ * W+'s scale crossed at that scale per step (it was refused as "cannot hold the load"
+ * past a gap of about 0.3). */
+#define FCD__AL_RHO_MAX 1e12
 
 static int valid(const fcd_equilibrium *eq) {
   return eq && eq->magic == FCD_EQUILIBRIUM_MAGIC && fcd__system_valid(eq->sys);
@@ -139,6 +150,8 @@ void fcd_equilibrium_destroy(fcd_equilibrium *eq) {
   fcd__free(eq->R);
   fcd__free(eq->Wp);
   fcd__free(eq->u_ref);
+  fcd__geometry_free(eq->geo);
+  fcd__free(eq->mech_motion);
   free_solution(eq);
   eq->magic = 0;
   fcd__free(eq);
@@ -510,21 +523,15 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
   }
   int ok = fcd__certificate_check(cert, cert_tolerance(eq));
   if (nc == 0) return ok;
-  fcd_real su = 0, sr = 0;
-  /* the displacement scale is the whole state's (contacts stuck at zero displacement
-   * must not set it) */
-  for (fcd_index i = 0; i < n; i++) su = fmax(su, fabs(w->u[i]));
-  for (fcd_index c = 0; c < nc; c++) {
-    su = fmax(su, fabs(eq->cs->c[c].gap));
-    sr = fmax(sr, fabs(w->r[c * d]));
-  }
-  if (!(su > 0)) su = 1;
-  if (!(sr > 0)) sr = 1;
-  fcd_real tol = eq->classify_tol;
+  /* the certificate's scales: the same on every rank count (its figures are reduced
+   * across ranks), where the largest |u| of a state whose displacements are round-off
+   * made the sign of u_N - g decide */
+  fcd__class_scale sc = {eq->classify_tol, cert->length_scale, cert->force_scale};
+  for (fcd_index i = 0; i < nc * d; i++) sc.reaction = fmax(sc.reaction, fabs(w->r[i]));
   for (fcd_index c = 0; c < nc; c++) {
     const fcd_real *rc = w->r + c * d;
     fcd_real gr = w->loc[c * d] - eq->cs->c[c].gap, mu = eq->cs->c[c].mu;
-    int set = fcd__classify_contact(d, mu, gr, rc, tol, su, sr);
+    int set = fcd__contact_classify(d, mu, gr, rc, NULL, &sc);
     w->set[c] = set;
     fcd_real *s = w->sdir + c * (d - 1);
     for (int k = 0; k < d - 1; k++) s[k] = 0;
@@ -1011,154 +1018,243 @@ static fcd_status balance_operators(fcd_equilibrium *eq, const fcd__csr *H, fcd_
   return FCD_OK;
 }
 
-/* The semi-definite problem (a body held by its contacts), as FETI's coarse problem:
- *   u = z + K^+ (b0 + H^T r) + R a,   b0 = f - K z,
- *   u_loc = W+ r + q + G^T a,  G = R^T H^T,  and the balance G r = e, e = -R^T b0.
- * The balance is enforced by the method of multipliers in a (the rigid amplitudes act as
- * the multipliers of the balance), in the whitened coordinates of balance_operators
- * (Gw, ew, a = Tw aw): each step solves the exact contact problem of
- *   W+ + rho Gw^T Gw  with  q + Gw^T (aw_j - rho ew),  then aw_{j+1} = aw_j + rho (Gw r - ew).
- * Rigid motions held by Signorini or by sticking friction settle in a step or two; an
- * unbalance that stays is a mechanism: FCD_E_SINGULAR naming it. */
-static fcd_status solve_rigid(fcd_equilibrium *eq, eq_work *w, fcd_equilibrium_kind kind,
-                              fcd_real *sl) {
+/* No equilibrium exists: the mechanism of the existence test (motion over the free dofs)
+ * named on the whole model and kept for fcd_equilibrium_get_mechanism. */
+static fcd_status refuse_mechanism(fcd_equilibrium *eq, const fcd_real *motion_free,
+                                   int steady) {
   fcd_system *sys = eq->sys;
-  fcd_index n = sys->n, nf = sys->nfree, nc = nct(eq);
+  fcd_index n = sys->n;
+  if (!eq->mech_motion) eq->mech_motion = fcd__malloc_array((size_t)n + 1, sizeof(fcd_real));
+  if (!eq->mech_motion) {
+    eq->mech.kind = FCD_MECH_NONE;
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory naming a mechanism");
+  }
+  memset(eq->mech_motion, 0, (size_t)n * sizeof *eq->mech_motion);
+  for (fcd_index q = 0; q < sys->nfree; q++) eq->mech_motion[sys->dof_of[q]] = motion_free[q];
+  if (eq->mech.dof >= 0) eq->mech.dof = sys->dof_of[eq->mech.dof];
+  fcd__mechanism_describe(&eq->mech, eq->mech_motion, n, eq->geo ? eq->geo : eq->cs ? eq->cs->geo : NULL,
+                          eq->cs);
+  /* a dof without stiffness that the load moves is a modelling slip more than a body */
+  if (eq->void_dof >= 0 && eq->mech_motion[eq->void_dof] != 0)
+    return fcd__err(sys, FCD_E_SINGULAR, "no equilibrium: the stiffness is zero at dof %lld "
+                    "(its diagonal entry is 0, as at a node no element or spring reaches) "
+                    "and the load moves it along the rigid mode that moves dof %lld most (an "
+                    "unbalanced force of %.3e) with nothing to hold it; prescribe or connect "
+                    "the dof", (long long)eq->void_dof, (long long)eq->mech.dof,
+                    eq->mech.unbalance);
+  int frictionless = eq->mech.contact >= 0 && !(eq->cs->c[eq->mech.contact].mu > 0);
+  char what[900];
+  fcd__mechanism_format(&eq->mech, cdim(eq), frictionless, steady, what, sizeof what);
+  return fcd__err(sys, FCD_E_NO_SOLUTION, "no equilibrium: %s; prescribe dofs that hold it "
+                  "(fcd_equilibrium_get_mechanism gives the motion)", what);
+}
+
+/* Wr = W+ + rho P, P = Gw^T Gw */
+static void penalised(fcd_index m, const fcd_real *Wp, const fcd_real *P, fcd_real rho,
+                      fcd_real *Wr) {
+  for (fcd_index i = 0; i < m * m; i++) Wr[i] = Wp[i] + rho * P[i];
+}
+
+/* The work of solve_rigid, for k rigid modes and m contact directions (fields as named
+ * there). */
+typedef struct {
+  const fcd__csr *H;
+  fcd_index k, kw;
+  fcd_real *b0, *bb, *y, *f2, *G, *Wr, *Pw, *qb, *e, *a, *aw, *Gw, *ew, *Tw, *mu;
+  fcd_real F, b2, rho;
+} rigid_work;
+
+static void rigid_work_free(rigid_work *r) {
+  fcd_real **p[] = {&r->b0, &r->bb, &r->y,  &r->f2, &r->G,  &r->Wr, &r->Pw, &r->qb,
+                    &r->e,  &r->a,  &r->aw, &r->Gw, &r->ew, &r->Tw, &r->mu};
+  for (size_t i = 0; i < sizeof p / sizeof *p; i++) fcd__free(*p[i]);
+}
+
+/* The semi-definite problem's operators and the existence test: b0 = f - K z, the base
+ * displacement u_b = z + K^+ b0 and its local values qb, G, e and the whitened balance
+ * (balance_operators) with P = Gw^T Gw; then FCD_E_NO_SOLUTION when no admissible
+ * reactions balance e (the slip directions of steady sliding first, as solve_steady's). */
+static fcd_status rigid_setup(fcd_equilibrium *eq, eq_work *w, fcd_equilibrium_kind kind,
+                              fcd_real *sl, rigid_work *r) {
+  fcd_system *sys = eq->sys;
+  fcd_index n = sys->n, nf = sys->nfree, nc = nct(eq), k = r->k;
   int d = cdim(eq);
   fcd_index m = nc * d;
-  const fcd__csr *H = NULL;
-  if (nc > 0) FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
-  FCD_TRY(rigid_operators(eq, H));
-  fcd_index k = eq->nrig;
-  fcd_status st = FCD_OK;
-  fcd_real *b0 = fcd__malloc_array((size_t)nf + 1, sizeof *b0);
-  fcd_real *bb = fcd__malloc_array((size_t)nf + 1, sizeof *bb);
-  fcd_real *y = fcd__malloc_array((size_t)nf + 1, sizeof *y);
-  fcd_real *f2 = fcd__malloc_array((size_t)n + 1, sizeof *f2);
-  fcd_real *G = fcd__calloc((size_t)(k * m) + 1, sizeof *G);
-  fcd_real *Wr = fcd__malloc_array((size_t)(m * m) + 1, sizeof *Wr);
-  fcd_real *qb = fcd__malloc_array((size_t)m + 1, sizeof *qb);
-  fcd_real *e = fcd__malloc_array((size_t)k, sizeof *e);
-  fcd_real *a = fcd__calloc((size_t)k, sizeof *a);
-  fcd_real *aw = fcd__calloc((size_t)k + 1, sizeof *aw);
-  fcd_real *Gw = fcd__calloc((size_t)(k * m) + 1, sizeof *Gw);
-  fcd_real *ew = fcd__calloc((size_t)k + 1, sizeof *ew);
-  fcd_real *Tw = fcd__calloc((size_t)(k * k) + 1, sizeof *Tw);
-  if (!b0 || !bb || !y || !f2 || !G || !Wr || !qb || !e || !a || !aw || !Gw || !ew || !Tw) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an equilibrium solve");
-    goto done;
+  r->b0 = fcd__malloc_array((size_t)nf + 1, sizeof(fcd_real));
+  r->bb = fcd__malloc_array((size_t)nf + 1, sizeof(fcd_real));
+  r->y = fcd__malloc_array((size_t)nf + 1, sizeof(fcd_real));
+  r->f2 = fcd__malloc_array((size_t)n + 1, sizeof(fcd_real));
+  r->G = fcd__calloc((size_t)(k * m) + 1, sizeof(fcd_real));
+  r->Wr = fcd__malloc_array((size_t)(m * m) + 1, sizeof(fcd_real));
+  r->Pw = fcd__calloc((size_t)(m * m) + 1, sizeof(fcd_real));
+  r->qb = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
+  r->e = fcd__malloc_array((size_t)k + 1, sizeof(fcd_real));
+  r->a = fcd__calloc((size_t)k + 1, sizeof(fcd_real));
+  r->aw = fcd__calloc((size_t)k + 1, sizeof(fcd_real));
+  r->Gw = fcd__calloc((size_t)(k * m) + 1, sizeof(fcd_real));
+  r->ew = fcd__calloc((size_t)k + 1, sizeof(fcd_real));
+  r->Tw = fcd__calloc((size_t)(k * k) + 1, sizeof(fcd_real));
+  r->mu = fcd__malloc_array((size_t)nc + 1, sizeof(fcd_real));
+  if (!r->b0 || !r->bb || !r->y || !r->f2 || !r->G || !r->Wr || !r->Pw || !r->qb || !r->e ||
+      !r->a || !r->aw || !r->Gw || !r->ew || !r->Tw || !r->mu)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory in an equilibrium solve");
+  FCD_TRY(rhs_free(eq, w->f, w->z, NULL, w->tmp, r->b0));
+  r->F = r->b2 = 0;
+  for (fcd_index q = 0; q < nf; q++) {
+    r->F = fmax(r->F, fabs(r->b0[q]));
+    r->b2 += r->b0[q] * r->b0[q];
   }
-  /* b0 and the base displacement u_b = z + K^+ b0 */
-  if ((st = rhs_free(eq, w->f, w->z, NULL, w->tmp, b0)) != FCD_OK) goto done;
-  fcd_real F = 0;
-  for (fcd_index q = 0; q < nf; q++) F = fmax(F, fabs(b0[q]));
+  r->b2 = sqrt(r->b2);
   for (fcd_index i = 0; i < k; i++) {
     fcd_real s = 0;
-    for (fcd_index q = 0; q < nf; q++) s += eq->R[i * nf + q] * b0[q];
-    e[i] = -s;
+    for (fcd_index q = 0; q < nf; q++) s += eq->R[i * nf + q] * r->b0[q];
+    r->e[i] = -s;
   }
-  memcpy(w->xf, b0, (size_t)nf * sizeof *b0);
-  if ((st = pinv(eq, 1, w->xf, bb, y, y, w->tmp, f2)) != FCD_OK) goto done;
+  memcpy(w->xf, r->b0, (size_t)nf * sizeof *r->b0);
+  FCD_TRY(pinv(eq, 1, w->xf, r->bb, r->y, r->y, w->tmp, r->f2));
   memcpy(w->ub, w->z, (size_t)n * sizeof *w->ub);
   for (fcd_index q = 0; q < nf; q++) w->ub[sys->dof_of[q]] = w->xf[q];
-  fcd_real rho = 0;
-  fcd_index kw = 0;
+  r->rho = 0;
+  r->kw = 0;
   if (nc > 0) {
-    fcd_contact_set_local(eq->cs, w->ub, qb);
-    if ((st = balance_operators(eq, H, k, e, G, Gw, ew, Tw, &kw, Wr, &rho)) != FCD_OK)
-      goto done;
+    fcd_contact_set_local(eq->cs, w->ub, r->qb);
+    FCD_TRY(balance_operators(eq, r->H, k, r->e, r->G, r->Gw, r->ew, r->Tw, &r->kw, r->Wr,
+                              &r->rho));
+    for (fcd_index i = 0; i < m; i++)
+      for (fcd_index j = 0; j < m; j++) {
+        fcd_real s = 0;
+        for (fcd_index l = 0; l < r->kw; l++) s += r->Gw[l * m + i] * r->Gw[l * m + j];
+        r->Pw[i * m + j] = s;
+      }
   }
-  fcd_real tol = cert_tolerance(eq), prev = INFINITY, gn = 0;
-  int stalled = 0;
-  fcd_index j, worst_mode = 0;
+  for (fcd_index c = 0; c < nc; c++) {
+    r->mu[c] = eq->cs->c[c].mu;
+    if (kind == FCD_EQ_STEADY_SLIDING &&
+        !fcd__slip_from_sliding_velocity(d, eq->cs->c[c].vg, sl + c * (d - 1)))
+      return fcd__err(sys, FCD_E_STATE, "steady sliding: contact %lld has no sliding "
+                      "velocity (set it with fcd_contact_set_set_sliding_velocity)",
+                      (long long)c);
+  }
+  fcd__rigid_problem rp = {d, nc, k, nf, r->G, r->e, eq->R, r->mu,
+                           kind == FCD_EQ_STEADY_SLIDING ? sl : NULL, r->b2,
+                           cert_tolerance(eq)};
+  fcd_real *motion = fcd__malloc_array((size_t)nf + 1, sizeof *motion);
+  int ex = motion ? fcd__rigid_existence(&rp, &eq->mech, motion) : -1;
+  fcd_status st = FCD_OK;
+  if (ex < 0)
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory testing an equilibrium's existence");
+  else if (ex == 0)
+    st = refuse_mechanism(eq, motion, kind == FCD_EQ_STEADY_SLIDING);
+  if (ex != 0) eq->mech.kind = FCD_MECH_NONE;
+  fcd__free(motion);
+  return st;
+}
+
+/* The method of multipliers on the balance, from aw = 0, with rho raised while the
+ * unbalance shrinks slowly (a body far above its support travels to it in a few
+ * steps). */
+static fcd_status rigid_multipliers(fcd_equilibrium *eq, eq_work *w,
+                                    fcd_equilibrium_kind kind, fcd_real *sl, rigid_work *r) {
+  fcd_system *sys = eq->sys;
+  fcd_index nf = sys->nfree, nc = nct(eq), k = r->k, kw = r->kw;
+  fcd_index m = nc * cdim(eq);
+  const fcd_real *Gw = r->Gw, *ew = r->ew, *G = r->G, *e = r->e;
+  fcd_real *aw = r->aw, tol = cert_tolerance(eq), prev = INFINITY, gn = 0, rho0 = r->rho;
+  int slow = 0, quiet = 0;
+  fcd_status st = FCD_OK;
+  fcd_index j;
   for (j = 0; j < FCD__AL_MAX; j++) {
     if (nc > 0) {
       for (fcd_index i = 0; i < m; i++) {
-        fcd_real s = qb[i];
-        for (fcd_index l = 0; l < kw; l++) s += Gw[l * m + i] * (aw[l] - rho * ew[l]);
+        fcd_real s = r->qb[i];
+        for (fcd_index l = 0; l < kw; l++) s += Gw[l * m + i] * (aw[l] - r->rho * ew[l]);
         w->loc[i] = s;
       }
-      st = kind == FCD_EQ_STATIC ? solve_static(eq, w, Wr) : solve_steady(eq, w, Wr, sl);
-      if (st != FCD_OK) break;
+      st = kind == FCD_EQ_STATIC ? solve_static(eq, w, r->Wr) : solve_steady(eq, w, r->Wr, sl);
+      if (st != FCD_OK) return st;
     }
     for (fcd_index l = 0; l < kw; l++) {
       fcd_real s = -ew[l];
       for (fcd_index i = 0; i < m; i++) s += Gw[l * m + i] * w->r[i];
-      aw[l] += rho * s;
+      aw[l] += r->rho * s;
     }
     /* the unbalance along each rigid mode, in force units */
     gn = 0;
     for (fcd_index l = 0; l < k; l++) {
       fcd_real s = -e[l];
       for (fcd_index i = 0; i < m; i++) s += G[l * m + i] * w->r[i];
-      if (fabs(s) > gn) {
-        gn = fabs(s);
-        worst_mode = l;
-      }
+      gn = fmax(gn, fabs(s));
     }
-    fcd_real Fr = F;
+    fcd_real Fr = r->F;
     if (nc > 0) {
       fcd_contact_set_global(eq->cs, w->r, w->tmp);
       for (fcd_index q = 0; q < nf; q++) Fr = fmax(Fr, fabs(w->tmp[sys->dof_of[q]]));
     }
     if (!(Fr > 0)) Fr = 1;
-    /* to round-off when it gets there; a stall below the certificate's reach is the
-     * round-off floor of this problem, one above it a mechanism. A stall is five steps
-     * that each leave more than 0.8 of the unbalance: with the penalty on W+'s scale the
-     * rate is lambda / (lambda + rho), exactly 0.5 for two nodes on a spring, which a
-     * bar at 0.5 took for a stall or not as the round-off fell (OpenBLAS' thread count
-     * decided it); a larger rho converges faster but its inner solves certify to 3e-12
-     * where this one does to 7e-13 */
-    if (gn <= 1e-14 * Fr) break;
-    stalled = gn > 0.8 * prev ? stalled + 1 : 0;
+    if (!isfinite(gn)) break;
+    /* To round-off when it gets there. With the penalty on W+'s scale the rate is
+     * lambda / (lambda + rho), exactly 0.5 for two nodes on a spring; a step that keeps
+     * more than half the unbalance twice running raises rho tenfold, unless the
+     * unbalance is already far inside the certificate's reach: there it is round-off,
+     * and five slow steps end the iteration (a larger rho would only cost accuracy: its
+     * inner solves certify to 3e-12 where rho on W+'s scale does to 7e-13). */
+    if (gn <= 1e-14 * Fr || r->rho == 0) return FCD_OK;
+    slow = gn > 0.5 * prev ? slow + 1 : 0;
+    quiet = gn > 0.8 * prev ? quiet + 1 : 0;
     prev = gn;
-    if ((stalled >= 5 || rho == 0) && gn <= 0.01 * tol * Fr) break;
-    if (stalled >= 5 || rho == 0 || !isfinite(gn)) {
-      fcd_index at = 0;
-      for (fcd_index q = 0; q < nf; q++)
-        if (fabs(eq->R[worst_mode * nf + q]) > fabs(eq->R[worst_mode * nf + at])) at = q;
-      st = fcd__err(sys, FCD_E_SINGULAR,
-                    "no equilibrium: the free dofs have %lld rigid mode(s) and the contacts "
-                    "cannot hold the load along one of them; an unbalanced force of %.3e "
-                    "(%.1e of the force scale %.3e) remains along the rigid mode that moves "
-                    "dof %lld most (a load pulling the body away, or a tangential load "
-                    "that friction cannot balance); prescribe dofs that hold it",
-                    (long long)k, gn, gn / Fr, Fr, (long long)sys->dof_of[at]);
-      break;
+    if (gn <= 0.01 * tol * Fr) {
+      if (quiet >= 5) return FCD_OK;
+    } else if (slow >= 2 && r->rho < FCD__AL_RHO_MAX * rho0 && nc > 0) {
+      r->rho *= 10;
+      penalised(m, eq->Wp, r->Pw, r->rho, r->Wr);
+      slow = 0;
     }
   }
-  if (st == FCD_OK && j == FCD__AL_MAX)
-    st = fcd__err(sys, FCD_E_NOT_CONVERGED,
-                  "the equilibrium of a body held by its contacts did not balance in %d "
-                  "steps (unbalanced force %.3e); the previous solution is kept",
-                  FCD__AL_MAX, gn);
-  if (st != FCD_OK) goto done;
+  return fcd__err(sys, FCD_E_NOT_CONVERGED,
+                  "the equilibrium of a body held by its contacts did not balance in %lld "
+                  "steps (unbalanced force %.3e along its %lld rigid mode(s), penalty %.1e "
+                  "times its start), although admissible reactions balance the load; the "
+                  "previous solution is kept", (long long)j, gn, (long long)k,
+                  rho0 > 0 ? r->rho / rho0 : 0.0);
+}
+
+/* The semi-definite problem (a body held by its contacts), as FETI's coarse problem:
+ *   u = z + K^+ (b0 + H^T r) + R a,   b0 = f - K z,
+ *   u_loc = W+ r + q + G^T a,  G = R^T H^T,  and the balance G r = e, e = -R^T b0.
+ * First the existence test on the rigid resultant (mechanism.c): when no admissible
+ * reactions can give G r = e, there is no equilibrium, FCD_E_NO_SOLUTION naming the
+ * mechanism. Otherwise the balance is enforced by the method of multipliers in a (the
+ * rigid amplitudes act as the multipliers of the balance), in the whitened coordinates
+ * of balance_operators (Gw, ew, a = Tw aw): each step solves the exact contact problem of
+ *   W+ + rho Gw^T Gw  with  q + Gw^T (aw_j - rho ew),  then aw_{j+1} = aw_j + rho (Gw r - ew). */
+static fcd_status solve_rigid(fcd_equilibrium *eq, eq_work *w, fcd_equilibrium_kind kind,
+                              fcd_real *sl) {
+  fcd_system *sys = eq->sys;
+  fcd_index n = sys->n, nf = sys->nfree;
+  rigid_work r;
+  memset(&r, 0, sizeof r);
+  if (nct(eq) > 0) FCD_TRY(fcd__contact_set_operator(eq->cs, &r.H));
+  FCD_TRY(rigid_operators(eq, r.H));
+  r.k = eq->nrig;
+  fcd_status st = rigid_setup(eq, w, kind, sl, &r);
+  if (st == FCD_OK) st = rigid_multipliers(eq, w, kind, sl, &r);
   /* u = z + K^+ (b0 + H^T r) + R a, a = Tw aw */
-  for (fcd_index l = 0; l < k; l++) {
-    fcd_real s = 0;
-    for (fcd_index i = 0; i < kw; i++) s += Tw[l * k + i] * aw[i];
-    a[l] = s;
+  if (st == FCD_OK) {
+    for (fcd_index l = 0; l < r.k; l++) {
+      fcd_real s = 0;
+      for (fcd_index i = 0; i < r.kw; i++) s += r.Tw[l * r.k + i] * r.aw[i];
+      r.a[l] = s;
+    }
+    st = rhs_free(eq, w->f, w->z, w->r, w->tmp, w->xf);
   }
-  if ((st = rhs_free(eq, w->f, w->z, w->r, w->tmp, w->xf)) != FCD_OK) goto done;
-  if ((st = pinv(eq, 1, w->xf, bb, y, y, w->tmp, f2)) != FCD_OK) goto done;
-  for (fcd_index l = 0; l < k; l++)
-    for (fcd_index q = 0; q < nf; q++) w->xf[q] += a[l] * eq->R[l * nf + q];
-  memcpy(w->u, w->z, (size_t)n * sizeof *w->u);
-  for (fcd_index q = 0; q < nf; q++) w->u[sys->dof_of[q]] = w->xf[q];
-done:
-  fcd__free(b0);
-  fcd__free(bb);
-  fcd__free(y);
-  fcd__free(f2);
-  fcd__free(G);
-  fcd__free(Wr);
-  fcd__free(qb);
-  fcd__free(e);
-  fcd__free(a);
-  fcd__free(aw);
-  fcd__free(Gw);
-  fcd__free(ew);
-  fcd__free(Tw);
+  if (st == FCD_OK) st = pinv(eq, 1, w->xf, r.bb, r.y, r.y, w->tmp, r.f2);
+  if (st == FCD_OK) {
+    for (fcd_index l = 0; l < r.k; l++)
+      for (fcd_index q = 0; q < nf; q++) w->xf[q] += r.a[l] * eq->R[l * nf + q];
+    memcpy(w->u, w->z, (size_t)n * sizeof *w->u);
+    for (fcd_index q = 0; q < nf; q++) w->u[sys->dof_of[q]] = w->xf[q];
+  }
+  rigid_work_free(&r);
   return st;
 }
 
@@ -1191,6 +1287,7 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
   memset(&w, 0, sizeof w);
   fcd_real *sl = NULL, *ur = NULL;
   const fcd__free_pattern *fp = NULL;
+  eq->mech.kind = FCD_MECH_NONE;
   /* Up to the agreement below nothing communicates: on a distributed system a rank that
    * fails here still reaches it, and every rank returns together. */
   if (kind != FCD_EQ_STATIC && kind != FCD_EQ_STEADY_SLIDING)
@@ -1341,10 +1438,7 @@ fcd_status fcd_equilibrium_get_contact_state(const fcd_equilibrium *eq, int *sta
   CHECK_HAVE_CONTACTS(eq);
   int d = cdim(eq);
   for (fcd_index c = 0; c < nct(eq); c++) {
-    if (status)
-      status[c] = eq->set[c] == FCD_EQ_STICK  ? FCD_CONTACT_STICK
-                  : eq->set[c] == FCD_EQ_SLIP ? FCD_CONTACT_SLIP
-                                              : FCD_CONTACT_OPEN;
+    if (status) status[c] = fcd__contact_status_of_set(eq->set[c]);
     if (slip_dir)
       for (int k = 0; k < d - 1; k++) slip_dir[c * (d - 1) + k] = eq->sdir[c * (d - 1) + k];
   }
@@ -1364,5 +1458,45 @@ fcd_status fcd_equilibrium_get_residual(const fcd_equilibrium *eq, fcd_real *equ
   if (equilibrium) *equilibrium = eq->cert.equilibrium;
   if (complementarity)
     *complementarity = fmax(eq->cert.penetration, fmax(eq->cert.complementarity, eq->cert.cone));
+  return FCD_OK;
+}
+
+fcd_status fcd_equilibrium_get_mechanism(const fcd_equilibrium *eq, fcd_mechanism *mech,
+                                         fcd_real *motion) {
+  CHECK_EQ(eq);
+  if (!mech) return fcd__err(eq->sys, FCD_E_INVALID_ARG, "get_mechanism: mech is NULL");
+  *mech = eq->mech;
+  if (motion) {
+    fcd_index n = eq->sys->n;
+    if (eq->mech.kind != FCD_MECH_NONE && eq->mech_motion)
+      memcpy(motion, eq->mech_motion, (size_t)n * sizeof *motion);
+    else
+      memset(motion, 0, (size_t)n * sizeof *motion);
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_equilibrium_set_mesh(fcd_equilibrium *eq, const fcd_mesh *mesh) {
+  CHECK_EQ(eq);
+  fcd__geometry *g = NULL;
+  if (mesh) {
+    fcd_status st = fcd__geometry_from_mesh(mesh, &g);
+    if (st == FCD_E_NOMEM) return fcd__err(eq->sys, st, "out of memory copying a mesh");
+    if (st != FCD_OK)
+      return fcd__err(eq->sys, FCD_E_INVALID_ARG, "set_mesh: the mesh is invalid");
+    const fcd_system *msys;
+    int dim;
+    fcd_index nn;
+    const fcd_real *x;
+    const fcd_index *dof;
+    fcd__mesh_geometry(mesh, &msys, &dim, &nn, &x, &dof);
+    if (msys != eq->sys || (eq->cs && dim != eq->cs->dim)) {
+      fcd__geometry_free(g);
+      return fcd__err(eq->sys, FCD_E_INVALID_ARG, "set_mesh: the mesh belongs to another "
+                      "system, or is %dD for a %dD contact set", dim, cdim(eq));
+    }
+  }
+  fcd__geometry_free(eq->geo);
+  eq->geo = g;
   return FCD_OK;
 }

@@ -130,9 +130,20 @@ fcd_status fcd__contact_dofs_free(const fcd_system *sys, const fcd__csr *H);
 void fcd__slip_from_reaction(int d, const fcd_real *r, fcd_real *s);
 /* s = -vg / norm(vg); 0 when vg vanishes */
 int fcd__slip_from_sliding_velocity(int d, const fcd_real *vg, fcd_real *s);
-/* fcd_equilibrium_set of one contact: gapres = u_N - g, r its reaction */
-int fcd__classify_contact(int d, fcd_real mu, fcd_real gapres, const fcd_real *r,
-                          fcd_real tol, fcd_real scale_u, fcd_real scale_r);
+/* The scales of a contact's classification: a relative tolerance, and the certificate's
+ * length scale (a velocity scale for the dynamic schemes) and reaction scale
+ * R = max(F, largest reaction). */
+typedef struct {
+  fcd_real tol, length, reaction;
+} fcd__class_scale;
+/* The one classification of a contact, for every analysis that writes or reads a
+ * state: its fcd_equilibrium_set from gapres = u_N - g, its reaction (or impulse) r and,
+ * where the caller has one, its slip (d - 1 entries: the sliding velocity; NULL: a
+ * contact on the cone slips). */
+int fcd__contact_classify(int d, fcd_real mu, fcd_real gapres, const fcd_real *r,
+                          const fcd_real *slip, const fcd__class_scale *s);
+/* FCD_CONTACT_* of an fcd_equilibrium_set (separated and grazing are open) */
+int fcd__contact_status_of_set(int set);
 
 /* ---- certificates (certificate.c): one measure of a result against the law ---- */
 #include "fcd/fcd_certificate.h"

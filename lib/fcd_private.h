@@ -171,12 +171,18 @@ struct fcd_contact_set {
   /* integrators hold the set: destroying it while they live only marks it */
   fcd_index children;
   int zombie;
+  /* the node coordinates of the first surface pair's mesh (mechanism.h), or NULL */
+  struct fcd__geometry *geo;
 };
 void fcd__contact_set_release(fcd_contact_set *cs);
 /* a mesh's geometry (vtk.c), read by the surface pairing (surface.c); 0 for an invalid
  * mesh */
 int fcd__mesh_geometry(const fcd_mesh *m, const fcd_system **sys, int *dim, fcd_index *nnodes,
                        const fcd_real **coords, const fcd_index **node_dofs);
+/* its cells: the nodes of cell c are conn[offset[c] .. offset[c + 1]); 0 for an invalid
+ * mesh */
+int fcd__mesh_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_index **offset,
+                    const fcd_index **conn);
 /* 3D surface pairs (surface3d.c): facets of four node ids, -1 fourth for a triangle;
  * the caller validated the set and the mesh and truncates the set on failure */
 fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd_real *x,

@@ -613,25 +613,25 @@ static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__cs
   return st;
 }
 
-/* Each contact's status after the step, from its impulse and the velocity its scheme's
- * friction acts on (u1, or u_theta), relative to the obstacle's sliding. */
-static void classify_contacts(fcd_integrator *it, const work *w, const fcd_real *pnew) {
+/* Each contact's status after the step, by the one classification (contact_state.c)
+ * with the step certificate's scales: its impulse decides open or closed, and a closed
+ * contact on the cone slips when the velocity its scheme's friction acts on (u1, or
+ * u_theta), relative to the obstacle's sliding, moves. */
+static void classify_contacts(fcd_integrator *it, const work *w, const fcd_real *pnew,
+                              const fcd_certificate *cert) {
   fcd_index nc = ncontacts(it);
   int d = cdim(it);
   if (!it->ops->friction_on_theta) fcd_contact_set_local(it->cs, w->v1, w->uth);
   for (fcd_index c = 0; c < nc; c++)
     for (int k = 1; k < d; k++) w->uth[c * d + k] -= it->cs->c[c].vg[k - 1];
+  fcd__class_scale sc = {cert->tolerance, cert->length_scale, cert->force_scale};
+  for (fcd_index i = 0; i < nc * d; i++) sc.reaction = fmax(sc.reaction, fabs(pnew[i]));
   memset(&it->counts, 0, sizeof it->counts);
   for (fcd_index c = 0; c < nc; c++) {
     const fcd_real *pc = pnew + c * d, *uc = w->uth + c * d;
-    fcd_real pt = fcd__tnorm(d, pc);
-    fcd_real ut = fcd__tnorm(d, uc);
-    fcd_real un = fabs(uc[0]);
-    int stt;
-    if (pc[0] == 0.0) stt = FCD_CONTACT_OPEN;
-    else if (pt >= it->cs->c[c].mu * fabs(pc[0]) * (1 - 1e-9) && ut > 1e-9 * (1 + un))
-      stt = FCD_CONTACT_SLIP;
-    else stt = FCD_CONTACT_STICK;
+    /* an impulse-level state has no gap to read: a contact without impulse is open */
+    int stt = fcd__contact_status_of_set(
+        fcd__contact_classify(d, it->cs->c[c].mu, -INFINITY, pc, uc + 1, &sc));
     it->status[c] = stt;
     if (stt == FCD_CONTACT_OPEN) it->counts.open++;
     else if (stt == FCD_CONTACT_STICK) it->counts.stick++;
@@ -1045,7 +1045,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   /* energy ledger (seed 004, eq. 56), exact per step, and the certificate */
   const fcd_real *pnew = p ? p : it->p;
   if ((st = step_ledger(it, h, &w, pnew, wmin, &cert)) != FCD_OK) goto done;
-  if (nc > 0) classify_contacts(it, &w, pnew);
+  if (nc > 0) classify_contacts(it, &w, pnew, &cert);
   step_commit(it, &w, p, h, &cert);
   st = FCD_OK;
 done:

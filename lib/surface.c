@@ -22,6 +22,7 @@
  * polynomials); rows N: D_j n_j . u_j - sum_k M_jk n_j . u_k, T likewise with t_j,
  * gap g_j. One contact per slave node: the laws apply node by node, as for any contact. */
 #include "fcd_private.h"
+#include "mechanism.h"
 
 #include <math.h>
 #include <string.h>
@@ -372,6 +373,9 @@ fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh 
     fcd__contact_set_truncate(cs, n0); /* all or nothing */
     return st;
   }
+  /* the coordinates name a mechanism (fcd_equilibrium_get_mechanism); without them the
+   * names are only poorer, so a failed copy fails nothing */
+  if (!cs->geo) (void)fcd__geometry_from_mesh(mesh, &cs->geo);
   if (first_id) *first_id = first;
   if (ninactive) *ninactive = inactive;
   return FCD_OK;

@@ -43,6 +43,15 @@ int fcd__mesh_geometry(const fcd_mesh *m, const fcd_system **sys, int *dim, fcd_
   return 1;
 }
 
+int fcd__mesh_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_index **offset,
+                    const fcd_index **conn) {
+  if (!mesh_valid(m)) return 0;
+  *ncells = m->ncells;
+  *offset = m->offset;
+  *conn = m->conn;
+  return 1;
+}
+
 static int nodes_of(int vtk_type) {
   switch (vtk_type) {
   case FCD_VTK_VERTEX: return 1;

@@ -17,7 +17,8 @@ static const cli_opt equilibrium_opts[] = {
     CLI_OPT_FIXED,
     CLI_OPT_LOAD,
     CLI_OPT_CONTACTS,
-    {"--mesh", "mesh.vtk", 0, "the mesh the contact file's surface pairs refer to"},
+    {"--mesh", "mesh.vtk", 0, "the mesh the contact file's surface pairs refer to; also names "
+                              "the motion when no equilibrium exists"},
     {"--kind", "static|steady-sliding", 0, "static (default), or steady sliding along -vg of every contact"},
     {"--reference", "u.txt", 0, "displacements friction is measured from (default zero)"},
     {"--tol", "X", 0, "tolerance of the contact solve"},
@@ -65,11 +66,16 @@ int cmd_equilibrium(int argc, char **argv) {
     st = fcd_system_set_load(sys, f);
   fcd_mesh *mesh = NULL; /* the mesh of the contact file's surface pairs, if any */
   if (st == FCD_OK) st = fcd_contact_set_read_mesh(sys, o.contacts, o.mesh, &cs, &mesh);
-  fcd_mesh_destroy(mesh);
+  /* a mesh the surface pairs did not need is read all the same: a missing or malformed
+   * --mesh is an error, not a silent no-op, and its coordinates name a mechanism */
+  if (st == FCD_OK && o.mesh && !mesh)
+    st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
   if (st == FCD_OK) {
     what = "setting up the equilibrium";
     st = fcd_equilibrium_create(sys, cs, &eq);
   }
+  if (st == FCD_OK && mesh) st = fcd_equilibrium_set_mesh(eq, mesh);
+  fcd_mesh_destroy(mesh);
   if (st == FCD_OK && o.reference && (st = fcd_system_read_vector(sys, o.reference, n, u)) == FCD_OK)
     st = fcd_equilibrium_set_reference(eq, u);
   if (st == FCD_OK && o.tol > 0) st = fcd_equilibrium_set_param(eq, FCD_PARAM_TOLERANCE, o.tol);

@@ -8,6 +8,7 @@
 
 #include <fcd/fcd_common.h>
 #include <fcd/fcd_contact.h>
+#include <fcd/fcd_equilibrium.h>
 #include <fcd/fcd_status.h>
 #include <fcd/fcd_system.h>
 
@@ -150,6 +151,19 @@ FCD_API fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const f
                                                     fcd_index nmaster, const fcd_index *master,
                                                     fcd_surface_method method, fcd_real mu,
                                                     fcd_index *first_id, fcd_index *ninactive);
+
+/** Node coordinates for naming what moves when an equilibrium does not exist: the
+ *  mechanism of an FCD_E_NO_SOLUTION (fcd_equilibrium_get_mechanism and the message) is
+ *  fitted on the body that moves most (the mesh's cells tell bodies apart) and named as a
+ *  translation along a direction or a rotation about a point (an axis in 3D). The mesh's
+ *  nodes and cells are copied; NULL forgets them. Without it the mesh of the contact
+ *  set's surface pairs, if any, is used.
+ *  @param eq the equilibrium solver
+ *  @param mesh a mesh of the solver's system, or NULL
+ *  @return FCD_OK, or FCD_E_INVALID_ARG (a mesh of another system or dimension than the
+ *      contact set's), FCD_E_NOMEM
+ *  @since 0.1 */
+FCD_API fcd_status fcd_equilibrium_set_mesh(fcd_equilibrium *eq, const fcd_mesh *mesh);
 
 /** fcd_contact_set_read for contact files whose version 2 lines include surface pairs,
  *  'surface-pair METHOD MU slave A B [...] master C D [...]' (METHOD dual-mortar or

@@ -174,6 +174,8 @@ for _name, _res, _args in [
     ("fcd_equilibrium_set_reference", _st, [_p, _preal]),
     ("fcd_equilibrium_get_residual", _st, [_p, _preal, _preal]),
     ("fcd_equilibrium_get_certificate", _st, [_p, _preal]),
+    ("fcd_equilibrium_get_mechanism", _st, [_p, _C.c_void_p, _preal]),
+    ("fcd_equilibrium_set_mesh", _st, [_p, _p]),
     ("fcd_integrator_get_certificate", _st, [_p, _preal]),
     ("fcd_integrator_set_observer", _st, [_p, _C.c_void_p, _C.c_void_p]),
     ("fcd_stability_get_certificate", _st, [_p, _preal]),
@@ -192,6 +194,17 @@ for _name, _res, _args in [
 
 class _Counts(_C.Structure):
     _fields_ = [("open", _index), ("stick", _index), ("slip", _index)]
+
+
+class _Mechanism(_C.Structure):
+    _fields_ = [("kind", _C.c_int), ("motion", _C.c_int), ("unbalance", _real),
+                ("force_scale", _real), ("direction", _real * 3), ("point", _real * 3),
+                ("dof", _index), ("contact", _index), ("pivot", _index), ("nmodes", _index),
+                ("reserved", _real * 4)]
+
+
+_MECH_KINDS = {0: None, 1: "unsupported", 2: "separation", 3: "tipping", 4: "gross-slip"}
+_MOTION_KINDS = {0: None, 1: "translation", 2: "rotation", 3: "screw"}
 
 
 _OBSERVER = _C.CFUNCTYPE(_C.c_int, _C.c_void_p, _real, _index, _preal, _preal, _index, _preal,
@@ -880,6 +893,33 @@ class Equilibrium(_Child):
     def certificate(self):
         """The certificate of the last solve (dict; docs/conventions.md)."""
         return _certificate("fcd_equilibrium_get_certificate", self._h, self._check)
+
+    def set_mesh(self, mesh):
+        """Node coordinates (a Mesh of this system, or None) that name the motion of a
+        mechanism when no equilibrium exists."""
+        if mesh is not None and not isinstance(mesh, Mesh):
+            raise TypeError("set_mesh: expected a Mesh or None, got %s" % type(mesh).__name__)
+        self._mesh = mesh
+        self._check(_f["fcd_equilibrium_set_mesh"](self._h, mesh._h if mesh is not None
+                                                   else None))
+
+    @property
+    def mechanism(self):
+        """What moves when the last solve found no equilibrium (FcdError
+        FCD_E_NO_SOLUTION), as a dict: kind ('separation', 'tipping', 'gross-slip',
+        'unsupported'), motion ('translation', 'rotation', 'screw' or None), direction,
+        point, unbalance, force_scale, dof, contact, pivot, nmodes, and the motion over
+        the dofs ('displacement'); None after any other outcome."""
+        m = _Mechanism()
+        u = _np.empty(self._system.ndofs)
+        self._check(_f["fcd_equilibrium_get_mechanism"](self._h, _C.byref(m), _pr(u)))
+        if m.kind == 0:
+            return None
+        return {"kind": _MECH_KINDS.get(m.kind, m.kind), "motion": _MOTION_KINDS.get(m.motion),
+                "direction": list(m.direction), "point": list(m.point),
+                "unbalance": m.unbalance, "force_scale": m.force_scale, "dof": m.dof,
+                "contact": m.contact, "pivot": m.pivot, "nmodes": m.nmodes,
+                "displacement": u}
 
 
 _CELL = {"vertex": 1, "line": 3, "triangle": 5, "quad": 9, "tetra": 10, "hexahedron": 12,

@@ -127,6 +127,38 @@ same h1.csv hp.csv 1e-8 || { echo "history from PETSc binary differs"; exit 1; }
 [ "$(wc -l < h1.csv)" -eq 51 ] || { echo "history of $(wc -l < h1.csv) lines"; exit 1; }
 awk -F, 'NR > 1 && $10 + $11 > 0 { c = 1 } END { exit !c }' h1.csv ||
   { echo "no contact ever closed"; exit 1; }
+# issue 64: a contact that carries the whole load at zero displacement (a chain of 6
+# nodes on ground springs, node 2 resting on a flat and pushed into it: u = 0, r_n = -0.01
+# exactly, so u_N is round-off of either sign). Its status comes from its reaction, the
+# same on every rank count ("open" with u_N = -1.2e-16 on two ranks, "stick" serially,
+# and the stability analysis of the two-rank file lost the contact); the states and the
+# spectra from them agree
+{
+  echo '%%MatrixMarket matrix coordinate real symmetric'
+  echo '12 12 22'
+  i=1; while [ $i -le 12 ]; do echo "$i $i 2"; [ $i -lt 11 ] && echo "$((i + 2)) $i -1"; i=$((i + 1)); done
+} > Kc.mtx
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n12 12 12\n' > Mc.mtx
+i=1; while [ $i -le 12 ]; do echo "$i $i 1" >> Mc.mtx; i=$((i + 1)); done
+printf '0\n0\n0\n0\n0.001\n-0.01\n0\n0\n0\n0\n0\n0\n' > fc.txt
+printf 'fcd-contacts 1\ndim 2\nrigid 4 5  0 -1  1 0  0 0.5\n' > cc.txt
+cargs="--stiffness Kc.mtx --load fc.txt --contacts cc.txt"
+# shellcheck disable=SC2086
+run "$fcd" equilibrium $cargs --out z1.csv > zout1.txt || { cat zout1.txt; exit 1; }
+[ "$(sed -n 2p z1.csv | cut -d, -f2)" = stick ] || { cat z1.csv; echo "not stuck"; exit 1; }
+run "$fcd" stability --mass Mc.mtx $cargs --state z1.csv --out y1.csv > yout1.txt ||
+  { cat yout1.txt; exit 1; }
+for np in $ranks; do
+  # shellcheck disable=SC2086
+  run "$mpiexec" --oversubscribe -n $np "$fcd" equilibrium $cargs --out z$np.csv \
+    > zout$np.txt 2>&1 || { cat zout$np.txt; echo "equilibrium on $np ranks failed"; exit 1; }
+  cut -d, -f1-5 z1.csv > zs1.txt
+  cut -d, -f1-5 z$np.csv > zs$np.txt
+  cmp -s zs1.txt zs$np.txt || { cat z1.csv z$np.csv; echo "statuses differ on $np ranks"; exit 1; }
+  run "$fcd" stability --mass Mc.mtx $cargs --state z$np.csv --out y$np.csv > yout$np.txt ||
+    { cat yout$np.txt; exit 1; }
+  cmp -s y1.csv y$np.csv || { echo "the spectrum from $np ranks' state differs"; exit 1; }
+done
 # what does not run on several ranks says so, on rank 0 only
 err=$(run "$mpiexec" --oversubscribe -n 2 "$fcd" info --mass M.mtx --stiffness K.mtx 2>&1); rc=$?
 [ $rc -ne 0 ] || { echo "info on 2 ranks accepted"; exit 1; }

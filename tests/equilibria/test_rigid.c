@@ -218,9 +218,20 @@ static void test_user_block(void) {
   CHECK_ST(fcd_system_clear_fixed(sys), FCD_OK);
   CHECK_ST(tb_block_contacts(&b, sys, 0.3, 1.0, &cv), FCD_OK);
   CHECK_ST(fcd_equilibrium_create(sys, cv, &ev), FCD_OK);
-  CHECK_ST(fcd_equilibrium_solve(ev, FCD_EQ_STEADY_SLIDING, 0.0), FCD_E_SINGULAR);
-  CHECK_MSG(sys, "cannot hold the load");
+  CHECK_ST(fcd_equilibrium_solve(ev, FCD_EQ_STEADY_SLIDING, 0.0), FCD_E_NO_SOLUTION);
+  CHECK_MSG(sys, "the friction of steady sliding drags the body along");
   CHECK_MSG(sys, "rigid mode");
+  {
+    /* the mechanism: the block slides along x (vg = 1 drags it to -x... either way, a
+     * translation along the axis) */
+    fcd_mechanism mk;
+    CHECK_ST(fcd_equilibrium_get_mechanism(ev, &mk, NULL), FCD_OK);
+    CHECK(mk.kind == FCD_MECH_GROSS_SLIP);
+    CHECK(mk.motion == FCD_MOTION_TRANSLATION);
+    CHECK(fabs(fabs(mk.direction[0]) - 1) <= 1e-9 && fabs(mk.direction[1]) <= 1e-9);
+    if (!(fabs(fabs(mk.direction[0]) - 1) <= 1e-9))
+      printf("  steady sliding's mechanism: %s\n", fcd_system_last_error(sys));
+  }
   /* the same block resting with nothing prescribed under the top load, statically:
    * held (three rigid modes, all held by Signorini and sticking friction) */
   CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
@@ -254,8 +265,8 @@ static void test_user_block(void) {
  * - P <= mu FA: both stick, u = 0, r_TA = -P, r_TB = 0;
  * - mu FA < P <= mu (FA + FB): A slips (r_TA = -mu FA), the spring carries P - mu FA to
  *   B, which sticks: u_xA = (P - mu FA) / k, u_B = 0;
- * - P > mu (FA + FB): nothing balances P: FCD_E_SINGULAR;
- * - a load pulling A and B up: nothing holds them: FCD_E_SINGULAR. */
+ * - P > mu (FA + FB): nothing balances P: FCD_E_NO_SOLUTION, gross slip;
+ * - a load pulling A and B up: nothing holds them: FCD_E_NO_SOLUTION, separation. */
 static void test_spring_body(int dim) {
   const double k = 1e3, FA = 10, FB = 30, mu = 0.5;
   fcd_index n = 2 * dim;
@@ -290,8 +301,26 @@ static void test_spring_body(int dim) {
     f[0] = Ps[t];
     CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
     if (t == 2) {
-      CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_E_SINGULAR);
-      CHECK_MSG(sys, "tangential load that friction cannot balance");
+      /* no equilibrium: friction's capacity mu (FA + FB) is below P; the mechanism is the
+       * pair sliding along x, named without coordinates from its nodes' motions */
+      CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_E_NO_SOLUTION);
+      CHECK_MSG(sys, "friction cannot balance the tangential load");
+      CHECK_MSG(sys, "a translation along (1, 0");
+      fcd_mechanism mk;
+      double mo[6];
+      CHECK_ST(fcd_equilibrium_get_mechanism(eq, &mk, mo), FCD_OK);
+      CHECK(mk.kind == FCD_MECH_GROSS_SLIP && mk.motion == FCD_MOTION_TRANSLATION);
+      CHECK(mk.direction[0] == 1.0 && mk.direction[1] == 0 && mk.direction[2] == 0);
+      CHECK(mk.nmodes == dim && mk.pivot == -1);
+      /* the unbalance: the smallest change of the load's rigid part that the cone could
+       * balance, the distance from the resultant (P, FA + FB) to the cone's edge
+       * |t| = mu' n: (P - mu' (FA + FB)) / sqrt(1 + mu'^2), over sqrt 2 in the unit
+       * modes' coordinates (R's column (1, 0, 1, 0) / sqrt 2). 3D: the pyramid of 16
+       * faces around the cone has an edge along x at mu' = mu / cos(pi / 16) */
+      double mup = dim == 2 ? mu : mu / cos(3.14159265358979323846 / 16);
+      CHECK_CLOSE(mk.unbalance,
+                  (Ps[t] - mup * (FA + FB)) / sqrt(1 + mup * mup) / sqrt(2.0), 1e-10);
+      CHECK(fabs(mo[0] - mo[dim]) <= 1e-12 && fabs(fabs(mo[0]) - 1) <= 1e-12);
       continue;
     }
     CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
@@ -316,8 +345,14 @@ static void test_spring_body(int dim) {
   double up[6] = {0};
   up[dim - 1] = 1.0;
   CHECK_ST(fcd_system_set_load(sys, up), FCD_OK);
-  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_E_SINGULAR);
-  CHECK_MSG(sys, "a load pulling the body away");
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_E_NO_SOLUTION);
+  CHECK_MSG(sys, "the load pulls the body away: it separates from its support");
+  {
+    fcd_mechanism mk;
+    CHECK_ST(fcd_equilibrium_get_mechanism(eq, &mk, NULL), FCD_OK);
+    CHECK(mk.kind == FCD_MECH_SEPARATION && mk.motion == FCD_MOTION_TRANSLATION);
+    CHECK(mk.direction[dim - 1] == 1.0); /* up, away from the flat below */
+  }
   /* the last good solution is kept */
   double r[6];
   CHECK_ST(fcd_equilibrium_get_reactions(eq, r), FCD_OK);

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     fcd_index all[N];
     for (int i = 0; i < N; i++) all[i] = i;
-    fcd_stability *st = NULL;
+    fcd_stability *stab = NULL;
     int *status = malloc((size_t)nc * sizeof *status);
     double *slip = malloc((size_t)nc * sizeof *slip);
     for (fcd_index c = 0; c < nc; c++) {
@@ -65,20 +65,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fcd_index nconv = 0;
     if (fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, ne, ri, ci, kv, FCD_COO_UPPER) ||
         fcd_system_set_matrix_coo(sys, FCD_MASS, N, all, all, one, FCD_COO_UPPER) ||
-        fcd_stability_create(sys, cs, &st) ||
-        fcd_stability_set_contact_state(st, status, slip)) {
+        fcd_stability_create(sys, cs, &stab) ||
+        fcd_stability_set_contact_state(stab, status, slip)) {
       fz_need_message(fcd_system_last_error(sys), "stability set-up");
-    } else if (fcd_stability_solve(st, &nconv) != FCD_OK) {
+    } else if (fcd_stability_solve(stab, &nconv) != FCD_OK) {
       fz_need_message(fcd_system_last_error(sys), "fcd_stability_solve");
     } else {
       for (fcd_index i = 0; i < nconv; i++) {
         double re, im;
-        if (fcd_stability_get_eigenvalue(st, i, &re, &im) != FCD_OK || !isfinite(re) ||
+        if (fcd_stability_get_eigenvalue(stab, i, &re, &im) != FCD_OK || !isfinite(re) ||
             !isfinite(im))
           fz_fail("a stability solve returned FCD_OK with a non-finite eigenvalue", NULL);
       }
     }
-    fcd_stability_destroy(st);
+    fcd_stability_destroy(stab);
     free(status);
     free(slip);
   }
