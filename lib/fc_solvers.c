@@ -48,21 +48,31 @@ void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u) {
   }
 }
 
+/* Siconos divides its merit by |q| only when |q| exceeds DBL_EPSILON, and by 1 below:
+ * a problem in small units (the first step of a granular flow, |q| = 1e-18) then had
+ * every solver stop at r = 0 with a "residual" of 2e-18, an answer its certificate
+ * rejected (penetration 1.0 of the scale). fcd divides by |q| whenever q is not zero,
+ * so that a problem is judged relative to its own scale; only q = 0, whose answer r = 0
+ * gives a natural map of exactly zero, divides by 1. Problems with |q| > 2.2e-16, all
+ * that Siconos' comparisons use, get Siconos' figure. |q| by scaled sums, which neither
+ * underflow at 1e-160 nor overflow at 1e160. */
 fcd_real fcd__fc_qnorm(const fcd__fc_local *p) {
-  fcd_real s = 0;
-  for (fcd_index i = 0; i < p->m; i++) s += p->q[i] * p->q[i];
-  s = sqrt(s);
-  return s > DBL_EPSILON ? s : 1.0;
+  fcd_real big = 0, s = 0;
+  for (fcd_index i = 0; i < p->m; i++) big = fmax(big, fabs(p->q[i]));
+  if (!(big > 0) || !isfinite(big)) return 1.0;
+  for (fcd_index i = 0; i < p->m; i++) s += (p->q[i] / big) * (p->q[i] / big);
+  return big * sqrt(s);
 }
 
 fcd_real fcd__fc_error(const fcd__fc_local *p, const fcd_real *r, const fcd_real *u) {
-  fcd_real e = 0, f[3];
+  fcd_real e = 0, f[3], qn = fcd__fc_qnorm(p);
   int d = p->dim;
+  /* summed relative to |q|: squares of 1e-300 would underflow to a residual of 0 */
   for (fcd_index c = 0; c < p->nc; c++) {
     fcd_natural_map(d, p->mu[c], r + c * d, u + c * d, f);
-    for (int k = 0; k < d; k++) e += f[k] * f[k];
+    for (int k = 0; k < d; k++) e += (f[k] / qn) * (f[k] / qn);
   }
-  return sqrt(e) / fcd__fc_qnorm(p);
+  return sqrt(e);
 }
 
 /* ---- diagonal blocks ------------------------------------------------------------ */

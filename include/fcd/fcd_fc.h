@@ -9,7 +9,10 @@
  *  q = H^T M^-1 f + w, assembled only when a solver needs it.
  *
  *  Accuracy is measured as Siconos does: the norm of the natural-map residual over all
- *  contacts (fcd_natural_map) divided by ||q|| (by 1 when ||q|| < DBL_EPSILON). */
+ *  contacts (fcd_natural_map) divided by ||q||, with one difference: Siconos divides by 1
+ *  when ||q|| < DBL_EPSILON, fcd only when q = 0 (whose answer r = 0 has a residual of
+ *  exactly 0). A problem in small units (||q|| = 1e-18) is then judged relative to its
+ *  own scale, where Siconos' figure called r = 0 converged whatever the answer. */
 #ifndef FCD_FC_H
 #define FCD_FC_H
 

@@ -427,11 +427,76 @@ static void test_global_and_roundtrip(void) {
   free_local(&L);
 }
 
+/* Issue 64: problems in small units. The contact law is positively homogeneous: if r
+ * solves u = W r + q, then s r solves it for s q (s > 0). So the answer at q scaled by
+ * 1e-18 or 1e-300 is the answer at q (solved at scale 1) scaled alike, a reference
+ * independent of the solver's stopping test. Before, every solver but NSGS stopped at
+ * r = 0 on the first iteration (Siconos' merit divides by 1, not by |q|, below
+ * |q| = 2.2e-16: a "residual" of 2e-18) and the certificate refused that r = 0. Also:
+ * q = 0 (answer r = 0 exactly) and q with every normal entry separating (r = 0 exactly,
+ * the contacts open) at tiny scales. */
+static void test_tiny_and_zero_data(void) {
+  const int solvers[6] = {FCD_FC_AUTO, FCD_FC_FIXED_POINT, FCD_FC_NSGS, FCD_FC_NEWTON,
+                          FCD_FC_ADMM, FCD_FC_PROX};
+  for (int dim = 2; dim <= 3; dim++) {
+    local_data L;
+    make_local(&L, dim, 6, 0.5, 0.5);
+    double q1[18], ref[18] = {0};
+    memcpy(q1, L.q, sizeof(double) * (size_t)L.m);
+    {
+      fcd_fc_problem *p = create(&L);
+      CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-13), FCD_OK);
+      CHECK_ST(fcd_fc_problem_solve(p, ref, NULL, NULL), FCD_OK);
+      fcd_fc_problem_destroy(p);
+    }
+    double rmax = 0;
+    for (int i = 0; i < L.m; i++) rmax = fmax(rmax, fabs(ref[i]));
+    CHECK(rmax > 0.1); /* not the trivial answer */
+    const double scales[3] = {1e-18, 1e-300, 0.0};
+    for (int k = 0; k < 3; k++)
+      for (int sv = 0; sv < 6; sv++) {
+        for (int i = 0; i < L.m; i++) L.q[i] = q1[i] * scales[k];
+        fcd_fc_problem *p = create(&L);
+        CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, solvers[sv]), FCD_OK);
+        CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-10), FCD_OK);
+        CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 100000), FCD_OK);
+        double r[18] = {0};
+        fcd_status st = fcd_fc_problem_solve(p, r, NULL, NULL);
+        CHECK_ST(st, FCD_OK);
+        if (st != FCD_OK)
+          printf("  %dD, q x %g, solver %d: %s\n", dim, scales[k], solvers[sv],
+                 fcd_fc_problem_last_error(p));
+        double err = 0;
+        for (int i = 0; i < L.m; i++) err = fmax(err, fabs(r[i] - ref[i] * scales[k]));
+        /* the solvers stop at 1e-10 on Siconos' normwise merit: the reactions agree to a
+         * few 1e-9 of their largest entry */
+        CHECK(err <= 1e-8 * rmax * scales[k]);
+        fcd_fc_problem_destroy(p);
+      }
+    /* every contact separating: r = 0 exactly is the answer */
+    for (int sv = 0; sv < 6; sv++)
+      for (int k = 0; k < 2; k++) {
+        /* fcd's convention: u_N <= 0 is open (the normal points into the obstacle) */
+        for (int i = 0; i < L.m; i++)
+          L.q[i] = (i % dim == 0 ? -1.0 - fabs(q1[i]) : q1[i]) * scales[k];
+        fcd_fc_problem *p = create(&L);
+        CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, solvers[sv]), FCD_OK);
+        double r[18];
+        for (int i = 0; i < L.m; i++) r[i] = 0;
+        CHECK_ST(fcd_fc_problem_solve(p, r, NULL, NULL), FCD_OK);
+        for (int i = 0; i < L.m; i++) CHECK(r[i] == 0);
+        fcd_fc_problem_destroy(p);
+      }
+    free_local(&L);
+  }
+}
+
 int main(void) {
   test_frictionless();
   test_frictional();
   test_newton_dense();
   test_not_converged_and_bad_input();
   test_global_and_roundtrip();
+  test_tiny_and_zero_data(); /* last: the random problems of the others stay as they were */
   return fcdt_finish("test_fc_solvers");
 }
