@@ -263,14 +263,47 @@ def _real_array(x, name, shape=None):
     return a
 
 
-def _index_array(x, name, length=None):
+_I64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _int(x, name, lo=_I64[0], hi=_I64[1]):
+    """An integer argument as C will take it: an int or numpy integer (not a bool, not a
+    float), within [lo, hi]. ctypes would wrap 2**64 + 3 to 3 without a word."""
+    if isinstance(x, bool) or not isinstance(x, (int, _np.integer)):
+        raise TypeError("%s: expected an int, got %s" % (name, type(x).__name__))
+    v = int(x)
+    if not lo <= v <= hi:
+        raise OverflowError("%s: %d is outside [%d, %d]" % (name, v, lo, hi))
+    return v
+
+
+def _index_array(x, name, length=None, shape=None):
     a = _np.asarray(x)
+    if a.dtype.kind == "O" and a.size and all(isinstance(v, (int, _np.integer))
+                                              and not isinstance(v, bool) for v in a.flat):
+        # Python ints past 64 bits make an object array: name the one that does not fit
+        for v in a.flat:
+            _int(v, name)
     if a.dtype.kind not in "iu":
         if a.dtype.kind == "f" and a.size and _np.all(_np.floor(a) == a):
             pass
+        elif a.dtype.kind == "f" and a.size:
+            bad = a.flat[int(_np.flatnonzero(_np.floor(a) != a)[0])]
+            raise TypeError("%s: expected integer indices, got %r" % (name, bad))
         elif a.size:
             raise TypeError("%s: expected integer indices, got dtype %s" % (name, a.dtype))
+    if a.size and a.dtype.kind in "uf":
+        # compared as Python ints: 2**63 as uint64 against int64's largest compared in
+        # float, equal, and the cast wrapped it to -2**63
+        hi, lo = int(a.max()), int(a.min())
+        if hi > _I64[1] or lo < _I64[0]:
+            raise OverflowError("%s: %d does not fit a 64-bit index"
+                                % (name, hi if hi > _I64[1] else lo))
     a = _np.ascontiguousarray(a, dtype=_np.int64)
+    if shape is not None:
+        if a.shape != tuple(shape):
+            raise ValueError("%s: expected shape %s, got %s" % (name, tuple(shape), a.shape))
+        return a
     if a.ndim != 1:
         raise ValueError("%s: expected a 1-D array of indices, got shape %s" % (name, a.shape))
     if length is not None and a.shape[0] != length:
@@ -294,20 +327,63 @@ def _key(table, value, what):
     raise TypeError("%s must be a str (one of %s)" % (what, ", ".join(sorted(table))))
 
 
+def _reraise(raised, owner, status):
+    """After a C call that ran Python callbacks: the first exception a callback raised
+    (the call's own failure, "observer returned 1", as its context), else the call's
+    status."""
+    if raised:
+        try:
+            owner._check(status)
+        except FcdError as e:
+            raise raised[0] from e
+        raise raised[0]
+    owner._check(status)
+
+
 class _Owner:
-    """A handle with its system (for the error message) and a destructor."""
+    """A handle with its system (for the error message) and a destructor. close() (or
+    leaving a ``with`` block) destroys the handle now; any later use raises ValueError
+    naming it, where the C call would have failed with another call's message."""
     _destroy = None
+
+    @property
+    def _h(self):
+        h = self.__dict__.get("_handle")
+        if h is None:
+            raise ValueError("this fcd.%s is closed (close() or a with block ended it)"
+                             % type(self).__name__)
+        return h
+
+    @_h.setter
+    def _h(self, h):
+        self.__dict__["_handle"] = h
 
     def _check(self, status):
         if status != 0:
             msg = _f["fcd_system_last_error"](self._sys_handle())
             raise FcdError(status, msg.decode(errors="replace") if msg else "")
 
-    def __del__(self):
-        h = getattr(self, "_h", None)
+    def close(self):
+        """Destroys the handle now (the garbage collector would later); idempotent."""
+        h = self.__dict__.get("_handle")
         if h and self._destroy:
             _f[self._destroy](h)
-            self._h = None
+        self.__dict__["_handle"] = None
+
+    @property
+    def closed(self):
+        return self.__dict__.get("_handle") is None
+
+    def __enter__(self):
+        self._h  # a closed handle cannot be entered
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        self.close()
 
 
 # ---- the system ---------------------------------------------------------------------
@@ -317,14 +393,13 @@ class System(_Owner):
     _destroy = "fcd_system_destroy"
 
     def __init__(self, ndofs):
-        if not isinstance(ndofs, (int, _np.integer)) or isinstance(ndofs, bool):
-            raise TypeError("ndofs must be an int")
+        n = _int(ndofs, "ndofs", 0)
         h = _p()
-        st = _f["fcd_system_create"](int(ndofs), _C.byref(h))
+        st = _f["fcd_system_create"](n, _C.byref(h))
         if st != 0:
-            raise FcdError(st, "system_create: %d dofs" % ndofs)
+            raise FcdError(st, "system_create: %d dofs" % n)
         self._h = h
-        self.ndofs = int(ndofs)
+        self.ndofs = n
 
     def _sys_handle(self):
         return self._h
@@ -388,8 +463,9 @@ class System(_Owner):
         """Distributes the system over the communicator whose Fortran handle is ``comm_f``
         (mpi4py: ``comm.py2f()``; -1: serial again); this rank owns rows
         [row_begin, row_end). Collective, before any matrix (fcd/fcd_system.h)."""
-        self._check(_f["fcd_system_set_distribution"](self._h, int(comm_f), int(row_begin),
-                                                      int(row_end)))
+        self._check(_f["fcd_system_set_distribution"](self._h, _int(comm_f, "comm_f"),
+                                                      _int(row_begin, "row_begin", 0),
+                                                      _int(row_end, "row_end", 0)))
 
     @property
     def distribution(self):
@@ -411,10 +487,11 @@ class System(_Owner):
     def natural_modes(self, nev):
         """The ``nev`` lowest omega^2 of K x = omega^2 M x on the free dofs and their
         mass-normalized modes (ndofs x nconv, one per column)."""
-        w = _np.empty(int(nev))
-        modes = _np.empty((int(nev), self.ndofs))
+        nev = _int(nev, "nev", 1, self.ndofs)
+        w = _np.empty(nev)
+        modes = _np.empty((nev, self.ndofs))
         nc = _index(0)
-        self._check(_f["fcd_system_natural_modes"](self._h, int(nev), _pr(w), _pr(modes),
+        self._check(_f["fcd_system_natural_modes"](self._h, nev, _pr(w), _pr(modes),
                                                    _C.byref(nc)))
         return w[:nc.value].copy(), modes[:nc.value].T.copy()
 
@@ -459,8 +536,12 @@ class System(_Owner):
 
 
 class _Child(_Owner):
+    """A handle made from a system (and a contact set): the C handles of its parents are
+    kept as they were at creation, which the C child retains, so that closing a parent's
+    Python object leaves the child working (fcd's own ownership rule)."""
+
     def _sys_handle(self):
-        return self._system._h
+        return self._sysh
 
     def _bind(self, system, contacts=None, need_contacts=False):
         """Checks and keeps the parents (so that they outlive this handle); returns the
@@ -472,7 +553,14 @@ class _Child(_Owner):
         if contacts is not None and not isinstance(contacts, ContactSet):
             raise TypeError("contacts must be an fcd.ContactSet or None")
         self._system, self._contacts = system, contacts
-        return contacts._h if contacts is not None else None
+        self._sysh, self._ndofs = system._h, system.ndofs
+        self._csh = contacts._h if contacts is not None else None
+        self._cdim = contacts.dim if contacts is not None else 2
+        return self._csh
+
+    def _nc(self):
+        """contacts of the set now (it may grow after this handle was made)"""
+        return int(_f["fcd_contact_set_size"](self._csh)) if self._csh is not None else 0
 
 
 class ContactSet(_Child):
@@ -481,7 +569,7 @@ class ContactSet(_Child):
 
     def __init__(self, system, dim):
         self._bind(system)
-        if dim not in (2, 3):
+        if _int(dim, "dim") not in (2, 3):
             raise ValueError("dim must be 2 or 3")
         h = _p()
         self._check(_f["fcd_contact_set_create"](system._h, int(dim), _C.byref(h)))
@@ -550,7 +638,7 @@ class ContactSet(_Child):
         def flat(facets, name):
             out = []
             for f in facets:
-                f = [int(i) for i in f]
+                f = [_int(i, name) for i in f]
                 if len(f) == 3 and per == 4:
                     f.append(-1)
                 if len(f) != per:
@@ -594,9 +682,11 @@ class ContactSet(_Child):
         """Adds n rigid contacts in one call (all or nothing): ``dofs``, ``normals`` and
         ``tangents`` of shape (n, dim), ``mu`` and ``gaps`` of n (or scalars), ``vg``
         of shape (n, dim - 1) or None. Returns the ids (a range)."""
-        d = _np.ascontiguousarray(_np.asarray(dofs, dtype=_np.int64))
+        d = _np.asarray(dofs)
         if d.ndim != 2 or d.shape[1] != self.dim:
             raise ValueError("dofs: expected shape (n, %d), got %s" % (self.dim, d.shape))
+        # as add_rigid: integral dofs only (2.7 was truncated to 2 here)
+        d = _index_array(d, "dofs", shape=d.shape)
         n = d.shape[0]
         nr = _real_array(normals, "normals", (n, self.dim))
         tg = _real_array(tangents, "tangents", (n, self.dim))
@@ -616,11 +706,13 @@ class ContactSet(_Child):
 
     def set_friction(self, contact, mu):
         """Friction coefficient of one contact for every later solve."""
-        self._check(_f["fcd_contact_set_set_friction"](self._h, int(contact), float(mu)))
+        self._check(_f["fcd_contact_set_set_friction"](self._h, _int(contact, "contact"),
+                                                       float(mu)))
 
     def set_sliding_velocity(self, contact, vg):
         v = _real_array(vg, "vg", (self.dim - 1,))
-        self._check(_f["fcd_contact_set_set_sliding_velocity"](self._h, int(contact), _pr(v)))
+        self._check(_f["fcd_contact_set_set_sliding_velocity"](self._h,
+                                                               _int(contact, "contact"), _pr(v)))
 
 
 def _statuses(status, n):
@@ -631,7 +723,7 @@ def _statuses(status, n):
         if isinstance(s, str):
             out[i] = _key(_CONTACT, s, "contact status")
         elif isinstance(s, (int, _np.integer)) and not isinstance(s, bool):
-            out[i] = int(s)
+            out[i] = _int(s, "status[%d]" % i, -(1 << 31), (1 << 31) - 1)
         else:
             raise TypeError("status[%d]: expected 'open', 'stick' or 'slip'" % i)
     return out
@@ -647,6 +739,7 @@ class Integrator(_Child):
         self._check(_f["fcd_integrator_create"](system._h, ch, _key(_SCHEME, scheme, "scheme"),
                                                 _C.byref(h)))
         self._h = h
+        self._raised = []
         for k, v in params.items():
             self.set_param(k, v)
 
@@ -659,20 +752,22 @@ class Integrator(_Child):
         self._check(_f["fcd_integrator_set_param"](self._h, k, float(value)))
 
     def set_state(self, t, u, v):
-        n = self._system.ndofs
+        n = self._ndofs
         a, b = _real_array(u, "u", (n,)), _real_array(v, "v", (n,))
         self._check(_f["fcd_integrator_set_state"](self._h, float(t), _pr(a), _pr(b)))
 
     def step(self):
-        self._check(_f["fcd_integrator_step"](self._h))
+        self._raised = []
+        _reraise(self._raised, self, _f["fcd_integrator_step"](self._h))
 
     def advance(self, t_end):
-        self._check(_f["fcd_integrator_advance"](self._h, float(t_end)))
+        self._raised = []
+        _reraise(self._raised, self, _f["fcd_integrator_advance"](self._h, float(t_end)))
 
     @property
     def state(self):
         """(t, u, v)."""
-        n = self._system.ndofs
+        n = self._ndofs
         t, u, v = _real(0), _np.empty(n), _np.empty(n)
         self._check(_f["fcd_integrator_get_state"](self._h, _C.byref(t), _pr(u), _pr(v)))
         return t.value, u, v
@@ -680,19 +775,18 @@ class Integrator(_Child):
     @property
     def reactions(self):
         """Local reactions of the last step (ncontacts x dim)."""
-        cs = self._contacts
-        if cs is None:
+        if self._csh is None:
             return _np.empty((0, 2))
-        r = _np.empty(len(cs) * cs.dim)
+        nc, d = self._nc(), self._cdim
+        r = _np.empty(max(nc * d, 1))
         self._check(_f["fcd_integrator_get_reactions"](self._h, _pr(r)))
-        return r.reshape(len(cs), cs.dim)
+        return r[: nc * d].reshape(nc, d)
 
     @property
     def contact_status(self):
-        cs = self._contacts
-        if cs is None:
+        if self._csh is None:
             return []
-        s = _np.empty(len(cs), dtype=_np.intc)
+        s = _np.empty(max(self._nc(), 1), dtype=_np.intc)[: self._nc()]
         self._check(_f["fcd_integrator_get_contact_status"](self._h, s.ctypes.data_as(_pint)))
         return [_CONTACT_NAMES.get(int(x), int(x)) for x in s]
 
@@ -720,6 +814,10 @@ class Integrator(_Child):
             self._check(_f["fcd_integrator_set_observer"](self._h, None, None))
             return
 
+        if not callable(fn):
+            raise TypeError("set_observer: expected a callable or None, got %s"
+                            % type(fn).__name__)
+
         def tramp(ud, t, n, u, v, nl, r, counts):
             try:
                 c = counts.contents
@@ -728,7 +826,8 @@ class Integrator(_Child):
                           _np.ctypeslib.as_array(r, (nl,)).copy() if nl > 0 else _np.empty(0),
                           {"open": c.open, "stick": c.stick, "slip": c.slip})
                 return 1 if stop else 0
-            except Exception:  # a Python error must not cross the C frames
+            except BaseException as e:  # must not cross the C frames: step() raises it
+                self._raised.append(e)
                 return 1
 
         self._observer = _OBSERVER(tramp)  # kept alive as long as it is installed
@@ -758,10 +857,9 @@ class Stability(_Child):
     def set_contact_state(self, status, slip=None):
         """``status``: one of 'open', 'stick', 'slip' per contact; ``slip``: the unit
         slip direction in the tangent plane, (dim - 1) per contact (read for 'slip')."""
-        cs = self._contacts
-        n = len(cs) if cs is not None else 0
+        n = self._nc()
         s = _statuses(list(status), n)
-        d = cs.dim if cs is not None else 2
+        d = self._cdim
         sl = None
         if slip is not None:
             sl = _real_array(slip, "slip")
@@ -787,9 +885,9 @@ class Stability(_Child):
 
     def mode(self, i):
         """Mode shape i (complex, ndofs)."""
-        n = self._system.ndofs
+        n = self._ndofs
         re, im = _np.empty(n), _np.empty(n)
-        self._check(_f["fcd_stability_get_mode"](self._h, int(i), _pr(re), _pr(im)))
+        self._check(_f["fcd_stability_get_mode"](self._h, _int(i, "i"), _pr(re), _pr(im)))
         return re + 1j * im
 
     @property
@@ -800,7 +898,8 @@ class Stability(_Child):
     def sweep(self, mu0, mu1, steps):
         """Friction sweep: a list of (mu, eigenvalues, tracks) for ``steps`` values of mu
         from mu0 to mu1, the modes tracked by MAC across the steps."""
-        out = []
+        out, raised = [], []
+        steps = _int(steps, "steps")
 
         def tramp(ud, mu, n, re, im, track):
             try:
@@ -809,12 +908,14 @@ class Stability(_Child):
                 tr = _np.ctypeslib.as_array(track, (n,)).copy() if n > 0 else _np.empty(0, int)
                 out.append((float(mu), lam.copy(), tr))
                 return 0
-            except Exception:
+            except BaseException as e:  # must not cross the C frames: raised below
+                raised.append(e)
                 return 1
 
         cb = _SWEEP(tramp)
-        self._check(_f["fcd_stability_sweep"](self._h, float(mu0), float(mu1), int(steps),
-                                              _C.cast(cb, _C.c_void_p), None))
+        st = _f["fcd_stability_sweep"](self._h, float(mu0), float(mu1), steps,
+                                       _C.cast(cb, _C.c_void_p), None)
+        _reraise(raised, self, st)
         return out
 
     @property
@@ -850,23 +951,22 @@ class Equilibrium(_Child):
         (ncontacts x dim)."""
         self._check(_f["fcd_equilibrium_solve"](self._h, _key(_EQ_KIND, kind, "equilibrium"),
                                                 float(t)))
-        n, cs = self._system.ndofs, self._contacts
-        u, r = _np.empty(n), _np.empty(len(cs) * cs.dim)
+        n, nc, d = self._ndofs, self._nc(), self._cdim
+        u, r = _np.empty(n), _np.empty(nc * d)
         self._check(_f["fcd_equilibrium_get_state"](self._h, _pr(u)))
         self._check(_f["fcd_equilibrium_get_reactions"](self._h, _pr(r)))
-        return u, r.reshape(len(cs), cs.dim)
+        return u, r.reshape(nc, d)
 
     @property
     def contact_status(self):
-        cs = self._contacts
-        s = _np.empty(len(cs), dtype=_np.intc)
+        s = _np.empty(self._nc(), dtype=_np.intc)
         self._check(_f["fcd_equilibrium_get_contact_state"](self._h, s.ctypes.data_as(_pint),
                                                             None))
         return [_CONTACT_NAMES.get(int(x), int(x)) for x in s]
 
     def set_reference(self, u_ref):
         """The displacements friction is measured from (static equilibria); None: zero."""
-        r = _real_array(u_ref, "u_ref", (self._system.ndofs,)) if u_ref is not None else None
+        r = _real_array(u_ref, "u_ref", (self._ndofs,)) if u_ref is not None else None
         self._ref = r
         self._check(_f["fcd_equilibrium_set_reference"](self._h, _pr(r)))
 
@@ -874,13 +974,13 @@ class Equilibrium(_Child):
     def contact_state(self):
         """(status, slip): 'open'/'stick'/'slip' per contact and the slip directions,
         (ncontacts, dim - 1), ready for Stability.set_contact_state."""
-        cs = self._contacts
-        s = _np.empty(len(cs), dtype=_np.intc)
-        sl = _np.empty(max(len(cs) * (cs.dim - 1), 1))
+        nc, d = self._nc(), self._cdim
+        s = _np.empty(nc, dtype=_np.intc)
+        sl = _np.empty(max(nc * (d - 1), 1))
         self._check(_f["fcd_equilibrium_get_contact_state"](self._h, s.ctypes.data_as(_pint),
                                                             _pr(sl)))
         return ([_CONTACT_NAMES.get(int(x), int(x)) for x in s],
-                sl[: len(cs) * (cs.dim - 1)].reshape(len(cs), cs.dim - 1))
+                sl[: nc * (d - 1)].reshape(nc, d - 1))
 
     @property
     def residual(self):
@@ -911,7 +1011,7 @@ class Equilibrium(_Child):
         point, unbalance, force_scale, dof, contact, pivot, nmodes, and the motion over
         the dofs ('displacement'); None after any other outcome."""
         m = _Mechanism()
-        u = _np.empty(self._system.ndofs)
+        u = _np.empty(self._ndofs)
         self._check(_f["fcd_equilibrium_get_mechanism"](self._h, _C.byref(m), _pr(u)))
         if m.kind == 0:
             return None
@@ -924,6 +1024,7 @@ class Equilibrium(_Child):
 
 _CELL = {"vertex": 1, "line": 3, "triangle": 5, "quad": 9, "tetra": 10, "hexahedron": 12,
          "wedge": 13}
+_CELL_NODES = {1: 1, 3: 2, 5: 3, 9: 4, 10: 4, 12: 8, 13: 6}
 
 
 class Mesh(_Child):
@@ -954,6 +1055,11 @@ class Mesh(_Child):
         if a.ndim != 2:
             raise ValueError("nodes: expected a 2-D array (ncells, nodes per cell), got shape %s"
                              % (a.shape,))
+        # C reads exactly ncells times the type's node count: a shorter row read past the
+        # array (a hexahedron given one node took a heap address for a node id)
+        if a.shape[1] != _CELL_NODES[t]:
+            raise ValueError("nodes: a %s has %d nodes, got rows of %d" % (kind, _CELL_NODES[t],
+                                                                         a.shape[1]))
         flat = _index_array(a.reshape(-1), "nodes")
         self._check(_f["fcd_mesh_add_cells"](self._h, t, a.shape[0], _pi(flat)))
 
@@ -962,7 +1068,7 @@ class Mesh(_Child):
         ones give NAME_re and NAME_im); with ``contacts`` and ``status`` ('open',
         'stick', 'slip' per contact) a point scalar contact_status."""
         names, arrays = [], []
-        n = self._system.ndofs
+        n = self._ndofs
         for name, v in (fields or {}).items():
             a = _np.asarray(v)
             if _np.iscomplexobj(a):
