@@ -580,11 +580,17 @@ fcd_status fcd_system_support_reactions(fcd_system *sys, fcd_real t, const fcd_r
                                         const fcd_real *v, const fcd_real *a, fcd_real *r) {
   FCD_CHECK_SYS(sys);
   if (!u) return fcd__err(sys, FCD_E_INVALID_ARG, "support_reactions: u is NULL");
-  if (!r && sys->nfixed > 0)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "support_reactions: r is NULL");
+  if (!r) return fcd__err(sys, FCD_E_INVALID_ARG, "support_reactions: r is NULL");
   if (!isfinite(t))
     return fcd__err(sys, FCD_E_INVALID_ARG, "support_reactions: time is not finite");
   fcd_index n = sys->n;
+  static const char *const xname[3] = {"u", "v", "a"};
+  const fcd_real *xin[3] = {u, v, a};
+  for (int q = 0; q < 3; q++)
+    for (fcd_index i = 0; xin[q] && i < n; i++)
+      if (!isfinite(xin[q][i]))
+        return fcd__err(sys, FCD_E_INVALID_ARG, "support_reactions: %s[%lld] is not finite",
+                        xname[q], (long long)i);
   fcd_real *f = fcd__malloc_array((size_t)n, sizeof *f);
   fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
   fcd_status st = FCD_OK;
@@ -603,6 +609,14 @@ fcd_status fcd_system_support_reactions(fcd_system *sys, fcd_real t, const fcd_r
     if ((st = fcd_system_apply(sys, k[q], x[q], y)) != FCD_OK) goto done;
     for (fcd_index i = 0; i < n; i++) f[i] += y[i];
   }
+  /* finite inputs can still overflow (u = 1e308 times K): nothing is written then */
+  for (fcd_index j = 0; j < sys->nfixed; j++)
+    if (!isfinite(f[sys->fixed_list[j]])) {
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "support_reactions: the reaction at dof %lld "
+                    "overflows (the products M a + C v + K u - f exceed the range of a "
+                    "double); r is unchanged", (long long)sys->fixed_list[j]);
+      goto done;
+    }
   for (fcd_index j = 0; j < sys->nfixed; j++) r[j] = f[sys->fixed_list[j]];
 done:
   fcd__free(f);

@@ -77,6 +77,11 @@ fcd_status fcd_mesh_create(const fcd_system *csys, int dim, fcd_index nnodes,
   if (nnodes < 0)
     return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_create: negative node count %lld",
                     (long long)nnodes);
+  /* nnodes dim below is computed in fcd_index: 2^62 nodes in 3D wrapped negative and the
+   * message printed the wrapped count */
+  if (nnodes > INT64_MAX / 3)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_create: %lld nodes: their %d coordinates "
+                    "each exceed what can be addressed", (long long)nnodes, dim);
   if (!coords)
     return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_create: coords is NULL: VTK output needs "
                     "the node coordinates of the host's mesh");
@@ -134,6 +139,112 @@ void fcd_mesh_destroy(fcd_mesh *m) {
   fcd__system_release(sys);
 }
 
+/* Node p's coordinates as 3 entries (z = 0 in 2D). */
+static void node_xyz(const fcd_mesh *m, fcd_index p, fcd_real *x) {
+  for (int a = 0; a < 3; a++) x[a] = a < m->dim ? m->coords[p * m->dim + a] : 0.0;
+}
+
+/* det(b - a, c - a, d - a) */
+static fcd_real tet_det(const fcd_real *a, const fcd_real *b, const fcd_real *c,
+                        const fcd_real *d) {
+  fcd_real u[3], v[3], w[3];
+  for (int k = 0; k < 3; k++) {
+    u[k] = b[k] - a[k];
+    v[k] = c[k] - a[k];
+    w[k] = d[k] - a[k];
+  }
+  return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+         u[2] * (v[0] * w[1] - v[1] * w[0]);
+}
+
+/* |(b - a) x (c - a)| and, in the xy plane, its signed z */
+static fcd_real tri_area2(const fcd_real *a, const fcd_real *b, const fcd_real *c,
+                          fcd_real *z) {
+  fcd_real u[3], v[3], n[3];
+  for (int k = 0; k < 3; k++) {
+    u[k] = b[k] - a[k];
+    v[k] = c[k] - a[k];
+  }
+  n[0] = u[1] * v[2] - u[2] * v[1];
+  n[1] = u[2] * v[0] - u[0] * v[2];
+  n[2] = u[0] * v[1] - u[1] * v[0];
+  *z = n[2];
+  return sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+}
+
+/* Whether cell nd (per nodes of vtk_type) has a measure: 0 it has; 1 degenerate (a node
+ * twice, or a length, area or volume within 1e-12 of its size's); 2 inverted, against
+ * VTK's orientation where a sign is defined for the mesh's dimension (2D triangles and
+ * quadrilaterals counter-clockwise; tetrahedra with (0,1,2) turning towards node 3;
+ * hexahedra with every corner's edges right-handed). *what receives the measure. Wedges
+ * and 3D surface cells are checked for degeneracy only: their sign depends on a
+ * convention hosts do not share. */
+static int cell_measure(const fcd_mesh *m, int vtk_type, int per, const fcd_index *nd,
+                        fcd_real *what) {
+  fcd_real x[8][3], h = 0;
+  *what = 0;
+  for (int i = 0; i < per; i++) {
+    for (int j = 0; j < i; j++)
+      if (nd[i] == nd[j]) return 1;
+    node_xyz(m, nd[i], x[i]);
+  }
+  for (int i = 0; i < per; i++)
+    for (int j = 0; j < i; j++) {
+      fcd_real d = 0;
+      for (int k = 0; k < 3; k++) d += (x[i][k] - x[j][k]) * (x[i][k] - x[j][k]);
+      h = fmax(h, sqrt(d));
+    }
+  if (per == 1) return 0;
+  if (!(h > 0)) return 1;
+  const fcd_real eps = 1e-12;
+  fcd_real z;
+  switch (vtk_type) {
+  case FCD_VTK_LINE: *what = h; return 0;
+  case FCD_VTK_TRIANGLE: {
+    fcd_real a = tri_area2(x[0], x[1], x[2], &z);
+    *what = (m->dim == 2 ? z : a) / 2;
+    if (!(a > eps * h * h)) return 1;
+    return m->dim == 2 && z < 0 ? 2 : 0;
+  }
+  case FCD_VTK_QUAD: {
+    /* each corner's two edges: their cross product is the bilinear map's Jacobian there */
+    int neg = 0;
+    for (int c = 0; c < 4; c++) {
+      fcd_real a = tri_area2(x[c], x[(c + 1) % 4], x[(c + 3) % 4], &z);
+      *what += (m->dim == 2 ? z : a) / 4;
+      if (!(a > eps * h * h)) return 1;
+      neg += m->dim == 2 && z < 0;
+    }
+    return neg ? 2 : 0;
+  }
+  case FCD_VTK_TETRA: {
+    fcd_real v = tet_det(x[0], x[1], x[2], x[3]);
+    *what = v / 6;
+    if (!(fabs(v) > eps * h * h * h)) return 1;
+    return v < 0 ? 2 : 0;
+  }
+  case FCD_VTK_HEXAHEDRON: {
+    /* corner c of the bottom face: its neighbours on that face and the node above it */
+    static const int nb[8][3] = {{1, 3, 4}, {2, 0, 5}, {3, 1, 6}, {0, 2, 7},
+                                 {7, 5, 0}, {4, 6, 1}, {5, 7, 2}, {6, 4, 3}};
+    int neg = 0;
+    for (int c = 0; c < 8; c++) {
+      fcd_real v = tet_det(x[c], x[nb[c][0]], x[nb[c][1]], x[nb[c][2]]);
+      *what += v / 8;
+      if (!(fabs(v) > eps * h * h * h)) return 1;
+      neg += v < 0;
+    }
+    return neg ? 2 : 0;
+  }
+  case FCD_VTK_WEDGE: {
+    fcd_real v = tet_det(x[0], x[1], x[2], x[3]);
+    *what = v / 2;
+    return fabs(v) > eps * h * h * h ? 0 : 1;
+  }
+  default: return 0;
+  }
+}
+
 fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
                               const fcd_index *nodes) {
   if (!mesh_valid(m)) return FCD_E_INVALID_ARG;
@@ -152,6 +263,20 @@ fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
       return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_add_cells: cell %lld has node %lld, "
                       "outside [0, %lld)", (long long)(k / per), (long long)nodes[k],
                       (long long)m->nnodes);
+  static const char *const measure[4] = {"", "length", "area", "volume"};
+  for (fcd_index c = 0; c < ncells; c++) {
+    fcd_real v;
+    int bad = cell_measure(m, vtk_type, per, nodes + c * per, &v);
+    int md = vtk_type == FCD_VTK_LINE ? 1 : per == 3 || vtk_type == FCD_VTK_QUAD ? 2 : 3;
+    if (bad == 1)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_add_cells: cell %lld is degenerate (a "
+                      "node listed twice, or its %s is zero to round-off: %.3g)",
+                      (long long)c, measure[md], v);
+    if (bad == 2)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_add_cells: cell %lld is inverted (signed "
+                      "%s %.3g: its nodes run against VTK's order)", (long long)c,
+                      measure[md], v);
+  }
   fcd_index need_conn = m->conn_len + ncells * per, need_cells = m->ncells + ncells;
   if (need_conn > m->conn_cap) {
     fcd_index cap = need_conn > 2 * m->conn_cap ? need_conn : 2 * m->conn_cap;

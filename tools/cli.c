@@ -1,3 +1,4 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 /* What the program's commands share: the option table and its parser, loading a model
  * from the common options, reporting failures and certificates, VTK output. */
 #include <fcd/fcd.h>
@@ -5,11 +6,13 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -29,23 +32,29 @@ int parse_real(const char *opt, const char *v, double *x) {
  * where it goes in `options`. A command lists the names it accepts; the parser takes
  * `--opt value` and (main) `--opt=value`. */
 typedef enum { OPT_FLAG, OPT_TEXT, OPT_REAL, OPT_POS_REAL, OPT_POS_INT } opt_kind;
+/* a path the command reads, writes, or writes into (a directory) */
+typedef enum { ROLE_NONE, ROLE_IN, ROLE_OUT, ROLE_OUT_DIR } opt_role;
 typedef struct {
   const char *name;
   opt_kind kind;
   size_t off;
+  opt_role role;
 } opt_def;
-#define O_(name, kind, field) {name, kind, offsetof(options, field)}
+#define O_(name, kind, field) {name, kind, offsetof(options, field), ROLE_NONE}
+#define OIN(name, field) {name, OPT_TEXT, offsetof(options, field), ROLE_IN}
+#define OOUT(name, field) {name, OPT_TEXT, offsetof(options, field), ROLE_OUT}
 static const opt_def opt_table[] = {
-    O_("--mass", OPT_TEXT, mass), O_("--stiffness", OPT_TEXT, stiffness),
-    O_("--fixed", OPT_TEXT, fixed), O_("--out", OPT_TEXT, out),
-    O_("--solver", OPT_TEXT, solver), O_("--damping", OPT_TEXT, damping),
-    O_("--rayleigh", OPT_TEXT, rayleigh), O_("--load", OPT_TEXT, load),
-    O_("--contacts", OPT_TEXT, contacts), O_("--scheme", OPT_TEXT, scheme),
-    O_("--u0", OPT_TEXT, u0), O_("--v0", OPT_TEXT, v0), O_("--kind", OPT_TEXT, kind),
-    O_("--state", OPT_TEXT, state), O_("--mesh", OPT_TEXT, mesh), O_("--vtk", OPT_TEXT, vtk),
-    O_("--mu-sweep", OPT_TEXT, mu_sweep), O_("--plot", OPT_TEXT, plot),
-    O_("--mu", OPT_TEXT, mu_text), O_("--reference", OPT_TEXT, reference),
-    O_("--displacements", OPT_TEXT, displacements), O_("--write", OPT_TEXT, write),
+    OIN("--mass", mass), OIN("--stiffness", stiffness),
+    OIN("--fixed", fixed), OOUT("--out", out),
+    O_("--solver", OPT_TEXT, solver), OIN("--damping", damping),
+    O_("--rayleigh", OPT_TEXT, rayleigh), OIN("--load", load),
+    OIN("--contacts", contacts), O_("--scheme", OPT_TEXT, scheme),
+    OIN("--u0", u0), OIN("--v0", v0), O_("--kind", OPT_TEXT, kind),
+    OIN("--state", state), OIN("--mesh", mesh),
+    {"--vtk", OPT_TEXT, offsetof(options, vtk), ROLE_OUT_DIR},
+    O_("--mu-sweep", OPT_TEXT, mu_sweep), OOUT("--plot", plot),
+    O_("--mu", OPT_TEXT, mu_text), OIN("--reference", reference),
+    OOUT("--displacements", displacements), OOUT("--write", write),
     O_("--target-hz", OPT_REAL, target_hz), O_("--dt", OPT_REAL, dt),
     O_("--t-end", OPT_REAL, t_end), O_("--theta", OPT_REAL, theta),
     O_("--restitution", OPT_REAL, restitution), O_("--tol", OPT_POS_REAL, tol),
@@ -57,6 +66,63 @@ static const opt_def opt_table[] = {
     O_("--h", OPT_REAL, h), O_("--rate", OPT_REAL, rate), O_("--spacing", OPT_REAL, spacing),
 };
 #undef O_
+#undef OIN
+#undef OOUT
+
+/* Whether paths a and b name one file: the same inode when both exist, else the same
+ * canonical directory and name (an output not written yet). */
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
+  const char *p[2] = {a, b};
+  char *c[2] = {ca, cb};
+  for (int k = 0; k < 2; k++) {
+    const char *slash = strrchr(p[k], '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    size_t dl = slash ? (size_t)(slash - p[k]) : 0;
+    if (dl >= sizeof dir) return strcmp(a, b) == 0;
+    memcpy(dir, p[k], dl);
+    dir[dl] = 0;
+    if (!realpath(slash ? (dl ? dir : "/") : ".", real)) return strcmp(a, b) == 0;
+    snprintf(c[k], PATH_MAX + 256, "%s/%s", real, slash ? slash + 1 : p[k]);
+  }
+  return strcmp(ca, cb) == 0;
+}
+
+int cli_check_paths(const options *o, const char *operand_name, const char *operand) {
+  /* the options' paths with their roles, and the command's input operand */
+  const char *path[sizeof opt_table / sizeof opt_table[0] + 1];
+  const char *name[sizeof opt_table / sizeof opt_table[0] + 1];
+  opt_role role[sizeof opt_table / sizeof opt_table[0] + 1];
+  size_t n = 0;
+  for (size_t k = 0; k < sizeof opt_table / sizeof opt_table[0]; k++) {
+    if (opt_table[k].role == ROLE_NONE) continue;
+    const char *v = *(const char *const *)(const void *)((const char *)o + opt_table[k].off);
+    if (!v) continue;
+    path[n] = v;
+    name[n] = opt_table[k].name;
+    role[n++] = opt_table[k].role;
+  }
+  if (operand) {
+    path[n] = operand;
+    name[n] = operand_name;
+    role[n++] = ROLE_IN;
+  }
+  /* an output over an input destroys what the run reads (simulate --out M.mtx removed
+   * the mass matrix it read); two outputs over each other lose one of them */
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      if (i == j || role[i] == ROLE_IN || (role[j] != ROLE_IN && j < i)) continue;
+      if (!same_file(path[i], path[j])) continue;
+      fprintf(stderr, "fcd: %s '%s' is the same file as %s '%s': the run would %s; give "
+              "another path\n", name[i], path[i], name[j], path[j],
+              role[j] == ROLE_IN ? "overwrite what it reads" : "write both into one file");
+      return -1;
+    }
+  return 0;
+}
 
 int parse_options(int argc, char **argv, options *o, const cli_command *cmd) {
   for (int i = 0; i < argc; i++) {
@@ -110,7 +176,7 @@ int parse_options(int argc, char **argv, options *o, const cli_command *cmd) {
     case OPT_FLAG: break;
     }
   }
-  return 0;
+  return cli_check_paths(o, NULL, NULL);
 }
 
 int fail(fcd_system *sys, fcd_status st, const char *what) {

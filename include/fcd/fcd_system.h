@@ -375,9 +375,10 @@ FCD_API fcd_status fcd_system_eval_prescribed(fcd_system *sys, fcd_real t, fcd_r
  *  @param u displacements, ndofs entries
  *  @param v velocities, ndofs entries (NULL: no damping term)
  *  @param a accelerations, ndofs entries (NULL: no inertia term)
- *  @param r receives the reaction at each fixed dof
- *  @return FCD_OK, or FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_BACKEND (an MPI
- *      error on a distributed system) */
+ *  @param r receives the reaction at each fixed dof (never NULL, even without fixed dofs)
+ *  @return FCD_OK, or FCD_E_CALLBACK, FCD_E_INVALID_ARG (a NULL u or r, an entry of u, v or
+ *      a that is not finite, a reaction that overflows: r is then unchanged), FCD_E_NOMEM,
+ *      FCD_E_BACKEND (an MPI error on a distributed system) */
 FCD_API fcd_status fcd_system_support_reactions(fcd_system *sys, fcd_real t,
                                                 const fcd_real *u, const fcd_real *v,
                                                 const fcd_real *a, fcd_real *r);

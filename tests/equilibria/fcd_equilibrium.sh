@@ -77,4 +77,18 @@ awk 'function a(x) { return x < 0 ? -x : x }
      NR == 3 && a($1 + 0.0544) > 1e-12 { print "u_2 " $1; exit 1 }' un.txt || exit 1
 awk -F, 'NR == 2 { if ($2 != "slip" || ($6 + 0.936) ^ 2 > 1e-24 || ($7 + 0.2808) ^ 2 > 1e-24) {
                      print "state " $0; exit 1 } }' sn.csv || exit 1
+# issue 64: a --mesh that cannot be read fails the run even when no surface pair needs
+# it (it exited 0), and an output over an input is refused by name, the input intact
+"$fcd" equilibrium --stiffness Kn.mtx --load fn.txt --contacts cn.txt --mesh missing.vtk \
+  --out sm.csv > /dev/null 2>&1 && { echo "a missing --mesh was accepted"; exit 1; }
+[ ! -e sm.csv ] || { echo "a state was written for a failed run"; exit 1; }
+cp Kn.mtx Kn.keep
+err=$("$fcd" equilibrium --stiffness Kn.mtx --load fn.txt --contacts cn.txt --out Kn.mtx 2>&1)
+[ $? -eq 2 ] && echo "$err" | grep -q "'Kn.mtx' is the same file as --stiffness" ||
+  { echo "--out over --stiffness: $err"; exit 1; }
+cmp -s Kn.mtx Kn.keep || { echo "the stiffness file was changed"; exit 1; }
+err=$("$fcd" equilibrium --stiffness Kn.mtx --load fn.txt --contacts cn.txt --out s2.csv \
+      --displacements ./s2.csv 2>&1)
+[ $? -eq 2 ] && echo "$err" | grep -q "write both into one file" ||
+  { echo "two outputs into one file: $err"; exit 1; }
 echo "fcd equilibrium: ok"

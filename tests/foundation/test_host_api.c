@@ -105,6 +105,17 @@ static void test_support_reactions(void) {
   CHECK_ST(fcd_system_support_reactions(sys, 0, NULL, NULL, NULL, &R), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_system_support_reactions(sys, NAN, u, NULL, NULL, &R), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_system_support_reactions(sys, 0, u, NULL, NULL, NULL), FCD_E_INVALID_ARG);
+  /* issue 64: NaN in, an overflow out, and a NULL output were FCD_OK */
+  const double vnan[3] = {0, NAN, 0}, uhuge[3] = {0, 1e308, 0};
+  R = 42;
+  CHECK_ST(fcd_system_support_reactions(sys, 0, u, vnan, NULL, &R), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "v[1] is not finite");
+  CHECK_ST(fcd_system_support_reactions(sys, 0, uhuge, NULL, NULL, &R), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "reaction at dof 0 overflows");
+  CHECK(R == 42); /* nothing written */
+  CHECK_ST(fcd_system_clear_fixed(sys), FCD_OK);
+  CHECK_ST(fcd_system_support_reactions(sys, 0, u, NULL, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "r is NULL");
   fcd_system_destroy(sys);
 }
 

@@ -16,7 +16,40 @@ static char *slurp(const char *path) {
   return buf;
 }
 
+/* 3D cells: a unit cube as one hexahedron, five tetrahedra and two wedges, each valid
+ * in VTK's order; then each made degenerate (a node moved onto another's plane) or
+ * inverted (two nodes swapped) */
+static void test_cells_3d(void) {
+  fcd_system *sys = NULL;
+  CHECK_ST(fcd_system_create(24, &sys), FCD_OK);
+  const double x[24] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
+  fcd_mesh *m = NULL;
+  CHECK_ST(fcd_mesh_create(sys, 3, 8, x, NULL, &m), FCD_OK);
+  if (!m) return;
+  const fcd_index hex[8] = {0, 1, 2, 3, 4, 5, 6, 7}, hex_inv[8] = {0, 3, 2, 1, 4, 7, 6, 5};
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_HEXAHEDRON, 1, hex), FCD_OK);
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_HEXAHEDRON, 1, hex_inv), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "inverted (signed volume -1");
+  const fcd_index tets[20] = {0, 1, 3, 4, 1, 2, 3, 6, 1, 4, 5, 6, 3, 6, 7, 4, 1, 3, 4, 6};
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TETRA, 5, tets), FCD_OK);
+  const fcd_index tet_inv[4] = {0, 3, 1, 4}, tet_flat[4] = {0, 1, 2, 3};
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TETRA, 1, tet_inv), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "inverted");
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TETRA, 1, tet_flat), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "degenerate");
+  const fcd_index wedges[12] = {0, 1, 3, 4, 5, 7, 1, 2, 3, 5, 6, 7}, wedge_flat[6] = {0, 1, 2, 3, 1, 2};
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_WEDGE, 2, wedges), FCD_OK);
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_WEDGE, 1, wedge_flat), FCD_E_INVALID_ARG);
+  /* a surface triangle of the 3D mesh has no sign, only an area */
+  const fcd_index face[3] = {0, 3, 1}, face_line[3] = {0, 1, 1};
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, face), FCD_OK);
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, face_line), FCD_E_INVALID_ARG);
+  fcd_mesh_destroy(m);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
+  test_cells_3d();
   char path[600];
   fcdt_tmpfile(path, sizeof path, "tiny.vtk");
   fcd_system *sys = NULL;
@@ -49,6 +82,14 @@ int main(void) {
   CHECK_MSG(sys, "node 3");
   CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, -1, tri), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, NULL), FCD_E_INVALID_ARG);
+  /* issue 64: cells without a measure, or turned against VTK's order, are refused by
+   * name; nothing is added */
+  const fcd_index twice[3] = {0, 1, 1}, cw[3] = {0, 2, 1}, line0[2] = {2, 2};
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, twice), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "cell 0 is degenerate");
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, cw), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "cell 0 is inverted (signed area -0.5");
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_LINE, 1, line0), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, tri), FCD_OK);
   /* writing */
   const double u[6] = {0.5, -1, 2, 0.25, 3, 7};

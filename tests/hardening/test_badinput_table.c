@@ -503,7 +503,7 @@ static const row rows[] = {
   {"fcd_system_eval_load", a_sys_eval_load, MS_SYS, {H(S_SYS), FIN(0.5), OUT(S_YN), END}},
   {"fcd_system_eval_prescribed", a_sys_eval_presc, MS_SYS, {H(S_SYS), FIN(0.5), OUT(S_YC), OPT(S_XC), END}},
   {"fcd_system_support_reactions", a_sys_support, MS_SYS,
-   {H(S_SYS), FIN(0.5), INRAW(S_XN), OPT(S_XN), OPT(S_XN), OUT(S_YC), END}},
+   {H(S_SYS), FIN(0.5), IN(S_XN), OPT(S_XN), OPT(S_XN), OUT(S_YC), END}},
   {"fcd_system_check_spd", a_sys_spd, MS_SYS, {H(S_SYS), MK(FCD_MASS), END}},
   {"fcd_system_natural_modes", a_sys_modes, MS_SYS,
    {H(S_SYS), CNT(1), OUT(S_OUT1), OPT(S_YN), OPT(S_IDX1), END}},
