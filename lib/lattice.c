@@ -402,6 +402,54 @@ fcd_status fcd_lattice_create_tri(int nx, int ny, fcd_real spacing, fcd_real k, 
   return FCD_OK;
 }
 
+/* Row j of the triangular lattice holds the logical columns [lo, hi] (its generator's
+ * rule: i >= floor(j / 2) and 2 i - j < 2 nx). */
+static void tri_row(int nx, fcd_index j, fcd_index *lo, fcd_index *hi) {
+  *lo = j / 2;
+  *hi = (2 * (fcd_index)nx + j - 1) / 2;
+}
+
+/* |[a, b] and [c, d]| for integer intervals */
+static fcd_index overlap(fcd_index a, fcd_index b, fcd_index c, fcd_index d) {
+  fcd_index lo = a > c ? a : c, hi = b < d ? b : d;
+  return hi >= lo ? hi - lo + 1 : 0;
+}
+
+fcd_status fcd_lattice_generated_sizes(int kind, int nx, int ny, fcd_index *nodes,
+                                       fcd_index *springs, fcd_index *constraints) {
+  if ((kind != FCD_LAT_RECT && kind != FCD_LAT_TRI) || nx < 2 || ny < 2 || nx > 100000 ||
+      ny > 100000)
+    return FCD_E_INVALID_ARG;
+  fcd_index n = 0, m = 0, q = 0, X = nx, Y = ny;
+  if (kind == FCD_LAT_RECT) {
+    /* create_rect: right, up and both upper diagonals; bottom and top rows in y, one x */
+    n = X * Y;
+    m = (X - 1) * Y + X * (Y - 1) + 2 * (X - 1) * (Y - 1);
+    q = 2 * X + 1;
+  } else {
+    /* create_tri, row by row: right neighbours on the inner rows, then the neighbours
+     * (i, j + 1) and (i + 1, j + 1) of the row above */
+    for (fcd_index j = 0; j < Y; j++) {
+      fcd_index lo, hi, lu, hu;
+      tri_row(nx, j, &lo, &hi);
+      n += hi - lo + 1;
+      if (j > 0 && j < Y - 1) m += hi - lo;
+      if (j + 1 < Y) {
+        tri_row(nx, j + 1, &lu, &hu);
+        m += overlap(lo, hi, lu, hu) + overlap(lo, hi, lu - 1, hu - 1);
+      }
+    }
+    fcd_index l0, h0, l1, h1;
+    tri_row(nx, 0, &l0, &h0);
+    tri_row(nx, Y - 1, &l1, &h1);
+    q = (h0 - l0 + 1) + (h1 - l1 + 1) + 1;
+  }
+  if (nodes) *nodes = n;
+  if (springs) *springs = m;
+  if (constraints) *constraints = q;
+  return FCD_OK;
+}
+
 fcd_status fcd_lattice_sizes(const fcd_lattice *lat, fcd_index *nodes, fcd_index *springs,
                              fcd_index *constraints) {
   CHECK_LAT(lat);

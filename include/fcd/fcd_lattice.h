@@ -148,6 +148,24 @@ FCD_API fcd_status fcd_lattice_create_tri(int nx, int ny, fcd_real spacing, fcd_
                                           fcd_real c0, fcd_real s, fcd_real h,
                                           fcd_real rate, fcd_lattice **out);
 
+/** The generated lattices of fcd_lattice_create_rect and fcd_lattice_create_tri. */
+enum { FCD_LAT_RECT = 0, FCD_LAT_TRI = 1 };
+
+/** The sizes of a generated lattice (nodes, springs, constraints; any may be NULL) in
+ *  closed form, without building it: for counting a lattice too large to build, and for
+ *  checking one against the memory its solver will need before building it. They equal
+ *  fcd_lattice_sizes of the lattice the create function makes.
+ *  @param kind FCD_LAT_RECT or FCD_LAT_TRI
+ *  @param nx nodes along x, 2 to 100000
+ *  @param ny nodes along y, 2 to 100000
+ *  @param nodes receives the number of nodes (may be NULL)
+ *  @param springs receives the number of springs (may be NULL)
+ *  @param constraints receives the number of constraints (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG (an unknown kind, a size out of range)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_lattice_generated_sizes(int kind, int nx, int ny, fcd_index *nodes,
+                                               fcd_index *springs, fcd_index *constraints);
+
 /** Sizes: nodes, springs, constraints (any may be NULL).
  *  @param lat the lattice
  *  @param nodes receives the number of nodes (may be NULL)

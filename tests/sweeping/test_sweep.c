@@ -709,7 +709,47 @@ static void test_alg1_vs_alg2(void) {
   fcd_lattice_destroy(l2);
 }
 
+/* Issue 64: the generated lattices' sizes in closed form (fcd_lattice_generated_sizes,
+ * which `fcd lattice --count-only` prints without building anything) equal the sizes of
+ * the lattices built, for every shape from 2 x 2 to 9 x 9 of both kinds, and the
+ * self-stress dimension m - (2 n - q) that the built lattice certifies by its
+ * factorization where it is determinate; the published counts of seed 001 (10 x 15: 150 nodes, 527 springs, 21
+ * constraints; triangular 157, 404, 21); sizes out of range are refused. */
+static void test_generated_sizes(void) {
+  for (int kind = 0; kind < 2; kind++)
+    for (int nx = 2; nx <= 9; nx++)
+      for (int ny = 2; ny <= 9; ny++) {
+        fcd_lattice *lat = NULL;
+        CHECK_ST(kind == FCD_LAT_RECT ? fcd_lattice_create_rect(nx, ny, 1, 1, 0.01, 0.3, 1.1, 0.1, &lat)
+                                      : fcd_lattice_create_tri(nx, ny, 1, 1, 0.01, 0.3, 1.1, 0.1, &lat),
+                 FCD_OK);
+        fcd_index n, m, q, n2, m2, q2, dv;
+        CHECK_ST(fcd_lattice_sizes(lat, &n, &m, &q), FCD_OK);
+        CHECK_ST(fcd_lattice_generated_sizes(kind, nx, ny, &n2, &m2, &q2), FCD_OK);
+        CHECK(n == n2 && m == m2 && q == q2);
+        /* the triangular lattices of three rows have a mechanism (named,
+         * FCD_E_SINGULAR): counts exist without the check, the dimension does not */
+        fcd_status sd = fcd_lattice_selfstress_dim(lat, &dv);
+        if (kind == FCD_LAT_RECT) CHECK_ST(sd, FCD_OK);
+        if (sd == FCD_OK) CHECK(dv == m2 - (2 * n2 - q2));
+        else CHECK_ST(sd, FCD_E_SINGULAR);
+        fcd_lattice_destroy(lat);
+      }
+  fcd_index n, m, q;
+  CHECK_ST(fcd_lattice_generated_sizes(FCD_LAT_RECT, 10, 15, &n, &m, &q), FCD_OK);
+  CHECK(n == 150 && m == 527 && q == 21);
+  CHECK_ST(fcd_lattice_generated_sizes(FCD_LAT_TRI, 10, 15, &n, &m, &q), FCD_OK);
+  CHECK(n == 157 && m == 404 && q == 21);
+  /* the largest: counted in closed form, nothing allocated */
+  CHECK_ST(fcd_lattice_generated_sizes(FCD_LAT_TRI, 100000, 100000, &n, NULL, NULL), FCD_OK);
+  CHECK(n > 9000000000LL);
+  CHECK_ST(fcd_lattice_generated_sizes(FCD_LAT_RECT, 1, 5, &n, &m, &q), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_lattice_generated_sizes(FCD_LAT_RECT, 5, 100001, &n, &m, &q), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_lattice_generated_sizes(7, 5, 5, &n, &m, &q), FCD_E_INVALID_ARG);
+}
+
 int main(void) {
+  test_generated_sizes();
   test_single_spring();
   test_two_springs();
   test_unequal();
