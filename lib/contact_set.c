@@ -3,6 +3,7 @@
 #include "mechanism.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A frame within this distance of orthonormal is taken as meant to be one. */
@@ -60,6 +61,9 @@ static void contact_set_free(fcd_contact_set *cs) {
   fcd__free(cs->rw);
   fcd__free(cs->c);
   fcd__geometry_free(cs->geo);
+  fcd__free(cs->hkey);
+  fcd__free(cs->hnext);
+  fcd__free(cs->htab);
   fcd__csr_clear(&cs->H);
   cs->magic = 0;
   fcd__free(cs);
@@ -165,14 +169,139 @@ static fcd_status check_dofs(const fcd_contact_set *cs, const fcd_index *dofs,
   return FCD_OK;
 }
 
-/* room for one more contact */
+/* room for one more contact (and its entries in the normal-row index) */
 static fcd_status reserve_contact(fcd_contact_set *cs) {
   if (cs->n < cs->cap) return FCD_OK;
   fcd_index nc = cs->cap ? 2 * cs->cap : 16;
   fcd__contact *p = fcd__grow_array(cs->c, (size_t)cs->n, (size_t)nc, sizeof *p);
   if (!p) return fcd__err(cs->sys, FCD_E_NOMEM, "out of memory adding a contact");
   cs->c = p;
+  uint64_t *hk = fcd__grow_array(cs->hkey, (size_t)cs->n, (size_t)nc, sizeof *hk);
+  if (!hk) return fcd__err(cs->sys, FCD_E_NOMEM, "out of memory adding a contact");
+  cs->hkey = hk;
+  fcd_index *hn = fcd__grow_array(cs->hnext, (size_t)cs->n, (size_t)nc, sizeof *hn);
+  if (!hn) return fcd__err(cs->sys, FCD_E_NOMEM, "out of memory adding a contact");
+  cs->hnext = hn;
   cs->cap = nc;
+  return FCD_OK;
+}
+
+/* ---- the normal-row index: one contact per constraint ----------------------------
+ * Two contacts whose normal rows are the same up to a positive factor (a surface pair
+ * given twice, identical rows, a rigid contact and rows on one node along one normal)
+ * are one constraint twice: their reactions split arbitrarily, and the answer's
+ * reactions were not unique. A contact is refused when its normal row repeats one of
+ * the set's; rows in opposite directions (a node between two walls) are two
+ * constraints and are kept. Contacts are indexed by the hash of their normal row's dofs
+ * (sorted), and candidates compared by their normalized weights to 1e-9. */
+typedef struct {
+  fcd_index dof;
+  fcd_real w;
+} nrow_entry;
+
+static int cmp_nrow(const void *a, const void *b) {
+  fcd_index x = ((const nrow_entry *)a)->dof, y = ((const nrow_entry *)b)->dof;
+  return (x > y) - (x < y);
+}
+
+/* the normal row of a contact given by frame (dofs_a, dofs_b or NULL, normal n) or by
+ * its entries (dofs, w, len): nonzero entries sorted by dof, weights over their norm;
+ * returns the count (out holds len, or 2 d for a frame) */
+static fcd_index nrow_of(int d, const fcd_index *dofs_a, const fcd_index *dofs_b,
+                         const fcd_real *n, const fcd_index *dofs, const fcd_real *w,
+                         fcd_index len, nrow_entry *out) {
+  fcd_index k = 0;
+  if (dofs_a) {
+    for (int a = 0; a < d; a++) {
+      if (n[a] != 0) out[k++] = (nrow_entry){dofs_a[a], n[a]};
+      if (dofs_b && n[a] != 0) out[k++] = (nrow_entry){dofs_b[a], -n[a]};
+    }
+  } else {
+    for (fcd_index q = 0; q < len; q++)
+      if (w[q] != 0) out[k++] = (nrow_entry){dofs[q], w[q]};
+  }
+  qsort(out, (size_t)k, sizeof *out, cmp_nrow);
+  fcd_real big = 0, nn = 0;
+  for (fcd_index q = 0; q < k; q++) big = fmax(big, fabs(out[q].w));
+  for (fcd_index q = 0; q < k; q++) nn += (out[q].w / big) * (out[q].w / big);
+  for (fcd_index q = 0; q < k; q++) out[q].w = out[q].w / big / sqrt(nn);
+  return k;
+}
+
+static uint64_t nrow_key(const nrow_entry *e, fcd_index k) {
+  uint64_t h = 1469598103934665603ull;
+  for (fcd_index q = 0; q < k; q++) {
+    h ^= (uint64_t)e[q].dof;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+/* contact c's normal row into out (room for its row's length, or 6) */
+static fcd_index nrow_of_contact(const fcd_contact_set *cs, fcd_index c, nrow_entry *out) {
+  const fcd__contact *k = &cs->c[c];
+  if (k->rows) {
+    fcd_index q0 = cs->rptr[k->row0];
+    return nrow_of(cs->dim, NULL, NULL, NULL, cs->rdof + q0, cs->rw + q0,
+                   cs->rptr[k->row0 + 1] - q0, out);
+  }
+  return nrow_of(cs->dim, k->dofs_a, k->pair ? k->dofs_b : NULL, k->frame[0], NULL, NULL, 0,
+                 out);
+}
+
+static fcd_index nrow_len(const fcd_contact_set *cs, fcd_index c) {
+  const fcd__contact *k = &cs->c[c];
+  return k->rows ? cs->rptr[k->row0 + 1] - cs->rptr[k->row0] : 2 * cs->dim;
+}
+
+static void index_insert(fcd_contact_set *cs, fcd_index c, uint64_t key) {
+  fcd_index slot = (fcd_index)(key & (uint64_t)(cs->hcap - 1));
+  cs->hkey[c] = key;
+  cs->hnext[c] = cs->htab[slot] - 1;
+  cs->htab[slot] = c + 1;
+}
+
+/* the table for the set's contacts plus one: rebuilt after a truncation or when it
+ * fills past half */
+static fcd_status index_ready(fcd_contact_set *cs) {
+  if (cs->htab && cs->hcount == cs->n && 2 * (cs->n + 1) <= cs->hcap) return FCD_OK;
+  fcd_index cap = 64;
+  while (cap < 4 * (cs->n + 1)) cap *= 2;
+  fcd_index *t = fcd__calloc((size_t)cap, sizeof *t);
+  if (!t) return fcd__err(cs->sys, FCD_E_NOMEM, "out of memory indexing contacts");
+  fcd__free(cs->htab);
+  cs->htab = t;
+  cs->hcap = cap;
+  /* keys of indexed contacts are kept; contacts never indexed (none: every add indexes)
+   * would be recomputed here */
+  for (fcd_index c = 0; c < cs->n; c++) index_insert(cs, c, cs->hkey[c]);
+  cs->hcount = cs->n;
+  return FCD_OK;
+}
+
+/* FCD_OK and *key when the candidate's normal row e (k entries) repeats no contact's */
+static fcd_status index_check(fcd_contact_set *cs, const nrow_entry *e, fcd_index k,
+                              uint64_t *key) {
+  FCD_TRY(index_ready(cs));
+  *key = nrow_key(e, k);
+  for (fcd_index c = cs->htab[*key & (uint64_t)(cs->hcap - 1)] - 1; c >= 0; c = cs->hnext[c]) {
+    if (cs->hkey[c] != *key || nrow_len(cs, c) < k) continue;
+    nrow_entry buf[64], *o = buf;
+    fcd_index len = nrow_len(cs, c);
+    if (len > 64 && !(o = fcd__malloc_array((size_t)len, sizeof *o)))
+      return fcd__err(cs->sys, FCD_E_NOMEM, "out of memory comparing contacts");
+    fcd_index ko = nrow_of_contact(cs, c, o);
+    int same = ko == k;
+    for (fcd_index q = 0; same && q < k; q++)
+      same = o[q].dof == e[q].dof && fabs(o[q].w - e[q].w) <= 1e-9;
+    if (o != buf) fcd__free(o);
+    if (same)
+      return fcd__err(cs->sys, FCD_E_INVALID_ARG, "contact %lld repeats contact %lld: the same "
+                      "normal row (dofs and weights up to a positive factor) is one constraint "
+                      "twice, whose reaction the two would share arbitrarily; give it once (a "
+                      "surface pair, a segment or a node listed twice?)", (long long)cs->n,
+                      (long long)c);
+  }
   return FCD_OK;
 }
 
@@ -199,6 +328,10 @@ static fcd_status add_contact(fcd_contact_set *cs, const fcd_index *dofs_a,
   FCD_TRY(check_gap_mu(cs, gap, mu));
   FCD_TRY(make_frame(cs, normal, tangent, c.frame));
   FCD_TRY(reserve_contact(cs));
+  nrow_entry e[6];
+  uint64_t key;
+  FCD_TRY(index_check(cs, e, nrow_of(cs->dim, dofs_a, dofs_b, c.frame[0], NULL, NULL, 0, e),
+                      &key));
   c.pair = dofs_b != NULL;
   for (int k = 0; k < cs->dim; k++) {
     c.dofs_a[k] = dofs_a[k];
@@ -208,6 +341,8 @@ static fcd_status add_contact(fcd_contact_set *cs, const fcd_index *dofs_a,
   c.mu = mu;
   cs->c[cs->n] = c;
   count_uses(cs, &c, 1);
+  index_insert(cs, cs->n, key);
+  cs->hcount++;
   if (id) *id = cs->n;
   cs->n++;
   cs->version++;
@@ -230,7 +365,7 @@ static fcd_status check_rows(const fcd_contact_set *cs, const fcd_index *row_ptr
       return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d is empty or row_ptr "
                       "is not increasing (%lld, %lld)", id, k, (long long)row_ptr[k],
                       (long long)row_ptr[k + 1]);
-    fcd_real norm = 0;
+    fcd_real big = 0;
     for (fcd_index q = row_ptr[k]; q < row_ptr[k + 1]; q++) {
       fcd_index d = dofs[q];
       if (d < 0 || d >= sys->n)
@@ -246,11 +381,49 @@ static fcd_status check_rows(const fcd_contact_set *cs, const fcd_index *row_ptr
         if (dofs[p] == d)
           return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d: dof %lld appears "
                           "twice", id, k, (long long)d);
-      norm += weights[q] * weights[q];
+      big = fmax(big, fabs(weights[q]));
     }
-    if (!(norm > 0))
+    if (!(big > 0))
       return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d has only zero weights",
                       id, k);
+    /* W = H K^-1 H^T goes with the square of the weights: 1e-300 underflowed (and was
+     * called "only zero weights"), 1e200 overflowed and the solve failed to converge */
+    if (big < 1e-100 || big > 1e100)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: row %d's largest weight is %g, "
+                      "outside [1e-100, 1e100] where the contact's operator (the weights "
+                      "squared) keeps its range; scale the rows and the gap alike", id, k,
+                      big);
+  }
+  /* the rows must be independent: N and T parallel made friction act along the normal */
+  fcd_real G[3][3] = {{0}};
+  for (int a = 0; a < cs->dim; a++)
+    for (int b = 0; b <= a; b++) {
+      fcd_real dotp = 0;
+      for (fcd_index p = row_ptr[a]; p < row_ptr[a + 1]; p++)
+        for (fcd_index q = row_ptr[b]; q < row_ptr[b + 1]; q++)
+          if (dofs[p] == dofs[q]) dotp += weights[p] * weights[q];
+      G[a][b] = G[b][a] = dotp;
+    }
+  for (int a = 0; a < cs->dim; a++)
+    for (int b = 0; b < cs->dim; b++)
+      if (a != b) G[a][b] /= sqrt(G[a][a] * G[b][b]);
+  for (int a = 0; a < cs->dim; a++) G[a][a] = 1;
+  static const char *const rname[3] = {"N", "T", "B"};
+  for (int a = 0; a < cs->dim; a++)
+    for (int b = 0; b < a; b++)
+      if (fabs(G[a][b]) > 1 - 1e-9)
+        return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: rows %s and %s are parallel "
+                        "(cosine %.12g): %s would act along %s", id, rname[b], rname[a],
+                        G[a][b], a == 1 || b == 1 ? "friction" : "the second tangent",
+                        b == 0 ? "the normal" : "the first tangent");
+  if (cs->dim == 3) {
+    fcd_real det = G[0][0] * (G[1][1] * G[2][2] - G[1][2] * G[2][1]) -
+                   G[0][1] * (G[1][0] * G[2][2] - G[1][2] * G[2][0]) +
+                   G[0][2] * (G[1][0] * G[2][1] - G[1][1] * G[2][0]);
+    if (!(det > 1e-12))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "contact %lld: rows N, T and B are linearly "
+                      "dependent (Gram determinant %.3g of the normalized rows): friction "
+                      "needs two tangents independent of the normal", id, det);
   }
   *nnz = row_ptr[cs->dim];
   return FCD_OK;
@@ -266,6 +439,16 @@ fcd_status fcd_contact_set_add_rows(fcd_contact_set *cs, const fcd_index *row_pt
   FCD_TRY(check_rows(cs, row_ptr, dofs, weights, &nnz));
   FCD_TRY(check_gap_mu(cs, gap, mu));
   FCD_TRY(reserve_contact(cs));
+  uint64_t key;
+  {
+    nrow_entry buf[64], *e = buf;
+    if (row_ptr[1] > 64 && !(e = fcd__malloc_array((size_t)row_ptr[1], sizeof *e)))
+      return fcd__err(sys, FCD_E_NOMEM, "out of memory adding a contact");
+    fcd_status st = index_check(cs, e, nrow_of(d, NULL, NULL, NULL, dofs, weights,
+                                               row_ptr[1], e), &key);
+    if (e != buf) fcd__free(e);
+    if (st != FCD_OK) return st;
+  }
   fcd_index e0 = cs->nrow ? cs->rptr[cs->nrow] : 0;
   if (cs->nrow + d + 1 > cs->rcap) {
     fcd_index nc = 2 * (cs->nrow + d + 1);
@@ -300,6 +483,8 @@ fcd_status fcd_contact_set_add_rows(fcd_contact_set *cs, const fcd_index *row_pt
   cs->nrow += d;
   cs->c[cs->n] = c;
   count_uses(cs, &c, 1);
+  index_insert(cs, cs->n, key);
+  cs->hcount++;
   if (id) *id = cs->n;
   cs->n++;
   cs->version++;

@@ -173,6 +173,11 @@ struct fcd_contact_set {
   int zombie;
   /* the node coordinates of the first surface pair's mesh (mechanism.h), or NULL */
   struct fcd__geometry *geo;
+  /* contacts by the pattern of their normal row (contact_set.c: a contact whose normal
+   * row repeats another's is refused): hkey/hnext per contact, htab heads (index + 1),
+   * hcount contacts indexed (more than n after a truncation: rebuilt) */
+  uint64_t *hkey;
+  fcd_index *hnext, *htab, hcap, hcount;
 };
 void fcd__contact_set_release(fcd_contact_set *cs);
 /* a mesh's geometry (vtk.c), read by the surface pairing (surface.c); 0 for an invalid

@@ -82,6 +82,42 @@ static fcd_status check_surfaces(const surf *s) {
                           "has no dof", names[w], (long long)e);
     }
   }
+  /* Each surface a chain of segments run one way, listed once; no node on both. A
+   * segment listed twice doubled its nodes' mortar weights (a contact twice as stiff
+   * there, no error); a reversed one turned its normal on touching surfaces (the side
+   * test sees the master on the segment's line) and the nodal normals cancelled ("weight
+   * of dof 32 is not finite"); a node on both surfaces (two bodies welded into one mesh
+   * when read) gave "dof 82 appears twice" or a negative gap. Quadratic in the segments
+   * of one pair: surfaces of a few thousand segments check in milliseconds. */
+  for (int w = 0; w < 2; w++)
+    for (fcd_index e = 0; e < counts[w]; e++) {
+      fcd_index a = lists[w][2 * e], b = lists[w][2 * e + 1];
+      for (fcd_index f = 0; f < e; f++) {
+        fcd_index c = lists[w][2 * f], d = lists[w][2 * f + 1];
+        if ((a == c && b == d) || (a == d && b == c))
+          return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: %s segment %lld (nodes %lld, "
+                          "%lld) repeats segment %lld; list each segment once", names[w],
+                          (long long)e, (long long)a, (long long)b, (long long)f);
+        if (a == c || b == d)
+          return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: %s segment %lld (nodes %lld, "
+                          "%lld) runs against segment %lld (nodes %lld, %lld): both %s at node "
+                          "%lld; give the segments of a surface one after another in one "
+                          "direction", names[w], (long long)e, (long long)a, (long long)b,
+                          (long long)f, (long long)c, (long long)d, a == c ? "start" : "end",
+                          (long long)(a == c ? a : b));
+      }
+    }
+  for (fcd_index e = 0; e < s->ns; e++)
+    for (int i = 0; i < 2; i++) {
+      fcd_index v = s->sseg[2 * e + i];
+      for (fcd_index f = 0; f < 2 * s->nm; f++)
+        if (s->mseg[f] == v)
+          return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: node %lld is on both the "
+                          "slave surface (segment %lld) and the master surface (segment "
+                          "%lld): two bodies in contact need nodes of their own on each side "
+                          "(a mesh whose coincident nodes were merged when read has welded "
+                          "them)", (long long)v, (long long)e, (long long)(f / 2));
+    }
   return FCD_OK;
 }
 
@@ -109,6 +145,14 @@ static fcd_status slave_nodes(const surf *s, fcd_index **nodes, fcd_real **norma
   }
   for (fcd_index j = 0; j < n; j++) {
     fcd_real L = hypot(nr[2 * j], nr[2 * j + 1]);
+    if (!(L > 1e-12)) { /* two segments folded back on each other at this node */
+      fcd_status st = fcd__err(s->sys, FCD_E_INVALID_ARG, "surface pair: the slave surface "
+                               "folds back on itself at node %lld (its segments' normals "
+                               "there cancel)", (long long)nd[j]);
+      fcd__free(nd);
+      fcd__free(nr);
+      return st;
+    }
     nr[2 * j] /= L;
     nr[2 * j + 1] /= L;
   }
@@ -126,6 +170,13 @@ static fcd_status add_node_rows(fcd_contact_set *cs, const surf *s, const fcd_re
   fcd_index rp[3] = {0, 2 * nw, 4 * nw}, dofs[4 * 8];
   fcd_real wt[4 * 8];
   const fcd_real t[2] = {-n[1], n[0]};
+  const fcd_system *sys = s->sys;
+  for (int c = 0; c < 2; c++)
+    if (sys->is_fixed[s->dof[2 * v[0] + c]])
+      return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: slave node %lld faces the master "
+                      "surface but its dof %lld is prescribed: a contact needs free dofs "
+                      "(prescribe the node after pairing, or leave it out of the slave "
+                      "segments)", (long long)v[0], (long long)s->dof[2 * v[0] + c]);
   for (int r = 0; r < 2; r++) {
     const fcd_real *dir = r ? t : n;
     for (fcd_index k = 0; k < nw; k++)

@@ -189,6 +189,29 @@ static fcd_status check_orientation(const surf3 *s, int w) {
   return st;
 }
 
+/* no node on both surfaces: two bodies in contact need their own nodes on each side (a
+ * mesh whose coincident nodes were merged when read has welded them) */
+static fcd_status check_shared_nodes(const surf3 *s) {
+  unsigned char *on_master = fcd__calloc((size_t)s->nnodes + 1, 1);
+  if (!on_master) return fcd__err(s->sys, FCD_E_NOMEM, "surface pair: out of memory");
+  for (fcd_index e = 0; e < s->nf[1]; e++)
+    for (int i = 0; i < 4; i++)
+      if (s->f[1][4 * e + i] >= 0) on_master[s->f[1][4 * e + i]] = 1;
+  fcd_status st = FCD_OK;
+  for (fcd_index e = 0; e < s->nf[0] && st == FCD_OK; e++)
+    for (int i = 0; i < 4 && st == FCD_OK; i++) {
+      fcd_index v = s->f[0][4 * e + i];
+      if (v >= 0 && on_master[v])
+        st = fcd__err(s->sys, FCD_E_INVALID_ARG, "surface pair: node %lld is on both the "
+                      "slave surface (facet %lld) and the master surface: two bodies in "
+                      "contact need nodes of their own on each side (a mesh whose "
+                      "coincident nodes were merged when read has welded them)",
+                      (long long)v, (long long)e);
+    }
+  fcd__free(on_master);
+  return st;
+}
+
 /* unit normals by the host's node order (outward by the right-hand rule), and
  * bounding boxes */
 static fcd_status facet_normals(surf3 *s) {
@@ -843,6 +866,7 @@ fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd
   fcd_status st = FCD_OK;
   for (int w = 0; w < 2 && st == FCD_OK; w++) st = check_facets(&s, w);
   for (int w = 0; w < 2 && st == FCD_OK; w++) st = check_orientation(&s, w);
+  if (st == FCD_OK) st = check_shared_nodes(&s);
   if (st == FCD_OK) st = facet_normals(&s);
   for (int w = 0; w < 2 && st == FCD_OK; w++)
     for (fcd_index e = 0; e < s.nf[w]; e++)

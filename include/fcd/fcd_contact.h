@@ -121,9 +121,18 @@ FCD_API fcd_status fcd_contact_set_add_rigid_n(fcd_contact_set *cs, fcd_index n,
  *  contact is the special case of one dof per weight of its frame; a pair, of both
  *  nodes' dofs with opposite signs. Rows need not be orthonormal (a mortar row carries
  *  its segment's length); friction is then measured in the rows' own metric. The
- *  contacts work in the one-step problem, the integrators and the equilibria; the
- *  stability analysis refuses them with FCD_E_UNSUPPORTED in this release, and
- *  fcd_contact_set_get returns no frame for them.
+ *  contacts work in the one-step problem, the integrators, the equilibria and the
+ *  stability analysis (its reduction takes each contact's rows as they are);
+ *  fcd_contact_set_get returns no frame for them. Refused by name (FCD_E_INVALID_ARG):
+ *  a row whose largest weight lies outside [1e-100, 1e100] (the contact's operator goes
+ *  with the weights squared), rows that are not independent (N and T parallel: friction
+ *  would act along the normal; in 3D a Gram determinant of the normalized rows below
+ *  1e-12), and a normal row that repeats one of the set's contacts up to a positive
+ *  factor (one constraint twice, whose reaction the two would share arbitrarily: a
+ *  surface pair, segment or node given twice, or rows on a rigid contact's node along
+ *  its normal). Opposite normal rows (a node between two walls) and different normals
+ *  on one node (a corner) are distinct constraints and are kept. The same rule holds for
+ *  rigid and pair contacts.
  *  @param cs the contact set
  *  @param row_ptr dim + 1 offsets into dofs and weights, row_ptr[0] = 0, each row
  *      non-empty and at most ndofs long

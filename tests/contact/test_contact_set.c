@@ -176,7 +176,88 @@ static void test_read(void) {
   fcd_system_destroy(sys);
 }
 
+/* Issue 64: what a contact set refuses by name, or keeps, beyond plain bad values.
+ * Repeats of one constraint (a rigid contact twice, rows repeating a rigid contact on the
+ * same node and normal, a surface pair given twice, a segment listed twice), rows whose N
+ * and T are parallel, weights outside [1e-100, 1e100]; kept: opposite normals on one node
+ * (two walls), two normals on one node (a corner). On surface pairs: a node on both
+ * surfaces, a slave segment reversed against its neighbour, a prescribed slave node that
+ * faces the master. Every refusal leaves the set as it was. */
+static void test_refusals_by_name(void) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(16, &sys), FCD_OK);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const fcd_index n0[2] = {0, 1};
+  const double down[2] = {0, -1}, up[2] = {0, 1}, ex[2] = {1, 0}, diag[2] = {0.6, -0.8},
+               tdiag[2] = {0.8, 0.6};
+  CHECK_ST(fcd_contact_set_add_rigid(cs, n0, down, ex, 0.0, 0.3, NULL), FCD_OK);
+  CHECK_ST(fcd_contact_set_add_rigid(cs, n0, down, ex, 0.5, 0.1, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "contact 1 repeats contact 0");
+  CHECK_ST(fcd_contact_set_add_rigid(cs, n0, up, ex, 0.0, 0.3, NULL), FCD_OK); /* two walls */
+  CHECK_ST(fcd_contact_set_add_rigid(cs, n0, diag, tdiag, 0.0, 0.3, NULL), FCD_OK); /* corner */
+  /* the same constraint as rows, scaled by 2: a repeat */
+  const fcd_index rp[3] = {0, 1, 2}, rd[2] = {1, 0};
+  const double rw[2] = {-2.0, 1.0};
+  CHECK_ST(fcd_contact_set_add_rows(cs, rp, rd, rw, 0.0, 0.3, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "repeats contact 0");
+  /* N and T parallel (the same dof): friction along the normal */
+  const fcd_index pd[2] = {3, 3};
+  const double pw[2] = {1.0, -2.0};
+  CHECK_ST(fcd_contact_set_add_rows(cs, rp, pd, pw, 0.0, 0.3, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "rows N and T are parallel");
+  /* weights out of range: 1e-300 was "only zero weights", 1e200 failed to converge */
+  const fcd_index wd[2] = {5, 4};
+  const double tiny[2] = {1e-300, 1.0}, huge[2] = {1.0, 1e200};
+  CHECK_ST(fcd_contact_set_add_rows(cs, rp, wd, tiny, 0.0, 0.3, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "row 0's largest weight is 1e-300");
+  CHECK_ST(fcd_contact_set_add_rows(cs, rp, wd, huge, 0.0, 0.3, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "outside [1e-100, 1e100]");
+  CHECK(fcd_contact_set_size(cs) == 3);
+  fcd_contact_set_destroy(cs);
+  /* surface pairs on two touching surfaces at y = 1: master nodes 0-1-2, slave 3-4-5 at
+   * the same points (nodes 6 and 7 are not on them) */
+  const double xy[16] = {0, 1, 0.5, 1, 1, 1, 0, 1, 0.5, 1, 1, 1, 0, 0, 0, 2};
+  fcd_mesh *m;
+  CHECK_ST(fcd_mesh_create(sys, 2, 8, xy, NULL, &m), FCD_OK);
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const fcd_index slave[4] = {3, 4, 4, 5}, master[4] = {2, 1, 1, 0};
+  const fcd_index twice[6] = {3, 4, 4, 5, 3, 4}, reversed[4] = {4, 3, 4, 5},
+                  shared[4] = {3, 4, 4, 2};
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 2, slave, 2, master, FCD_SURFACE_DUAL_MORTAR,
+                                            0.2, NULL, NULL), FCD_OK);
+  fcd_index n1 = fcd_contact_set_size(cs);
+  CHECK(n1 == 3);
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 2, slave, 2, master, FCD_SURFACE_DUAL_MORTAR,
+                                            0.2, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "contact 3 repeats contact 0");
+  CHECK(fcd_contact_set_size(cs) == n1); /* all or nothing */
+  fcd_contact_set_destroy(cs);
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 3, twice, 2, master, FCD_SURFACE_DUAL_MORTAR,
+                                            0.2, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "slave segment 2 (nodes 3, 4) repeats segment 0");
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 2, reversed, 2, master,
+                                            FCD_SURFACE_NODE_TO_SEGMENT, 0.2, NULL, NULL),
+           FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "runs against segment 0");
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 2, shared, 2, master, FCD_SURFACE_DUAL_MORTAR,
+                                            0.2, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "node 2 is on both the slave surface");
+  const fcd_index fx[2] = {8, 9}; /* node 4, the slave's middle, faces the master */
+  CHECK_ST(fcd_system_fix_dofs(sys, 2, fx, NULL), FCD_OK);
+  CHECK_ST(fcd_contact_set_add_surface_pair(cs, m, 2, slave, 2, master,
+                                            FCD_SURFACE_NODE_TO_SEGMENT, 0.2, NULL, NULL),
+           FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "slave node 4 faces the master surface but its dof 8 is prescribed");
+  CHECK(fcd_contact_set_size(cs) == 0);
+  fcd_contact_set_destroy(cs);
+  fcd_mesh_destroy(m);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
+  test_refusals_by_name();
   test_operator();
   test_read();
   test_bad_input();
