@@ -20,6 +20,7 @@ typedef struct {
   long steps, done;
   /* per track: last mu, re and freq, for the critical coefficients */
   double *last_mu, *last_re, *last_f;
+  double *first_f; /* each track's frequency where it first appears (the chart's legend) */
   long ntracks;
   int any_unstable;
 } stab_ctx;
@@ -45,8 +46,10 @@ static int stab_row(void *ud, double mu, fcd_index n, const double *re, const do
       if (b) c->last_re = b;
       double *e = realloc(c->last_f, (size_t)nt * sizeof *e);
       if (e) c->last_f = e;
-      if (!a || !b || !e) return 1;
-      for (long k = c->ntracks; k < nt; k++) c->last_mu[k] = NAN;
+      double *g = realloc(c->first_f, (size_t)nt * sizeof *g);
+      if (g) c->first_f = g;
+      if (!a || !b || !e || !g) return 1;
+      for (long k = c->ntracks; k < nt; k++) c->last_mu[k] = c->first_f[k] = NAN;
       c->ntracks = nt;
     }
     /* a crossing of Re = 0 between the previous coefficient and this one */
@@ -55,6 +58,7 @@ static int stab_row(void *ud, double mu, fcd_index n, const double *re, const do
       printf("critical: track=%ld mu_from=%.6g mu_to=%.6g freq_hz=%.6g %s\n", t,
              c->last_mu[t], mu, f, re[i] > 1e-9 ? "becomes unstable" : "becomes stable");
     }
+    if (isnan(c->last_mu[t])) c->first_f[t] = f;
     c->last_mu[t] = mu;
     c->last_re[t] = re[i];
     c->last_f[t] = f;
@@ -124,9 +128,12 @@ static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const o
   if (note && fcd_stability_reduced_size(st) > CLI_DENSE_MAX &&
       (strstr(note, "clamped") || strstr(note, "converged")))
     fprintf(stderr, "fcd: %s\n", note);
+  /* an eigenpair's backward error is not an equilibrium residual: its own name, with the
+   * norm it is relative to (|K*|, the reduced stiffness' infinity norm) */
   fcd_certificate cert;
   if (fcd_stability_get_certificate(st, &cert) == FCD_OK)
-    print_certificate("certificate", &cert);
+    printf("certificate: backward_error=%.3e tolerance=%.1e norm=%.3e\n", cert.worst,
+           cert.tolerance, cert.force_scale);
   fcd_index ninf = 0;
   if (fcd_stability_get_infinite_count(st, &ninf) == FCD_OK && ninf > 0)
     printf("infinite: %lld eigenvalues dropped as infinite (a mass-less constraint "
@@ -149,21 +156,59 @@ static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const o
          any_unstable ? "yes" : "no", nec ? "yes" : "no", msym, o->out);
 }
 
-/* --plot: the chart drawn by gnuplot (no path enters the script); 0 or 1 */
-static int stab_plot(const options *o) {
-  /* the chart is linked as chart.csv and the image written as plot.png in a work
-   * directory: neither path enters the script */
-  static const char script[] =
-      "set terminal pngcairo size 900,800\nset output 'plot.png'\nset datafile separator ','\n"
-      "set multiplot layout 2,1\nset xlabel 'friction coefficient'\n"
-      "set ylabel 'frequency (Hz)'\nset key off\n"
-      "plot 'chart.csv' every ::1 using 1:($5 > 0 ? $6 : 1/0):3 with points pt 7 ps 0.5 lc variable\n"
-      "set ylabel 'Re(lambda) (1/s)'\n"
-      "plot 'chart.csv' every ::1 using 1:($5 >= 0 ? $4 : 1/0):3 with points pt 7 ps 0.5 lc variable, 0 with lines lc rgb 'black'\n"
-      "unset multiplot\n";
+/* --plot: the chart drawn by gnuplot (no path enters the script: the chart is linked as
+ * chart.csv and the image written as plot.png in a work directory), with a title, axes
+ * in Hz and 1/s, and one legend entry per tracked mode, named by its frequency where it
+ * first appears (the sweep's first coefficient for every mode the model has there); at
+ * most 12 modes are named, the others drawn unnamed. 0 or 1 */
+static int stab_plot(const options *o, const stab_ctx *c, double mu0, double mu1) {
+  enum { NAMED = 12 };
+  char *script = malloc(16384);
+  if (!script) {
+    fprintf(stderr, "fcd: --plot %s: out of memory\n", o->plot);
+    return 1;
+  }
+  size_t len = 0, cap = 16384;
+  char title[160];
+  if (mu0 < 0)
+    snprintf(title, sizeof title, "stability at the contacts' own friction");
+  else if (mu0 == mu1)
+    snprintf(title, sizeof title, "stability at mu = %g", mu0);
+  else
+    snprintf(title, sizeof title, "stability chart: mu from %g to %g", mu0, mu1);
+  len += (size_t)snprintf(script + len, cap - len,
+      "set terminal pngcairo size 1000,850\nset output 'plot.png'\nset datafile separator ','\n"
+      "set multiplot layout 2,1 title '%s'\nset xlabel 'friction coefficient mu'\n"
+      "set key outside right top title 'mode (Hz at first mu)'\n", title);
+  for (int pass = 0; pass < 2; pass++) {
+    len += (size_t)snprintf(script + len, cap - len, "%s",
+        pass == 0 ? "set ylabel 'frequency |Im lambda| / 2 pi (Hz)'\nplot "
+                  : "set ylabel 'growth rate Re lambda (1/s)'\nplot ");
+    int named = 0;
+    for (long t = 0; t < c->ntracks && len + 400 < cap; t++) {
+      if (isnan(c->last_mu[t])) continue;
+      const char *y = pass == 0 ? "$6" : "$4";
+      char ttl[64];
+      if (named < NAMED) snprintf(ttl, sizeof ttl, "title '%.4g Hz'", c->first_f[t]);
+      else snprintf(ttl, sizeof ttl, "notitle");
+      len += (size_t)snprintf(script + len, cap - len,
+          "%s'chart.csv' every ::1 using 1:(($3 == %ld && $5 >= 0) ? %s : 1/0) with "
+          "points pt 7 ps 0.6 lc %ld %s", named ? ", " : "", t, y, t % 8 + 1, ttl);
+      named++;
+    }
+    if (named == 0)
+      len += (size_t)snprintf(script + len, cap - len,
+                              "'chart.csv' every ::1 using 1:%s with points notitle",
+                              pass == 0 ? "6" : "4");
+    if (pass == 1) len += (size_t)snprintf(script + len, cap - len, ", 0 with lines lc rgb 'black' notitle");
+    len += (size_t)snprintf(script + len, cap - len, "\n");
+  }
+  snprintf(script + len, cap - len, "unset multiplot\n");
   const char *inputs[1] = {o->out}, *names[1] = {"chart.csv"};
   char err[512];
-  if (plot_run(o->plot, script, 1, inputs, names, err, sizeof err) != 0) {
+  int rc = plot_run(o->plot, script, 1, inputs, names, err, sizeof err);
+  free(script);
+  if (rc != 0) {
     fprintf(stderr, "fcd: --plot %s: %s\n", o->plot, err);
     return 1;
   }
@@ -196,9 +241,12 @@ const cli_command cli_stability = {
     "pencils up to 400 dofs are solved whole, larger ones for the --nev pairs\n"
     "nearest --target-hz; the 'window:' line says which. A sweep prints 'critical:\n"
     "track=T mu_from=A mu_to=B freq_hz=F becomes unstable|stable' where a tracked mode\n"
-    "crosses Re = 0. Then 'certificate:' (the eigenpairs' backward error),\n"
-    "'infinite:' when some were infinite, and 'stability: ... unstable=yes|no\n"
-    "necessary_divergence=yes|no min_sym=X|n/a chart=FILE' (unstable: within the window)\n"};
+    "crosses Re = 0. Then 'certificate: backward_error=E tolerance=T norm=N' (the\n"
+    "eigenpairs' largest backward error, relative to |K*|), 'infinite:' when some were\n"
+    "infinite, and 'stability: ... unstable=yes|no necessary_divergence=yes|no\n"
+    "min_sym=X|n/a chart=FILE': unstable, an eigenvalue with Re > 0 within the window;\n"
+    "min_sym, the smallest eigenvalue of the symmetric part of K*; necessary_divergence,\n"
+    "min_sym <= 0, which a divergence instability needs (docs/stability.md)\n"};
 
 /* The contacts' own coefficients: one solve, its row of the chart, and its modes with
  * the contact state (DIR/mode-K.vtk, rank 0). *rc receives a VTK writer's failure. */
@@ -351,7 +399,7 @@ int cmd_stability(int argc, char **argv) {
     goto out;
   }
   stab_print_summary(sys, st, &o, n, nc, steps, ctx.any_unstable);
-  if (o.plot && stab_plot(&o)) rc = 1;
+  if (o.plot && stab_plot(&o, &ctx, mu0, o.mu_sweep ? mu1 : mu0)) rc = 1;
 out:
   if (!agreed) rc = cli_agree(rc);
   fcd_mesh_destroy(mesh);
@@ -365,6 +413,7 @@ out:
   free(ctx.last_mu);
   free(ctx.last_re);
   free(ctx.last_f);
+  free(ctx.first_f);
   return rc;
 }
 

@@ -920,7 +920,10 @@ class Stability(_Child):
 
     @property
     def summary(self):
-        """dict: flutter, divergence, necessary (bools) and min_sym."""
+        """dict: flutter and divergence (an unstable mode of each kind in the last solve),
+        necessary (seed 000's necessary divergence condition: the symmetric part of the
+        reduced stiffness is not positive definite) and min_sym (its smallest eigenvalue,
+        NaN when not computed); docs/stability.md, "The fcd program"."""
         a, b, c, m = _C.c_int(0), _C.c_int(0), _C.c_int(0), _real(0)
         self._check(_f["fcd_stability_get_summary"](self._h, _C.byref(a), _C.byref(b),
                                                     _C.byref(c), _C.byref(m)))
