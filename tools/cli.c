@@ -64,6 +64,8 @@ static const opt_def opt_table[] = {
     O_("--method", OPT_TEXT, method), O_("--count-only", OPT_FLAG, count_only),
     O_("--k", OPT_REAL, k), O_("--c0", OPT_REAL, c0), O_("--s", OPT_REAL, s),
     O_("--h", OPT_REAL, h), O_("--rate", OPT_REAL, rate), O_("--spacing", OPT_REAL, spacing),
+    O_("--monitor", OPT_TEXT, monitor), O_("--perturb-mode", OPT_TEXT, perturb_text),
+    O_("--amplitude", OPT_REAL, amplitude),
 };
 #undef O_
 #undef OIN

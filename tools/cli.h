@@ -22,6 +22,9 @@ typedef struct {
   const char *state, *mu_sweep, *plot, *mu_text;
   const char *mesh, *vtk; /* a legacy VTK mesh and the directory of VTK output */
   const char *rect, *tri, *defect, *method; /* fcd lattice */
+  const char *monitor;                      /* fcd simulate: DOF,DOF,... */
+  const char *perturb_text;                 /* fcd simulate: a mode index */
+  double amplitude;
   int steady, undamped, count_only;
   double target_hz;
   long nev, max_iter;

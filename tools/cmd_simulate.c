@@ -19,13 +19,97 @@ typedef struct {
   int tty;
   int last_pct;
   fcd_certificate worst; /* figure by figure, the largest over the steps */
+  const fcd_index *mon;  /* --monitor's dofs, a column u_DOF each */
+  fcd_index nmon;
 } sim_ctx;
+
+/* --monitor DOF,DOF,...: distinct dofs of [0, n); 0, or -1 with the reason on stderr */
+static int parse_monitor(const char *text, fcd_index n, fcd_index **out, fcd_index *count) {
+  *out = NULL;
+  *count = 0;
+  if (!text) return 0;
+  size_t len = strlen(text);
+  fcd_index *d = malloc((len / 2 + 2) * sizeof *d);
+  if (!d) return -1;
+  const char *p = text;
+  fcd_index k = 0;
+  for (;;) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || errno || v < 0 || v >= n || (*end && *end != ',')) {
+      fprintf(stderr, "fcd: --monitor needs dofs of [0, %lld) separated by commas, got '%s'\n",
+              (long long)n, text);
+      free(d);
+      return -1;
+    }
+    for (fcd_index j = 0; j < k; j++)
+      if (d[j] == v) {
+        fprintf(stderr, "fcd: --monitor lists dof %lld twice\n", v);
+        free(d);
+        return -1;
+      }
+    d[k++] = (fcd_index)v;
+    if (!*end) break;
+    p = end + 1;
+  }
+  *out = d;
+  *count = k;
+  return 0;
+}
+
+/* --perturb-mode K --amplitude A: the stability analysis about the contact state of
+ * --state (as `fcd stability --state` takes it), mode K (eigenvalues by decreasing real
+ * part: 0 is the most unstable), and the start u0 + A Re(phi), v0 + A Re(lambda phi), on
+ * which the linearized motion is A Re(phi e^(lambda t)): a transient then grows at
+ * Re(lambda) while the contacts keep that state. phi has a largest component of modulus
+ * 1. */
+static fcd_status perturb(fcd_system *sys, fcd_contact_set *cs, const options *o, long mode,
+                          double *u, double *v) {
+  fcd_index n = fcd_system_ndofs(sys), nc = fcd_contact_set_size(cs), nconv = 0;
+  int d = fcd_contact_set_dim(cs);
+  int *status = calloc((size_t)nc + 1, sizeof *status);
+  double *slip = calloc((size_t)(nc * (d - 1)) + 1, sizeof *slip);
+  double *pr = calloc((size_t)n, sizeof *pr), *pi = calloc((size_t)n, sizeof *pi);
+  fcd_stability *st = NULL;
+  fcd_status s = status && slip && pr && pi ? FCD_OK : FCD_E_NOMEM;
+  if (s == FCD_OK) s = fcd_contact_set_read_state(cs, o->state, status, slip);
+  if (s == FCD_OK) s = fcd_stability_create(sys, cs, &st);
+  if (s == FCD_OK) s = fcd_stability_set_contact_state(st, status, slip);
+  if (s == FCD_OK && o->nev > 0) s = fcd_stability_set_param(st, FCD_STAB_NEV, (double)o->nev);
+  if (s == FCD_OK) s = fcd_stability_solve(st, &nconv);
+  if (s == FCD_OK && mode >= nconv) {
+    fprintf(stderr, "fcd: --perturb-mode %ld: the stability analysis has %lld eigenvalues "
+            "(0 to %lld)\n", mode, (long long)nconv, (long long)nconv - 1);
+    s = FCD_E_INVALID_ARG;
+  }
+  double re = 0, im = 0, fhz = 0, xi;
+  int kind;
+  if (s == FCD_OK) s = fcd_stability_get_eigenvalue(st, mode, &re, &im);
+  if (s == FCD_OK) s = fcd_stability_get_mode_info(st, mode, &fhz, &xi, &kind);
+  if (s == FCD_OK) s = fcd_stability_get_mode(st, mode, pr, pi);
+  if (s == FCD_OK) {
+    double a = o->amplitude;
+    for (fcd_index i = 0; i < n; i++) {
+      u[i] += a * pr[i];
+      v[i] += a * (re * pr[i] - im * pi[i]);
+    }
+    printf("perturbation: mode=%ld lambda=%.9g%+.9gi freq_hz=%.9g growth_rate=%.9g "
+           "amplitude=%.6g\n", mode, re, im, fhz, re, a);
+  }
+  fcd_stability_destroy(st);
+  free(status);
+  free(slip);
+  free(pr);
+  free(pi);
+  return s;
+}
 
 
 static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, const fcd_real *v,
                         fcd_index nl, const fcd_real *r, const fcd_contact_counts *c) {
   sim_ctx *s = ud;
-  (void)n, (void)u, (void)v, (void)nl, (void)r;
+  (void)n, (void)v, (void)nl, (void)r;
   fcd_energy e;
   fcd_integrator_get_energy(s->it, &e);
   fcd_certificate ct;
@@ -39,10 +123,12 @@ static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, co
     w->force_scale = fmax(w->force_scale, ct.force_scale);
     w->length_scale = fmax(w->length_scale, ct.length_scale);
   }
-  fprintf(s->csv, "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%lld,%lld,%lld\n", t, e.kinetic,
+  fprintf(s->csv, "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%lld,%lld,%lld", t, e.kinetic,
           e.potential, e.external_work, e.damping_dissipation, e.friction_dissipation,
           e.impact_dissipation, e.numerical_dissipation, (long long)c->open,
           (long long)c->stick, (long long)c->slip);
+  for (fcd_index k = 0; k < s->nmon; k++) fprintf(s->csv, ",%.12g", u[s->mon[k]]);
+  fputc('\n', s->csv);
   if (s->tty) {
     int pct = (int)(100.0 * (t - s->t0) / (s->t_end - s->t0));
     if (pct != s->last_pct) {
@@ -69,6 +155,11 @@ static const cli_opt simulate_opts[] = {
     {"--v0", "FILE", 0, "initial velocity, one value per dof"},
     {"--max-iter", "N", 0, "the contact solver's iterations per step"},
     {"--out", "history.csv", 1, "one row per step: time, energy ledger, contact status counts"},
+    {"--monitor", "DOF,DOF", 0, "a column u_DOF of the history per dof listed"},
+    {"--state", "state.csv", 0, "with --perturb-mode: the contact state of the stability analysis"},
+    {"--perturb-mode", "K", 0, "start from u0 + A Re(phi_K), v0 + A Re(lambda_K phi_K)"},
+    {"--amplitude", "A", 0, "the perturbation's amplitude (default 1e-6)"},
+    {"--nev", "N", 0, "eigenvalues of that analysis on a sparse pencil (default its own)"},
     CLI_OPT_MESH,
     {"--vtk", "DIR", 0, "with --mesh: DIR/final.vtk, the last displacement, velocity, contact status"},
     {NULL, NULL, 0, NULL},
@@ -77,27 +168,62 @@ const cli_command cli_simulate = {
     "simulate", cmd_simulate, "", simulate_opts,
     "nonsmooth time integration with impacts and Coulomb friction\n"};
 
-int cmd_simulate(int argc, char **argv) {
-  options o = {.theta = 0.5, .scheme = "moreau-jean"};
-  if (parse_options(argc, argv, &o, &cli_simulate)) return 2;
-  if (!o.contacts || !o.out || !(o.dt > 0) || !(o.t_end > 0)) {
+/* the options' own checks, before anything is read: 0, or the exit status (2) */
+static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
+  if (!o->contacts || !o->out || !(o->dt > 0) || !(o->t_end > 0)) {
     fprintf(stderr, "fcd: simulate needs --contacts, --dt > 0, --t-end > 0 and --out\n");
     return 2;
   }
-  if (o.damping && o.rayleigh) {
+  if (o->damping && o->rayleigh) {
     fprintf(stderr, "fcd: --damping and --rayleigh exclude each other\n");
     return 2;
   }
-  int vrc = vtk_prepare(&o);
-  if (vrc) return vrc;
-  fcd_scheme scheme;
-  if (strcmp(o.scheme, "moreau-jean") == 0) scheme = FCD_SCHEME_MOREAU_JEAN;
-  else if (strcmp(o.scheme, "fremond") == 0) scheme = FCD_SCHEME_FREMOND;
-  else if (strcmp(o.scheme, "modified-theta") == 0) scheme = FCD_SCHEME_MODIFIED_THETA;
-  else {
-    fprintf(stderr, "fcd: unknown scheme '%s' (moreau-jean, modified-theta, fremond)\n", o.scheme);
+  *pmode = -1;
+  if (o->perturb_text) {
+    char *end;
+    errno = 0;
+    *pmode = strtol(o->perturb_text, &end, 10);
+    if (*end || end == o->perturb_text || errno || *pmode < 0) {
+      fprintf(stderr, "fcd: --perturb-mode needs a mode index >= 0, got '%s'\n",
+              o->perturb_text);
+      return 2;
+    }
+    if (!o->state) {
+      fprintf(stderr, "fcd: --perturb-mode needs --state, the contact state of its "
+              "stability analysis (as 'fcd equilibrium --out' writes it)\n");
+      return 2;
+    }
+    if (cli_nranks > 1) {
+      fprintf(stderr, "fcd: --perturb-mode does not run on several MPI ranks (run the "
+              "stability analysis once: 'fcd stability', then --u0 and --v0)\n");
+      return 2;
+    }
+  } else if (o->state) {
+    fprintf(stderr, "fcd: --state goes with --perturb-mode\n");
     return 2;
   }
+  if (!isfinite(o->amplitude)) {
+    fprintf(stderr, "fcd: --amplitude must be finite\n");
+    return 2;
+  }
+  if (strcmp(o->scheme, "moreau-jean") == 0) *scheme = FCD_SCHEME_MOREAU_JEAN;
+  else if (strcmp(o->scheme, "fremond") == 0) *scheme = FCD_SCHEME_FREMOND;
+  else if (strcmp(o->scheme, "modified-theta") == 0) *scheme = FCD_SCHEME_MODIFIED_THETA;
+  else {
+    fprintf(stderr, "fcd: unknown scheme '%s' (moreau-jean, modified-theta, fremond)\n",
+            o->scheme);
+    return 2;
+  }
+  return vtk_prepare(o);
+}
+
+int cmd_simulate(int argc, char **argv) {
+  options o = {.theta = 0.5, .scheme = "moreau-jean", .amplitude = 1e-6};
+  if (parse_options(argc, argv, &o, &cli_simulate)) return 2;
+  long pmode;
+  fcd_scheme scheme;
+  int crc = sim_check_options(&o, &scheme, &pmode);
+  if (crc) return crc;
   fcd_system *sys;
   int rc = cli_agree(load_system_opt(&o, 1, 1, &sys));
   if (rc) {
@@ -108,6 +234,7 @@ int cmd_simulate(int argc, char **argv) {
   fcd_contact_set *cs = NULL;
   fcd_integrator *it = NULL;
   fcd_mesh *mesh = NULL;
+  fcd_index *mon = NULL, nmon = 0;
   double *u = calloc((size_t)n, sizeof *u), *v = calloc((size_t)n, sizeof *v);
   double *f = calloc((size_t)n, sizeof *f);
   fcd_status st = (u && v && f) ? FCD_OK : FCD_E_NOMEM;
@@ -124,6 +251,14 @@ int cmd_simulate(int argc, char **argv) {
   if (st == FCD_OK && o.mesh && !mesh)
     st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
   if (st == FCD_OK) st = fcd_contact_set_set_restitution(cs, o.restitution);
+  if (st == FCD_OK && parse_monitor(o.monitor, n, &mon, &nmon)) {
+    rc = cli_agree(2);
+    goto out;
+  }
+  if (st == FCD_OK && pmode >= 0) {
+    what = "the perturbation's stability analysis";
+    st = perturb(sys, cs, &o, pmode, u, v);
+  }
   if (st == FCD_OK) {
     what = "setting up the integrator";
     st = fcd_integrator_create(sys, cs, scheme, &it);
@@ -150,8 +285,11 @@ int cmd_simulate(int argc, char **argv) {
   }
   {
     fprintf(csv, "t,kinetic,potential,external_work,damping_dissipation,friction_dissipation,"
-                 "impact_dissipation,numerical_dissipation,open,stick,slip\n");
-    sim_ctx ctx = {csv, it, 0.0, o.t_end, isatty(2) && o.t_end / o.dt > 2000, -1, {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}}};
+                 "impact_dissipation,numerical_dissipation,open,stick,slip");
+    for (fcd_index k = 0; k < nmon; k++) fprintf(csv, ",u_%lld", (long long)mon[k]);
+    fputc('\n', csv);
+    sim_ctx ctx = {csv, it, 0.0, o.t_end, isatty(2) && o.t_end / o.dt > 2000, -1,
+                   {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}}, mon, nmon};
     fcd_integrator_set_observer(it, sim_observer, &ctx);
     st = fcd_integrator_advance(it, o.t_end);
     if (ctx.tty) fprintf(stderr, "\n");
@@ -200,6 +338,7 @@ int cmd_simulate(int argc, char **argv) {
     }
   }
 out:
+  free(mon);
   fcd_mesh_destroy(mesh);
   fcd_integrator_destroy(it);
   fcd_contact_set_destroy(cs);

@@ -39,4 +39,18 @@ echo "$err" | grep -q 'bad.txt:3:' || { echo "message lacks the line: $err"; exi
 "$fcd" simulate --mass M.mtx --stiffness K.mtx --load f.txt --contacts contacts.txt \
   --scheme modified-theta --dt 1e-3 --t-end 0.1 --out h4.csv >/dev/null 2>&1 ||
   { echo "modified-theta run failed"; exit 1; }
+# --monitor and --perturb-mode (issue 64): a column per monitored dof; bad values refused
+"$fcd" simulate --mass M.mtx --stiffness K.mtx --load f.txt --contacts contacts.txt \
+  --dt 1e-3 --t-end 0.01 --monitor 1,0 --out h5.csv >/dev/null 2>&1 ||
+  { echo "--monitor run failed"; exit 1; }
+head -n 1 h5.csv | grep -q ',slip,u_1,u_0$' || { echo "monitor header: $(head -n 1 h5.csv)"; exit 1; }
+[ "$(awk -F, 'NR == 2 { print NF }' h5.csv)" -eq 13 ] || { echo "monitor columns"; exit 1; }
+for bad in "--monitor 1,x" "--monitor -1" "--monitor 1,1" "--monitor 99999" \
+           "--perturb-mode 0" "--perturb-mode x --state s.csv" "--state s.csv"; do
+  # shellcheck disable=SC2086
+  "$fcd" simulate --mass M.mtx --stiffness K.mtx --contacts contacts.txt --dt 1e-3 \
+    --t-end 0.01 --out h6.csv $bad >/dev/null 2>&1; rc=$?
+  [ $rc -eq 2 ] || { echo "'$bad': exit status $rc"; exit 1; }
+done
+[ ! -e h6.csv ] || { echo "a history was written for a refused run"; exit 1; }
 echo "fcd simulate: ok"
