@@ -145,8 +145,9 @@ static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const o
            "(dense)\n", (long long)nred);
   else
     printf("window: the %ld eigenvalue pairs (lambda and its conjugate) nearest %g Hz of "
-           "the %lld-dof reduced pencil (sparse, --nev %ld --target-hz %g)\n", o->nev,
-           o->target_hz, (long long)nred, o->nev, o->target_hz);
+           "the %lld-dof reduced pencil (sparse, --nev %ld --target-hz %g); unstable= "
+           "below speaks for this window only: the pencil's other eigenvalues were not "
+           "computed\n", o->nev, o->target_hz, (long long)nred, o->nev, o->target_hz);
   char msym[32];
   if (isnan(ms)) snprintf(msym, sizeof msym, "n/a");
   else snprintf(msym, sizeof msym, "%.6g", ms);
