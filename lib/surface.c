@@ -82,13 +82,13 @@ static fcd_status check_surfaces(const surf *s) {
                           "has no dof", names[w], (long long)e);
     }
   }
-  /* Each surface a chain of segments run one way, listed once; no node on both. A
-   * segment listed twice doubled its nodes' mortar weights (a contact twice as stiff
-   * there, no error); a reversed one turned its normal on touching surfaces (the side
-   * test sees the master on the segment's line) and the nodal normals cancelled ("weight
-   * of dof 32 is not finite"); a node on both surfaces (two bodies welded into one mesh
-   * when read) gave "dof 82 appears twice" or a negative gap. Quadratic in the segments
-   * of one pair: surfaces of a few thousand segments check in milliseconds. */
+  /* Each segment listed once; no node on both surfaces. A segment listed twice doubled
+   * its nodes' mortar weights (a contact twice as stiff there, no error); a node on both
+   * surfaces (two bodies welded into one mesh when read) gave "dof 82 appears twice" or a
+   * negative gap. Segments may run either way (hosts give a boundary's faces in their
+   * elements' orders): each normal is turned towards the master, except where the
+   * surfaces touch, below. Quadratic in the segments of one pair: surfaces of a few
+   * thousand segments check in milliseconds. */
   for (int w = 0; w < 2; w++)
     for (fcd_index e = 0; e < counts[w]; e++) {
       fcd_index a = lists[w][2 * e], b = lists[w][2 * e + 1];
@@ -98,13 +98,7 @@ static fcd_status check_surfaces(const surf *s) {
           return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: %s segment %lld (nodes %lld, "
                           "%lld) repeats segment %lld; list each segment once", names[w],
                           (long long)e, (long long)a, (long long)b, (long long)f);
-        if (a == c || b == d)
-          return fcd__err(sys, FCD_E_INVALID_ARG, "surface pair: %s segment %lld (nodes %lld, "
-                          "%lld) runs against segment %lld (nodes %lld, %lld): both %s at node "
-                          "%lld; give the segments of a surface one after another in one "
-                          "direction", names[w], (long long)e, (long long)a, (long long)b,
-                          (long long)f, (long long)c, (long long)d, a == c ? "start" : "end",
-                          (long long)(a == c ? a : b));
+
       }
     }
   for (fcd_index e = 0; e < s->ns; e++)
@@ -145,10 +139,17 @@ static fcd_status slave_nodes(const surf *s, fcd_index **nodes, fcd_real **norma
   }
   for (fcd_index j = 0; j < n; j++) {
     fcd_real L = hypot(nr[2 * j], nr[2 * j + 1]);
-    if (!(L > 1e-12)) { /* two segments folded back on each other at this node */
-      fcd_status st = fcd__err(s->sys, FCD_E_INVALID_ARG, "surface pair: the slave surface "
-                               "folds back on itself at node %lld (its segments' normals "
-                               "there cancel)", (long long)nd[j]);
+    /* Where the surfaces touch, the master's nearest node lies on a slave segment's line
+     * and the segment's own order decides its normal ((t_y, -t_x)): two segments run
+     * against each other there gave opposite normals, which cancelled at their common
+     * node ("weight of dof 32 is not finite") */
+    if (!(L > 1e-12)) {
+      fcd_status st = fcd__err(s->sys, FCD_E_INVALID_ARG, "surface pair: the normals of the "
+                               "slave segments at node %lld cancel: where the surfaces touch "
+                               "a segment's node order decides its normal, and two segments "
+                               "there run against each other (or the surface folds back); "
+                               "give the slave segments one after another in one direction",
+                               (long long)nd[j]);
       fcd__free(nd);
       fcd__free(nr);
       return st;

@@ -164,6 +164,7 @@ static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const o
  * most 12 modes are named, the others drawn unnamed. 0 or 1 */
 static int stab_plot(const options *o, const stab_ctx *c, double mu0, double mu1) {
   enum { NAMED = 12 };
+  /* the script's strings are this function's own words and numbers, never a quote */
   char *script = malloc(16384);
   if (!script) {
     fprintf(stderr, "fcd: --plot %s: out of memory\n", o->plot);
@@ -172,7 +173,7 @@ static int stab_plot(const options *o, const stab_ctx *c, double mu0, double mu1
   size_t len = 0, cap = 16384;
   char title[160];
   if (mu0 < 0)
-    snprintf(title, sizeof title, "stability at the contacts' own friction");
+    snprintf(title, sizeof title, "stability at the friction of the contact file");
   else if (mu0 == mu1)
     snprintf(title, sizeof title, "stability at mu = %g", mu0);
   else

@@ -344,7 +344,7 @@ def test_vtk_bad_input(tmp_path):
     with pytest.raises(fcd.FcdError) as e:
         fcd.Mesh(sys, np.zeros((3, 2)))  # 3 nodes in 2D are 6 dofs, not 4
     assert e.value.name == "FCD_E_INVALID_ARG" and "6 dofs" in e.value.message
-    m = fcd.Mesh(sys, np.zeros((2, 2)))
+    m = fcd.Mesh(sys, np.array([[0.0, 0.0], [1.0, 0.0]]))  # a line needs a length
     with pytest.raises(fcd.FcdError) as e:
         m.add_cells("triangle", [[0, 1, 2]])
     assert "node 2" in e.value.message
@@ -562,7 +562,8 @@ def test_observer_and_batch_contacts():
                             gaps=[0.05, 0.05])
     assert list(ids) == [0, 1] and len(cs) == 2
     with pytest.raises(fcd.FcdError, match="entry 1 of 2"):
-        cs.add_rigid_many([[0, 1], [2, 3]], [[0, -1], [0, -2]], [[1, 0], [1, 0]], mu=0.3)
+        # entry 0 a ceiling over node 0 (a constraint of its own), entry 1 a bad normal
+        cs.add_rigid_many([[0, 1], [2, 3]], [[0, 1], [0, -2]], [[1, 0], [1, 0]], mu=0.3)
     assert len(cs) == 2  # all or nothing
     it = fcd.Integrator(s, cs, "moreau-jean", step=0.01)
     it.set_state(0.0, np.zeros(4), np.zeros(4))
