@@ -69,6 +69,11 @@ int main(void) {
   const double nan_xy[6] = {0, 0, 1, NAN, 0, 1};
   CHECK_ST(fcd_mesh_create(sys, 2, 3, nan_xy, NULL, &m), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_mesh_create(NULL, 2, 3, xy, NULL, &m), FCD_E_INVALID_ARG);
+  /* issue 64: nnodes x dim was computed in signed arithmetic before the refusal, and the
+   * message printed the wrapped, negative size */
+  CHECK_ST(fcd_mesh_create(sys, 3, INT64_MAX / 2, xy, NULL, &m), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "4611686018427387903 nodes");
+  CHECK(m == NULL);
   CHECK_ST(fcd_mesh_create(sys, 2, 3, xy, NULL, NULL), FCD_E_INVALID_ARG);
   /* node 2 has no y dof */
   const fcd_index dofs[6] = {0, 1, 2, 3, 4, -1};
