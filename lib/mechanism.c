@@ -573,7 +573,12 @@ static void name_motion(fcd_mechanism *mech, int dim, fcd_index np, const fcd_re
   /* the axis' point nearest the centroid: c + omega x t / |omega|^2 */
   fcd_real oxt[3] = {om[1] * t[2] - om[2] * t[1], om[2] * t[0] - om[0] * t[2],
                      om[0] * t[1] - om[1] * t[0]};
-  for (int a = 0; a < 3; a++) mech->point[a] = c[a] + oxt[a] / (on * on);
+  for (int a = 0; a < 3; a++) {
+    mech->point[a] = c[a] + oxt[a] / (on * on);
+    /* round-off of a coordinate that is zero: "(1, 0.5, 0)", not "2.2e-16" */
+    if (fabs(mech->point[a]) <= 1e-12 * (L + fabs(c[0]) + fabs(c[1]) + fabs(c[2])))
+      mech->point[a] = 0;
+  }
   if (dim == 2) mech->point[2] = 0;
   fcd_real pitch = (om[0] * t[0] + om[1] * t[1] + om[2] * t[2]) / on;
   mech->motion = dim == 3 && fabs(pitch) > 1e-6 * (tn + on * L) ? FCD_MOTION_SCREW

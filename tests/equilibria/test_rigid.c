@@ -7,6 +7,7 @@
 
 #include "../common/block2d.h"
 #include "fcd/fcd.h"
+#include "fcd/fcd_vtk.h"
 #include "../fcdtest.h"
 
 /* The figures of (u, r) recomputed here: balance residual over the largest force term,
@@ -460,7 +461,110 @@ static void test_contact_held_node(void) {
   }
 }
 
+/* A unit cube of 8 nodes joined by a spring between every pair (a rigid truss: its K
+ * has the six rigid modes), its 4 bottom corners on a flat (normal -z into it), mu = 10,
+ * each top node loaded by (3, 0, -1): the horizontal 12 at height 1 overturns it about
+ * the edge x = 1 (moment 12 - 4 x 0.5 = 10 about that edge), and friction could hold the
+ * slide (12 < 10 x 4). No equilibrium: tipping, named with the mesh's coordinates as a
+ * rotation about the axis y through (1, y, 0) (with infinite friction as much: tipping
+ * whatever mu). Pushed by 0.3 on mu = 0.1, the moment 1.2 - 2 keeps it down and friction
+ * cannot hold 1.2 > 0.4: gross slip, a translation along x. Pushed by 0.1 on mu = 10, it
+ * rests: the reactions carry the load, and every figure is the closed form's. */
+static void test_cube_tips(void) {
+  const double x[24] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
+  fcd_index ri[8 * 8 * 9], ci[8 * 8 * 9];
+  double kv[8 * 8 * 9], K[24][24] = {{0}};
+  for (int i = 0; i < 8; i++)
+    for (int j = i + 1; j < 8; j++) {
+      double e[3], l = 0;
+      for (int a = 0; a < 3; a++) {
+        e[a] = x[3 * j + a] - x[3 * i + a];
+        l += e[a] * e[a];
+      }
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+          double v = 1e3 * e[a] * e[b] / l;
+          K[3 * i + a][3 * i + b] += v;
+          K[3 * j + a][3 * j + b] += v;
+          K[3 * i + a][3 * j + b] -= v;
+          K[3 * j + a][3 * i + b] -= v;
+        }
+    }
+  fcd_index nz = 0;
+  for (int i = 0; i < 24; i++)
+    for (int j = i; j < 24; j++)
+      if (K[i][j] != 0) {
+        ri[nz] = i;
+        ci[nz] = j;
+        kv[nz++] = K[i][j];
+      }
+  const double mus[3] = {10, 0.1, 10}, push[3] = {3, 0.3, 0.1};
+  for (int c = 0; c < 3; c++) {
+    fcd_system *sys;
+    CHECK_ST(fcd_system_create(24, &sys), FCD_OK);
+    CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, nz, ri, ci, kv, FCD_COO_UPPER), FCD_OK);
+    double f[24] = {0};
+    for (int t = 4; t < 8; t++) {
+      f[3 * t] = push[c];
+      f[3 * t + 2] = -1;
+    }
+    CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+    fcd_contact_set *cs;
+    CHECK_ST(fcd_contact_set_create(sys, 3, &cs), FCD_OK);
+    const double nrm[3] = {0, 0, -1}, tan[3] = {1, 0, 0};
+    for (int b = 0; b < 4; b++) {
+      const fcd_index d3[3] = {3 * b, 3 * b + 1, 3 * b + 2};
+      CHECK_ST(fcd_contact_set_add_rigid(cs, d3, nrm, tan, 0.0, mus[c], NULL), FCD_OK);
+    }
+    fcd_mesh *m;
+    CHECK_ST(fcd_mesh_create(sys, 3, 8, x, NULL, &m), FCD_OK);
+    fcd_equilibrium *eq;
+    CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+    CHECK_ST(fcd_equilibrium_set_mesh(eq, m), FCD_OK);
+    fcd_status st = fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0);
+    fcd_mechanism mk;
+    CHECK_ST(fcd_equilibrium_get_mechanism(eq, &mk, NULL), FCD_OK);
+    if (c == 0) {
+      CHECK_ST(st, FCD_E_NO_SOLUTION);
+      CHECK_MSG(sys, "tips about an edge");
+      CHECK(mk.kind == FCD_MECH_TIPPING && mk.motion == FCD_MOTION_ROTATION);
+      CHECK(fabs(mk.direction[0]) < 1e-9 && fabs(fabs(mk.direction[1]) - 1) < 1e-9 &&
+            fabs(mk.direction[2]) < 1e-9);
+      CHECK(fabs(mk.point[0] - 1) < 1e-9 && fabs(mk.point[2]) < 1e-9);
+      CHECK(mk.pivot == 1 || mk.pivot == 2); /* a corner on the edge x = 1 */
+    } else if (c == 1) {
+      CHECK_ST(st, FCD_E_NO_SOLUTION);
+      CHECK_MSG(sys, "friction cannot balance the tangential load");
+      CHECK(mk.kind == FCD_MECH_GROSS_SLIP && mk.motion == FCD_MOTION_TRANSLATION);
+      CHECK(fabs(mk.direction[0] - 1) < 1e-9);
+      if (mk.motion != FCD_MOTION_TRANSLATION) printf("  cube slide: %s\n", fcd_system_last_error(sys));
+    } else {
+      CHECK_ST(st, FCD_OK);
+      CHECK(mk.kind == FCD_MECH_NONE);
+      double r[12], sn = 0, sum_t = 0, my = 0;
+      CHECK_ST(fcd_equilibrium_get_reactions(eq, r), FCD_OK);
+      /* the flat's resultant: -4 down (r_N = -(-f_z)), -0.4 along x, and the moment about
+       * the y axis through the origin balancing the push at height 1 */
+      for (int b = 0; b < 4; b++) {
+        sn += r[3 * b];
+        sum_t += r[3 * b + 1];
+        my += -r[3 * b] * x[3 * b]; /* f_z of the flat on the body is -r_N */
+      }
+      CHECK_CLOSE(sn, -4.0, 1e-10);
+      CHECK_CLOSE(sum_t, -0.4, 1e-10);
+      /* M_y = z f_x - x f_z about the origin: the loads give 4 x 0.1 x 1 + (0 + 1 + 1 +
+       * 0) x 1 = 2.4, the flat (f_z = -r_N at z = 0) sum x r_N, which must be -2.4 */
+      CHECK_CLOSE(my, 2.4, 1e-10);
+    }
+    fcd_equilibrium_destroy(eq);
+    fcd_mesh_destroy(m);
+    fcd_contact_set_destroy(cs);
+    fcd_system_destroy(sys);
+  }
+}
+
 int main(void) {
+  test_cube_tips();
   test_contact_held_node();
   test_no_stiffness_values();
   test_user_block();
