@@ -60,7 +60,8 @@ static double lp_phase1(int m, int p, const double *A, const double *b) {
     for (int i = 0; i < m; i++)
       if (TT(i, enter) > 1e-12) {
         double ratio = TT(i, nc) / TT(i, enter);
-        if (ratio < best - 1e-15 || (fabs(ratio - best) <= 1e-15 && basis[i] < basis[leave])) {
+        if (leave < 0 || ratio < best - 1e-15 ||
+            (fabs(ratio - best) <= 1e-15 && basis[i] < basis[leave])) {
           best = ratio;
           leave = i;
         }
