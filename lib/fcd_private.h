@@ -688,6 +688,14 @@ fcd_status fcd__chol_is_pd(fcd_system *sys, const fcd__csr *S, int *pd);
  * dofs) instead of CHOLMOD's own search for one: FCD_E_INVALID_ARG when perm is none */
 fcd_status fcd__chol_is_pd_ordered(const fcd_system *sys, const fcd__csr *S,
                                    const fcd_index *perm, int *pd);
+/* the growth rate beyond a partial window (stability_estimate.c): K* and M* (reduced,
+ * full storage) projected on the nm lowest modes of the frictionless reduced pencil
+ * (K0, M0) and solved densely; re, im: the projected eigenvalue of largest real part
+ * (undamped), band_hz the highest mode's frequency, used the basis size */
+fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fcd__csr *M0,
+                                   const fcd__csr *Kr, const fcd__csr *Mr, fcd_index nm,
+                                   fcd_real *re, fcd_real *im, fcd_real *band_hz,
+                                   fcd_index *used);
 fcd_status fcd__slepc_gen_sym_lowest(const fcd_system *sys, fcd_index n,
                                      const fcd_index *rowptr, const fcd_index *col,
                                      const fcd_real *kval, const fcd_real *mval,

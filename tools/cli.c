@@ -31,7 +31,7 @@ int parse_real(const char *opt, const char *v, double *x) {
 /* Every option of every command, declared once: its name, the kind of its value and
  * where it goes in `options`. A command lists the names it accepts; the parser takes
  * `--opt value` and (main) `--opt=value`. */
-typedef enum { OPT_FLAG, OPT_TEXT, OPT_REAL, OPT_POS_REAL, OPT_POS_INT } opt_kind;
+typedef enum { OPT_FLAG, OPT_TEXT, OPT_REAL, OPT_POS_REAL, OPT_POS_INT, OPT_NONNEG_INT } opt_kind;
 /* a path the command reads, writes, or writes into (a directory) */
 typedef enum { ROLE_NONE, ROLE_IN, ROLE_OUT, ROLE_OUT_DIR } opt_role;
 typedef struct {
@@ -65,7 +65,7 @@ static const opt_def opt_table[] = {
     O_("--k", OPT_REAL, k), O_("--c0", OPT_REAL, c0), O_("--s", OPT_REAL, s),
     O_("--h", OPT_REAL, h), O_("--rate", OPT_REAL, rate), O_("--spacing", OPT_REAL, spacing),
     O_("--monitor", OPT_TEXT, monitor), O_("--perturb-mode", OPT_TEXT, perturb_text),
-    O_("--amplitude", OPT_REAL, amplitude),
+    O_("--amplitude", OPT_REAL, amplitude), O_("--estimate-modes", OPT_NONNEG_INT, estimate_modes),
 };
 #undef O_
 #undef OIN
@@ -166,10 +166,12 @@ int parse_options(int argc, char **argv, options *o, const cli_command *cmd) {
       *(double *)(void *)field = x;
       break;
     }
-    case OPT_POS_INT: {
-      long x = strtol(v, &end, 10);
-      if (*end || end == v || errno || x < 1) {
-        fprintf(stderr, "fcd: %s needs a positive integer, got '%s'\n", a, v);
+    case OPT_POS_INT:
+    case OPT_NONNEG_INT: {
+      long x = strtol(v, &end, 10), lo = def->kind == OPT_POS_INT ? 1 : 0;
+      if (*end || end == v || errno || x < lo) {
+        fprintf(stderr, "fcd: %s needs a %s integer, got '%s'\n", a,
+                lo ? "positive" : "non-negative", v);
         return -1;
       }
       *(long *)(void *)field = x;

@@ -24,6 +24,7 @@ typedef struct {
   const char *rect, *tri, *defect, *method; /* fcd lattice */
   const char *monitor;                      /* fcd simulate: DOF,DOF,... */
   const char *perturb_text;                 /* fcd simulate: a mode index */
+  long estimate_modes;                      /* fcd stability: -1 default */
   double amplitude;
   int steady, undamped, count_only;
   double target_hz;

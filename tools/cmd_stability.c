@@ -148,6 +148,23 @@ static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const o
            "the %lld-dof reduced pencil (sparse, --nev %ld --target-hz %g); unstable= "
            "below speaks for this window only: the pencil's other eigenvalues were not "
            "computed\n", o->nev, o->target_hz, (long long)nred, o->nev, o->target_hz);
+  double ere, eim, eband;
+  fcd_index eused;
+  if (nred > CLI_DENSE_MAX && steps == 1 &&
+      fcd_stability_get_estimate(st, &ere, &eim, &eband, &eused) == FCD_OK) {
+    /* the window's own largest real part, from the chart's eigenvalues */
+    double wmax = -INFINITY, re;
+    for (fcd_index i = 0; fcd_stability_get_eigenvalue(st, i, &re, NULL) == FCD_OK; i++)
+      wmax = fmax(wmax, re);
+    printf("estimate: beyond the window, the undamped pencil on the %lld lowest modes of "
+           "the frictionless one (to %.6g Hz) has its largest real part %.6g at %.6g Hz: "
+           "%s\n",
+           (long long)eused, eband, ere, eim / (2 * PI),
+           ere > fmax(wmax, 0.0) + 1e-9 ? "more unstable than the window (widen --nev or "
+                                          "move --target-hz)"
+           : ere > 1e-9 ? "unstable, not beyond the window's largest"
+                        : "stable");
+  }
   char msym[32];
   if (isnan(ms)) snprintf(msym, sizeof msym, "n/a");
   else snprintf(msym, sizeof msym, "%.6g", ms);
@@ -233,6 +250,7 @@ static const cli_opt stability_opts[] = {
     {"--undamped", "", 0, "leave damping out of the pencil"},
     {"--out", "chart.csv", 1, "mu,mode,track,re,im,freq_hz,damping_ratio,kind"},
     {"--plot", "chart.png", 0, "the stability chart (gnuplot)"},
+    {"--estimate-modes", "N", 0, "beside a partial window, the modal basis of the global estimate (default 40, 0: none)"},
     CLI_OPT_MESH,
     {"--vtk", "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
     {NULL, NULL, 0, NULL},
@@ -292,7 +310,7 @@ static fcd_status stab_single(stab_ctx *ctx, const options *o, fcd_system *sys,
 }
 
 int cmd_stability(int argc, char **argv) {
-  options o = {.nev = 10};
+  options o = {.nev = 10, .estimate_modes = -1};
   if (parse_options(argc, argv, &o, &cli_stability)) return 2;
   int vrc = vtk_prepare(&o);
   if (vrc) return vrc;
@@ -360,6 +378,10 @@ int cmd_stability(int argc, char **argv) {
   if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_NEV, (double)o.nev);
   if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, o.target_hz);
   if (s == FCD_OK && o.undamped) s = fcd_stability_set_param(st, FCD_STAB_DAMPING, 0);
+  /* a single solve on a partial window also estimates what lies beyond it */
+  if (s == FCD_OK && !o.mu_sweep)
+    s = fcd_stability_set_param(st, FCD_STAB_ESTIMATE_MODES,
+                                o.estimate_modes >= 0 ? (double)o.estimate_modes : 40.0);
   /* under mpiexec the ranks hold the whole model and share the eigen-solves */
   if (s == FCD_OK && cli_nranks > 1) s = fcd_stability_set_communicator(st, cli_comm_f);
   if (s != FCD_OK) {

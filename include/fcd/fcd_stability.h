@@ -77,6 +77,10 @@ enum {
                                        (default): max(2 nev, nev + 20) */
   FCD_STAB_MAX_ITER = 507,  /**< iteration (restart) cap of the sparse eigen-solver (>= 1);
                                  default 1000. The dense path is direct and ignores it */
+  FCD_STAB_ESTIMATE_MODES = 509, /**< beside a partial (sparse) window, the size of the
+                                      modal basis on which the undamped pencil is solved
+                                      whole for a global estimate of the growth rate
+                                      (fcd_stability_get_estimate); 0 (default): none */
   FCD_STAB_SHARE_SWEEP = 508 /**< on a communicator of several ranks, 1 (default): a
                                   friction sweep shares its coefficients out, each rank
                                   solving its own serially (serial memory per rank);
@@ -275,6 +279,31 @@ FCD_API fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi
  *  @param st the stability analysis
  *  @param count receives the number of infinite eigenvalues dropped */
 FCD_API fcd_status fcd_stability_get_infinite_count(const fcd_stability *st, fcd_index *count);
+
+/** A global estimate beside a partial window (the sparse path computes only the FCD_STAB_NEV
+ *  pairs nearest the target, so "no unstable eigenvalue" speaks for that window): with
+ *  FCD_STAB_ESTIMATE_MODES = m > 0, the last solve also projected the undamped reduced
+ *  pencil K* x = Lambda M* x on the m lowest modes of the frictionless reduced pencil
+ *  (the contact state's trial space on both sides: symmetric, positive definite for a
+ *  held structure) and solved it whole, densely: the modal basis of commercial
+ *  complex-eigenvalue analyses. The eigenvalue of largest real part of that projection is
+ *  returned, with the frequency band the basis covers. It is an estimate of the growth in
+ *  that band, not a bound: exact when the basis spans the whole reduced space, a Galerkin
+ *  approximation otherwise (docs/stability.md: within 10 % of the band's true largest
+ *  real part on a 507-dof block), damping left out. None is computed by the dense path,
+ *  which has the whole spectrum, by the modal projection of damped problems, or on a
+ *  communicator.
+ *  @param st the stability analysis
+ *  @param re receives the largest real part found (may be NULL)
+ *  @param im receives its imaginary part, >= 0 (may be NULL)
+ *  @param band_hz receives the frequency of the basis' highest mode (may be NULL)
+ *  @param nmodes receives the basis size used (may be NULL)
+ *  @return FCD_OK; FCD_E_STATE when the last solve computed no estimate (the message says
+ *      why); FCD_E_INVALID_ARG for a bad handle
+ *  @since 0.1 */
+FCD_API fcd_status fcd_stability_get_estimate(const fcd_stability *st, fcd_real *re,
+                                              fcd_real *im, fcd_real *band_hz,
+                                              fcd_index *nmodes);
 
 /** The certificate of the last solve (fcd/fcd_certificate.h): @c equilibrium and
  *  @c worst hold the largest backward error of its eigenpairs on the reduced quadratic

@@ -179,6 +179,7 @@ for _name, _res, _args in [
     ("fcd_integrator_get_certificate", _st, [_p, _preal]),
     ("fcd_integrator_set_observer", _st, [_p, _C.c_void_p, _C.c_void_p]),
     ("fcd_stability_get_certificate", _st, [_p, _preal]),
+    ("fcd_stability_get_estimate", _st, [_p, _preal, _preal, _preal, _pindex]),
     ("fcd_stability_sweep", _st, [_p, _real, _real, _index, _C.c_void_p, _C.c_void_p]),
     ("fcd_system_read_fixed", _st, [_p, _C.c_char_p]),
     ("fcd_system_read_vector", _st, [_p, _C.c_char_p, _index, _preal]),
@@ -229,7 +230,7 @@ _IT_PARAM = {"step": 100, "theta": 101, "tolerance": 102, "max_iter": 103, "cont
 _FC_SOLVER = {"auto": 0, "fixed-point": 1, "nsgs": 2, "newton": 3, "admm": 4, "prox": 5}
 _ST_PARAM = {"nev": 500, "target_hz": 501, "mu": 502, "tolerance": 503, "damping": 504,
              "dense_max": 505, "projection_modes": 506, "max_iter": 507,
-             "share_sweep": 508}
+             "share_sweep": 508, "estimate_modes": 509}
 _EQ_KIND = {"static": 0, "steady-sliding": 1}
 _EQ_PARAM = {"tolerance": 102, "max_iter": 103, "contact_solver": 104, "classify_tol": 400}
 
@@ -917,6 +918,20 @@ class Stability(_Child):
                                        _C.cast(cb, _C.c_void_p), None)
         _reraise(raised, self, st)
         return out
+
+    @property
+    def estimate(self):
+        """The global estimate beside a partial window (parameter 'estimate_modes'), as a
+        dict: re and im of the projected eigenvalue of largest real part, band_hz (the
+        basis' highest mode) and nmodes; None when the last solve computed none (the
+        whole spectrum was computed, or the parameter is 0)."""
+        re, im, band, nm = _real(0), _real(0), _real(0), _index(0)
+        st = _f["fcd_stability_get_estimate"](self._h, _C.byref(re), _C.byref(im),
+                                              _C.byref(band), _C.byref(nm))
+        if st == -3:  # FCD_E_STATE: none
+            return None
+        self._check(st)
+        return {"re": re.value, "im": im.value, "band_hz": band.value, "nmodes": nm.value}
 
     @property
     def summary(self):

@@ -578,3 +578,63 @@ def test_observer_and_batch_contacts():
         it.advance(1.0)
     it.set_observer(None)
     it.advance(1.0)
+
+
+def test_global_estimate_beside_a_partial_window(tmp_path):
+    """Issue 64: a 550-dof block sliding on its 25 bottom nodes (mu = 0.6), whose reduced
+    pencil (507 dofs) is solved for 4 pairs near 300 Hz. The estimate beside that window
+    (the undamped pencil on the lowest modes of the frictionless one, solved whole) is
+    the dense spectrum's largest real part when the basis is the whole space, and within
+    10% of that spectrum's largest real part inside its band otherwise; the program prints
+    it."""
+    import subprocess
+    K, M, top, bottom = plane_strain_block(nx=24, ny=10)
+    n = K.shape[0]
+    f = np.zeros(n)
+    f[[2 * t + 1 for t in top]] = -1e4
+    fixed = [2 * t for t in top]
+    s = fcd.System(n)
+    s.set_matrix("stiffness", K)
+    s.set_matrix("mass", M)
+    s.fix_dofs(fixed)
+    s.set_load(f)
+    cs = fcd.ContactSet(s, 2)
+    for b in bottom:
+        cs.add_rigid([2 * b, 2 * b + 1], [0, -1], [1, 0], mu=0.6)
+        cs.set_sliding_velocity(len(cs) - 1, [1.0])
+    eq = fcd.Equilibrium(s, cs)
+    eq.solve("steady-sliding")
+    status, slip = eq.contact_state
+    dense = fcd.Stability(s, cs, dense_max=1000)
+    dense.set_contact_state(status, slip)
+    lam = dense.solve()
+    assert dense.estimate is None  # the whole spectrum: nothing to estimate
+    for nm in (507, 100, 200):
+        st = fcd.Stability(s, cs, dense_max=0, nev=4, target_hz=300, estimate_modes=nm)
+        st.set_contact_state(status, slip)
+        st.solve()
+        e = st.estimate
+        inband = max(l.real for l in lam if abs(l.imag) / (2 * np.pi) <= e["band_hz"])
+        if nm == 507:
+            assert e["nmodes"] == 507
+            assert e["re"] == pytest.approx(lam.real.max(), rel=1e-8)
+        else:
+            assert e["re"] == pytest.approx(inband, rel=0.1)
+    # the program: its window line and the estimate
+    exe = os.environ.get("FCD_EXE")
+    if not exe:
+        return
+    d = tmp_path
+    s.write_matrix_market("stiffness", str(d / "K.mtx"))
+    s.write_matrix_market("mass", str(d / "M.mtx"))
+    (d / "fixed.txt").write_text("".join("%d\n" % x for x in fixed))
+    (d / "f.txt").write_text("".join("%.17g\n" % x for x in f))
+    (d / "c.txt").write_text("fcd-contacts 1\ndim 2\n" + "".join(
+        "rigid %d %d 0 -1 1 0 0 0.6 1\n" % (2 * b, 2 * b + 1) for b in bottom))
+    out = subprocess.run([exe, "stability", "--mass", "M.mtx", "--stiffness", "K.mtx",
+                          "--fixed", "fixed.txt", "--load", "f.txt", "--contacts", "c.txt",
+                          "--steady-sliding", "--nev", "4", "--target-hz", "300", "--out",
+                          "ch.csv"], cwd=d, capture_output=True, text=True, check=True).stdout
+    assert "speaks for this window only" in out
+    line = [x for x in out.splitlines() if x.startswith("estimate:")]
+    assert len(line) == 1 and "40 lowest modes of the frictionless one" in line[0]
