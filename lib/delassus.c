@@ -149,10 +149,47 @@ done:
   return st;
 }
 
+fcd_status fcd__delassus_blocks(const fcd_system *sys, fcd_index nf, fcd__block_solve_fn solve,
+                                void *ctx, const fcd__csr *H, fcd_real *W) {
+  fcd_index m = H->n, bs = m < 64 ? m : 64;
+  if (m == 0) return FCD_OK;
+  fcd_real *X = fcd__malloc_array((size_t)nf * (size_t)bs, sizeof *X);
+  if (!X)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory forming the Delassus operator of %lld "
+                    "contact directions", (long long)m);
+  fcd_status st = FCD_OK;
+  for (fcd_index j0 = 0; j0 < m && st == FCD_OK; j0 += bs) {
+    fcd_index nb = m - j0 < bs ? m - j0 : bs;
+    memset(X, 0, (size_t)nf * (size_t)nb * sizeof *X);
+    for (fcd_index j = 0; j < nb; j++)
+      for (fcd_index e = H->rowptr[j0 + j]; e < H->rowptr[j0 + j + 1]; e++)
+        X[j * nf + sys->free_of[H->col[e]]] += H->val[e];
+    if ((st = solve(ctx, nb, X)) != FCD_OK) break;
+    for (fcd_index i = 0; i < m; i++)
+      for (fcd_index j = 0; j < nb; j++) {
+        fcd_real s = 0;
+        for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
+          s += H->val[e] * X[j * nf + sys->free_of[H->col[e]]];
+        W[i * m + j0 + j] = s;
+      }
+  }
+  fcd__free(X);
+  return st;
+}
+
+typedef struct {
+  fcd__factor *fac;
+  fcd__solve_fn solve;
+} factor_solve_ctx;
+
+static fcd_status factor_block_solve(void *ctx, fcd_index nrhs, fcd_real *X) {
+  factor_solve_ctx *c = ctx;
+  return c->solve(c->fac, nrhs, X, X);
+}
+
 fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
                                const fcd__csr *H, fcd_real *W) {
-  fcd_index m = H->n, nf = fcd__factor_size(fac), bs = m < 64 ? m : 64;
-  if (m == 0) return FCD_OK;
+  if (H->n == 0) return FCD_OK;
   if (solve == fcd__factor_solve_free && fcd__dist_on(sys))
     return delassus_from_inverse(sys, fac, H, W);
   /* a serial factor ordered with the contact dofs last has their Schur complement's
@@ -166,29 +203,8 @@ fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__sol
     if (st != FCD_E_UNSUPPORTED) return st;
     memcpy((char *)sys->err, saved, sizeof saved);
   }
-  /* columns go through the factor in blocks: nf x 64 of extra memory at most */
-  fcd_real *X = fcd__malloc_array((size_t)nf * (size_t)bs, sizeof *X);
-  if (!X)
-    return fcd__err(sys, FCD_E_NOMEM, "out of memory forming the Delassus operator of %lld "
-                    "contact directions", (long long)m);
-  fcd_status st = FCD_OK;
-  for (fcd_index j0 = 0; j0 < m && st == FCD_OK; j0 += bs) {
-    fcd_index nb = m - j0 < bs ? m - j0 : bs;
-    memset(X, 0, (size_t)nf * (size_t)nb * sizeof *X);
-    for (fcd_index j = 0; j < nb; j++)
-      for (fcd_index e = H->rowptr[j0 + j]; e < H->rowptr[j0 + j + 1]; e++)
-        X[j * nf + sys->free_of[H->col[e]]] += H->val[e];
-    if ((st = solve(fac, nb, X, X)) != FCD_OK) break;
-    for (fcd_index i = 0; i < m; i++)
-      for (fcd_index j = 0; j < nb; j++) {
-        fcd_real s = 0;
-        for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
-          s += H->val[e] * X[j * nf + sys->free_of[H->col[e]]];
-        W[i * m + j0 + j] = s;
-      }
-  }
-  fcd__free(X);
-  return st;
+  factor_solve_ctx c = {fac, solve};
+  return fcd__delassus_blocks(sys, fcd__factor_size(fac), factor_block_solve, &c, H, W);
 }
 
 /* W = H^T A^-1 H, sparse (exact zeros dropped), for a global problem whose H is stored

@@ -13,73 +13,12 @@
  *   u_N - g = c + A r_N,  A_ij = W_{iN,jN} + mu_j s_j . W_{iN,jT},
  * with complementarity u_N - g <= 0, r_N <= 0: the LCP (z = -r_N)
  *   w = A z - c >= 0, z >= 0, z . w = 0, solved by Lemke's method (lemke.c). */
-#include "backend/lapack.h"
-#include "fc_private.h"
-#include "fcd/fcd_equilibrium.h"
+#include "equilibrium_private.h"
 #include "fcd/fcd_integrator.h"
 #include "fcd/fcd_vtk.h"
-#include "mechanism.h"
 
 #include <math.h>
 #include <string.h>
-
-#define FCD_EQUILIBRIUM_MAGIC 0x66636571u /* "fceq" */
-
-struct fcd_equilibrium {
-  uint32_t magic;
-  fcd_system *sys;
-  fcd_contact_set *cs; /* may be NULL */
-  fcd__factor *fac;
-  fcd__fc_opts opts;
-  fcd_real classify_tol;
-  fcd__wcache W; /* m x m */
-  fcd_real *u_ref; /* NULL: zero */
-  int have;
-  fcd_index have_nc;  /* contacts of the last solution (contacts are only ever added) */
-  fcd_real *u, *r; /* last solution */
-  int *set;
-  fcd_real *sdir; /* (d - 1) per contact */
-  fcd_real cert_tol;     /* FCD_PARAM_CERT_TOL */
-  fcd_certificate cert;  /* of the last solve that succeeded */
-  /* rigid modes of K on the free dofs: probed once per factorization */
-  int rigid;             /* 1: K is semi-definite on the free dofs */
-  fcd_index probe_facts; /* factorization count the probe was made for (-1: none) */
-  uint64_t kfail_pat, kfail_val; /* the K (pattern, values) whose factorization failed */
-  fcd_index void_dof; /* that K's dof with a zero diagonal no contact involves (-1: none) */
-  fcd_real probe_rho;    /* smallest Rayleigh quotient x'Kx / x'Dx found */
-  fcd__factor *rfac;     /* K + c D, D = diag K, when rigid */
-  uint64_t rfac_pat, rfac_val;
-  fcd_real *dreg;        /* c D on the free dofs */
-  fcd_index nrig;        /* rigid modes found */
-  fcd_real *R;           /* nf x nrig, orthonormal columns (Euclidean) */
-  fcd_real *Wp;          /* H K^+ H^T, m x m */
-  uint64_t wp_pat, wp_val, wp_csver; /* what Wp and R were built for */
-  fcd__geometry *geo;    /* fcd_equilibrium_set_mesh's copy, or NULL */
-  fcd_mechanism mech;    /* of the last solve (kind FCD_MECH_NONE unless it had none) */
-  fcd_real *mech_motion; /* its motion, ndofs entries */
-};
-
-/* Rank decisions on K (free dofs), with D = diag K: a Rayleigh quotient x'Kx / x'Dx
- * below RIGID_TOL is a rigid mode (exact rigid motions give round-off, about 1e-15;
- * the softest elastic modes of slender models stay above about 1e-10). The semi-definite
- * problem is solved in the manner of FETI's coarse problem (docs/equilibria.md): u =
- * K^+ (f + H^T r) + R a with R the rigid modes, K^+ applied through the factor of
- * K + REG D with refinement, and the balance R^T (f + H^T r) = 0 enforced on the contact
- * problem by an augmented Lagrangian in the rigid amplitudes a. */
-#define FCD__RIGID_TOL 1e-12
-#define FCD__RIGID_REG 1e-10
-/* The rigid-mode search's largest block. Bodies held by their contacts have 6 modes each
- * in 3D; a K with thousands is a model without stiffness (zeros stored for every entry),
- * whose search doubled its block up to the free dofs': at 20,000 dofs a 3.2 GB block and
- * some 1e13 flops, hours in a host before any answer. */
-#define FCD__RIGID_MAX 512
-#define FCD__AL_MAX 200
-/* The method of multipliers raises its penalty tenfold after two steps that leave more
- * than half the unbalance, up to this factor over its start: a body that starts 100
- * above its support travels a gap 1e6 times its elastic displacements, which steps on
- * W+'s scale crossed at that scale per step (it was refused as "cannot hold the load"
- * past a gap of about 0.3). */
-#define FCD__AL_RHO_MAX 1e12
 
 static int valid(const fcd_equilibrium *eq) {
   return eq && eq->magic == FCD_EQUILIBRIUM_MAGIC && fcd__system_valid(eq->sys);
@@ -89,9 +28,6 @@ static int valid(const fcd_equilibrium *eq) {
   do {                                                                                 \
     if (!valid(eq)) return FCD_E_INVALID_ARG;                                          \
   } while (0)
-
-static fcd_index nct(const fcd_equilibrium *eq) { return eq->cs ? eq->cs->n : 0; }
-static int cdim(const fcd_equilibrium *eq) { return eq->cs ? eq->cs->dim : 2; }
 
 fcd_status fcd_equilibrium_create(fcd_system *sys, fcd_contact_set *cs,
                                   fcd_equilibrium **out) {
@@ -205,217 +141,14 @@ fcd_status fcd_equilibrium_set_reference(fcd_equilibrium *eq, const fcd_real *u_
   return FCD_OK;
 }
 
-/* D = diag K on the free dofs (zero diagonals, dofs without stiffness, take the mean
- * of the others so that D is a metric) and the values of K on the free pattern. */
-static fcd_status k_values(fcd_equilibrium *eq, const fcd__free_pattern *fp, fcd_real *vals,
-                           fcd_real *dg) {
-  FCD_TRY(fcd__system_combination(eq->sys, 0.0, 0.0, 1.0, vals));
-  fcd_real sum = 0;
-  fcd_index cnt = 0;
-  for (fcd_index i = 0; i < fp->n; i++) {
-    dg[i] = 0;
-    for (fcd_index p = fp->rowptr[i]; p < fp->rowptr[i + 1]; p++)
-      if (fp->col[p] == i) dg[i] = vals[p];
-  }
-  /* distributed: each diagonal entry lives on the rank owning its row */
-  FCD_TRY(fcd__dist_sum(eq->sys, dg, fp->n));
-  for (fcd_index i = 0; i < fp->n; i++) {
-    if (dg[i] > 0 && isfinite(dg[i])) {
-      sum += dg[i];
-      cnt++;
-    }
-  }
-  fcd_real mean = cnt > 0 ? sum / (fcd_real)cnt : 1.0;
-  for (fcd_index i = 0; i < fp->n; i++)
-    if (!(dg[i] > 0) || !isfinite(dg[i])) dg[i] = mean;
-  return FCD_OK;
-}
-
-/* y = K x on the free dofs (through full vectors, prescribed entries zero) */
-static void k_free(const fcd_equilibrium *eq, const fcd_real *x, fcd_real *y, fcd_real *full,
-                   fcd_real *full2) {
-  const fcd_system *sys = eq->sys;
-  memset(full, 0, (size_t)sys->n * sizeof *full);
-  for (fcd_index k = 0; k < sys->nfree; k++) full[sys->dof_of[k]] = x[k];
-  fcd_system_apply(sys, FCD_STIFFNESS, full, full2);
-  for (fcd_index k = 0; k < sys->nfree; k++) y[k] = full2[sys->dof_of[k]];
-}
-
-/* Block inverse iteration with the factor of K: a few steps from fixed pseudo-random
- * vectors turn any rigid mode (eigenvalue at round-off) into the dominant direction; the
- * smallest Rayleigh quotient x'Kx / x'Dx then decides the rank. A factorization that
- * succeeded on a semi-definite K (a tiny positive pivot) is caught here, not by luck. */
-static fcd_status probe_rigid(fcd_equilibrium *eq, const fcd_real *dg) {
-  fcd_system *sys = eq->sys;
-  fcd_index nf = fcd__factor_size(eq->fac), n = sys->n;
-  fcd_index p = nf < 4 ? nf : 4;
-  fcd_real *X = fcd__malloc_array((size_t)(nf * p), sizeof *X);
-  fcd_real *y = fcd__malloc_array((size_t)nf, sizeof *y);
-  fcd_real *f1 = fcd__malloc_array((size_t)n, sizeof *f1);
-  fcd_real *f2 = fcd__malloc_array((size_t)n, sizeof *f2);
-  fcd_status st = FCD_OK;
-  if (!X || !y || !f1 || !f2) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory probing the stiffness for rigid modes");
-    goto done;
-  }
-  uint64_t seed = 0x9e3779b97f4a7c15ull;
-  for (fcd_index i = 0; i < nf * p; i++) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    X[i] = (fcd_real)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-  }
-  fcd_real rho_min = INFINITY;
-  for (int iter = 0; iter < 3 && st == FCD_OK; iter++) {
-    for (fcd_index j = 0; j < p; j++)
-      for (fcd_index i = 0; i < nf; i++) X[j * nf + i] *= dg[i];
-    st = fcd__factor_solve_free(eq->fac, p, X, X);
-    for (fcd_index j = 0; j < p && st == FCD_OK; j++) {
-      fcd_real *x = X + j * nf, nd = 0;
-      for (fcd_index i = 0; i < nf; i++) nd += dg[i] * x[i] * x[i];
-      nd = sqrt(nd);
-      if (!(nd > 0) || !isfinite(nd)) {
-        rho_min = 0; /* the factor blew up: as singular as it gets */
-        break;
-      }
-      for (fcd_index i = 0; i < nf; i++) x[i] /= nd;
-    }
-    if (rho_min == 0) break;
-  }
-  if (st == FCD_OK && rho_min != 0)
-    for (fcd_index j = 0; j < p; j++) {
-      fcd_real *x = X + j * nf, xkx = 0;
-      k_free(eq, x, y, f1, f2);
-      for (fcd_index i = 0; i < nf; i++) xkx += x[i] * y[i];
-      rho_min = fmin(rho_min, xkx); /* x'Dx = 1 */
-    }
-  if (st == FCD_OK) {
-    eq->probe_rho = rho_min;
-    eq->rigid = !(rho_min >= FCD__RIGID_TOL);
-  }
-done:
-  fcd__free(X);
-  fcd__free(y);
-  fcd__free(f1);
-  fcd__free(f2);
-  return st;
-}
-
-static int rfac_current(const fcd_equilibrium *eq, const fcd__free_pattern *fp) {
-  return eq->rfac && eq->rfac_pat == fp->version && eq->rfac_val == eq->sys->value_version;
-}
-
-/* K + c D factored for the semi-definite problem; an indefinite K is refused. */
-static fcd_status regularise(fcd_equilibrium *eq, const fcd__free_pattern *fp,
-                             fcd_real *vals, const fcd_real *dg) {
-  fcd_system *sys = eq->sys;
-  if (rfac_current(eq, fp)) return FCD_OK;
-  if (!eq->rfac) FCD_TRY(fcd__factor_create_free(sys, &eq->rfac));
-  fcd__free(eq->dreg);
-  eq->dreg = fcd__malloc_array((size_t)fp->n + 1, sizeof *eq->dreg);
-  if (!eq->dreg) return fcd__err(sys, FCD_E_NOMEM, "out of memory regularising the stiffness");
-  for (fcd_index i = 0; i < fp->n; i++) {
-    eq->dreg[i] = FCD__RIGID_REG * dg[i];
-    for (fcd_index q = fp->rowptr[i]; q < fp->rowptr[i + 1]; q++)
-      if (fp->col[q] == i) vals[q] += eq->dreg[i];
-  }
-  eq->rfac_pat = 0;
-  fcd_status st = fcd__factor_csr_free(eq->rfac, fp->n, fp->rowptr, fp->col, vals, fp->version);
-  /* every free diagonal is in the pattern and dreg > 0, so K's own refusals of a diagonal
-   * (diagonal_refusal) leave only a pivot to fail here */
-  if (st == FCD_E_NOT_SPD) {
-    fcd_index bad = fcd__factor_bad_column(eq->rfac);
-    char at[48] = "";
-    if (bad >= 0) snprintf(at, sizeof at, " at dof %lld", (long long)sys->dof_of[bad]);
-    return fcd__err(sys, FCD_E_SINGULAR,
-                    "the stiffness is indefinite on the free dofs (K + %.0e diag K has a "
-                    "non-positive pivot%s): no equilibrium is defined", FCD__RIGID_REG, at);
-  }
-  if (st != FCD_OK) return st;
-  eq->rfac_pat = fp->version;
-  eq->rfac_val = sys->value_version;
-  return FCD_OK;
-}
-
-/* K's factor refused a diagonal entry <= 0 before factoring (fcd__factor_bad_diagonal).
- * Negative, K is indefinite: refused. Zero at a dof no contact direction involves (a node
- * no element reaches, say), the dof is kept in eq->void_dof: the semi-definite path takes
- * it for a rigid mode, names it well when a load pushes along it ("cannot hold the
- * load"), but with no load its amplitude is undetermined and the solve failed its
- * certificate with a displacement of 1e30 that named nothing (fcd_equilibrium_solve then
- * names the dof). Collective when distributed (every rank's factor failed at the same
- * dof). */
-static fcd_status diagonal_refusal(fcd_equilibrium *eq) {
-  fcd_system *sys = eq->sys;
-  fcd_real d;
-  fcd_index dof = fcd__factor_bad_column(eq->fac);
-  if (dof < 0 || !fcd__factor_bad_diagonal(eq->fac, &d)) return FCD_OK;
-  if (d < 0)
-    return fcd__err(sys, FCD_E_SINGULAR, "the stiffness is indefinite on the free dofs (its "
-                    "diagonal at dof %lld is negative): no equilibrium is defined",
-                    (long long)dof);
-  int held = 0;
-  if (nct(eq) > 0) {
-    const fcd__csr *H;
-    FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
-    for (fcd_index e = 0; e < H->rowptr[H->n] && !held; e++) held = H->col[e] == dof;
-  }
-  if (!fcd__dist_any(sys, held)) eq->void_dof = dof;
-  return FCD_OK;
-}
-
-/* K on the free dofs factored and its rank decided (probed once per factorization);
- * for a semi-definite K (a body held by its contacts) the regularised factor too. */
-static fcd_status prepare(fcd_equilibrium *eq, const fcd__free_pattern *fp) {
-  fcd_system *sys = eq->sys;
-  /* a K whose factorization failed is not factored again while it stays the same */
-  int failed = eq->kfail_pat == fp->version && eq->kfail_val == sys->value_version;
-  fcd_status st = FCD_OK;
-  /* distributed: K's factor eliminates the contact dofs last (delassus.c) */
-  if (nct(eq) > 0) FCD_TRY(fcd__factor_schur_on_contacts(sys, eq->fac, eq->cs));
-  if (!failed) {
-    char saved[FCD_ERRMSG_CAP];
-    memcpy(saved, sys->err, sizeof saved);
-    st = fcd__factor_combination_free(eq->fac, 0.0, 0.0, 1.0);
-    failed = st == FCD_E_NOT_SPD;
-    if (st != FCD_OK && !failed) return st;
-    eq->void_dof = -1;
-    if (failed) FCD_TRY(diagonal_refusal(eq));
-    if (failed) {
-      memcpy(sys->err, saved, sizeof saved); /* an answer, not an error */
-      eq->kfail_pat = fp->version;
-      eq->kfail_val = sys->value_version;
-      eq->rigid = 1;
-      eq->probe_rho = 0;
-    }
-  }
-  fcd_index facts = fcd__factor_get_stats(eq->fac).factorizations;
-  int probed = failed || eq->probe_facts == facts;
-  if (probed && (!eq->rigid || rfac_current(eq, fp))) return FCD_OK;
-  fcd_real *vals = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *vals);
-  fcd_real *dg = fcd__malloc_array((size_t)fp->n + 1, sizeof *dg);
-  if (!vals || !dg) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory probing the stiffness");
-    goto done;
-  }
-  if ((st = k_values(eq, fp, vals, dg)) != FCD_OK) goto done;
-  if (!probed) {
-    if ((st = probe_rigid(eq, dg)) != FCD_OK) goto done;
-    eq->probe_facts = facts;
-  }
-  if (eq->rigid) st = regularise(eq, fp, vals, dg);
-done:
-  fcd__free(vals);
-  fcd__free(dg);
-  return st;
-}
-
 /* The right-hand side f - K z + H^T r on the free dofs (r may be NULL: zero) */
-static fcd_status rhs_free(fcd_equilibrium *eq, const fcd_real *f, const fcd_real *z,
+fcd_status fcd__eq_rhs_free(fcd_equilibrium *eq, const fcd_real *f, const fcd_real *z,
                            const fcd_real *r, fcd_real *tmp, fcd_real *xf) {
   fcd_system *sys = eq->sys;
   fcd_index n = sys->n;
   fcd_system_apply(sys, FCD_STIFFNESS, z, tmp);
   for (fcd_index i = 0; i < n; i++) tmp[i] = f[i] - tmp[i];
-  if (r && nct(eq) > 0) {
+  if (r && fcd__eq_nct(eq) > 0) {
     const fcd__csr *H;
     FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
     for (fcd_index i = 0; i < H->n; i++)
@@ -431,17 +164,13 @@ static fcd_status displacement(fcd_equilibrium *eq, fcd__factor *fac, const fcd_
                                const fcd_real *z, const fcd_real *r, fcd_real *u,
                                fcd_real *tmp, fcd_real *xf) {
   fcd_system *sys = eq->sys;
-  FCD_TRY(rhs_free(eq, f, z, r, tmp, xf));
+  FCD_TRY(fcd__eq_rhs_free(eq, f, z, r, tmp, xf));
   FCD_TRY(fcd__factor_solve_free(fac, 1, xf, xf));
   memcpy(u, z, (size_t)sys->n * sizeof *u);
   for (fcd_index k = 0; k < sys->nfree; k++) u[sys->dof_of[k]] = xf[k];
   return FCD_OK;
 }
 
-typedef struct {
-  fcd_real *f, *z, *vr, *ub, *tmp, *xf, *u, *r, *loc, *sdir;
-  int *set;
-} eq_work;
 
 static void eq_work_free(eq_work *w) {
   fcd_real **p[] = {&w->f, &w->z, &w->vr, &w->ub, &w->tmp, &w->xf, &w->loc};
@@ -454,7 +183,7 @@ static void eq_work_free(eq_work *w) {
 }
 
 
-static fcd_real cert_tolerance(const fcd_equilibrium *eq) {
+fcd_real fcd__eq_cert_tolerance(const fcd_equilibrium *eq) {
   return fmax(eq->cert_tol, 10 * eq->opts.tol);
 }
 
@@ -465,8 +194,8 @@ static fcd_real cert_tolerance(const fcd_equilibrium *eq) {
 static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
                   fcd_certificate *cert) {
   fcd_system *sys = eq->sys;
-  fcd_index n = sys->n, nc = nct(eq);
-  int d = cdim(eq);
+  fcd_index n = sys->n, nc = fcd__eq_nct(eq);
+  int d = fcd__eq_cdim(eq);
   /* the balance on the free dofs, as a backward error: its scale holds the load, the
    * reactions and |K| |u|, the size of the terms that cancel in K u */
   fcd_real *res = w->tmp, *hr = w->ub, *ak = w->z; /* z, u_base no longer needed */
@@ -521,7 +250,7 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
     fcd__free(law);
     fcd__free(uref);
   }
-  int ok = fcd__certificate_check(cert, cert_tolerance(eq));
+  int ok = fcd__certificate_check(cert, fcd__eq_cert_tolerance(eq));
   if (nc == 0) return ok;
   /* the certificate's scales: the same on every rank count (its figures are reduced
    * across ranks), where the largest |u| of a state whose displacements are round-off
@@ -560,10 +289,10 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
 }
 
 /* The static contact problem u_loc = W r + q with q from w->loc (H u_base on entry) */
-static fcd_status solve_static(fcd_equilibrium *eq, eq_work *w, fcd_real *Wd) {
+fcd_status fcd__eq_solve_static(fcd_equilibrium *eq, eq_work *w, fcd_real *Wd) {
   fcd_system *sys = eq->sys;
-  fcd_index nc = nct(eq);
-  int d = cdim(eq);
+  fcd_index nc = fcd__eq_nct(eq);
+  int d = fcd__eq_cdim(eq);
   fcd_index m = nc * d;
   if (nc == 0) return FCD_OK;
   fcd_real *q = w->loc, *uref = NULL;
@@ -621,11 +350,11 @@ static fcd_real lcp_violation(fcd_index n, const fcd_real *A, const fcd_real *q,
 }
 
 /* Steady sliding's LCP with W = Wd and w->loc = H u_base on entry */
-static fcd_status solve_steady(fcd_equilibrium *eq, eq_work *w, const fcd_real *Wd,
+fcd_status fcd__eq_solve_steady(fcd_equilibrium *eq, eq_work *w, const fcd_real *Wd,
                                fcd_real *sl) {
   fcd_system *sys = eq->sys;
-  fcd_index nc = nct(eq);
-  int d = cdim(eq);
+  fcd_index nc = fcd__eq_nct(eq);
+  int d = fcd__eq_cdim(eq);
   fcd_index m = nc * d;
   if (nc == 0)
     return fcd__err(sys, FCD_E_STATE, "steady sliding needs a contact set with contacts");
@@ -725,539 +454,6 @@ done:
   return st;
 }
 
-/* Orthonormalises the p columns of X (nf entries each) in the metric diag(dg) (NULL:
- * Euclidean) by modified Gram-Schmidt, twice (the second pass restores orthogonality
- * lost to cancellation). A column that vanishes against the others becomes zero. */
-static void orthonormalise(fcd_index nf, fcd_index p, fcd_real *X, const fcd_real *dg) {
-  for (int pass = 0; pass < 2; pass++)
-    for (fcd_index j = 0; j < p; j++) {
-      fcd_real *x = X + j * nf;
-      for (fcd_index i = 0; i < j; i++) {
-        const fcd_real *y = X + i * nf;
-        fcd_real dot = 0;
-        for (fcd_index k = 0; k < nf; k++) dot += (dg ? dg[k] : 1.0) * x[k] * y[k];
-        for (fcd_index k = 0; k < nf; k++) x[k] -= dot * y[k];
-      }
-      fcd_real nn = 0;
-      for (fcd_index k = 0; k < nf; k++) nn += (dg ? dg[k] : 1.0) * x[k] * x[k];
-      nn = sqrt(nn);
-      for (fcd_index k = 0; k < nf; k++) x[k] = nn > 0 ? x[k] / nn : 0.0;
-    }
-}
-
-/* x -= R (R^T x) for each of nrhs columns */
-static void deflate(const fcd_equilibrium *eq, fcd_index nf, fcd_index nrhs, fcd_real *X) {
-  for (fcd_index j = 0; j < nrhs; j++)
-    for (fcd_index i = 0; i < eq->nrig; i++) {
-      const fcd_real *r = eq->R + i * nf;
-      fcd_real *x = X + j * nf, dot = 0;
-      for (fcd_index k = 0; k < nf; k++) dot += r[k] * x[k];
-      for (fcd_index k = 0; k < nf; k++) x[k] -= dot * r[k];
-    }
-}
-
-/* X <- K^+ X (nrhs columns on the free dofs): the solution of K x = P b orthogonal to
- * the rigid modes, P the projection onto the range of K. Through the factor of
- * K + c D, whose error on the elastic part shrinks by c / (lambda + c) per refinement.
- * Each refinement solves its nrhs residuals R (nf x nrhs; y itself when nrhs is 1) as
- * one block: column by column, W+ of the 1,875 contact directions of a 32k-dof block
- * took 3,750 single solves (102 s for the equilibrium). */
-static fcd_status pinv(fcd_equilibrium *eq, fcd_index nrhs, fcd_real *X, fcd_real *B,
-                       fcd_real *R, fcd_real *y, fcd_real *f1, fcd_real *f2) {
-  fcd_index nf = eq->sys->nfree;
-  deflate(eq, nf, nrhs, X);
-  memcpy(B, X, (size_t)(nf * nrhs) * sizeof *B);
-  FCD_TRY(fcd__factor_solve_free(eq->rfac, nrhs, X, X));
-  for (int it = 0; it < 2; it++) {
-    for (fcd_index j = 0; j < nrhs; j++) {
-      k_free(eq, X + j * nf, y, f1, f2);
-      for (fcd_index k = 0; k < nf; k++) R[j * nf + k] = B[j * nf + k] - y[k];
-    }
-    FCD_TRY(fcd__factor_solve_free(eq->rfac, nrhs, R, R));
-    for (fcd_index k = 0; k < nf * nrhs; k++) X[k] += R[k];
-  }
-  deflate(eq, nf, nrhs, X);
-  return FCD_OK;
-}
-
-/* The rigid modes R (orthonormal) by subspace iteration with (K + c D)^-1 D and a
- * Rayleigh-Ritz step: Ritz values below RIGID_TOL are rigid. The block grows until it
- * holds an elastic mode too, so that none is missed. Then W+ = H K^+ H^T. */
-static fcd_status rigid_operators(fcd_equilibrium *eq, const fcd__csr *H) {
-  fcd_system *sys = eq->sys;
-  fcd_index nf = sys->nfree, n = sys->n, m = H ? H->n : 0;
-  const fcd__free_pattern *fp;
-  FCD_TRY(fcd__system_free_pattern(sys, &fp));
-  uint64_t csver = eq->cs ? eq->cs->version : 0;
-  if (eq->R && eq->wp_pat == fp->version && eq->wp_val == sys->value_version &&
-      eq->wp_csver == csver && (m == 0 || eq->Wp))
-    return FCD_OK;
-  fcd__free(eq->R);
-  fcd__free(eq->Wp);
-  eq->R = eq->Wp = NULL;
-  eq->nrig = 0;
-  eq->wp_pat = 0;
-  fcd_status st = FCD_OK;
-  fcd_real *dg = fcd__malloc_array((size_t)nf + 1, sizeof *dg);
-  fcd_real *f1 = fcd__malloc_array((size_t)n + 1, sizeof *f1);
-  fcd_real *f2 = fcd__malloc_array((size_t)n + 1, sizeof *f2);
-  fcd_real *y = fcd__malloc_array((size_t)nf + 1, sizeof *y);
-  fcd_real *X = NULL, *KX = NULL, *T = NULL, *th = NULL, *B = NULL, *Y = NULL, *Rs = NULL;
-  if (!dg || !f1 || !f2 || !y) goto nomem;
-  for (fcd_index k = 0; k < nf; k++) dg[k] = eq->dreg[k] / FCD__RIGID_REG;
-  fcd_index p = nf < 8 ? nf : 8, k = 0;
-  for (;;) {
-    fcd__free(X);
-    fcd__free(KX);
-    fcd__free(T);
-    fcd__free(th);
-    X = fcd__malloc_array((size_t)(nf * p), sizeof *X);
-    KX = fcd__malloc_array((size_t)(nf * p), sizeof *KX);
-    T = fcd__malloc_array((size_t)(p * p), sizeof *T);
-    th = fcd__malloc_array((size_t)p, sizeof *th);
-    if (!X || !KX || !T || !th) goto nomem;
-    uint64_t seed = 0x2545f4914f6cdd1dull;
-    for (fcd_index i = 0; i < nf * p; i++) {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      X[i] = (fcd_real)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-    }
-    for (int it = 0; it < 4 && st == FCD_OK; it++) {
-      for (fcd_index j = 0; j < p; j++)
-        for (fcd_index i = 0; i < nf; i++) X[j * nf + i] *= dg[i];
-      st = fcd__factor_solve_free(eq->rfac, p, X, X);
-      orthonormalise(nf, p, X, dg);
-    }
-    if (st != FCD_OK) goto done;
-    for (fcd_index j = 0; j < p; j++) k_free(eq, X + j * nf, KX + j * nf, f1, f2);
-    for (fcd_index i = 0; i < p; i++)
-      for (fcd_index j = 0; j < p; j++) {
-        fcd_real sum = 0;
-        for (fcd_index q = 0; q < nf; q++) sum += X[i * nf + q] * KX[j * nf + q];
-        T[i * p + j] = sum;
-      }
-    if (fcd__la_syev(1, p, T, th) != 0) {
-      st = fcd__err(sys, FCD_E_BACKEND, "the Rayleigh-Ritz step of the rigid-mode search "
-                    "failed (LAPACK dsyev)");
-      goto done;
-    }
-    k = 0;
-    while (k < p && th[k] < FCD__RIGID_TOL) k++;
-    if (k < p || p == nf) break;
-    if (p >= FCD__RIGID_MAX) {
-      char at[80] = "";
-      if (eq->void_dof >= 0)
-        snprintf(at, sizeof at, " (dof %lld, for one, has a zero diagonal in K)",
-                 (long long)eq->void_dof);
-      st = fcd__err(sys, FCD_E_SINGULAR, "the stiffness has at least %lld rigid modes on the "
-                    "free dofs%s: a model mostly without stiffness, not bodies held by their "
-                    "contacts; no equilibrium is defined", (long long)p, at);
-      goto done;
-    }
-    p = 2 * p < nf ? 2 * p : nf;
-    if (p > FCD__RIGID_MAX) p = FCD__RIGID_MAX;
-  }
-  if (k == 0) {
-    st = fcd__err(sys, FCD_E_SINGULAR,
-                  "the stiffness is nearly singular on the free dofs (its factorization "
-                  "failed, yet no rigid mode has x'Kx/x'Dx below %.0e): no reliable "
-                  "equilibrium", FCD__RIGID_TOL);
-    goto done;
-  }
-  eq->R = fcd__calloc((size_t)(nf * k), sizeof *eq->R);
-  if (!eq->R) goto nomem;
-  for (fcd_index i = 0; i < k; i++)
-    for (fcd_index j = 0; j < p; j++) {
-      fcd_real v = T[j * p + i];
-      for (fcd_index q = 0; q < nf; q++) eq->R[i * nf + q] += v * X[j * nf + q];
-    }
-  orthonormalise(nf, k, eq->R, NULL);
-  eq->nrig = k;
-  eq->probe_rho = th[0];
-  if (m > 0) {
-    /* W+ = H K^+ H^T, a block of columns at a time */
-    fcd_index bs = m < 64 ? m : 64;
-    eq->Wp = fcd__malloc_array((size_t)(m * m), sizeof *eq->Wp);
-    Y = fcd__malloc_array((size_t)(nf * bs), sizeof *Y);
-    B = fcd__malloc_array((size_t)(nf * bs), sizeof *B);
-    Rs = fcd__malloc_array((size_t)(nf * bs), sizeof *Rs);
-    if (!eq->Wp || !Y || !B || !Rs) goto nomem;
-    for (fcd_index c0 = 0; c0 < m && st == FCD_OK; c0 += bs) {
-      fcd_index nb = m - c0 < bs ? m - c0 : bs;
-      memset(Y, 0, (size_t)(nf * nb) * sizeof *Y);
-      for (fcd_index j = 0; j < nb; j++)
-        for (fcd_index e = H->rowptr[c0 + j]; e < H->rowptr[c0 + j + 1]; e++)
-          Y[j * nf + sys->free_of[H->col[e]]] += H->val[e];
-      if ((st = pinv(eq, nb, Y, B, Rs, y, f1, f2)) != FCD_OK) break;
-      for (fcd_index i = 0; i < m; i++)
-        for (fcd_index j = 0; j < nb; j++) {
-          fcd_real sum = 0;
-          for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
-            sum += H->val[e] * Y[j * nf + sys->free_of[H->col[e]]];
-          eq->Wp[i * m + c0 + j] = sum;
-        }
-    }
-    if (st != FCD_OK) goto done;
-    /* symmetric by construction; round-off asymmetry would bias the solvers */
-    for (fcd_index i = 0; i < m; i++)
-      for (fcd_index j = i + 1; j < m; j++) {
-        fcd_real a = 0.5 * (eq->Wp[i * m + j] + eq->Wp[j * m + i]);
-        eq->Wp[i * m + j] = eq->Wp[j * m + i] = a;
-      }
-  }
-  eq->wp_pat = fp->version;
-  eq->wp_val = sys->value_version;
-  eq->wp_csver = csver;
-  goto done;
-nomem:
-  st = fcd__err(sys, FCD_E_NOMEM, "out of memory finding the rigid modes of the stiffness");
-done:
-  if (st != FCD_OK) {
-    fcd__free(eq->R);
-    fcd__free(eq->Wp);
-    eq->R = eq->Wp = NULL;
-    eq->nrig = 0;
-  }
-  fcd__free(dg);
-  fcd__free(f1);
-  fcd__free(f2);
-  fcd__free(y);
-  fcd__free(X);
-  fcd__free(KX);
-  fcd__free(T);
-  fcd__free(th);
-  fcd__free(B);
-  fcd__free(Y);
-  fcd__free(Rs);
-  return st;
-}
-
-/* The operators of solve_rigid's method of multipliers, for k rigid modes and m contact
- * directions: G = R^T H^T (k x m), and the balance G r = e taken in whitened coordinates,
- * Gw = L^-1/2 V^T G and ew = L^-1/2 V^T e from G G^T = V L V^T, so that the penalty
- * rho Gw^T Gw is rho times the projector onto the range of G^T whatever the scale of each
- * mode's motion at the contacts. A node that only its contact holds moves it by 1 along
- * its modes, a body's rigid modes move its many contacts by 0.1, and one rho on G^T G
- * suited only one of them (a body's balance shrank by 0.73 a step beside such a node, and
- * was taken for a mechanism). Directions with L below 1e-12 of the largest are left out
- * (*kw are kept): no contact moves along them, so their unbalance stays and is reported.
- * The rigid amplitudes are a = Tw aw, Tw = V L^-1/2 (k x kw, row-major with k columns).
- * Wr = W+ + rho Gw^T Gw, rho putting the penalty on the scale of W+. */
-static fcd_status balance_operators(fcd_equilibrium *eq, const fcd__csr *H, fcd_index k,
-                                    const fcd_real *e, fcd_real *G, fcd_real *Gw,
-                                    fcd_real *ew, fcd_real *Tw, fcd_index *kw, fcd_real *Wr,
-                                    fcd_real *rho) {
-  fcd_system *sys = eq->sys;
-  fcd_index nf = sys->nfree, m = H->n;
-  for (fcd_index j = 0; j < m; j++)
-    for (fcd_index i = 0; i < k; i++) {
-      fcd_real s = 0;
-      for (fcd_index p = H->rowptr[j]; p < H->rowptr[j + 1]; p++)
-        s += H->val[p] * eq->R[i * nf + sys->free_of[H->col[p]]];
-      G[i * m + j] = s;
-    }
-  fcd_real *V = fcd__malloc_array((size_t)(k * k) + 1, sizeof *V);
-  fcd_real *lam = fcd__malloc_array((size_t)k + 1, sizeof *lam);
-  if (!V || !lam) {
-    fcd__free(V);
-    fcd__free(lam);
-    return fcd__err(sys, FCD_E_NOMEM, "out of memory in an equilibrium solve");
-  }
-  for (fcd_index i = 0; i < k; i++)
-    for (fcd_index j = 0; j < k; j++) {
-      fcd_real s = 0;
-      for (fcd_index c = 0; c < m; c++) s += G[i * m + c] * G[j * m + c];
-      V[i * k + j] = s;
-    }
-  int info = fcd__la_syev(1, k, V, lam);
-  *kw = 0;
-  for (fcd_index c = k - 1; info == 0 && c >= 0; c--) {
-    if (!(lam[c] > 1e-12 * lam[k - 1])) break;
-    fcd_real sc = 1.0 / sqrt(lam[c]), *gw = Gw + *kw * m;
-    ew[*kw] = 0;
-    for (fcd_index i = 0; i < k; i++) {
-      Tw[i * k + *kw] = V[i * k + c] * sc;
-      ew[*kw] += Tw[i * k + *kw] * e[i];
-    }
-    for (fcd_index j = 0; j < m; j++) {
-      fcd_real s = 0;
-      for (fcd_index i = 0; i < k; i++) s += Tw[i * k + *kw] * G[i * m + j];
-      gw[j] = s;
-    }
-    (*kw)++;
-  }
-  fcd__free(V);
-  fcd__free(lam);
-  if (info != 0)
-    return fcd__err(sys, FCD_E_BACKEND, "the eigen-decomposition of the rigid modes' "
-                    "contact motions failed (LAPACK dsyev, info %d)", info);
-  /* Contacts that only rigid modes move (a node no element reaches) have a W+ of
-   * round-off: 1e-35 gave rho = 1e-35 and an iteration that halved the imbalance from
-   * 4e12. Their scale is then the compliance in the metric, cmax = max_j H_j D^-1 H_j^T,
-   * of which W+'s round-off is ~1e-6 (K^+ passes through (1e-10 D)^-1 before the rigid
-   * modes are projected out); an elastic contact's W+ entry is not below it, since
-   * (K^-1)_jj >= 1/K_jj. */
-  fcd_real wmax = 0, gmax = 0, cmax = 0;
-  for (fcd_index j = 0; j < m; j++) {
-    fcd_real gg = 0, cj = 0;
-    for (fcd_index i = 0; i < *kw; i++) gg += Gw[i * m + j] * Gw[i * m + j];
-    /* A contact's dofs are free (contact_set.c refuses a prescribed one), as in G. */
-    for (fcd_index p = H->rowptr[j]; p < H->rowptr[j + 1]; p++)
-      cj += H->val[p] * H->val[p] * FCD__RIGID_REG / eq->dreg[sys->free_of[H->col[p]]];
-    wmax = fmax(wmax, eq->Wp[j * m + j]);
-    gmax = fmax(gmax, gg);
-    cmax = fmax(cmax, cj);
-  }
-  wmax = fmax(wmax, 1e-4 * cmax);
-  *rho = gmax > 0 ? (wmax > 0 ? wmax : 1.0) / gmax : 0.0;
-  for (fcd_index i = 0; i < m; i++)
-    for (fcd_index j = 0; j < m; j++) {
-      fcd_real s = 0;
-      for (fcd_index l = 0; l < *kw; l++) s += Gw[l * m + i] * Gw[l * m + j];
-      Wr[i * m + j] = eq->Wp[i * m + j] + *rho * s;
-    }
-  return FCD_OK;
-}
-
-/* No equilibrium exists: the mechanism of the existence test (motion over the free dofs)
- * named on the whole model and kept for fcd_equilibrium_get_mechanism. */
-static fcd_status refuse_mechanism(fcd_equilibrium *eq, const fcd_real *motion_free,
-                                   int steady) {
-  fcd_system *sys = eq->sys;
-  fcd_index n = sys->n;
-  if (!eq->mech_motion) eq->mech_motion = fcd__malloc_array((size_t)n + 1, sizeof(fcd_real));
-  if (!eq->mech_motion) {
-    eq->mech.kind = FCD_MECH_NONE;
-    return fcd__err(sys, FCD_E_NOMEM, "out of memory naming a mechanism");
-  }
-  memset(eq->mech_motion, 0, (size_t)n * sizeof *eq->mech_motion);
-  for (fcd_index q = 0; q < sys->nfree; q++) eq->mech_motion[sys->dof_of[q]] = motion_free[q];
-  if (eq->mech.dof >= 0) eq->mech.dof = sys->dof_of[eq->mech.dof];
-  fcd__mechanism_describe(&eq->mech, eq->mech_motion, n, eq->geo ? eq->geo : eq->cs ? eq->cs->geo : NULL,
-                          eq->cs);
-  /* a dof without stiffness that the load moves is a modelling slip more than a body */
-  if (eq->void_dof >= 0 && eq->mech_motion[eq->void_dof] != 0)
-    return fcd__err(sys, FCD_E_SINGULAR, "no equilibrium: the stiffness is zero at dof %lld "
-                    "(its diagonal entry is 0, as at a node no element or spring reaches) "
-                    "and the load moves it along the rigid mode that moves dof %lld most (an "
-                    "unbalanced force of %.3e) with nothing to hold it; prescribe or connect "
-                    "the dof", (long long)eq->void_dof, (long long)eq->mech.dof,
-                    eq->mech.unbalance);
-  int frictionless = eq->mech.contact >= 0 && !(eq->cs->c[eq->mech.contact].mu > 0);
-  char what[900];
-  fcd__mechanism_format(&eq->mech, cdim(eq), frictionless, steady, what, sizeof what);
-  return fcd__err(sys, FCD_E_NO_SOLUTION, "no equilibrium: %s; prescribe dofs that hold it "
-                  "(fcd_equilibrium_get_mechanism gives the motion)", what);
-}
-
-/* Wr = W+ + rho P, P = Gw^T Gw */
-static void penalised(fcd_index m, const fcd_real *Wp, const fcd_real *P, fcd_real rho,
-                      fcd_real *Wr) {
-  for (fcd_index i = 0; i < m * m; i++) Wr[i] = Wp[i] + rho * P[i];
-}
-
-/* The work of solve_rigid, for k rigid modes and m contact directions (fields as named
- * there). */
-typedef struct {
-  const fcd__csr *H;
-  fcd_index k, kw;
-  fcd_real *b0, *bb, *y, *f2, *G, *Wr, *Pw, *qb, *e, *a, *aw, *Gw, *ew, *Tw, *mu;
-  fcd_real F, b2, rho;
-} rigid_work;
-
-static void rigid_work_free(rigid_work *r) {
-  fcd_real **p[] = {&r->b0, &r->bb, &r->y,  &r->f2, &r->G,  &r->Wr, &r->Pw, &r->qb,
-                    &r->e,  &r->a,  &r->aw, &r->Gw, &r->ew, &r->Tw, &r->mu};
-  for (size_t i = 0; i < sizeof p / sizeof *p; i++) fcd__free(*p[i]);
-}
-
-/* The semi-definite problem's operators and the existence test: b0 = f - K z, the base
- * displacement u_b = z + K^+ b0 and its local values qb, G, e and the whitened balance
- * (balance_operators) with P = Gw^T Gw; then FCD_E_NO_SOLUTION when no admissible
- * reactions balance e (the slip directions of steady sliding first, as solve_steady's). */
-static fcd_status rigid_setup(fcd_equilibrium *eq, eq_work *w, fcd_equilibrium_kind kind,
-                              fcd_real *sl, rigid_work *r) {
-  fcd_system *sys = eq->sys;
-  fcd_index n = sys->n, nf = sys->nfree, nc = nct(eq), k = r->k;
-  int d = cdim(eq);
-  fcd_index m = nc * d;
-  r->b0 = fcd__malloc_array((size_t)nf + 1, sizeof(fcd_real));
-  r->bb = fcd__malloc_array((size_t)nf + 1, sizeof(fcd_real));
-  r->y = fcd__malloc_array((size_t)nf + 1, sizeof(fcd_real));
-  r->f2 = fcd__malloc_array((size_t)n + 1, sizeof(fcd_real));
-  r->G = fcd__calloc((size_t)(k * m) + 1, sizeof(fcd_real));
-  r->Wr = fcd__malloc_array((size_t)(m * m) + 1, sizeof(fcd_real));
-  r->Pw = fcd__calloc((size_t)(m * m) + 1, sizeof(fcd_real));
-  r->qb = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
-  r->e = fcd__malloc_array((size_t)k + 1, sizeof(fcd_real));
-  r->a = fcd__calloc((size_t)k + 1, sizeof(fcd_real));
-  r->aw = fcd__calloc((size_t)k + 1, sizeof(fcd_real));
-  r->Gw = fcd__calloc((size_t)(k * m) + 1, sizeof(fcd_real));
-  r->ew = fcd__calloc((size_t)k + 1, sizeof(fcd_real));
-  r->Tw = fcd__calloc((size_t)(k * k) + 1, sizeof(fcd_real));
-  r->mu = fcd__malloc_array((size_t)nc + 1, sizeof(fcd_real));
-  if (!r->b0 || !r->bb || !r->y || !r->f2 || !r->G || !r->Wr || !r->Pw || !r->qb || !r->e ||
-      !r->a || !r->aw || !r->Gw || !r->ew || !r->Tw || !r->mu)
-    return fcd__err(sys, FCD_E_NOMEM, "out of memory in an equilibrium solve");
-  FCD_TRY(rhs_free(eq, w->f, w->z, NULL, w->tmp, r->b0));
-  r->F = r->b2 = 0;
-  for (fcd_index q = 0; q < nf; q++) {
-    r->F = fmax(r->F, fabs(r->b0[q]));
-    r->b2 += r->b0[q] * r->b0[q];
-  }
-  r->b2 = sqrt(r->b2);
-  for (fcd_index i = 0; i < k; i++) {
-    fcd_real s = 0;
-    for (fcd_index q = 0; q < nf; q++) s += eq->R[i * nf + q] * r->b0[q];
-    r->e[i] = -s;
-  }
-  memcpy(w->xf, r->b0, (size_t)nf * sizeof *r->b0);
-  FCD_TRY(pinv(eq, 1, w->xf, r->bb, r->y, r->y, w->tmp, r->f2));
-  memcpy(w->ub, w->z, (size_t)n * sizeof *w->ub);
-  for (fcd_index q = 0; q < nf; q++) w->ub[sys->dof_of[q]] = w->xf[q];
-  r->rho = 0;
-  r->kw = 0;
-  if (nc > 0) {
-    fcd_contact_set_local(eq->cs, w->ub, r->qb);
-    FCD_TRY(balance_operators(eq, r->H, k, r->e, r->G, r->Gw, r->ew, r->Tw, &r->kw, r->Wr,
-                              &r->rho));
-    for (fcd_index i = 0; i < m; i++)
-      for (fcd_index j = 0; j < m; j++) {
-        fcd_real s = 0;
-        for (fcd_index l = 0; l < r->kw; l++) s += r->Gw[l * m + i] * r->Gw[l * m + j];
-        r->Pw[i * m + j] = s;
-      }
-  }
-  for (fcd_index c = 0; c < nc; c++) {
-    r->mu[c] = eq->cs->c[c].mu;
-    if (kind == FCD_EQ_STEADY_SLIDING &&
-        !fcd__slip_from_sliding_velocity(d, eq->cs->c[c].vg, sl + c * (d - 1)))
-      return fcd__err(sys, FCD_E_STATE, "steady sliding: contact %lld has no sliding "
-                      "velocity (set it with fcd_contact_set_set_sliding_velocity)",
-                      (long long)c);
-  }
-  fcd__rigid_problem rp = {d, nc, k, nf, r->G, r->e, eq->R, r->mu,
-                           kind == FCD_EQ_STEADY_SLIDING ? sl : NULL, r->b2,
-                           cert_tolerance(eq)};
-  fcd_real *motion = fcd__malloc_array((size_t)nf + 1, sizeof *motion);
-  int ex = motion ? fcd__rigid_existence(&rp, &eq->mech, motion) : -1;
-  fcd_status st = FCD_OK;
-  if (ex < 0)
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory testing an equilibrium's existence");
-  else if (ex == 0)
-    st = refuse_mechanism(eq, motion, kind == FCD_EQ_STEADY_SLIDING);
-  if (ex != 0) eq->mech.kind = FCD_MECH_NONE;
-  fcd__free(motion);
-  return st;
-}
-
-/* The method of multipliers on the balance, from aw = 0, with rho raised while the
- * unbalance shrinks slowly (a body far above its support travels to it in a few
- * steps). */
-static fcd_status rigid_multipliers(fcd_equilibrium *eq, eq_work *w,
-                                    fcd_equilibrium_kind kind, fcd_real *sl, rigid_work *r) {
-  fcd_system *sys = eq->sys;
-  fcd_index nf = sys->nfree, nc = nct(eq), k = r->k, kw = r->kw;
-  fcd_index m = nc * cdim(eq);
-  const fcd_real *Gw = r->Gw, *ew = r->ew, *G = r->G, *e = r->e;
-  fcd_real *aw = r->aw, tol = cert_tolerance(eq), prev = INFINITY, gn = 0, rho0 = r->rho;
-  int slow = 0, quiet = 0;
-  fcd_status st = FCD_OK;
-  fcd_index j;
-  for (j = 0; j < FCD__AL_MAX; j++) {
-    if (nc > 0) {
-      for (fcd_index i = 0; i < m; i++) {
-        fcd_real s = r->qb[i];
-        for (fcd_index l = 0; l < kw; l++) s += Gw[l * m + i] * (aw[l] - r->rho * ew[l]);
-        w->loc[i] = s;
-      }
-      st = kind == FCD_EQ_STATIC ? solve_static(eq, w, r->Wr) : solve_steady(eq, w, r->Wr, sl);
-      if (st != FCD_OK) return st;
-    }
-    for (fcd_index l = 0; l < kw; l++) {
-      fcd_real s = -ew[l];
-      for (fcd_index i = 0; i < m; i++) s += Gw[l * m + i] * w->r[i];
-      aw[l] += r->rho * s;
-    }
-    /* the unbalance along each rigid mode, in force units */
-    gn = 0;
-    for (fcd_index l = 0; l < k; l++) {
-      fcd_real s = -e[l];
-      for (fcd_index i = 0; i < m; i++) s += G[l * m + i] * w->r[i];
-      gn = fmax(gn, fabs(s));
-    }
-    fcd_real Fr = r->F;
-    if (nc > 0) {
-      fcd_contact_set_global(eq->cs, w->r, w->tmp);
-      for (fcd_index q = 0; q < nf; q++) Fr = fmax(Fr, fabs(w->tmp[sys->dof_of[q]]));
-    }
-    if (!(Fr > 0)) Fr = 1;
-    if (!isfinite(gn)) break;
-    /* To round-off when it gets there. With the penalty on W+'s scale the rate is
-     * lambda / (lambda + rho), exactly 0.5 for two nodes on a spring; a step that keeps
-     * more than half the unbalance twice running raises rho tenfold, unless the
-     * unbalance is already far inside the certificate's reach: there it is round-off,
-     * and five slow steps end the iteration (a larger rho would only cost accuracy: its
-     * inner solves certify to 3e-12 where rho on W+'s scale does to 7e-13). */
-    if (gn <= 1e-14 * Fr || r->rho == 0) return FCD_OK;
-    slow = gn > 0.5 * prev ? slow + 1 : 0;
-    quiet = gn > 0.8 * prev ? quiet + 1 : 0;
-    prev = gn;
-    if (gn <= 0.01 * tol * Fr) {
-      if (quiet >= 5) return FCD_OK;
-    } else if (slow >= 2 && r->rho < FCD__AL_RHO_MAX * rho0 && nc > 0) {
-      r->rho *= 10;
-      penalised(m, eq->Wp, r->Pw, r->rho, r->Wr);
-      slow = 0;
-    }
-  }
-  return fcd__err(sys, FCD_E_NOT_CONVERGED,
-                  "the equilibrium of a body held by its contacts did not balance in %lld "
-                  "steps (unbalanced force %.3e along its %lld rigid mode(s), penalty %.1e "
-                  "times its start), although admissible reactions balance the load; the "
-                  "previous solution is kept", (long long)j, gn, (long long)k,
-                  rho0 > 0 ? r->rho / rho0 : 0.0);
-}
-
-/* The semi-definite problem (a body held by its contacts), as FETI's coarse problem:
- *   u = z + K^+ (b0 + H^T r) + R a,   b0 = f - K z,
- *   u_loc = W+ r + q + G^T a,  G = R^T H^T,  and the balance G r = e, e = -R^T b0.
- * First the existence test on the rigid resultant (mechanism.c): when no admissible
- * reactions can give G r = e, there is no equilibrium, FCD_E_NO_SOLUTION naming the
- * mechanism. Otherwise the balance is enforced by the method of multipliers in a (the
- * rigid amplitudes act as the multipliers of the balance), in the whitened coordinates
- * of balance_operators (Gw, ew, a = Tw aw): each step solves the exact contact problem of
- *   W+ + rho Gw^T Gw  with  q + Gw^T (aw_j - rho ew),  then aw_{j+1} = aw_j + rho (Gw r - ew). */
-static fcd_status solve_rigid(fcd_equilibrium *eq, eq_work *w, fcd_equilibrium_kind kind,
-                              fcd_real *sl) {
-  fcd_system *sys = eq->sys;
-  fcd_index n = sys->n, nf = sys->nfree;
-  rigid_work r;
-  memset(&r, 0, sizeof r);
-  if (nct(eq) > 0) FCD_TRY(fcd__contact_set_operator(eq->cs, &r.H));
-  FCD_TRY(rigid_operators(eq, r.H));
-  r.k = eq->nrig;
-  fcd_status st = rigid_setup(eq, w, kind, sl, &r);
-  if (st == FCD_OK) st = rigid_multipliers(eq, w, kind, sl, &r);
-  /* u = z + K^+ (b0 + H^T r) + R a, a = Tw aw */
-  if (st == FCD_OK) {
-    for (fcd_index l = 0; l < r.k; l++) {
-      fcd_real s = 0;
-      for (fcd_index i = 0; i < r.kw; i++) s += r.Tw[l * r.k + i] * r.aw[i];
-      r.a[l] = s;
-    }
-    st = rhs_free(eq, w->f, w->z, w->r, w->tmp, w->xf);
-  }
-  if (st == FCD_OK) st = pinv(eq, 1, w->xf, r.bb, r.y, r.y, w->tmp, r.f2);
-  if (st == FCD_OK) {
-    for (fcd_index l = 0; l < r.k; l++)
-      for (fcd_index q = 0; q < nf; q++) w->xf[q] += r.a[l] * eq->R[l * nf + q];
-    memcpy(w->u, w->z, (size_t)n * sizeof *w->u);
-    for (fcd_index q = 0; q < nf; q++) w->u[sys->dof_of[q]] = w->xf[q];
-  }
-  rigid_work_free(&r);
-  return st;
-}
-
 /* A hash of what every rank of a distributed solve must hold alike: the solve's
  * arguments and parameters, the load and prescribed values at t, the prescribed set, the
  * contacts and the reference. */
@@ -1279,8 +475,8 @@ static uint64_t replicated_hash(const fcd_equilibrium *eq, int kind, fcd_real t,
 fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_real t) {
   CHECK_EQ(eq);
   fcd_system *sys = eq->sys;
-  fcd_index n = sys->n, nc = nct(eq), nfix = sys->nfixed;
-  int d = cdim(eq);
+  fcd_index n = sys->n, nc = fcd__eq_nct(eq), nfix = sys->nfixed;
+  int d = fcd__eq_cdim(eq);
   fcd_index m = nc * d;
   fcd_status st = FCD_OK;
   eq_work w;
@@ -1330,13 +526,13 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
                          "equilibrium solve");
   if (st != FCD_OK) goto done;
   for (fcd_index k = 0; k < nfix; k++) w.z[sys->fixed_list[k]] = ur[k];
-  if ((st = prepare(eq, fp)) != FCD_OK) goto done;
+  if ((st = fcd__eq_prepare(eq, fp)) != FCD_OK) goto done;
   /* a warm start from the previous solution of the contacts it had (those added since
    * start from zero) */
   if (eq->have)
     memcpy(w.r, eq->r, (size_t)((nc < eq->have_nc ? nc : eq->have_nc) * d) * sizeof *w.r);
   if (eq->rigid) {
-    if ((st = solve_rigid(eq, &w, kind, sl)) != FCD_OK) goto done;
+    if ((st = fcd__eq_solve_rigid(eq, &w, kind, sl)) != FCD_OK) goto done;
   } else {
     if ((st = displacement(eq, eq->fac, w.f, w.z, NULL, w.ub, w.tmp, w.xf)) != FCD_OK)
       goto done;
@@ -1347,8 +543,8 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
                                     H)) != FCD_OK)
         goto done;
       fcd_contact_set_local(eq->cs, w.ub, w.loc);
-      st = kind == FCD_EQ_STATIC ? solve_static(eq, &w, eq->W.W)
-                                 : solve_steady(eq, &w, eq->W.W, sl);
+      st = kind == FCD_EQ_STATIC ? fcd__eq_solve_static(eq, &w, eq->W.W)
+                                 : fcd__eq_solve_steady(eq, &w, eq->W.W, sl);
       if (st != FCD_OK) goto done;
     }
     if ((st = displacement(eq, eq->fac, w.f, w.z, w.r, w.u, w.tmp, w.xf)) != FCD_OK)
@@ -1406,10 +602,10 @@ done:
 #define CHECK_HAVE_CONTACTS(eq)                                                        \
   do {                                                                                 \
     CHECK_HAVE(eq);                                                                    \
-    if (nct(eq) != (eq)->have_nc)                                                      \
+    if (fcd__eq_nct(eq) != (eq)->have_nc)                                                      \
       return fcd__err((eq)->sys, FCD_E_STATE, "%lld contacts now, %lld at the last "   \
                       "solve: solve again for the added contacts' results",            \
-                      (long long)nct(eq), (long long)(eq)->have_nc);                   \
+                      (long long)fcd__eq_nct(eq), (long long)(eq)->have_nc);                   \
   } while (0)
 
 fcd_status fcd_equilibrium_get_state(const fcd_equilibrium *eq, fcd_real *u) {
@@ -1422,22 +618,22 @@ fcd_status fcd_equilibrium_get_state(const fcd_equilibrium *eq, fcd_real *u) {
 fcd_status fcd_equilibrium_get_reactions(const fcd_equilibrium *eq, fcd_real *r) {
   CHECK_HAVE_CONTACTS(eq);
   if (!r) return fcd__err(eq->sys, FCD_E_INVALID_ARG, "get_reactions: r is NULL");
-  if (nct(eq) > 0) memcpy(r, eq->r, (size_t)(nct(eq) * cdim(eq)) * sizeof *r);
+  if (fcd__eq_nct(eq) > 0) memcpy(r, eq->r, (size_t)(fcd__eq_nct(eq) * fcd__eq_cdim(eq)) * sizeof *r);
   return FCD_OK;
 }
 
 fcd_status fcd_equilibrium_get_contact_sets(const fcd_equilibrium *eq, int *set) {
   CHECK_HAVE_CONTACTS(eq);
   if (!set) return fcd__err(eq->sys, FCD_E_INVALID_ARG, "get_contact_sets: set is NULL");
-  if (nct(eq) > 0) memcpy(set, eq->set, (size_t)nct(eq) * sizeof *set);
+  if (fcd__eq_nct(eq) > 0) memcpy(set, eq->set, (size_t)fcd__eq_nct(eq) * sizeof *set);
   return FCD_OK;
 }
 
 fcd_status fcd_equilibrium_get_contact_state(const fcd_equilibrium *eq, int *status,
                                              fcd_real *slip_dir) {
   CHECK_HAVE_CONTACTS(eq);
-  int d = cdim(eq);
-  for (fcd_index c = 0; c < nct(eq); c++) {
+  int d = fcd__eq_cdim(eq);
+  for (fcd_index c = 0; c < fcd__eq_nct(eq); c++) {
     if (status) status[c] = fcd__contact_status_of_set(eq->set[c]);
     if (slip_dir)
       for (int k = 0; k < d - 1; k++) slip_dir[c * (d - 1) + k] = eq->sdir[c * (d - 1) + k];
@@ -1493,7 +689,7 @@ fcd_status fcd_equilibrium_set_mesh(fcd_equilibrium *eq, const fcd_mesh *mesh) {
     if (msys != eq->sys || (eq->cs && dim != eq->cs->dim)) {
       fcd__geometry_free(g);
       return fcd__err(eq->sys, FCD_E_INVALID_ARG, "set_mesh: the mesh belongs to another "
-                      "system, or is %dD for a %dD contact set", dim, cdim(eq));
+                      "system, or is %dD for a %dD contact set", dim, fcd__eq_cdim(eq));
     }
   }
   fcd__geometry_free(eq->geo);

@@ -96,6 +96,14 @@ fcd_status fcd__delassus_sparse(const fcd_system *sys, fcd__factor *fac, const f
 fcd_status fcd__delassus_active(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
                                 const fcd__csr *H, int d, fcd_index na, const fcd_index *act,
                                 fcd_real *X, fcd_real *Wd);
+/* A block solve in place, X (nf x nrhs, by columns) <- A^-1 X, for an operator that is
+ * no plain factor: the pseudo-inverse K^+ of a semi-definite stiffness (equilibria of
+ * bodies held by their contacts) */
+typedef fcd_status (*fcd__block_solve_fn)(void *ctx, fcd_index nrhs, fcd_real *X);
+/* W = H A^-1 H^T, dense row-major m x m, its columns through solve in blocks of 64 (nf x
+ * 64 of extra memory at most); every column of H a free dof, nf the free dofs */
+fcd_status fcd__delassus_blocks(const fcd_system *sys, fcd_index nf, fcd__block_solve_fn solve,
+                                void *ctx, const fcd__csr *H, fcd_real *W);
 /* solve: fcd__factor_solve, or fcd__factor_solve_free for the free operator's factor */
 fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
                                const fcd__csr *H, fcd_real *W);
