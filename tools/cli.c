@@ -28,8 +28,7 @@ int parse_real(const char *opt, const char *v, double *x) {
   return 0;
 }
 
-/* Every option of every command, declared once: its name, the kind of its value and
- * where it goes in `options`. A command lists the names it accepts; the parser takes
+/* The parser's view of CLI_OPTIONS (cli.h), indexed by cli_option_id. The parser takes
  * `--opt value` and (main) `--opt=value`. */
 typedef enum { OPT_FLAG, OPT_TEXT, OPT_REAL, OPT_POS_REAL, OPT_POS_INT, OPT_NONNEG_INT } opt_kind;
 /* a path the command reads, writes, or writes into (a directory) */
@@ -40,36 +39,14 @@ typedef struct {
   size_t off;
   opt_role role;
 } opt_def;
-#define O_(name, kind, field) {name, kind, offsetof(options, field), ROLE_NONE}
-#define OIN(name, field) {name, OPT_TEXT, offsetof(options, field), ROLE_IN}
-#define OOUT(name, field) {name, OPT_TEXT, offsetof(options, field), ROLE_OUT}
-static const opt_def opt_table[] = {
-    OIN("--mass", mass), OIN("--stiffness", stiffness),
-    OIN("--fixed", fixed), OOUT("--out", out),
-    O_("--solver", OPT_TEXT, solver), OIN("--damping", damping),
-    O_("--rayleigh", OPT_TEXT, rayleigh), OIN("--load", load),
-    OIN("--contacts", contacts), O_("--scheme", OPT_TEXT, scheme),
-    OIN("--u0", u0), OIN("--v0", v0), O_("--kind", OPT_TEXT, kind),
-    OIN("--state", state), OIN("--mesh", mesh),
-    {"--vtk", OPT_TEXT, offsetof(options, vtk), ROLE_OUT_DIR},
-    O_("--mu-sweep", OPT_TEXT, mu_sweep), OOUT("--plot", plot),
-    O_("--mu", OPT_TEXT, mu_text), OIN("--reference", reference),
-    OOUT("--displacements", displacements), OOUT("--write", write),
-    O_("--target-hz", OPT_REAL, target_hz), O_("--dt", OPT_REAL, dt),
-    O_("--t-end", OPT_REAL, t_end), O_("--theta", OPT_REAL, theta),
-    O_("--restitution", OPT_REAL, restitution), O_("--tol", OPT_POS_REAL, tol),
-    O_("--max-iter", OPT_POS_INT, max_iter), O_("--nev", OPT_POS_INT, nev),
-    O_("--steady-sliding", OPT_FLAG, steady), O_("--undamped", OPT_FLAG, undamped),
-    O_("--rect", OPT_TEXT, rect), O_("--tri", OPT_TEXT, tri), O_("--defect", OPT_TEXT, defect),
-    O_("--method", OPT_TEXT, method), O_("--count-only", OPT_FLAG, count_only),
-    O_("--k", OPT_REAL, k), O_("--c0", OPT_REAL, c0), O_("--s", OPT_REAL, s),
-    O_("--h", OPT_REAL, h), O_("--rate", OPT_REAL, rate), O_("--spacing", OPT_REAL, spacing),
-    O_("--monitor", OPT_TEXT, monitor), O_("--perturb-mode", OPT_TEXT, perturb_text),
-    O_("--amplitude", OPT_REAL, amplitude), O_("--estimate-modes", OPT_NONNEG_INT, estimate_modes),
-};
-#undef O_
-#undef OIN
-#undef OOUT
+#define OPT_DEF_(id, name, kind, role, field)                                               \
+  [CLI_##id] = {name, OPT_##kind, offsetof(options, field), ROLE_##role},
+static const opt_def opt_table[CLI_NOPTIONS] = {CLI_OPTIONS(OPT_DEF_)};
+#undef OPT_DEF_
+
+const char *cli_option_name(cli_option_id id) {
+  return id >= 0 && id < CLI_NOPTIONS ? opt_table[id].name : "";
+}
 
 /* Whether paths a and b name one file: the same inode when both exist, else the same
  * canonical directory and name (an output not written yet). */
@@ -129,12 +106,9 @@ int cli_check_paths(const options *o, const char *operand_name, const char *oper
 int parse_options(int argc, char **argv, options *o, const cli_command *cmd) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    int ok = 0;
-    for (const cli_opt *k = cmd->opts; k->name; k++)
-      if (strcmp(a, k->name) == 0) ok = 1;
     const opt_def *def = NULL;
-    for (size_t k = 0; ok && k < sizeof opt_table / sizeof opt_table[0]; k++)
-      if (strcmp(a, opt_table[k].name) == 0) def = &opt_table[k];
+    for (const cli_opt *k = cmd->opts; k->id != CLI_END; k++)
+      if (strcmp(a, opt_table[k->id].name) == 0) def = &opt_table[k->id];
     if (!def) {
       fprintf(stderr, "fcd: %s takes no option '%s' (see 'fcd %s --help')\n", cmd->name, a,
               cmd->name);

@@ -1,7 +1,7 @@
-/* The fcd program's commands and what they share. Every option is declared once in the
- * option table of cli.c (its name, the kind of its value, its field in `options`); each
- * command lists the options it takes with their argument and help (`cli_opt`), and the
- * parser, `fcd help` and `fcd CMD --help` are all driven by those lists. */
+/* The fcd program's commands and what they share. Every option is declared once, in
+ * CLI_OPTIONS below; each command lists the options it takes by id with their argument
+ * and help (`cli_opt`), and the parser, `fcd help`, `fcd CMD --help` and the manual page
+ * are all generated from those lists. */
 #ifndef FCD_TOOLS_CLI_H
 #define FCD_TOOLS_CLI_H
 
@@ -14,56 +14,125 @@ static const double PI = 3.14159265358979323846;
  * ones for the --nev pairs nearest --target-hz (SLEPc) */
 enum { CLI_DENSE_MAX = 400 };
 
-/* The parsed options of any command; a command sets its defaults before parsing. */
-typedef struct {
-  const char *mass, *stiffness, *fixed, *out, *solver, *write;
-  const char *damping, *rayleigh, *load, *contacts, *scheme, *u0, *v0;
-  const char *kind, *reference, *displacements;
-  const char *state, *mu_sweep, *plot, *mu_text;
-  const char *mesh, *vtk; /* a legacy VTK mesh and the directory of VTK output */
-  const char *rect, *tri, *defect, *method; /* fcd lattice */
-  const char *monitor;                      /* fcd simulate: DOF,DOF,... */
-  const char *perturb_text;                 /* fcd simulate: a mode index */
-  long estimate_modes;                      /* fcd stability: -1 default */
-  double amplitude;
-  int steady, undamped, count_only;
-  double target_hz;
-  long nev, max_iter;
-  double tol, dt, t_end, theta, restitution;
-  double k, c0, s, h, rate, spacing; /* fcd lattice's springs and loading */
-} options;
+/* Every option of the program, declared here once: X(ID, name, kind, role, field).
+ * The list generates the `options` struct, the parser's table (cli.c), the ids that each
+ * command's list names (a misspelt option does not compile) and, through the commands'
+ * lists, `fcd help`, `fcd CMD --help` and the manual page (`fcd help --roff`, run at build
+ * time). kind: FLAG (int), TEXT (const char *), REAL (double), POS_REAL (double > 0),
+ * POS_INT (long >= 1), NONNEG_INT (long >= 0). role: a path the command reads (IN),
+ * writes (OUT), writes into (OUT_DIR), or no path (NONE): outputs over inputs are refused. */
+#define CLI_OPTIONS(X)                                                                      \
+  X(MASS, "--mass", TEXT, IN, mass)                                                         \
+  X(STIFFNESS, "--stiffness", TEXT, IN, stiffness)                                          \
+  X(DAMPING, "--damping", TEXT, IN, damping)                                                \
+  X(RAYLEIGH, "--rayleigh", TEXT, NONE, rayleigh)                                           \
+  X(FIXED, "--fixed", TEXT, IN, fixed)                                                      \
+  X(LOAD, "--load", TEXT, IN, load)                                                         \
+  X(CONTACTS, "--contacts", TEXT, IN, contacts)                                             \
+  X(MESH, "--mesh", TEXT, IN, mesh)                                                         \
+  X(VTK, "--vtk", TEXT, OUT_DIR, vtk)                                                       \
+  X(OUT, "--out", TEXT, OUT, out)                                                           \
+  X(SOLVER, "--solver", TEXT, NONE, solver)                                                 \
+  X(WRITE, "--write", TEXT, OUT, write)                                                     \
+  X(SCHEME, "--scheme", TEXT, NONE, scheme)                                                 \
+  X(U0, "--u0", TEXT, IN, u0)                                                               \
+  X(V0, "--v0", TEXT, IN, v0)                                                               \
+  X(KIND, "--kind", TEXT, NONE, kind)                                                       \
+  X(REFERENCE, "--reference", TEXT, IN, reference)                                          \
+  X(DISPLACEMENTS, "--displacements", TEXT, OUT, displacements)                             \
+  X(STATE, "--state", TEXT, IN, state)                                                      \
+  X(STEADY_SLIDING, "--steady-sliding", FLAG, NONE, steady)                                 \
+  X(MU, "--mu", TEXT, NONE, mu_text)                                                        \
+  X(MU_SWEEP, "--mu-sweep", TEXT, NONE, mu_sweep)                                           \
+  X(PLOT, "--plot", TEXT, OUT, plot)                                                        \
+  X(TARGET_HZ, "--target-hz", REAL, NONE, target_hz)                                        \
+  X(NEV, "--nev", POS_INT, NONE, nev)                                                       \
+  X(UNDAMPED, "--undamped", FLAG, NONE, undamped)                                           \
+  X(ESTIMATE_MODES, "--estimate-modes", NONNEG_INT, NONE, estimate_modes)                   \
+  X(DT, "--dt", REAL, NONE, dt)                                                             \
+  X(T_END, "--t-end", REAL, NONE, t_end)                                                    \
+  X(THETA, "--theta", REAL, NONE, theta)                                                    \
+  X(RESTITUTION, "--restitution", REAL, NONE, restitution)                                  \
+  X(TOL, "--tol", POS_REAL, NONE, tol)                                                      \
+  X(MAX_ITER, "--max-iter", POS_INT, NONE, max_iter)                                        \
+  X(MONITOR, "--monitor", TEXT, NONE, monitor)                                              \
+  X(PERTURB_MODE, "--perturb-mode", TEXT, NONE, perturb_text)                               \
+  X(AMPLITUDE, "--amplitude", REAL, NONE, amplitude)                                        \
+  X(RECT, "--rect", TEXT, NONE, rect)                                                       \
+  X(TRI, "--tri", TEXT, NONE, tri)                                                          \
+  X(DEFECT, "--defect", TEXT, NONE, defect)                                                 \
+  X(METHOD, "--method", TEXT, NONE, method)                                                 \
+  X(COUNT_ONLY, "--count-only", FLAG, NONE, count_only)                                     \
+  X(K, "--k", REAL, NONE, k)                                                                \
+  X(C0, "--c0", REAL, NONE, c0)                                                             \
+  X(S, "--s", REAL, NONE, s)                                                                \
+  X(H, "--h", REAL, NONE, h)                                                                \
+  X(RATE, "--rate", REAL, NONE, rate)                                                       \
+  X(SPACING, "--spacing", REAL, NONE, spacing)
 
-/* An option as a command takes it: its name (from the option table), the argument shown
- * in the usage ("" for a flag), 1 when the command needs it, and what it means there. */
+#define CLI_CTYPE_FLAG int
+#define CLI_CTYPE_TEXT const char *
+#define CLI_CTYPE_REAL double
+#define CLI_CTYPE_POS_REAL double
+#define CLI_CTYPE_POS_INT long
+#define CLI_CTYPE_NONNEG_INT long
+
+/* The parsed options of any command; a command sets its defaults before parsing. */
+#define CLI_FIELD_(id, name, kind, role, field) CLI_CTYPE_##kind field;
 typedef struct {
-  const char *name, *arg;
+  CLI_OPTIONS(CLI_FIELD_)
+} options;
+#undef CLI_FIELD_
+
+#define CLI_ID_(id, name, kind, role, field) CLI_##id,
+typedef enum { CLI_OPTIONS(CLI_ID_) CLI_NOPTIONS, CLI_END = -1 } cli_option_id;
+#undef CLI_ID_
+
+/* the name of an option, "--mass" for CLI_MASS */
+const char *cli_option_name(cli_option_id id);
+
+/* An option as a command takes it: its id, the argument shown in the usage ("" for a
+ * flag), 1 when the command needs it, and what it means there. */
+typedef struct {
+  cli_option_id id;
+  const char *arg;
   int required;
   const char *help;
 } cli_opt;
 
+/* How a command runs under mpiexec: not at all (the others would compute the same thing
+ * on every rank), each rank with its share of the rows, or the whole model on every rank
+ * with the work shared. */
+typedef enum { CLI_MPI_NO = 0, CLI_MPI_ROWS, CLI_MPI_REPLICATED } cli_mpi;
+
 /* A command: its name, operands before the options ("" for none), the options it takes
- * (ending with a NULL name), what it does (usage text; lines end with '\n'). */
+ * (ending with CLI_END), what it does in a few lines (`fcd help`), and what `fcd CMD
+ * --help` and the manual add (its outputs, its messages; NULL for nothing; both texts'
+ * lines end with '\n'); how it runs under MPI. */
 typedef struct {
   const char *name;
   int (*run)(int argc, char **argv);
   const char *operands;
   const cli_opt *opts;
   const char *about;
+  const char *details;
+  cli_mpi mpi;
 } cli_command;
 
 /* the options several commands take, with one meaning everywhere */
 #define CLI_OPT_MODEL(mass_required)                                                        \
-  {"--mass", "M.mtx", mass_required, "mass matrix (Matrix Market or PETSc binary)"},        \
-      {"--stiffness", "K.mtx", 1, "stiffness matrix"}
+  {CLI_MASS, "M.mtx", mass_required, "mass matrix (Matrix Market or PETSc binary)"},        \
+      {CLI_STIFFNESS, "K.mtx", 1, "stiffness matrix"}
 #define CLI_OPT_DAMPING                                                                     \
-  {"--damping", "C.mtx", 0, "damping matrix"},                                              \
-      {"--rayleigh", "A,B", 0, "Rayleigh damping C = A M + B K (instead of --damping)"}
+  {CLI_DAMPING, "C.mtx", 0, "damping matrix"},                                              \
+      {CLI_RAYLEIGH, "A,B", 0, "Rayleigh damping C = A M + B K (instead of --damping)"}
 #define CLI_OPT_FIXED                                                                       \
-  {"--fixed", "FILE", 0, "prescribed dofs: one 0-based dof per line, optionally its value"}
-#define CLI_OPT_LOAD {"--load", "f.txt", 0, "constant load, one value per dof"}
-#define CLI_OPT_CONTACTS {"--contacts", "FILE", 1, "contact file (docs/file-formats.md)"}
+  {CLI_FIXED, "FILE", 0, "prescribed dofs: one 0-based dof per line, optionally its value"}
+#define CLI_OPT_LOAD {CLI_LOAD, "f.txt", 0, "constant load, one value per dof"}
+#define CLI_OPT_CONTACTS {CLI_CONTACTS, "FILE", 1, "contact file (docs/file-formats.md)"}
 #define CLI_OPT_MESH                                                                        \
-  {"--mesh", "mesh.vtk", 0, "a legacy VTK mesh of the model (node p owns dofs dim p ..)"}
+  {CLI_MESH, "mesh.vtk", 0, "a legacy VTK mesh of the model (node p owns dofs dim p ..)"}
+#define CLI_OPT_END {CLI_END, NULL, 0, NULL}
 
 extern const cli_command cli_info, cli_solve, cli_simulate, cli_equilibrium, cli_stability,
     cli_lattice, cli_demo;
@@ -115,6 +184,9 @@ int vtk_prepare(const options *o);
 int vtk_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
               fcd_index nfields, const char *const *names, const double *const *fields,
               const fcd_contact_set *cs, const int *status);
+
+/* the manual's COMMANDS section and MPI list, in roff (manpage.c) */
+void cli_print_roff(FILE *to, const cli_command *const *cmds, int n);
 
 int cmd_info(int argc, char **argv);
 int cmd_solve(int argc, char **argv);

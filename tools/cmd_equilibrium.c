@@ -17,20 +17,26 @@ static const cli_opt equilibrium_opts[] = {
     CLI_OPT_FIXED,
     CLI_OPT_LOAD,
     CLI_OPT_CONTACTS,
-    {"--mesh", "mesh.vtk", 0, "the mesh the contact file's surface pairs refer to; also names "
+    {CLI_MESH, "mesh.vtk", 0, "the mesh the contact file's surface pairs refer to; also names "
                               "the motion when no equilibrium exists"},
-    {"--kind", "static|steady-sliding", 0, "static (default), or steady sliding along -vg of every contact"},
-    {"--reference", "u.txt", 0, "displacements friction is measured from (default zero)"},
-    {"--tol", "X", 0, "tolerance of the contact solve"},
-    {"--max-iter", "N", 0, "iteration cap of the contact solve"},
-    {"--out", "state.csv", 1, "one row per contact: contact,status,slip_t,slip_b,set,r_n,r_t,r_b,u_n"},
-    {"--displacements", "u.txt", 0, "the equilibrium displacements, one per line"},
-    {NULL, NULL, 0, NULL},
+    {CLI_KIND, "static|steady-sliding", 0, "static (default), or steady sliding along -vg of every contact"},
+    {CLI_REFERENCE, "u.txt", 0, "displacements friction is measured from (default zero)"},
+    {CLI_TOL, "X", 0, "tolerance of the contact solve"},
+    {CLI_MAX_ITER, "N", 0, "iteration cap of the contact solve"},
+    {CLI_OUT, "state.csv", 1, "one row per contact: contact,status,slip_t,slip_b,set,r_n,r_t,r_b,u_n"},
+    {CLI_DISPLACEMENTS, "u.txt", 0, "the equilibrium displacements, one per line"},
+    CLI_OPT_END,
 };
 const cli_command cli_equilibrium = {
     "equilibrium", cmd_equilibrium, "", equilibrium_opts,
     "a static or steady-sliding equilibrium with unilateral contact and Coulomb\n"
-    "friction; its state file feeds 'fcd stability --state'\n"};
+    "friction; its state file feeds 'fcd stability --state'\n",
+    "Static equilibrium (friction measured from the reference displacements, zero by\n"
+    "default) or steady sliding along -vg of every contact. When no equilibrium exists (a\n"
+    "body its contacts cannot hold) the message names the mechanism: separation, tipping\n"
+    "about an edge or gross slip, with the motion as a translation or rotation when the\n"
+    "mesh gives the node coordinates.\n",
+    CLI_MPI_ROWS};
 
 /* Static or steady-sliding equilibrium: the state per contact in the form
  * `fcd stability --state` reads (contact,status,slip_t,slip_b, then our columns). */

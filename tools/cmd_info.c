@@ -14,13 +14,15 @@
 static const cli_opt info_opts[] = {
     CLI_OPT_MODEL(1),
     CLI_OPT_FIXED,
-    {"--nev", "N", 0, "number of natural frequencies (default 6)"},
-    {NULL, NULL, 0, NULL},
+    {CLI_NEV, "N", 0, "number of natural frequencies (default 6)"},
+    CLI_OPT_END,
 };
 const cli_command cli_info = {
     "info", cmd_info, "", info_opts,
     "sizes, nonzeros, symmetry, whether M is SPD on the free dofs, and the\n"
-    "lowest natural frequencies (Hz) of K phi = omega^2 M phi\n"};
+    "lowest natural frequencies (Hz) of K phi = omega^2 M phi\n",
+    NULL,
+    CLI_MPI_NO};
 
 int cmd_info(int argc, char **argv) {
   options o = {.nev = 6};

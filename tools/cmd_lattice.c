@@ -192,27 +192,29 @@ static double available_bytes(void) {
 }
 
 static const cli_opt lattice_opts[] = {
-    {"--rect", "NXxNY", 0, "the rectangular lattice of seed 001 (section 6.1), or:"},
-    {"--tri", "NXxNY", 0, "the triangular lattice (section 6.2)"},
-    {"--defect", "NODE:DX,DY", 0, "move a node before the run"},
-    {"--k", "X", 0, "spring stiffness (default 1)"},
-    {"--c0", "X", 0, "initial yield force (default 0.01)"},
-    {"--s", "X", 0, "geometric slope (default 0.3)"},
-    {"--h", "X", 0, "state feedback: < 1 hardening, > 1 softening (default 1.1)"},
-    {"--rate", "X", 0, "pulling speed of the top row (default 0.1)"},
-    {"--spacing", "X", 0, "node spacing (default 1)"},
-    {"--dt", "H", 0, "time step (default 0.01)"},
-    {"--t-end", "T", 0, "end time (default 10)"},
-    {"--method", "full|reduced", 0, "Algorithm 1 (sparse, default) or 2 (dense)"},
-    {"--out", "DIR", 0, "DIR/history.csv and, with gnuplot, DIR/damage.png"},
-    {"--count-only", "", 0, "print 'nodes=N springs=M constraints=Q selfstress_dim=D' instead"},
-    {NULL, NULL, 0, NULL},
+    {CLI_RECT, "NXxNY", 0, "the rectangular lattice of seed 001 (section 6.1), or:"},
+    {CLI_TRI, "NXxNY", 0, "the triangular lattice (section 6.2)"},
+    {CLI_DEFECT, "NODE:DX,DY", 0, "move a node before the run"},
+    {CLI_K, "X", 0, "spring stiffness (default 1)"},
+    {CLI_C0, "X", 0, "initial yield force (default 0.01)"},
+    {CLI_S, "X", 0, "geometric slope (default 0.3)"},
+    {CLI_H, "X", 0, "state feedback: < 1 hardening, > 1 softening (default 1.1)"},
+    {CLI_RATE, "X", 0, "pulling speed of the top row (default 0.1)"},
+    {CLI_SPACING, "X", 0, "node spacing (default 1)"},
+    {CLI_DT, "H", 0, "time step (default 0.01)"},
+    {CLI_T_END, "T", 0, "end time (default 10)"},
+    {CLI_METHOD, "full|reduced", 0, "Algorithm 1 (sparse, default) or 2 (dense)"},
+    {CLI_OUT, "DIR", 0, "DIR/history.csv and, with gnuplot, DIR/damage.png"},
+    {CLI_COUNT_ONLY, "", 0, "print 'nodes=N springs=M constraints=Q selfstress_dim=D' instead"},
+    CLI_OPT_END,
 };
 const cli_command cli_lattice = {
     "lattice", cmd_lattice, "", lattice_opts,
     "the spring lattices of seed 001 under the paper's loading, stepped by implicit\n"
     "catch-up; history.csv: t,total_stress_yy,iterations,max_damage,\n"
-    "plastic_springs,pull_displacement,pull_force\n"};
+    "plastic_springs,pull_displacement,pull_force\n",
+    NULL,
+    CLI_MPI_NO};
 
 int cmd_lattice(int argc, char **argv) {
   options o = {.method = "full", .k = 1, .c0 = 0.01, .s = 0.3, .h = 1.1, .rate = 0.1,

@@ -146,27 +146,34 @@ static const cli_opt simulate_opts[] = {
     CLI_OPT_FIXED,
     CLI_OPT_LOAD,
     CLI_OPT_CONTACTS,
-    {"--scheme", "moreau-jean|modified-theta|fremond", 0, "time-stepping scheme (default moreau-jean)"},
-    {"--dt", "H", 1, "time step"},
-    {"--t-end", "T", 1, "end time"},
-    {"--theta", "X", 0, "theta of the scheme (default 0.5)"},
-    {"--restitution", "E", 0, "Newton's restitution coefficient (default 0)"},
-    {"--u0", "FILE", 0, "initial displacement, one value per dof"},
-    {"--v0", "FILE", 0, "initial velocity, one value per dof"},
-    {"--max-iter", "N", 0, "the contact solver's iterations per step"},
-    {"--out", "history.csv", 1, "one row per step: time, energy ledger, contact status counts"},
-    {"--monitor", "DOF,DOF", 0, "a column u_DOF of the history per dof listed"},
-    {"--state", "state.csv", 0, "with --perturb-mode: the contact state of the stability analysis"},
-    {"--perturb-mode", "K", 0, "start from u0 + A Re(phi_K), v0 + A Re(lambda_K phi_K)"},
-    {"--amplitude", "A", 0, "the perturbation's amplitude (default 1e-6)"},
-    {"--nev", "N", 0, "eigenvalues of that analysis on a sparse pencil (default its own)"},
+    {CLI_SCHEME, "moreau-jean|modified-theta|fremond", 0, "time-stepping scheme (default moreau-jean)"},
+    {CLI_DT, "H", 1, "time step"},
+    {CLI_T_END, "T", 1, "end time"},
+    {CLI_THETA, "X", 0, "theta of the scheme (default 0.5)"},
+    {CLI_RESTITUTION, "E", 0, "Newton's restitution coefficient (default 0)"},
+    {CLI_U0, "FILE", 0, "initial displacement, one value per dof"},
+    {CLI_V0, "FILE", 0, "initial velocity, one value per dof"},
+    {CLI_MAX_ITER, "N", 0, "the contact solver's iterations per step"},
+    {CLI_OUT, "history.csv", 1, "one row per step: time, energy ledger, contact status counts"},
+    {CLI_MONITOR, "DOF,DOF", 0, "a column u_DOF of the history per dof listed"},
+    {CLI_STATE, "state.csv", 0, "with --perturb-mode: the contact state of the stability analysis"},
+    {CLI_PERTURB_MODE, "K", 0, "start from u0 + A Re(phi_K), v0 + A Re(lambda_K phi_K)"},
+    {CLI_AMPLITUDE, "A", 0, "the perturbation's amplitude (default 1e-6)"},
+    {CLI_NEV, "N", 0, "eigenvalues of that analysis on a sparse pencil (default its own)"},
     CLI_OPT_MESH,
-    {"--vtk", "DIR", 0, "with --mesh: DIR/final.vtk, the last displacement, velocity, contact status"},
-    {NULL, NULL, 0, NULL},
+    {CLI_VTK, "DIR", 0, "with --mesh: DIR/final.vtk, the last displacement, velocity, contact status"},
+    CLI_OPT_END,
 };
 const cli_command cli_simulate = {
     "simulate", cmd_simulate, "", simulate_opts,
-    "nonsmooth time integration with impacts and Coulomb friction\n"};
+    "nonsmooth time integration with impacts and Coulomb friction\n",
+    "history.csv has one row per step: time, the energy ledger and the counts of open,\n"
+    "stuck and slipping contacts, then a column u_DOF per dof of --monitor. With a mesh,\n"
+    "DIR/final.vtk holds the last displacement, velocity and contact status. --perturb-mode\n"
+    "starts from mode K of the stability analysis about the contact state of state.csv,\n"
+    "u0 + A Re(phi) and v0 + A Re(lambda phi), so that the transient's growth can be\n"
+    "checked against Re(lambda).\n",
+    CLI_MPI_ROWS};
 
 /* the options' own checks, before anything is read: 0, or the exit status (2) */
 static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {

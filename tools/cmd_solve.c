@@ -13,17 +13,19 @@
 #include "outfile.h"
 
 static const cli_opt solve_opts[] = {
-    {"--solver", "auto|fixed-point|nsgs|newton|admm|prox", 0, "contact solver (default auto)"},
-    {"--tol", "X", 0, "tolerance on Siconos' residual (default 1e-8)"},
-    {"--max-iter", "N", 0, "iteration cap (default 10000)"},
-    {"--write", "OUT.hdf5", 0, "write the problem and its solution (fclib)"},
-    {NULL, NULL, 0, NULL},
+    {CLI_SOLVER, "auto|fixed-point|nsgs|newton|admm|prox", 0, "contact solver (default auto)"},
+    {CLI_TOL, "X", 0, "tolerance on Siconos' residual (default 1e-8)"},
+    {CLI_MAX_ITER, "N", 0, "iteration cap (default 10000)"},
+    {CLI_WRITE, "OUT.hdf5", 0, "write the problem and its solution (fclib)"},
+    CLI_OPT_END,
 };
 const cli_command cli_solve = {
     "solve", cmd_solve, "FILE.hdf5", solve_opts,
     "solves an fclib frictional contact problem (local or global); the last\n"
     "line is 'solved: contacts=N iterations=K residual=R seconds=T', or\n"
-    "'not solved: ...' with the residual reached (exit status 3)\n"};
+    "'not solved: ...' with the residual reached (exit status 3)\n",
+    NULL,
+    CLI_MPI_NO};
 
 int cmd_solve(int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') {

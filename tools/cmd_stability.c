@@ -241,19 +241,19 @@ static const cli_opt stability_opts[] = {
     CLI_OPT_FIXED,
     CLI_OPT_LOAD,
     CLI_OPT_CONTACTS,
-    {"--state", "state.csv", 0, "the contact state (from fcd equilibrium), or:"},
-    {"--steady-sliding", "", 0, "compute the steady-sliding state first"},
-    {"--mu", "X", 0, "friction coefficient of every contact"},
-    {"--mu-sweep", "A:B:N", 0, "N values from A to B, modes tracked across them"},
-    {"--nev", "N", 0, "eigenpairs wanted of a large pencil (default 10: 20 eigenvalues)"},
-    {"--target-hz", "F", 0, "the frequency they are nearest to (default 0)"},
-    {"--undamped", "", 0, "leave damping out of the pencil"},
-    {"--out", "chart.csv", 1, "mu,mode,track,re,im,freq_hz,damping_ratio,kind"},
-    {"--plot", "chart.png", 0, "the stability chart (gnuplot)"},
-    {"--estimate-modes", "N", 0, "beside a partial window, the modal basis of the global estimate (default 40, 0: none)"},
+    {CLI_STATE, "state.csv", 0, "the contact state (from fcd equilibrium), or:"},
+    {CLI_STEADY_SLIDING, "", 0, "compute the steady-sliding state first"},
+    {CLI_MU, "X", 0, "friction coefficient of every contact"},
+    {CLI_MU_SWEEP, "A:B:N", 0, "N values from A to B, modes tracked across them"},
+    {CLI_NEV, "N", 0, "eigenpairs wanted of a large pencil (default 10: 20 eigenvalues)"},
+    {CLI_TARGET_HZ, "F", 0, "the frequency they are nearest to (default 0)"},
+    {CLI_UNDAMPED, "", 0, "leave damping out of the pencil"},
+    {CLI_OUT, "chart.csv", 1, "mu,mode,track,re,im,freq_hz,damping_ratio,kind"},
+    {CLI_PLOT, "chart.png", 0, "the stability chart (gnuplot)"},
+    {CLI_ESTIMATE_MODES, "N", 0, "beside a partial window, the modal basis of the global estimate (default 40, 0: none)"},
     CLI_OPT_MESH,
-    {"--vtk", "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
-    {NULL, NULL, 0, NULL},
+    {CLI_VTK, "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
+    CLI_OPT_END,
 };
 const cli_command cli_stability = {
     "stability", cmd_stability, "", stability_opts,
@@ -266,7 +266,13 @@ const cli_command cli_stability = {
     "infinite, and 'stability: ... unstable=yes|no necessary_divergence=yes|no\n"
     "min_sym=X|n/a chart=FILE': unstable, an eigenvalue with Re > 0 within the window;\n"
     "min_sym, the smallest eigenvalue of the symmetric part of K*; necessary_divergence,\n"
-    "min_sym <= 0, which a divergence instability needs (docs/stability.md)\n"};
+    "min_sym <= 0, which a divergence instability needs (docs/stability.md)\n",
+    "chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind. --nev defaults to 10 pairs\n"
+    "(20 eigenvalues) nearest --target-hz (default 0); unstable=yes|no on the last line\n"
+    "speaks for that window only. --plot needs gnuplot (exit status 1 without it); --vtk\n"
+    "writes the modes of a single solve (DIR/mode-K.vtk) and is refused with --mu or\n"
+    "--mu-sweep.\n",
+    CLI_MPI_REPLICATED};
 
 /* The contacts' own coefficients: one solve, its row of the chart, and its modes with
  * the contact state (DIR/mode-K.vtk, rank 0). *rc receives a VTK writer's failure. */

@@ -276,14 +276,16 @@ int demo_examples(const char *out, int *npng) {
 }
 
 static const cli_opt demo_opts[] = {
-    {"--out", "DIR", 0, "where to write (default fcd-demo)"},
-    {NULL, NULL, 0, NULL},
+    {CLI_OUT, "DIR", 0, "where to write (default fcd-demo)"},
+    CLI_OPT_END,
 };
 const cli_command cli_demo = {
     "demo", cmd_demo, "", demo_opts,
     "a tour on embedded models: the modes of a clamped steel beam against theory; a\n"
     "pin on a flat: its flutter threshold and stick-slip limit cycle; Moreau-Jean\n"
-    "against Fremond energies; a softening lattice's shear band; CSV and PNG plots\n"};
+    "against Fremond energies; a softening lattice's shear band; CSV and PNG plots\n",
+    NULL,
+    CLI_MPI_NO};
 
 /* The embedded default model: a clamped steel beam (1 m, 20 x 20 mm) whose analytic
  * frequencies are known, run through the same path as `fcd info`. */

@@ -27,9 +27,9 @@ static void indented(FILE *to, const char *text, int ind) {
 /* "fcd NAME OPERANDS --req ARG [--opt ARG] ...", wrapped at 88 columns */
 static void synopsis(FILE *to, const cli_command *c, const char *lead) {
   int col = fprintf(to, "%sfcd %s%s%s", lead, c->name, *c->operands ? " " : "", c->operands);
-  for (const cli_opt *o = c->opts; o->name; o++) {
+  for (const cli_opt *o = c->opts; o->id != CLI_END; o++) {
     char item[160];
-    snprintf(item, sizeof item, "%s%s%s%s%s", o->required ? "" : "[", o->name,
+    snprintf(item, sizeof item, "%s%s%s%s%s", o->required ? "" : "[", cli_option_name(o->id),
              *o->arg ? " " : "", o->arg, o->required ? "" : "]");
     if (col + 1 + (int)strlen(item) > 88) {
       fprintf(to, "\n       ");
@@ -67,10 +67,14 @@ static int usage_for(const char *name) {
   synopsis(stdout, c, "usage: ");
   printf("\n");
   indented(stdout, c->about, 0);
+  if (c->details) {
+    printf("\n");
+    indented(stdout, c->details, 0);
+  }
   printf("\noptions:\n");
-  for (const cli_opt *o = c->opts; o->name; o++) {
+  for (const cli_opt *o = c->opts; o->id != CLI_END; o++) {
     char head[96];
-    snprintf(head, sizeof head, "%s%s%s", o->name, *o->arg ? " " : "", o->arg);
+    snprintf(head, sizeof head, "%s%s%s", cli_option_name(o->id), *o->arg ? " " : "", o->arg);
     printf("  %-26s %s%s\n", head, o->help, o->required ? " (required)" : "");
   }
   printf("\n(every command: 'fcd help'; the manual: 'man fcd')\n");
@@ -109,18 +113,22 @@ int main(int argc, char **argv) {
   int rc;
   const cli_command *c = find_command(cmd);
   cli_mpi_start(&argc, &argv);
-  if (cli_nranks > 1 && c && c != &cli_equilibrium && c != &cli_stability &&
-      c != &cli_simulate) {
+  if (cli_nranks > 1 && c && c->mpi == CLI_MPI_NO) {
     /* the other commands would compute the same thing on every rank */
-    if (cli_rank == 0)
-      fprintf(stderr, "fcd: %s does not run on several MPI ranks (equilibrium, stability and "
-              "simulate do); run it without mpiexec\n", cmd);
+    if (cli_rank == 0) {
+      fprintf(stderr, "fcd: %s does not run on several MPI ranks (", cmd);
+      for (int k = 0, m = 0; k < NCOMMANDS; k++)
+        if (commands[k]->mpi != CLI_MPI_NO)
+          fprintf(stderr, "%s%s", m++ ? ", " : "", commands[k]->name);
+      fprintf(stderr, " do); run it without mpiexec\n");
+    }
     rc = 2;
   } else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("fcd %s\nfeatures: %s\n", fcd_version_string(), fcd_features());
     rc = 0;
   } else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-    if (!(ac >= 3 && usage_for(av[2]))) usage(stdout);
+    if (ac >= 3 && strcmp(av[2], "--roff") == 0) cli_print_roff(stdout, commands, NCOMMANDS);
+    else if (!(ac >= 3 && usage_for(av[2]))) usage(stdout);
     rc = 0;
   } else if (c) {
     rc = c->run(ac - 2, av + 2);

@@ -1,6 +1,8 @@
 #!/bin/sh
-# The manual page renders without a groff warning, and names every option that
-# `fcd help` lists (so the two cannot drift apart).
+# The manual page, generated at build time from the program's option lists
+# (scripts/man_page.py), renders without a groff warning and names every option that
+# `fcd help` lists: a template edit that drops the generated section, or a generator
+# that loses options, fails here.
 # usage: man_page.sh FCD PAGE
 set -u
 fcd=$1 page=$2
