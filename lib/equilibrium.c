@@ -350,6 +350,47 @@ static fcd_real lcp_violation(fcd_index n, const fcd_real *A, const fcd_real *q,
 }
 
 /* Steady sliding's LCP with W = Wd and w->loc = H u_base on entry */
+/* The LCP of steady sliding, w = A z + q >= 0, z >= 0, z . w = 0, in z = -r_n: the
+ * contacts pressed before (r, a warm start), else those the free motion presses, as the
+ * guess of a few block pivots; Lemke's method when they do not settle. Lemke pivots with
+ * absolute tolerances while A holds compliances (m/N: 1e-9 for a steel disc against
+ * polymer pins): A and q are scaled symmetrically to a unit diagonal, A' = S A S,
+ * q' = S q, z = S z', which keeps the problem. Returns Lemke's code; *worst is the
+ * relative violation of an answer that failed the check. */
+static int steady_lcp(fcd_index nc, fcd_real *A, fcd_real *q, const fcd_real *r, int d,
+                      fcd_real *z, fcd_index *piv, fcd_real *worst) {
+  fcd_real *sc = fcd__malloc_array((size_t)nc + 1, sizeof *sc);
+  unsigned char *act = fcd__malloc_array((size_t)nc + 1, sizeof *act);
+  int lr = FCD__LEMKE_NOMEM, warm = 0;
+  if (!sc || !act) goto done;
+  for (fcd_index i = 0; i < nc; i++) {
+    fcd_real a = A[i * nc + i];
+    sc[i] = a > 0 && isfinite(a) ? 1.0 / sqrt(a) : 1.0;
+  }
+  fcd_real qs = 1;
+  for (fcd_index i = 0; i < nc; i++) {
+    q[i] *= sc[i];
+    for (fcd_index j = 0; j < nc; j++) A[i * nc + j] *= sc[i] * sc[j];
+    qs = fmax(qs, fabs(q[i]));
+    warm |= r[i * d] != 0;
+  }
+  for (fcd_index i = 0; i < nc; i++) act[i] = warm ? r[i * d] < 0 : q[i] < 0;
+  lr = fcd__lcp_block_pivot(nc, A, q, act, z, 8, 1e-13 * qs);
+  /* the pivots' answer must pass the check below too, else Lemke's method decides */
+  if (lr == 0 && lcp_violation(nc, A, q, z, qs) > 1e-9 * qs) lr = 1;
+  if (lr == 1) lr = fcd__lemke(nc, A, q, z, 50 * nc + 1000, piv);
+  if (lr == FCD__LEMKE_OK) {
+    /* a check that cannot be skipped: w = A z + q >= 0 and z . w = 0 (scaled) */
+    *worst = lcp_violation(nc, A, q, z, qs) / qs;
+    if (*worst > 1e-9) lr = FCD__LEMKE_INACCURATE;
+    for (fcd_index i = 0; i < nc; i++) z[i] *= sc[i];
+  }
+done:
+  fcd__free(sc);
+  fcd__free(act);
+  return lr;
+}
+
 fcd_status fcd__eq_solve_steady(fcd_equilibrium *eq, eq_work *w, const fcd_real *Wd,
                                fcd_real *sl) {
   fcd_system *sys = eq->sys;
@@ -367,68 +408,29 @@ fcd_status fcd__eq_solve_steady(fcd_equilibrium *eq, eq_work *w, const fcd_real 
   fcd_real *q = fcd__malloc_array((size_t)nc, sizeof *q);
   fcd_real *z = fcd__malloc_array((size_t)nc, sizeof *z);
   fcd_status st = FCD_OK;
-  if (!A || !q || !z) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory");
-    goto done;
-  }
-  for (fcd_index i = 0; i < nc; i++) {
-    q[i] = -(w->loc[i * d] - eq->cs->c[i].gap);
-    for (fcd_index j = 0; j < nc; j++) {
-      const fcd_real *wr = Wd + (i * d) * m + j * d;
-      fcd_real a = wr[0];
-      for (int k = 1; k < d; k++) a += eq->cs->c[j].mu * sl[j * (d - 1) + k - 1] * wr[k];
-      A[i * nc + j] = a;
-    }
-  }
-  /* Lemke pivots with absolute tolerances while A holds compliances (m/N: 1e-9 for a
-   * steel disc against polymer pins): scale symmetrically to a unit diagonal,
-   * A' = S A S, q' = S q, z = S z', which keeps the complementarity problem */
-  fcd_real *sc = fcd__malloc_array((size_t)nc, sizeof *sc);
-  if (!sc) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory");
-    goto done;
-  }
-  for (fcd_index i = 0; i < nc; i++) {
-    fcd_real a = A[i * nc + i];
-    sc[i] = a > 0 && isfinite(a) ? 1.0 / sqrt(a) : 1.0;
-  }
-  for (fcd_index i = 0; i < nc; i++) {
-    q[i] *= sc[i];
-    for (fcd_index j = 0; j < nc; j++) A[i * nc + j] *= sc[i] * sc[j];
-  }
-  /* the contacts pressed before (a warm start), else those the free motion presses,
-   * as the guess of a few block pivots; Lemke's method when they do not settle */
   fcd_index piv = 0;
-  int lr = FCD__LEMKE_NOMEM, warm = 0;
-  fcd_real qs = 1;
-  for (fcd_index i = 0; i < nc; i++) {
-    qs = fmax(qs, fabs(q[i]));
-    warm |= w->r[i * d] != 0;
+  fcd_real worst = 0;
+  int lr = FCD__LEMKE_NOMEM;
+  if (A && q && z) {
+    /* the normal gap's rate under r_n at every contact, the tangential reaction being
+     * mu r_n along the imposed slip */
+    for (fcd_index i = 0; i < nc; i++) {
+      q[i] = -(w->loc[i * d] - eq->cs->c[i].gap);
+      for (fcd_index j = 0; j < nc; j++) {
+        const fcd_real *wr = Wd + (i * d) * m + j * d;
+        fcd_real a = wr[0];
+        for (int k = 1; k < d; k++) a += eq->cs->c[j].mu * sl[j * (d - 1) + k - 1] * wr[k];
+        A[i * nc + j] = a;
+      }
+    }
+    lr = steady_lcp(nc, A, q, w->r, d, z, &piv, &worst);
   }
-  unsigned char *act = fcd__malloc_array((size_t)nc + 1, sizeof *act);
-  if (act) {
-    for (fcd_index i = 0; i < nc; i++) act[i] = warm ? w->r[i * d] < 0 : q[i] < 0;
-    lr = fcd__lcp_block_pivot(nc, A, q, act, z, 8, 1e-13 * qs);
-    fcd__free(act);
-    /* the pivots' answer must pass the check below too, else Lemke's method decides */
-    if (lr == 0 && lcp_violation(nc, A, q, z, qs) > 1e-9 * qs) lr = 1;
-    if (lr == 1) lr = fcd__lemke(nc, A, q, z, 50 * nc + 1000, &piv);
-  }
-  if (lr == FCD__LEMKE_OK) {
-    /* a check that cannot be skipped: w = A z + q >= 0 and z . w = 0 (scaled) */
-    fcd_real worst = lcp_violation(nc, A, q, z, qs);
-    if (worst > 1e-9 * qs) lr = FCD__LEMKE_INACCURATE;
-    for (fcd_index i = 0; i < nc; i++) z[i] *= sc[i];
-    if (lr == FCD__LEMKE_INACCURATE)
-      st = fcd__err(sys, FCD_E_NOT_CONVERGED, "steady sliding: Lemke's method ended with a "
-                    "complementarity violation of %.3e (relative); the problem is too "
-                    "degenerate for its pivoting", worst / qs);
-  }
-  fcd__free(sc);
   if (lr == FCD__LEMKE_INACCURATE) {
-    /* reported above */
+    st = fcd__err(sys, FCD_E_NOT_CONVERGED, "steady sliding: Lemke's method ended with a "
+                  "complementarity violation of %.3e (relative); the problem is too "
+                  "degenerate for its pivoting", worst);
   } else if (lr == FCD__LEMKE_NOMEM) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in Lemke's method");
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in steady sliding's complementarity problem");
   } else if (lr == FCD__LEMKE_RAY) {
     st = fcd__err(sys, FCD_E_NO_SOLUTION,
                   "no steady sliding state: the complementarity problem in the normal "
@@ -447,7 +449,6 @@ fcd_status fcd__eq_solve_steady(fcd_equilibrium *eq, eq_work *w, const fcd_real 
         w->r[c * d + k] = eq->cs->c[c].mu * rn * sl[c * (d - 1) + k - 1];
     }
   }
-done:
   fcd__free(A);
   fcd__free(q);
   fcd__free(z);
@@ -472,20 +473,18 @@ static uint64_t replicated_hash(const fcd_equilibrium *eq, int kind, fcd_real t,
   return eq->cs ? fcd__contact_set_hash(eq->cs, h) : h;
 }
 
-fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_real t) {
-  CHECK_EQ(eq);
+/* The solve's inputs at time t: its arguments checked, the work arrays, load, prescribed
+ * values (z, ur) and the contact operator. Up to the agreement at its end nothing
+ * communicates: on a distributed system a rank that fails here still reaches it, and
+ * every rank returns together. */
+static fcd_status eq_inputs(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_real t,
+                            eq_work *w, fcd_real **sl, fcd_real **ur,
+                            const fcd__free_pattern **fp) {
   fcd_system *sys = eq->sys;
   fcd_index n = sys->n, nc = fcd__eq_nct(eq), nfix = sys->nfixed;
   int d = fcd__eq_cdim(eq);
   fcd_index m = nc * d;
-  fcd_status st = FCD_OK;
-  eq_work w;
-  memset(&w, 0, sizeof w);
-  fcd_real *sl = NULL, *ur = NULL;
-  const fcd__free_pattern *fp = NULL;
-  eq->mech.kind = FCD_MECH_NONE;
-  /* Up to the agreement below nothing communicates: on a distributed system a rank that
-   * fails here still reaches it, and every rank returns together. */
+  fcd_status st;
   if (kind != FCD_EQ_STATIC && kind != FCD_EQ_STEADY_SLIDING)
     st = fcd__err(sys, FCD_E_INVALID_ARG, "unknown equilibrium kind %d", (int)kind);
   else if (!isfinite(t))
@@ -493,98 +492,111 @@ fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind,
   else if (kind == FCD_EQ_STEADY_SLIDING && !eq->cs)
     st = fcd__err(sys, FCD_E_STATE, "steady sliding needs a contact set (created with NULL)");
   else
-    st = fcd__system_free_pattern(sys, &fp);
-  if (st != FCD_OK) {
-    st = fcd__dist_agree(sys, st, 0, "equilibrium solve");
-    goto done;
-  }
-  w.f = fcd__malloc_array((size_t)n, sizeof(fcd_real));
-  w.z = fcd__calloc((size_t)n, sizeof(fcd_real));
-  w.vr = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
-  w.ub = fcd__malloc_array((size_t)n, sizeof(fcd_real));
-  w.tmp = fcd__malloc_array((size_t)n, sizeof(fcd_real));
-  w.xf = fcd__malloc_array((size_t)fp->n + 1, sizeof(fcd_real));
-  w.u = fcd__malloc_array((size_t)n, sizeof(fcd_real));
-  w.r = fcd__calloc((size_t)m + 1, sizeof(fcd_real));
-  w.loc = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
-  w.set = fcd__calloc((size_t)nc + 1, sizeof(int));
-  w.sdir = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
-  sl = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
-  ur = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
-  if (!w.f || !w.z || !w.vr || !w.ub || !w.tmp || !w.xf || !w.u || !w.r || !w.loc || !w.set ||
-      !w.sdir || !sl || !ur)
+    st = fcd__system_free_pattern(sys, fp);
+  if (st != FCD_OK) return fcd__dist_agree(sys, st, 0, "equilibrium solve");
+  w->f = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  w->z = fcd__calloc((size_t)n, sizeof(fcd_real));
+  w->vr = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
+  w->ub = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  w->tmp = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  w->xf = fcd__malloc_array((size_t)(*fp)->n + 1, sizeof(fcd_real));
+  w->u = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  w->r = fcd__calloc((size_t)m + 1, sizeof(fcd_real));
+  w->loc = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
+  w->set = fcd__calloc((size_t)nc + 1, sizeof(int));
+  w->sdir = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
+  *sl = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
+  *ur = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
+  if (!w->f || !w->z || !w->vr || !w->ub || !w->tmp || !w->xf || !w->u || !w->r || !w->loc ||
+      !w->set || !w->sdir || !*sl || !*ur)
     st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an equilibrium solve");
-  if (st == FCD_OK) st = fcd_system_eval_load(sys, t, w.f);
-  if (st == FCD_OK) st = fcd_system_eval_prescribed(sys, t, ur, w.vr);
+  if (st == FCD_OK) st = fcd_system_eval_load(sys, t, w->f);
+  if (st == FCD_OK) st = fcd_system_eval_prescribed(sys, t, *ur, w->vr);
   if (st == FCD_OK && nc > 0) {
     const fcd__csr *H;
     st = fcd__contact_set_operator(eq->cs, &H);
     if (st == FCD_OK) st = fcd__contact_dofs_free(sys, H);
   }
   if (fcd__dist_on(sys))
-    st = fcd__dist_agree(sys, st, st == FCD_OK ? replicated_hash(eq, kind, t, &w, ur) : 0,
+    st = fcd__dist_agree(sys, st, st == FCD_OK ? replicated_hash(eq, kind, t, w, *ur) : 0,
                          "equilibrium solve");
-  if (st != FCD_OK) goto done;
-  for (fcd_index k = 0; k < nfix; k++) w.z[sys->fixed_list[k]] = ur[k];
-  if ((st = fcd__eq_prepare(eq, fp)) != FCD_OK) goto done;
-  /* a warm start from the previous solution of the contacts it had (those added since
-   * start from zero) */
-  if (eq->have)
-    memcpy(w.r, eq->r, (size_t)((nc < eq->have_nc ? nc : eq->have_nc) * d) * sizeof *w.r);
-  if (eq->rigid) {
-    if ((st = fcd__eq_solve_rigid(eq, &w, kind, sl)) != FCD_OK) goto done;
-  } else {
-    if ((st = displacement(eq, eq->fac, w.f, w.z, NULL, w.ub, w.tmp, w.xf)) != FCD_OK)
-      goto done;
-    if (nc > 0) {
-      const fcd__csr *H;
-      if ((st = fcd__contact_set_operator(eq->cs, &H)) != FCD_OK) goto done;
-      if ((st = fcd__wcache_ensure(&eq->W, sys, eq->fac, fcd__factor_solve_free, eq->cs,
-                                    H)) != FCD_OK)
-        goto done;
-      fcd_contact_set_local(eq->cs, w.ub, w.loc);
-      st = kind == FCD_EQ_STATIC ? fcd__eq_solve_static(eq, &w, eq->W.W)
-                                 : fcd__eq_solve_steady(eq, &w, eq->W.W, sl);
-      if (st != FCD_OK) goto done;
-    }
-    if ((st = displacement(eq, eq->fac, w.f, w.z, w.r, w.u, w.tmp, w.xf)) != FCD_OK)
-      goto done;
+  if (st != FCD_OK) return st;
+  for (fcd_index k = 0; k < nfix; k++) w->z[sys->fixed_list[k]] = (*ur)[k];
+  return FCD_OK;
+}
+
+/* An elastic structure: the displacement without contact forces, the contact problem on
+ * the Delassus operator, then the displacement with the reactions. */
+static fcd_status eq_elastic(fcd_equilibrium *eq, fcd_equilibrium_kind kind, eq_work *w,
+                             fcd_real *sl) {
+  fcd_system *sys = eq->sys;
+  FCD_TRY(displacement(eq, eq->fac, w->f, w->z, NULL, w->ub, w->tmp, w->xf));
+  if (fcd__eq_nct(eq) > 0) {
+    const fcd__csr *H;
+    FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
+    FCD_TRY(fcd__wcache_ensure(&eq->W, sys, eq->fac, fcd__factor_solve_free, eq->cs, H));
+    fcd_contact_set_local(eq->cs, w->ub, w->loc);
+    FCD_TRY(kind == FCD_EQ_STATIC ? fcd__eq_solve_static(eq, w, eq->W.W)
+                                  : fcd__eq_solve_steady(eq, w, eq->W.W, sl));
   }
+  return displacement(eq, eq->fac, w->f, w->z, w->r, w->u, w->tmp, w->xf);
+}
+
+/* The certificate decides: a failure is reported with its figures and the previous
+ * solution kept; a pass commits w's solution to eq (w gives it up). */
+static fcd_status eq_accept(fcd_equilibrium *eq, fcd_equilibrium_kind kind, eq_work *w,
+                            fcd_real *sl) {
+  fcd_system *sys = eq->sys;
   fcd_certificate cert;
-  int certified = finish(eq, &w, kind == FCD_EQ_STEADY_SLIDING ? sl : NULL, &cert);
-  if (certified < 0) {
-    if (certified == -1) st = fcd__err(sys, FCD_E_NOMEM, "out of memory checking an equilibrium");
-    else st = FCD_E_BACKEND; /* the reduction's message stands */
-    goto done;
-  }
-  if (!certified && eq->rigid && eq->void_dof >= 0) {
-    st = fcd__err(sys, FCD_E_SINGULAR, "no equilibrium is defined: the stiffness is zero at "
-                  "dof %lld (its diagonal entry is 0, as at a node no element or spring "
-                  "reaches) and neither a contact nor a load involves it, so nothing decides "
-                  "its displacement; prescribe the dof or connect it; the previous solution "
-                  "is kept", (long long)eq->void_dof);
-    goto done;
-  }
+  int certified = finish(eq, w, kind == FCD_EQ_STEADY_SLIDING ? sl : NULL, &cert);
+  if (certified < 0)
+    return certified == -1 ? fcd__err(sys, FCD_E_NOMEM, "out of memory checking an equilibrium")
+                           : FCD_E_BACKEND; /* the reduction's message stands */
+  if (!certified && eq->rigid && eq->void_dof >= 0)
+    return fcd__err(sys, FCD_E_SINGULAR, "no equilibrium is defined: the stiffness is zero at "
+                    "dof %lld (its diagonal entry is 0, as at a node no element or spring "
+                    "reaches) and neither a contact nor a load involves it, so nothing "
+                    "decides its displacement; prescribe the dof or connect it; the previous "
+                    "solution is kept", (long long)eq->void_dof);
   if (!certified) {
     char fig[320];
     fcd__certificate_format(&cert, fig, sizeof fig);
-    st = fcd__err(sys, FCD_E_NOT_CONVERGED,
-                  "%s equilibrium fails its certificate: %s; the previous solution is kept",
-                  kind == FCD_EQ_STATIC ? "static" : "steady sliding", fig);
-    goto done;
+    return fcd__err(sys, FCD_E_NOT_CONVERGED,
+                    "%s equilibrium fails its certificate: %s; the previous solution is kept",
+                    kind == FCD_EQ_STATIC ? "static" : "steady sliding", fig);
   }
-  /* commit */
   free_solution(eq);
-  eq->u = w.u;
-  eq->r = w.r;
-  eq->set = w.set;
-  eq->sdir = w.sdir;
+  eq->u = w->u;
+  eq->r = w->r;
+  eq->set = w->set;
+  eq->sdir = w->sdir;
   eq->cert = cert;
-  w.u = w.r = w.sdir = NULL;
-  w.set = NULL;
+  w->u = w->r = w->sdir = NULL;
+  w->set = NULL;
   eq->have = 1;
-  eq->have_nc = nc;
-done:
+  eq->have_nc = fcd__eq_nct(eq);
+  return FCD_OK;
+}
+
+fcd_status fcd_equilibrium_solve(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_real t) {
+  CHECK_EQ(eq);
+  fcd_index nc = fcd__eq_nct(eq);
+  int d = fcd__eq_cdim(eq);
+  eq_work w;
+  memset(&w, 0, sizeof w);
+  fcd_real *sl = NULL, *ur = NULL;
+  const fcd__free_pattern *fp = NULL;
+  eq->mech.kind = FCD_MECH_NONE;
+  fcd_status st = eq_inputs(eq, kind, t, &w, &sl, &ur, &fp);
+  if (st == FCD_OK) st = fcd__eq_prepare(eq, fp);
+  if (st == FCD_OK) {
+    /* a warm start from the previous solution of the contacts it had (those added since
+     * start from zero) */
+    if (eq->have)
+      memcpy(w.r, eq->r, (size_t)((nc < eq->have_nc ? nc : eq->have_nc) * d) * sizeof *w.r);
+    st = eq->rigid ? fcd__eq_solve_rigid(eq, &w, kind, sl) : eq_elastic(eq, kind, &w, sl);
+  }
+  if (st == FCD_OK) st = eq_accept(eq, kind, &w, sl);
   fcd__free(sl);
   fcd__free(ur);
   eq_work_free(&w);

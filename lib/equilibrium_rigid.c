@@ -281,9 +281,134 @@ static fcd_status pinv_block(void *ctx, fcd_index nrhs, fcd_real *X) {
   return pinv(c->eq, nrhs, X, c->B, c->R, c->y, c->f1, c->f2);
 }
 
+/* The rigid-mode search's subspace: p vectors X (nf x p), their Ritz rotation T and
+ * values th (ascending), k of them below FCD__RIGID_TOL. */
+typedef struct {
+  fcd_real *X, *KX, *T, *th;
+  fcd_index p, k;
+} rigid_subspace;
+
+static void rigid_subspace_free(rigid_subspace *s) {
+  fcd__free(s->X);
+  fcd__free(s->KX);
+  fcd__free(s->T);
+  fcd__free(s->th);
+  s->X = s->KX = s->T = s->th = NULL;
+}
+
+/* one round at p vectors: four steps of inverse iteration from a fixed pseudo-random
+ * start (D-scaled, D-orthonormalised), then Rayleigh-Ritz on x'Kx */
+static fcd_status rigid_round(fcd_equilibrium *eq, const fcd_real *dg, fcd_real *f1,
+                              fcd_real *f2, rigid_subspace *s) {
+  fcd_system *sys = eq->sys;
+  fcd_index nf = sys->nfree, p = s->p;
+  rigid_subspace_free(s);
+  s->X = fcd__malloc_array((size_t)(nf * p), sizeof *s->X);
+  s->KX = fcd__malloc_array((size_t)(nf * p), sizeof *s->KX);
+  s->T = fcd__malloc_array((size_t)(p * p), sizeof *s->T);
+  s->th = fcd__malloc_array((size_t)p, sizeof *s->th);
+  if (!s->X || !s->KX || !s->T || !s->th)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory finding the rigid modes of the stiffness");
+  fcd_real *X = s->X, *KX = s->KX, *T = s->T;
+  uint64_t seed = 0x2545f4914f6cdd1dull;
+  for (fcd_index i = 0; i < nf * p; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    X[i] = (fcd_real)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
+  for (int it = 0; it < 4; it++) {
+    for (fcd_index j = 0; j < p; j++)
+      for (fcd_index i = 0; i < nf; i++) X[j * nf + i] *= dg[i];
+    FCD_TRY(fcd__factor_solve_free(eq->rfac, p, X, X));
+    orthonormalise(nf, p, X, dg);
+  }
+  for (fcd_index j = 0; j < p; j++) k_free(eq, X + j * nf, KX + j * nf, f1, f2);
+  for (fcd_index i = 0; i < p; i++)
+    for (fcd_index j = 0; j < p; j++) {
+      fcd_real sum = 0;
+      for (fcd_index q = 0; q < nf; q++) sum += X[i * nf + q] * KX[j * nf + q];
+      T[i * p + j] = sum;
+    }
+  if (fcd__la_syev(1, p, T, s->th) != 0)
+    return fcd__err(sys, FCD_E_BACKEND, "the Rayleigh-Ritz step of the rigid-mode search "
+                    "failed (LAPACK dsyev)");
+  s->k = 0;
+  while (s->k < p && s->th[s->k] < FCD__RIGID_TOL) s->k++;
+  return FCD_OK;
+}
+
+/* Rounds at 8, 16, .. vectors until one holds a Ritz value above the tolerance (every
+ * rigid mode found) or all free dofs; then the rigid basis R (D-orthonormal). */
+static fcd_status rigid_basis(fcd_equilibrium *eq, const fcd_real *dg, fcd_real *f1,
+                              fcd_real *f2) {
+  fcd_system *sys = eq->sys;
+  fcd_index nf = sys->nfree;
+  rigid_subspace s = {NULL, NULL, NULL, NULL, nf < 8 ? nf : 8, 0};
+  fcd_status st;
+  while ((st = rigid_round(eq, dg, f1, f2, &s)) == FCD_OK && s.k == s.p && s.p < nf) {
+    if (s.p >= FCD__RIGID_MAX) {
+      char at[80] = "";
+      if (eq->void_dof >= 0)
+        snprintf(at, sizeof at, " (dof %lld, for one, has a zero diagonal in K)",
+                 (long long)eq->void_dof);
+      st = fcd__err(sys, FCD_E_SINGULAR, "the stiffness has at least %lld rigid modes on the "
+                    "free dofs%s: a model mostly without stiffness, not bodies held by their "
+                    "contacts; no equilibrium is defined", (long long)s.p, at);
+      break;
+    }
+    s.p = 2 * s.p < nf ? 2 * s.p : nf;
+    if (s.p > FCD__RIGID_MAX) s.p = FCD__RIGID_MAX;
+  }
+  if (st == FCD_OK && s.k == 0)
+    st = fcd__err(sys, FCD_E_SINGULAR,
+                  "the stiffness is nearly singular on the free dofs (its factorization "
+                  "failed, yet no rigid mode has x'Kx/x'Dx below %.0e): no reliable "
+                  "equilibrium", FCD__RIGID_TOL);
+  if (st == FCD_OK && !(eq->R = fcd__calloc((size_t)(nf * s.k), sizeof *eq->R)))
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory finding the rigid modes of the stiffness");
+  if (st == FCD_OK) {
+    for (fcd_index i = 0; i < s.k; i++)
+      for (fcd_index j = 0; j < s.p; j++) {
+        fcd_real v = s.T[j * s.p + i];
+        for (fcd_index q = 0; q < nf; q++) eq->R[i * nf + q] += v * s.X[j * nf + q];
+      }
+    orthonormalise(nf, s.k, eq->R, NULL);
+    eq->nrig = s.k;
+    eq->probe_rho = s.th[0];
+  }
+  rigid_subspace_free(&s);
+  return st;
+}
+
+/* W+ = H K^+ H^T by the one Delassus builder, K^+ as its block solve, symmetrised: it is
+ * symmetric by construction, and round-off asymmetry would bias the solvers */
+static fcd_status rigid_wplus(fcd_equilibrium *eq, const fcd__csr *H, fcd_real *y,
+                              fcd_real *f1, fcd_real *f2) {
+  fcd_system *sys = eq->sys;
+  fcd_index nf = sys->nfree, m = H->n, bs = m < 64 ? m : 64;
+  eq->Wp = fcd__malloc_array((size_t)(m * m), sizeof *eq->Wp);
+  fcd_real *B = fcd__malloc_array((size_t)(nf * bs), sizeof *B);
+  fcd_real *Rs = fcd__malloc_array((size_t)(nf * bs), sizeof *Rs);
+  fcd_status st = eq->Wp && B && Rs ? FCD_OK
+                                    : fcd__err(sys, FCD_E_NOMEM, "out of memory building W+");
+  if (st == FCD_OK) {
+    pinv_ctx c = {eq, B, Rs, y, f1, f2};
+    st = fcd__delassus_blocks(sys, nf, pinv_block, &c, H, eq->Wp);
+  }
+  if (st == FCD_OK)
+    for (fcd_index i = 0; i < m; i++)
+      for (fcd_index j = i + 1; j < m; j++) {
+        fcd_real a = 0.5 * (eq->Wp[i * m + j] + eq->Wp[j * m + i]);
+        eq->Wp[i * m + j] = eq->Wp[j * m + i] = a;
+      }
+  fcd__free(B);
+  fcd__free(Rs);
+  return st;
+}
+
 /* The rigid modes R (orthonormal) by subspace iteration with (K + c D)^-1 D and a
  * Rayleigh-Ritz step: Ritz values below RIGID_TOL are rigid. The block grows until it
- * holds an elastic mode too, so that none is missed. Then W+ = H K^+ H^T. */
+ * holds an elastic mode too, so that none is missed. Then W+ = H K^+ H^T. Both are
+ * cached on the pattern, the values and the contact set. */
 static fcd_status rigid_operators(fcd_equilibrium *eq, const fcd__csr *H) {
   fcd_system *sys = eq->sys;
   fcd_index nf = sys->nfree, n = sys->n, m = H ? H->n : 0;
@@ -303,102 +428,16 @@ static fcd_status rigid_operators(fcd_equilibrium *eq, const fcd__csr *H) {
   fcd_real *f1 = fcd__malloc_array((size_t)n + 1, sizeof *f1);
   fcd_real *f2 = fcd__malloc_array((size_t)n + 1, sizeof *f2);
   fcd_real *y = fcd__malloc_array((size_t)nf + 1, sizeof *y);
-  fcd_real *X = NULL, *KX = NULL, *T = NULL, *th = NULL, *B = NULL, *Rs = NULL;
-  if (!dg || !f1 || !f2 || !y) goto nomem;
-  for (fcd_index k = 0; k < nf; k++) dg[k] = eq->dreg[k] / FCD__RIGID_REG;
-  fcd_index p = nf < 8 ? nf : 8, k = 0;
-  for (;;) {
-    fcd__free(X);
-    fcd__free(KX);
-    fcd__free(T);
-    fcd__free(th);
-    X = fcd__malloc_array((size_t)(nf * p), sizeof *X);
-    KX = fcd__malloc_array((size_t)(nf * p), sizeof *KX);
-    T = fcd__malloc_array((size_t)(p * p), sizeof *T);
-    th = fcd__malloc_array((size_t)p, sizeof *th);
-    if (!X || !KX || !T || !th) goto nomem;
-    uint64_t seed = 0x2545f4914f6cdd1dull;
-    for (fcd_index i = 0; i < nf * p; i++) {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      X[i] = (fcd_real)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-    }
-    for (int it = 0; it < 4 && st == FCD_OK; it++) {
-      for (fcd_index j = 0; j < p; j++)
-        for (fcd_index i = 0; i < nf; i++) X[j * nf + i] *= dg[i];
-      st = fcd__factor_solve_free(eq->rfac, p, X, X);
-      orthonormalise(nf, p, X, dg);
-    }
-    if (st != FCD_OK) goto done;
-    for (fcd_index j = 0; j < p; j++) k_free(eq, X + j * nf, KX + j * nf, f1, f2);
-    for (fcd_index i = 0; i < p; i++)
-      for (fcd_index j = 0; j < p; j++) {
-        fcd_real sum = 0;
-        for (fcd_index q = 0; q < nf; q++) sum += X[i * nf + q] * KX[j * nf + q];
-        T[i * p + j] = sum;
-      }
-    if (fcd__la_syev(1, p, T, th) != 0) {
-      st = fcd__err(sys, FCD_E_BACKEND, "the Rayleigh-Ritz step of the rigid-mode search "
-                    "failed (LAPACK dsyev)");
-      goto done;
-    }
-    k = 0;
-    while (k < p && th[k] < FCD__RIGID_TOL) k++;
-    if (k < p || p == nf) break;
-    if (p >= FCD__RIGID_MAX) {
-      char at[80] = "";
-      if (eq->void_dof >= 0)
-        snprintf(at, sizeof at, " (dof %lld, for one, has a zero diagonal in K)",
-                 (long long)eq->void_dof);
-      st = fcd__err(sys, FCD_E_SINGULAR, "the stiffness has at least %lld rigid modes on the "
-                    "free dofs%s: a model mostly without stiffness, not bodies held by their "
-                    "contacts; no equilibrium is defined", (long long)p, at);
-      goto done;
-    }
-    p = 2 * p < nf ? 2 * p : nf;
-    if (p > FCD__RIGID_MAX) p = FCD__RIGID_MAX;
-  }
-  if (k == 0) {
-    st = fcd__err(sys, FCD_E_SINGULAR,
-                  "the stiffness is nearly singular on the free dofs (its factorization "
-                  "failed, yet no rigid mode has x'Kx/x'Dx below %.0e): no reliable "
-                  "equilibrium", FCD__RIGID_TOL);
-    goto done;
-  }
-  eq->R = fcd__calloc((size_t)(nf * k), sizeof *eq->R);
-  if (!eq->R) goto nomem;
-  for (fcd_index i = 0; i < k; i++)
-    for (fcd_index j = 0; j < p; j++) {
-      fcd_real v = T[j * p + i];
-      for (fcd_index q = 0; q < nf; q++) eq->R[i * nf + q] += v * X[j * nf + q];
-    }
-  orthonormalise(nf, k, eq->R, NULL);
-  eq->nrig = k;
-  eq->probe_rho = th[0];
-  if (m > 0) {
-    /* W+ = H K^+ H^T by the one Delassus builder, K^+ as its block solve */
-    fcd_index bs = m < 64 ? m : 64;
-    eq->Wp = fcd__malloc_array((size_t)(m * m), sizeof *eq->Wp);
-    B = fcd__malloc_array((size_t)(nf * bs), sizeof *B);
-    Rs = fcd__malloc_array((size_t)(nf * bs), sizeof *Rs);
-    if (!eq->Wp || !B || !Rs) goto nomem;
-    pinv_ctx c = {eq, B, Rs, y, f1, f2};
-    st = fcd__delassus_blocks(sys, nf, pinv_block, &c, H, eq->Wp);
-    if (st != FCD_OK) goto done;
-    /* symmetric by construction; round-off asymmetry would bias the solvers */
-    for (fcd_index i = 0; i < m; i++)
-      for (fcd_index j = i + 1; j < m; j++) {
-        fcd_real a = 0.5 * (eq->Wp[i * m + j] + eq->Wp[j * m + i]);
-        eq->Wp[i * m + j] = eq->Wp[j * m + i] = a;
-      }
-  }
-  eq->wp_pat = fp->version;
-  eq->wp_val = sys->value_version;
-  eq->wp_csver = csver;
-  goto done;
-nomem:
-  st = fcd__err(sys, FCD_E_NOMEM, "out of memory finding the rigid modes of the stiffness");
-done:
-  if (st != FCD_OK) {
+  if (!dg || !f1 || !f2 || !y)
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory finding the rigid modes of the stiffness");
+  for (fcd_index k = 0; st == FCD_OK && k < nf; k++) dg[k] = eq->dreg[k] / FCD__RIGID_REG;
+  if (st == FCD_OK) st = rigid_basis(eq, dg, f1, f2);
+  if (st == FCD_OK && m > 0) st = rigid_wplus(eq, H, y, f1, f2);
+  if (st == FCD_OK) {
+    eq->wp_pat = fp->version;
+    eq->wp_val = sys->value_version;
+    eq->wp_csver = csver;
+  } else {
     fcd__free(eq->R);
     fcd__free(eq->Wp);
     eq->R = eq->Wp = NULL;
@@ -408,12 +447,6 @@ done:
   fcd__free(f1);
   fcd__free(f2);
   fcd__free(y);
-  fcd__free(X);
-  fcd__free(KX);
-  fcd__free(T);
-  fcd__free(th);
-  fcd__free(B);
-  fcd__free(Rs);
   return st;
 }
 

@@ -1698,155 +1698,194 @@ static void estimate(fcd_stability *st, const fcd__free_pattern *fp, const tmap 
   }
 }
 
-static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, const tmap *tn,
-                               const tmap *tm, int damped) {
-  fcd_system *sys = st->sys;
-  fcd_index nr = tn->nred;
-  /* general damping: the quadratic problem (PEP), whose shift must be real here */
-  int pep = damped && (sys->mat[FCD_DAMPING].set || (cdim(st) == 3 && st->rn));
-  /* a complex shift would be needed: modal projection instead */
-  int project = pep && (st->target_hz > 0 || (cdim(st) == 3 && st->rn));
-  fcd_real *val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *val);
+/* One sparse eigen-solve's working set: the reduced operators, what SLEPc returns and
+ * the pairs in lambda (a generalized eigenvalue Lambda = -lambda^2 gives two). */
+typedef struct {
   fcd__csr Kr, Mr, Cr;
-  memset(&Kr, 0, sizeof Kr);
-  memset(&Mr, 0, sizeof Mr);
-  memset(&Cr, 0, sizeof Cr);
-  fcd_index nev = st->nev < nr ? st->nev : nr;
-  fcd_real *lre = fcd__malloc_array((size_t)nev + 1, sizeof *lre);
-  fcd_real *lim = fcd__malloc_array((size_t)nev + 1, sizeof *lim);
-  fcd_real *xr = fcd__malloc_array((size_t)(nev * nr) + 1, sizeof *xr);
-  fcd_real *xi = fcd__malloc_array((size_t)(nev * nr) + 1, sizeof *xi);
-  double complex *lam = fcd__malloc_array((size_t)(2 * nev) + 1, sizeof *lam);
-  double complex *vec = fcd__malloc_array((size_t)(2 * nev * nr) + 1, sizeof *vec);
-  int part = 0, parts = 1, pd = 0;
-  fcd_status status = !project && st->comm_f != FCD_COMM_SERIAL
-                          ? fcd__comm_rank_size(sys, st->comm_f, &part, &parts)
-                          : FCD_OK;
-  /* the shifted LU's order for rank 0's necessary condition, on a communicator (optional) */
-  fcd_index *order = status == FCD_OK && st->comm_f != FCD_COMM_SERIAL && !pep && part == 0
-                         ? fcd__malloc_array((size_t)nr + 1, sizeof *order)
-                         : NULL;
-  if (order) order[0] = -1;
-  fcd_index got = 0;
-  fcd_real reached = 0;
-  if (status != FCD_OK) goto done;
-  if (!val || !lre || !lim || !xr || !xi || !lam || !vec) {
-    status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the sparse eigen-solve");
-    goto done;
+  fcd_index nr, nev, got, cnt;
+  fcd_real reached;
+  fcd_real *val, *lre, *lim, *xr, *xi;
+  double complex *lam, *vec;
+  fcd_index *order; /* the shifted LU's order for rank 0's necessary condition, or NULL */
+  int damped, pep, project, part, parts;
+} sparse_run;
+
+/* The path: general damping needs the quadratic problem (PEP), whose shift must be real
+ * here; where a complex shift would be needed, modal projection instead. Then the work
+ * arrays and the reduced K*, M* (and C* for the PEP). */
+static fcd_status sparse_begin(fcd_stability *st, const fcd__free_pattern *fp, const tmap *tn,
+                               const tmap *tm, int damped, sparse_run *r) {
+  fcd_system *sys = st->sys;
+  memset(r, 0, sizeof *r);
+  r->nr = tn->nred;
+  r->damped = damped;
+  r->pep = damped && (sys->mat[FCD_DAMPING].set || (cdim(st) == 3 && st->rn));
+  r->project = r->pep && (st->target_hz > 0 || (cdim(st) == 3 && st->rn));
+  r->parts = 1;
+  r->nev = st->nev < r->nr ? st->nev : r->nr;
+  fcd_index nev = r->nev, nr = r->nr;
+  r->val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *r->val);
+  r->lre = fcd__malloc_array((size_t)nev + 1, sizeof *r->lre);
+  r->lim = fcd__malloc_array((size_t)nev + 1, sizeof *r->lim);
+  r->xr = fcd__malloc_array((size_t)(nev * nr) + 1, sizeof *r->xr);
+  r->xi = fcd__malloc_array((size_t)(nev * nr) + 1, sizeof *r->xi);
+  r->lam = fcd__malloc_array((size_t)(2 * nev) + 1, sizeof *r->lam);
+  r->vec = fcd__malloc_array((size_t)(2 * nev * nr) + 1, sizeof *r->vec);
+  if (!r->project && st->comm_f != FCD_COMM_SERIAL)
+    FCD_TRY(fcd__comm_rank_size(sys, st->comm_f, &r->part, &r->parts));
+  if (st->comm_f != FCD_COMM_SERIAL && !r->pep && r->part == 0) {
+    r->order = fcd__malloc_array((size_t)nr + 1, sizeof *r->order);
+    if (r->order) r->order[0] = -1;
   }
-  if ((status = fcd__system_combination(sys, 0, 0, 1, val)) != FCD_OK) goto done;
-  if ((status = reduce_csr(sys, fp, val, tn, tm, &Kr)) != FCD_OK) goto done;
-  if ((status = fcd__system_combination(sys, 1, 0, 0, val)) != FCD_OK) goto done;
-  if ((status = reduce_csr(sys, fp, val, tn, tm, &Mr)) != FCD_OK) goto done;
+  if (!r->val || !r->lre || !r->lim || !r->xr || !r->xi || !r->lam || !r->vec)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory in the sparse eigen-solve");
+  FCD_TRY(fcd__system_combination(sys, 0, 0, 1, r->val));
+  FCD_TRY(reduce_csr(sys, fp, r->val, tn, tm, &r->Kr));
+  FCD_TRY(fcd__system_combination(sys, 1, 0, 0, r->val));
+  FCD_TRY(reduce_csr(sys, fp, r->val, tn, tm, &r->Mr));
+  if (r->pep) {
+    FCD_TRY(fcd__system_combination(sys, 0, 1, 0, r->val));
+    FCD_TRY(reduce_csr(sys, fp, r->val, tn, tm, &r->Cr));
+  }
+  return FCD_OK;
+}
+
+/* the eigen-solve of the chosen path: projected (which stores its own pairs), the PEP
+ * at a real shift, or the generalized problem at -(2 pi target_hz)^2 */
+static fcd_status sparse_eigs(fcd_stability *st, const tmap *tn, const tmap *tm,
+                              sparse_run *r) {
+  fcd_system *sys = st->sys;
   fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
-  {
-    if (pep && (status = fcd__system_combination(sys, 0, 1, 0, val)) == FCD_OK)
-      status = reduce_csr(sys, fp, val, tn, tm, &Cr);
-    if (status == FCD_OK) {
-      if (project) status = solve_projected(st, tn, tm, &Kr, &Mr, &Cr, nev);
-      else if (pep)
-        status = fcd__slepc_pep(sys, st->comm_f, nr, &Kr, &Cr, &Mr, 0.0, nev, st->tol,
-                                st->max_it, lre, lim, xr, xi, &got, &reached);
-      else
-        status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, &Kr, &Mr, w * w, nev, st->tol,
-                                       st->max_it, lre, lim, xr, xi, &got, &reached, order);
-      if (status == FCD_OK && !project && got == 0)
-        status = fcd__err(sys, FCD_E_NOT_CONVERGED, "no eigenvalue converged to %g in %lld "
-                          "iterations (error estimate reached %.3e); the previous results "
-                          "are kept", st->tol, (long long)st->max_it, reached);
-    }
-  }
-  if (status != FCD_OK) goto done;
-  st->min_sym = NAN;
-  /* On a communicator of several ranks the necessary condition is rank 0's while the
-   * others certify the eigenpairs (below), and rank 0 then tells its answer: at 102,675
-   * dofs on two ranks CHOLMOD took 2.3 s on every rank alike, then each certified half of
-   * the 40 pairs in 0.7 s. */
-  fcd_status nstatus = part == 0 ? necessary_condition(sys, &Kr, order, &pd) : FCD_OK;
-  if (parts == 1) {
-    if ((status = nstatus) != FCD_OK) goto done;
-    st->necessary = !pd;
-  }
-  if (project) goto done; /* solve_projected stored its eigenpairs */
-  fcd_index cnt = 0;
-  for (fcd_index k = 0; k < got; k++) {
-    double complex L = lre[k] + I * lim[k];
-    double complex *v = vec + cnt * nr;
-    for (fcd_index i = 0; i < nr; i++) v[i] = xr[k * nr + i] + I * xi[k * nr + i];
-    if (pep) {
-      /* PEP eigenvalues are lambda already: one per pair */
-      lam[cnt] = L;
-      cnt += 1;
+  if (r->project) return solve_projected(st, tn, tm, &r->Kr, &r->Mr, &r->Cr, r->nev);
+  if (r->pep)
+    FCD_TRY(fcd__slepc_pep(sys, st->comm_f, r->nr, &r->Kr, &r->Cr, &r->Mr, 0.0, r->nev,
+                           st->tol, st->max_it, r->lre, r->lim, r->xr, r->xi, &r->got,
+                           &r->reached));
+  else
+    FCD_TRY(fcd__slepc_gen_nonsym(sys, st->comm_f, r->nr, &r->Kr, &r->Mr, w * w, r->nev,
+                                  st->tol, st->max_it, r->lre, r->lim, r->xr, r->xi, &r->got,
+                                  &r->reached, r->order));
+  if (r->got == 0)
+    return fcd__err(sys, FCD_E_NOT_CONVERGED, "no eigenvalue converged to %g in %lld "
+                    "iterations (error estimate reached %.3e); the previous results are "
+                    "kept", st->tol, (long long)st->max_it, r->reached);
+  return FCD_OK;
+}
+
+static int rayleigh_damped(const fcd_stability *st, const sparse_run *r) {
+  return r->damped && !r->pep && (st->sys->ray_alpha != 0 || st->sys->ray_beta != 0);
+}
+
+/* SLEPc's pairs as lambda: the PEP's are lambda already; a generalized eigenvalue Lambda
+ * gives lambda^2 + (alpha + beta Lambda) lambda + Lambda = 0 under C* = alpha M* + beta K*
+ * (lambda = +-sqrt(-Lambda) undamped), both roots sharing the vector */
+static void sparse_lambdas(const fcd_stability *st, sparse_run *r) {
+  fcd_index nr = r->nr, cnt = 0;
+  for (fcd_index k = 0; k < r->got; k++) {
+    double complex L = r->lre[k] + I * r->lim[k];
+    double complex *v = r->vec + cnt * nr;
+    for (fcd_index i = 0; i < nr; i++) v[i] = r->xr[k * nr + i] + I * r->xi[k * nr + i];
+    if (r->pep) {
+      r->lam[cnt++] = L;
       continue;
     }
-    if (damped && (sys->ray_alpha != 0 || sys->ray_beta != 0)) {
-      /* C* = alpha M* + beta K*: lambda^2 + (alpha + beta Lambda) lambda + Lambda = 0 */
-      double complex b = sys->ray_alpha + sys->ray_beta * L;
+    if (rayleigh_damped(st, r)) {
+      double complex b = st->sys->ray_alpha + st->sys->ray_beta * L;
       double complex disc = csqrt(b * b - 4 * L);
-      lam[cnt] = (-b + disc) / 2;
-      lam[cnt + 1] = (-b - disc) / 2;
+      r->lam[cnt] = (-b + disc) / 2;
+      r->lam[cnt + 1] = (-b - disc) / 2;
     } else {
-      double complex r = csqrt(-L);
-      lam[cnt] = r;
-      lam[cnt + 1] = -r;
+      double complex s = csqrt(-L);
+      r->lam[cnt] = s;
+      r->lam[cnt + 1] = -s;
     }
-    memcpy(vec + (cnt + 1) * nr, v, (size_t)nr * sizeof *vec);
+    memcpy(r->vec + (cnt + 1) * nr, v, (size_t)nr * sizeof *r->vec);
     cnt += 2;
   }
-  {
-    int ray = damped && !pep && (sys->ray_alpha != 0 || sys->ray_beta != 0);
-    /* on a communicator every rank holds every pair: ranks 1 .. parts - 1 certify a
-     * share each (at 303k dofs the certificate of 40 pairs is seconds, which every rank
-     * spent alike), rank 0 none while it decides the necessary condition */
-    int cpart = parts == 1 ? 0 : part == 0 ? (int)cnt : part - 1;
-    int cparts = parts == 1 ? 1 : part == 0 ? 1 : parts - 1;
-    st->berr = pep_backward_error_csr(nr, &Kr, &Mr, pep ? &Cr : NULL,
-                                      ray ? sys->ray_alpha : 0, ray ? sys->ray_beta : 0, NULL,
-                                      cnt, lam, vec, cpart, cparts, &st->bnorm);
-    if (parts > 1) {
-      if ((status = certificate_reduce(sys, st->comm_f, &st->berr)) != FCD_OK) goto done;
-      if ((status = necessary_share(sys, st->comm_f, nstatus, &pd)) != FCD_OK) goto done;
-      st->necessary = !pd;
-    }
-    if (isnan(st->berr)) {
-      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the eigenpairs' certificate");
-      goto done;
-    }
-    st->btol = fmax(FCD__EIG_CERT_TOL, 100 * st->tol);
+  r->cnt = cnt;
+}
+
+/* The pairs' largest backward error against its bound, with the necessary condition
+ * (rank 0's, nstatus and *pd) shared on a communicator: every rank holds every pair, and
+ * ranks 1 .. parts - 1 certify a share each (at 303k dofs the certificate of 40 pairs is
+ * seconds, which every rank spent alike) while rank 0 decides the necessary condition */
+static fcd_status sparse_certify(fcd_stability *st, sparse_run *r, fcd_status nstatus,
+                                 int *pd) {
+  fcd_system *sys = st->sys;
+  int ray = rayleigh_damped(st, r), part = r->part, parts = r->parts;
+  int cpart = parts == 1 ? 0 : part == 0 ? (int)r->cnt : part - 1;
+  int cparts = parts == 1 ? 1 : part == 0 ? 1 : parts - 1;
+  st->berr = pep_backward_error_csr(r->nr, &r->Kr, &r->Mr, r->pep ? &r->Cr : NULL,
+                                    ray ? sys->ray_alpha : 0, ray ? sys->ray_beta : 0, NULL,
+                                    r->cnt, r->lam, r->vec, cpart, cparts, &st->bnorm);
+  if (parts > 1) {
+    FCD_TRY(certificate_reduce(sys, st->comm_f, &st->berr));
+    FCD_TRY(necessary_share(sys, st->comm_f, nstatus, pd));
+    st->necessary = !*pd;
   }
-  if (!(st->berr <= st->btol)) {
-    status = fcd__err(sys, FCD_E_NOT_CONVERGED, "sparse eigen-solve: an eigenpair has a "
-                      "backward error of %.3e (bound %.0e, relative to |K*| = %.3e); the "
-                      "previous results are kept", st->berr, st->btol, st->bnorm);
-    goto done;
-  }
-  if ((status = store(st, tn, cnt, lam, vec)) == FCD_OK) estimate(st, fp, tn, &Kr, &Mr);
-  if (status == FCD_OK && st->nev > nr)
-    fcd__err(sys, FCD_OK, "nev = %lld exceeds the %lld-dof reduced pencil: clamped to %lld",
-             (long long)st->nev, (long long)nr, (long long)nr);
-  if (status == FCD_OK && got < nev)
-    fcd__err(sys, FCD_OK, "only %lld of %lld eigenvalues converged to %g in %lld iterations "
-             "(error estimate of the next: %.3e)", (long long)got, (long long)nev, st->tol,
-             (long long)st->max_it, reached);
-done:
-  fcd__free(val);
-  fcd__csr_clear(&Cr);
+  if (isnan(st->berr))
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory in the eigenpairs' certificate");
+  st->btol = fmax(FCD__EIG_CERT_TOL, 100 * st->tol);
+  if (!(st->berr <= st->btol))
+    return fcd__err(sys, FCD_E_NOT_CONVERGED, "sparse eigen-solve: an eigenpair has a "
+                    "backward error of %.3e (bound %.0e, relative to |K*| = %.3e); the "
+                    "previous results are kept", st->berr, st->btol, st->bnorm);
+  return FCD_OK;
+}
+
+/* the reduced K*, M* are kept for fcd_stability_get_reduced after a good solve */
+static void sparse_end(fcd_stability *st, sparse_run *r, fcd_status status) {
+  fcd__free(r->val);
+  fcd__csr_clear(&r->Cr);
   if (st->keep_reduced && status == FCD_OK) {
     fcd__csr_clear(&st->keptK);
     fcd__csr_clear(&st->keptM);
-    st->keptK = Kr;
-    st->keptM = Mr;
+    st->keptK = r->Kr;
+    st->keptM = r->Mr;
   } else {
-    fcd__csr_clear(&Kr);
-    fcd__csr_clear(&Mr);
+    fcd__csr_clear(&r->Kr);
+    fcd__csr_clear(&r->Mr);
   }
-  fcd__free(lre);
-  fcd__free(lim);
-  fcd__free(xr);
-  fcd__free(xi);
-  fcd__free(lam);
-  fcd__free(vec);
-  fcd__free(order);
+  fcd__free(r->lre);
+  fcd__free(r->lim);
+  fcd__free(r->xr);
+  fcd__free(r->xi);
+  fcd__free(r->lam);
+  fcd__free(r->vec);
+  fcd__free(r->order);
+}
+
+/* The sparse path's phases. On a communicator of several ranks the necessary condition
+ * is rank 0's while the others certify the eigenpairs, and rank 0 then tells its answer:
+ * at 102,675 dofs on two ranks CHOLMOD took 2.3 s on every rank alike, then each
+ * certified half of the 40 pairs in 0.7 s. */
+static fcd_status solve_sparse(fcd_stability *st, const fcd__free_pattern *fp, const tmap *tn,
+                               const tmap *tm, int damped) {
+  fcd_system *sys = st->sys;
+  sparse_run r;
+  int pd = 0;
+  fcd_status status = sparse_begin(st, fp, tn, tm, damped, &r);
+  if (status == FCD_OK) status = sparse_eigs(st, tn, tm, &r);
+  if (status != FCD_OK) goto done;
+  st->min_sym = NAN;
+  fcd_status nstatus = r.part == 0 ? necessary_condition(sys, &r.Kr, r.order, &pd) : FCD_OK;
+  if (r.parts == 1) {
+    if ((status = nstatus) != FCD_OK) goto done;
+    st->necessary = !pd;
+  }
+  if (r.project) goto done; /* solve_projected stored its eigenpairs */
+  sparse_lambdas(st, &r);
+  if ((status = sparse_certify(st, &r, nstatus, &pd)) != FCD_OK) goto done;
+  if ((status = store(st, tn, r.cnt, r.lam, r.vec)) == FCD_OK) estimate(st, fp, tn, &r.Kr, &r.Mr);
+  if (status == FCD_OK && st->nev > r.nr)
+    fcd__err(sys, FCD_OK, "nev = %lld exceeds the %lld-dof reduced pencil: clamped to %lld",
+             (long long)st->nev, (long long)r.nr, (long long)r.nr);
+  if (status == FCD_OK && r.got < r.nev)
+    fcd__err(sys, FCD_OK, "only %lld of %lld eigenvalues converged to %g in %lld iterations "
+             "(error estimate of the next: %.3e)", (long long)r.got, (long long)r.nev, st->tol,
+             (long long)st->max_it, r.reached);
+done:
+  sparse_end(st, &r, status);
   return status;
 }
 
