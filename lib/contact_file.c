@@ -139,6 +139,52 @@ static fcd_status read_surface_pair(fcd_contact_set *cs, char **tok, int nt, con
   return st;
 }
 
+/* a 'rigid' or 'pair' line: dofs, normal, tangent, gap, mu and an optional sliding
+ * velocity */
+static fcd_status read_point_contact(fcd_contact_set *cs, char **tok, int nt, const char *path,
+                                     long lineno, int dim, int version) {
+  fcd_system *sys = cs->sys;
+  int pair = strcmp(tok[0], "pair") == 0;
+  if (!pair && strcmp(tok[0], "rigid") != 0)
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: unknown contact kind '%.20s' (rigid%s)",
+                    path, lineno, tok[0],
+                    version >= 2 ? ", pair, rows or surface-pair" : " or pair");
+  int nd = (pair ? 2 : 1) * dim, base = nd + 2 * dim + 2;
+  if (nt != 1 + base && nt != 1 + base + dim - 1)
+    return fcd__err(sys, FCD_E_FORMAT,
+                    "%s:%ld: a %dD %s contact has %d or %d fields after its kind, not %d",
+                    path, lineno, dim, tok[0], base, base + dim - 1, nt - 1);
+  fcd_index dofs[6];
+  fcd_real nrm[3], tan[3], gap, mu, vg[2] = {0, 0};
+  int ok = 1;
+  for (int k = 0; k < nd && ok; k++) ok = to_index(tok[1 + k], &dofs[k]);
+  for (int k = 0; k < dim && ok; k++) ok = to_real(tok[1 + nd + k], &nrm[k]);
+  for (int k = 0; k < dim && ok; k++) ok = to_real(tok[1 + nd + dim + k], &tan[k]);
+  if (ok) ok = to_real(tok[1 + nd + 2 * dim], &gap) && to_real(tok[2 + nd + 2 * dim], &mu);
+  for (int k = 0; ok && nt > 1 + base && k < dim - 1; k++) ok = to_real(tok[1 + base + k], &vg[k]);
+  if (!ok)
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a field is not a number (or not finite)",
+                    path, lineno);
+  fcd_index id;
+  fcd_status st = pair ? fcd_contact_set_add_pair(cs, dofs, dofs + dim, nrm, tan, gap, mu, &id)
+                        : fcd_contact_set_add_rigid(cs, dofs, nrm, tan, gap, mu, &id);
+  if (st == FCD_OK && nt > 1 + base) st = fcd_contact_set_set_sliding_velocity(cs, id, vg);
+  if (st != FCD_OK) {
+    char msg[FCD_ERRMSG_CAP];
+    snprintf(msg, sizeof msg, "%s", sys->err);
+    if (nt > 1 + base)
+      /* one field too many is read as a sliding velocity, and the columns shift: say
+       * how the line was read */
+      st = fcd__err(sys, st, "%s:%ld: %s (the line has %d fields after '%s', read as %d "
+                    "dofs, normal, tangent, gap, mu and a sliding velocity of %d; without "
+                    "it a %dD %s contact has %d)", path, lineno, msg, nt - 1, tok[0], nd,
+                    dim - 1, dim, tok[0], base);
+    else
+      st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
+  }
+  return st;
+}
+
 fcd_status fcd_contact_set_read(fcd_system *sys, const char *path, fcd_contact_set **out) {
   return fcd_contact_set_read_mesh(sys, path, NULL, out, NULL);
 }
@@ -201,50 +247,7 @@ fcd_status fcd_contact_set_read_mesh(fcd_system *sys, const char *path, const ch
       if (st != FCD_OK) break;
       continue;
     }
-    int pair = strcmp(tok[0], "pair") == 0;
-    if (!pair && strcmp(tok[0], "rigid") != 0) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: unknown contact kind '%.20s' (rigid%s)",
-                    path, lineno, tok[0],
-                    version >= 2 ? ", pair, rows or surface-pair" : " or pair");
-      break;
-    }
-    int nd = (pair ? 2 : 1) * dim, base = nd + 2 * dim + 2;
-    if (nt != 1 + base && nt != 1 + base + dim - 1) {
-      st = fcd__err(sys, FCD_E_FORMAT,
-                    "%s:%ld: a %dD %s contact has %d or %d fields after its kind, not %d",
-                    path, lineno, dim, tok[0], base, base + dim - 1, nt - 1);
-      break;
-    }
-    fcd_index dofs[6];
-    fcd_real nrm[3], tan[3], gap, mu, vg[2] = {0, 0};
-    int ok = 1;
-    for (int k = 0; k < nd && ok; k++) ok = to_index(tok[1 + k], &dofs[k]);
-    for (int k = 0; k < dim && ok; k++) ok = to_real(tok[1 + nd + k], &nrm[k]);
-    for (int k = 0; k < dim && ok; k++) ok = to_real(tok[1 + nd + dim + k], &tan[k]);
-    if (ok) ok = to_real(tok[1 + nd + 2 * dim], &gap) && to_real(tok[2 + nd + 2 * dim], &mu);
-    for (int k = 0; ok && nt > 1 + base && k < dim - 1; k++) ok = to_real(tok[1 + base + k], &vg[k]);
-    if (!ok) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a field is not a number (or not finite)", path,
-                    lineno);
-      break;
-    }
-    fcd_index id;
-    st = pair ? fcd_contact_set_add_pair(cs, dofs, dofs + dim, nrm, tan, gap, mu, &id)
-              : fcd_contact_set_add_rigid(cs, dofs, nrm, tan, gap, mu, &id);
-    if (st == FCD_OK && nt > 1 + base) st = fcd_contact_set_set_sliding_velocity(cs, id, vg);
-    if (st != FCD_OK) {
-      char msg[FCD_ERRMSG_CAP];
-      snprintf(msg, sizeof msg, "%s", sys->err);
-      if (nt > 1 + base)
-        /* one field too many is read as a sliding velocity, and the columns shift: say
-         * how the line was read */
-        st = fcd__err(sys, st, "%s:%ld: %s (the line has %d fields after '%s', read as %d "
-                      "dofs, normal, tangent, gap, mu and a sliding velocity of %d; without "
-                      "it a %dD %s contact has %d)", path, lineno, msg, nt - 1, tok[0], nd,
-                      dim - 1, dim, tok[0], base);
-      else
-        st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
-    }
+    st = read_point_contact(cs, tok, nt, path, lineno, dim, version);
   }
   if (st == FCD_OK && stage < 2)
     st = fcd__err(sys, FCD_E_FORMAT, "%s: ends before its '%s' line", path,

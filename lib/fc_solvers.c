@@ -1136,6 +1136,41 @@ static void admm_accelerate(admm_state *S, fcd_index m, fcd_real rho) {
  * rho |z - zh|, halved in the opposite case, checked every 5 iterations unless the
  * residual fell by a decade over them, at most 30 times (each change refactors
  * W + rho I, whose analysis is kept, and restarts the extrapolation). The iterate z is always in K; r, u return z and W z + q. */
+/* One step: r from (W + rho I) r = rho (zh - xih) - q + mu |u_T| e_n (the De Saxce
+ * shift at u), z the projection of r + xih on the cones, xi the scaled multiplier; *pr
+ * and *du the primal and dual residuals |r - z| and rho |z - zh|. */
+static fcd_status admm_step(const fcd__fc_local *p, fcd__factor *fac, admm_state *S,
+                            fcd_real rho, fcd_real *r, const fcd_real *u, fcd_real *pr,
+                            fcd_real *du) {
+  int d = p->dim;
+  fcd_index m = p->m, nc = p->nc;
+  fcd_real p2 = 0, d2 = 0;
+  for (fcd_index c = 0; c < nc; c++) {
+    const fcd_real *uc = u + c * d;
+    fcd_real t = d == 2 ? fabs(uc[1]) : fcd__hypot(uc[1], uc[2]);
+    for (int k = 0; k < d; k++) {
+      fcd_index i = c * d + k;
+      S->rhs[i] = rho * (S->zh[i] - S->xih[i]) - p->q[i] + (k == 0 ? p->mu[c] * t : 0.0);
+    }
+  }
+  FCD_TRY(fcd__factor_solve(fac, 1, S->rhs, r));
+  memcpy(S->zp, S->z, (size_t)m * sizeof *S->z);
+  memcpy(S->xip, S->xi, (size_t)m * sizeof *S->xi);
+  for (fcd_index c = 0; c < nc; c++) {
+    fcd_real x[3];
+    for (int k = 0; k < d; k++) x[k] = r[c * d + k] + S->xih[c * d + k];
+    fcd_proj_coulomb_cone(d, p->mu[c], x, S->z + c * d);
+  }
+  for (fcd_index i = 0; i < m; i++) {
+    S->xi[i] = S->xih[i] + r[i] - S->z[i];
+    p2 += (r[i] - S->z[i]) * (r[i] - S->z[i]);
+    d2 += (S->z[i] - S->zh[i]) * (S->z[i] - S->zh[i]);
+  }
+  *pr = sqrt(p2);
+  *du = rho * sqrt(d2);
+  return FCD_OK;
+}
+
 /* The initial penalty over W's mean diagonal. Measured on the benchmark set (cap 5 s,
  * balancing on): 0.01 and 0.03 solve the same ten problems as 1 (KaplasTower in 11
  * steps instead of 36, CubeH8 6 instead of 16, NESpheres 198 instead of 273) and fail
@@ -1186,30 +1221,8 @@ static fcd_status solve_admm(fcd_system *sink, const fcd__fc_local *p, const fcd
     /* a probe must gain a decade every two steps (KaplasTower: 1 to 2.2e-9 in 13) */
     if (o->probe && it >= 2 && !(res->residual <= res0 * pow(10.0, -0.5 * (fcd_real)it)))
       break;
-    for (fcd_index c = 0; c < nc; c++) {
-      const fcd_real *uc = u + c * d;
-      fcd_real t = d == 2 ? fabs(uc[1]) : fcd__hypot(uc[1], uc[2]);
-      for (int k = 0; k < d; k++) {
-        fcd_index i = c * d + k;
-        S.rhs[i] = rho * (S.zh[i] - S.xih[i]) - p->q[i] + (k == 0 ? p->mu[c] * t : 0.0);
-      }
-    }
-    if ((st = fcd__factor_solve(fac, 1, S.rhs, r)) != FCD_OK) goto done;
-    memcpy(S.zp, S.z, (size_t)m * sizeof *S.z);
-    memcpy(S.xip, S.xi, (size_t)m * sizeof *S.xi);
-    fcd_real pr = 0, du = 0;
-    for (fcd_index c = 0; c < nc; c++) {
-      fcd_real x[3];
-      for (int k = 0; k < d; k++) x[k] = r[c * d + k] + S.xih[c * d + k];
-      fcd_proj_coulomb_cone(d, p->mu[c], x, S.z + c * d);
-    }
-    for (fcd_index i = 0; i < m; i++) {
-      S.xi[i] = S.xih[i] + r[i] - S.z[i];
-      pr += (r[i] - S.z[i]) * (r[i] - S.z[i]);
-      du += (S.z[i] - S.zh[i]) * (S.z[i] - S.zh[i]);
-    }
-    pr = sqrt(pr);
-    du = rho * sqrt(du);
+    fcd_real pr, du;
+    if ((st = admm_step(p, fac, &S, rho, r, u, &pr, &du)) != FCD_OK) goto done;
     /* rebalancing is for a slow rate: not while the residual fell by a decade since the
      * last check, 5 steps ago (KaplasTower: two refactorizations of W + rho I, 3.3 ms
      * each, in a solve that gains a decade a step; 11 steps and 3 factorizations

@@ -498,6 +498,57 @@ fcd_status fcd_lattice_get_spring(const fcd_lattice *lat, fcd_index i, fcd_index
   return FCD_OK;
 }
 
+/* the upper triangle of the springs' stiffness as triplets (the count returned), and
+ * each spring's unit direction into dir when not NULL */
+static size_t truss_triplets(const fcd_lattice *lat, fcd_index *ri, fcd_index *ci, fcd_real *v,
+                             fcd_real *dir) {
+  int d = lat->dim;
+  size_t n = 0;
+  for (fcd_index i = 0; i < lat->ns; i++) {
+    const spring *p = &lat->sp[i];
+    fcd_real dr[3], l = 0;
+    for (int k = 0; k < d; k++) {
+      dr[k] = lat->x[p->a * d + k] - lat->x[p->b * d + k];
+      l += dr[k] * dr[k];
+    }
+    l = sqrt(l);
+    for (int k = 0; k < d; k++) dr[k] /= l;
+    if (dir) memcpy(dir + i * d, dr, (size_t)d * sizeof *dr);
+    fcd_index nodes[2] = {p->a, p->b};
+    for (int ea = 0; ea < 2; ea++)
+      for (int eb = 0; eb < 2; eb++)
+        for (int ka = 0; ka < d; ka++)
+          for (int kb = 0; kb < d; kb++) {
+            fcd_index r = nodes[ea] * d + ka, c = nodes[eb] * d + kb;
+            if (r > c) continue;
+            ri[n] = r;
+            ci[n] = c;
+            v[n++] = (ea == eb ? 1 : -1) * p->k * dr[ka] * dr[kb];
+          }
+  }
+  return n;
+}
+
+/* the free dof a near-mechanism moves most: two steps of inverse iteration from a smooth
+ * start (0 when memory is short) */
+static fcd_index mechanism_free_dof(fcd__factor *f) {
+  fcd_index nf = fcd__factor_size(f), worst = 0;
+  fcd_real *xv = fcd__malloc_array((size_t)nf + 1, sizeof *xv);
+  if (xv) {
+    for (fcd_index i = 0; i < nf; i++) xv[i] = 1.0 + 0.1 * sin((double)i);
+    for (int it = 0; it < 2; it++) {
+      if (fcd__factor_solve(f, 1, xv, xv) != FCD_OK) break;
+      fcd_real mx = 0;
+      for (fcd_index i = 0; i < nf; i++) mx = fmax(mx, fabs(xv[i]));
+      for (fcd_index i = 0; i < nf; i++) xv[i] /= mx > 0 ? mx : 1;
+    }
+    for (fcd_index i = 1; i < nf; i++)
+      if (fabs(xv[i]) > fabs(xv[worst])) worst = i;
+    fcd__free(xv);
+  }
+  return worst;
+}
+
 /* The truss stiffness of the springs with the constrained coordinates prescribed, in a
  * system of nd dofs, its free-dof factor (NULL when nothing is free) and, if dir is not
  * NULL, the unit direction of every spring (node a minus node b). Checks kinematic
@@ -521,29 +572,7 @@ static fcd_status truss(fcd_lattice *lat, fcd_system **sys_out, fcd__factor **f_
     st = lerr(lat, FCD_E_NOMEM, "out of memory forming the lattice stiffness");
     goto done;
   }
-  size_t n = 0;
-  for (fcd_index i = 0; i < m; i++) {
-    const spring *p = &lat->sp[i];
-    fcd_real dr[3], l = 0;
-    for (int k = 0; k < d; k++) {
-      dr[k] = lat->x[p->a * d + k] - lat->x[p->b * d + k];
-      l += dr[k] * dr[k];
-    }
-    l = sqrt(l);
-    for (int k = 0; k < d; k++) dr[k] /= l;
-    if (dir) memcpy(dir + i * d, dr, (size_t)d * sizeof *dr);
-    fcd_index nodes[2] = {p->a, p->b};
-    for (int ea = 0; ea < 2; ea++)
-      for (int eb = 0; eb < 2; eb++)
-        for (int ka = 0; ka < d; ka++)
-          for (int kb = 0; kb < d; kb++) {
-            fcd_index r = nodes[ea] * d + ka, c = nodes[eb] * d + kb;
-            if (r > c) continue;
-            ri[n] = r;
-            ci[n] = c;
-            v[n++] = (ea == eb ? 1 : -1) * p->k * dr[ka] * dr[kb];
-          }
-  }
+  size_t n = truss_triplets(lat, ri, ci, v, dir);
   for (fcd_index i = 0; i < q; i++) fx[i] = lat->q[i].dof;
   if ((st = fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, (fcd_index)n, ri, ci, v,
                                       FCD_COO_UPPER)) != FCD_OK ||
@@ -575,21 +604,7 @@ static fcd_status truss(fcd_lattice *lat, fcd_system **sys_out, fcd__factor **f_
    * the 10 x 15 lattices of seed 001 give 0.03 to 0.09, a three-node mechanism 1.1e-16
    * (a pivot at round-off). */
   if (fcd__factor_rcond(f) < 1e3 * DBL_EPSILON) {
-    fcd_index nf = fcd__factor_size(f), worst = 0;
-    fcd_real *xv = fcd__malloc_array((size_t)nf + 1, sizeof *xv);
-    if (xv) {
-      for (fcd_index i = 0; i < nf; i++) xv[i] = 1.0 + 0.1 * sin((double)i);
-      for (int it = 0; it < 2; it++) {
-        if (fcd__factor_solve(f, 1, xv, xv) != FCD_OK) break;
-        fcd_real mx = 0;
-        for (fcd_index i = 0; i < nf; i++) mx = fmax(mx, fabs(xv[i]));
-        for (fcd_index i = 0; i < nf; i++) xv[i] /= mx > 0 ? mx : 1;
-      }
-      for (fcd_index i = 1; i < nf; i++)
-        if (fabs(xv[i]) > fabs(xv[worst])) worst = i;
-      fcd__free(xv);
-    }
-    fcd_index bad = sys->dof_of[worst];
+    fcd_index bad = sys->dof_of[mechanism_free_dof(f)];
     st = lerr(lat, FCD_E_SINGULAR,
               "the lattice is kinematically indeterminate: a mechanism moves axis %lld of node "
               "%lld without stretching any spring; constrain it or add springs",

@@ -553,6 +553,69 @@ static fcd_status read_points(fcd_system *sys, const char *path, cursor *c, int 
   return FCD_OK;
 }
 
+/* CELLS n size, then size integers: each cell's node count and nodes */
+static fcd_status read_cells(fcd_system *sys, const char *path, cursor *c, size_t len,
+                             long long *ncells, long long *nconn, fcd_index **conn) {
+  long long size;
+  if (*ncells >= 0 || !token_int(c, ncells) || !token_int(c, &size) || *ncells < 0 ||
+      size < *ncells || size > (long long)(len / 2))
+    return fcd__err(sys, FCD_E_FORMAT, "%s: bad CELLS header", path);
+  *conn = fcd__malloc_array((size_t)size + 1, sizeof **conn);
+  if (!*conn)
+    return fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld cells", path, *ncells);
+  for (long long q = 0; q < size; q++) {
+    long long v;
+    if (!token_int(c, &v))
+      return fcd__err(sys, FCD_E_FORMAT, "%s: CELLS: entry %lld of %lld missing or not an "
+                      "integer", path, q, size);
+    (*conn)[q] = (fcd_index)v;
+  }
+  *nconn = size;
+  return FCD_OK;
+}
+
+/* CELL_TYPES n, then n VTK cell types; n must be CELLS' count */
+static fcd_status read_cell_types(fcd_system *sys, const char *path, cursor *c,
+                                  long long ncells, int **types) {
+  long long nt;
+  if (*types || !token_int(c, &nt) || nt != ncells)
+    return fcd__err(sys, FCD_E_FORMAT, "%s: CELL_TYPES must follow CELLS with the same "
+                    "count", path);
+  *types = fcd__malloc_array((size_t)nt + 1, sizeof **types);
+  if (!*types) return fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
+  for (long long q = 0; q < nt; q++) {
+    long long v;
+    if (!token_int(c, &v) || v < 0 || v > 100)
+      return fcd__err(sys, FCD_E_FORMAT, "%s: CELL_TYPES: entry %lld is not a cell type",
+                      path, q);
+    (*types)[q] = (int)v;
+  }
+  return FCD_OK;
+}
+
+/* the cells into m, each checked against its type's node count */
+static fcd_status add_cells(fcd_system *sys, const char *path, fcd_mesh *m, long long ncells,
+                            long long nconn, const fcd_index *conn, const int *types) {
+  for (long long q = 0, cell = 0; cell < ncells; cell++) {
+    long long k = q < nconn ? conn[q] : -1;
+    /* k counted against what is left (q < nconn here): q + 1 + k overflows for k near
+     * 2^63 */
+    if (k < 1 || k > nconn - q - 1 || nodes_of(types[cell]) != k)
+      return fcd__err(sys, nodes_of(types[cell]) ? FCD_E_FORMAT : FCD_E_UNSUPPORTED,
+                      "%s: cell %lld: %s", path, cell,
+                      nodes_of(types[cell]) ? "its node count does not match its type"
+                                            : "unsupported cell type");
+    fcd_status st = fcd_mesh_add_cells(m, types[cell], 1, conn + q + 1);
+    if (st != FCD_OK) {
+      char why[FCD_ERRMSG_CAP];
+      snprintf(why, sizeof why, "%s", fcd_system_last_error(sys));
+      return fcd__err(sys, st, "%s: %s", path, why);
+    }
+    q += 1 + k;
+  }
+  return FCD_OK;
+}
+
 fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, fcd_mesh **out) {
   if (!out) return FCD_E_INVALID_ARG;
   *out = NULL;
@@ -593,48 +656,9 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
     if (!strcmp(t, "POINTS")) {
       if ((st = read_points(sys, path, &c, dim, len, &npts, &xy)) != FCD_OK) goto done;
     } else if (!strcmp(t, "CELLS")) {
-      long long size;
-      if (ncells >= 0 || !token_int(&c, &ncells) || !token_int(&c, &size) || ncells < 0 ||
-          size < ncells || size > (long long)(len / 2)) {
-        st = fcd__err(sys, FCD_E_FORMAT, "%s: bad CELLS header", path);
-        goto done;
-      }
-      conn = fcd__malloc_array((size_t)size + 1, sizeof *conn);
-      if (!conn) {
-        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld cells", path, ncells);
-        goto done;
-      }
-      for (long long q = 0; q < size; q++) {
-        long long v;
-        if (!token_int(&c, &v)) {
-          st = fcd__err(sys, FCD_E_FORMAT, "%s: CELLS: entry %lld of %lld missing or not an "
-                        "integer", path, q, size);
-          goto done;
-        }
-        conn[q] = (fcd_index)v;
-      }
-      nconn = size;
+      if ((st = read_cells(sys, path, &c, len, &ncells, &nconn, &conn)) != FCD_OK) goto done;
     } else if (!strcmp(t, "CELL_TYPES")) {
-      long long nt;
-      if (types || !token_int(&c, &nt) || nt != ncells) {
-        st = fcd__err(sys, FCD_E_FORMAT, "%s: CELL_TYPES must follow CELLS with the same "
-                      "count", path);
-        goto done;
-      }
-      types = fcd__malloc_array((size_t)nt + 1, sizeof *types);
-      if (!types) {
-        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
-        goto done;
-      }
-      for (long long q = 0; q < nt; q++) {
-        long long v;
-        if (!token_int(&c, &v) || v < 0 || v > 100) {
-          st = fcd__err(sys, FCD_E_FORMAT, "%s: CELL_TYPES: entry %lld is not a cell type",
-                        path, q);
-          goto done;
-        }
-        types[q] = (int)v;
-      }
+      if ((st = read_cell_types(sys, path, &c, ncells, &types)) != FCD_OK) goto done;
     } else if (!strcmp(t, "POINT_DATA") || !strcmp(t, "CELL_DATA")) {
       break; /* fields: not part of the mesh */
     } else {
@@ -652,25 +676,7 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
     st = fcd__err(sys, st, "%s: %s", path, why);
     goto done;
   }
-  for (long long q = 0, cell = 0; cell < ncells; cell++) {
-    long long k = q < nconn ? conn[q] : -1;
-    /* k counted against what is left (q < nconn here): q + 1 + k overflows for k near
-     * 2^63 */
-    if (k < 1 || k > nconn - q - 1 || nodes_of(types[cell]) != k) {
-      st = fcd__err(sys, nodes_of(types[cell]) ? FCD_E_FORMAT : FCD_E_UNSUPPORTED,
-                    "%s: cell %lld: %s", path, cell,
-                    nodes_of(types[cell]) ? "its node count does not match its type"
-                                          : "unsupported cell type");
-      goto done;
-    }
-    if ((st = fcd_mesh_add_cells(m, types[cell], 1, conn + q + 1)) != FCD_OK) {
-      char why[FCD_ERRMSG_CAP];
-      snprintf(why, sizeof why, "%s", fcd_system_last_error(sys));
-      st = fcd__err(sys, st, "%s: %s", path, why);
-      goto done;
-    }
-    q += 1 + k;
-  }
+  st = add_cells(sys, path, m, ncells, nconn, conn, types);
 done:
   fcd__free(text);
   fcd__free(xy);

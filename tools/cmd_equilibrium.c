@@ -38,6 +38,77 @@ const cli_command cli_equilibrium = {
     "mesh gives the node coordinates.\n",
     CLI_MPI_ROWS};
 
+/* The solved state: state.csv (and the displacements) on rank 0, which holds the whole
+ * result as every rank does, then the certificate and summary lines. 0 or 1. */
+static int write_state(fcd_system *sys, fcd_equilibrium *eq, const fcd_contact_set *cs,
+                       const options *o, double *u) {
+  fcd_index n = fcd_system_ndofs(sys), nc = fcd_contact_set_size(cs);
+  int d = fcd_contact_set_dim(cs), rc = 0;
+  double *r = calloc((size_t)(nc * d) + 1, sizeof *r);
+  double *sd = calloc((size_t)(nc * (d - 1)) + 1, sizeof *sd);
+  int *set = calloc((size_t)nc + 1, sizeof *set);
+  int *status = calloc((size_t)nc + 1, sizeof *status);
+  double *loc = calloc((size_t)(nc * d) + 1, sizeof *loc);
+  if (!r || !sd || !set || !status || !loc) {
+    rc = fail(sys, FCD_E_NOMEM, "writing the state");
+    goto out;
+  }
+  fcd_equilibrium_get_state(eq, u);
+  fcd_equilibrium_get_reactions(eq, r);
+  fcd_equilibrium_get_contact_sets(eq, set);
+  fcd_equilibrium_get_contact_state(eq, status, sd);
+  fcd_contact_set_local(cs, u, loc);
+  if (cli_rank > 0) goto out;
+  out_file eqf;
+  FILE *csv = out_open(&eqf, o->out);
+  if (!csv) {
+    rc = 1;
+    goto out;
+  }
+  static const char *const st_name[] = {"open", "stick", "slip"};
+  static const char *const set_name[] = {"separated", "grazing", "stick", "slip"};
+  fprintf(csv, "contact,status,slip_t,slip_b,set,r_n,r_t,r_b,u_n\n");
+  int cnt[3] = {0, 0, 0};
+  for (fcd_index c = 0; c < nc; c++) {
+    cnt[status[c]]++;
+    fprintf(csv, "%lld,%s,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g\n", (long long)c,
+            st_name[status[c]], sd[c * (d - 1)], d == 3 ? sd[c * 2 + 1] : 0.0,
+            set_name[set[c]], r[c * d], r[c * d + 1], d == 3 ? r[c * d + 2] : 0.0,
+            loc[c * d]);
+  }
+  int bad = 0;
+  if (o->displacements) {
+    out_file uff;
+    FILE *uf = out_open(&uff, o->displacements);
+    if (!uf) bad = 1;
+    else {
+      for (fcd_index i = 0; i < n; i++) fprintf(uf, "%.17g\n", u[i]);
+      bad = out_commit(&uff) != 0;
+    }
+  }
+  if (bad) out_discard(&eqf);
+  else bad = out_commit(&eqf) != 0;
+  if (bad) {
+    rc = 1;
+    goto out;
+  }
+  double req, rcomp;
+  fcd_equilibrium_get_residual(eq, &req, &rcomp);
+  fcd_certificate cert;
+  fcd_equilibrium_get_certificate(eq, &cert);
+  print_certificate("certificate", &cert);
+  printf("equilibrium: kind=%s dofs=%lld contacts=%lld open=%d stick=%d slip=%d "
+         "residual=%.3e complementarity=%.3e state=%s\n", o->kind, (long long)n,
+         (long long)nc, cnt[0], cnt[1], cnt[2], req, rcomp, o->out);
+out:
+  free(r);
+  free(sd);
+  free(set);
+  free(status);
+  free(loc);
+  return rc;
+}
+
 /* Static or steady-sliding equilibrium: the state per contact in the form
  * `fcd stability --state` reads (contact,status,slip_t,slip_b, then our columns). */
 int cmd_equilibrium(int argc, char **argv) {
@@ -64,8 +135,6 @@ int cmd_equilibrium(int argc, char **argv) {
   fcd_contact_set *cs = NULL;
   fcd_equilibrium *eq = NULL;
   double *u = calloc((size_t)n, sizeof *u), *f = calloc((size_t)n, sizeof *f);
-  double *r = NULL, *sd = NULL;
-  int *set = NULL, *status = NULL;
   fcd_status st = (u && f) ? FCD_OK : FCD_E_NOMEM;
   const char *what = "reading input";
   if (st == FCD_OK && o.load && (st = fcd_system_read_vector(sys, o.load, n, f)) == FCD_OK)
@@ -96,82 +165,13 @@ int cmd_equilibrium(int argc, char **argv) {
     rc = fail(sys, st, what);
     goto out;
   }
-  {
-    fcd_index nc = fcd_contact_set_size(cs);
-    int d = fcd_contact_set_dim(cs);
-    r = calloc((size_t)(nc * d) + 1, sizeof *r);
-    sd = calloc((size_t)(nc * (d - 1)) + 1, sizeof *sd);
-    set = calloc((size_t)nc + 1, sizeof *set);
-    status = calloc((size_t)nc + 1, sizeof *status);
-    double *loc = calloc((size_t)(nc * d) + 1, sizeof *loc);
-    if (!r || !sd || !set || !status || !loc) {
-      free(loc);
-      rc = fail(sys, FCD_E_NOMEM, "writing the state");
-      goto out;
-    }
-    fcd_equilibrium_get_state(eq, u);
-    fcd_equilibrium_get_reactions(eq, r);
-    fcd_equilibrium_get_contact_sets(eq, set);
-    fcd_equilibrium_get_contact_state(eq, status, sd);
-    fcd_contact_set_local(cs, u, loc);
-    if (cli_rank > 0) { /* every rank holds the whole result; rank 0 writes it */
-      free(loc);
-      goto out;
-    }
-    out_file eqf;
-    FILE *csv = out_open(&eqf, o.out);
-    if (!csv) {
-      free(loc);
-      rc = 1;
-      goto out;
-    }
-    static const char *const st_name[] = {"open", "stick", "slip"};
-    static const char *const set_name[] = {"separated", "grazing", "stick", "slip"};
-    fprintf(csv, "contact,status,slip_t,slip_b,set,r_n,r_t,r_b,u_n\n");
-    int cnt[3] = {0, 0, 0};
-    for (fcd_index c = 0; c < nc; c++) {
-      cnt[status[c]]++;
-      fprintf(csv, "%lld,%s,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g\n", (long long)c,
-              st_name[status[c]], sd[c * (d - 1)], d == 3 ? sd[c * 2 + 1] : 0.0,
-              set_name[set[c]], r[c * d], r[c * d + 1], d == 3 ? r[c * d + 2] : 0.0,
-              loc[c * d]);
-    }
-    free(loc);
-    int bad = 0;
-    if (o.displacements) {
-      out_file uff;
-      FILE *uf = out_open(&uff, o.displacements);
-      if (!uf) bad = 1;
-      else {
-        for (fcd_index i = 0; i < n; i++) fprintf(uf, "%.17g\n", u[i]);
-        bad = out_commit(&uff) != 0;
-      }
-    }
-    if (bad) out_discard(&eqf);
-    else bad = out_commit(&eqf) != 0;
-    if (bad) {
-      rc = 1;
-      goto out;
-    }
-    double req, rcomp;
-    fcd_equilibrium_get_residual(eq, &req, &rcomp);
-    fcd_certificate cert;
-    fcd_equilibrium_get_certificate(eq, &cert);
-    print_certificate("certificate", &cert);
-    printf("equilibrium: kind=%s dofs=%lld contacts=%lld open=%d stick=%d slip=%d "
-           "residual=%.3e complementarity=%.3e state=%s\n", o.kind, (long long)n,
-           (long long)nc, cnt[0], cnt[1], cnt[2], req, rcomp, o.out);
-  }
+  rc = write_state(sys, eq, cs, &o, u);
 out:
   fcd_equilibrium_destroy(eq);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
   free(u);
   free(f);
-  free(r);
-  free(sd);
-  free(set);
-  free(status);
   return rc;
 }
 

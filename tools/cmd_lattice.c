@@ -13,6 +13,56 @@
 #include "demo.h"
 #include "outfile.h"
 
+/* x: the nodes; ea, eb: each spring's ends; wy: its weight in the total stress,
+ * (e_y)^2 L over the area of the nodes' bounding box */
+static void virial_weights(fcd_lattice *lat, fcd_index n, fcd_index m, double *x,
+                           fcd_index *ea, fcd_index *eb, double *wy) {
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  for (fcd_index i = 0; i < n; i++) {
+    fcd_lattice_get_node(lat, i, x + 2 * i);
+    xmin = fmin(xmin, x[2 * i]);
+    xmax = fmax(xmax, x[2 * i]);
+    ymin = fmin(ymin, x[2 * i + 1]);
+    ymax = fmax(ymax, x[2 * i + 1]);
+  }
+  double area = (xmax - xmin) * (ymax - ymin);
+  for (fcd_index i = 0; i < m; i++) {
+    fcd_lattice_get_spring(lat, i, &ea[i], &eb[i], NULL, NULL, NULL, NULL);
+    double dx = x[2 * ea[i]] - x[2 * eb[i]], dy = x[2 * ea[i] + 1] - x[2 * eb[i] + 1];
+    double L = hypot(dx, dy);
+    wy[i] = (dy / L) * (dy / L) * L / area;
+  }
+}
+
+/* DIR/damage.png: the lattice coloured by damage a at the last state reached (best
+ * effort: not an output the user asked for by name) */
+static void damage_plot(const char *dir, fcd_index m, const double *x, const fcd_index *ea,
+                        const fcd_index *eb, const double *a, double amax_all) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/springs.dat", dir);
+  FILE *sd = fopen(path, "w");
+  if (sd) {
+    for (fcd_index i = 0; i < m; i++)
+      fprintf(sd, "%.6g %.6g %.6g %.6g %.6g\n", x[2 * eb[i]], x[2 * eb[i] + 1],
+              x[2 * ea[i]] - x[2 * eb[i]], x[2 * ea[i] + 1] - x[2 * eb[i] + 1], a[i]);
+    fclose(sd);
+    char script[1024], png[4096], err[512];
+    snprintf(script, sizeof script,
+             "set terminal pngcairo size 700,900\nset output 'plot.png'\n"
+             "set size ratio -1\nunset key\nset title 'damage a at the last step'\n"
+             "set palette defined (0 '#2ca02c', 0.5 '#ffdd00', 1 '#d62728')\n"
+             "set cbrange [0:%g]\n"
+             "plot 'springs.dat' using 1:2:3:4:5 with vectors nohead lw 2 lc palette\n",
+             amax_all > 0 ? amax_all : 1);
+    snprintf(png, sizeof png, "%s/damage.png", dir);
+    const char *inputs[1] = {path}, *names[1] = {"springs.dat"};
+    if (!plot_available()) fprintf(stderr, "fcd: gnuplot not on PATH: no %s\n", png);
+    else if (plot_run(png, script, 1, inputs, names, err, sizeof err) != 0)
+      fprintf(stderr, "fcd: no %s: %s\n", png, err);
+    else printf("plot: %s\n", png);
+  }
+}
+
 /* The run of `fcd lattice --out DIR`: history.csv (t, total_stress_yy, iterations,
  * max_damage, plastic_springs, pull_displacement, pull_force) and, when gnuplot is
  * present, damage.png. The total stress is seed 001's virial (eq. 112): sum_i sigma_i
@@ -42,21 +92,7 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
     free(x); free(sg); free(a); free(wy); free(ea); free(eb);
     return 1;
   }
-  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-  for (fcd_index i = 0; i < n; i++) {
-    fcd_lattice_get_node(lat, i, x + 2 * i);
-    xmin = fmin(xmin, x[2 * i]);
-    xmax = fmax(xmax, x[2 * i]);
-    ymin = fmin(ymin, x[2 * i + 1]);
-    ymax = fmax(ymax, x[2 * i + 1]);
-  }
-  double area = (xmax - xmin) * (ymax - ymin);
-  for (fcd_index i = 0; i < m; i++) {
-    fcd_lattice_get_spring(lat, i, &ea[i], &eb[i], NULL, NULL, NULL, NULL);
-    double dx = x[2 * ea[i]] - x[2 * eb[i]], dy = x[2 * ea[i] + 1] - x[2 * eb[i] + 1];
-    double L = hypot(dx, dy);
-    wy[i] = (dy / L) * (dy / L) * L / area;
-  }
+  virial_weights(lat, n, m, x, ea, eb, wy);
   char path[4096];
   snprintf(path, sizeof path, "%s/history.csv", dir);
   out_file hist;
@@ -121,30 +157,7 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
   } else if (out_commit(&hist)) {
     rc = 1;
   }
-  /* the lattice coloured by damage, at the last state reached (best effort: not an
-   * output the user asked for by name) */
-  snprintf(path, sizeof path, "%s/springs.dat", dir);
-  FILE *sd = rc ? NULL : fopen(path, "w");
-  if (sd) {
-    for (fcd_index i = 0; i < m; i++)
-      fprintf(sd, "%.6g %.6g %.6g %.6g %.6g\n", x[2 * eb[i]], x[2 * eb[i] + 1],
-              x[2 * ea[i]] - x[2 * eb[i]], x[2 * ea[i] + 1] - x[2 * eb[i] + 1], a[i]);
-    fclose(sd);
-    char script[1024], png[4096], err[512];
-    snprintf(script, sizeof script,
-             "set terminal pngcairo size 700,900\nset output 'plot.png'\n"
-             "set size ratio -1\nunset key\nset title 'damage a at the last step'\n"
-             "set palette defined (0 '#2ca02c', 0.5 '#ffdd00', 1 '#d62728')\n"
-             "set cbrange [0:%g]\n"
-             "plot 'springs.dat' using 1:2:3:4:5 with vectors nohead lw 2 lc palette\n",
-             amax_all > 0 ? amax_all : 1);
-    snprintf(png, sizeof png, "%s/damage.png", dir);
-    const char *inputs[1] = {path}, *names[1] = {"springs.dat"};
-    if (!plot_available()) fprintf(stderr, "fcd: gnuplot not on PATH: no %s\n", png);
-    else if (plot_run(png, script, 1, inputs, names, err, sizeof err) != 0)
-      fprintf(stderr, "fcd: no %s: %s\n", png, err);
-    else printf("plot: %s\n", png);
-  }
+  if (!rc) damage_plot(dir, m, x, ea, eb, a, amax_all);
   printf("lattice: nodes=%lld springs=%lld steps=%ld history=%s/history.csv\n", (long long)n,
          (long long)m, steps, dir);
   free(react);
@@ -216,6 +229,55 @@ const cli_command cli_lattice = {
     NULL,
     CLI_MPI_NO};
 
+/* A rectangular lattice needs no check: every cell is a rectangle with both diagonals
+ * (infinitesimally rigid), cells sharing an edge form one rigid body, and the bottom
+ * row's y at two or more abscissae and one node's x hold its three rigid motions. So it
+ * is kinematically determinate and its self-stress space has dimension m - (2 n - q)
+ * exactly (the suite checks this against the factorization for every shape up to
+ * 9 x 9). A 1000 x 1000 lattice was factored (100 s, 5.8 GB) only to print this line. */
+static int count_rect(fcd_index gn, fcd_index gm, fcd_index gq) {
+  printf("nodes=%lld springs=%lld constraints=%lld selfstress_dim=%lld\n", (long long)gn,
+         (long long)gm, (long long)gq, (long long)(gm - (2 * gn - gq)));
+  return 0;
+}
+
+/* a lattice whose solver would need more memory than there is: refused, or counted
+ * without its self-stress dimension */
+static int too_large(int nx, int ny, fcd_index gn, fcd_index gm, fcd_index gq, int count_only,
+                     double need, double have) {
+  if (count_only) {
+    /* the counts are exact; the self-stress dimension needs the factorization */
+    printf("nodes=%lld springs=%lld constraints=%lld selfstress_dim=unknown\n",
+           (long long)gn, (long long)gm, (long long)gq);
+    fprintf(stderr, "fcd: the self-stress dimension of a %dx%d lattice needs the "
+            "factorization of its stiffness, about %.1f GB, and %.1f GB are available; "
+            "the counts are exact\n", nx, ny, need / 1e9, have / 1e9);
+    return 0;
+  }
+  fprintf(stderr, "fcd: a %dx%d lattice (%lld nodes, %lld springs) needs about %.1f GB "
+          "for its solver and %.1f GB are available: choose a smaller lattice "
+          "(--count-only counts it without building it)\n", nx, ny, (long long)gn,
+          (long long)gm, need / 1e9, have / 1e9);
+  return 1;
+}
+
+/* --defect NODE:DX,DY: 0, or the exit status with the reason printed */
+static int apply_defect(fcd_lattice *lat, const char *defect) {
+  long node;
+  double dx, dy;
+  char tail;
+  if (sscanf(defect, "%ld:%lf,%lf%c", &node, &dx, &dy, &tail) != 3) {
+    fprintf(stderr, "fcd: --defect needs NODE:DX,DY, got '%s'\n", defect);
+    return 2;
+  }
+  const double d[2] = {dx, dy};
+  if (fcd_lattice_move_node(lat, node, d) != FCD_OK) {
+    fprintf(stderr, "fcd: --defect: %s\n", fcd_lattice_last_error(lat));
+    return 1;
+  }
+  return 0;
+}
+
 int cmd_lattice(int argc, char **argv) {
   options o = {.method = "full", .k = 1, .c0 = 0.01, .s = 0.3, .h = 1.1, .rate = 0.1,
                .spacing = 1.0, .dt = 0.01, .t_end = 10};
@@ -252,34 +314,8 @@ int cmd_lattice(int argc, char **argv) {
       return 1;
     }
   }
-  if (count_only && rect && !defect) {
-    /* A rectangular lattice needs no check: every cell is a rectangle with both
-     * diagonals (infinitesimally rigid), cells sharing an edge form one rigid body, and
-     * the bottom row's y at two or more abscissae and one node's x hold its three rigid
-     * motions. So it is kinematically determinate and its self-stress space has
-     * dimension m - (2 n - q) exactly (the suite checks this against the factorization
-     * for every shape up to 9 x 9). A 1000 x 1000 lattice was factored (100 s, 5.8 GB)
-     * only to print this line. */
-    printf("nodes=%lld springs=%lld constraints=%lld selfstress_dim=%lld\n", (long long)gn,
-           (long long)gm, (long long)gq, (long long)(gm - (2 * gn - gq)));
-    return 0;
-  }
-  if (need > have) {
-    if (count_only) {
-      /* the counts are exact; the self-stress dimension needs the factorization */
-      printf("nodes=%lld springs=%lld constraints=%lld selfstress_dim=unknown\n",
-             (long long)gn, (long long)gm, (long long)gq);
-      fprintf(stderr, "fcd: the self-stress dimension of a %dx%d lattice needs the "
-              "factorization of its stiffness, about %.1f GB, and %.1f GB are available; "
-              "the counts are exact\n", nx, ny, need / 1e9, have / 1e9);
-      return 0;
-    }
-    fprintf(stderr, "fcd: a %dx%d lattice (%lld nodes, %lld springs) needs about %.1f GB "
-            "for its solver and %.1f GB are available: choose a smaller lattice "
-            "(--count-only counts it without building it)\n", nx, ny, (long long)gn,
-            (long long)gm, need / 1e9, have / 1e9);
-    return 1;
-  }
+  if (count_only && rect && !defect) return count_rect(gn, gm, gq);
+  if (need > have) return too_large(nx, ny, gn, gm, gq, count_only, need, have);
   fcd_lattice *lat = NULL;
   fcd_status st = rect ? fcd_lattice_create_rect(nx, ny, spacing, k, c0, s, h, rate, &lat)
                        : fcd_lattice_create_tri(nx, ny, spacing, k, c0, s, h, rate, &lat);
@@ -294,21 +330,9 @@ int cmd_lattice(int argc, char **argv) {
     return 1;
   }
   int rc = 0;
-  if (defect) {
-    long node;
-    double dx, dy;
-    char tail;
-    if (sscanf(defect, "%ld:%lf,%lf%c", &node, &dx, &dy, &tail) != 3) {
-      fprintf(stderr, "fcd: --defect needs NODE:DX,DY, got '%s'\n", defect);
-      fcd_lattice_destroy(lat);
-      return 2;
-    }
-    const double d[2] = {dx, dy};
-    if ((st = fcd_lattice_move_node(lat, node, d)) != FCD_OK) {
-      fprintf(stderr, "fcd: --defect: %s\n", fcd_lattice_last_error(lat));
-      fcd_lattice_destroy(lat);
-      return 1;
-    }
+  if (defect && (rc = apply_defect(lat, defect)) != 0) {
+    fcd_lattice_destroy(lat);
+    return rc;
   }
   fcd_lattice_set_param(lat, FCD_LAT_METHOD,
                         strcmp(method, "reduced") == 0 ? FCD_LAT_REDUCED_DENSE : FCD_LAT_FULL_SPARSE);

@@ -224,6 +224,59 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
   return vtk_prepare(o);
 }
 
+/* the integrator with the options' step, theta and iteration cap */
+static fcd_status sim_integrator(fcd_system *sys, fcd_contact_set *cs, fcd_scheme scheme,
+                                 const options *o, fcd_integrator **it) {
+  fcd_status st = fcd_integrator_create(sys, cs, scheme, it);
+  if (st == FCD_OK) st = fcd_integrator_set_param(*it, FCD_PARAM_STEP, o->dt);
+  if (st == FCD_OK) st = fcd_integrator_set_param(*it, FCD_PARAM_THETA, o->theta);
+  if (st == FCD_OK && o->max_iter > 0)
+    st = fcd_integrator_set_param(*it, FCD_PARAM_MAX_ITER, (double)o->max_iter);
+  return st;
+}
+
+/* history.csv's columns: the ledger, the status counts, a u_DOF per --monitor dof */
+static void sim_header(FILE *csv, const fcd_index *mon, fcd_index nmon) {
+  fprintf(csv, "t,kinetic,potential,external_work,damping_dissipation,friction_dissipation,"
+               "impact_dissipation,numerical_dissipation,open,stick,slip");
+  for (fcd_index k = 0; k < nmon; k++) fprintf(csv, ",u_%lld", (long long)mon[k]);
+  fputc('\n', csv);
+}
+
+/* after a committed history: the energy ledger, the worst step's certificate, the summary
+ * line and, with a mesh and --vtk, the final state. 0 or 1. */
+static int sim_report(fcd_system *sys, fcd_integrator *it, const fcd_contact_set *cs,
+                      const fcd_mesh *mesh, const options *o, const fcd_certificate *worst,
+                      double *u, double *v) {
+  fcd_index n = fcd_system_ndofs(sys);
+  fcd_energy e;
+  double t;
+  fcd_integrator_get_energy(it, &e);
+  fcd_integrator_get_state(it, &t, NULL, NULL);
+  printf("energy: kinetic=%.9g potential=%.9g external_work=%.9g damping=%.9g friction=%.9g "
+         "impact=%.9g numerical=%.9g\n", e.kinetic, e.potential, e.external_work,
+         e.damping_dissipation, e.friction_dissipation, e.impact_dissipation,
+         e.numerical_dissipation);
+  /* every step passed its own; the figures are the worst over the steps */
+  print_certificate("certificate (worst step)", worst);
+  printf("simulated: dofs=%lld contacts=%lld t=%.9g history=%s\n", (long long)n,
+         (long long)fcd_contact_set_size(cs), t, o->out);
+  if (mesh && o->vtk) {
+    /* the final state: displacement, velocity, contact status */
+    fcd_index nc = fcd_contact_set_size(cs);
+    int *cst = calloc((size_t)nc + 1, sizeof *cst);
+    if (!cst) return fail(sys, FCD_E_NOMEM, "writing VTK");
+    fcd_integrator_get_state(it, NULL, u, v);
+    fcd_integrator_get_contact_status(it, cst);
+    const char *names[2] = {"displacement", "velocity"};
+    const double *fields[2] = {u, v};
+    int rc = vtk_write(sys, mesh, o->vtk, "final", 2, names, fields, cs, cst);
+    free(cst);
+    return rc;
+  }
+  return 0;
+}
+
 int cmd_simulate(int argc, char **argv) {
   options o = {.theta = 0.5, .scheme = "moreau-jean", .amplitude = 1e-6};
   if (parse_options(argc, argv, &o, &cli_simulate)) return 2;
@@ -268,12 +321,8 @@ int cmd_simulate(int argc, char **argv) {
   }
   if (st == FCD_OK) {
     what = "setting up the integrator";
-    st = fcd_integrator_create(sys, cs, scheme, &it);
+    st = sim_integrator(sys, cs, scheme, &o, &it);
   }
-  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, o.dt);
-  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_THETA, o.theta);
-  if (st == FCD_OK && o.max_iter > 0)
-    st = fcd_integrator_set_param(it, FCD_PARAM_MAX_ITER, (double)o.max_iter);
   if (st != FCD_OK) rc = fail(sys, st, what);
   out_file hist;
   /* rank 0 writes the history; the others compute the same rows */
@@ -291,10 +340,7 @@ int cmd_simulate(int argc, char **argv) {
     goto out;
   }
   {
-    fprintf(csv, "t,kinetic,potential,external_work,damping_dissipation,friction_dissipation,"
-                 "impact_dissipation,numerical_dissipation,open,stick,slip");
-    for (fcd_index k = 0; k < nmon; k++) fprintf(csv, ",u_%lld", (long long)mon[k]);
-    fputc('\n', csv);
+    sim_header(csv, mon, nmon);
     sim_ctx ctx = {csv, it, 0.0, o.t_end, isatty(2) && o.t_end / o.dt > 2000, -1,
                    {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}}, mon, nmon};
     fcd_integrator_set_observer(it, sim_observer, &ctx);
@@ -316,33 +362,7 @@ int cmd_simulate(int argc, char **argv) {
       rc = 1;
       goto out;
     }
-    fcd_energy e;
-    double t;
-    fcd_integrator_get_energy(it, &e);
-    fcd_integrator_get_state(it, &t, NULL, NULL);
-    printf("energy: kinetic=%.9g potential=%.9g external_work=%.9g damping=%.9g friction=%.9g "
-           "impact=%.9g numerical=%.9g\n", e.kinetic, e.potential, e.external_work,
-           e.damping_dissipation, e.friction_dissipation, e.impact_dissipation,
-           e.numerical_dissipation);
-    /* every step passed its own; the figures are the worst over the steps */
-    print_certificate("certificate (worst step)", &ctx.worst);
-    printf("simulated: dofs=%lld contacts=%lld t=%.9g history=%s\n", (long long)n,
-           (long long)fcd_contact_set_size(cs), t, o.out);
-    if (mesh && o.vtk) {
-      /* the final state: displacement, velocity, contact status */
-      fcd_index nc = fcd_contact_set_size(cs);
-      int *cst = calloc((size_t)nc + 1, sizeof *cst);
-      if (!cst) {
-        rc = fail(sys, FCD_E_NOMEM, "writing VTK");
-        goto out;
-      }
-      fcd_integrator_get_state(it, NULL, u, v);
-      fcd_integrator_get_contact_status(it, cst);
-      const char *names[2] = {"displacement", "velocity"};
-      const double *fields[2] = {u, v};
-      rc = vtk_write(sys, mesh, o.vtk, "final", 2, names, fields, cs, cst);
-      free(cst);
-    }
+    rc = sim_report(sys, it, cs, mesh, &o, &ctx.worst, u, v);
   }
 out:
   free(mon);

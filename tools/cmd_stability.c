@@ -315,6 +315,58 @@ static fcd_status stab_single(stab_ctx *ctx, const options *o, fcd_system *sys,
   return s;
 }
 
+/* damping, load, contacts and mesh (s: the status so far): 0, or the exit status with
+ * the reason printed */
+static int stab_inputs(const options *o, fcd_system *sys, fcd_status s, double *f,
+                       fcd_contact_set **cs, fcd_mesh **mesh) {
+  int usage = 0;
+  if (s == FCD_OK) s = read_damping_load(o, sys, fcd_system_ndofs(sys), f, &usage);
+  if (usage) return 2;
+  if (s == FCD_OK) s = fcd_contact_set_read_mesh(sys, o->contacts, o->mesh, cs, mesh);
+  if (s == FCD_OK && o->mesh && !*mesh)
+    s = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(*cs), o->mesh, mesh);
+  return s == FCD_OK ? 0 : fail(sys, s, "reading input");
+}
+
+/* The contact state the pencil is linearized about: read from --state, or the steady
+ * sliding equilibrium (kept in *eq). 0, or 1 with the reason printed. */
+static int stab_contact_state(const options *o, fcd_system *sys, fcd_contact_set *cs,
+                              int *status, double *slip, fcd_equilibrium **eq) {
+  fcd_status s;
+  if (o->state) {
+    if ((s = fcd_contact_set_read_state(cs, o->state, status, slip)) != FCD_OK) {
+      fprintf(stderr, "fcd: %s (%s)\n", fcd_system_last_error(sys), fcd_status_str(s));
+      return 1;
+    }
+    return 0;
+  }
+  s = fcd_equilibrium_create(sys, cs, eq);
+  if (s == FCD_OK) s = fcd_equilibrium_solve(*eq, FCD_EQ_STEADY_SLIDING, 0.0);
+  if (s == FCD_OK) s = fcd_equilibrium_get_contact_state(*eq, status, slip);
+  return s == FCD_OK ? 0 : fail(sys, s, "steady sliding");
+}
+
+/* the analysis with the options' parameters */
+static fcd_status stab_create(const options *o, fcd_system *sys, fcd_contact_set *cs,
+                              const int *status, const double *slip, fcd_stability **out) {
+  fcd_stability *st;
+  fcd_status s = fcd_stability_create(sys, cs, out);
+  if (s != FCD_OK) return s;
+  st = *out;
+  s = fcd_stability_set_contact_state(st, status, slip);
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, CLI_DENSE_MAX);
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_NEV, (double)o->nev);
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, o->target_hz);
+  if (s == FCD_OK && o->undamped) s = fcd_stability_set_param(st, FCD_STAB_DAMPING, 0);
+  /* a single solve on a partial window also estimates what lies beyond it */
+  if (s == FCD_OK && !o->mu_sweep)
+    s = fcd_stability_set_param(st, FCD_STAB_ESTIMATE_MODES,
+                                o->estimate_modes >= 0 ? (double)o->estimate_modes : 40.0);
+  /* under mpiexec the ranks hold the whole model and share the eigen-solves */
+  if (s == FCD_OK && cli_nranks > 1) s = fcd_stability_set_communicator(st, cli_comm_f);
+  return s;
+}
+
 int cmd_stability(int argc, char **argv) {
   options o = {.nev = 10, .estimate_modes = -1};
   if (parse_options(argc, argv, &o, &cli_stability)) return 2;
@@ -339,20 +391,8 @@ int cmd_stability(int argc, char **argv) {
   double *slip = NULL, *f = calloc((size_t)n, sizeof *f);
   stab_ctx ctx = {0};
   fcd_status s = f ? FCD_OK : FCD_E_NOMEM;
-  const char *what = "reading input";
-  int usage = 0;
-  if (s == FCD_OK) s = read_damping_load(&o, sys, n, f, &usage);
-  if (usage) {
-    rc = 2;
-    goto out;
-  }
-  if (s == FCD_OK) s = fcd_contact_set_read_mesh(sys, o.contacts, o.mesh, &cs, &mesh);
-  if (s == FCD_OK && o.mesh && !mesh)
-    s = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
-  if (s != FCD_OK) {
-    rc = fail(sys, s, what);
-    goto out;
-  }
+  const char *what;
+  if ((rc = stab_inputs(&o, sys, s, f, &cs, &mesh)) != 0) goto out;
   fcd_index nc = fcd_contact_set_size(cs);
   int d = fcd_contact_set_dim(cs);
   status = calloc((size_t)nc + 1, sizeof *status);
@@ -361,36 +401,9 @@ int cmd_stability(int argc, char **argv) {
     rc = fail(sys, FCD_E_NOMEM, "stability");
     goto out;
   }
-  if (o.state) {
-    if ((s = fcd_contact_set_read_state(cs, o.state, status, slip)) != FCD_OK) {
-      fprintf(stderr, "fcd: %s (%s)\n", fcd_system_last_error(sys), fcd_status_str(s));
-      rc = 1;
-      goto out;
-    }
-  } else {
-    what = "steady sliding";
-    s = fcd_equilibrium_create(sys, cs, &eq);
-    if (s == FCD_OK) s = fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0);
-    if (s == FCD_OK) s = fcd_equilibrium_get_contact_state(eq, status, slip);
-    if (s != FCD_OK) {
-      rc = fail(sys, s, what);
-      goto out;
-    }
-  }
+  if ((rc = stab_contact_state(&o, sys, cs, status, slip, &eq)) != 0) goto out;
   what = "stability analysis";
-  s = fcd_stability_create(sys, cs, &st);
-  if (s == FCD_OK) s = fcd_stability_set_contact_state(st, status, slip);
-  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_DENSE_MAX, CLI_DENSE_MAX);
-  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_NEV, (double)o.nev);
-  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, o.target_hz);
-  if (s == FCD_OK && o.undamped) s = fcd_stability_set_param(st, FCD_STAB_DAMPING, 0);
-  /* a single solve on a partial window also estimates what lies beyond it */
-  if (s == FCD_OK && !o.mu_sweep)
-    s = fcd_stability_set_param(st, FCD_STAB_ESTIMATE_MODES,
-                                o.estimate_modes >= 0 ? (double)o.estimate_modes : 40.0);
-  /* under mpiexec the ranks hold the whole model and share the eigen-solves */
-  if (s == FCD_OK && cli_nranks > 1) s = fcd_stability_set_communicator(st, cli_comm_f);
-  if (s != FCD_OK) {
+  if ((s = stab_create(&o, sys, cs, status, slip, &st)) != FCD_OK) {
     rc = fail(sys, s, what);
     goto out;
   }

@@ -45,6 +45,48 @@ void fcd__dist_range(const fcd_system *sys, fcd_index *rbegin, fcd_index *rend) 
   *rend = sys->dist ? sys->dist->rend : sys->n;
 }
 
+/* The gathered table (per rank: ndofs, begin, end, holds a matrix) describes one
+ * layout: the same size everywhere, ranges inside it, consecutive blocks in rank order
+ * (PETSc's layout: rank r begins where rank r - 1 ends), no matrix yet. */
+static fcd_status layout_check(fcd_system *sys, const long long *all, int size) {
+  fcd_status st = FCD_OK;
+  for (int r = 0; r < size; r++)
+    if (all[4 * r] != all[0]) {
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: inconsistent global sizes: "
+                    "rank 0 has %lld dofs, rank %d has %lld", all[0], r, all[4 * r]);
+      return st;
+    }
+  for (int r = 0; r < size; r++) {
+    long long b = all[4 * r + 1], en = all[4 * r + 2];
+    if (b < 0 || en < b || en > all[0]) {
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: rank %d gives rows [%lld, "
+                    "%lld), not a range inside [0, %lld)", r, b, en, all[0]);
+      return st;
+    }
+  }
+  for (int r = 0; r <= size; r++) {
+    long long expect = r == 0 ? 0 : all[4 * (r - 1) + 2];
+    long long got = r == size ? all[0] : all[4 * r + 1];
+    if (got == expect) continue;
+    if (got > expect)
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: rows [%lld, %lld) are owned "
+                    "by no rank (%s)", expect, got,
+                    r == size ? "the last rank ends early" : "a gap before this rank's block");
+    else
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: ranks %d and %d overlap: "
+                    "rows [%lld, %lld) and [%lld, %lld)", r - 1, r, all[4 * (r - 1) + 1],
+                    all[4 * (r - 1) + 2], all[4 * r + 1], all[4 * r + 2]);
+    return st;
+  }
+  for (int r = 0; r < size; r++)
+    if (all[4 * r + 3]) {
+      st = fcd__err(sys, FCD_E_STATE, "set_distribution: rank %d already holds a matrix; "
+                    "the distribution is chosen before the first matrix", r);
+      return st;
+    }
+  return FCD_OK;
+}
+
 /* The checks run on every rank from the same gathered table, so every rank reaches the
  * same verdict without a second collective; a rank whose own arguments are bad still
  * takes part (its row says so) and no rank is left waiting. */
@@ -102,42 +144,7 @@ fcd_status fcd_system_set_distribution(fcd_system *sys, int64_t mpi_comm_f,
                   ok_mem ? "another rank" : "this rank");
     goto fail;
   }
-  for (int r = 0; r < size; r++)
-    if (all[4 * r] != all[0]) {
-      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: inconsistent global sizes: "
-                    "rank 0 has %lld dofs, rank %d has %lld", all[0], r, all[4 * r]);
-      goto fail;
-    }
-  for (int r = 0; r < size; r++) {
-    long long b = all[4 * r + 1], en = all[4 * r + 2];
-    if (b < 0 || en < b || en > all[0]) {
-      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: rank %d gives rows [%lld, "
-                    "%lld), not a range inside [0, %lld)", r, b, en, all[0]);
-      goto fail;
-    }
-  }
-  /* ranks own consecutive blocks in rank order (PETSc's layout): rank r begins where
-   * rank r - 1 ends */
-  for (int r = 0; r <= size; r++) {
-    long long expect = r == 0 ? 0 : all[4 * (r - 1) + 2];
-    long long got = r == size ? all[0] : all[4 * r + 1];
-    if (got == expect) continue;
-    if (got > expect)
-      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: rows [%lld, %lld) are owned "
-                    "by no rank (%s)", expect, got,
-                    r == size ? "the last rank ends early" : "a gap before this rank's block");
-    else
-      st = fcd__err(sys, FCD_E_INVALID_ARG, "set_distribution: ranks %d and %d overlap: "
-                    "rows [%lld, %lld) and [%lld, %lld)", r - 1, r, all[4 * (r - 1) + 1],
-                    all[4 * (r - 1) + 2], all[4 * r + 1], all[4 * r + 2]);
-    goto fail;
-  }
-  for (int r = 0; r < size; r++)
-    if (all[4 * r + 3]) {
-      st = fcd__err(sys, FCD_E_STATE, "set_distribution: rank %d already holds a matrix; "
-                    "the distribution is chosen before the first matrix", r);
-      goto fail;
-    }
+  if ((st = layout_check(sys, all, size)) != FCD_OK) goto fail;
   /* fcd talks on a duplicate of the host's communicator (every rank is here, the verdict
    * being the same on all): a message the host has in flight can then never match one
    * of fcd's receives, nor one of fcd's the host's */
