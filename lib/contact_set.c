@@ -1,6 +1,6 @@
 /* Contact sets: candidate contacts, their frames, and the contact operator H. */
 #include "fcd_private.h"
-#include "mechanism.h"
+#include "geometry.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -8,10 +8,6 @@
 
 /* A frame within this distance of orthonormal is taken as meant to be one. */
 #define FRAME_TOL 1e-6
-
-int fcd__contact_set_valid(const fcd_contact_set *cs) {
-  return cs != NULL && cs->magic == FCD_CONTACT_SET_MAGIC;
-}
 
 #define CHECK_CS(cs)                                                                   \
   do {                                                                                 \

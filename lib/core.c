@@ -22,39 +22,6 @@ const char *fcd_version_string(void) { return FCD_VERSION_STRING; }
 
 int fcd_version_number(void) { return FCD_VERSION_NUMBER; }
 
-/* fclib is optional (meson -Dfclib); MPI, UMFPACK and SLEPc are required by the build
- * today; MUMPS comes with PETSc's own configuration. The names are the stable part: a
- * host that asks keeps working when more parts become optional. */
-static int have_fclib(void) { return FCD_HAVE_FCLIB; }
-static const struct {
-  const char *name;
-  int (*have)(void);
-} features[] = {{"fclib", have_fclib}, {"mpi", NULL}, {"umfpack", NULL}, {"slepc", NULL},
-                {"mumps", fcd__petsc_has_mumps}};
-
-int fcd_has_feature(const char *name) {
-  if (!name) return 0;
-  for (size_t k = 0; k < sizeof features / sizeof *features; k++)
-    if (strcmp(name, features[k].name) == 0) return features[k].have ? features[k].have() : 1;
-  return 0;
-}
-
-static char feature_list[64];
-static pthread_once_t feature_once = PTHREAD_ONCE_INIT;
-
-static void list_features(void) {
-  size_t len = 0;
-  for (size_t k = 0; k < sizeof features / sizeof *features; k++)
-    if (fcd_has_feature(features[k].name))
-      len += (size_t)snprintf(feature_list + len, sizeof feature_list - len, "%s%s",
-                              len ? " " : "", features[k].name);
-}
-
-const char *fcd_features(void) {
-  pthread_once(&feature_once, list_features);
-  return feature_list;
-}
-
 int fcd__system_valid(const fcd_system *sys) {
   return sys != NULL && sys->magic == FCD_SYSTEM_MAGIC;
 }
@@ -168,5 +135,29 @@ int fcd__index_set_assign(fcd_index **set, fcd_index *ns, fcd_index n, const fcd
   return 0;
 }
 
-/* The library's process-wide teardown. Only the PETSc backend holds such state. */
-void fcd_finalize(void) { fcd__petsc_finalize(); }
+/* The library's process-wide teardown: the finalizers the backends registered when they
+ * started process-wide state (PETSc and SLEPc), newest first. Core calls no backend. */
+enum { FINALIZERS_MAX = 8 };
+static void (*finalizers[FINALIZERS_MAX])(void);
+static int nfinalizers;
+static pthread_mutex_t finalizer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int fcd__on_finalize(void (*fn)(void)) {
+  int ok = 1;
+  pthread_mutex_lock(&finalizer_lock);
+  int seen = 0;
+  for (int k = 0; k < nfinalizers; k++) seen |= finalizers[k] == fn;
+  if (!seen && nfinalizers < FINALIZERS_MAX) finalizers[nfinalizers++] = fn;
+  else if (!seen) ok = 0;
+  pthread_mutex_unlock(&finalizer_lock);
+  return ok;
+}
+
+void fcd_finalize(void) {
+  pthread_mutex_lock(&finalizer_lock);
+  int n = nfinalizers;
+  void (*fns[FINALIZERS_MAX])(void);
+  for (int k = 0; k < n; k++) fns[k] = finalizers[k];
+  pthread_mutex_unlock(&finalizer_lock);
+  for (int k = n - 1; k >= 0; k--) fns[k]();
+}

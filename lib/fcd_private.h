@@ -198,7 +198,10 @@ fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd
 void fcd__contact_set_truncate(fcd_contact_set *cs, fcd_index n0);
 /* 1 when some contact of the set is given by rows (fcd_contact_set_add_rows) */
 int fcd__contact_set_has_rows(const fcd_contact_set *cs);
-int fcd__contact_set_valid(const fcd_contact_set *cs);
+/* a field read, inline: the mesh writer checks a set without calling up into it */
+static inline int fcd__contact_set_valid(const fcd_contact_set *cs) {
+  return cs != NULL && cs->magic == FCD_CONTACT_SET_MAGIC;
+}
 /* H (dim*n x ndofs) in CSR: row c*dim + k holds frame row k on the dofs of contact c
  * (minus on body B). The only place that builds the contact operator. */
 fcd_status fcd__contact_set_H(const fcd_contact_set *cs, fcd__csr *h);
@@ -224,6 +227,9 @@ fcd_status fcd__err_to(const fcd_system *sys, char *buf, size_t cap, fcd_status 
                        const char *fmt, ...) FCD__PRINTF(5, 6);
 fcd_status fcd__verr_to(const fcd_system *sys, char *buf, size_t cap, fcd_status st,
                         const char *fmt, va_list ap) FCD__PRINTF(5, 0);
+/* fcd_finalize calls fn (newest first): a backend registers the teardown of the
+ * process-wide state it started, so that core calls no backend. 0 when the table is full. */
+int fcd__on_finalize(void (*fn)(void));
 int fcd__system_valid(const fcd_system *sys);
 
 /* 1 when a parameter given as a real is a whole number in [lo, hi] (counts, caps) */
@@ -656,10 +662,8 @@ fcd_status fcd__comm_max_real(const fcd_system *sys, int64_t comm_f, fcd_real *v
 
 /* PETSc/SLEPc: initialized lazily under a process-wide lock. */
 fcd_status fcd__petsc_acquire(const fcd_system *sys);
-/* 1 when PETSc was configured with MUMPS */
-int fcd__petsc_has_mumps(void);
 void fcd__petsc_release(void);
-/* finalizes what fcd initialized of SLEPc and PETSc (fcd_finalize) */
+/* finalizes what fcd initialized of SLEPc and PETSc (registered with fcd__on_finalize) */
 void fcd__petsc_finalize(void);
 /* Lowest nev eigenpairs of K x = w2 M x (both full-storage free-dof CSR on the same
  * pattern). vecs (n x nev, may be NULL) column-major. */

@@ -3,6 +3,7 @@
  * VTK's Python module) opens without options; a mesh of a few hundred thousand nodes
  * stays a few tens of MB. */
 #include "fcd_private.h"
+#include "geometry.h"
 
 #include <errno.h>
 #include <math.h>
@@ -688,4 +689,59 @@ done:
   }
   *out = m;
   return FCD_OK;
+}
+
+/* ---- a mesh's geometry, copied (geometry.h) ---------------------------------- */
+
+static fcd_index uf_find(fcd_index *p, fcd_index a) {
+  while (p[a] != a) {
+    p[a] = p[p[a]];
+    a = p[a];
+  }
+  return a;
+}
+
+fcd_status fcd__geometry_from_mesh(const fcd_mesh *m, fcd__geometry **out) {
+  const fcd_system *sys;
+  const fcd_real *x;
+  const fcd_index *dof, *off, *conn;
+  fcd_index nn, ncells;
+  int dim;
+  *out = NULL;
+  if (!fcd__mesh_geometry(m, &sys, &dim, &nn, &x, &dof) ||
+      !fcd__mesh_cells(m, &ncells, &off, &conn))
+    return FCD_E_INVALID_ARG;
+  fcd__geometry *g = fcd__calloc(1, sizeof *g);
+  if (!g) return FCD_E_NOMEM;
+  g->dim = dim;
+  g->nn = nn;
+  g->x = fcd__malloc_array((size_t)(nn * dim) + 1, sizeof *g->x);
+  g->dof = fcd__malloc_array((size_t)(nn * dim) + 1, sizeof *g->dof);
+  g->body = fcd__malloc_array((size_t)nn + 1, sizeof *g->body);
+  if (!g->x || !g->dof || !g->body) {
+    fcd__geometry_free(g);
+    return FCD_E_NOMEM;
+  }
+  memcpy(g->x, x, (size_t)(nn * dim) * sizeof *x);
+  for (fcd_index i = 0; i < nn * dim; i++) g->dof[i] = dof ? dof[i] : i;
+  /* bodies: the connected components of the cells' node graph */
+  for (fcd_index i = 0; i < nn; i++) g->body[i] = i;
+  for (fcd_index c = 0; off && conn && c < ncells; c++)
+    for (fcd_index q = off[c] + 1; q < off[c + 1]; q++) {
+      fcd_index a = uf_find(g->body, conn[off[c]]), b = uf_find(g->body, conn[q]);
+      if (a != b) g->body[a < b ? b : a] = a < b ? a : b;
+    }
+  for (fcd_index i = 0; i < nn; i++) g->body[i] = uf_find(g->body, i);
+  if (ncells == 0)
+    for (fcd_index i = 0; i < nn; i++) g->body[i] = 0;
+  *out = g;
+  return FCD_OK;
+}
+
+void fcd__geometry_free(fcd__geometry *g) {
+  if (!g) return;
+  fcd__free(g->x);
+  fcd__free(g->dof);
+  fcd__free(g->body);
+  fcd__free(g);
 }

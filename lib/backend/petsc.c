@@ -57,6 +57,8 @@ fcd_status fcd__petsc_acquire(const fcd_system *sys) {
     }
     fcd_started_slepc = 1;
     if (!petsc_up) fcd_started_petsc = 1;
+    /* fcd_finalize ends what fcd started; a full table leaves it to the process's end */
+    (void)fcd__on_finalize(fcd__petsc_finalize);
   }
   /* Errors come back as codes; PETSc never prints on fcd's behalf. */
   PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
@@ -720,12 +722,4 @@ cleanup:
   for (int k = 0; k < 3; k++) MatDestroy(&A[k]);
   fcd__petsc_release();
   return st;
-}
-
-int fcd__petsc_has_mumps(void) {
-#if defined(PETSC_HAVE_MUMPS)
-  return 1;
-#else
-  return 0;
-#endif
 }
