@@ -76,7 +76,7 @@ typedef struct fcd__dist fcd__dist;
 
 struct fcd_system {
   uint32_t magic;
-  fcd__dist *dist; /* NULL: serial; else the partition of the rows (backend/distributed.c) */
+  fcd__dist *dist; /* NULL: serial; else the partition of the rows (dist/distributed.c) */
   fcd_index n;
   fcd__csr mat[3]; /* indexed by fcd_matrix_kind */
   fcd_real ray_alpha, ray_beta;
@@ -538,7 +538,7 @@ void fcd__klu_set_refinement(fcd__klu *k, int steps);
 /* numeric factorizations that reused the last pivot order */
 fcd_index fcd__klu_refactorizations(const fcd__klu *k);
 
-/* ---- distributed systems (backend/distributed.c) ----
+/* ---- distributed systems (dist/distributed.c) ----
  * Matrices hold the rows this rank owns; vectors of ndofs and contact sets are
  * replicated. Every function below is collective on a distributed system and returns at
  * once (no communication) on a serial one. */

@@ -1,5 +1,5 @@
 /* What fcd knows of MUMPS' controls and failures, shared by the two places that run it
- * (the distributed factor, distributed.c, and PETSc's Schur complement, petsc.c). */
+ * (the distributed factor, dist/distributed.c, and PETSc's Schur complement, petsc.c). */
 #include "../fcd_private.h"
 
 #include <dmumps_c.h>

@@ -8,7 +8,7 @@
  * prescribed values) and the contact set are replicated, so the small contact problem
  * is solved redundantly on every rank from identical data, and no result needs a
  * broadcast. */
-#include "petsc_backend.h"
+#include "../backend/petsc_backend.h"
 
 #include <dmumps_c.h>
 
