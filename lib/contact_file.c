@@ -1,5 +1,5 @@
 /* The contact file and plain vector files of the `fcd` program. */
-#include "fcd_private.h"
+#include "model.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -82,7 +82,7 @@ static fcd_status read_rows(fcd_contact_set *cs, char **tok, int nt, const char 
   if (st == FCD_OK && nt > base) st = fcd_contact_set_set_sliding_velocity(cs, id, vg);
   if (st != FCD_OK && st != FCD_E_NOMEM && ok) {
     char msg[FCD_ERRMSG_CAP];
-    snprintf(msg, sizeof msg, "%s", sys->err);
+    snprintf(msg, sizeof msg, "%s", sys->h.err);
     st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
   }
   fcd__free(dofs);
@@ -132,7 +132,7 @@ static fcd_status read_surface_pair(fcd_contact_set *cs, char **tok, int nt, con
                                           mu, NULL, &inactive);
   if (st != FCD_OK && st != FCD_E_FORMAT && st != FCD_E_NOMEM) {
     char msg[FCD_ERRMSG_CAP];
-    snprintf(msg, sizeof msg, "%s", sys->err);
+    snprintf(msg, sizeof msg, "%s", sys->h.err);
     st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
   }
   fcd__free(ids);
@@ -171,7 +171,7 @@ static fcd_status read_point_contact(fcd_contact_set *cs, char **tok, int nt, co
   if (st == FCD_OK && nt > 1 + base) st = fcd_contact_set_set_sliding_velocity(cs, id, vg);
   if (st != FCD_OK) {
     char msg[FCD_ERRMSG_CAP];
-    snprintf(msg, sizeof msg, "%s", sys->err);
+    snprintf(msg, sizeof msg, "%s", sys->h.err);
     if (nt > 1 + base)
       /* one field too many is read as a sliding velocity, and the columns shift: say
        * how the line was read */

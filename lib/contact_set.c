@@ -1,5 +1,5 @@
 /* Contact sets: candidate contacts, their frames, and the contact operator H. */
-#include "fcd_private.h"
+#include "model.h"
 #include "geometry.h"
 
 #include <math.h>
@@ -556,7 +556,7 @@ static fcd_status add_batch(fcd_contact_set *cs, fcd_index n, const fcd_index *d
       }
     if (st != FCD_OK) {
       char msg[FCD_ERRMSG_CAP];
-      snprintf(msg, sizeof msg, "%s", sys->err);
+      snprintf(msg, sizeof msg, "%s", sys->h.err);
       fcd__contact_set_truncate(cs, n0);
       return fcd__err(sys, st, "%s: entry %lld of %lld: %s; none of the batch was added", what,
                       (long long)i, (long long)n, msg);
@@ -761,4 +761,8 @@ uint64_t fcd__contact_set_hash(const fcd_contact_set *cs, uint64_t h) {
     h = fcd__hash(h, cs->rw, (size_t)cs->rptr[cs->nrow] * sizeof *cs->rw);
   }
   return h;
+}
+
+uint64_t fcd__contact_set_replica(const void *cs, uint64_t h) {
+  return cs ? fcd__contact_set_hash(cs, h) : h;
 }

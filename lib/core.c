@@ -1,5 +1,5 @@
 /* Status strings, version, error recording and fcd's own allocations. */
-#include "fcd_private.h"
+#include "core.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,7 +23,7 @@ const char *fcd_version_string(void) { return FCD_VERSION_STRING; }
 int fcd_version_number(void) { return FCD_VERSION_NUMBER; }
 
 int fcd__system_valid(const fcd_system *sys) {
-  return sys != NULL && sys->magic == FCD_SYSTEM_MAGIC;
+  return sys != NULL && ((const fcd__head *)(const void *)sys)->magic == FCD_SYSTEM_MAGIC;
 }
 
 fcd_status fcd__verr_to(const fcd_system *sys, char *buf, size_t cap, fcd_status st,
@@ -37,7 +37,7 @@ fcd_status fcd__verr_to(const fcd_system *sys, char *buf, size_t cap, fcd_status
   if (fcd__system_valid(sys)) {
     /* The error text is the handle's mutable diagnostic state (like sqlite3_errmsg),
      * recorded even through const accessors. */
-    char *sbuf = ((fcd_system *)(uintptr_t)sys)->err;
+    char *sbuf = ((fcd__head *)(uintptr_t)sys)->err;
     vsnprintf(sbuf, FCD_ERRMSG_CAP, fmt, ap);
   }
   return st;

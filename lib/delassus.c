@@ -198,10 +198,10 @@ fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__sol
    * solves below */
   if (solve == fcd__factor_solve_free) {
     char saved[FCD_ERRMSG_CAP];
-    memcpy(saved, sys->err, sizeof saved);
+    memcpy(saved, sys->h.err, sizeof saved);
     fcd_status st = delassus_from_inverse(sys, fac, H, W);
     if (st != FCD_E_UNSUPPORTED) return st;
-    memcpy((char *)sys->err, saved, sizeof saved);
+    memcpy((char *)sys->h.err, saved, sizeof saved);
   }
   factor_solve_ctx c = {fac, solve};
   return fcd__delassus_blocks(sys, fcd__factor_size(fac), factor_block_solve, &c, H, W);

@@ -266,24 +266,6 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
   return ok;
 }
 
-/* A hash of what every rank of a distributed solve must hold alike: the solve's
- * arguments and parameters, the load and prescribed values at t, the prescribed set, the
- * contacts and the reference. */
-static uint64_t replicated_hash(const fcd_equilibrium *eq, int kind, fcd_real t,
-                                const eq_work *w, const fcd_real *ur) {
-  const fcd_system *sys = eq->sys;
-  uint64_t h = fcd__hash(0, &kind, sizeof kind);
-  h = fcd__hash(h, &t, sizeof t);
-  h = fcd__hash(h, &eq->cert_tol, sizeof eq->cert_tol);
-  h = fcd__hash(h, &eq->classify_tol, sizeof eq->classify_tol);
-  h = fcd__hash(h, &eq->opts.tol, sizeof eq->opts.tol);
-  h = fcd__hash(h, w->f, (size_t)sys->n * sizeof *w->f);
-  h = fcd__hash(h, sys->fixed_list, (size_t)sys->nfixed * sizeof *sys->fixed_list);
-  h = fcd__hash(h, ur, (size_t)sys->nfixed * sizeof *ur);
-  if (eq->u_ref) h = fcd__hash(h, eq->u_ref, (size_t)sys->n * sizeof *eq->u_ref);
-  return eq->cs ? fcd__contact_set_hash(eq->cs, h) : h;
-}
-
 /* The solve's inputs at time t: its arguments checked, the work arrays, load, prescribed
  * values (z, ur) and the contact operator. Up to the agreement at its end nothing
  * communicates: on a distributed system a rank that fails here still reaches it, and
@@ -328,9 +310,17 @@ static fcd_status eq_inputs(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_
     st = fcd__contact_set_operator(eq->cs, &H);
     if (st == FCD_OK) st = fcd__contact_dofs_free(sys, H);
   }
-  if (fcd__dist_on(sys))
-    st = fcd__dist_agree(sys, st, st == FCD_OK ? replicated_hash(eq, kind, t, w, *ur) : 0,
-                         "equilibrium solve");
+  /* what every rank must hold alike: the arguments and parameters, the load and
+   * prescribed values at t, the prescribed set, the reference and the contacts */
+  int kind_i = (int)kind;
+  const fcd__replica rep[] = {
+      FCD__REPLICA(&kind_i, 1),         FCD__REPLICA(&t, 1),
+      FCD__REPLICA(&eq->cert_tol, 1), FCD__REPLICA(&eq->classify_tol, 1),
+      FCD__REPLICA(&eq->opts.tol, 1), FCD__REPLICA(w->f, n),
+      FCD__REPLICA(sys->fixed_list, nfix), FCD__REPLICA(*ur, nfix),
+      FCD__REPLICA(eq->u_ref, eq->u_ref ? n : 0),
+      FCD__REPLICA_BY(eq->cs, fcd__contact_set_replica)};
+  st = fcd__dist_agree_replicas(sys, st, "equilibrium solve", rep, sizeof rep / sizeof *rep);
   if (st != FCD_OK) return st;
   for (fcd_index k = 0; k < nfix; k++) w->z[sys->fixed_list[k]] = (*ur)[k];
   return FCD_OK;

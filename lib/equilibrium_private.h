@@ -6,7 +6,7 @@
 #ifndef FCD_EQUILIBRIUM_PRIVATE_H
 #define FCD_EQUILIBRIUM_PRIVATE_H
 
-#include "fc_private.h"
+#include "capabilities.h"
 #include "fcd/fcd_equilibrium.h"
 #include "mechanism.h"
 

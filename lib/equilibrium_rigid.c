@@ -179,14 +179,14 @@ fcd_status fcd__eq_prepare(fcd_equilibrium *eq, const fcd__free_pattern *fp) {
   if (fcd__eq_nct(eq) > 0) FCD_TRY(fcd__factor_schur_on_contacts(sys, eq->fac, eq->cs));
   if (!failed) {
     char saved[FCD_ERRMSG_CAP];
-    memcpy(saved, sys->err, sizeof saved);
+    memcpy(saved, sys->h.err, sizeof saved);
     st = fcd__factor_combination_free(eq->fac, 0.0, 0.0, 1.0);
     failed = st == FCD_E_NOT_SPD;
     if (st != FCD_OK && !failed) return st;
     eq->void_dof = -1;
     if (failed) FCD_TRY(diagonal_refusal(eq));
     if (failed) {
-      memcpy(sys->err, saved, sizeof saved); /* an answer, not an error */
+      memcpy(sys->h.err, saved, sizeof saved); /* an answer, not an error */
       eq->kfail_pat = fp->version;
       eq->kfail_val = sys->value_version;
       eq->rigid = 1;

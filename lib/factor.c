@@ -1,6 +1,6 @@
 /* Factorizations with explicit reuse: the symbolic analysis is kept while the pattern
  * identity is unchanged, the numeric factorization while the values are. */
-#include "fcd_private.h"
+#include "algebra.h"
 #include "backend/lapack.h"
 
 #include <math.h>
@@ -306,13 +306,13 @@ fcd_status fcd__chol_is_pd(fcd_system *sys, const fcd__csr *S, int *pd) {
   /* "not positive definite" is this function's answer, not an error: the message the
    * factorization leaves for it must not outlive the call */
   char saved[FCD_ERRMSG_CAP];
-  memcpy(saved, sys->err, sizeof saved);
+  memcpy(saved, sys->h.err, sizeof saved);
   FCD_TRY(fcd__factor_create(sys, FCD__FACTOR_SPD, &f));
   fcd_status st = fcd__factor_csr(f, S->n, S->rowptr, S->col, S->val, 0);
   fcd__factor_destroy(f);
   if (st == FCD_OK) *pd = 1;
   if (st == FCD_E_NOT_SPD) {
-    memcpy(sys->err, saved, sizeof saved);
+    memcpy(sys->h.err, saved, sizeof saved);
     return FCD_OK;
   }
   return st;
@@ -613,10 +613,10 @@ fcd_status fcd__factor_forward_sparse(fcd__factor *f, fcd_index ncol, const fcd_
     return fcd__err(f->sys, FCD_E_UNSUPPORTED, "sparse forward solves need a Cholesky factor");
   if (f->general && fcd__chol_ntrail(f->chol) > 0) {
     char saved[FCD_ERRMSG_CAP];
-    memcpy(saved, f->sys->err, sizeof saved);
+    memcpy(saved, f->sys->h.err, sizeof saved);
     fcd_status st = chol_forward_trailing(f, ncol, colptr, row, val, ycolptr, yrow, yval);
     if (st != FCD_E_UNSUPPORTED) return st;
-    memcpy(f->sys->err, saved, sizeof saved); /* not an error: CHOLMOD solves instead */
+    memcpy(f->sys->h.err, saved, sizeof saved); /* not an error: CHOLMOD solves instead */
   }
   return fcd__chol_forward_sparse(f->chol, f->sys, ncol, colptr, row, val, ycolptr, yrow, yval);
 }

@@ -4,7 +4,7 @@
 
 #include "fcd/fcd_contact.h"
 #include "fcd/fcd_fc.h"
-#include "fcd_private.h"
+#include "model.h"
 
 /* The local problem u = W r + q seen by the solvers (borrowed arrays). */
 /* u = W r + q computed without W (solves with a factorization) */
@@ -203,5 +203,10 @@ struct fcd_integrator;
 void fcd__integrator_set_wall_limit(struct fcd_integrator *it, fcd_index limit);
 /* 0: full solves for the free motion and the correction even where half solves apply */
 void fcd__integrator_set_split(struct fcd_integrator *it, int split);
+
+/* the sorted free dofs H's entries touch, into idx (H's nnz entries at least) and their
+ * count into *s; pos (nfree entries) receives each free dof's place in idx or -1 */
+void fcd__contact_free_dofs(const fcd_system *sys, const fcd__csr *H, fcd_index *idx,
+                            fcd_index *pos, fcd_index *s);
 
 #endif

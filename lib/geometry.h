@@ -4,7 +4,7 @@
 #ifndef FCD_GEOMETRY_H
 #define FCD_GEOMETRY_H
 
-#include "fcd_private.h"
+#include "model.h"
 
 /* Node coordinates of a host's mesh, copied (the mesh need not outlive it): dim per node,
  * the dof of each component (-1: none), and the connected component of each node through

@@ -11,7 +11,7 @@
  * The local problem on the active contacts, y = s W p + q with W = H Mh^-1 H^T, is solved
  * by the contact solvers of fc_solvers.c; its active set, q and s are the scheme's
  * (schemes.c, one row of fcd__scheme_ops per scheme, each with its equations). */
-#include "fc_private.h"
+#include "capabilities.h"
 #include "schemes.h"
 #include "fcd/fcd_equilibrium.h"
 #include "fcd/fcd_integrator.h"
@@ -914,22 +914,12 @@ static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pa
   }
   if (st == FCD_OK) st = fcd_system_eval_load(sys, t1, w.f1);
   if (st == FCD_OK) st = fcd_system_eval_prescribed(sys, t1, w.ur, w.vr);
-  if (!fcd__dist_on(sys)) return st;
-  uint64_t hs = 0;
-  if (st == FCD_OK) {
-    hs = fcd__hash(0, &h, sizeof h);
-    hs = fcd__hash(hs, &it->t, sizeof it->t);
-    hs = fcd__hash(hs, &it->theta, sizeof it->theta);
-    hs = fcd__hash(hs, it->u, (size_t)n * sizeof *it->u);
-    hs = fcd__hash(hs, it->v, (size_t)n * sizeof *it->v);
-    hs = fcd__hash(hs, w.f0, (size_t)n * sizeof *w.f0);
-    hs = fcd__hash(hs, w.f1, (size_t)n * sizeof *w.f1);
-    hs = fcd__hash(hs, w.ur, (size_t)nfix * sizeof *w.ur);
-    hs = fcd__hash(hs, w.vr, (size_t)nfix * sizeof *w.vr);
-    hs = fcd__hash(hs, sys->fixed_list, (size_t)nfix * sizeof *sys->fixed_list);
-    if (it->cs) hs = fcd__contact_set_hash(it->cs, hs);
-  }
-  return fcd__dist_agree(sys, st, hs, "integrator step");
+  const fcd__replica rep[] = {
+      FCD__REPLICA(&h, 1),      FCD__REPLICA(&it->t, 1),     FCD__REPLICA(&it->theta, 1),
+      FCD__REPLICA(it->u, n),   FCD__REPLICA(it->v, n),      FCD__REPLICA(w.f0, n),
+      FCD__REPLICA(w.f1, n),    FCD__REPLICA(w.ur, nfix),    FCD__REPLICA(w.vr, nfix),
+      FCD__REPLICA(sys->fixed_list, nfix), FCD__REPLICA_BY(it->cs, fcd__contact_set_replica)};
+  return fcd__dist_agree_replicas(sys, st, "integrator step", rep, sizeof rep / sizeof *rep);
 }
 
 /* The Schur set of a distributed step in halves into w (the set the factor was given:

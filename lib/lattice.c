@@ -4,7 +4,7 @@
  * direction of spring i on its two nodes (seed 001's B K B^T, eq. 46): positive
  * definite exactly when Ker(D) and Ker(R) meet only at 0. */
 #include "backend/lapack.h"
-#include "fcd_private.h"
+#include "capabilities.h"
 #include "fcd/fcd_lattice.h"
 
 #include <math.h>

@@ -18,7 +18,7 @@
  * generators per contact) is solved; no elastic solve is involved. */
 #include "mechanism.h"
 
-#include "fc_private.h"
+#include "capabilities.h"
 
 #include <math.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #define FCD_MECHANISM_H
 
 #include "fcd/fcd_equilibrium.h"
-#include "fcd_private.h"
+#include "capabilities.h"
 #include "geometry.h"
 
 /* Non-negative least squares (Lawson and Hanson): x >= 0 minimizing |A x - b| for A

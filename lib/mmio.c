@@ -1,6 +1,6 @@
 /* Matrix Market (coordinate real/integer, general/symmetric) and the prescribed-dof
  * text file. Every defect is reported with the file and the line number. */
-#include "fcd_private.h"
+#include "model.h"
 
 #include <ctype.h>
 #include <errno.h>

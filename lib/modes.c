@@ -1,5 +1,5 @@
 /* SPD checks and undamped natural modes on the free dofs. */
-#include "fcd_private.h"
+#include "capabilities.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,7 +38,7 @@ fcd_status fcd_system_check_spd(fcd_system *sys, fcd_matrix_kind which) {
   fcd__factor_destroy(f);
   if (st == FCD_E_NOT_SPD) {
     char detail[FCD_ERRMSG_CAP];
-    snprintf(detail, sizeof detail, "%s", sys->err);
+    snprintf(detail, sizeof detail, "%s", sys->h.err);
     return fcd__err(sys, st, "%s matrix restricted to the free dofs is not SPD (%s)",
                     fcd__matrix_name(which), detail);
   }

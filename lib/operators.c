@@ -1,6 +1,6 @@
 /* Operators on the free dofs: one union pattern of M, C and K, on which every linear
  * combination a M + b C + c K is formed in O(nnz) by scattering through fixed maps. */
-#include "fcd_private.h"
+#include "algebra.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  *   int32 row lengths[rows], int32 column indices[nnz], float64 values[nnz].
  * A file may hold further objects after the matrix (PETSc appends them); only the first
  * is read. */
-#include "fcd_private.h"
+#include "model.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The projection operators of the contact laws (pure functions). */
-#include "fcd_private.h"
+#include "fc_private.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* Compressed-row kernels: assembly from triplets, validation, products. */
-#include "fcd_private.h"
+#include "sparse.h"
 
 #include <math.h>
 #include <string.h>

@@ -21,7 +21,7 @@
  * (K*, M*) with shift-and-invert and MUMPS (backend/petsc.c), damping through the exact Rayleigh
  * quadratic. */
 #include "backend/lapack.h"
-#include "fc_private.h"
+#include "capabilities.h"
 #include "fcd/fcd_stability.h"
 
 #include <complex.h>
@@ -1674,7 +1674,7 @@ static void estimate(fcd_stability *st, const fcd__free_pattern *fp, const tmap 
   }
   fcd_system *sys = st->sys;
   char saved[FCD_ERRMSG_CAP];
-  memcpy(saved, sys->err, sizeof saved);
+  memcpy(saved, sys->h.err, sizeof saved);
   fcd__csr K0, M0;
   memset(&K0, 0, sizeof K0);
   memset(&M0, 0, sizeof M0);
@@ -1693,8 +1693,8 @@ static void estimate(fcd_stability *st, const fcd__free_pattern *fp, const tmap 
   if (e == FCD_OK) {
     st->est_fresh = 1;
   } else {
-    snprintf(st->est_why, sizeof st->est_why, "the estimate failed: %.150s", sys->err);
-    memcpy(sys->err, saved, sizeof saved);
+    snprintf(st->est_why, sizeof st->est_why, "the estimate failed: %.150s", sys->h.err);
+    memcpy(sys->h.err, saved, sizeof saved);
   }
 }
 

@@ -9,7 +9,7 @@
  * otherwise a Galerkin approximation of the band the basis spans (up to its highest
  * mode's frequency), damping left out. */
 #include "backend/lapack.h"
-#include "fcd_private.h"
+#include "capabilities.h"
 
 #include <math.h>
 #include <string.h>

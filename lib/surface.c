@@ -21,8 +21,8 @@
  * Gauss on every piece between the projected master nodes, exact for these
  * polynomials); rows N: D_j n_j . u_j - sum_k M_jk n_j . u_k, T likewise with t_j,
  * gap g_j. One contact per slave node: the laws apply node by node, as for any contact. */
-#include "fcd_private.h"
-#include "mechanism.h"
+#include "model.h"
+#include "geometry.h"
 
 #include <math.h>
 #include <string.h>

@@ -32,7 +32,7 @@
  * sum of the M_jk keeps every row blind to a rigid translation, also where a slave facet
  * is only partly covered (with full cover it is int N_j). A slave node whose D_j is not
  * positive (less than 1e-10 of int N_j) faces no master and gets no contact. */
-#include "fcd_private.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdlib.h>

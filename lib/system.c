@@ -1,5 +1,5 @@
 /* The system object: matrices, Rayleigh damping, prescribed dofs, loads. */
-#include "fcd_private.h"
+#include "system.h"
 
 #include <math.h>
 #include <string.h>
@@ -59,7 +59,7 @@ static void system_free(fcd_system *sys) {
   fcd__free(sys->contact_uses);
   fcd__free(sys->load);
   fcd__dist_free(sys->dist);
-  sys->magic = 0;
+  sys->h.magic = 0;
   fcd__free(sys);
 }
 
@@ -91,7 +91,7 @@ fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out) {
     system_free(sys);
     return FCD_E_NOMEM;
   }
-  sys->magic = FCD_SYSTEM_MAGIC;
+  sys->h.magic = FCD_SYSTEM_MAGIC;
   rebuild_free(sys);
   sys->pattern_version = 1;
   sys->value_version = 1;
@@ -117,8 +117,8 @@ void fcd__system_release(fcd_system *sys) {
 
 const char *fcd_system_last_error(const fcd_system *sys) {
   if (!sys) return "no system (NULL handle)";
-  if (sys->magic != FCD_SYSTEM_MAGIC) return "invalid system handle";
-  return sys->err;
+  if (sys->h.magic != FCD_SYSTEM_MAGIC) return "invalid system handle";
+  return sys->h.err;
 }
 
 fcd_index fcd_system_ndofs(const fcd_system *sys) {

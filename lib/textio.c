@@ -2,7 +2,7 @@
  * without newlines (/dev/zero, a binary file, a stream that never ends) costs at most
  * FCD__LINE_MAX bytes and an error naming the line, and a directory is an I/O error
  * naming it, not an "empty file". */
-#include "fcd_private.h"
+#include "core.h"
 
 #include <errno.h>
 #include <stdio.h>

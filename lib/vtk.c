@@ -2,7 +2,7 @@
  * dofs on the host's mesh. ASCII legacy VTK is what every VTK reader (ParaView, VisIt,
  * VTK's Python module) opens without options; a mesh of a few hundred thousand nodes
  * stays a few tens of MB. */
-#include "fcd_private.h"
+#include "model.h"
 #include "geometry.h"
 
 #include <errno.h>

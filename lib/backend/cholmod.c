@@ -1,6 +1,6 @@
 /* CHOLMOD (SuiteSparse) sparse Cholesky for SPD operators. */
 #define _GNU_SOURCE /* dladdr, RTLD_NOLOAD: finding CHOLMOD's OpenMP runtime below */
-#include "../fcd_private.h"
+#include "backends.h"
 
 #include <cholmod.h>
 #include <dlfcn.h>

@@ -3,7 +3,7 @@
 #ifndef FCD_BACKEND_FCLIB_BACKEND_H
 #define FCD_BACKEND_FCLIB_BACKEND_H
 
-#include "../fcd_private.h"
+#include "backends.h"
 
 /* fclib files, read into plain arrays (fcd's convention after the one sign flip). */
 typedef struct {

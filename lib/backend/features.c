@@ -1,6 +1,6 @@
 /* Which optional parts this build has (fcd_has_feature, fcd_features): told by the build
  * and by PETSc's own configuration, read here without calling into any backend. */
-#include "../fcd_private.h"
+#include "backends.h"
 
 #include <petscconf.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * matrices of a fixed pattern refactored hundreds of times, where UMFPACK's frontal
  * machinery costs more than the arithmetic (measured on the benchmark set in
  * docs/contact.md, "The Newton Jacobian's LU"). */
-#include "../fcd_private.h"
+#include "backends.h"
 
 #include <klu.h>
 #include <math.h>

@@ -5,7 +5,7 @@
 #ifndef FCD_BACKEND_LAPACK_H
 #define FCD_BACKEND_LAPACK_H
 
-#include "../fcd_private.h"
+#include "backends.h"
 
 #define FCD__LA_TOO_BIG (-1000)
 #define FCD__LA_NOMEM (-1001)

@@ -1,6 +1,6 @@
 /* What fcd knows of MUMPS' controls and failures, shared by the two places that run it
  * (the distributed factor, dist/distributed.c, and PETSc's Schur complement, petsc.c). */
-#include "../fcd_private.h"
+#include "backends.h"
 
 #include <dmumps_c.h>
 #include <stdio.h>

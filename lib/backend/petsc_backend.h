@@ -3,7 +3,7 @@
 #ifndef FCD_PETSC_BACKEND_H
 #define FCD_PETSC_BACKEND_H
 
-#include "../fcd_private.h"
+#include "backends.h"
 
 #include <petscsys.h>
 

@@ -1,5 +1,5 @@
 /* UMFPACK (SuiteSparse) sparse LU for non-symmetric operators. */
-#include "../fcd_private.h"
+#include "backends.h"
 #include "lapack.h"
 
 #include <string.h>

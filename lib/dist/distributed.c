@@ -9,6 +9,7 @@
  * is solved redundantly on every rank from identical data, and no result needs a
  * broadcast. */
 #include "../backend/petsc_backend.h"
+#include "dist.h"
 
 #include <dmumps_c.h>
 
@@ -240,6 +241,15 @@ fcd_status fcd__dist_agree(const fcd_system *sys, fcd_status st, uint64_t hash,
   return FCD_OK;
 }
 
+fcd_status fcd__dist_agree_replicas(const fcd_system *sys, fcd_status st, const char *what,
+                                    const fcd__replica *items, int n) {
+  if (!sys->dist || sys->dist->size == 1) return st;
+  uint64_t h = 0;
+  for (int k = 0; st == FCD_OK && k < n; k++)
+    h = items[k].hash ? items[k].hash(items[k].p, h) : fcd__hash(h, items[k].p, items[k].bytes);
+  return fcd__dist_agree(sys, st, h, what);
+}
+
 /* ---- a matrix file read by rank 0, its entries sent to the ranks that own their rows ----
  * The file need only be readable on rank 0, and no rank holds more than its own rows
  * and, on rank 0, one batch per rank: a Matrix Market file of a model that outgrows one
@@ -383,7 +393,7 @@ static fcd_status route_finish(fcd__route *r, fcd_status st, int flag) {
     st = fcd__err(r->sys, FCD_E_BACKEND, "MPI error sending the last entries");
   int head[2] = {(int)st, flag};
   memcpy(end, head, sizeof head);
-  snprintf(end + sizeof head, FCD_ERRMSG_CAP, "%s", st == FCD_OK ? "" : r->sys->err);
+  snprintf(end + sizeof head, FCD_ERRMSG_CAP, "%s", st == FCD_OK ? "" : r->sys->h.err);
   for (int to = 1; to < d->size; to++)
     if (MPI_Send(end, (int)sizeof end, MPI_BYTE, to, ROUTE_TAG_END, d->comm) != MPI_SUCCESS)
       bad = 1;

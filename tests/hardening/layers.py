@@ -4,6 +4,7 @@ the bottom up; this test reads, from the objects of the built library, which fil
 defines each global symbol and which file uses it, and fails when
   - a file calls into a layer above its own,
   - files call each other in a circle (also within a layer),
+  - a file includes a header of a layer above its own,
   - a file of lib/ is missing from lib/layers.txt or from docs/architecture.md.
 It first checks itself on a made-up graph with one upward call and one circle, so that
 it cannot pass by finding nothing.
@@ -104,6 +105,25 @@ def violations(layers, layer_of, edges):
     return bad
 
 
+def include_violations(lib, layers, layer_of):
+    bad = []
+    for f in sorted(layer_of):
+        path = os.path.join(lib, f)
+        if not os.path.exists(path):
+            continue
+        for line in open(path, encoding="utf-8"):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m:
+                continue
+            target = os.path.normpath(os.path.join(os.path.dirname(f), m.group(1)))
+            if target not in layer_of:
+                continue  # a public header, or one a test builds
+            if layer_of[target] > layer_of[f]:
+                bad.append(f"{f} ({layers[layer_of[f]]}) includes {target} "
+                           f"({layers[layer_of[target]]}), a layer above")
+    return bad
+
+
 def self_test():
     layers = ["low", "high"]
     layer_of = {"a.c": 0, "b.c": 1, "c.c": 1}
@@ -119,15 +139,16 @@ def main():
     layers, layer_of = read_layers(os.path.join(root, "lib", "layers.txt"))
     lib = os.path.join(root, "lib")
     sources = sorted(os.path.relpath(p, lib) for p in
-                     glob.glob(os.path.join(lib, "**", "*.c"), recursive=True))
+                     glob.glob(os.path.join(lib, "**", "*.[ch]"), recursive=True))
     doc = open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8").read()
     bad = [f"{f} is in no layer of lib/layers.txt" for f in sources if f not in layer_of]
     bad += [f"lib/layers.txt lists {f}, which is no file of lib/" for f in layer_of
             if f not in sources]
     bad += [f"docs/architecture.md does not name {f}" for f in sources
             if f"`{f}`" not in doc]
-    built = [f for f in layer_of if f in sources]
+    built = [f for f in layer_of if f in sources and f.endswith(".c")]
     bad += violations(layers, layer_of, symbol_graph(archive, built))
+    bad += include_violations(lib, layers, layer_of)
     for b in bad:
         print(b)
     if bad:

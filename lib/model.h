@@ -1,0 +1,79 @@
+/* The model layer (lib/layers.txt): contact sets and their operator H, meshes. */
+#ifndef FCD_LIB_MODEL_H
+#define FCD_LIB_MODEL_H
+
+#include "algebra.h"
+
+/* ---- contact sets (contact_set.c) ---- */
+#define FCD_CONTACT_SET_MAGIC 0x66636373u /* "fccs" */
+typedef struct {
+  int pair;
+  /* a contact given by rows (fcd_contact_set_add_rows): its dim rows are entries
+   * rptr[row0 + k] .. rptr[row0 + k + 1] of the set's rdof and rw; no dofs_a, no frame */
+  int rows;
+  fcd_index row0;
+  fcd_index dofs_a[3], dofs_b[3];
+  fcd_real frame[3][3]; /* rows N, T(, B), orthonormal */
+  fcd_real gap, mu;
+  fcd_real vg[2];
+} fcd__contact;
+
+struct fcd_contact_set {
+  uint32_t magic;
+  fcd_system *sys;
+  int dim;
+  fcd_index n, cap;
+  fcd__contact *c;
+  fcd_real restitution;
+  uint64_t version; /* bumped when contacts are added (the H pattern changes) */
+  fcd__csr H;       /* cached contact operator, built for version H_version */
+  /* the rows of row contacts: nrow rows (dim per such contact), entries in rdof, rw */
+  fcd_index *rptr, *rdof;
+  fcd_real *rw;
+  fcd_index nrow, rcap, ecap;
+  uint64_t H_version;
+  /* integrators hold the set: destroying it while they live only marks it */
+  fcd_index children;
+  int zombie;
+  /* the node coordinates of the first surface pair's mesh (mechanism.h), or NULL */
+  struct fcd__geometry *geo;
+  /* contacts by the pattern of their normal row (contact_set.c: a contact whose normal
+   * row repeats another's is refused): hkey/hnext per contact, htab heads (index + 1),
+   * hcount contacts indexed (more than n after a truncation: rebuilt) */
+  uint64_t *hkey;
+  fcd_index *hnext, *htab, hcap, hcount;
+};
+void fcd__contact_set_release(fcd_contact_set *cs);
+/* a mesh's geometry (vtk.c), read by the surface pairing (surface.c); 0 for an invalid
+ * mesh */
+int fcd__mesh_geometry(const fcd_mesh *m, const fcd_system **sys, int *dim, fcd_index *nnodes,
+                       const fcd_real **coords, const fcd_index **node_dofs);
+/* its cells: the nodes of cell c are conn[offset[c] .. offset[c + 1]); 0 for an invalid
+ * mesh */
+int fcd__mesh_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_index **offset,
+                    const fcd_index **conn);
+/* 3D surface pairs (surface3d.c): facets of four node ids, -1 fourth for a triangle;
+ * the caller validated the set and the mesh and truncates the set on failure */
+fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd_real *x,
+                                const fcd_index *dof, fcd_index nslave, const fcd_index *slave,
+                                fcd_index nmaster, const fcd_index *master, int method,
+                                fcd_real mu, fcd_index *first, fcd_index *inactive);
+/* takes back the contacts from index n0 on (a batch that failed part way) */
+void fcd__contact_set_truncate(fcd_contact_set *cs, fcd_index n0);
+/* 1 when some contact of the set is given by rows (fcd_contact_set_add_rows) */
+int fcd__contact_set_has_rows(const fcd_contact_set *cs);
+/* a field read, inline: the mesh writer checks a set without calling up into it */
+static inline int fcd__contact_set_valid(const fcd_contact_set *cs) {
+  return cs != NULL && cs->magic == FCD_CONTACT_SET_MAGIC;
+}
+/* H (dim*n x ndofs) in CSR: row c*dim + k holds frame row k on the dofs of contact c
+ * (minus on body B). The only place that builds the contact operator. */
+fcd_status fcd__contact_set_H(const fcd_contact_set *cs, fcd__csr *h);
+/* The cached H of the current contacts (rebuilt when contacts were added). */
+fcd_status fcd__contact_set_operator(fcd_contact_set *cs, const fcd__csr **h);
+/* a hash of a contact set's contacts (frames, gaps, mu, vg, rows), folded into h */
+uint64_t fcd__contact_set_hash(const fcd_contact_set *cs, uint64_t h);
+/* the same as a replica item's hash (fcd__REPLICA_BY): cs a contact set or NULL (none) */
+uint64_t fcd__contact_set_replica(const void *cs, uint64_t h);
+
+#endif

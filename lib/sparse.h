@@ -1,0 +1,49 @@
+/* The kernels layer (lib/layers.txt): compressed sparse rows and their kernels. */
+#ifndef FCD_LIB_SPARSE_H
+#define FCD_LIB_SPARSE_H
+
+#include "core.h"
+
+/* A sparse matrix in compressed rows with strictly increasing columns per row. With
+ * upper != 0 only row <= col is stored and the matrix is symmetric. The arrays are
+ * owned unless borrowed (then they belong to the host). */
+typedef struct {
+  fcd_index n;
+  fcd_index *rowptr;
+  fcd_index *col;
+  fcd_real *val;
+  int upper;
+  int owned;
+  int set;
+} fcd__csr;
+
+
+/* ---- sparse kernels (sparse.c) ---- */
+/* Builds CSR (rows sorted, duplicates summed) from triplets already validated.
+ * pos_out (may be NULL) receives for each triplet its position in the result. */
+fcd_status fcd__coo_to_csr(fcd_index n, fcd_index nnz, const fcd_index *rows,
+                           const fcd_index *cols, const fcd_real *vals,
+                           fcd_index **rowptr_out, fcd_index **col_out,
+                           fcd_real **val_out, fcd_index *pos_out);
+void fcd__csr_clear(fcd__csr *a);
+/* y += alpha * A x (symmetric storage handled) */
+/* y += |A| |x| (the scale of A x for backward errors) */
+void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y);
+void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y);
+void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_real *y1,
+                     const fcd_real *x2, fcd_real *y2);
+fcd_index fcd__csr_nnz(const fcd__csr *a);
+/* sum_ij |a_ij| |x_i| |x_j|: the magnitude that bounds the round-off of x^T A x */
+fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x);
+/* Checks structure: rowptr monotone from 0, columns in range and strictly increasing,
+ * upper storage respected, values finite. Records a message naming the first defect. */
+fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index n,
+                             const fcd_index *rowptr, const fcd_index *col,
+                             const fcd_real *val, int upper);
+/* the position of entry (i, j) in a (columns sorted), -1 when not stored */
+fcd_index fcd__csr_find(const fcd__csr *a, fcd_index i, fcd_index j);
+fcd_real fcd__csr_asymmetry(const fcd__csr *a);
+/* S = (A + A^T) / 2 in full storage (A full storage, n x n) */
+fcd_status fcd__csr_symmetric_part(const fcd_system *sys, const fcd__csr *A, fcd__csr *S);
+
+#endif
