@@ -149,7 +149,7 @@ static fcd_status displacement(fcd_equilibrium *eq, fcd__factor *fac, const fcd_
   FCD_TRY(fcd__eq_rhs_free(eq, f, z, r, tmp, xf));
   FCD_TRY(fcd__factor_solve_free(fac, 1, xf, xf));
   memcpy(u, z, (size_t)sys->n * sizeof *u);
-  for (fcd_index k = 0; k < sys->nfree; k++) u[sys->dof_of[k]] = xf[k];
+  fcd__free_to_full(sys, xf, u);
   return FCD_OK;
 }
 

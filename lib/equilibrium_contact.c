@@ -25,7 +25,7 @@ fcd_status fcd__eq_rhs_free(fcd_equilibrium *eq, const fcd_real *f, const fcd_re
       for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++)
         tmp[H->col[e]] += H->val[e] * r[i];
   }
-  for (fcd_index k = 0; k < sys->nfree; k++) xf[k] = tmp[sys->dof_of[k]];
+  fcd__full_to_free(sys, tmp, xf);
   return FCD_OK;
 }
 

@@ -42,9 +42,9 @@ static void k_free(const fcd_equilibrium *eq, const fcd_real *x, fcd_real *y, fc
                    fcd_real *full2) {
   const fcd_system *sys = eq->sys;
   memset(full, 0, (size_t)sys->n * sizeof *full);
-  for (fcd_index k = 0; k < sys->nfree; k++) full[sys->dof_of[k]] = x[k];
+  fcd__free_to_full(sys, x, full);
   fcd_system_apply(sys, FCD_STIFFNESS, full, full2);
-  for (fcd_index k = 0; k < sys->nfree; k++) y[k] = full2[sys->dof_of[k]];
+  fcd__full_to_free(sys, full2, y);
 }
 
 /* Block inverse iteration with the factor of K: a few steps from fixed pseudo-random
@@ -549,7 +549,7 @@ static fcd_status refuse_mechanism(fcd_equilibrium *eq, const fcd_real *motion_f
     return fcd__err(sys, FCD_E_NOMEM, "out of memory naming a mechanism");
   }
   memset(eq->mech_motion, 0, (size_t)n * sizeof *eq->mech_motion);
-  for (fcd_index q = 0; q < sys->nfree; q++) eq->mech_motion[sys->dof_of[q]] = motion_free[q];
+  fcd__free_to_full(sys, motion_free, eq->mech_motion);
   if (eq->mech.dof >= 0) eq->mech.dof = sys->dof_of[eq->mech.dof];
   fcd__mechanism_describe(&eq->mech, eq->mech_motion, n, eq->geo ? eq->geo : eq->cs ? eq->cs->geo : NULL,
                           eq->cs);
@@ -632,7 +632,7 @@ static fcd_status rigid_setup(fcd_equilibrium *eq, eq_work *w, fcd_equilibrium_k
   memcpy(w->xf, r->b0, (size_t)nf * sizeof *r->b0);
   FCD_TRY(pinv(eq, 1, w->xf, r->bb, r->y, r->y, w->tmp, r->f2));
   memcpy(w->ub, w->z, (size_t)n * sizeof *w->ub);
-  for (fcd_index q = 0; q < nf; q++) w->ub[sys->dof_of[q]] = w->xf[q];
+  fcd__free_to_full(sys, w->xf, w->ub);
   r->rho = 0;
   r->kw = 0;
   if (nc > 0) {
@@ -771,7 +771,7 @@ fcd_status fcd__eq_solve_rigid(fcd_equilibrium *eq, eq_work *w, fcd_equilibrium_
     for (fcd_index l = 0; l < r.k; l++)
       for (fcd_index q = 0; q < nf; q++) w->xf[q] += r.a[l] * eq->R[l * nf + q];
     memcpy(w->u, w->z, (size_t)n * sizeof *w->u);
-    for (fcd_index q = 0; q < nf; q++) w->u[sys->dof_of[q]] = w->xf[q];
+    fcd__free_to_full(sys, w->xf, w->u);
   }
   rigid_work_free(&r);
   return st;

@@ -575,7 +575,7 @@ static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__cs
     st = fcd__factor_expand_free(it->fac, w->sg, w->xf);
     if (st == FCD_OK) {
       memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
-      for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] = w->xf[k];
+      fcd__free_to_full(sys, w->xf, w->v1);
       *v1_done = 1;
     }
   } else if (split == SPLIT_HALF) {
@@ -591,7 +591,7 @@ static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__cs
     st = fcd__factor_half(it->fac, 1, w->xf, w->xf);
     if (st == FCD_OK) {
       memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
-      for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] = w->xf[k];
+      fcd__free_to_full(sys, w->xf, w->v1);
       *v1_done = 1;
     }
   } else if (cached) {
@@ -604,7 +604,7 @@ static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__cs
       }
     st = fcd__factor_solve_free(it->fac, 1, w->xf, w->xf);
     if (st == FCD_OK)
-      for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] += w->xf[k];
+      fcd__free_add_full(sys, 1.0, w->xf, w->v1);
   } else {
     for (fcd_index j = 0; j < ma; j++)
       for (fcd_index k = 0; k < nf; k++)
@@ -789,8 +789,8 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
  * and then w->v1 = v_free with *v1_done set. */
 static fcd_status step_free(fcd_integrator *it, const work *w, int split, int *v1_done) {
   fcd_system *sys = it->sys;
-  fcd_index n = sys->n, nf = sys->nfree;
-  for (fcd_index k = 0; k < nf; k++) w->rf[k] = w->b[sys->dof_of[k]];
+  fcd_index n = sys->n;
+  fcd__full_to_free(sys, w->b, w->rf);
   if (split == SPLIT_HALF) return fcd__factor_half(it->fac, 0, w->rf, w->rf); /* z */
   if (split == SPLIT_SCHUR) {
     /* v_free at the Schur set's dofs (the contacts read no other free dof) */
@@ -802,7 +802,7 @@ static fcd_status step_free(fcd_integrator *it, const work *w, int split, int *v
   FCD_TRY(fcd__factor_solve_free(it->fac, 1, w->rf, w->rf));
   /* v1 = v_free (prescribed entries included) */
   memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
-  for (fcd_index k = 0; k < nf; k++) w->v1[sys->dof_of[k]] = w->rf[k];
+  fcd__free_to_full(sys, w->rf, w->v1);
   *v1_done = 1;
   return FCD_OK;
 }
@@ -1024,7 +1024,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
     }
     if (st != FCD_OK) goto done;
     memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
-    for (fcd_index k = 0; k < fp->n; k++) w.v1[sys->dof_of[k]] = w.rf[k];
+    fcd__free_to_full(sys, w.rf, w.v1);
   }
   /* u1 = u0 + h v_theta; prescribed entries from the system */
   for (fcd_index i = 0; i < n; i++) {

@@ -41,4 +41,18 @@ void fcd__system_apply_serial(const fcd_system *sys, fcd_matrix_kind which, cons
 fcd_status fcd__system_apply_all(const fcd_system *sys, fcd_matrix_kind which,
                                  const fcd_real *x, fcd_real *y);
 
+/* The free numbering and the full one (dof_of: free index -> dof): full[dof_of[k]] =
+ * xf[k] over the free dofs (the prescribed entries of full untouched), the same added
+ * times a, and xf[k] = full[dof_of[k]]. The one place for these loops. */
+static inline void fcd__free_to_full(const fcd_system *sys, const fcd_real *xf, fcd_real *full) {
+  for (fcd_index k = 0; k < sys->nfree; k++) full[sys->dof_of[k]] = xf[k];
+}
+static inline void fcd__free_add_full(const fcd_system *sys, fcd_real a, const fcd_real *xf,
+                                      fcd_real *full) {
+  for (fcd_index k = 0; k < sys->nfree; k++) full[sys->dof_of[k]] += a * xf[k];
+}
+static inline void fcd__full_to_free(const fcd_system *sys, const fcd_real *full, fcd_real *xf) {
+  for (fcd_index k = 0; k < sys->nfree; k++) xf[k] = full[sys->dof_of[k]];
+}
+
 #endif

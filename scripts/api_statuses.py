@@ -3,7 +3,9 @@
 
 A function can return a status when the status's name appears in its body, in a macro
 it uses, or in a function of lib/ it calls, transitively (static functions resolved in
-their own file first). This over-approximates what a call can really return (a path may
+their own file first). A call through a table of functions (`paths[p](...)`, a static
+array initialised with function names, as stability_eigs.c's eigen-paths) counts as a
+call of every function in the table. This over-approximates what a call can really return (a path may
 be impossible for some arguments) but never misses a name written in the code: the
 headers' @return lines are checked against it (tests/foundation/api_tags.py), so the
 documentation cannot fall behind the code.
@@ -32,11 +34,14 @@ def statuses(root):
                     if re.search(r"\b"+k+r"\s*\(", b) and v not in b: b+=" "+v
             return b
         deffile={}
+        tables={}  # (file, array name) -> the function names in its initialiser
         for fn in glob.glob('lib/**/*.c',recursive=True):
             if fn.endswith('fclib_none.c'): continue
             s=open(fn).read()
             s=re.sub(r"/\*.*?\*/","",s,flags=re.S)
             s=re.sub(r'"(\\.|[^"\\])*"','""',s)
+            for m in re.finditer(r"(\w+)\[\]\)?\s*(?:\([^;{]*?\))?\s*=\s*\{([^;]*?)\};",s,re.S):
+                tables[(fn,m.group(1))]=set(re.findall(r"\b([a-z_]\w*)\b",m.group(2)))
             lines=s.split('\n')
             # function starts: line at col 0 not ending with ; that begins a definition; collect until line '}'
             i=0
@@ -47,6 +52,8 @@ def statuses(root):
                     j=i; hdr=L
                     while '{' not in lines[j] and j+1<len(lines) and not lines[j].rstrip().endswith(';'):
                         j+=1; hdr+=' '+lines[j]
+                    if re.search(r"=\s*\{",hdr):
+                        i=j+1; continue  # an initialised array (a table), not a function
                     if '{' in lines[j]:
                         nm=re.search(r"(\w+)\s*\(",hdr).group(1)
                         k=j
@@ -77,6 +84,12 @@ def statuses(root):
                     src_file=deffile.get(k[1])
                     r=resolve(src_file,c) if src_file else resolve('',c)
                 if r and r!=k: cs.add(r)
+            src=k[0] or deffile.get(k[1])
+            for (tf,tn),members in tables.items():
+                if tf==src and re.search(r"\b"+tn+r"\[",b):
+                    for c in members:
+                        r=resolve(src,c)
+                        if r and r!=k: cs.add(r)
             calls[k]=cs
         memo={}
         def clos(k,stack=()):
