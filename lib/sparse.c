@@ -137,6 +137,21 @@ void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_
   }
 }
 
+void fcd__csr_project(const fcd__csr *a, fcd_index m, const fcd_real *P, fcd_real *y,
+                      fcd_real *out) {
+  fcd_index n = a->n;
+  for (fcd_index j = 0; j < m; j++) {
+    memset(y, 0, (size_t)n * sizeof *y);
+    fcd__csr_gaxpy(a, 1.0, P + j * n, y);
+    for (fcd_index i = 0; i < m; i++) {
+      const fcd_real *pi = P + i * n;
+      fcd_real d = 0;
+      for (fcd_index k = 0; k < n; k++) d += pi[k] * y[k];
+      out[i * m + j] = d;
+    }
+  }
+}
+
 fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x) {
   if (!a->set) return 0.0;
   fcd_real s = 0.0;

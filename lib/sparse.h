@@ -35,6 +35,10 @@ void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_
 fcd_index fcd__csr_nnz(const fcd__csr *a);
 /* sum_ij |a_ij| |x_i| |x_j|: the magnitude that bounds the round-off of x^T A x */
 fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x);
+/* out (m x m, row-major) = P^T A P for the m columns of P (column j at P + j n, n = a->n);
+ * y: n work entries */
+void fcd__csr_project(const fcd__csr *a, fcd_index m, const fcd_real *P, fcd_real *y,
+                      fcd_real *out);
 /* Checks structure: rowptr monotone from 0, columns in range and strictly increasing,
  * upper storage respected, values finite. Records a message naming the first defect. */
 fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index n,

@@ -662,28 +662,6 @@ static fcd_index modal_basis(fcd_index nr, fcd_index got, const fcd_real *xr, co
   return m;
 }
 
-/* Kp, Mp, Cp = P^T {K, M, C} P (m x m), y an nr-entry work vector; an unset operator
- * leaves its projection zero. */
-static void project_operators(fcd_index nr, fcd_index m, const fcd_real *P, const fcd__csr *Kr,
-                              const fcd__csr *Mr, const fcd__csr *Cr, fcd_real *y, fcd_real *Kp,
-                              fcd_real *Mp, fcd_real *Cp) {
-  const fcd__csr *ops[3] = {Kr, Mr, Cr};
-  fcd_real *outs[3] = {Kp, Mp, Cp};
-  for (int o = 0; o < 3; o++) {
-    if (!ops[o] || !ops[o]->set) continue;
-    for (fcd_index j = 0; j < m; j++) {
-      memset(y, 0, (size_t)nr * sizeof *y);
-      fcd__csr_gaxpy(ops[o], 1.0, P + j * nr, y);
-      for (fcd_index i = 0; i < m; i++) {
-        const fcd_real *pi = P + i * nr;
-        fcd_real d = 0;
-        for (fcd_index k = 0; k < nr; k++) d += pi[k] * y[k];
-        outs[o][i * m + j] = d;
-      }
-    }
-  }
-}
-
 static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap *tm,
                                   const fcd__csr *Kr, const fcd__csr *Mr, const fcd__csr *Cr,
                                   fcd_index nev) {
@@ -721,7 +699,11 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   bl = fcd__malloc_array((size_t)nr + 1, sizeof *bl);
   br = fcd__malloc_array((size_t)nr + 1, sizeof *br);
   if (!Kp || !Mp || !Cp || !bl || !br) goto nomem;
-  project_operators(nr, m, P, Kr, Mr, Cr, y, Kp, Mp, Cp);
+  /* Kp, Mp, Cp = P^T {K, M, C} P; an unset operator leaves its projection zero */
+  const fcd__csr *ops[3] = {Kr, Mr, Cr};
+  fcd_real *outs[3] = {Kp, Mp, Cp};
+  for (int o = 0; o < 3; o++)
+    if (ops[o] && ops[o]->set) fcd__csr_project(ops[o], m, P, y, outs[o]);
   /* the 3D sliding damping, rank one per slipping contact: Cp += coef (P^T bl)(br^T P) */
   for (fcd_index c = 0; c < nc; c++) {
     int nomem = 0;

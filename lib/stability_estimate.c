@@ -110,19 +110,8 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
     st = fcd__err(sys, FCD_E_NOMEM, "out of memory estimating beyond the window");
     goto done;
   }
-  const fcd__csr *ops[2] = {Kr, Mr};
-  fcd_real *outs[2] = {Kp, Mp};
-  for (int o = 0; o < 2; o++)
-    for (fcd_index j = 0; j < m; j++) {
-      memset(y, 0, (size_t)nr * sizeof *y);
-      fcd__csr_gaxpy(ops[o], 1.0, P + j * nr, y);
-      for (fcd_index i = 0; i < m; i++) {
-        const fcd_real *q = P + i * nr;
-        fcd_real d = 0;
-        for (fcd_index k = 0; k < nr; k++) d += q[k] * y[k];
-        outs[o][i * m + j] = d;
-      }
-    }
+  fcd__csr_project(Kr, m, P, y, Kp);
+  fcd__csr_project(Mr, m, P, y, Mp);
   if (fcd__la_ggev(1, m, Kp, Mp, ar, ai, be, vr, ls, rs) != 0) {
     st = fcd__err(sys, FCD_E_BACKEND, "LAPACK's QZ failed on the %lld-mode projection",
                   (long long)m);
