@@ -74,30 +74,38 @@ fcd_status fcd__factor_csr_free(fcd__factor *f, fcd_index n, const fcd_index *ro
 fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c);
 fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                                   fcd_real *x);
-void fcd__inverse_cols_clear(fcd__inverse_cols *c);
-/* B's columns for the distributed factor (fcd__mumps_inverse_cols: spread over the
+/* B's columns for the distributed factor (fcd__free_solver's inverse_cols: spread over the
  * ranks) or a serial LU ordered with idx last (all of them); FCD_E_UNSUPPORTED on another
  * serial factor, whose callers solve columns instead */
 fcd_status fcd__factor_inverse_cols_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
                                          fcd__inverse_cols *out);
-/* fcd__mumps_condense / fcd__mumps_expand on the distributed factor, whose Schur set
+/* 1 when the factor is spread over the ranks (a distributed system's): its Delassus
+ * operator then comes from fcd__factor_delassus_free */
+int fcd__factor_spread(const fcd__factor *f);
+/* W (H->n x H->n, row-major) = H A^-1 H^T from the columns of (A^-1)[idx, idx] each rank
+ * holds (dist.h, fcd__free_solver's delassus), the s sorted free dofs idx being those H
+ * touches and pos their places (fcd__contact_free_dofs); a NULL idx or pos is this
+ * rank's failure to list them (every rank then fails: FCD_E_NOMEM). Collective. */
+fcd_status fcd__factor_delassus_free(fcd__factor *f, const fcd__csr *H, fcd_index s,
+                                     const fcd_index *idx, const fcd_index *pos, fcd_real *W);
+/* condense / expand (dist.h, fcd__free_solver) on the distributed factor, whose Schur set
  * the caller set (fcd__factor_set_schur_free) before factoring; fcd__factor_halves_free
  * tells whether it can (a distributed factor of the current values with a Schur set) */
 int fcd__factor_halves_free(const fcd__factor *f);
 fcd_status fcd__factor_condense_free(fcd__factor *f, const fcd_real *b, fcd_real *xs);
 fcd_status fcd__factor_expand_free(fcd__factor *f, const fcd_real *g, fcd_real *x);
-/* fcd__mumps_set_schur for the distributed factor (the next factorization is a new one
+/* set_schur (dist.h, fcd__free_solver) for the distributed factor (the next factorization is a new one
  * when the set changes), remembering key, what the set was derived from; nothing for a
  * serial one. fcd__factor_schur_current: the set was derived from key. */
 fcd_status fcd__factor_set_schur_free(fcd__factor *f, uint64_t key, fcd_index s,
                                       const fcd_index *idx);
 int fcd__factor_schur_current(const fcd__factor *f, uint64_t key);
-/* fcd__mumps_set_separators for a distributed factor; nothing for a serial one */
+/* set_separators (dist.h, fcd__free_solver) for a distributed factor; nothing for a serial one */
 void fcd__factor_set_separators(fcd__factor *f, int on);
 /* Gives fac the free dofs of cs's contacts as its Schur set: its next analysis orders
  * them last, and the Delassus operator then comes from the factor's trailing block (the
  * Schur complement's factor) instead of one solve per contact direction: MUMPS' Schur
- * complement on a distributed system (distributed.c), UMFPACK's or CHOLMOD's trailing
+ * complement on a distributed system (dist/mumps_factor.c), UMFPACK's or CHOLMOD's trailing
  * block on a serial one. */
 fcd_status fcd__factor_schur_on_contacts(fcd_system *sys, fcd__factor *fac,
                                          fcd_contact_set *cs);

@@ -161,3 +161,12 @@ void fcd_finalize(void) {
   pthread_mutex_unlock(&finalizer_lock);
   for (int k = n - 1; k >= 0; k--) fns[k]();
 }
+
+/* FNV-1a over bytes, folded into h: equal data gives equal hashes (the ranks' replica
+ * check, the caches' keys) */
+uint64_t fcd__hash(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  if (h == 0) h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}

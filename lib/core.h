@@ -126,6 +126,9 @@ int fcd__index_set_assign(fcd_index **set, fcd_index *ns, fcd_index n, const fcd
 /* A new block of new_n entries holding the first min(old_n, new_n) of p, which is freed;
  * NULL (and p untouched) on failure. */
 void *fcd__grow_array(void *p, size_t old_n, size_t new_n, size_t size);
+/* FNV-1a of n bytes folded into h (0 starts a hash): a content fingerprint, the ranks'
+ * replica check's (dist.h) and the caches' keys */
+uint64_t fcd__hash(uint64_t h, const void *p, size_t n);
 /* fcd blocks currently allocated (tests) */
 long long fcd__live_blocks(void);
 

@@ -33,119 +33,26 @@ fcd_status fcd__factor_schur_on_contacts(fcd_system *sys, fcd__factor *fac,
   fcd_index *idx = fcd__malloc_array((size_t)H->rowptr[H->n] + 1, sizeof *idx);
   fcd_index *pos = fcd__malloc_array((size_t)sys->nfree + 1, sizeof *pos), s = 0;
   fcd_status st = FCD_OK;
-  if (fcd__dist_any(sys, !idx || !pos)) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory listing the contact dofs");
-  } else {
-    fcd__contact_free_dofs(sys, H, idx, pos, &s);
-    st = fcd__factor_set_schur_free(fac, key, s, idx);
-  }
+  if (idx && pos) fcd__contact_free_dofs(sys, H, idx, pos, &s);
+  /* a rank out of memory passes no set, and the ranks leave the collective together */
+  st = fcd__factor_set_schur_free(fac, key, s, pos ? idx : NULL);
   fcd__free(idx);
   fcd__free(pos);
   return st;
 }
 
-/* W = H_S B H_S^T with B = (A^-1)_SS, the block of A^-1 on the free dofs S that H
- * touches: the distributed factor gives B as the inverse of A's Schur complement on S, a
- * fraction of the cost of m solves through the whole factor. Each rank holds some of B's
- * columns q (scalapack.c) and adds their share, W_ij += (H_S B)_iq (H_S)_jq; the shares
- * are summed over the ranks. Nobody holds B whole: at 8,427 contact directions that was
- * 568 MB on every rank, and the products were each rank's, all of them. A Cholesky's B
- * comes as its lower triangle L (diagonal included): with L' = L less half its diagonal,
- * B = L' + L'^T and W = V + V^T for V = H_S L' H_S^T. */
-enum { DELASSUS_KB = 64 };
-static void delassus_share(const fcd__csr *H, const fcd_index *hp, const fcd_index *cptr,
-                           const fcd_index *crow, const fcd_real *cval,
-                           const fcd__inverse_cols *B, fcd_index s, fcd_real *V, fcd_real *W) {
-  fcd_index m = H->n;
-  memset(W, 0, (size_t)m * (size_t)m * sizeof *W);
-  /* by blocks of DELASSUS_KB columns of B, whose V stays in cache: a whole V (m x ncols)
-   * was 67 MB a rank at 4,107 directions, each page first touched once (0.1 s) */
-  for (fcd_index k0 = 0; k0 < B->ncols; k0 += DELASSUS_KB) {
-    fcd_index kb = B->ncols - k0 < DELASSUS_KB ? B->ncols - k0 : DELASSUS_KB;
-    /* V = H_S B[:, k0 .. k0 + kb) (column k contiguous): B's column read once, in cache */
-    for (fcd_index k = 0; k < kb; k++) {
-      const fcd_real *b = B->a + (k0 + k) * s;
-      fcd_index q = B->col[k0 + k];
-      for (fcd_index i = 0; i < m; i++) {
-        fcd_real t = 0;
-        for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++) {
-          fcd_index p = hp[e];
-          if (!B->lower || p > q) t += H->val[e] * b[p];
-          else if (p == q) t += 0.5 * H->val[e] * b[p];
-        }
-        V[k * m + i] = t;
-      }
-    }
-    /* column j of the share (W_ij at W[j m + i]) gathers V's column of each dof of row
-     * j: dof q's rows j and values are its column of H_S (cptr, crow, cval) */
-    for (fcd_index k = 0; k < kb; k++) {
-      fcd_index q = B->col[k0 + k];
-      const fcd_real *v = V + k * m;
-      for (fcd_index c = cptr[q]; c < cptr[q + 1]; c++) {
-        fcd_real *w = W + crow[c] * m, h = cval[c];
-        for (fcd_index i = 0; i < m; i++) w[i] += h * v[i];
-      }
-    }
-  }
-}
-
-/* W (m x m) from its column-major sum: W + W^T for a Cholesky's (then symmetric),
- * transposed to rows for an LU's; by tiles, which stay in cache */
-static void delassus_finish(fcd_real *W, fcd_index m, int lower) {
-  enum { T = 64 };
-  for (fcd_index i0 = 0; i0 < m; i0 += T)
-    for (fcd_index j0 = i0; j0 < m; j0 += T)
-      for (fcd_index i = i0; i < i0 + T && i < m; i++)
-        for (fcd_index j = j0 > i ? j0 : i; j < j0 + T && j < m; j++) {
-          fcd_real a = W[i * m + j], b = W[j * m + i];
-          W[i * m + j] = lower ? a + b : b;
-          W[j * m + i] = lower ? a + b : a;
-        }
-}
-
+/* W = H A^-1 H^T from the columns of (A^-1)_SS the ranks hold, S the free dofs H touches
+ * (mumps_factor.c, mumps_delassus) */
 static fcd_status delassus_from_inverse(const fcd_system *sys, fcd__factor *fac,
                                         const fcd__csr *H, fcd_real *W) {
-  fcd_index m = H->n, nf = sys->nfree, s = 0, nz = H->rowptr[m];
-  fcd_index *pos = fcd__malloc_array((size_t)nf + 1, sizeof *pos);
+  fcd_index nz = H->rowptr[H->n], s = 0;
+  fcd_index *pos = fcd__malloc_array((size_t)sys->nfree + 1, sizeof *pos);
   fcd_index *idx = fcd__malloc_array((size_t)nz + 1, sizeof *idx);
-  fcd_index *hp = fcd__malloc_array((size_t)nz + 1, sizeof *hp), *cptr = NULL, *crow = NULL;
-  fcd_real *V = NULL, *cval = NULL;
-  fcd__inverse_cols B = {NULL, NULL, 0, 0};
-  fcd_status st = FCD_OK;
-  if (pos && idx && hp) fcd__contact_free_dofs(sys, H, idx, pos, &s);
-  /* every rank leaves together, before the collective inversion */
-  if (fcd__dist_any(sys, !pos || !idx || !hp)) goto nomem;
-  if ((st = fcd__factor_inverse_cols_free(fac, s, idx, &B)) != FCD_OK) goto done;
-  cptr = fcd__calloc((size_t)s + 2, sizeof *cptr);
-  crow = fcd__malloc_array((size_t)nz + 1, sizeof *crow);
-  cval = fcd__malloc_array((size_t)nz + 1, sizeof *cval);
-  V = fcd__malloc_array((size_t)m * DELASSUS_KB + 1, sizeof *V);
-  if (fcd__dist_any(sys, !cptr || !crow || !cval || !V)) goto nomem;
-  for (fcd_index e = 0; e < nz; e++) hp[e] = pos[sys->free_of[H->col[e]]];
-  /* H_S by columns (cptr[p + 1] counts, then fills, dof p's entries) */
-  for (fcd_index e = 0; e < nz; e++) cptr[hp[e] + 2]++;
-  for (fcd_index p = 0; p < s; p++) cptr[p + 2] += cptr[p + 1];
-  for (fcd_index i = 0; i < m; i++)
-    for (fcd_index e = H->rowptr[i]; e < H->rowptr[i + 1]; e++) {
-      fcd_index c = cptr[hp[e] + 1]++;
-      crow[c] = i;
-      cval[c] = H->val[e];
-    }
-  delassus_share(H, hp, cptr, crow, cval, &B, s, V, W);
-  if ((st = fcd__dist_sum(sys, W, m * m)) == FCD_OK) delassus_finish(W, m, B.lower);
-  goto done;
-nomem:
-  st = fcd__err(sys, FCD_E_NOMEM, "out of memory forming the Delassus operator of %lld "
-                "contact directions", (long long)m);
-done:
+  if (pos && idx) fcd__contact_free_dofs(sys, H, idx, pos, &s);
+  /* a rank out of memory passes no set, and the ranks leave the collective together */
+  fcd_status st = fcd__factor_delassus_free(fac, H, s, pos ? idx : NULL, pos, W);
   fcd__free(pos);
   fcd__free(idx);
-  fcd__free(hp);
-  fcd__free(cptr);
-  fcd__free(crow);
-  fcd__free(cval);
-  fcd__free(V);
-  fcd__inverse_cols_clear(&B);
   return st;
 }
 
@@ -190,7 +97,7 @@ static fcd_status factor_block_solve(void *ctx, fcd_index nrhs, fcd_real *X) {
 fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
                                const fcd__csr *H, fcd_real *W) {
   if (H->n == 0) return FCD_OK;
-  if (solve == fcd__factor_solve_free && fcd__dist_on(sys))
+  if (solve == fcd__factor_solve_free && fcd__factor_spread(fac))
     return delassus_from_inverse(sys, fac, H, W);
   /* a serial factor ordered with the contact dofs last has their Schur complement's
    * factor in its trailing block (UMFPACK's LU, umfpack.c; CHOLMOD's Cholesky, factor.c);

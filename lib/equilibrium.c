@@ -179,9 +179,7 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
   fcd_real *res = w->tmp, *hr = w->ub, *ak = w->z; /* z, u_base no longer needed */
   fcd_system_apply(sys, FCD_STIFFNESS, w->u, res);
   memset(hr, 0, (size_t)n * sizeof *hr);
-  memset(ak, 0, (size_t)n * sizeof *ak);
-  fcd__csr_abs_apply(&sys->mat[FCD_STIFFNESS], w->u, ak);
-  if (fcd__dist_sum(sys, ak, n) != FCD_OK) return -2;
+  if (fcd__rows_abs_apply(sys, FCD_STIFFNESS, w->u, ak) != FCD_OK) return -2;
   if (nc > 0) fcd_contact_set_global(eq->cs, w->r, hr);
   fcd_real F = 0, E = 0, L = 0;
   for (fcd_index i = 0; i < n; i++) {
@@ -196,12 +194,7 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
   /* a stuck state moves by round-off only: the length scale is also what the forces
    * would move the stiffest dof by, F / max diag K, a lower bound of the displacements
    * the model's loads produce */
-  fcd_real kmax = 0;
-  const fcd__csr *K = &sys->mat[FCD_STIFFNESS];
-  for (fcd_index i = 0; i < K->n; i++)
-    for (fcd_index p = K->rowptr[i]; p < K->rowptr[i + 1]; p++)
-      if (K->col[p] == i && !sys->is_fixed[i]) kmax = fmax(kmax, fabs(K->val[p]));
-  kmax = fcd__dist_max(sys, kmax);
+  fcd_real kmax = fcd__rows_free_diag_max(sys, FCD_STIFFNESS);
   if (kmax > 0) L = fmax(L, F / kmax);
   fcd__certificate_init(cert, F, L);
   cert->equilibrium = E / cert->force_scale;
@@ -266,6 +259,29 @@ static int finish(fcd_equilibrium *eq, eq_work *w, const fcd_real *slip_given,
   return ok;
 }
 
+/* The solve's work arrays (nf free dofs, nc contacts of dimension d) */
+static fcd_status eq_alloc(fcd_system *sys, fcd_index nf, fcd_index nc, int d, eq_work *w,
+                           fcd_real **sl, fcd_real **ur) {
+  fcd_index n = sys->n, nfix = sys->nfixed, m = nc * d;
+  w->f = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  w->z = fcd__calloc((size_t)n, sizeof(fcd_real));
+  w->vr = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
+  w->ub = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  w->tmp = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  w->xf = fcd__malloc_array((size_t)nf + 1, sizeof(fcd_real));
+  w->u = fcd__malloc_array((size_t)n, sizeof(fcd_real));
+  w->r = fcd__calloc((size_t)m + 1, sizeof(fcd_real));
+  w->loc = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
+  w->set = fcd__calloc((size_t)nc + 1, sizeof(int));
+  w->sdir = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
+  *sl = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
+  *ur = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
+  if (!w->f || !w->z || !w->vr || !w->ub || !w->tmp || !w->xf || !w->u || !w->r || !w->loc ||
+      !w->set || !w->sdir || !*sl || !*ur)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory in an equilibrium solve");
+  return FCD_OK;
+}
+
 /* The solve's inputs at time t: its arguments checked, the work arrays, load, prescribed
  * values (z, ur) and the contact operator. Up to the agreement at its end nothing
  * communicates: on a distributed system a rank that fails here still reaches it, and
@@ -276,7 +292,6 @@ static fcd_status eq_inputs(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_
   fcd_system *sys = eq->sys;
   fcd_index n = sys->n, nc = fcd__eq_nct(eq), nfix = sys->nfixed;
   int d = fcd__eq_cdim(eq);
-  fcd_index m = nc * d;
   fcd_status st;
   if (kind != FCD_EQ_STATIC && kind != FCD_EQ_STEADY_SLIDING)
     st = fcd__err(sys, FCD_E_INVALID_ARG, "unknown equilibrium kind %d", (int)kind);
@@ -286,23 +301,7 @@ static fcd_status eq_inputs(fcd_equilibrium *eq, fcd_equilibrium_kind kind, fcd_
     st = fcd__err(sys, FCD_E_STATE, "steady sliding needs a contact set (created with NULL)");
   else
     st = fcd__system_free_pattern(sys, fp);
-  if (st != FCD_OK) return fcd__dist_agree(sys, st, 0, "equilibrium solve");
-  w->f = fcd__malloc_array((size_t)n, sizeof(fcd_real));
-  w->z = fcd__calloc((size_t)n, sizeof(fcd_real));
-  w->vr = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
-  w->ub = fcd__malloc_array((size_t)n, sizeof(fcd_real));
-  w->tmp = fcd__malloc_array((size_t)n, sizeof(fcd_real));
-  w->xf = fcd__malloc_array((size_t)(*fp)->n + 1, sizeof(fcd_real));
-  w->u = fcd__malloc_array((size_t)n, sizeof(fcd_real));
-  w->r = fcd__calloc((size_t)m + 1, sizeof(fcd_real));
-  w->loc = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
-  w->set = fcd__calloc((size_t)nc + 1, sizeof(int));
-  w->sdir = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
-  *sl = fcd__calloc((size_t)(nc * (d - 1)) + 1, sizeof(fcd_real));
-  *ur = fcd__malloc_array((size_t)nfix + 1, sizeof(fcd_real));
-  if (!w->f || !w->z || !w->vr || !w->ub || !w->tmp || !w->xf || !w->u || !w->r || !w->loc ||
-      !w->set || !w->sdir || !*sl || !*ur)
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an equilibrium solve");
+  if (st == FCD_OK) st = eq_alloc(sys, (*fp)->n, nc, d, w, sl, ur);
   if (st == FCD_OK) st = fcd_system_eval_load(sys, t, w->f);
   if (st == FCD_OK) st = fcd_system_eval_prescribed(sys, t, *ur, w->vr);
   if (st == FCD_OK && nc > 0) {

@@ -18,13 +18,7 @@ static fcd_status k_values(fcd_equilibrium *eq, const fcd__free_pattern *fp, fcd
   FCD_TRY(fcd__system_combination(eq->sys, 0.0, 0.0, 1.0, vals));
   fcd_real sum = 0;
   fcd_index cnt = 0;
-  for (fcd_index i = 0; i < fp->n; i++) {
-    dg[i] = 0;
-    for (fcd_index p = fp->rowptr[i]; p < fp->rowptr[i + 1]; p++)
-      if (fp->col[p] == i) dg[i] = vals[p];
-  }
-  /* distributed: each diagonal entry lives on the rank owning its row */
-  FCD_TRY(fcd__dist_sum(eq->sys, dg, fp->n));
+  FCD_TRY(fcd__rows_pattern_diag(eq->sys, fp, vals, dg));
   for (fcd_index i = 0; i < fp->n; i++) {
     if (dg[i] > 0 && isfinite(dg[i])) {
       sum += dg[i];
@@ -164,7 +158,9 @@ static fcd_status diagonal_refusal(fcd_equilibrium *eq) {
     FCD_TRY(fcd__contact_set_operator(eq->cs, &H));
     for (fcd_index e = 0; e < H->rowptr[H->n] && !held; e++) held = H->col[e] == dof;
   }
-  if (!fcd__dist_any(sys, held)) eq->void_dof = dof;
+  /* dof and d are the ranks' agreed figures (mumps_factor.c), H is replicated: every
+   * rank reaches the same verdict */
+  if (!held) eq->void_dof = dof;
   return FCD_OK;
 }
 

@@ -12,7 +12,10 @@ struct fcd__factor {
   fcd__chol *chol;
   fcd__lu *lu;
   fcd__klu *klu;
-  fcd__mumps *mumps; /* fcd__factor_create_free on a distributed system */
+  /* fcd__factor_create_free on a distributed system: the ranks' factor (dist.h), the
+   * only place this file learns that the system is distributed */
+  const fcd__free_solver *ops;
+  fcd__mumps *mumps;
   /* the free operator's factor (fcd__factor_create_free): Cholesky while the combination
    * is symmetric, LU (UMFPACK, or MUMPS' unsymmetric factorization) when C or K is not */
   int general;
@@ -79,46 +82,10 @@ static fcd_status chol_analyze(fcd__factor *f, fcd_index n, const fcd_index *row
   return st;
 }
 
-/* The refusals exact and cheap enough to come before the backend's analysis (which then
- * never sees an operator without entries, nor one it would refuse): an SPD operator needs
- * every diagonal entry > 0 (a non-positive one gives a non-positive pivot in any order),
- * a serial LU a non-zero entry in every row. An operator with no entry at all reached
- * CHOLMOD as an invalid matrix ("status -4") and MUMPS as INFOG(1) = -2 or -8, which named
- * no dof. Rows [lo, hi) are this process's (all of them serially); on a distributed
- * system the first offending row over the ranks is agreed (collective). */
-static fcd_status void_rows(fcd__factor *f, fcd_index n, fcd_index lo, fcd_index hi,
-                            const fcd_index *rowptr, const fcd_index *col,
-                            const fcd_real *val, int spd) {
-  fcd_index bad = -1;
-  fcd_real d = 0;
-  /* A distributed rank's owned rows hold their diagonal entries (a host gives only rows
-   * it owns) but not always the whole row: the mirrors of upper-stored entries reach
-   * their rows' owners only inside the distributed factor. An LU's zero row is therefore
-   * left to MUMPS there (INFOG(1) = -10, FCD_E_SINGULAR). */
-  if (!spd && f->mumps) return FCD_OK;
-  /* an LU's row stops at its first non-zero: the contact solvers' Newton Jacobians are
-   * refactored by KLU at every iteration, for little more than their entries' count */
-  for (fcd_index i = lo; i < hi && bad < 0; i++) {
-    fcd_index p = rowptr[i], end = rowptr[i + 1];
-    fcd_real diag = 0;
-    if (spd)
-      for (; p < end; p++) diag += col[p] == i ? val[p] : 0;
-    else
-      while (p < end && val[p] == 0) p++;
-    if (spd ? !(diag > 0) : p == end) {
-      bad = i;
-      d = diag;
-    }
-  }
-  if (f->mumps) {
-    /* the smallest offending row: the largest n - row (0: none on any rank) */
-    fcd_real first = fcd__dist_max(f->sys, bad >= 0 ? (fcd_real)(n - bad) : 0);
-    if (first != first)
-      return fcd__err(f->sys, FCD_E_BACKEND, "MPI error agreeing on the operator's rows");
-    bad = first > 0 ? n - (fcd_index)first : -1;
-    d = fcd__dist_max(f->sys, bad >= lo && bad < hi ? d : -HUGE_VAL);
-  }
-  if (bad < 0) return FCD_OK;
+/* Row bad of n refused (fcd__csr_void_row) with its diagonal entry d: the factor
+ * remembers where, for the callers that name the dof. */
+static fcd_status void_row_refused(fcd__factor *f, fcd_index n, fcd_index bad, fcd_real d,
+                                   int spd) {
   f->bad_col = bad;
   f->bad_diag_set = spd;
   f->bad_diag = d;
@@ -129,6 +96,19 @@ static fcd_status void_rows(fcd__factor *f, fcd_index n, fcd_index lo, fcd_index
                   "no non-zero entry", (long long)bad, (long long)n);
 }
 
+/* The refusals exact and cheap enough to come before the backend's analysis (which then
+ * never sees an operator without entries, nor one it would refuse): an SPD operator needs
+ * every diagonal entry > 0 (a non-positive one gives a non-positive pivot in any order),
+ * a serial LU a non-zero entry in every row. An operator with no entry at all reached
+ * CHOLMOD as an invalid matrix ("status -4") and MUMPS as INFOG(1) = -2 or -8, which named
+ * no dof. The ranks' factor makes the same check over the ranks (mumps_factor.c). */
+static fcd_status void_rows(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
+                            const fcd_index *col, const fcd_real *val, int spd) {
+  fcd_real d;
+  fcd_index bad = fcd__csr_void_row(rowptr, col, val, 0, n, spd, &d);
+  return bad < 0 ? FCD_OK : void_row_refused(f, n, bad, d, spd);
+}
+
 fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
                            const fcd_index *col, const fcd_real *val, uint64_t pattern_id) {
   fcd_status st;
@@ -136,7 +116,7 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
   f->factored = 0;
   f->bad_col = -1;
   f->bad_diag_set = 0;
-  FCD_TRY(void_rows(f, n, 0, n, rowptr, col, val, f->kind == FCD__FACTOR_SPD));
+  FCD_TRY(void_rows(f, n, rowptr, col, val, f->kind == FCD__FACTOR_SPD));
   if (pattern_id == 0 || pattern_id != f->analysed_pattern || n != f->n) {
     f->analysed_pattern = 0;
     f->factored = 0;
@@ -207,8 +187,8 @@ static fcd_status general_kind(fcd__factor *f, fcd_real a, fcd_real b, fcd_real 
   FCD_TRY(fcd__system_combination_symmetry(f->sys, a, b, c, &nonsym));
   fcd__factor_kind want = nonsym ? FCD__FACTOR_LU : FCD__FACTOR_SPD;
   if (want == f->kind) return FCD_OK;
-  if (f->mumps) {
-    fcd__mumps_set_unsymmetric(f->mumps, nonsym);
+  if (f->ops) {
+    f->ops->set_unsymmetric(f->mumps, nonsym);
   } else if (nonsym) {
     FCD_TRY(fcd__lu_create(f->sys, &f->lu));
     /* UMFPACK's iterative refinement (two steps by default) made the Delassus operator's
@@ -333,10 +313,12 @@ fcd_status fcd__factor_half(fcd__factor *f, int backward, const fcd_real *b, fcd
 
 /* ---- the free operator's factor, distributed when the system is ----
  * Separate entry points (not branches of the serial ones), so that a serial factor's
- * callers never reach MPI or PETSc. On a distributed system every decision that leads
- * to a collective (analyse, refactor) is agreed by all ranks first. */
+ * callers never reach MPI or PETSc. On a distributed system they call through the ranks'
+ * table (dist.h, fcd__free_solver), which agrees every decision that leads to a
+ * collective. */
 fcd_status fcd__factor_create_free(fcd_system *sys, fcd__factor **out) {
-  if (!fcd__dist_on(sys)) {
+  const fcd__free_solver *ops = fcd__dist_free_solver(sys);
+  if (!ops) {
     FCD_TRY(fcd__factor_create(sys, FCD__FACTOR_SPD, out));
     (*out)->general = 1;
     return FCD_OK;
@@ -348,7 +330,8 @@ fcd_status fcd__factor_create_free(fcd_system *sys, fcd__factor **out) {
   f->kind = FCD__FACTOR_SPD;
   f->general = 1;
   f->bad_col = -1;
-  fcd_status st = fcd__mumps_create(sys, &f->mumps);
+  f->ops = ops;
+  fcd_status st = ops->create(sys, &f->mumps);
   if (st != FCD_OK) {
     fcd__free(f);
     return st;
@@ -359,45 +342,43 @@ fcd_status fcd__factor_create_free(fcd_system *sys, fcd__factor **out) {
 
 void fcd__factor_destroy_free(fcd__factor *f) {
   if (!f) return;
-  fcd__mumps_destroy(f->sys, f->mumps);
+  if (f->ops) f->ops->destroy(f->sys, f->mumps);
   f->mumps = NULL;
   fcd__factor_destroy(f);
 }
 
 fcd_status fcd__factor_csr_free(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
                                 const fcd_index *col, const fcd_real *val, uint64_t pattern_id) {
-  if (!f->mumps) return fcd__factor_csr(f, n, rowptr, col, val, pattern_id);
+  if (!f->ops) return fcd__factor_csr(f, n, rowptr, col, val, pattern_id);
   f->combo_valid = 0;
   f->factored = 0;
   f->bad_col = -1;
   f->bad_diag_set = 0;
-  fcd_index lo, hi;
-  fcd__dist_free_range(f->sys, &lo, &hi);
-  FCD_TRY(void_rows(f, n, lo, hi, rowptr, col, val, f->kind == FCD__FACTOR_SPD));
+  int spd = f->kind == FCD__FACTOR_SPD, analysed = 0;
   int reanalyse = pattern_id == 0 || pattern_id != f->analysed_pattern || n != f->n;
-  if (fcd__dist_any(f->sys, reanalyse)) {
-    f->analysed_pattern = 0;
-    f->factored = 0;
-    FCD_TRY(fcd__mumps_analyze(f->mumps, f->sys, n, rowptr, col, val));
+  fcd_index bad = -1;
+  fcd_real d = 0;
+  fcd_status st = f->ops->factor(f->mumps, f->sys, n, rowptr, col, val, spd, reanalyse,
+                                 &analysed, &bad, &d);
+  if (analysed) {
     f->n = n;
-    f->analysed_pattern = pattern_id;
-    f->stats.analyses++;
+    f->analysed_pattern = analysed > 0 ? pattern_id : 0;
+    f->stats.analyses += analysed > 0;
   }
-  f->factored = 0;
-  f->bad_col = -1;
-  FCD_TRY(fcd__mumps_factor(f->mumps, f->sys, val));
+  if (st != FCD_OK) return st;
+  if (bad >= 0) return void_row_refused(f, n, bad, d, spd);
   f->factored = 1;
   f->stats.factorizations++;
   return FCD_OK;
 }
 
 fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, fcd_real c) {
-  if (!f->mumps) return fcd__factor_combination(f, a, b, c);
+  if (!f->ops) return fcd__factor_combination(f, a, b, c);
   const fcd__free_pattern *fp;
   int current = 0;
   FCD_TRY(combination_state(f, a, b, c, &fp, &current));
   /* refactor on every rank when the values moved on any */
-  if (!fcd__dist_any(f->sys, !current)) return FCD_OK;
+  if (!f->ops->stale(f->sys, !current)) return FCD_OK;
   FCD_TRY(general_kind(f, a, b, c));
   FCD_TRY(combination_values(f, fp, a, b, c));
   fcd_status st = fcd__factor_csr_free(f, fp->n, fp->rowptr, fp->col, f->work, fp->version);
@@ -409,18 +390,12 @@ fcd_status fcd__factor_combination_free(fcd__factor *f, fcd_real a, fcd_real b, 
 
 fcd_status fcd__factor_solve_free(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                                   fcd_real *x) {
-  if (!f->mumps) return fcd__factor_solve(f, nrhs, b, x);
+  if (!f->ops) return fcd__factor_solve(f, nrhs, b, x);
   if (!f->factored)
     return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
-  FCD_TRY(fcd__mumps_solve(f->mumps, f->sys, nrhs, b, x));
+  FCD_TRY(f->ops->solve(f->mumps, f->sys, nrhs, b, x));
   f->stats.solves += nrhs;
   return FCD_OK;
-}
-
-void fcd__inverse_cols_clear(fcd__inverse_cols *c) {
-  fcd__free(c->a);
-  fcd__free(c->col);
-  memset(c, 0, sizeof *c);
 }
 
 /* a serial LU gives the whole block */
@@ -624,45 +599,59 @@ fcd_status fcd__factor_forward_sparse(fcd__factor *f, fcd_index ncol, const fcd_
 fcd_status fcd__factor_inverse_cols_free(fcd__factor *f, fcd_index s, const fcd_index *idx,
                                          fcd__inverse_cols *out) {
   memset(out, 0, sizeof *out);
-  if (!f->mumps && !(f->lu && f->kind == FCD__FACTOR_LU) &&
+  if (!f->ops && !(f->lu && f->kind == FCD__FACTOR_LU) &&
       !(f->chol && f->kind == FCD__FACTOR_SPD))
     return fcd__err(f->sys, FCD_E_UNSUPPORTED, "entries of the inverse need a distributed "
                     "factor or a serial one ordered with them last");
   if (!f->factored)
     return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
-  FCD_TRY(f->mumps                      ? fcd__mumps_inverse_cols(f->mumps, f->sys, s, idx, out)
+  FCD_TRY(f->ops                        ? f->ops->inverse_cols(f->mumps, f->sys, s, idx, out)
           : f->kind == FCD__FACTOR_SPD ? chol_inverse_cols(f, s, idx, out)
                                        : lu_inverse_cols(f, s, idx, out));
   f->stats.solves += s;
   return FCD_OK;
 }
 
+int fcd__factor_spread(const fcd__factor *f) { return f->ops != NULL; }
+
+fcd_status fcd__factor_delassus_free(fcd__factor *f, const fcd__csr *H, fcd_index s,
+                                     const fcd_index *idx, const fcd_index *pos, fcd_real *W) {
+  if (!f->ops)
+    return fcd__err(f->sys, FCD_E_UNSUPPORTED, "a Delassus operator from the inverse's "
+                    "columns needs a factor spread over the ranks");
+  if (!f->factored)
+    return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
+  FCD_TRY(f->ops->delassus(f->mumps, f->sys, H, s, idx, pos, W));
+  f->stats.solves += s;
+  return FCD_OK;
+}
+
 int fcd__factor_halves_free(const fcd__factor *f) {
-  return f->mumps && f->factored && fcd__mumps_halves(f->mumps);
+  return f->ops && f->factored && f->ops->halves(f->mumps);
 }
 
 fcd_status fcd__factor_condense_free(fcd__factor *f, const fcd_real *b, fcd_real *xs) {
   if (!fcd__factor_halves_free(f))
     return fcd__err(f->sys, FCD_E_STATE, "a solve in halves needs a distributed factor "
                     "with a Schur set");
-  return fcd__mumps_condense(f->mumps, f->sys, b, xs);
+  return f->ops->condense(f->mumps, f->sys, b, xs);
 }
 
 fcd_status fcd__factor_expand_free(fcd__factor *f, const fcd_real *g, fcd_real *x) {
   if (!fcd__factor_halves_free(f))
     return fcd__err(f->sys, FCD_E_STATE, "a solve in halves needs a distributed factor "
                     "with a Schur set");
-  FCD_TRY(fcd__mumps_expand(f->mumps, f->sys, g, x));
+  FCD_TRY(f->ops->expand(f->mumps, f->sys, g, x));
   f->stats.solves++;
   return FCD_OK;
 }
 
 void fcd__factor_set_separators(fcd__factor *f, int on) {
-  if (f->mumps) fcd__mumps_set_separators(f->mumps, on);
+  if (f->ops) f->ops->set_separators(f->mumps, on);
 }
 
 int fcd__factor_schur_current(const fcd__factor *f, uint64_t key) {
-  return (f->mumps || f->general) && key != 0 && f->schur_key == key;
+  return (f->ops || f->general) && key != 0 && f->schur_key == key;
 }
 
 /* Serially the set is kept for the next analysis, which orders it last (UMFPACK's for an
@@ -684,10 +673,12 @@ static fcd_status set_schur_serial(fcd__factor *f, uint64_t key, fcd_index s,
 
 fcd_status fcd__factor_set_schur_free(fcd__factor *f, uint64_t key, fcd_index s,
                                       const fcd_index *idx) {
-  if (!f->mumps) return set_schur_serial(f, key, s, idx);
+  if (!f->ops && !idx)
+    return fcd__err(f->sys, FCD_E_NOMEM, "out of memory listing the contact dofs");
+  if (!f->ops) return set_schur_serial(f, key, s, idx);
   int changed = 0;
   f->schur_key = 0;
-  FCD_TRY(fcd__mumps_set_schur(f->mumps, f->sys, s, idx, &changed));
+  FCD_TRY(f->ops->set_schur(f->mumps, f->sys, s, idx, &changed));
   if (changed) f->combo_valid = 0;
   f->schur_key = key;
   return FCD_OK;

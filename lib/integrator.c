@@ -40,6 +40,8 @@ typedef struct {
    * (xs) and the impulse's right-hand side on it (sg) */
   fcd_index ns, *sidx, *spos;
   fcd_real *xs, *sg;
+  fcd_index hz; /* the entries of H that sidx, xs, sg were allocated for (halves_ensure) */
+  fcd_real *pn; /* the step's impulses (m), zero where inactive */
 } work;
 
 /* How a step with the Delassus cache solves: two whole solves (free motion, then the
@@ -106,10 +108,13 @@ struct fcd_integrator {
 static void work_free(work *w) {
   fcd_real **r[] = {&w->f0, &w->f1, &w->b, &w->tmp, &w->z, &w->v1, &w->u1, &w->vth, &w->rf,
                     &w->xf, &w->loc0, &w->locq, &w->locv, &w->uth, &w->X, &w->ur, &w->vr,
-                    &w->hf, &w->htp, &w->sx, &w->sy, &w->law, &w->mut};
+                    &w->hf, &w->htp, &w->sx, &w->sy, &w->law, &w->mut, &w->xs, &w->sg,
+                    &w->pn};
   for (size_t k = 0; k < sizeof r / sizeof *r; k++) fcd__free(*r[k]);
   fcd__free(w->act);
   fcd__free(w->amask);
+  fcd__free(w->sidx);
+  fcd__free(w->spos);
 }
 
 static fcd_status work_ensure(fcd_integrator *it, fcd_index n, fcd_index nf, fcd_index nc,
@@ -143,7 +148,8 @@ static fcd_status work_ensure(fcd_integrator *it, fcd_index n, fcd_index nf, fcd
   ws->law = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
   ws->mut = fcd__malloc_array((size_t)nc + 1, sizeof(fcd_real));
   ws->amask = fcd__malloc_array((size_t)nc + 1, 1);
-  if (!ws->hf || !ws->htp || !ws->sx || !ws->sy || !ws->law || !ws->mut || !ws->amask ||
+  ws->pn = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
+  if (!ws->pn || !ws->hf || !ws->htp || !ws->sx || !ws->sy || !ws->law || !ws->mut || !ws->amask ||
       !ws->f0 || !ws->f1 || !ws->b || !ws->tmp || !ws->z || !ws->v1 || !ws->u1 ||
       !ws->vth || !ws->rf || !ws->xf || !ws->loc0 || !ws->locq || !ws->locv || !ws->uth ||
       !ws->act || !ws->ur || !ws->vr) {
@@ -306,7 +312,7 @@ fcd_status fcd_integrator_set_param(fcd_integrator *it, int key, fcd_real value)
 }
 
 static fcd_real quad(fcd_system *sys, fcd_matrix_kind k, const fcd_real *x, fcd_real *w) {
-  (void)fcd__system_apply_all(sys, k, x, w);
+  (void)fcd__rows_apply(sys, k, x, w);
   fcd_real s = 0;
   for (fcd_index i = 0; i < sys->n; i++) s += x[i] * w[i];
   return s;
@@ -372,17 +378,6 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
   return FCD_OK;
 }
 
-/* K u and K v in one pass over K (bitwise two fcd_system_apply calls): a step needs
- * both, and a sparse product costs what reading the matrix costs */
-static void stiffness2(const fcd_system *sys, const fcd_real *u, fcd_real *ku,
-                       const fcd_real *v, fcd_real *kv) {
-  memset(ku, 0, (size_t)sys->n * sizeof *ku);
-  memset(kv, 0, (size_t)sys->n * sizeof *kv);
-  fcd__csr_gaxpy2(&sys->mat[FCD_STIFFNESS], 1.0, u, ku, v, kv);
-  (void)fcd__dist_sum(sys, ku, sys->n); /* distributed: each rank's rows, summed */
-  (void)fcd__dist_sum(sys, kv, sys->n);
-}
-
 /* Activation tolerance of the index set, relative to the largest displacement or gap */
 #define FCD__ACT_TOL 1e-10
 
@@ -408,12 +403,10 @@ static fcd_status certify_step(fcd_integrator *it, fcd_real h, const work *w,
   else memset(w->htp, 0, (size_t)n * sizeof *w->htp);
   fcd_real beta = sys->ray_beta, vs = 0;
   for (fcd_index i = 0; i < n; i++) {
-    w->sx[i] = 0;
     w->sy[i] = h * fabs(it->u[i]) + (h * h * th + h * beta) * (fabs(it->v[i]) + fabs(w->v1[i]));
     vs = fmax(vs, fmax(fabs(it->v[i]), fabs(w->v1[i])));
   }
-  fcd__csr_abs_apply(&sys->mat[FCD_STIFFNESS], w->sy, w->sx);
-  FCD_TRY(fcd__dist_sum(sys, w->sx, n));
+  FCD_TRY(fcd__rows_abs_apply(sys, FCD_STIFFNESS, w->sy, w->sx));
   fcd_real res = 0, fs = 0;
   for (fcd_index i = 0; i < n; i++) {
     if (sys->is_fixed[i]) continue;
@@ -452,20 +445,20 @@ static void step_rhs(fcd_integrator *it, const work *w, fcd_real h) {
   fcd_index n = sys->n, nfix = sys->nfixed;
   fcd_real th = it->theta;
   if (!it->carry_ok || it->carry_ver != sys->value_version) {
-    (void)fcd__system_apply_all(sys, FCD_MASS, it->v, it->Mv);
-    stiffness2(sys, it->u, it->Ku, it->v, it->Kv);
-    (void)fcd__system_apply_all(sys, FCD_DAMPING, it->v, it->Cv);
+    (void)fcd__rows_apply(sys, FCD_MASS, it->v, it->Mv);
+    (void)fcd__rows_apply2(sys, FCD_STIFFNESS, it->u, it->Ku, it->v, it->Kv);
+    (void)fcd__rows_apply(sys, FCD_DAMPING, it->v, it->Cv);
   }
   for (fcd_index i = 0; i < n; i++)
     w->b[i] = it->Mv[i] - h * it->Ku[i] - h * h * th * (1 - th) * it->Kv[i] -
              h * (1 - th) * it->Cv[i] + h * ((1 - th) * w->f0[i] + th * w->f1[i]);
   for (fcd_index k = 0; k < nfix; k++) w->z[sys->fixed_list[k]] = w->vr[k];
   if (nfix > 0) {
-    (void)fcd__system_apply_all(sys, FCD_MASS, w->z, w->tmp);
+    (void)fcd__rows_apply(sys, FCD_MASS, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= w->tmp[i];
-    (void)fcd__system_apply_all(sys, FCD_DAMPING, w->z, w->tmp);
+    (void)fcd__rows_apply(sys, FCD_DAMPING, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= h * th * w->tmp[i];
-    (void)fcd__system_apply_all(sys, FCD_STIFFNESS, w->z, w->tmp);
+    (void)fcd__rows_apply(sys, FCD_STIFFNESS, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= h * h * th * th * w->tmp[i];
   }
 }
@@ -659,9 +652,9 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
   /* the load at t0 on the prescribed dofs, for the supports' work below (w->f0 becomes
    * K u1; w->ur is no longer needed) */
   for (fcd_index k = 0; k < nfix; k++) w->ur[k] = w->f0[sys->fixed_list[k]];
-  (void)fcd__system_apply_all(sys, FCD_MASS, w->v1, Mv1);
-  stiffness2(sys, w->u1, Ku1, w->v1, Kv1);
-  (void)fcd__system_apply_all(sys, FCD_DAMPING, w->v1, Cv1);
+  (void)fcd__rows_apply(sys, FCD_MASS, w->v1, Mv1);
+  (void)fcd__rows_apply2(sys, FCD_STIFFNESS, w->u1, Ku1, w->v1, Kv1);
+  (void)fcd__rows_apply(sys, FCD_DAMPING, w->v1, Cv1);
   if ((st = certify_step(it, h, w, pnew, Mv1, Kv1, Cv1, wmin, cert)) != FCD_OK) return st;
   fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0;
   for (fcd_index i = 0; i < n; i++) {
@@ -718,11 +711,12 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
     /* Round-off of the energies themselves: u^T K u is only known to about
      * eps |u|^T |K| |u|, which dominates when a large rigid motion (a body sliding
      * far) rides on a stiff K; the check allows a thousand times that. */
-    fcd_real rnd = fcd__csr_abs_form(&sys->mat[FCD_STIFFNESS], it->u) +
-                   fcd__csr_abs_form(&sys->mat[FCD_STIFFNESS], w->u1) +
-                   fcd__csr_abs_form(&sys->mat[FCD_MASS], it->v) +
-                   fcd__csr_abs_form(&sys->mat[FCD_MASS], w->v1);
-    FCD_TRY(fcd__dist_sum(sys, &rnd, 1));
+    const fcd_matrix_kind ka[] = {FCD_STIFFNESS, FCD_STIFFNESS, FCD_MASS, FCD_MASS};
+    const fcd_real *xa[] = {it->u, w->u1, it->v, w->v1};
+    fcd_real rnd = fcd__rows_abs_form(sys, 4, ka, xa);
+    if (isnan(rnd))
+      return fcd__err(sys, FCD_E_BACKEND, "summing the energy check's round-off scale over "
+                      "the ranks failed");
     if (fabs((e1 - e0) - rhs) > 1e-9 * scale + 1e3 * DBL_EPSILON * rnd + 1e-300) {
       st = fcd__err(sys, FCD_E_INTERNAL, "energy identity violated by %.3e (scale %.3e) in "
                     "the step at t = %g; the state is unchanged", fabs((e1 - e0) - rhs),
@@ -898,6 +892,34 @@ static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fc
   it->have_cert = 1;
 }
 
+/* The arrays of a step in halves (SPLIT_SCHUR) for H's nz entries, in it->ws: allocated
+ * with the step's other work arrays, before its agreement, so that a rank out of memory
+ * fails with every other at the step's entry and never alone inside a collective. */
+static fcd_status halves_ensure(fcd_integrator *it, fcd_index nz) {
+  work *w = &it->ws;
+  if (w->sidx && w->hz >= nz) return FCD_OK;
+  fcd__free(w->sidx);
+  fcd__free(w->spos);
+  fcd__free(w->xs);
+  fcd__free(w->sg);
+  w->hz = 0;
+  w->sidx = fcd__malloc_array((size_t)nz + 1, sizeof *w->sidx);
+  w->spos = fcd__malloc_array((size_t)it->sys->nfree + 1, sizeof *w->spos);
+  w->xs = fcd__malloc_array((size_t)nz + 1, sizeof *w->xs);
+  w->sg = fcd__malloc_array((size_t)nz + 1, sizeof *w->sg);
+  if (!w->sidx || !w->spos || !w->xs || !w->sg) {
+    fcd__free(w->sidx);
+    fcd__free(w->spos);
+    fcd__free(w->xs);
+    fcd__free(w->sg);
+    w->sidx = w->spos = NULL;
+    w->xs = w->sg = NULL;
+    return fcd__err(it->sys, FCD_E_NOMEM, "out of memory in an integrator step");
+  }
+  w->hz = nz;
+  return FCD_OK;
+}
+
 /* The step's inputs, evaluated by each rank alone: the work space, the loads at both
  * ends and the prescribed motion at t + h. On a distributed system the ranks then agree
  * (one rank's failure is all of theirs) and check that their replicated data match. */
@@ -907,6 +929,11 @@ static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pa
   fcd_real t1 = it->t + h;
   fcd_status st = fcd__system_free_pattern(sys, fp);
   if (st == FCD_OK) st = work_ensure(it, n, (*fp)->n, nc, m, nfix);
+  if (st == FCD_OK && nc > 0 && fcd__factor_spread(it->fac)) {
+    const fcd__csr *H;
+    st = fcd__contact_set_operator(it->cs, &H);
+    if (st == FCD_OK) st = halves_ensure(it, H->rowptr[H->n]);
+  }
   work w = it->ws;
   if (st == FCD_OK) {
     memset(w.z, 0, (size_t)n * sizeof *w.z);
@@ -922,46 +949,22 @@ static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pa
   return fcd__dist_agree_replicas(sys, st, "integrator step", rep, sizeof rep / sizeof *rep);
 }
 
-/* The Schur set of a distributed step in halves into w (the set the factor was given:
- * fcd__factor_schur_on_contacts derives it the same way); released by halves_end. */
-static fcd_status halves_begin(fcd_integrator *it, work *w, const fcd__csr *H) {
-  fcd_system *sys = it->sys;
-  fcd_index nz = H->rowptr[H->n];
-  w->sidx = fcd__malloc_array((size_t)nz + 1, sizeof *w->sidx);
-  w->spos = fcd__malloc_array((size_t)sys->nfree + 1, sizeof *w->spos);
-  w->xs = fcd__malloc_array((size_t)nz + 1, sizeof *w->xs);
-  w->sg = fcd__malloc_array((size_t)nz + 1, sizeof *w->sg);
-  if (!w->sidx || !w->spos || !w->xs || !w->sg)
-    return fcd__err(sys, FCD_E_NOMEM, "out of memory in an integrator step");
-  fcd__contact_free_dofs(sys, H, w->sidx, w->spos, &w->ns);
-  return FCD_OK;
-}
-
-static void halves_end(work *w) {
-  fcd__free(w->sidx);
-  fcd__free(w->spos);
-  fcd__free(w->xs);
-  fcd__free(w->sg);
-  w->sidx = w->spos = NULL;
-  w->xs = w->sg = NULL;
-}
-
 /* The step's way of solving (SPLIT_*), and what it needs */
 static fcd_status step_split(fcd_integrator *it, work *w, const fcd__csr *H, int *split) {
   fcd_system *sys = it->sys;
   fcd_index m = ncontacts(it) * cdim(it);
   int cached = it->split && m > 0 && m <= it->wall_limit;
   *split = SPLIT_NONE;
-  if (cached && !fcd__dist_on(sys) && fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD) {
+  if (cached && !fcd__factor_spread(it->fac) &&
+      fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD) {
     *split = SPLIT_HALF;
     return fcd__wcache_ensure_y(&it->wall, sys, it->fac, it->cs, H);
   }
-  /* every rank decides alike: the factor and the contacts are the same on all */
-  if (cached && fcd__dist_on(sys) && fcd__factor_halves_free(it->fac)) {
-    fcd_status st = halves_begin(it, w, H);
-    if (fcd__dist_any(sys, st != FCD_OK))
-      return st != FCD_OK ? st : fcd__err(sys, FCD_E_NOMEM, "out of memory in an "
-                                          "integrator step (on another rank)");
+  /* every rank decides alike: the factor and the contacts are the same on all; the
+   * Schur set is the one the factor was given (fcd__factor_schur_on_contacts derives it
+   * the same way) */
+  if (cached && fcd__factor_halves_free(it->fac)) {
+    fcd__contact_free_dofs(sys, H, w->sidx, w->spos, &w->ns);
     *split = SPLIT_SCHUR;
   }
   return FCD_OK;
@@ -995,8 +998,6 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
    * solve, where the plain way makes two full solves (free motion, correction). A
    * distributed factor does the same by condensation and expansion (SPLIT_SCHUR). */
   int split = SPLIT_NONE, v1_done = 0;
-  w.sidx = w.spos = NULL;
-  w.xs = w.sg = NULL;
   if (nc > 0) {
     FCD_TRY(fcd__contact_set_operator(it->cs, &H));
     /* dofs may have been prescribed after the contacts were added */
@@ -1006,11 +1007,8 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   if ((st = step_free(it, &w, split, &v1_done)) != FCD_OK) goto done;
   if (nc > 0) {
     fcd_index na = step_active_set(it, &w, h);
-    p = fcd__calloc((size_t)m, sizeof *p);
-    if (fcd__dist_any(sys, !p)) {
-      st = fcd__err(sys, FCD_E_NOMEM, "out of memory in an integrator step");
-      goto done;
-    }
+    p = w.pn;
+    memset(p, 0, (size_t)m * sizeof *p);
     if (na > 0 && (st = step_contacts(it, &w, H, na, split, h, p, &wmin, &v1_done)) != FCD_OK)
       goto done;
   }
@@ -1039,8 +1037,6 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   step_commit(it, &w, p, h, &cert);
   st = FCD_OK;
 done:
-  fcd__free(p);
-  halves_end(&w);
   return st;
 }
 
@@ -1087,14 +1083,14 @@ static fcd_status qs_step(fcd_integrator *it, fcd_real h) {
   st = fcd_system_eval_load(sys, t1, f1);
   if ((st = fcd__dist_agree(sys, st, 0, "quasistatic step")) != FCD_OK) goto done;
   for (fcd_index i = 0; i < n; i++) du[i] = u1[i] - it->u[i];
-  (void)fcd__system_apply_all(sys, FCD_STIFFNESS, u1, ku);
+  (void)fcd__rows_apply(sys, FCD_STIFFNESS, u1, ku);
   fcd_real wext = 0, dnum = 0, dfric = 0, dnorm = 0, pot = 0, duku1 = 0, u0kdu = 0;
   for (fcd_index i = 0; i < n; i++) {
     wext += du[i] * (sys->is_fixed[i] ? ku[i] : f1[i]);
     pot += u1[i] * ku[i];
     duku1 += du[i] * ku[i];
   }
-  (void)fcd__system_apply_all(sys, FCD_STIFFNESS, du, ku);
+  (void)fcd__rows_apply(sys, FCD_STIFFNESS, du, ku);
   for (fcd_index i = 0; i < n; i++) {
     dnum += 0.5 * du[i] * ku[i];
     u0kdu += it->u[i] * ku[i];

@@ -14,7 +14,7 @@ static fcd_status build_free_pattern(fcd_system *sys) {
   /* Every owned free row gets its diagonal, stored as a zero when no matrix has it: a dof
    * only a contact holds must take K + eps D as a dof with a stored zero does. */
   fcd_index dlo = 0, dhi = sys->nfree;
-  if (sys->dist) fcd__dist_free_range(sys, &dlo, &dhi);
+  fcd__rows_free_range(sys, &dlo, &dhi);
   total += dhi - dlo;
   fcd_index *ri = fcd__malloc_array((size_t)total, sizeof *ri);
   fcd_index *ci = fcd__malloc_array((size_t)total, sizeof *ci);

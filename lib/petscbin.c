@@ -167,7 +167,7 @@ fcd_status fcd_system_read_petsc_binary(fcd_system *sys, fcd_matrix_kind which,
    * are contiguous in the file, so a distributed host's rank reads its block and never
    * holds the others' entries. */
   fcd_index rb, re;
-  fcd__dist_range(sys, &rb, &re);
+  fcd__rows_range(sys, &rb, &re);
   int64_t off = 0, cnt = 0;
   for (fcd_index i = 0; i < rb; i++) off += len[i];
   for (fcd_index i = rb; i < re; i++) cnt += len[i];

@@ -291,3 +291,24 @@ fcd_status fcd__csr_symmetric_part(const fcd_system *sys, const fcd__csr *A, fcd
   fcd__free(tv);
   return FCD_OK;
 }
+
+fcd_index fcd__csr_void_row(const fcd_index *rowptr, const fcd_index *col,
+                            const fcd_real *val, fcd_index lo, fcd_index hi, int spd,
+                            fcd_real *diag) {
+  *diag = 0;
+  /* an LU's row stops at its first non-zero: the contact solvers' Newton Jacobians are
+   * refactored by KLU at every iteration, for little more than their entries' count */
+  for (fcd_index i = lo; i < hi; i++) {
+    fcd_index p = rowptr[i], end = rowptr[i + 1];
+    fcd_real d = 0;
+    if (spd)
+      for (; p < end; p++) d += col[p] == i ? val[p] : 0;
+    else
+      while (p < end && val[p] == 0) p++;
+    if (spd ? !(d > 0) : p == end) {
+      *diag = d;
+      return i;
+    }
+  }
+  return -1;
+}

@@ -47,6 +47,12 @@ fcd_status fcd__csr_validate(const fcd_system *sys, const char *what, fcd_index 
 /* the position of entry (i, j) in a (columns sorted), -1 when not stored */
 fcd_index fcd__csr_find(const fcd__csr *a, fcd_index i, fcd_index j);
 fcd_real fcd__csr_asymmetry(const fcd__csr *a);
+/* The first of rows [lo, hi) that no factorization could take: for an SPD operator (spd)
+ * one whose diagonal entry is not > 0 (*diag: the entry; 0 when not stored), for an LU
+ * one without a non-zero entry; -1 when none */
+fcd_index fcd__csr_void_row(const fcd_index *rowptr, const fcd_index *col,
+                            const fcd_real *val, fcd_index lo, fcd_index hi, int spd,
+                            fcd_real *diag);
 /* S = (A + A^T) / 2 in full storage (A full storage, n x n) */
 fcd_status fcd__csr_symmetric_part(const fcd_system *sys, const fcd__csr *A, fcd__csr *S);
 

@@ -526,14 +526,6 @@ static fcd_real sweep_mu(fcd_real mu0, fcd_real mu1, fcd_index steps, fcd_index 
   return mu0 + t / (fcd_real)(steps - 1);
 }
 
-/* the rank that solves coefficient k of a sweep of steps over size ranks: rank r takes
- * the contiguous block [steps r / size, steps (r + 1) / size) */
-static int sweep_owner(fcd_index k, fcd_index steps, int size) {
-  int r = 0;
-  while (r + 1 < size && k >= steps * (r + 1) / size) r++;
-  return r;
-}
-
 static void results_free(results *r) {
   fcd__free(r->lre);
   fcd__free(r->lim);
@@ -542,126 +534,109 @@ static void results_free(results *r) {
   r->lre = r->lim = r->vre = r->vim = NULL;
 }
 
-/* The results of one coefficient from the rank that solved them (owner; mine: its copy,
- * moved into st) to every rank's st. Collective; a rank out of memory still takes part,
- * and all fail with it. */
-static fcd_status share_results(fcd_stability *st, int64_t comm, results *mine, int owner) {
-  fcd_system *sys = st->sys;
-  results r;
-  memset(&r, 0, sizeof r);
-  if (mine) {
-    r = *mine;
-    memset(mine, 0, sizeof *mine);
+/* A sweep shared out over the ranks of st's communicator (dist.h, fcd__farm): each rank
+ * solves its block of coefficients serially (its own factor on PETSC_COMM_SELF), since
+ * one shift-and-invert LU by MUMPS gains nothing from a second rank on the 100k-dof
+ * block (docs/distributed.md); then every rank tracks every coefficient's modes in order
+ * and calls fn exactly as the serial sweep does. Each rank holds its block's modes until
+ * they are handed over. */
+typedef struct {
+  fcd_stability *st;
+  fcd_real mu0, mu1;
+  fcd_index steps;
+  fcd_index lo, nmine, cap; /* this rank's solved coefficients lo .. lo + nmine - 1 */
+  results *mine;
+  sweep_track t;
+  fcd_stability_sweep_fn fn;
+  void *user_data;
+  int shown; /* a coefficient's results reached st */
+} sweep_share;
+
+enum { SHARE_H = 8, SHARE_X = 4 };
+
+static fcd_real share_mu(void *ctx, fcd_index k) {
+  sweep_share *s = ctx;
+  return sweep_mu(s->mu0, s->mu1, s->steps, k);
+}
+
+static fcd_status share_solve(void *ctx, fcd_index k) {
+  sweep_share *s = ctx;
+  fcd_stability *st = s->st;
+  if (s->nmine == 0) s->lo = k;
+  if (s->nmine == s->cap) {
+    fcd_index cap = 2 * s->cap + 4;
+    results *g = fcd__grow_array(s->mine, (size_t)s->cap, (size_t)cap, sizeof *g);
+    if (!g) return fcd__err(st->sys, FCD_E_NOMEM, "out of memory in a sweep");
+    s->mine = g;
+    s->cap = cap;
   }
-  long long h[8] = {r.solved, r.any_flutter, r.any_divergence, r.necessary, r.nred, r.nfree,
-                    r.nconv, r.ninf};
-  double x[4] = {r.min_sym, r.berr, r.bnorm, r.btol};
-  FCD_TRY(fcd__comm_bcast(sys, comm, h, sizeof h, owner));
-  FCD_TRY(fcd__comm_bcast(sys, comm, x, sizeof x, owner));
-  fcd_index nc = (fcd_index)h[6], n = sys->n;
-  if (!mine) {
-    r = (results){(int)h[0], (int)h[1], (int)h[2], (int)h[3], (fcd_index)h[4],
-                  (fcd_index)h[5], nc, NULL, NULL, NULL, NULL, x[0], (fcd_index)h[7],
-                  x[1], x[2], x[3]};
-    r.lre = fcd__malloc_array((size_t)nc + 1, sizeof *r.lre);
-    r.lim = fcd__malloc_array((size_t)nc + 1, sizeof *r.lim);
-    r.vre = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *r.vre);
-    r.vim = fcd__malloc_array((size_t)(nc * n) + 1, sizeof *r.vim);
-  }
-  long long ok = r.lre && r.lim && r.vre && r.vim;
-  fcd_status s = fcd__comm_min(sys, comm, &ok, 1);
-  if (s == FCD_OK && !ok)
-    s = fcd__err(sys, FCD_E_NOMEM, "out of memory receiving a sweep's results %s",
-                 r.lre && r.lim && r.vre && r.vim ? "on another rank" : "");
-  if (s == FCD_OK) s = fcd__comm_bcast(sys, comm, r.lre, (size_t)nc * sizeof *r.lre, owner);
-  if (s == FCD_OK) s = fcd__comm_bcast(sys, comm, r.lim, (size_t)nc * sizeof *r.lim, owner);
-  if (s == FCD_OK)
-    s = fcd__comm_bcast(sys, comm, r.vre, (size_t)(nc * n) * sizeof *r.vre, owner);
-  if (s == FCD_OK)
-    s = fcd__comm_bcast(sys, comm, r.vim, (size_t)(nc * n) * sizeof *r.vim, owner);
-  if (s != FCD_OK) {
-    results_free(&r);
-    return s;
-  }
-  results_put(st, &r);
+  int64_t comm = st->comm_f;
+  st->comm_f = FCD_COMM_SERIAL;
+  st->mu_override = share_mu(ctx, k);
+  fcd_status status = fcd_stability_solve(st, NULL);
+  st->comm_f = comm;
+  if (status == FCD_OK) results_take(st, &s->mine[s->nmine++]);
+  return status;
+}
+
+/* a coefficient's results as bytes: SHARE_H integers, SHARE_X reals, then lre, lim (nc
+ * each), vre, vim (nc n each) */
+static fcd_status share_pack(void *ctx, fcd_index k, void **buf, size_t *bytes) {
+  sweep_share *s = ctx;
+  results *r = &s->mine[k - s->lo];
+  size_t nc = (size_t)r->nconv, n = (size_t)s->st->sys->n;
+  long long h[SHARE_H] = {r->solved, r->any_flutter, r->any_divergence, r->necessary,
+                          r->nred, r->nfree, r->nconv, r->ninf};
+  double x[SHARE_X] = {r->min_sym, r->berr, r->bnorm, r->btol};
+  size_t total = sizeof h + sizeof x + (2 * nc + 2 * nc * n) * sizeof(fcd_real);
+  char *b = fcd__malloc(total);
+  if (!b) return fcd__err(s->st->sys, FCD_E_NOMEM, "out of memory sending a sweep's results");
+  char *q = b;
+  memcpy(q, h, sizeof h), q += sizeof h;
+  memcpy(q, x, sizeof x), q += sizeof x;
+  memcpy(q, r->lre, nc * sizeof *r->lre), q += nc * sizeof *r->lre;
+  memcpy(q, r->lim, nc * sizeof *r->lim), q += nc * sizeof *r->lim;
+  memcpy(q, r->vre, nc * n * sizeof *r->vre), q += nc * n * sizeof *r->vre;
+  memcpy(q, r->vim, nc * n * sizeof *r->vim);
+  results_free(r);
+  *buf = b;
+  *bytes = total;
   return FCD_OK;
 }
 
-/* The status and message of the rank that failed coefficient k, on every rank */
-static fcd_status share_failure(fcd_stability *st, int64_t comm, fcd_status mine, int owner,
-                                int rank, fcd_real mu) {
-  fcd_system *sys = st->sys;
-  char msg[512];
-  long long s = mine;
-  snprintf(msg, sizeof msg, "%s", rank == owner ? fcd_system_last_error(sys) : "");
-  FCD_TRY(fcd__comm_bcast(sys, comm, &s, sizeof s, owner));
-  FCD_TRY(fcd__comm_bcast(sys, comm, msg, sizeof msg, owner));
-  if (rank == owner) return mine;
-  return fcd__err(sys, (fcd_status)s, "%s (mu = %g, solved on rank %d)", msg, mu, owner);
-}
-
-/* A sweep on a communicator of several ranks: the coefficients are shared out in
- * contiguous blocks, each rank solving its own serially (its own factor on
- * PETSC_COMM_SELF), since one shift-and-invert LU by MUMPS gains nothing from a second
- * rank on the 100k-dof block (docs/distributed.md); then, coefficient by coefficient in
- * order, the rank that solved it broadcasts its results, and every rank tracks them
- * and calls fn exactly as the serial sweep does. A solve that fails ends the sweep at
- * that coefficient on every rank with its status and message, after the callbacks of
- * the coefficients before it; a callback that returns nonzero on any rank ends it on
- * all. Each rank holds its block's modes until they are handed over. */
-static fcd_status sweep_distributed(fcd_stability *st, fcd_real mu0, fcd_real mu1,
-                                    fcd_index steps, fcd_stability_sweep_fn fn,
-                                    void *user_data, int rank, int size) {
-  fcd_system *sys = st->sys;
-  int64_t comm = st->comm_f;
-  fcd_index lo = steps * rank / size, hi = steps * (rank + 1) / size;
-  fcd_real saved_mu = st->mu_override;
-  results orig;
-  results_take(st, &orig);
-  results *mine = fcd__calloc((size_t)(hi - lo) + 1, sizeof *mine);
-  fcd_status status = mine ? FCD_OK : fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep");
-  long long first = mine ? steps : lo; /* the first coefficient that failed here */
-  st->comm_f = FCD_COMM_SERIAL;
-  for (fcd_index k = lo; k < hi && first == steps; k++) {
-    st->mu_override = sweep_mu(mu0, mu1, steps, k);
-    status = fcd_stability_solve(st, NULL);
-    if (status != FCD_OK) first = k;
-    else results_take(st, &mine[k - lo]);
+static fcd_status share_visit(void *ctx, fcd_index k, const void *buf, size_t bytes,
+                              int *rc) {
+  sweep_share *s = ctx;
+  fcd_stability *st = s->st;
+  long long h[SHARE_H];
+  double x[SHARE_X];
+  const char *q = buf;
+  *rc = 0;
+  if (bytes < sizeof h + sizeof x)
+    return fcd__err(st->sys, FCD_E_INTERNAL, "a sweep's results arrived short");
+  memcpy(h, q, sizeof h), q += sizeof h;
+  memcpy(x, q, sizeof x), q += sizeof x;
+  size_t nc = (size_t)h[6], n = (size_t)st->sys->n;
+  if (bytes != sizeof h + sizeof x + (2 * nc + 2 * nc * n) * sizeof(fcd_real))
+    return fcd__err(st->sys, FCD_E_INTERNAL, "a sweep's results arrived with %zu bytes", bytes);
+  results r = {(int)h[0], (int)h[1], (int)h[2], (int)h[3], (fcd_index)h[4], (fcd_index)h[5],
+               (fcd_index)nc, NULL, NULL, NULL, NULL, x[0], (fcd_index)h[7], x[1], x[2], x[3]};
+  r.lre = fcd__malloc_array(nc + 1, sizeof *r.lre);
+  r.lim = fcd__malloc_array(nc + 1, sizeof *r.lim);
+  r.vre = fcd__malloc_array(nc * n + 1, sizeof *r.vre);
+  r.vim = fcd__malloc_array(nc * n + 1, sizeof *r.vim);
+  if (!r.lre || !r.lim || !r.vre || !r.vim) {
+    results_free(&r);
+    return fcd__err(st->sys, FCD_E_NOMEM, "out of memory receiving a sweep's results");
   }
-  st->comm_f = comm;
-  fcd_status local = status;
-  status = fcd__comm_min(sys, comm, &first, 1);
-  sweep_track t;
-  memset(&t, 0, sizeof t);
-  int shown = 0;
-  for (fcd_index k = 0; k < first && status == FCD_OK; k++) {
-    int owner = sweep_owner(k, steps, size), rc = 0;
-    st->mu_override = sweep_mu(mu0, mu1, steps, k);
-    status = share_results(st, comm, owner == rank ? &mine[k - lo] : NULL, owner);
-    if (status != FCD_OK) break;
-    shown = 1;
-    status = sweep_visit(st, &t, st->mu_override, fn, user_data, &rc);
-    long long ok[2] = {status == FCD_OK, rc == 0};
-    fcd_status s = fcd__comm_min(sys, comm, ok, 2);
-    if (s != FCD_OK) status = s;
-    else if (status == FCD_OK && !ok[0])
-      status = fcd__err(sys, FCD_E_NOMEM, "out of memory in a sweep on another rank");
-    else if (status == FCD_OK && !ok[1])
-      status = rc ? fcd__err(sys, FCD_E_CALLBACK, "sweep callback returned %d at mu = %g",
-                             rc, st->mu_override)
-                  : fcd__err(sys, FCD_E_CALLBACK, "sweep callback returned nonzero at mu "
-                             "= %g on another rank", st->mu_override);
-  }
-  if (status == FCD_OK && first < steps)
-    status = share_failure(st, comm, local, sweep_owner((fcd_index)first, steps, size), rank,
-                           sweep_mu(mu0, mu1, steps, (fcd_index)first));
-  st->mu_override = saved_mu;
-  if (!shown) results_put(st, &orig);
-  else results_free(&orig);
-  for (fcd_index k = lo; mine && k < hi; k++) results_free(&mine[k - lo]);
-  fcd__free(mine);
-  track_free(&t);
-  return status;
+  memcpy(r.lre, q, nc * sizeof *r.lre), q += nc * sizeof *r.lre;
+  memcpy(r.lim, q, nc * sizeof *r.lim), q += nc * sizeof *r.lim;
+  memcpy(r.vre, q, nc * n * sizeof *r.vre), q += nc * n * sizeof *r.vre;
+  memcpy(r.vim, q, nc * n * sizeof *r.vim);
+  results_put(st, &r);
+  s->shown = 1;
+  st->mu_override = share_mu(ctx, k);
+  return sweep_visit(st, &s->t, st->mu_override, s->fn, s->user_data, rc);
 }
 
 fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real mu1, fcd_index steps,
@@ -675,22 +650,20 @@ fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real mu1, fc
                       "be finite and >= 0", mu0, mu1);
   else if (steps < 1)
     status = fcd__err(sys, FCD_E_INVALID_ARG, "sweep: %lld steps", (long long)steps);
-  int rank = 0, size = 1;
-  if (st->comm_f != FCD_COMM_SERIAL) {
-    FCD_TRY(fcd__comm_rank_size(sys, st->comm_f, &rank, &size));
-    /* every rank learns of a bad argument on any: none is left in a collective */
-    long long ok[3] = {status == FCD_OK, steps, -(long long)steps};
-    if (size > 1) FCD_TRY(fcd__comm_min(sys, st->comm_f, ok, 3));
-    if (status == FCD_OK && !ok[0])
-      status = fcd__err(sys, FCD_E_INVALID_ARG, "sweep: a bad argument on another rank");
-    if (status == FCD_OK && (ok[1] != steps || -ok[2] != steps))
-      status = fcd__err(sys, FCD_E_INVALID_ARG, "sweep: the ranks ask for different "
-                        "numbers of steps");
-  }
-  if (status != FCD_OK) return status;
-  if (size > 1 && steps > 1 && st->share_sweep)
-    return sweep_distributed(st, mu0, mu1, steps, fn, user_data, rank, size);
   fcd_real saved_mu = st->mu_override;
+  results orig;
+  results_take(st, &orig);
+  sweep_share sh = {st, mu0, mu1, steps, 0, 0, 0, NULL, {0}, fn, user_data, 0};
+  const fcd__farm farm = {&sh, "sweep", "mu", share_mu, share_solve, share_pack, share_visit};
+  int ran = 0;
+  status = fcd__farm_run(sys, st->comm_f, status, steps, st->share_sweep, &farm, &ran);
+  st->mu_override = saved_mu;
+  if (!sh.shown) results_put(st, &orig);
+  else results_free(&orig);
+  for (fcd_index k = 0; k < sh.nmine; k++) results_free(&sh.mine[k]);
+  fcd__free(sh.mine);
+  track_free(&sh.t);
+  if (status != FCD_OK || ran) return status;
   sweep_track t;
   memset(&t, 0, sizeof t);
   for (fcd_index k = 0; k < steps && status == FCD_OK; k++) {

@@ -162,14 +162,8 @@ fcd_status fcd_system_set_matrix_coo(fcd_system *sys, fcd_matrix_kind which,
                       "%s: entry %lld at (%lld, %lld) lies below the diagonal but the data "
                       "is declared FCD_COO_UPPER", name, (long long)p, (long long)i,
                       (long long)j);
-    if (!fcd__dist_owns(sys, i)) {
-      fcd_index b, e;
-      fcd__dist_range(sys, &b, &e);
-      return fcd__err(sys, FCD_E_INVALID_ARG, "%s: entry %lld at (%lld, %lld) lies on a row "
-                      "this rank does not own (rows [%lld, %lld))", name, (long long)p,
-                      (long long)i, (long long)j, (long long)b, (long long)e);
-    }
   }
+  FCD_TRY(fcd__rows_check_owned(sys, name, nnz, rows, cols));
   fcd__csr a = {0};
   a.n = sys->n;
   a.upper = flags == FCD_COO_UPPER;
@@ -193,33 +187,8 @@ static fcd_status set_owned_csr(fcd_system *sys, fcd_matrix_kind which,
   if (own != FCD_COPY)
     return fcd__err(sys, FCD_E_INVALID_ARG, "%s: a distributed system copies its matrices: "
                     "FCD_BORROW is for serial systems", name);
-  fcd_index b, e;
-  fcd__dist_range(sys, &b, &e);
-  fcd_index nl = e - b;
-  if (!row_ptr) return fcd__err(sys, FCD_E_INVALID_ARG, "%s: row_ptr is NULL", name);
-  if (row_ptr[0] != 0)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: row_ptr[0] is %lld, must be 0", name,
-                    (long long)row_ptr[0]);
-  for (fcd_index i = 0; i < nl; i++)
-    if (row_ptr[i + 1] < row_ptr[i])
-      return fcd__err(sys, FCD_E_INVALID_ARG, "%s: row_ptr decreases at owned row %lld "
-                      "(global row %lld)", name, (long long)i, (long long)(b + i));
-  fcd_index nnz = row_ptr[nl];
-  if (nnz > 0 && (!col_idx || !vals))
-    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: %s is NULL with %lld entries", name,
-                    col_idx ? "values" : "col_idx", (long long)nnz);
-  fcd_index *rows = fcd__malloc_array((size_t)nnz + 1, sizeof *rows);
-  if (!rows) return fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", name);
-  for (fcd_index i = 0; i < nl; i++)
-    for (fcd_index p = row_ptr[i]; p < row_ptr[i + 1]; p++) rows[p] = b + i;
-  for (fcd_index i = 0; i < nl; i++)
-    for (fcd_index p = row_ptr[i] + 1; p < row_ptr[i + 1]; p++)
-      if (col_idx[p] <= col_idx[p - 1]) {
-        fcd__free(rows);
-        return fcd__err(sys, FCD_E_INVALID_ARG, "%s: columns of row %lld not strictly "
-                        "increasing (%lld after %lld)", name, (long long)(b + i),
-                        (long long)col_idx[p], (long long)col_idx[p - 1]);
-      }
+  fcd_index nnz, *rows;
+  FCD_TRY(fcd__rows_owned_csr(sys, name, row_ptr, col_idx, vals, &nnz, &rows));
   fcd_status st = fcd_system_set_matrix_coo(sys, which, nnz, rows, col_idx, vals, flags);
   fcd__free(rows);
   return st;
@@ -237,7 +206,7 @@ fcd_status fcd_system_set_matrix_csr(fcd_system *sys, fcd_matrix_kind which,
   if (own != FCD_COPY && own != FCD_BORROW)
     return fcd__err(sys, FCD_E_INVALID_ARG, "%s: ownership %d is neither FCD_COPY nor "
                     "FCD_BORROW", name, (int)own);
-  if (fcd__dist_on(sys)) return set_owned_csr(sys, which, row_ptr, col_idx, vals, flags, own);
+  if (sys->dist) return set_owned_csr(sys, which, row_ptr, col_idx, vals, flags, own);
   FCD_TRY(fcd__csr_validate(sys, name, sys->n, row_ptr, col_idx, vals,
                             flags == FCD_COO_UPPER));
   fcd_index nnz = row_ptr[sys->n];
@@ -348,21 +317,9 @@ fcd_status fcd_system_matrix_nnz(const fcd_system *sys, fcd_matrix_kind which,
   return FCD_OK;
 }
 
-/* Measures the three asymmetries again when the values moved since; on a distributed
- * system collectively, when they moved on any rank. */
-static void asym_refresh(fcd_system *sys) {
-  int stale = sys->asym_at != sys->value_version + 1;
-  if (sys->dist) stale = fcd__dist_any(sys, stale);
-  if (!stale) return;
-  for (int k = 0; k < 3; k++)
-    sys->asym[k] = sys->dist ? fcd__dist_csr_asymmetry(sys, &sys->mat[k])
-                             : fcd__csr_asymmetry(&sys->mat[k]);
-  sys->asym_at = sys->value_version + 1;
-}
-
 fcd_real fcd__system_asymmetry(fcd_system *sys, fcd_matrix_kind which) {
   if (sys->dist) return 0.0;
-  asym_refresh(sys);
+  fcd__rows_asymmetry_refresh(sys);
   return sys->asym[which];
 }
 
@@ -377,7 +334,7 @@ static void combination_coefs(const fcd_system *sys, fcd_real a, fcd_real b, fcd
 fcd_status fcd__system_require_symmetric(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c) {
   fcd_real coef[3];
   combination_coefs(sys, a, b, c, coef);
-  asym_refresh(sys);
+  fcd__rows_asymmetry_refresh(sys);
   for (int k = 0; k < 3; k++) {
     if (coef[k] == 0 || !sys->mat[k].set) continue;
     fcd_real asym = sys->asym[k];
@@ -392,7 +349,7 @@ fcd_status fcd__system_require_symmetric(fcd_system *sys, fcd_real a, fcd_real b
 
 int fcd__system_circulatory(fcd_system *sys) {
   if (!sys->mat[FCD_STIFFNESS].set) return 0;
-  asym_refresh(sys);
+  fcd__rows_asymmetry_refresh(sys);
   return !(sys->asym[FCD_STIFFNESS] <= FCD__ASYM_TOL);
 }
 
@@ -400,7 +357,7 @@ fcd_status fcd__system_combination_symmetry(fcd_system *sys, fcd_real a, fcd_rea
                                             fcd_real c, int *nonsym) {
   fcd_real coef[3];
   combination_coefs(sys, a, b, c, coef);
-  asym_refresh(sys);
+  fcd__rows_asymmetry_refresh(sys);
   *nonsym = 0;
   for (int k = 0; k < 3; k++) {
     if (coef[k] == 0 || !sys->mat[k].set || sys->asym[k] <= FCD__ASYM_TOL) continue;
@@ -430,22 +387,6 @@ fcd_status fcd_system_matrix_asymmetry(const fcd_system *sys, fcd_matrix_kind wh
   return FCD_OK;
 }
 
-void fcd__system_apply_serial(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
-                              fcd_real *y) {
-  memset(y, 0, (size_t)sys->n * sizeof *y);
-  fcd__csr_gaxpy(&sys->mat[which], 1.0, x, y);
-  if (which == FCD_DAMPING) {
-    if (sys->ray_alpha != 0) fcd__csr_gaxpy(&sys->mat[FCD_MASS], sys->ray_alpha, x, y);
-    if (sys->ray_beta != 0) fcd__csr_gaxpy(&sys->mat[FCD_STIFFNESS], sys->ray_beta, x, y);
-  }
-}
-
-fcd_status fcd__system_apply_all(const fcd_system *sys, fcd_matrix_kind which,
-                                 const fcd_real *x, fcd_real *y) {
-  fcd__system_apply_serial(sys, which, x, y);
-  return fcd__dist_sum(sys, y, sys->n);
-}
-
 fcd_status fcd_system_apply(const fcd_system *sys, fcd_matrix_kind which,
                             const fcd_real *x, fcd_real *y) {
   FCD_CHECK_SYS(sys);
@@ -453,7 +394,7 @@ fcd_status fcd_system_apply(const fcd_system *sys, fcd_matrix_kind which,
   if (!x || !y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: %s is NULL", !x ? "x" : "y");
   if (x == y) return fcd__err(sys, FCD_E_INVALID_ARG, "apply: x and y must not alias");
   /* each rank's rows (and their mirrors) make its share; the sum is A x on every rank */
-  return fcd__system_apply_all(sys, which, x, y);
+  return fcd__rows_apply(sys, which, x, y);
 }
 
 fcd_status fcd_system_set_rayleigh(fcd_system *sys, fcd_real alpha, fcd_real beta) {

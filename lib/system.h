@@ -33,14 +33,6 @@ int fcd__system_circulatory(fcd_system *sys);
 void fcd__system_retain(fcd_system *sys);
 void fcd__system_release(fcd_system *sys);
 
-/* y = A x of this process' stored rows (fcd_system_apply without its checks and without
- * the sum over ranks) */
-void fcd__system_apply_serial(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
-                              fcd_real *y);
-/* y = A x on every rank (fcd_system_apply without its argument checks) */
-fcd_status fcd__system_apply_all(const fcd_system *sys, fcd_matrix_kind which,
-                                 const fcd_real *x, fcd_real *y);
-
 /* The free numbering and the full one (dof_of: free index -> dof): full[dof_of[k]] =
  * xf[k] over the free dofs (the prescribed entries of full untouched), the same added
  * times a, and xf[k] = full[dof_of[k]]. The one place for these loops. */

@@ -5,7 +5,9 @@ A function can return a status when the status's name appears in its body, in a 
 it uses, or in a function of lib/ it calls, transitively (static functions resolved in
 their own file first). A call through a table of functions (`paths[p](...)`, a static
 array initialised with function names, as stability_eigs.c's eigen-paths) counts as a
-call of every function in the table. This over-approximates what a call can really return (a path may
+call of every function in the table, and a call through a member of a table of operations
+(`f->ops->solve(...)`, a struct initialised with `.solve = mumps_solve`, as the factor's
+table of the distributed layer) as a call of every function given to that member. This over-approximates what a call can really return (a path may
 be impossible for some arguments) but never misses a name written in the code: the
 headers' @return lines are checked against it (tests/foundation/api_tags.py), so the
 documentation cannot fall behind the code.
@@ -35,6 +37,7 @@ def statuses(root):
             return b
         deffile={}
         tables={}  # (file, array name) -> the function names in its initialiser
+        optab={}  # member name -> {(file, function)} of designated initialisers
         for fn in glob.glob('lib/**/*.c',recursive=True):
             if fn.endswith('fclib_none.c'): continue
             s=open(fn).read()
@@ -42,6 +45,11 @@ def statuses(root):
             s=re.sub(r'"(\\.|[^"\\])*"','""',s)
             for m in re.finditer(r"(\w+)\[\]\)?\s*(?:\([^;{]*?\))?\s*=\s*\{([^;]*?)\};",s,re.S):
                 tables[(fn,m.group(1))]=set(re.findall(r"\b([a-z_]\w*)\b",m.group(2)))
+            # a table of operations (.member = function): a call through ->member( or
+            # .member( counts as a call of every function any table gives that member
+            for m in re.finditer(r"=\s*\{([^;]*?)\};",s,re.S):
+                for mm in re.finditer(r"\.(\w+)\s*=\s*([a-z_]\w*)\b",m.group(1)):
+                    optab.setdefault(mm.group(1),set()).add((fn,mm.group(2)))
             lines=s.split('\n')
             # function starts: line at col 0 not ending with ; that begins a definition; collect until line '}'
             i=0
@@ -90,6 +98,10 @@ def statuses(root):
                     for c in members:
                         r=resolve(src,c)
                         if r and r!=k: cs.add(r)
+            for mem in set(re.findall(r"(?:->|\.)(\w+)\s*\(",b)):
+                for (mf,c) in optab.get(mem,()):
+                    r=resolve(mf,c)
+                    if r and r!=k: cs.add(r)
             calls[k]=cs
         memo={}
         def clos(k,stack=()):

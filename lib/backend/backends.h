@@ -122,6 +122,14 @@ typedef struct fcd__inverse_cols {
   fcd_index *col, ncols;
   int lower;
 } fcd__inverse_cols;
+static inline void fcd__inverse_cols_clear(fcd__inverse_cols *c) {
+  fcd__free(c->a);
+  fcd__free(c->col);
+  c->a = NULL;
+  c->col = NULL;
+  c->ncols = 0;
+  c->lower = 0;
+}
 
 /* Up to this many ranks the ranks' separators join MUMPS' Schur set and no front is
  * shared over the ranks: each rank has a subtree of its own. Beyond, the separators of
@@ -129,7 +137,7 @@ typedef struct fcd__inverse_cols {
  * n^(2/3) at 64 ranks) and single-rank fronts would leave ranks idle: MUMPS' own mapping
  * (fronts shared by rows) is kept there. */
 enum { FCD__SEP_MAX_RANKS = 4 };
-/* no front shared by rows over the ranks (MUMPS' KEEP(9); distributed.c) when nranks <=
+/* no front shared by rows over the ranks (MUMPS' KEEP(9); dist/mumps_factor.c) when nranks <=
  * FCD__SEP_MAX_RANKS: call after MUMPS' initialization (job -1) with its KEEP array */
 void fcd__mumps_no_type2(int *keep, int nranks);
 /* MUMPS' factorization ran out of the workspace that its analysis estimated and relaxed

@@ -1,5 +1,5 @@
 /* What fcd knows of MUMPS' controls and failures, shared by the two places that run it
- * (the distributed factor, dist/distributed.c, and PETSc's Schur complement, petsc.c). */
+ * (the distributed factor, dist/mumps_factor.c, and PETSc's Schur complement, petsc.c). */
 #include "backends.h"
 
 #include <dmumps_c.h>

@@ -250,7 +250,7 @@ typedef struct {
   VecScatter to0;
   Vec whole; /* rank 0: the whole vector; elsewhere empty */
   /* The ranks' separators (ns dofs, slist on rank 0) as MUMPS' Schur set, as in
-   * dist/distributed.c's schur_separators: MUMPS factors one subtree per rank and leaves the
+   * dist/mumps_factor.c's schur_separators: MUMPS factors one subtree per rank and leaves the
    * separators' Schur complement S over the ranks, which ScaLAPACK's LU factors; a solve
    * is MUMPS' condensation onto them (red, on rank 0), S's solve and the expansion. */
   fcd_index ns;
@@ -440,7 +440,7 @@ static fcd_status dist_lu_factor(const fcd_system *sys, MPI_Comm comm, fcd_index
   if ((st = dist_lu_status(sys, d, "start")) != FCD_OK) goto done;
   d->id.icntl[0] = d->id.icntl[1] = d->id.icntl[2] = -1;
   d->id.icntl[3] = 0;
-  fcd__mumps_no_type2(d->id.keep, csize); /* one rank per front (dist/distributed.c) */
+  fcd__mumps_no_type2(d->id.keep, csize); /* one rank per front (dist/mumps_factor.c) */
   d->id.icntl[17] = 0; /* the matrix centralized on rank 0 */
   d->id.icntl[27] = 1; /* sequential analysis */
   d->id.icntl[6] = nd ? 1 : 7;

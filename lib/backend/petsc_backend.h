@@ -1,5 +1,5 @@
 /* What the MPI and PETSc files (backend/mpi.c, petsc.c, scalapack.c, nd_parts.c and
- * dist/distributed.c) share; included by them only, since it names PETSc and MPI types. */
+ * dist/mumps_factor.c) share; included by them only, since it names PETSc and MPI types. */
 #ifndef FCD_PETSC_BACKEND_H
 #define FCD_PETSC_BACKEND_H
 

@@ -4,8 +4,8 @@
  * three ranks groups that straddle the ranks' blocks unevenly). Every rank holds some
  * columns; each is compared on and below the diagonal with LAPACK's dpotri of the whole
  * matrix, which every rank computes for itself. Then (several ranks only) the trailing
- * view, fcd__grid_trailing, that fcd__mumps_inverse_cols takes when separators come
- * first: the trailing block of the factor is the Cholesky factor of the Schur complement
+ * view, fcd__grid_trailing, that the distributed factor's inverse_cols (mumps_factor.c)
+ * takes when separators come first: the trailing block of the factor is the Cholesky factor of the Schur complement
  * of the leading block, whose inverse is the trailing block of S^-1, so the same
  * reference serves. */
 #include "../../lib/algebra.h"

@@ -5,9 +5,14 @@ defines each global symbol and which file uses it, and fails when
   - a file calls into a layer above its own,
   - files call each other in a circle (also within a layer),
   - a file includes a header of a layer above its own,
-  - a file of lib/ is missing from lib/layers.txt or from docs/architecture.md.
-It first checks itself on a made-up graph with one upward call and one circle, so that
-it cannot pass by finding nothing.
+  - a file of lib/ is missing from lib/layers.txt or from docs/architecture.md,
+  - a file above the distribution layer calls one of its functions (or a host
+    communicator's collective, fcd__comm_*) where lib/layers.txt's "calls" lines do not
+    say it may (file, function, callee, and why), or a "calls" line names a call that is
+    no longer there. The layer's seams, the rows' layout and products (fcd__rows_*) and
+    the readers' routing (fcd__route_*), are free to use.
+It first checks itself on a made-up graph with one upward call and one circle, and on a
+made-up source with an unlisted collective, so that it cannot pass by finding nothing.
 usage: layers.py SOURCE_ROOT LIBFCD_INTERNAL.a"""
 import glob
 import os
@@ -21,7 +26,7 @@ def read_layers(path):
     layers, layer_of = [], {}
     for line in open(path, encoding="utf-8"):
         line = line.split("#", 1)[0].strip()
-        if not line:
+        if not line or line.startswith("calls "):
             continue
         name, files = line.split(":", 1)
         layers.append(name.strip())
@@ -32,8 +37,9 @@ def read_layers(path):
     return layers, layer_of
 
 
-def symbol_graph(archive, files):
-    """edges[a][b] = the symbols file a uses that file b defines"""
+def symbol_graph(archive, files, defined_out=None):
+    """edges[a][b] = the symbols file a uses that file b defines (defined_out: filled with
+    symbol -> defining file)"""
     obj_to_file = {f.replace("/", "_") + ".o": f for f in files}
     out = subprocess.run(["nm", "-A", archive], check=True, capture_output=True,
                          text=True).stdout
@@ -51,6 +57,8 @@ def symbol_graph(archive, files):
             used[f].add(sym)
         elif kind in "TDBRCGSVW":
             defined.setdefault(sym, f)
+    if defined_out is not None:
+        defined_out.update(defined)
     edges = defaultdict(lambda: defaultdict(set))
     for f, syms in used.items():
         for s in syms:
@@ -124,7 +132,63 @@ def include_violations(lib, layers, layer_of):
     return bad
 
 
+def read_calls(path):
+    """{(file, function, callee): why} from the "calls FILE FUNCTION CALLEE: why" lines"""
+    allowed = {}
+    for line in open(path, encoding="utf-8"):
+        if not line.startswith("calls "):
+            continue
+        head, why = line[len("calls "):].split(":", 1)
+        f, fn, callee = head.split()
+        allowed[(f, fn, callee)] = why.strip()
+    return allowed
+
+
+def calls_in(text, names):
+    """[(function, callee)] for each call in a C source of a name in names: the function
+    is the last definition opened at column 0 above the call"""
+    found, current = [], None
+    pat = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names))) + r")\s*\(") if names else None
+    for line in re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text,
+                       flags=re.S).splitlines():
+        m = re.match(r"^[A-Za-z_][\w \*]*?\b(\w+)\s*\(", line)
+        if m and not line.rstrip().endswith(";") and not line.startswith(("typedef", "#")):
+            current = m.group(1)
+            continue
+        for c in pat.findall(line) if pat else ():
+            found.append((current, c))
+    return found
+
+
+def collective_violations(lib, layers, layer_of, defined_by, allowed):
+    """calls of the distribution layer's functions from above it, checked against the
+    "calls" lines"""
+    dist = layers.index("distribution")
+    names = {s for s, f in defined_by.items()
+             if (layer_of.get(f) == dist and not s.startswith("fcd__rows_")
+                 and not s.startswith("fcd__route_") and s.startswith("fcd__"))
+             or s.startswith("fcd__comm_")}
+    bad, seen = [], set()
+    for f in sorted(layer_of):
+        if layer_of[f] <= dist or not f.endswith(".c") or not os.path.exists(os.path.join(lib, f)):
+            continue
+        text = open(os.path.join(lib, f), encoding="utf-8").read()
+        for fn, c in calls_in(text, names):
+            key = (f, fn, c)
+            seen.add(key)
+            if key not in allowed:
+                bad.append(f"{f}: {fn} calls the distribution layer's {c}, which no \"calls\" "
+                           "line of lib/layers.txt allows (compute through the rows' "
+                           "products and the factor instead)")
+    bad += [f"lib/layers.txt allows {f}: {fn} to call {c}, which it no longer does"
+            for (f, fn, c) in sorted(set(allowed) - seen)]
+    return bad
+
+
 def self_test():
+    made_up = "static int step(int x) {\n  return fcd__dist_any(sys, x);\n}\n"
+    if calls_in(made_up, {"fcd__dist_any"}) != [("step", "fcd__dist_any")]:
+        sys.exit("layers.py: the checker missed a made-up collective call")
     layers = ["low", "high"]
     layer_of = {"a.c": 0, "b.c": 1, "c.c": 1}
     edges = {"a.c": {"b.c": {"up"}}, "b.c": {"c.c": {"x"}}, "c.c": {"b.c": {"y"}}}
@@ -147,13 +211,17 @@ def main():
     bad += [f"docs/architecture.md does not name {f}" for f in sources
             if f"`{f}`" not in doc]
     built = [f for f in layer_of if f in sources and f.endswith(".c")]
-    bad += violations(layers, layer_of, symbol_graph(archive, built))
+    defined_by = {}
+    bad += violations(layers, layer_of, symbol_graph(archive, built, defined_by))
     bad += include_violations(lib, layers, layer_of)
+    allowed = read_calls(os.path.join(lib, "layers.txt"))
+    bad += collective_violations(lib, layers, layer_of, defined_by, allowed)
     for b in bad:
         print(b)
     if bad:
         sys.exit(1)
-    print(f"{len(sources)} files in {len(layers)} layers: no upward call, no circle")
+    print(f"{len(sources)} files in {len(layers)} layers: no upward call, no circle; "
+          f"{len(allowed)} calls of the distribution layer from above it, each listed")
 
 
 main()
