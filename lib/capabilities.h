@@ -18,4 +18,26 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
                                    fcd_real *re, fcd_real *im, fcd_real *band_hz,
                                    fcd_index *used);
 
+/* ---- component mode synthesis (reduction.c) ----
+ * The Craig-Bampton basis of sys with the dofs of cs's contact rows and the prescribed
+ * dofs kept physical (bdofs, nb of them, ascending) and the m lowest fixed-interface
+ * modes (omega2, ascending): T (n x nr, column-major, nr = nb + m) holds the constraint
+ * modes (column j: 1 on bdofs[j], 0 on the other kept dofs, the interior's static
+ * response) then the modes (M-normalized, 0 on the kept dofs); K, M, C (nr x nr,
+ * column-major) are T' K T, T' M T and T' C T of the stored matrices (C NULL when the
+ * system has no damping matrix; Rayleigh terms apply to the reduced K and M as they
+ * are). Mass and stiffness must be symmetric, the interior's stiffness positive definite.
+ * dense_max: the largest interior solved densely for its modes (0: the default), SLEPc
+ * beyond. Serial systems only. */
+typedef struct {
+  fcd_index n, nb, m, nr;
+  fcd_index *bdofs;
+  fcd_real *omega2;
+  fcd_real *T;
+  fcd_real *K, *M, *C;
+} fcd__cb;
+fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
+                         fcd_index dense_max, fcd__cb *cb);
+void fcd__cb_clear(fcd__cb *cb);
+
 #endif

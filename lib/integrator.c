@@ -42,6 +42,14 @@ typedef struct {
   fcd_real *xs, *sg;
   fcd_index hz; /* the entries of H that sidx, xs, sg were allocated for (halves_ensure) */
   fcd_real *pn; /* the step's impulses (m), zero where inactive */
+  /* the contact phase of this step (contact_alloc, released when the step ends): na
+   * active contacts (step_active_set, from the state at the step's entry), their W (Wd,
+   * na d x na d), local problem (ql, mul), impulses (pl) and velocities (ul); X when the
+   * W of every contact is not cached; the dense pattern of Wd (wrp, wci: the
+   * integrator's, kept across steps) */
+  fcd_index na;
+  fcd_real *Wd, *ql, *pl, *ul, *mul;
+  fcd_index *wrp, *wci;
 } work;
 
 /* How a step with the Delassus cache solves: two whole solves (free motion, then the
@@ -834,40 +842,18 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
                                 int *v1_done) {
   fcd_system *sys = it->sys;
   int d = cdim(it);
-  fcd_index ma = na * d, nf = sys->nfree;
   int cached = ncontacts(it) * d <= it->wall_limit;
   fcd_status st = FCD_OK;
   if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, fcd__factor_solve_free, it->cs, H));
-  /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
-  if (!cached) w->X = fcd__calloc((size_t)nf * (size_t)ma, sizeof *w->X);
-  fcd_real *Wd = fcd__calloc((size_t)ma * (size_t)ma, sizeof *Wd);
-  fcd_real *ql = fcd__malloc_array((size_t)ma, sizeof *ql);
-  fcd_real *pl = fcd__calloc((size_t)ma, sizeof *pl);
-  fcd_real *ul = fcd__malloc_array((size_t)ma, sizeof *ul);
-  fcd_real *mul = fcd__malloc_array((size_t)na, sizeof *mul);
-  fcd_index *wrp = NULL, *wci = NULL;
-  dense_pattern(it, ma, &wrp, &wci);
-  /* every rank leaves together: the solves that follow are collective when distributed */
-  if (fcd__dist_any(sys, (!cached && !w->X) || !Wd || !ql || !pl || !ul || !mul || !wrp ||
-                             !wci))
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory in the contact step");
-  else
-    st = active_delassus(it, w, H, na, cached, Wd);
+  st = active_delassus(it, w, H, na, cached, w->Wd);
   if (st == FCD_OK) {
-    local_rhs(it, w, na, split, h, ql, mul);
-    st = solve_local(it, w, na, Wd, ql, mul, pl, ul, wrp, wci, wmin);
+    local_rhs(it, w, na, split, h, w->ql, w->mul);
+    st = solve_local(it, w, na, w->Wd, w->ql, w->mul, w->pl, w->ul, w->wrp, w->wci, wmin);
   }
-  if (st == FCD_OK) st = apply_impulse(it, w, H, na, split, cached, pl, v1_done);
+  if (st == FCD_OK) st = apply_impulse(it, w, H, na, split, cached, w->pl, v1_done);
   if (st == FCD_OK)
     for (fcd_index a = 0; a < na; a++)
-      for (int k = 0; k < d; k++) p[w->act[a] * d + k] = pl[a * d + k];
-  fcd__free(Wd);
-  fcd__free(ql);
-  fcd__free(pl);
-  fcd__free(ul);
-  fcd__free(mul);
-  fcd__free(w->X);
-  w->X = NULL;
+      for (int k = 0; k < d; k++) p[w->act[a] * d + k] = w->pl[a * d + k];
   return st;
 }
 
@@ -890,6 +876,41 @@ static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fc
   it->last_h = h;
   it->cert = *cert;
   it->have_cert = 1;
+}
+
+/* The contact phase's arrays for na active contacts, allocated at the step's entry with
+ * its other work arrays, before its agreement: the active set comes from the state the
+ * step starts from, so a rank out of memory fails with every other there and never
+ * alone before a collective solve. */
+static fcd_status contact_alloc(fcd_integrator *it, work *w, fcd_index na) {
+  int d = cdim(it);
+  fcd_index ma = na * d, nf = it->sys->nfree;
+  int cached = ncontacts(it) * d <= it->wall_limit;
+  /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
+  if (!cached) w->X = fcd__calloc((size_t)nf * (size_t)ma, sizeof *w->X);
+  w->Wd = fcd__calloc((size_t)ma * (size_t)ma, sizeof *w->Wd);
+  w->ql = fcd__malloc_array((size_t)ma, sizeof *w->ql);
+  w->pl = fcd__calloc((size_t)ma, sizeof *w->pl);
+  w->ul = fcd__malloc_array((size_t)ma, sizeof *w->ul);
+  w->mul = fcd__malloc_array((size_t)na, sizeof *w->mul);
+  dense_pattern(it, ma, &w->wrp, &w->wci);
+  if ((!cached && !w->X) || !w->Wd || !w->ql || !w->pl || !w->ul || !w->mul || !w->wrp ||
+      !w->wci)
+    return fcd__err(it->sys, FCD_E_NOMEM, "out of memory for the %lld active contacts of "
+                    "an integrator step", (long long)na);
+  return FCD_OK;
+}
+
+static void contact_release(work *w) {
+  fcd__free(w->X);
+  fcd__free(w->Wd);
+  fcd__free(w->ql);
+  fcd__free(w->pl);
+  fcd__free(w->ul);
+  fcd__free(w->mul);
+  w->X = w->Wd = w->ql = w->pl = w->ul = w->mul = NULL;
+  w->wrp = w->wci = NULL;
+  w->na = 0;
 }
 
 /* The arrays of a step in halves (SPLIT_SCHUR) for H's nz entries, in it->ws: allocated
@@ -941,6 +962,10 @@ static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pa
   }
   if (st == FCD_OK) st = fcd_system_eval_load(sys, t1, w.f1);
   if (st == FCD_OK) st = fcd_system_eval_prescribed(sys, t1, w.ur, w.vr);
+  if (st == FCD_OK && nc > 0) {
+    it->ws.na = step_active_set(it, &it->ws, h);
+    if (it->ws.na > 0) st = contact_alloc(it, &it->ws, it->ws.na);
+  }
   const fcd__replica rep[] = {
       FCD__REPLICA(&h, 1),      FCD__REPLICA(&it->t, 1),     FCD__REPLICA(&it->theta, 1),
       FCD__REPLICA(it->u, n),   FCD__REPLICA(it->v, n),      FCD__REPLICA(w.f0, n),
@@ -974,7 +999,7 @@ static fcd_status step_split(fcd_integrator *it, work *w, const fcd__csr *H, int
  * motion), the local problem of the active contacts and its solve, the correction of
  * v1 and u1, the energy ledger and the certificate, the commit. A failure leaves the
  * integrator's state as it was. */
-static fcd_status step_once(fcd_integrator *it, fcd_real h) {
+static fcd_status step_body(fcd_integrator *it, fcd_real h) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nc = ncontacts(it), nfix = sys->nfixed;
   fcd_index m = nc * cdim(it);
@@ -1006,7 +1031,7 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   }
   if ((st = step_free(it, &w, split, &v1_done)) != FCD_OK) goto done;
   if (nc > 0) {
-    fcd_index na = step_active_set(it, &w, h);
+    fcd_index na = w.na; /* the active set of the step's entry (step_inputs) */
     p = w.pn;
     memset(p, 0, (size_t)m * sizeof *p);
     if (na > 0 && (st = step_contacts(it, &w, H, na, split, h, p, &wmin, &v1_done)) != FCD_OK)
@@ -1037,6 +1062,13 @@ static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   step_commit(it, &w, p, h, &cert);
   st = FCD_OK;
 done:
+  return st;
+}
+
+/* A step and the release of its contact phase's arrays, however it ends */
+static fcd_status step_once(fcd_integrator *it, fcd_real h) {
+  fcd_status st = step_body(it, h);
+  contact_release(&it->ws);
   return st;
 }
 

@@ -423,17 +423,6 @@ static fcd_real pep_backward_error_csr(fcd_index n, const fcd__csr *K, const fcd
   return worst;
 }
 
-/* the worst of the ranks' shares of a certificate, NaN (out of memory) if any is */
-static fcd_status certificate_reduce(const fcd_system *sys, int64_t comm_f, fcd_real *berr) {
-  long long ok = !isnan(*berr);
-  FCD_TRY(fcd__comm_min(sys, comm_f, &ok, 1));
-  if (!ok) {
-    *berr = NAN;
-    return FCD_OK;
-  }
-  return fcd__comm_max_real(sys, comm_f, berr);
-}
-
 /* bound on the backward error of a dense eigen-solve's pairs: QZ is backward stable, so
  * anything above a few hundred eps is a defect (a wrong pencil or a failed balance) */
 #define FCD__EIG_CERT_TOL 1e-8
@@ -826,15 +815,22 @@ static fcd_status necessary_condition(fcd_system *sys, const fcd__csr *Kr,
   return status;
 }
 
-/* rank 0's necessary condition (its status mine there) to every rank (collective) */
-static fcd_status necessary_share(fcd_system *sys, int64_t comm_f, fcd_status mine, int *pd) {
-  long long v[2] = {mine == FCD_OK, *pd};
-  FCD_TRY(fcd__comm_bcast(sys, comm_f, v, sizeof v, 0));
-  if (!v[0])
-    return mine != FCD_OK ? mine
-                          : fcd__err(sys, FCD_E_BACKEND, "the necessary condition (CHOLMOD "
-                                     "on the symmetric part of K*) failed on rank 0");
-  *pd = (int)v[1];
+/* The ranks' parts of a solve's certificate and rank 0's necessary condition, in one
+ * exchange (collective): *berr becomes the worst part (NaN, out of memory, when any is),
+ * *pd rank 0's verdict; rank 0's status mine fails every rank. One reduction by maximum:
+ * a NaN flag, the parts' figures, and rank 0's values, which the others' -1 never beat. */
+static fcd_status certificate_share(fcd_system *sys, int64_t comm_f, int part, fcd_status mine,
+                                    fcd_real *berr, int *pd) {
+  fcd_real v[4] = {isnan(*berr) ? 1 : 0, isnan(*berr) ? -INFINITY : *berr,
+                   part == 0 ? (mine == FCD_OK) : -1, part == 0 ? *pd : -1};
+  FCD_TRY(fcd__comm_max_reals(sys, comm_f, v, 4));
+  *berr = v[0] > 0 ? NAN : v[1];
+  if (!(v[2] > 0))
+    return part == 0 && mine != FCD_OK
+               ? mine
+               : fcd__err(sys, FCD_E_BACKEND, "the necessary condition (CHOLMOD on the "
+                          "symmetric part of K*) failed on rank 0");
+  *pd = (int)v[3];
   return FCD_OK;
 }
 
@@ -1000,8 +996,7 @@ static fcd_status sparse_certify(fcd_stability *st, sparse_run *r, fcd_status ns
                                     ray ? sys->ray_alpha : 0, ray ? sys->ray_beta : 0, NULL,
                                     r->cnt, r->lam, r->vec, cpart, cparts, &st->bnorm);
   if (parts > 1) {
-    FCD_TRY(certificate_reduce(sys, st->comm_f, &st->berr));
-    FCD_TRY(necessary_share(sys, st->comm_f, nstatus, pd));
+    FCD_TRY(certificate_share(sys, st->comm_f, part, nstatus, &st->berr, pd));
     st->necessary = !*pd;
   }
   if (isnan(st->berr))

@@ -159,8 +159,9 @@ fcd_status fcd__comm_rank_size(const fcd_system *sys, int64_t comm_f, int *rank,
 fcd_status fcd__comm_bcast(const fcd_system *sys, int64_t comm_f, void *buf, size_t bytes,
                            int root);
 fcd_status fcd__comm_min(const fcd_system *sys, int64_t comm_f, long long *v, int n);
-/* the largest of the ranks' *v (none of them NaN), in place on every rank */
-fcd_status fcd__comm_max_real(const fcd_system *sys, int64_t comm_f, fcd_real *v);
+/* the elementwise largest of the ranks' v (n entries, none of them NaN), in place on every
+ * rank */
+fcd_status fcd__comm_max_reals(const fcd_system *sys, int64_t comm_f, fcd_real *v, int n);
 
 /* PETSc/SLEPc: initialized lazily under a process-wide lock. */
 fcd_status fcd__petsc_acquire(const fcd_system *sys);

@@ -13,6 +13,27 @@ void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag
             const int *n, const double *alpha, const double *a, const int *lda, double *b,
             const int *ldb);
 
+void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda, const double *b,
+            const int *ldb, const double *beta, double *c, const int *ldc);
+
+int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
+                    const fcd_real *B, fcd_real *C) {
+  if (!fits(m) || !fits(n) || !fits(k)) return FCD__LA_TOO_BIG;
+  if (m == 0 || n == 0) return 0;
+  int mm = (int)m, nn = (int)n, kk = (int)k, lda = k > 0 ? (int)k : 1;
+  const double one = 1, zero = 0;
+  dgemm_("T", "N", &mm, &nn, &kk, &one, A, &lda, B, &lda, &zero, C, &mm);
+  return 0;
+}
+
+int fcd__la_sygv_cm(fcd_index n, fcd_real *A, fcd_real *B, fcd_real *w) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n;
+  return (int)LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'L', nn, A, nn, B, nn, w);
+}
+
 int fcd__la_chol_inverse_cm(fcd_index n, fcd_real *L) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;

@@ -41,6 +41,15 @@ int fcd__la_gesv_cm(fcd_index n, fcd_real *A, fcd_real *b);
 /* B = L^-1 B for the lower triangular L (n x n) and k columns of B (n x k), column-major */
 int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real *B);
 
+/* C (m x n) = A^T B for A (k x m) and B (k x n), all column-major (BLAS dgemm) */
+int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
+                    const fcd_real *B, fcd_real *C);
+/* the generalized symmetric-definite problem A x = w B x (A, B n x n, column-major, their
+ * lower triangles read; dsygvd): w ascending, A overwritten by the eigenvectors as its
+ * columns, B-normalized (X^T B X = I), B by its Cholesky factor. A positive return above
+ * n: B is not positive definite. */
+int fcd__la_sygv_cm(fcd_index n, fcd_real *A, fcd_real *B, fcd_real *w);
+
 /* eigenvalues of the general A (overwritten): re + i im */
 int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im);
 

@@ -50,8 +50,8 @@ fcd_status fcd__comm_min(const fcd_system *sys, int64_t comm_f, long long *v, in
   return FCD_OK;
 }
 
-fcd_status fcd__comm_max_real(const fcd_system *sys, int64_t comm_f, fcd_real *v) {
-  int e = MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, comm_of(comm_f));
+fcd_status fcd__comm_max_reals(const fcd_system *sys, int64_t comm_f, fcd_real *v, int n) {
+  int e = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm_of(comm_f));
   if (e) return fcd__err(sys, FCD_E_BACKEND, "MPI error %d in a reduction", e);
   return FCD_OK;
 }

@@ -1,0 +1,277 @@
+/* Component mode synthesis with the contact dofs kept (lib/reduction.c), against dense
+ * LAPACK on the full model (an independent computation of the same quantities):
+ * - all interior modes kept: the reduced pencil is the full one in other coordinates, so
+ *   its eigenvalues on the free dofs are the full model's to round-off;
+ * - fewer modes: each of the lowest eigenvalues is an upper bound of the full one
+ *   (Rayleigh-Ritz on a subspace), and adding modes never moves one up;
+ * - a load on the kept dofs only: the reduced static solution, expanded by T, is the full
+ *   one for any number of modes (the constraint modes are the static response), Guyan's
+ *   reduction (no mode) included;
+ * - SLEPc's modes of the clamped system equal the dense ones;
+ * - the refusals, by name. */
+#include <lapacke.h>
+
+#include "../common/block2d.h"
+#include "../fcdtest.h"
+#include "fcd_private.h"
+
+enum { NX = 8, NY = 4 };
+
+/* the dense n x n matrix (column-major) of an upper-triangle COO */
+static double *dense_upper(fcd_index n, fcd_index nnz, const fcd_index *ri, const fcd_index *ci,
+                           const double *v) {
+  double *A = calloc((size_t)(n * n), sizeof *A);
+  for (fcd_index p = 0; p < nnz; p++) {
+    A[ci[p] * n + ri[p]] += v[p];
+    if (ri[p] != ci[p]) A[ri[p] * n + ci[p]] += v[p];
+  }
+  return A;
+}
+
+/* the rows and columns of A (n x n, column-major) listed in keep (nk of them) */
+static double *submatrix(const double *A, fcd_index n, const fcd_index *keep, fcd_index nk) {
+  double *S = malloc((size_t)(nk * nk) * sizeof *S);
+  for (fcd_index j = 0; j < nk; j++)
+    for (fcd_index i = 0; i < nk; i++) S[j * nk + i] = A[keep[j] * n + keep[i]];
+  return S;
+}
+
+/* eigenvalues of the pencil (K, M) (nk x nk, column-major, both copied), ascending */
+static void pencil_values(const double *K, const double *M, fcd_index nk, double *w) {
+  double *A = malloc((size_t)(nk * nk) * sizeof *A), *B = malloc((size_t)(nk * nk) * sizeof *B);
+  memcpy(A, K, (size_t)(nk * nk) * sizeof *A);
+  memcpy(B, M, (size_t)(nk * nk) * sizeof *B);
+  lapack_int info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'N', 'L', (lapack_int)nk, A,
+                                   (lapack_int)nk, B, (lapack_int)nk, w);
+  CHECK(info == 0);
+  free(A);
+  free(B);
+}
+
+typedef struct {
+  tb_block b;
+  fcd_system *sys;
+  fcd_contact_set *cs;
+  fcd_index n, nfree, *freel; /* the full model's free dofs */
+  double *K, *M;              /* dense, whole */
+  double *lam;                /* the full model's eigenvalues on its free dofs */
+} model;
+
+static void model_build(model *md) {
+  memset(md, 0, sizeof *md);
+  CHECK(tb_block_build(&md->b, NX, NY, 2.0, 1.0, 1.0, 0.3, 1.0) == 0);
+  CHECK_ST(tb_block_system(&md->b, &md->sys), FCD_OK);
+  CHECK_ST(tb_block_contacts(&md->b, md->sys, 0.3, 0.0, &md->cs), FCD_OK);
+  /* the top row prescribed: a block held from above, pressed on its contacts below */
+  fcd_index top[2 * (NX + 1)];
+  for (int i = 0; i <= NX; i++) {
+    top[2 * i] = 2 * tb_node(&md->b, i, NY);
+    top[2 * i + 1] = top[2 * i] + 1;
+  }
+  CHECK_ST(fcd_system_fix_dofs(md->sys, 2 * (NX + 1), top, NULL), FCD_OK);
+  md->n = md->b.ndofs;
+  md->K = dense_upper(md->n, md->b.nk, md->b.ki, md->b.kj, md->b.kv);
+  md->M = dense_upper(md->n, md->b.nm, md->b.mi, md->b.mj, md->b.mv);
+  md->freel = malloc((size_t)md->n * sizeof *md->freel);
+  for (fcd_index i = 0; i < md->n; i++) {
+    int fixed = 0;
+    for (int k = 0; k < 2 * (NX + 1); k++) fixed |= top[k] == i;
+    if (!fixed) md->freel[md->nfree++] = i;
+  }
+  double *Kf = submatrix(md->K, md->n, md->freel, md->nfree);
+  double *Mf = submatrix(md->M, md->n, md->freel, md->nfree);
+  md->lam = malloc((size_t)md->nfree * sizeof *md->lam);
+  pencil_values(Kf, Mf, md->nfree, md->lam);
+  free(Kf);
+  free(Mf);
+}
+
+static void model_free(model *md) {
+  fcd_contact_set_destroy(md->cs);
+  fcd_system_destroy(md->sys);
+  tb_block_free(&md->b);
+  free(md->freel);
+  free(md->K);
+  free(md->M);
+  free(md->lam);
+}
+
+/* the reduced unknowns that are not prescribed: all but the kept dofs fixed in sys */
+static fcd_index reduced_free(const model *md, const fcd__cb *cb, fcd_index *rf) {
+  fcd_index k = 0;
+  for (fcd_index j = 0; j < cb->nr; j++) {
+    int fixed = 0;
+    if (j < cb->nb) {
+      fixed = 1;
+      for (fcd_index q = 0; q < md->nfree; q++) fixed &= md->freel[q] != cb->bdofs[j];
+    }
+    if (!fixed) rf[k++] = j;
+  }
+  return k;
+}
+
+/* eigenvalues of the reduced pencil on its free unknowns, ascending (nfree entries) */
+static fcd_index reduced_values(const model *md, const fcd__cb *cb, double *w) {
+  fcd_index *rf = malloc((size_t)cb->nr * sizeof *rf);
+  fcd_index nk = reduced_free(md, cb, rf);
+  double *K = submatrix(cb->K, cb->nr, rf, nk), *M = submatrix(cb->M, cb->nr, rf, nk);
+  pencil_values(K, M, nk, w);
+  free(K);
+  free(M);
+  free(rf);
+  return nk;
+}
+
+static void check_structure(const model *md, const fcd__cb *cb) {
+  /* kept: 18 contact dofs below, 18 prescribed above */
+  CHECK(cb->nb == 4 * (NX + 1));
+  int ok = 1;
+  for (fcd_index j = 0; j < cb->nb; j++)
+    for (fcd_index k = 0; k < cb->nb; k++)
+      ok &= cb->T[j * md->n + cb->bdofs[k]] == (j == k ? 1.0 : 0.0);
+  for (fcd_index j = cb->nb; j < cb->nr; j++)
+    for (fcd_index k = 0; k < cb->nb; k++) ok &= cb->T[j * md->n + cb->bdofs[k]] == 0.0;
+  CHECK(ok);
+}
+
+static void test_all_modes(const model *md) {
+  fcd__cb cb;
+  fcd_index ni = md->n - 4 * (NX + 1);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, ni, 0, &cb), FCD_OK);
+  check_structure(md, &cb);
+  double *w = malloc((size_t)cb.nr * sizeof *w);
+  fcd_index nk = reduced_values(md, &cb, w);
+  CHECK(nk == md->nfree);
+  double worst = 0;
+  for (fcd_index k = 0; k < nk && k < md->nfree; k++)
+    worst = fmax(worst, fabs(w[k] - md->lam[k]) / md->lam[k]);
+  printf("all %lld modes: %lld eigenvalues, largest relative difference %.2e\n",
+         (long long)ni, (long long)nk, worst);
+  CHECK(worst < 1e-9);
+  free(w);
+  fcd__cb_clear(&cb);
+}
+
+static void test_convergence(const model *md) {
+  const fcd_index ms[] = {0, 3, 8, 20};
+  double prev[6];
+  for (int s = 0; s < 4; s++) {
+    fcd__cb cb;
+    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], 0, &cb), FCD_OK);
+    double *w = malloc((size_t)cb.nr * sizeof *w);
+    reduced_values(md, &cb, w);
+    printf("%2lld modes (highest %.4f rad/s):", (long long)ms[s],
+           ms[s] ? sqrt(cb.omega2[ms[s] - 1]) : 0.0);
+    for (int k = 0; k < 6; k++) {
+      printf(" %.6f", w[k] / md->lam[k]);
+      /* Ritz bounds: above the full value, never rising as modes are added */
+      CHECK(w[k] >= md->lam[k] * (1 - 1e-12));
+      if (s > 0) CHECK(w[k] <= prev[k] * (1 + 1e-12));
+      prev[k] = w[k];
+    }
+    printf("\n");
+    free(w);
+    fcd__cb_clear(&cb);
+  }
+}
+
+/* a load on the kept dofs only: T x_r = the full static solution, for any mode count */
+static void test_static(const model *md) {
+  fcd_index n = md->n, nf = md->nfree;
+  double *f = calloc((size_t)n, sizeof *f);
+  for (int i = 0; i <= NX; i++) f[2 * tb_node(&md->b, i, 0) + 1] = -1e-3 * (1 + 0.1 * i);
+  for (int i = 0; i <= NX; i++) f[2 * tb_node(&md->b, i, 0)] = 2e-4;
+  double *Kf = submatrix(md->K, n, md->freel, nf), *uf = malloc((size_t)nf * sizeof *uf);
+  for (fcd_index k = 0; k < nf; k++) uf[k] = f[md->freel[k]];
+  CHECK(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', (lapack_int)nf, 1, Kf, (lapack_int)nf, uf,
+                      (lapack_int)nf) == 0);
+  double *u = calloc((size_t)n, sizeof *u);
+  for (fcd_index k = 0; k < nf; k++) u[md->freel[k]] = uf[k];
+  double umax = 0;
+  for (fcd_index i = 0; i < n; i++) umax = fmax(umax, fabs(u[i]));
+  const fcd_index ms[] = {0, 5};
+  for (int s = 0; s < 2; s++) {
+    fcd__cb cb;
+    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], 0, &cb), FCD_OK);
+    fcd_index *rf = malloc((size_t)cb.nr * sizeof *rf);
+    fcd_index nk = reduced_free(md, &cb, rf);
+    double *Kr = submatrix(cb.K, cb.nr, rf, nk), *xr = malloc((size_t)nk * sizeof *xr);
+    for (fcd_index a = 0; a < nk; a++) {
+      double d = 0;
+      for (fcd_index i = 0; i < n; i++) d += cb.T[rf[a] * n + i] * f[i];
+      xr[a] = d;
+    }
+    CHECK(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', (lapack_int)nk, 1, Kr, (lapack_int)nk, xr,
+                        (lapack_int)nk) == 0);
+    double worst = 0;
+    for (fcd_index i = 0; i < n; i++) {
+      double ui = 0;
+      for (fcd_index a = 0; a < nk; a++) ui += cb.T[rf[a] * n + i] * xr[a];
+      worst = fmax(worst, fabs(ui - u[i]));
+    }
+    printf("static load on the kept dofs, %lld modes: max |T x_r - u| / max |u| = %.2e\n",
+           (long long)ms[s], worst / umax);
+    CHECK(worst <= 1e-10 * umax);
+    free(rf);
+    free(Kr);
+    free(xr);
+    fcd__cb_clear(&cb);
+  }
+  free(f);
+  free(Kf);
+  free(uf);
+  free(u);
+}
+
+/* SLEPc's shift-and-invert on the clamped system gives the dense solve's modes */
+static void test_slepc(const model *md) {
+  fcd__cb dn, sp;
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, &dn), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 1, &sp), FCD_OK);
+  for (int k = 0; k < 6 && dn.omega2 && sp.omega2; k++)
+    CHECK_CLOSE(sp.omega2[k], dn.omega2[k], 1e-8);
+  double wd[64], ws[64];
+  if (dn.K && sp.K) {
+    reduced_values(md, &dn, wd);
+    reduced_values(md, &sp, ws);
+    for (int k = 0; k < 10; k++) CHECK_CLOSE(ws[k], wd[k], 1e-8);
+  }
+  fcd__cb_clear(&dn);
+  fcd__cb_clear(&sp);
+}
+
+static void test_refusals(model *md) {
+  fcd__cb cb;
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, md->n, 0, &cb), FCD_E_INVALID_ARG);
+  CHECK_MSG(md->sys, "the interior has");
+  CHECK(cb.T == NULL);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, -1, 0, &cb), FCD_E_INVALID_ARG);
+  /* nothing prescribed, no contact: the interior is the whole block, free to move */
+  fcd_system *loose;
+  CHECK_ST(tb_block_system(&md->b, &loose), FCD_OK);
+  CHECK_ST(fcd__cb_build(loose, NULL, 2, 0, &cb), FCD_E_NOT_SPD);
+  CHECK_MSG(loose, "interior");
+  /* a non-symmetric stiffness (a follower load's) */
+  fcd_index ri[] = {0, 1}, ci[] = {1, 0};
+  double v[] = {1.0, 0.5};
+  fcd_system *skew;
+  CHECK_ST(fcd_system_create(2, &skew), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_coo(skew, FCD_STIFFNESS, 2, ri, ci, v, FCD_COO_FULL), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_coo(skew, FCD_MASS, 2, ri, ri, v, FCD_COO_FULL), FCD_OK);
+  CHECK_ST(fcd__cb_build(skew, NULL, 0, 0, &cb), FCD_E_UNSUPPORTED);
+  CHECK_MSG(skew, "stiffness matrix is not symmetric");
+  fcd_system_destroy(skew);
+  fcd_system_destroy(loose);
+}
+
+int main(void) {
+  model md;
+  model_build(&md);
+  test_all_modes(&md);
+  test_convergence(&md);
+  test_static(&md);
+  test_slepc(&md);
+  test_refusals(&md);
+  model_free(&md);
+  return fcdt_finish("reduction");
+}
