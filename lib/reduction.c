@@ -8,6 +8,7 @@
 #include "capabilities.h"
 #include "backend/lapack.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Up to this many interior dofs the fixed-interface modes come from one dense
@@ -277,4 +278,223 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
   fcd_system_destroy(ci);
   if (st != FCD_OK) fcd__cb_clear(cb);
   return st;
+}
+
+/* ---- the public handle: a reduced system and its contacts ---- */
+
+#define FCD_REDUCTION_MAGIC 0x66637264u /* "fcrd" */
+
+struct fcd_reduction {
+  uint32_t magic;
+  fcd_system *full;
+  fcd__cb cb;
+  fcd_system *sys;     /* the reduced system */
+  fcd_contact_set *cs; /* the contacts on it, or NULL */
+  fcd_real *fbuf;      /* the full load, for the projected load's callback */
+};
+
+static int red_valid(const fcd_reduction *r) {
+  return r && r->magic == FCD_REDUCTION_MAGIC;
+}
+
+/* the reduced load at t: the full load projected, T' f(t) */
+static int red_load(void *ud, fcd_real t, fcd_index nr, fcd_real *fr) {
+  fcd_reduction *r = ud;
+  if (nr != r->cb.nr || fcd_system_eval_load(r->full, t, r->fbuf) != FCD_OK) return 1;
+  return fcd__la_gemm_tn(nr, 1, r->cb.n, r->cb.T, r->fbuf, fr) != 0;
+}
+
+/* the kept prescribed dofs at t: the full system's, which are the same dofs in the same
+ * order (the kept dofs keep their order, and every prescribed dof is kept) */
+static int red_prescribed(void *ud, fcd_real t, fcd_index nfixed, const fcd_index *dofs,
+                          fcd_real *u, fcd_real *v) {
+  fcd_reduction *r = ud;
+  (void)dofs;
+  if (nfixed != r->full->nfixed) return 1;
+  return fcd_system_eval_prescribed(r->full, t, u, v) != FCD_OK;
+}
+
+/* A dense nr x nr matrix (column-major) as a full-storage CSR of the reduced system;
+ * symmetric ones symmetrized exactly (T' A T by BLAS is symmetric to round-off only) */
+static fcd_status red_matrix(fcd_reduction *r, fcd_matrix_kind which, const fcd_real *A,
+                             int symmetric) {
+  fcd_index nr = r->cb.nr;
+  fcd_index *rp = fcd__malloc_array((size_t)nr + 1, sizeof *rp);
+  fcd_index *ci = fcd__malloc_array((size_t)(nr * nr) + 1, sizeof *ci);
+  fcd_real *v = fcd__malloc_array((size_t)(nr * nr) + 1, sizeof *v);
+  fcd_status st = FCD_OK;
+  if (!rp || !ci || !v) {
+    st = fcd__err(r->full, FCD_E_NOMEM, "out of memory for a reduced matrix of %lld dofs",
+                  (long long)nr);
+  } else {
+    for (fcd_index i = 0; i <= nr; i++) rp[i] = i * nr;
+    for (fcd_index i = 0; i < nr; i++)
+      for (fcd_index j = 0; j < nr; j++) {
+        ci[i * nr + j] = j;
+        v[i * nr + j] = symmetric ? 0.5 * (A[j * nr + i] + A[i * nr + j]) : A[j * nr + i];
+      }
+    st = fcd_system_set_matrix_csr(r->sys, which, rp, ci, v, FCD_COO_FULL, FCD_COPY);
+    if (st != FCD_OK)
+      fcd__err(r->full, st, "the reduced system: %s", fcd_system_last_error(r->sys));
+  }
+  fcd__free(rp);
+  fcd__free(ci);
+  fcd__free(v);
+  return st;
+}
+
+/* the reduced system: matrices, Rayleigh coefficients, prescribed dofs, loads */
+static fcd_status red_system(fcd_reduction *r) {
+  fcd_system *full = r->full;
+  const fcd__cb *cb = &r->cb;
+  if (fcd_system_create(cb->nr, &r->sys) != FCD_OK)
+    return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced system");
+  FCD_TRY(red_matrix(r, FCD_STIFFNESS, cb->K, 1));
+  FCD_TRY(red_matrix(r, FCD_MASS, cb->M, 1));
+  if (cb->C) FCD_TRY(red_matrix(r, FCD_DAMPING, cb->C, 0));
+  fcd_status st = fcd_system_set_rayleigh(r->sys, full->ray_alpha, full->ray_beta);
+  if (st == FCD_OK && full->nfixed > 0) {
+    fcd_index *kf = fcd__malloc_array((size_t)full->nfixed, sizeof *kf);
+    fcd_real *kv = fcd__malloc_array((size_t)full->nfixed, sizeof *kv);
+    if (!kf || !kv) {
+      fcd__free(kf);
+      fcd__free(kv);
+      return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced system");
+    }
+    fcd_index k = 0;
+    for (fcd_index j = 0; j < cb->nb; j++)
+      if (full->is_fixed[cb->bdofs[j]]) {
+        kv[k] = full->fixed_value[cb->bdofs[j]];
+        kf[k++] = j;
+      }
+    st = fcd_system_fix_dofs(r->sys, k, kf, kv);
+    fcd__free(kf);
+    fcd__free(kv);
+    if (st == FCD_OK && full->presc_fn)
+      st = fcd_system_set_prescribed_fn(r->sys, red_prescribed, r);
+  }
+  if (st == FCD_OK && (full->load || full->load_fn)) {
+    r->fbuf = fcd__malloc_array((size_t)full->n, sizeof *r->fbuf);
+    st = r->fbuf ? fcd_system_set_load_fn(r->sys, red_load, r)
+                 : fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced load");
+  }
+  if (st != FCD_OK && st != FCD_E_NOMEM)
+    fcd__err(full, st, "the reduced system: %s", fcd_system_last_error(r->sys));
+  return st;
+}
+
+/* The same contacts on the reduced system, the kept dof d becoming its place in bdofs */
+static fcd_status red_contacts(fcd_reduction *r, fcd_contact_set *cs) {
+  const fcd__cb *cb = &r->cb;
+  fcd_index *place = fcd__malloc_array((size_t)cb->n, sizeof *place);
+  if (!place) return fcd__err(r->full, FCD_E_NOMEM, "out of memory mapping the contacts");
+  for (fcd_index i = 0; i < cb->n; i++) place[i] = -1;
+  for (fcd_index j = 0; j < cb->nb; j++) place[cb->bdofs[j]] = j;
+  fcd_status st = fcd_contact_set_create(r->sys, cs->dim, &r->cs);
+  int d = cs->dim;
+  for (fcd_index c = 0; c < cs->n && st == FCD_OK; c++) {
+    const fcd__contact *k = &cs->c[c];
+    fcd_index a[3], b[3];
+    if (k->rows) {
+      fcd_index rp[4], e0 = cs->rptr[k->row0], ne = cs->rptr[k->row0 + d] - e0;
+      fcd_index *dofs = fcd__malloc_array((size_t)ne + 1, sizeof *dofs);
+      if (!dofs) {
+        st = fcd__err(r->full, FCD_E_NOMEM, "out of memory mapping the contacts");
+        break;
+      }
+      for (int q = 0; q <= d; q++) rp[q] = cs->rptr[k->row0 + q] - e0;
+      for (fcd_index e = 0; e < ne; e++) dofs[e] = place[cs->rdof[e0 + e]];
+      st = fcd_contact_set_add_rows(r->cs, rp, dofs, cs->rw + e0, k->gap, k->mu, NULL);
+      fcd__free(dofs);
+    } else {
+      for (int q = 0; q < d; q++) {
+        a[q] = place[k->dofs_a[q]];
+        b[q] = k->pair ? place[k->dofs_b[q]] : -1;
+      }
+      st = k->pair ? fcd_contact_set_add_pair(r->cs, a, b, k->frame[0], k->frame[1], k->gap,
+                                              k->mu, NULL)
+                   : fcd_contact_set_add_rigid(r->cs, a, k->frame[0], k->frame[1], k->gap,
+                                               k->mu, NULL);
+    }
+    if (st == FCD_OK && (k->vg[0] != 0 || k->vg[1] != 0))
+      st = fcd_contact_set_set_sliding_velocity(r->cs, c, k->vg);
+  }
+  if (st == FCD_OK) st = fcd_contact_set_set_restitution(r->cs, cs->restitution);
+  if (st != FCD_OK && st != FCD_E_NOMEM)
+    fcd__err(r->full, st, "the reduced contact set: %s", fcd_system_last_error(r->sys));
+  fcd__free(place);
+  return st;
+}
+
+void fcd_reduction_destroy(fcd_reduction *r) {
+  if (!red_valid(r)) return;
+  r->magic = 0;
+  fcd_contact_set_destroy(r->cs);
+  fcd_system_destroy(r->sys);
+  fcd__cb_clear(&r->cb);
+  fcd__free(r->fbuf);
+  fcd__system_release(r->full);
+  fcd__free(r);
+}
+
+fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                                fcd_reduction **out) {
+  FCD_CHECK_SYS(sys);
+  if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: out is NULL");
+  *out = NULL;
+  if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: the contact set is invalid "
+                    "or belongs to another system");
+  fcd_reduction *r = fcd__calloc(1, sizeof *r);
+  if (!r) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a reduction");
+  r->magic = FCD_REDUCTION_MAGIC;
+  r->full = sys;
+  fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
+  fcd_status st = fcd__cb_build(sys, cs, nmodes, 0, &r->cb);
+  if (st == FCD_OK) st = red_system(r);
+  if (st == FCD_OK && cs) st = red_contacts(r, cs);
+  if (st != FCD_OK) {
+    fcd_reduction_destroy(r);
+    return st;
+  }
+  *out = r;
+  return FCD_OK;
+}
+
+fcd_system *fcd_reduction_system(const fcd_reduction *r) {
+  return red_valid(r) ? r->sys : NULL;
+}
+
+fcd_contact_set *fcd_reduction_contact_set(const fcd_reduction *r) {
+  return red_valid(r) ? r->cs : NULL;
+}
+
+fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_real *x) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (!xr || !x)
+    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand: %s is NULL",
+                    !xr ? "xr" : "x");
+  const fcd__cb *cb = &r->cb;
+  memset(x, 0, (size_t)cb->n * sizeof *x);
+  for (fcd_index k = 0; k < cb->nr; k++) {
+    const fcd_real *t = cb->T + k * cb->n;
+    fcd_real a = xr[k];
+    if (a != 0)
+      for (fcd_index i = 0; i < cb->n; i++) x[i] += a * t[i];
+  }
+  /* the kept dofs exactly: T is the identity there */
+  for (fcd_index j = 0; j < cb->nb; j++) x[cb->bdofs[j]] = xr[j];
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept, fcd_index *nmodes,
+                                  fcd_real *max_freq_hz, fcd_index *kept) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  const fcd__cb *cb = &r->cb;
+  if (nkept) *nkept = cb->nb;
+  if (nmodes) *nmodes = cb->m;
+  if (max_freq_hz)
+    *max_freq_hz = cb->m > 0 ? sqrt(fmax(cb->omega2[cb->m - 1], 0)) / (2 * 3.14159265358979323846) : 0;
+  if (kept) memcpy(kept, cb->bdofs, (size_t)cb->nb * sizeof *kept);
+  return FCD_OK;
 }

@@ -20,5 +20,6 @@
 #include <fcd/fcd_stability.h>
 #include <fcd/fcd_lattice.h>
 #include <fcd/fcd_vtk.h>
+#include <fcd/fcd_reduction.h>
 
 #endif /* FCD_H */

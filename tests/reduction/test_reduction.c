@@ -8,7 +8,12 @@
  *   one for any number of modes (the constraint modes are the static response), Guyan's
  *   reduction (no mode) included;
  * - SLEPc's modes of the clamped system equal the dense ones;
- * - the refusals, by name. */
+ * - the refusals, by name;
+ * - the public handle: the reduced system and its contacts in fcd's own static
+ *   equilibrium, the top pressed down by a prescribed displacement and the bottom
+ *   contacts pushed sideways: every load is on kept dofs, so the reduced equilibrium,
+ *   expanded, is the full one (state and reactions, to the solvers' tolerance) for any
+ *   number of modes; the info and the errors of a bad call. */
 #include <lapacke.h>
 
 #include "../common/block2d.h"
@@ -264,6 +269,88 @@ static void test_refusals(model *md) {
   fcd_system_destroy(loose);
 }
 
+/* fcd's static equilibrium of sys with cs: the state (n) and reactions (m) */
+static void equilibrium(fcd_system *sys, fcd_contact_set *cs, double *u, double *r) {
+  fcd_equilibrium *eq = NULL;
+  CHECK_ST(fcd_equilibrium_create(sys, cs, &eq), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STATIC, 0.0), FCD_OK);
+  CHECK_ST(fcd_equilibrium_get_state(eq, u), FCD_OK);
+  CHECK_ST(fcd_equilibrium_get_reactions(eq, r), FCD_OK);
+  fcd_equilibrium_destroy(eq);
+}
+
+static void test_handle(void) {
+  tb_block b;
+  fcd_system *sys;
+  fcd_contact_set *cs;
+  CHECK(tb_block_build(&b, NX, NY, 2.0, 1.0, 1.0, 0.3, 1.0) == 0);
+  CHECK_ST(tb_block_system(&b, &sys), FCD_OK);
+  CHECK_ST(tb_block_contacts(&b, sys, 0.3, 0.0, &cs), FCD_OK);
+  fcd_index top[2 * (NX + 1)];
+  double down[2 * (NX + 1)];
+  for (int i = 0; i <= NX; i++) {
+    top[2 * i] = 2 * tb_node(&b, i, NY);
+    top[2 * i + 1] = top[2 * i] + 1;
+    down[2 * i] = 0;
+    down[2 * i + 1] = -0.01;
+  }
+  CHECK_ST(fcd_system_fix_dofs(sys, 2 * (NX + 1), top, down), FCD_OK);
+  fcd_index n = b.ndofs, m = 2 * (NX + 1);
+  double *f = calloc((size_t)n, sizeof *f);
+  for (int i = 0; i <= NX; i++) f[2 * tb_node(&b, i, 0)] = 1e-4; /* sideways, below */
+  CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  double *u = malloc((size_t)n * sizeof *u), *r = malloc((size_t)m * sizeof *r);
+  equilibrium(sys, cs, u, r);
+  double umax = 0, rmax = 0;
+  for (fcd_index i = 0; i < n; i++) umax = fmax(umax, fabs(u[i]));
+  for (fcd_index k = 0; k < m; k++) rmax = fmax(rmax, fabs(r[k]));
+  const fcd_index ms[] = {0, 4, 12};
+  for (int s = 0; s < 3; s++) {
+    fcd_reduction *red = NULL;
+    CHECK_ST(fcd_reduction_create(sys, cs, ms[s], &red), FCD_OK);
+    if (!red) continue;
+    fcd_index nkept = -1, nmodes = -1, kept[64];
+    double fmax_hz = -1;
+    CHECK_ST(fcd_reduction_get_info(red, &nkept, &nmodes, &fmax_hz, kept), FCD_OK);
+    CHECK(nkept == 4 * (NX + 1) && nmodes == ms[s] && (ms[s] == 0) == (fmax_hz == 0));
+    fcd_system *rs = fcd_reduction_system(red);
+    fcd_contact_set *rc = fcd_reduction_contact_set(red);
+    CHECK(fcd_system_ndofs(rs) == nkept + nmodes);
+    CHECK(fcd_contact_set_size(rc) == fcd_contact_set_size(cs));
+    CHECK(fcd_system_num_fixed(rs) == 2 * (NX + 1));
+    double *ur = malloc((size_t)(nkept + nmodes) * sizeof *ur), *rr = malloc((size_t)m * sizeof *rr);
+    double *ue = malloc((size_t)n * sizeof *ue);
+    equilibrium(rs, rc, ur, rr);
+    CHECK_ST(fcd_reduction_expand(red, ur, ue), FCD_OK);
+    double du = 0, dr = 0;
+    for (fcd_index i = 0; i < n; i++) du = fmax(du, fabs(ue[i] - u[i]));
+    for (fcd_index k = 0; k < m; k++) dr = fmax(dr, fabs(rr[k] - r[k]));
+    printf("equilibrium through %2lld modes (up to %.3f Hz): |du| / |u| = %.2e, "
+           "|dr| / |r| = %.2e\n", (long long)ms[s], fmax_hz, du / umax, dr / rmax);
+    CHECK(du <= 1e-8 * umax);
+    CHECK(dr <= 1e-8 * rmax);
+    CHECK_ST(fcd_reduction_expand(red, NULL, ue), FCD_E_INVALID_ARG);
+    CHECK_MSG(sys, "xr is NULL");
+    free(ur);
+    free(rr);
+    free(ue);
+    fcd_reduction_destroy(red);
+  }
+  fcd_reduction *bad = (fcd_reduction *)1;
+  CHECK_ST(fcd_reduction_create(sys, cs, n, &bad), FCD_E_INVALID_ARG);
+  CHECK(bad == NULL);
+  CHECK_ST(fcd_reduction_create(sys, cs, 0, NULL), FCD_E_INVALID_ARG);
+  CHECK(fcd_reduction_system(NULL) == NULL && fcd_reduction_contact_set(NULL) == NULL);
+  CHECK_ST(fcd_reduction_get_info(NULL, NULL, NULL, NULL, NULL), FCD_E_INVALID_ARG);
+  fcd_reduction_destroy(NULL);
+  free(f);
+  free(u);
+  free(r);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  tb_block_free(&b);
+}
+
 int main(void) {
   model md;
   model_build(&md);
@@ -273,5 +360,6 @@ int main(void) {
   test_slepc(&md);
   test_refusals(&md);
   model_free(&md);
+  test_handle();
   return fcdt_finish("reduction");
 }

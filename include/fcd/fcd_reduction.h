@@ -1,0 +1,97 @@
+/* fcd: reduced models with the contact dofs kept physical (component mode synthesis). */
+#ifndef FCD_REDUCTION_H
+#define FCD_REDUCTION_H
+
+#include <fcd/fcd_common.h>
+#include <fcd/fcd_status.h>
+#include <fcd/fcd_system.h>
+#include <fcd/fcd_contact.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @name Reduced models
+ *  A Craig-Bampton reduction (docs/reduction.md) of a full system: every dof that a
+ *  contact row of the given set weighs, and every prescribed dof, stays a physical dof of
+ *  the reduced system ("kept"); the interior is represented by its static response to the
+ *  kept dofs (constraint modes) and its lowest fixed-interface modes. The contact laws,
+ *  projections and certificates then act on the kept dofs exactly, and only the elastic
+ *  interior is approximated. The reduced system is an ordinary system (dense matrices of
+ *  nkept + nmodes dofs: the kept dofs first, in increasing order of their full numbers,
+ *  then the modal coordinates), which every analysis accepts, with the contact set
+ *  mapped onto it. Its prescribed dofs take the full system's values and prescribed
+ *  function, its loads are the full loads projected (T' f(t)): a load on kept dofs is
+ *  represented exactly in statics, one on the interior to the extent the modes do.
+ *  The reduction is a snapshot: changing the full system's matrices, prescribed dofs or
+ *  contacts afterwards needs a new one. Serial systems; symmetric mass and stiffness.
+ *  @{ */
+
+/** Opaque reduced model. */
+typedef struct fcd_reduction fcd_reduction;
+
+/** Reduces @p sys keeping the dofs of @p cs's contacts and the prescribed dofs, with
+ *  @p nmodes fixed-interface modes (0: Guyan's static reduction).
+ *  @param sys the full system (borrowed; it must outlive the reduction); mass and
+ *      stiffness set and symmetric, the interior's stiffness positive definite
+ *  @param cs the contact set whose dofs are kept (borrowed, read once), or NULL
+ *  @param nmodes the fixed-interface modes kept, 0 to the number of interior dofs
+ *  @param out receives the reduction, owned by the caller; NULL on failure
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_INVALID_ARG, FCD_E_NOMEM,
+ *      FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE,
+ *      FCD_E_UNSUPPORTED
+  *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs,
+                                        fcd_index nmodes, fcd_reduction **out);
+
+/** Frees the reduction, its system and its contact set (NULL is a no-op). Analyses made
+ *  from the reduced system must be destroyed first.
+ *  @param r the reduction
+ *  @since 0.1 */
+FCD_API void fcd_reduction_destroy(fcd_reduction *r);
+
+/** The reduced system, owned by the reduction (NULL for an invalid reduction).
+ *  @param r the reduction
+ *  @return the reduced system
+ *  @since 0.1 */
+FCD_API fcd_system *fcd_reduction_system(const fcd_reduction *r);
+
+/** The contact set mapped onto the reduced system (the same contacts, in the same
+ *  order, on the kept dofs), owned by the reduction; NULL when created without one.
+ *  @param r the reduction
+ *  @return the reduced contact set, or NULL
+ *  @since 0.1 */
+FCD_API fcd_contact_set *fcd_reduction_contact_set(const fcd_reduction *r);
+
+/** The full vector of a reduced one: @p x = T @p xr (displacements, velocities,
+ *  accelerations alike), the kept dofs' entries exactly those of @p xr.
+ *  @param r the reduction
+ *  @param xr the reduced vector, nkept + nmodes entries
+ *  @param x receives the full vector, the full system's ndofs entries
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr,
+                                        fcd_real *x);
+
+/** What the reduction kept: @p nkept physical dofs, @p nmodes fixed-interface modes, the
+ *  highest of their frequencies @p max_freq_hz (0 without modes); @p kept (may be NULL)
+ *  receives the full numbers of the kept dofs, nkept entries, increasing. Any output
+ *  may be NULL.
+ *  @param r the reduction
+ *  @param nkept receives the number of kept dofs
+ *  @param nmodes receives the number of modes
+ *  @param max_freq_hz receives the highest mode's frequency in Hz
+ *  @param kept receives the kept dofs (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept,
+                                          fcd_index *nmodes, fcd_real *max_freq_hz,
+                                          fcd_index *kept);
+
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
