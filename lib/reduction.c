@@ -82,27 +82,42 @@ static fcd_status clamped_system(fcd_system *sys, const fcd__cb *cb, fcd_system 
   return FCD_OK;
 }
 
+/* The rows (interior, ci's free numbering) of -K_ib for the kept dofs j0 .. j0 + nj - 1 into
+ * rhs (ni per column), from one pass over K's stored entries: K is symmetric, so column j
+ * of K is read as row j, and an upper-stored entry (r, c) stands for (c, r) too. place:
+ * a kept dof's place in bdofs, -1 for an interior one. */
+static void kept_columns(const fcd_system *sys, const fcd_system *ci, const fcd_index *place,
+                         fcd_index j0, fcd_index nj, fcd_real *rhs) {
+  const fcd__csr *K = &sys->mat[FCD_STIFFNESS];
+  fcd_index ni = ci->nfree;
+  memset(rhs, 0, (size_t)(ni * nj) * sizeof *rhs);
+  for (fcd_index r = 0; r < K->n; r++)
+    for (fcd_index p = K->rowptr[r]; p < K->rowptr[r + 1]; p++) {
+      fcd_index c = K->col[p], jr = place[r] - j0, jc = place[c] - j0;
+      if (jr >= 0 && jr < nj && ci->free_of[c] >= 0)
+        rhs[jr * ni + ci->free_of[c]] -= K->val[p];
+      if (K->upper && r != c && jc >= 0 && jc < nj && ci->free_of[r] >= 0)
+        rhs[jc * ni + ci->free_of[r]] -= K->val[p];
+    }
+}
+
 /* The constraint modes, T's first nb columns: e_j on the kept dof j, -K_ii^-1 K_ij on the
  * interior, one factorization of K_ii (f, on ci's free dofs) and blocks of solves */
 static fcd_status constraint_modes(fcd_system *sys, fcd_system *ci, fcd__factor *f,
                                    fcd__cb *cb) {
   fcd_index n = sys->n, ni = ci->nfree;
-  fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
   fcd_real *rhs = fcd__malloc_array((size_t)(ni * CB_BLOCK) + 1, sizeof *rhs);
-  fcd_real *e = fcd__calloc((size_t)n, sizeof *e);
-  fcd_status st = y && rhs && e ? FCD_OK
-                                : fcd__err(sys, FCD_E_NOMEM, "out of memory for the constraint "
-                                           "modes of %lld kept dofs", (long long)cb->nb);
+  fcd_index *place = fcd__malloc_array((size_t)n, sizeof *place);
+  fcd_status st = rhs && place ? FCD_OK
+                               : fcd__err(sys, FCD_E_NOMEM, "out of memory for the constraint "
+                                          "modes of %lld kept dofs", (long long)cb->nb);
+  if (st == FCD_OK) {
+    for (fcd_index i = 0; i < n; i++) place[i] = -1;
+    for (fcd_index j = 0; j < cb->nb; j++) place[cb->bdofs[j]] = j;
+  }
   for (fcd_index j0 = 0; j0 < cb->nb && st == FCD_OK; j0 += CB_BLOCK) {
     fcd_index nj = cb->nb - j0 < CB_BLOCK ? cb->nb - j0 : CB_BLOCK;
-    for (fcd_index j = 0; j < nj; j++) {
-      fcd_index dof = cb->bdofs[j0 + j];
-      e[dof] = 1;
-      fcd__rows_apply_local(sys, FCD_STIFFNESS, e, y); /* column dof of K: K is symmetric */
-      e[dof] = 0;
-      for (fcd_index i = 0; i < n; i++) y[i] = -y[i];
-      fcd__full_to_free(ci, y, rhs + j * ni);
-    }
+    kept_columns(sys, ci, place, j0, nj, rhs);
     if (ni > 0) st = fcd__factor_solve(f, nj, rhs, rhs);
     for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
       fcd_real *col = cb->T + (j0 + j) * n;
@@ -111,9 +126,8 @@ static fcd_status constraint_modes(fcd_system *sys, fcd_system *ci, fcd__factor 
       fcd__free_to_full(ci, rhs + j * ni, col);
     }
   }
-  fcd__free(y);
   fcd__free(rhs);
-  fcd__free(e);
+  fcd__free(place);
   return st;
 }
 

@@ -68,8 +68,6 @@ fcd_real fcd__dist_csr_asymmetry(const fcd_system *sys, const fcd__csr *a);
  * collective on a distributed system; a failed exchange is FCD_E_BACKEND, or NaN. */
 /* the rows [*rbegin, *rend) this rank owns ([0, ndofs) serially) */
 void fcd__rows_range(const fcd_system *sys, fcd_index *rbegin, fcd_index *rend);
-/* 1 when this rank owns the row (always on a serial system) */
-int fcd__rows_owns(const fcd_system *sys, fcd_index row);
 /* the free rows [*lo, *hi) this rank owns (the free numbering keeps the dofs' order;
  * [0, nfree) serially) */
 void fcd__rows_free_range(const fcd_system *sys, fcd_index *lo, fcd_index *hi);
@@ -83,11 +81,7 @@ fcd_status fcd__rows_check_owned(const fcd_system *sys, const char *name, fcd_in
 fcd_status fcd__rows_owned_csr(const fcd_system *sys, const char *name,
                                const fcd_index *row_ptr, const fcd_index *col_idx,
                                const fcd_real *vals, fcd_index *nnz, fcd_index **rows);
-/* y = A x of this rank's rows (the damping operator with its Rayleigh terms), the other
- * entries 0: no exchange */
-void fcd__rows_apply_local(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
-                           fcd_real *y);
-/* y = A x, whole on every rank */
+/* y = A x (the damping operator with its Rayleigh terms), whole on every rank */
 fcd_status fcd__rows_apply(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
                            fcd_real *y);
 /* A u and A v of the stored matrix which in one pass over it (bitwise two products) */

@@ -13,7 +13,8 @@ void fcd__rows_range(const fcd_system *sys, fcd_index *rbegin, fcd_index *rend) 
   *rend = sys->dist ? sys->dist->rend : sys->n;
 }
 
-int fcd__rows_owns(const fcd_system *sys, fcd_index row) {
+/* 1 when this rank owns the row (always on a serial system) */
+static int rows_owns(const fcd_system *sys, fcd_index row) {
   return !sys->dist || (row >= sys->dist->rbegin && row < sys->dist->rend);
 }
 
@@ -36,7 +37,7 @@ void fcd__rows_free_range(const fcd_system *sys, fcd_index *fb, fcd_index *fe) {
 fcd_status fcd__rows_check_owned(const fcd_system *sys, const char *name, fcd_index nnz,
                                  const fcd_index *rows, const fcd_index *cols) {
   for (fcd_index p = 0; sys->dist && p < nnz; p++)
-    if (!fcd__rows_owns(sys, rows[p]))
+    if (!rows_owns(sys, rows[p]))
       return fcd__err(sys, FCD_E_INVALID_ARG, "%s: entry %lld at (%lld, %lld) lies on a row "
                       "this rank does not own (rows [%lld, %lld))", name, (long long)p,
                       (long long)rows[p], (long long)cols[p], (long long)sys->dist->rbegin,
@@ -78,8 +79,9 @@ fcd_status fcd__rows_owned_csr(const fcd_system *sys, const char *name,
   return FCD_OK;
 }
 
-void fcd__rows_apply_local(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
-                           fcd_real *y) {
+/* y = A x of this rank's rows, the other entries 0: no exchange */
+static void apply_local(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
+                        fcd_real *y) {
   memset(y, 0, (size_t)sys->n * sizeof *y);
   fcd__csr_gaxpy(&sys->mat[which], 1.0, x, y);
   if (which == FCD_DAMPING) {
@@ -90,7 +92,7 @@ void fcd__rows_apply_local(const fcd_system *sys, fcd_matrix_kind which, const f
 
 fcd_status fcd__rows_apply(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *x,
                            fcd_real *y) {
-  fcd__rows_apply_local(sys, which, x, y);
+  apply_local(sys, which, x, y);
   return fcd__dist_sum(sys, y, sys->n);
 }
 
@@ -139,7 +141,7 @@ fcd_status fcd__rows_pattern_diag(const fcd_system *sys, const fcd__free_pattern
 
 void fcd__rows_asymmetry_refresh(fcd_system *sys) {
   int stale = sys->asym_at != sys->value_version + 1;
-  if (sys->dist) stale = fcd__dist_any(sys, stale);
+  stale = fcd__dist_any(sys, stale);
   if (!stale) return;
   for (int k = 0; k < 3; k++)
     sys->asym[k] = sys->dist ? fcd__dist_csr_asymmetry(sys, &sys->mat[k])

@@ -57,6 +57,23 @@ static void pencil_values(const double *K, const double *M, fcd_index nk, double
   free(B);
 }
 
+/* The block of every test: nine frictional contacts below (mu 0.3), the top row
+ * prescribed at (dx, dy); its dofs in top (2 (NX + 1) entries) */
+static void pressed_block(tb_block *b, fcd_system **sys, fcd_contact_set **cs, double dx,
+                          double dy, fcd_index *top) {
+  CHECK(tb_block_build(b, NX, NY, 2.0, 1.0, 1.0, 0.3, 1.0) == 0);
+  CHECK_ST(tb_block_system(b, sys), FCD_OK);
+  CHECK_ST(tb_block_contacts(b, *sys, 0.3, 0.0, cs), FCD_OK);
+  double at[2 * (NX + 1)];
+  for (int i = 0; i <= NX; i++) {
+    top[2 * i] = 2 * tb_node(b, i, NY);
+    top[2 * i + 1] = top[2 * i] + 1;
+    at[2 * i] = dx;
+    at[2 * i + 1] = dy;
+  }
+  CHECK_ST(fcd_system_fix_dofs(*sys, 2 * (NX + 1), top, at), FCD_OK);
+}
+
 typedef struct {
   tb_block b;
   fcd_system *sys;
@@ -68,16 +85,9 @@ typedef struct {
 
 static void model_build(model *md) {
   memset(md, 0, sizeof *md);
-  CHECK(tb_block_build(&md->b, NX, NY, 2.0, 1.0, 1.0, 0.3, 1.0) == 0);
-  CHECK_ST(tb_block_system(&md->b, &md->sys), FCD_OK);
-  CHECK_ST(tb_block_contacts(&md->b, md->sys, 0.3, 0.0, &md->cs), FCD_OK);
-  /* the top row prescribed: a block held from above, pressed on its contacts below */
+  /* the top row held: a block on its contacts below */
   fcd_index top[2 * (NX + 1)];
-  for (int i = 0; i <= NX; i++) {
-    top[2 * i] = 2 * tb_node(&md->b, i, NY);
-    top[2 * i + 1] = top[2 * i] + 1;
-  }
-  CHECK_ST(fcd_system_fix_dofs(md->sys, 2 * (NX + 1), top, NULL), FCD_OK);
+  pressed_block(&md->b, &md->sys, &md->cs, 0, 0, top);
   md->n = md->b.ndofs;
   md->K = dense_upper(md->n, md->b.nk, md->b.ki, md->b.kj, md->b.kv);
   md->M = dense_upper(md->n, md->b.nm, md->b.mi, md->b.mj, md->b.mv);
@@ -287,18 +297,8 @@ static void test_handle(void) {
   tb_block b;
   fcd_system *sys;
   fcd_contact_set *cs;
-  CHECK(tb_block_build(&b, NX, NY, 2.0, 1.0, 1.0, 0.3, 1.0) == 0);
-  CHECK_ST(tb_block_system(&b, &sys), FCD_OK);
-  CHECK_ST(tb_block_contacts(&b, sys, 0.3, 0.0, &cs), FCD_OK);
   fcd_index top[2 * (NX + 1)];
-  double down[2 * (NX + 1)];
-  for (int i = 0; i <= NX; i++) {
-    top[2 * i] = 2 * tb_node(&b, i, NY);
-    top[2 * i + 1] = top[2 * i] + 1;
-    down[2 * i] = 0;
-    down[2 * i + 1] = -0.01;
-  }
-  CHECK_ST(fcd_system_fix_dofs(sys, 2 * (NX + 1), top, down), FCD_OK);
+  pressed_block(&b, &sys, &cs, 0, -0.01, top);
   fcd_index n = b.ndofs, m = 2 * (NX + 1);
   double *f = calloc((size_t)n, sizeof *f);
   for (int i = 0; i <= NX; i++) f[2 * tb_node(&b, i, 0)] = 1e-4; /* sideways, below */
@@ -381,18 +381,8 @@ static void test_transient(void) {
   tb_block b;
   fcd_system *sys;
   fcd_contact_set *cs;
-  CHECK(tb_block_build(&b, NX, NY, 2.0, 1.0, 1.0, 0.3, 1.0) == 0);
-  CHECK_ST(tb_block_system(&b, &sys), FCD_OK);
-  CHECK_ST(tb_block_contacts(&b, sys, 0.3, 0.0, &cs), FCD_OK);
   fcd_index top[2 * (NX + 1)];
-  double down[2 * (NX + 1)];
-  for (int i = 0; i <= NX; i++) {
-    top[2 * i] = 2 * tb_node(&b, i, NY);
-    top[2 * i + 1] = top[2 * i] + 1;
-    down[2 * i] = 0.002;
-    down[2 * i + 1] = -0.01;
-  }
-  CHECK_ST(fcd_system_fix_dofs(sys, 2 * (NX + 1), top, down), FCD_OK);
+  pressed_block(&b, &sys, &cs, 0.002, -0.01, top);
   fcd_index n = b.ndofs, m = 2 * (NX + 1), ni = n - 4 * (NX + 1);
   double *u = malloc((size_t)n * sizeof *u), *r = malloc((size_t)m * sizeof *r);
   double *u0 = calloc((size_t)n, sizeof *u0);
@@ -483,15 +473,8 @@ static void test_stability(void) {
   tb_block b;
   fcd_system *sys;
   fcd_contact_set *cs;
-  CHECK(tb_block_build(&b, NX, NY, 2.0, 1.0, 1.0, 0.3, 1.0) == 0);
-  CHECK_ST(tb_block_system(&b, &sys), FCD_OK);
-  CHECK_ST(tb_block_contacts(&b, sys, 0.3, 0.0, &cs), FCD_OK);
   fcd_index top[2 * (NX + 1)];
-  for (int i = 0; i <= NX; i++) {
-    top[2 * i] = 2 * tb_node(&b, i, NY);
-    top[2 * i + 1] = top[2 * i] + 1;
-  }
-  CHECK_ST(fcd_system_fix_dofs(sys, 2 * (NX + 1), top, NULL), FCD_OK);
+  pressed_block(&b, &sys, &cs, 0, 0, top);
   enum { NEV = 10 };
   double re[NEV] = {0}, im[NEV] = {0}, rre[NEV] = {0}, rim[NEV] = {0};
   slip_spectrum(sys, cs, NEV, re, im);
