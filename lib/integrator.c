@@ -460,8 +460,12 @@ static void step_rhs(fcd_integrator *it, const work *w, fcd_real h) {
   for (fcd_index i = 0; i < n; i++)
     w->b[i] = it->Mv[i] - h * it->Ku[i] - h * h * th * (1 - th) * it->Kv[i] -
              h * (1 - th) * it->Cv[i] + h * ((1 - th) * w->f0[i] + th * w->f1[i]);
-  for (fcd_index k = 0; k < nfix; k++) w->z[sys->fixed_list[k]] = w->vr[k];
-  if (nfix > 0) {
+  int moving = 0; /* supports held still (the usual case) add nothing: three products saved */
+  for (fcd_index k = 0; k < nfix; k++) {
+    w->z[sys->fixed_list[k]] = w->vr[k];
+    moving |= w->vr[k] != 0;
+  }
+  if (moving) {
     (void)fcd__rows_apply(sys, FCD_MASS, w->z, w->tmp);
     for (fcd_index i = 0; i < n; i++) w->b[i] -= w->tmp[i];
     (void)fcd__rows_apply(sys, FCD_DAMPING, w->z, w->tmp);

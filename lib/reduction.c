@@ -33,7 +33,13 @@ static fcd_status kept_dofs(fcd_system *sys, fcd_contact_set *cs, fcd__cb *cb) {
   fcd_index n = sys->n;
   unsigned char *keep = fcd__calloc((size_t)n + 1, 1);
   if (!keep) return fcd__err(sys, FCD_E_NOMEM, "out of memory marking the kept dofs");
-  for (fcd_index k = 0; k < sys->nfixed; k++) keep[sys->fixed_list[k]] = 1;
+  /* a prescribed dof held at zero for good (no prescribed function) never moves: its
+   * constraint mode would always be multiplied by zero, so it is left out of the basis
+   * (clamped, like the kept dofs, for the interior's modes) */
+  for (fcd_index k = 0; k < sys->nfixed; k++) {
+    fcd_index d = sys->fixed_list[k];
+    if (sys->presc_fn || sys->fixed_value[d] != 0) keep[d] = 1;
+  }
   if (cs) {
     const fcd__csr *H;
     fcd_status st = fcd__contact_set_operator(cs, &H);
@@ -73,6 +79,7 @@ static fcd_status clamped_system(fcd_system *sys, const fcd__cb *cb, fcd_system 
                                    a->upper ? FCD_COO_UPPER : FCD_COO_FULL, FCD_BORROW);
   }
   if (st == FCD_OK && cb->nb > 0) st = fcd_system_fix_dofs(ci, cb->nb, cb->bdofs, NULL);
+  if (st == FCD_OK && sys->nfixed > 0) st = fcd_system_fix_dofs(ci, sys->nfixed, sys->fixed_list, NULL);
   if (st != FCD_OK) {
     fcd__err(sys, st, "the clamped system of a reduction: %s", fcd_system_last_error(ci));
     fcd_system_destroy(ci);
@@ -190,12 +197,43 @@ static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd_index den
   return st;
 }
 
+/* The columns j0 .. j0 + nj - 1 of T' A T from Y = A T_blk (tmp: nr x nj). The stiffness
+ * needs only part of the product: K T_b vanishes on the interior (K_ii Psi = -K_ib, to the
+ * factor's accuracy), so T' K T_b is the kept rows of K T_b, the coupling Phi' K T_b is
+ * zero, and T' K Phi is Phi' K Phi. A symmetric matrix needs the rows up to the block's
+ * last column (the rest is mirrored by the caller). */
+static int project_block(const fcd__cb *cb, fcd_matrix_kind which, int symmetric,
+                         fcd_index j0, fcd_index nj, const fcd_real *Y, fcd_real *tmp,
+                         fcd_real *out) {
+  fcd_index n = cb->n, nr = cb->nr, nb = cb->nb;
+  if (which != FCD_STIFFNESS) {
+    fcd_index rows = symmetric ? j0 + nj : nr;
+    int info = fcd__la_gemm_tn(rows, nj, n, cb->T, Y, tmp);
+    for (fcd_index j = 0; j < nj && info == 0; j++)
+      memcpy(out + (j0 + j) * nr, tmp + j * rows, (size_t)rows * sizeof *out);
+    return info;
+  }
+  for (fcd_index j = 0; j < nj; j++) {
+    fcd_real *o = out + (j0 + j) * nr;
+    memset(o, 0, (size_t)nr * sizeof *o);
+    if (j0 + j < nb)
+      for (fcd_index i = 0; i < nb; i++) o[i] = Y[j * n + cb->bdofs[i]];
+  }
+  fcd_index q0 = j0 > nb ? j0 : nb, nq = j0 + nj - q0;
+  if (nq <= 0) return 0;
+  int info = fcd__la_gemm_tn(cb->m, nq, n, cb->T + nb * n, Y + (q0 - j0) * n, tmp);
+  for (fcd_index j = 0; j < nq && info == 0; j++)
+    memcpy(out + (q0 + j) * nr + nb, tmp + j * cb->m, (size_t)cb->m * sizeof *out);
+  return info;
+}
+
 /* out (nr x nr, column-major) = T' A T for the matrix which of sys (its Rayleigh terms
  * left out), by blocks of columns: Y = A T_blk (n x CB_BLOCK), out_blk = T' Y */
 static fcd_status project(fcd_system *sys, const fcd__cb *cb, fcd_matrix_kind which,
                           fcd_real *out) {
   fcd_index n = sys->n, nr = cb->nr;
   const fcd__csr *a = &sys->mat[which];
+  int symmetric = fcd__system_asymmetry(sys, which) <= FCD__ASYM_TOL;
   fcd_real *Y = fcd__malloc_array((size_t)n * CB_BLOCK + 1, sizeof *Y);
   fcd_real *tmp = fcd__malloc_array((size_t)nr * CB_BLOCK + 1, sizeof *tmp);
   if (!Y || !tmp) {
@@ -209,10 +247,11 @@ static fcd_status project(fcd_system *sys, const fcd__cb *cb, fcd_matrix_kind wh
     fcd_index nj = nr - j0 < CB_BLOCK ? nr - j0 : CB_BLOCK;
     memset(Y, 0, (size_t)n * (size_t)nj * sizeof *Y);
     for (fcd_index j = 0; j < nj; j++) fcd__csr_gaxpy(a, 1.0, cb->T + (j0 + j) * n, Y + j * n);
-    info = fcd__la_gemm_tn(nr, nj, n, cb->T, Y, tmp);
-    for (fcd_index j = 0; j < nj && info == 0; j++)
-      memcpy(out + (j0 + j) * nr, tmp + j * nr, (size_t)nr * sizeof *out);
+    info = project_block(cb, which, symmetric, j0, nj, Y, tmp, out);
   }
+  if (symmetric && which != FCD_STIFFNESS)
+    for (fcd_index j = 0; j < nr; j++)
+      for (fcd_index i = j + 1; i < nr; i++) out[j * nr + i] = out[i * nr + j];
   fcd__free(Y);
   fcd__free(tmp);
   if (info != 0)
@@ -511,4 +550,136 @@ fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept, fcd_
     *max_freq_hz = cb->m > 0 ? sqrt(fmax(cb->omega2[cb->m - 1], 0)) / (2 * 3.14159265358979323846) : 0;
   if (kept) memcpy(kept, cb->bdofs, (size_t)cb->nb * sizeof *kept);
   return FCD_OK;
+}
+
+/* q = Phi' M (x - T_b x_b): the M-orthogonal projection of the interior's departure from
+ * the constraint modes' static shape onto the (M-normalized) modes. Phi is zero on the
+ * kept dofs, so only M's interior rows count, and restrict(expand(xr)) = xr. */
+fcd_status fcd_reduction_restrict(const fcd_reduction *r, const fcd_real *x, fcd_real *xr) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (!x || !xr)
+    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_restrict: %s is NULL",
+                    !x ? "x" : "xr");
+  const fcd__cb *cb = &r->cb;
+  fcd_index n = cb->n;
+  for (fcd_index i = 0; i < n; i++)
+    if (!isfinite(x[i]))
+      return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_restrict: x[%lld] is not "
+                      "finite", (long long)i);
+  for (fcd_index j = 0; j < cb->nb; j++) xr[j] = x[cb->bdofs[j]];
+  if (cb->m == 0) return FCD_OK;
+  fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
+  fcd_real *z = fcd__calloc((size_t)n, sizeof *z);
+  if (!y || !z) {
+    fcd__free(y);
+    fcd__free(z);
+    return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_restrict");
+  }
+  memcpy(y, x, (size_t)n * sizeof *y);
+  for (fcd_index j = 0; j < cb->nb; j++) {
+    const fcd_real *t = cb->T + j * n;
+    fcd_real a = xr[j];
+    if (a != 0)
+      for (fcd_index i = 0; i < n; i++) y[i] -= a * t[i];
+  }
+  for (fcd_index j = 0; j < cb->nb; j++) y[cb->bdofs[j]] = 0;
+  for (fcd_index k = 0; k < r->full->nfixed; k++) y[r->full->fixed_list[k]] = 0;
+  fcd__csr_gaxpy(&r->full->mat[FCD_MASS], 1.0, y, z);
+  int info = fcd__la_gemm_tn(cb->m, 1, n, cb->T + cb->nb * n, z, xr + cb->nb);
+  fcd__free(y);
+  fcd__free(z);
+  return info == 0 ? FCD_OK
+                   : fcd__err(r->full, FCD_E_UNSUPPORTED, "reduction_restrict: %lld dofs are "
+                              "beyond BLAS' int indices", (long long)n);
+}
+
+/* The interior rows of M a + C v + K u - f(t) (C with its Rayleigh terms) at the expanded
+ * state: no contact acts there, so they vanish for the full model's own solution, and
+ * what is left is what the kept modes could not represent. Measured against the terms'
+ * magnitudes before they cancel, |f| + |K| |u| + |C + alpha M + beta K| |v| + |M| |a|
+ * (a static state balances large K u terms to round-off). */
+typedef struct {
+  fcd_real *x[3]; /* expanded u, v, a (NULL when not given) */
+  fcd_real *y, *res, *scl;
+  unsigned char *skip; /* kept and prescribed dofs */
+} red_resid;
+
+static fcd_status resid_terms(const fcd_reduction *r, red_resid *w) {
+  fcd_system *full = r->full;
+  fcd_index n = r->cb.n;
+  const fcd_matrix_kind kinds[3] = {FCD_STIFFNESS, FCD_DAMPING, FCD_MASS};
+  for (int q = 0; q < 3; q++) {
+    if (!w->x[q]) continue;
+    FCD_TRY(fcd_system_apply(full, kinds[q], w->x[q], w->y));
+    for (fcd_index i = 0; i < n; i++) {
+      w->res[i] += w->y[i];
+      w->y[i] = fabs(w->x[q][i]);
+    }
+    /* |A| |x| for the operator of x: K; C, alpha M, beta K; M */
+    if (q == 0 || q == 2) {
+      fcd__csr_abs_apply(&full->mat[kinds[q]], w->y, w->scl);
+    } else {
+      fcd__csr_abs_apply(&full->mat[FCD_DAMPING], w->y, w->scl);
+      for (fcd_index i = 0; i < n; i++) w->y[i] *= full->ray_alpha;
+      fcd__csr_abs_apply(&full->mat[FCD_MASS], w->y, w->scl);
+      for (fcd_index i = 0; i < n; i++) w->y[i] = full->ray_beta * fabs(w->x[q][i]);
+      fcd__csr_abs_apply(&full->mat[FCD_STIFFNESS], w->y, w->scl);
+    }
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t, const fcd_real *ur,
+                                  const fcd_real *vr, const fcd_real *ar, fcd_real *rel) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  fcd_system *full = r->full;
+  if (!ur || !rel)
+    return fcd__err(full, FCD_E_INVALID_ARG, "reduction_residual: %s is NULL",
+                    !ur ? "ur" : "rel");
+  const fcd__cb *cb = &r->cb;
+  fcd_index n = cb->n;
+  const fcd_real *xr[3] = {ur, vr, ar};
+  static const char *const xname[3] = {"ur", "vr", "ar"};
+  for (int q = 0; q < 3; q++)
+    for (fcd_index k = 0; xr[q] && k < cb->nr; k++)
+      if (!isfinite(xr[q][k]))
+        return fcd__err(full, FCD_E_INVALID_ARG, "reduction_residual: %s[%lld] is not finite",
+                        xname[q], (long long)k);
+  red_resid w = {{NULL, NULL, NULL}, NULL, NULL, NULL, NULL};
+  int ok = 1;
+  for (int q = 0; q < 3; q++)
+    if (xr[q]) ok &= (w.x[q] = fcd__malloc_array((size_t)n, sizeof *w.x[q])) != NULL;
+  w.y = fcd__malloc_array((size_t)n, sizeof *w.y);
+  w.res = fcd__malloc_array((size_t)n, sizeof *w.res);
+  w.scl = fcd__calloc((size_t)n, sizeof *w.scl);
+  w.skip = fcd__calloc((size_t)n, 1);
+  fcd_status st = ok && w.y && w.res && w.scl && w.skip
+                      ? fcd_system_eval_load(full, t, w.res)
+                      : fcd__err(full, FCD_E_NOMEM, "out of memory in reduction_residual");
+  for (int q = 0; q < 3 && st == FCD_OK; q++)
+    if (xr[q]) st = fcd_reduction_expand(r, xr[q], w.x[q]);
+  if (st == FCD_OK) {
+    for (fcd_index i = 0; i < n; i++) {
+      w.scl[i] = fabs(w.res[i]);
+      w.res[i] = -w.res[i];
+    }
+    st = resid_terms(r, &w);
+  }
+  if (st == FCD_OK) {
+    for (fcd_index j = 0; j < cb->nb; j++) w.skip[cb->bdofs[j]] = 1;
+    for (fcd_index k = 0; k < full->nfixed; k++) w.skip[full->fixed_list[k]] = 1;
+    fcd_real scale = 0, worst = 0;
+    for (fcd_index i = 0; i < n; i++)
+      if (!w.skip[i]) {
+        worst = fmax(worst, fabs(w.res[i]));
+        scale = fmax(scale, w.scl[i]);
+      }
+    *rel = scale > 0 ? worst / scale : 0;
+  }
+  for (int q = 0; q < 3; q++) fcd__free(w.x[q]);
+  fcd__free(w.y);
+  fcd__free(w.res);
+  fcd__free(w.scl);
+  fcd__free(w.skip);
+  return st;
 }

@@ -13,8 +13,10 @@ extern "C" {
 
 /** @name Reduced models
  *  A Craig-Bampton reduction (docs/reduction.md) of a full system: every dof that a
- *  contact row of the given set weighs, and every prescribed dof, stays a physical dof of
- *  the reduced system ("kept"); the interior is represented by its static response to the
+ *  contact row of the given set weighs, and every prescribed dof that can move (a
+ *  nonzero value, or any once the system has a prescribed function), stays a physical
+ *  dof of the reduced system ("kept"); prescribed dofs held at zero are left out (they
+ *  expand to zero); the interior is represented by its static response to the
  *  kept dofs (constraint modes) and its lowest fixed-interface modes. The contact laws,
  *  projections and certificates then act on the kept dofs exactly, and only the elastic
  *  interior is approximated. The reduced system is an ordinary system (dense matrices of
@@ -72,6 +74,40 @@ FCD_API fcd_contact_set *fcd_reduction_contact_set(const fcd_reduction *r);
  *  @since 0.1 */
 FCD_API fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr,
                                         fcd_real *x);
+
+/** The reduced coordinates of a full vector: the kept dofs' entries copied, the modal
+ *  coordinates the M-orthogonal projection of the interior's departure from the
+ *  constraint modes' static shape onto the modes (q = Phi' M (x - T_b x_b)). For any
+ *  reduced vector, restricting its expansion gives it back; a full state outside the
+ *  basis (the full model's equilibrium plus a full mode, say) gets its best
+ *  representation in the mass norm. Starts a reduced transient from a full state.
+ *  @param r the reduction
+ *  @param x the full vector, the full system's ndofs entries, finite
+ *  @param xr receives the reduced vector, nkept + nmodes entries
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_restrict(const fcd_reduction *r, const fcd_real *x,
+                                          fcd_real *xr);
+
+/** The a-posteriori indicator of a reduced solution: the largest interior row (the dofs
+ *  neither kept nor prescribed, where no contact acts) of the full equations
+ *  M a + C v + K u - f(t) at the expanded state, relative to the largest of the terms'
+ *  magnitudes before they cancel there (|f| + |K| |u| + |C| |v| + |M| |a|, Rayleigh
+ *  terms included). It vanishes (to round-off) for a state the full model satisfies exactly: every
+ *  static state with no interior load, any state with every mode kept. For a step of a
+ *  time integrator pass its state and a = (v_end - v_start) / h; a value that does not
+ *  fall as modes are added, or above the accuracy needed, says to add modes.
+ *  @param r the reduction
+ *  @param t the time at which the load is evaluated
+ *  @param ur reduced displacements, nkept + nmodes entries
+ *  @param vr reduced velocities, or NULL (statics)
+ *  @param ar reduced accelerations, or NULL (statics)
+ *  @param rel receives the relative residual (0 when every term vanishes)
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t,
+                                          const fcd_real *ur, const fcd_real *vr,
+                                          const fcd_real *ar, fcd_real *rel);
 
 /** What the reduction kept: @p nkept physical dofs, @p nmodes fixed-interface modes, the
  *  highest of their frequencies @p max_freq_hz (0 without modes); @p kept (may be NULL)
