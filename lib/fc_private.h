@@ -62,6 +62,21 @@ typedef enum { FCD__OPT_SOLVER, FCD__OPT_TOL, FCD__OPT_MAX_ITER, FCD__OPT_OMEGA 
 fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt which,
                             fcd_real value);
 
+/* ---- the warm start's contact states taken as the answer's (fc_state.c) ----
+ * Whether the stage pays for the problem p from the guess r0 (counts, not clocks); the
+ * states of r0 (open, stick, slip in a direction); r from one dense solve of the linear
+ * problem of the current states (1: singular); the states corrected from the answer
+ * (r, u = W r + q). auto (fc_solvers.c) runs the loop; the trail names it FCD__FC_STATE. */
+#define FCD__FC_STATE 99
+typedef struct fcd__fc_state fcd__fc_state;
+int fcd__fc_state_worth(const fcd__fc_local *p, const fcd_real *r0);
+fcd_status fcd__fc_state_create(fcd_system *sink, const fcd__fc_local *p, const fcd_real *r0,
+                                fcd__fc_state **out);
+int fcd__fc_state_step(const fcd__fc_local *p, fcd__fc_state *st, fcd_real *r);
+void fcd__fc_state_correct(const fcd__fc_local *p, fcd__fc_state *st, const fcd_real *r,
+                           const fcd_real *u);
+void fcd__fc_state_free(fcd__fc_state *st);
+
 void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u);
 fcd_real fcd__fc_qnorm(const fcd__fc_local *p);
 fcd_real fcd__fc_error(const fcd__fc_local *p, const fcd_real *r, const fcd_real *u);

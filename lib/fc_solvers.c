@@ -41,6 +41,15 @@ fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt
 
 void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u) {
   const fcd__csr *w = p->W;
+  if (w->dense) { /* the same sums without the column indices */
+    for (fcd_index i = 0; i < p->m; i++) {
+      fcd_real s = p->q[i];
+      const fcd_real *row = w->val + i * p->m;
+      for (fcd_index j = 0; j < p->m; j++) s += row[j] * r[j];
+      u[i] = s;
+    }
+    return;
+  }
   for (fcd_index i = 0; i < p->m; i++) {
     fcd_real s = p->q[i];
     for (fcd_index k = w->rowptr[i]; k < w->rowptr[i + 1]; k++) s += w->val[k] * r[w->col[k]];
@@ -1493,7 +1502,9 @@ const char *fcd__fc_trail(const fcd__fc_result *res, char *buf, size_t cap) {
   if (cap) buf[0] = 0;
   for (int k = 0; k < res->nstages && len + 1 < cap; k++) {
     const fcd__fc_stage *g = &res->stages[k];
-    const char *name = g->solver >= 0 && g->solver <= FCD_FC_PROX ? names[g->solver] : "?";
+    const char *name = g->solver == FCD__FC_STATE                  ? "state"
+                       : g->solver >= 0 && g->solver <= FCD_FC_PROX ? names[g->solver]
+                                                                    : "?";
     int w = snprintf(buf + len, cap - len, "%s%s %lld it %.2e", k ? ", " : "; auto tried ",
                      name, (long long)g->iterations, g->residual);
     if (w < 0) break;
@@ -1586,12 +1597,55 @@ static fcd_real nsgs_growth(fcd_real r0, fcd_real r1, fcd_real r2) {
   return sqrt(r0 / r2);
 }
 
+/* The warm start's states solved directly (fc_state.c): at most STATE_SOLVES dense
+ * solves, each counted as an iteration, the states corrected after each; r holds the
+ * answer when it converges, the guess r0 again when not */
+enum { STATE_SOLVES = 8 };
+static fcd_status state_stage(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
+                              fcd_real *r, fcd_real *u, fcd__fc_result *res,
+                              const fcd_real *r0) {
+  fcd__fc_state *st = NULL;
+  FCD_TRY(fcd__fc_state_create(sink, p, r0, &st));
+  fcd_index it = 0, cap = o->max_iter < STATE_SOLVES ? o->max_iter : STATE_SOLVES;
+  fcd_real resid = INFINITY, last = INFINITY;
+  int conv = 0;
+  /* a solve that does not halve the residual is a slip direction turning slowly (a slow
+   * slip in 3D, where the direction's fixed point contracts by |W_TT r_N| mu / |u_T|):
+   * NSGS takes over then rather than after every solve */
+  while (it < cap && !conv && !(resid > 0.5 * last) && fcd__fc_state_step(p, st, r) == 0) {
+    it++;
+    fcd__fc_matvec(p, r, u);
+    last = it > 1 ? resid : INFINITY;
+    resid = fcd__fc_error(p, r, u);
+    conv = resid <= o->tol;
+    if (!conv) fcd__fc_state_correct(p, st, r, u);
+  }
+  fcd__fc_state_free(st);
+  if (!conv) {
+    memcpy(r, r0, (size_t)p->m * sizeof *r);
+    fcd__fc_matvec(p, r, u);
+    resid = fcd__fc_error(p, r, u);
+  }
+  res->iterations = it;
+  res->residual = resid;
+  res->converged = conv;
+  trail_add(res, FCD__FC_STATE, it, resid);
+  return FCD_OK;
+}
+
 static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
                                const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                fcd__fc_result *res, const fcd_real *r0) {
   fcd_index done = 0;
   fcd_real prev = -1, rate1 = -1, rate2 = -1; /* the two previous block rates */
   res->nstages = 0;
+  /* a warm start (an integrator's previous impulses) whose contact states hold: one
+   * dense solve of those states where NSGS would sweep (fc_state.c) */
+  if (fcd__fc_state_worth(p, r0)) {
+    FCD_TRY(state_stage(sink, p, o, r, u, res, r0));
+    done = res->iterations;
+    if (res->converged || done >= o->max_iter) return FCD_OK;
+  }
   nsgs_ws ws;
   FCD_TRY(nsgs_ws_init(sink, p, &ws));
   /* NSGS in blocks while the measured rates predict convergence within the budget */

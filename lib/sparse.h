@@ -15,6 +15,8 @@ typedef struct {
   int upper;
   int owned;
   int set;
+  int dense; /* full storage with every entry of every row (a reduced model's matrices):
+              * the kernels skip the column indices (fcd__csr_mark_dense) */
 } fcd__csr;
 
 
@@ -26,6 +28,8 @@ fcd_status fcd__coo_to_csr(fcd_index n, fcd_index nnz, const fcd_index *rows,
                            fcd_index **rowptr_out, fcd_index **col_out,
                            fcd_real **val_out, fcd_index *pos_out);
 void fcd__csr_clear(fcd__csr *a);
+/* sets a->dense when a stores every entry of a full-storage square matrix */
+void fcd__csr_mark_dense(fcd__csr *a);
 /* y += alpha * A x (symmetric storage handled) */
 /* y += |A| |x| (the scale of A x for backward errors) */
 void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y);

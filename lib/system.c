@@ -128,6 +128,7 @@ fcd_index fcd_system_ndofs(const fcd_system *sys) {
 /* Installs a fully built matrix; on success the old one is released. */
 static void install_matrix(fcd_system *sys, fcd_matrix_kind which, fcd__csr *a) {
   fcd__csr_clear(&sys->mat[which]);
+  fcd__csr_mark_dense(a);
   sys->mat[which] = *a;
   sys->pattern_version++;
   sys->value_version++;

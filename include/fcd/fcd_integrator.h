@@ -10,8 +10,8 @@
  *  in both, restitution applies only to contacts approaching at the start of the step
  *  (docs/dynamics.md explains why);
  *  - FCD_SCHEME_MODIFIED_THETA (seed 003, eqs. 22-25): contact evaluated on the predicted
- *    gap, friction on the velocity relative to the imposed sliding velocity v_g, solved
- *    by default with the projected fixed point of the seed.
+ *    gap, friction on the velocity relative to the imposed sliding velocity v_g (the
+ *    seed's projected fixed point is FCD_FC_FIXED_POINT; the default is AUTO's).
  *  - FCD_SCHEME_QUASISTATIC: a sequence of static problems (fcd/fcd_equilibrium.h), one
  *    per step at t + h, each with the tangential history of the previous state (friction
  *    on the displacement increment); needs K only (M may be absent), ignores theta and
@@ -49,8 +49,7 @@ enum {
   FCD_PARAM_THETA = 101,         /**< theta in (0, 1]; default 1/2 */
   FCD_PARAM_TOLERANCE = 102,     /**< contact solver tolerance; default 1e-10 */
   FCD_PARAM_MAX_ITER = 103,      /**< contact solver iteration cap; default 10000 */
-  FCD_PARAM_CONTACT_SOLVER = 104, /**< an fcd_fc_solver value; default FCD_FC_AUTO
-                                      (FCD_FC_FIXED_POINT for the modified theta scheme) */
+  FCD_PARAM_CONTACT_SOLVER = 104, /**< an fcd_fc_solver value; default FCD_FC_AUTO */
   FCD_PARAM_CERT_TOL = 105,       /**< bound on a solve's certificate
                                       (fcd/fcd_certificate.h), in (0, 1); default 1e-8,
                                       never below ten times FCD_PARAM_TOLERANCE. Taken by

@@ -485,7 +485,7 @@ static void test_pd_ordered(void) {
   enum { N = 50 };
   fcd_index rp[N + 1], ci[3 * N], perm[3][N], bad[N];
   fcd_real v[3 * N];
-  fcd__csr S = {N, rp, ci, v, 0, 0, 1};
+  fcd__csr S = {N, rp, ci, v, 0, 0, 1, 0};
   fcd_system *sys;
   CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
   for (int k = 0; k < N; k++) {
