@@ -49,6 +49,7 @@ enum { CLI_DENSE_MAX = 400 };
   X(NEV, "--nev", POS_INT, NONE, nev)                                                       \
   X(UNDAMPED, "--undamped", FLAG, NONE, undamped)                                           \
   X(ESTIMATE_MODES, "--estimate-modes", NONNEG_INT, NONE, estimate_modes)                   \
+  X(REDUCE, "--reduce", NONNEG_INT, NONE, reduce)                                           \
   X(DT, "--dt", REAL, NONE, dt)                                                             \
   X(T_END, "--t-end", REAL, NONE, t_end)                                                    \
   X(THETA, "--theta", REAL, NONE, theta)                                                    \

@@ -19,8 +19,12 @@ typedef struct {
   int tty;
   int last_pct;
   fcd_certificate worst; /* figure by figure, the largest over the steps */
-  const fcd_index *mon;  /* --monitor's dofs, a column u_DOF each */
+  const fcd_index *mon;  /* --monitor's dofs, a column u_DOF each (integrated numbering) */
   fcd_index nmon;
+  /* with --reduce: the last two states (ua the newest), for the indicator, and the
+   * monitored dofs' places among the kept dofs */
+  double *ua, *va, *ub, *vb, ta, tb;
+  fcd_index *monr;
 } sim_ctx;
 
 /* --monitor DOF,DOF,...: distinct dofs of [0, n); 0, or -1 with the reason on stderr */
@@ -109,7 +113,7 @@ static fcd_status perturb(fcd_system *sys, fcd_contact_set *cs, const options *o
 static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, const fcd_real *v,
                         fcd_index nl, const fcd_real *r, const fcd_contact_counts *c) {
   sim_ctx *s = ud;
-  (void)n, (void)v, (void)nl, (void)r;
+  (void)nl, (void)r;
   fcd_energy e;
   fcd_integrator_get_energy(s->it, &e);
   fcd_certificate ct;
@@ -129,6 +133,17 @@ static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, co
           (long long)c->stick, (long long)c->slip);
   for (fcd_index k = 0; k < s->nmon; k++) fprintf(s->csv, ",%.12g", u[s->mon[k]]);
   fputc('\n', s->csv);
+  if (s->ua) {
+    double *x = s->ub, *y = s->vb;
+    s->ub = s->ua;
+    s->vb = s->va;
+    s->tb = s->ta;
+    s->ua = x;
+    s->va = y;
+    s->ta = t;
+    memcpy(s->ua, u, (size_t)n * sizeof *u);
+    memcpy(s->va, v, (size_t)n * sizeof *v);
+  }
   if (s->tty) {
     int pct = (int)(100.0 * (t - s->t0) / (s->t_end - s->t0));
     if (pct != s->last_pct) {
@@ -160,6 +175,7 @@ static const cli_opt simulate_opts[] = {
     {CLI_PERTURB_MODE, "K", 0, "start from u0 + A Re(phi_K), v0 + A Re(lambda_K phi_K)"},
     {CLI_AMPLITUDE, "A", 0, "the perturbation's amplitude (default 1e-6)"},
     {CLI_NEV, "N", 0, "eigenvalues of that analysis on a sparse pencil (default its own)"},
+    {CLI_REDUCE, "MODES", 0, "integrate a reduced model: the contact dofs kept, MODES fixed-interface modes"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/final.vtk, the last displacement, velocity, contact status"},
     CLI_OPT_END,
@@ -172,7 +188,11 @@ const cli_command cli_simulate = {
     "DIR/final.vtk holds the last displacement, velocity and contact status. --perturb-mode\n"
     "starts from mode K of the stability analysis about the contact state of state.csv,\n"
     "u0 + A Re(phi) and v0 + A Re(lambda phi), so that the transient's growth can be\n"
-    "checked against Re(lambda).\n",
+    "checked against Re(lambda). --reduce MODES integrates a Craig-Bampton reduction of the\n"
+    "model (docs/reduction.md): the contact dofs and the moving prescribed ones kept, MODES\n"
+    "fixed-interface modes; the start is restricted to it, --monitor takes kept dofs, the\n"
+    "final state is expanded, and the summary adds the reduction's a-posteriori indicator\n"
+    "(the full equations' interior residual at the last step).\n",
     CLI_MPI_ROWS};
 
 /* the options' own checks, before anything is read: 0, or the exit status (2) */
@@ -209,6 +229,11 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
     fprintf(stderr, "fcd: --state goes with --perturb-mode\n");
     return 2;
   }
+  if (o->reduce >= 0 && cli_nranks > 1) {
+    fprintf(stderr, "fcd: --reduce does not run on several MPI ranks (a reduced model is "
+            "dense and small: run it on one)\n");
+    return 2;
+  }
   if (!isfinite(o->amplitude)) {
     fprintf(stderr, "fcd: --amplitude must be finite\n");
     return 2;
@@ -235,6 +260,95 @@ static fcd_status sim_integrator(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   return st;
 }
 
+/* --reduce: the reduction of (sys, cs), the start restricted to it (u, v become the
+ * reduced start, their first nr entries), the monitored dofs renumbered (kept dofs only)
+ * and the observer's buffers for the last two states */
+static fcd_status sim_reduce(fcd_system *sys, fcd_contact_set *cs, const options *o,
+                             double *u, double *v, const fcd_index *mon, fcd_index nmon,
+                             fcd_reduction **red, sim_ctx *ctx, int *usage) {
+  fcd_status st = fcd_reduction_create(sys, cs, o->reduce, red);
+  fcd_index nk = 0, nm = 0;
+  double fmax = 0;
+  if (st == FCD_OK) st = fcd_reduction_get_info(*red, &nk, &nm, &fmax, NULL);
+  fcd_index *kept = st == FCD_OK ? malloc(((size_t)nk + 1) * sizeof *kept) : NULL;
+  double *xr = st == FCD_OK ? malloc(((size_t)(nk + nm) + 1) * sizeof *xr) : NULL;
+  if (st == FCD_OK && (!kept || !xr)) st = FCD_E_NOMEM;
+  if (st == FCD_OK) st = fcd_reduction_get_info(*red, NULL, NULL, NULL, kept);
+  if (st == FCD_OK && !(ctx->monr = malloc(((size_t)nmon + 1) * sizeof *ctx->monr)))
+    st = FCD_E_NOMEM;
+  for (fcd_index k = 0; k < nmon && st == FCD_OK; k++) {
+    fcd_index j = 0;
+    while (j < nk && kept[j] != mon[k]) j++;
+    if (j == nk) {
+      fprintf(stderr, "fcd: --monitor with --reduce takes kept dofs (a contact's, or a "
+              "moving prescribed one); dof %lld is in the reduced interior\n",
+              (long long)mon[k]);
+      *usage = 1;
+      st = FCD_E_INVALID_ARG;
+    } else {
+      ctx->monr[k] = j;
+    }
+  }
+  /* the full start as the full integrator takes it: the prescribed dofs at their values
+   * (a top pushed at once stays a shock, with the interior at rest, in the reduced start) */
+  fcd_index nf = fcd_system_num_fixed(sys);
+  fcd_index *fd = st == FCD_OK ? malloc(((size_t)nf + 1) * sizeof *fd) : NULL;
+  double *fu = st == FCD_OK ? malloc(((size_t)nf + 1) * sizeof *fu) : NULL;
+  double *fv = st == FCD_OK ? malloc(((size_t)nf + 1) * sizeof *fv) : NULL;
+  if (st == FCD_OK && (!fd || !fu || !fv)) st = FCD_E_NOMEM;
+  if (st == FCD_OK) st = fcd_system_get_fixed(sys, fd, NULL);
+  if (st == FCD_OK) st = fcd_system_eval_prescribed(sys, 0.0, fu, fv);
+  for (fcd_index k = 0; k < nf && st == FCD_OK; k++) {
+    u[fd[k]] = fu[k];
+    v[fd[k]] = fv[k];
+  }
+  free(fd);
+  free(fu);
+  free(fv);
+  if (st == FCD_OK) st = fcd_reduction_restrict(*red, u, xr);
+  if (st == FCD_OK) memcpy(u, xr, (size_t)(nk + nm) * sizeof *u);
+  if (st == FCD_OK) st = fcd_reduction_restrict(*red, v, xr);
+  if (st == FCD_OK) memcpy(v, xr, (size_t)(nk + nm) * sizeof *v);
+  if (st == FCD_OK) {
+    size_t nr = (size_t)(nk + nm) + 1;
+    ctx->ua = calloc(nr, sizeof *ctx->ua);
+    ctx->va = calloc(nr, sizeof *ctx->va);
+    ctx->ub = calloc(nr, sizeof *ctx->ub);
+    ctx->vb = calloc(nr, sizeof *ctx->vb);
+    if (!ctx->ua || !ctx->va || !ctx->ub || !ctx->vb) st = FCD_E_NOMEM;
+  }
+  if (st == FCD_OK)
+    printf("reduced: kept_dofs=%lld modes=%lld max_mode_hz=%.6g reduced_dofs=%lld\n",
+           (long long)nk, (long long)nm, fmax, (long long)(nk + nm));
+  free(kept);
+  free(xr);
+  return st;
+}
+
+/* the indicator at the last step's theta point (u, v averaged, a the velocity change over
+ * the step): the full equations' interior residual (fcd_reduction_residual) */
+static fcd_status sim_reduced_summary(const fcd_reduction *red, const sim_ctx *ctx) {
+  fcd_index nk = 0, nm = 0;
+  fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
+  fcd_index nr = nk + nm;
+  double h = ctx->ta - ctx->tb, rel = 0;
+  if (!(h > 0)) return FCD_OK; /* fewer than two states seen */
+  double *ut = malloc(((size_t)nr + 1) * sizeof *ut), *vt = malloc(((size_t)nr + 1) * sizeof *vt);
+  double *at = malloc(((size_t)nr + 1) * sizeof *at);
+  fcd_status st = ut && vt && at ? FCD_OK : FCD_E_NOMEM;
+  for (fcd_index k = 0; k < nr && st == FCD_OK; k++) {
+    ut[k] = 0.5 * (ctx->ua[k] + ctx->ub[k]);
+    vt[k] = 0.5 * (ctx->va[k] + ctx->vb[k]);
+    at[k] = (ctx->va[k] - ctx->vb[k]) / h;
+  }
+  if (st == FCD_OK) st = fcd_reduction_residual(red, 0.5 * (ctx->ta + ctx->tb), ut, vt, at, &rel);
+  if (st == FCD_OK) printf("reduction indicator (last step): %.3e\n", rel);
+  free(ut);
+  free(vt);
+  free(at);
+  return st;
+}
+
 /* history.csv's columns: the ledger, the status counts, a u_DOF per --monitor dof */
 static void sim_header(FILE *csv, const fcd_index *mon, fcd_index nmon) {
   fprintf(csv, "t,kinetic,potential,external_work,damping_dissipation,friction_dissipation,"
@@ -246,9 +360,10 @@ static void sim_header(FILE *csv, const fcd_index *mon, fcd_index nmon) {
 /* after a committed history: the energy ledger, the worst step's certificate, the summary
  * line and, with a mesh and --vtk, the final state. 0 or 1. */
 static int sim_report(fcd_system *sys, fcd_integrator *it, const fcd_contact_set *cs,
-                      const fcd_mesh *mesh, const options *o, const fcd_certificate *worst,
-                      double *u, double *v) {
+                      const fcd_mesh *mesh, const options *o, const sim_ctx *ctx,
+                      const fcd_reduction *red, double *u, double *v) {
   fcd_index n = fcd_system_ndofs(sys);
+  const fcd_certificate *worst = &ctx->worst;
   fcd_energy e;
   double t;
   fcd_integrator_get_energy(it, &e);
@@ -261,12 +376,22 @@ static int sim_report(fcd_system *sys, fcd_integrator *it, const fcd_contact_set
   print_certificate("certificate (worst step)", worst);
   printf("simulated: dofs=%lld contacts=%lld t=%.9g history=%s\n", (long long)n,
          (long long)fcd_contact_set_size(cs), t, o->out);
+  if (red) {
+    fcd_status st = sim_reduced_summary(red, ctx);
+    if (st != FCD_OK) return fail(sys, st, "the reduction's indicator");
+  }
   if (mesh && o->vtk) {
     /* the final state: displacement, velocity, contact status */
     fcd_index nc = fcd_contact_set_size(cs);
     int *cst = calloc((size_t)nc + 1, sizeof *cst);
     if (!cst) return fail(sys, FCD_E_NOMEM, "writing VTK");
-    fcd_integrator_get_state(it, NULL, u, v);
+    if (red) {
+      /* the last state expanded: the observer's newest copy of the reduced one */
+      fcd_reduction_expand(red, ctx->ua, u);
+      fcd_reduction_expand(red, ctx->va, v);
+    } else {
+      fcd_integrator_get_state(it, NULL, u, v);
+    }
     fcd_integrator_get_contact_status(it, cst);
     const char *names[2] = {"displacement", "velocity"};
     const double *fields[2] = {u, v};
@@ -277,8 +402,50 @@ static int sim_report(fcd_system *sys, fcd_integrator *it, const fcd_contact_set
   return 0;
 }
 
+/* the damping, load, start, contacts, mesh and monitored dofs of the options (*usage set
+ * on a usage error, reported) */
+static fcd_status sim_read_inputs(const options *o, fcd_system *sys, double *u, double *v,
+                                  double *f, fcd_contact_set **cs, fcd_mesh **mesh,
+                                  fcd_index **mon, fcd_index *nmon, int *usage) {
+  fcd_index n = fcd_system_ndofs(sys);
+  fcd_status st = read_damping_load(o, sys, n, f, usage);
+  if (*usage) return st;
+  if (st == FCD_OK && o->u0) st = fcd_system_read_vector(sys, o->u0, n, u);
+  if (st == FCD_OK && o->v0) st = fcd_system_read_vector(sys, o->v0, n, v);
+  if (st == FCD_OK) st = fcd_contact_set_read_mesh(sys, o->contacts, o->mesh, cs, mesh);
+  if (st == FCD_OK && o->mesh && !*mesh)
+    st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(*cs), o->mesh, mesh);
+  if (st == FCD_OK) st = fcd_contact_set_set_restitution(*cs, o->restitution);
+  if (st == FCD_OK && parse_monitor(o->monitor, n, mon, nmon)) *usage = 1;
+  return st;
+}
+
+/* the perturbation, the reduction and the integrator on the model they give; *what
+ * names the stage for an error */
+static fcd_status sim_setup(const options *o, fcd_system *sys, fcd_contact_set *cs,
+                            fcd_scheme scheme, long pmode, double *u, double *v,
+                            const fcd_index *mon, fcd_index nmon, fcd_reduction **red,
+                            sim_ctx *ctx, fcd_integrator **it, const char **what, int *usage) {
+  fcd_status st = FCD_OK;
+  if (pmode >= 0) {
+    *what = "the perturbation's stability analysis";
+    st = perturb(sys, cs, o, pmode, u, v);
+  }
+  if (st == FCD_OK && o->reduce >= 0) {
+    *what = "reducing the model";
+    st = sim_reduce(sys, cs, o, u, v, mon, nmon, red, ctx, usage);
+  }
+  if (st == FCD_OK && !*usage) {
+    *what = "setting up the integrator";
+    st = *red ? sim_integrator(fcd_reduction_system(*red), fcd_reduction_contact_set(*red),
+                               scheme, o, it)
+              : sim_integrator(sys, cs, scheme, o, it);
+  }
+  return st;
+}
+
 int cmd_simulate(int argc, char **argv) {
-  options o = {.theta = 0.5, .scheme = "moreau-jean", .amplitude = 1e-6};
+  options o = {.theta = 0.5, .scheme = "moreau-jean", .amplitude = 1e-6, .reduce = -1};
   if (parse_options(argc, argv, &o, &cli_simulate)) return 2;
   long pmode;
   fcd_scheme scheme;
@@ -295,33 +462,24 @@ int cmd_simulate(int argc, char **argv) {
   fcd_integrator *it = NULL;
   fcd_mesh *mesh = NULL;
   fcd_index *mon = NULL, nmon = 0;
+  fcd_reduction *red = NULL;
+  sim_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
   double *u = calloc((size_t)n, sizeof *u), *v = calloc((size_t)n, sizeof *v);
   double *f = calloc((size_t)n, sizeof *f);
   fcd_status st = (u && v && f) ? FCD_OK : FCD_E_NOMEM;
   const char *what = "reading input";
   int usage = 0;
-  if (st == FCD_OK) st = read_damping_load(&o, sys, n, f, &usage);
+  if (st == FCD_OK) st = sim_read_inputs(&o, sys, u, v, f, &cs, &mesh, &mon, &nmon, &usage);
   if (usage) {
     rc = cli_agree(2);
     goto out;
   }
-  if (st == FCD_OK && o.u0) st = fcd_system_read_vector(sys, o.u0, n, u);
-  if (st == FCD_OK && o.v0) st = fcd_system_read_vector(sys, o.v0, n, v);
-  if (st == FCD_OK) st = fcd_contact_set_read_mesh(sys, o.contacts, o.mesh, &cs, &mesh);
-  if (st == FCD_OK && o.mesh && !mesh)
-    st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
-  if (st == FCD_OK) st = fcd_contact_set_set_restitution(cs, o.restitution);
-  if (st == FCD_OK && parse_monitor(o.monitor, n, &mon, &nmon)) {
-    rc = cli_agree(2);
+  if (st == FCD_OK)
+    st = sim_setup(&o, sys, cs, scheme, pmode, u, v, mon, nmon, &red, &ctx, &it, &what, &usage);
+  if (usage) {
+    rc = 2;
     goto out;
-  }
-  if (st == FCD_OK && pmode >= 0) {
-    what = "the perturbation's stability analysis";
-    st = perturb(sys, cs, &o, pmode, u, v);
-  }
-  if (st == FCD_OK) {
-    what = "setting up the integrator";
-    st = sim_integrator(sys, cs, scheme, &o, &it);
   }
   if (st != FCD_OK) rc = fail(sys, st, what);
   out_file hist;
@@ -341,8 +499,14 @@ int cmd_simulate(int argc, char **argv) {
   }
   {
     sim_header(csv, mon, nmon);
-    sim_ctx ctx = {csv, it, 0.0, o.t_end, isatty(2) && o.t_end / o.dt > 2000, -1,
-                   {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}}, mon, nmon};
+    ctx.csv = csv;
+    ctx.it = it;
+    ctx.t0 = 0.0;
+    ctx.t_end = o.t_end;
+    ctx.tty = isatty(2) && o.t_end / o.dt > 2000;
+    ctx.last_pct = -1;
+    ctx.mon = red ? ctx.monr : mon;
+    ctx.nmon = nmon;
     fcd_integrator_set_observer(it, sim_observer, &ctx);
     st = fcd_integrator_advance(it, o.t_end);
     if (ctx.tty) fprintf(stderr, "\n");
@@ -362,12 +526,18 @@ int cmd_simulate(int argc, char **argv) {
       rc = 1;
       goto out;
     }
-    rc = sim_report(sys, it, cs, mesh, &o, &ctx.worst, u, v);
+    rc = sim_report(sys, it, cs, mesh, &o, &ctx, red, u, v);
   }
 out:
   free(mon);
+  free(ctx.ua);
+  free(ctx.va);
+  free(ctx.ub);
+  free(ctx.vb);
+  free(ctx.monr);
   fcd_mesh_destroy(mesh);
   fcd_integrator_destroy(it);
+  fcd_reduction_destroy(red);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
   free(u);

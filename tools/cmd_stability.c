@@ -23,6 +23,7 @@ typedef struct {
   double *first_f; /* each track's frequency where it first appears (the chart's legend) */
   long ntracks;
   int any_unstable;
+  const fcd_reduction *red; /* --reduce: modes are expanded from it */
 } stab_ctx;
 
 static int stab_row(void *ud, double mu, fcd_index n, const double *re, const double *im,
@@ -80,6 +81,11 @@ static int stab_check_options(const options *o, double *mu0, double *mu1, long *
   }
   if (o->damping && o->rayleigh) {
     fprintf(stderr, "fcd: --damping and --rayleigh exclude each other\n");
+    return 2;
+  }
+  if (o->reduce >= 0 && cli_nranks > 1) {
+    fprintf(stderr, "fcd: --reduce does not run on several MPI ranks (a reduced model is "
+            "dense and small: run it on one)\n");
     return 2;
   }
   if (o->mu_text && o->mu_sweep) {
@@ -251,6 +257,7 @@ static const cli_opt stability_opts[] = {
     {CLI_OUT, "chart.csv", 1, "mu,mode,track,re,im,freq_hz,damping_ratio,kind"},
     {CLI_PLOT, "chart.png", 0, "the stability chart (gnuplot)"},
     {CLI_ESTIMATE_MODES, "N", 0, "beside a partial window, the modal basis of the global estimate (default 40, 0: none)"},
+    {CLI_REDUCE, "MODES", 0, "analyse a reduced model: the contact dofs kept, MODES fixed-interface modes"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
     CLI_OPT_END,
@@ -266,7 +273,9 @@ const cli_command cli_stability = {
     "infinite, and 'stability: ... unstable=yes|no necessary_divergence=yes|no\n"
     "min_sym=X|n/a chart=FILE': unstable, an eigenvalue with Re > 0 within the window;\n"
     "min_sym, the smallest eigenvalue of the symmetric part of K*; necessary_divergence,\n"
-    "min_sym <= 0, which a divergence instability needs (docs/stability.md)\n",
+    "min_sym <= 0, which a divergence instability needs (docs/stability.md). --reduce\n"
+    "MODES analyses a Craig-Bampton reduction of the model about the same contact state\n"
+    "(docs/reduction.md); its modes are expanded to the full dofs for --vtk\n",
     "chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind. --nev defaults to 10 pairs\n"
     "(20 eigenvalues) nearest --target-hz (default 0); unstable=yes|no on the last line\n"
     "speaks for that window only. --plot needs gnuplot (exit status 1 without it); --vtk\n"
@@ -303,15 +312,29 @@ static fcd_status stab_single(stab_ctx *ctx, const options *o, fcd_system *sys,
   const char *names[2] = {"mode_re", "mode_im"};
   const double *fields[2] = {mr, mi};
   if (!mr || !mi) s = FCD_E_NOMEM;
+  fcd_index nr = 0, nm = 0;
+  if (ctx->red) fcd_reduction_get_info(ctx->red, &nr, &nm, NULL, NULL);
+  nr += nm;
+  double *rr = ctx->red ? malloc((size_t)nr * sizeof *rr + 1) : NULL;
+  double *ri = ctx->red ? malloc((size_t)nr * sizeof *ri + 1) : NULL;
+  if (ctx->red && (!rr || !ri)) s = FCD_E_NOMEM;
   for (fcd_index i = 0; s == FCD_OK && *rc == 0 && i < nconv && i < 20; i++) {
     char name[32];
     snprintf(name, sizeof name, "mode-%lld", (long long)i);
-    s = fcd_stability_get_mode(st, i, mr, mi);
+    if (ctx->red) { /* the reduced mode, expanded to the full model's dofs */
+      s = fcd_stability_get_mode(st, i, rr, ri);
+      if (s == FCD_OK) s = fcd_reduction_expand(ctx->red, rr, mr);
+      if (s == FCD_OK) s = fcd_reduction_expand(ctx->red, ri, mi);
+    } else {
+      s = fcd_stability_get_mode(st, i, mr, mi);
+    }
     if (s == FCD_OK && cli_rank == 0)
       *rc = vtk_write(sys, mesh, o->vtk, name, 2, names, fields, cs, status);
   }
   free(mr);
   free(mi);
+  free(rr);
+  free(ri);
   return s;
 }
 
@@ -346,6 +369,22 @@ static int stab_contact_state(const options *o, fcd_system *sys, fcd_contact_set
   return s == FCD_OK ? 0 : fail(sys, s, "steady sliding");
 }
 
+/* --reduce: the reduction keeping cs's dofs, its system and contacts in *asys, *acs, and
+ * its line: 0, or 1 with the reason */
+static int stab_reduce(const options *o, fcd_system *sys, fcd_contact_set *cs,
+                       fcd_reduction **red, fcd_system **asys, fcd_contact_set **acs) {
+  fcd_status s = fcd_reduction_create(sys, cs, o->reduce, red);
+  if (s != FCD_OK) return fail(sys, s, "reducing the model");
+  *asys = fcd_reduction_system(*red);
+  *acs = fcd_reduction_contact_set(*red);
+  fcd_index nk = 0, nm = 0;
+  double fmax = 0;
+  fcd_reduction_get_info(*red, &nk, &nm, &fmax, NULL);
+  printf("reduced: kept_dofs=%lld modes=%lld max_mode_hz=%.6g reduced_dofs=%lld\n",
+         (long long)nk, (long long)nm, fmax, (long long)(nk + nm));
+  return 0;
+}
+
 /* the analysis with the options' parameters */
 static fcd_status stab_create(const options *o, fcd_system *sys, fcd_contact_set *cs,
                               const int *status, const double *slip, fcd_stability **out) {
@@ -368,7 +407,7 @@ static fcd_status stab_create(const options *o, fcd_system *sys, fcd_contact_set
 }
 
 int cmd_stability(int argc, char **argv) {
-  options o = {.nev = 10, .estimate_modes = -1};
+  options o = {.nev = 10, .estimate_modes = -1, .reduce = -1};
   if (parse_options(argc, argv, &o, &cli_stability)) return 2;
   int vrc = vtk_prepare(&o);
   if (vrc) return vrc;
@@ -386,6 +425,7 @@ int cmd_stability(int argc, char **argv) {
   fcd_contact_set *cs = NULL;
   fcd_stability *st = NULL;
   fcd_equilibrium *eq = NULL;
+  fcd_reduction *red = NULL;
   fcd_mesh *mesh = NULL;
   int *status = NULL;
   double *slip = NULL, *f = calloc((size_t)n, sizeof *f);
@@ -402,9 +442,15 @@ int cmd_stability(int argc, char **argv) {
     goto out;
   }
   if ((rc = stab_contact_state(&o, sys, cs, status, slip, &eq)) != 0) goto out;
+  /* --reduce: the analysis on the reduced model, about the full model's contact state
+   * (the same contacts in the same order) */
+  fcd_system *asys = sys;
+  fcd_contact_set *acs = cs;
+  if (o.reduce >= 0 && (rc = stab_reduce(&o, sys, cs, &red, &asys, &acs)) != 0) goto out;
+  ctx.red = red;
   what = "stability analysis";
-  if ((s = stab_create(&o, sys, cs, status, slip, &st)) != FCD_OK) {
-    rc = fail(sys, s, what);
+  if ((s = stab_create(&o, asys, acs, status, slip, &st)) != FCD_OK) {
+    rc = fail(asys, s, what);
     goto out;
   }
   out_file chart;
@@ -433,7 +479,7 @@ int cmd_stability(int argc, char **argv) {
   }
   if (s != FCD_OK || rc != 0) {
     out_discard(&chart);
-    if (s != FCD_OK) rc = fail(sys, s, what);
+    if (s != FCD_OK) rc = fail(asys, s, what);
     fprintf(stderr, "fcd: no chart written; '%s' is unchanged\n", o.out);
     goto out;
   }
@@ -441,12 +487,13 @@ int cmd_stability(int argc, char **argv) {
     rc = 1;
     goto out;
   }
-  stab_print_summary(sys, st, &o, n, nc, steps, ctx.any_unstable);
+  stab_print_summary(asys, st, &o, n, nc, steps, ctx.any_unstable);
   if (o.plot && stab_plot(&o, &ctx, mu0, o.mu_sweep ? mu1 : mu0)) rc = 1;
 out:
   if (!agreed) rc = cli_agree(rc);
   fcd_mesh_destroy(mesh);
   fcd_stability_destroy(st);
+  fcd_reduction_destroy(red);
   fcd_equilibrium_destroy(eq);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);

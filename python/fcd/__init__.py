@@ -31,7 +31,7 @@ import os as _os
 import numpy as _np
 
 __all__ = ["FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium", "Mesh",
-           "version", "has_feature", "features", "library_path"]
+           "Reduction", "version", "has_feature", "features", "library_path"]
 
 _real = _C.c_double
 _index = _C.c_int64
@@ -190,6 +190,15 @@ for _name, _res, _args in [
     ("fcd_contact_set_read_state", _st, [_p, _C.c_char_p, _pint, _preal]),
     ("fcd_contact_set_add_rigid_n", _st, [_p, _index, _pindex, _preal, _preal, _preal, _preal,
                                           _preal, _pindex]),
+    ("fcd_reduction_create", _st, [_p, _p, _index, _C.POINTER(_p)]),
+    ("fcd_reduction_destroy", None, [_p]),
+    ("fcd_reduction_system", _p, [_p]),
+    ("fcd_reduction_contact_set", _p, [_p]),
+    ("fcd_reduction_expand", _st, [_p, _preal, _preal]),
+    ("fcd_reduction_restrict", _st, [_p, _preal, _preal]),
+    ("fcd_reduction_residual", _st, [_p, _real, _preal, _preal, _preal, _preal]),
+    ("fcd_reduction_get_info", _st, [_p, _pindex, _pindex, _preal, _pindex]),
+    ("fcd_system_ndofs", _index, [_p]),
 ]:
     _f[_name] = _fn(_name, _res, *_args)
 
@@ -1107,3 +1116,101 @@ class Mesh(_Child):
                                              contacts._h if contacts is not None else None,
                                              st.ctypes.data_as(_pint) if st is not None
                                              else None))
+
+
+# ---- reduced models ------------------------------------------------------------------
+
+class Reduction(_Owner):
+    """A Craig-Bampton reduction of ``system`` keeping the dofs of ``contacts``' rows and
+    the moving prescribed dofs physical, with ``modes`` fixed-interface modes
+    (docs/reduction.md). ``.system`` and ``.contacts`` are the reduced model, which every
+    analysis accepts; they belong to this object, which they keep alive. ``expand`` and
+    ``restrict`` map vectors between the full and the reduced dofs, ``residual`` is the
+    a-posteriori indicator."""
+    _destroy = "fcd_reduction_destroy"
+
+    def __init__(self, system, contacts=None, modes=0):
+        if not isinstance(system, System):
+            raise TypeError("system must be an fcd.System")
+        if contacts is not None and not isinstance(contacts, ContactSet):
+            raise TypeError("contacts must be an fcd.ContactSet or None")
+        m = _int(modes, "modes", 0)
+        self._full, self._full_contacts, self._sysh = system, contacts, system._h
+        h = _p()
+        self._check(_f["fcd_reduction_create"](system._h, contacts._h if contacts is not None
+                                               else None, m, _C.byref(h)))
+        self._h = h
+        nk, nm, fx = _index(0), _index(0), _real(0)
+        self._check(_f["fcd_reduction_get_info"](h, _C.byref(nk), _C.byref(nm), _C.byref(fx),
+                                                 None))
+        self.nkept, self.nmodes, self.max_freq_hz = nk.value, nm.value, fx.value
+        kept = _np.zeros(self.nkept, dtype=_np.int64)
+        self._check(_f["fcd_reduction_get_info"](h, None, None, None, _pi(kept)))
+        self.kept = kept
+        self.ndofs = self.nkept + self.nmodes
+        # the reduced system and contacts: handles the reduction owns, wrapped without a
+        # destructor and holding this object, so that it outlives every analysis on them
+        rs = System.__new__(System)
+        rs._h = _f["fcd_reduction_system"](h)
+        rs.ndofs = self.ndofs
+        rs._destroy = None
+        rs._reduction = self
+        self.system = rs
+        self.contacts = None
+        if contacts is not None:
+            rc = ContactSet.__new__(ContactSet)
+            rc._bind(rs)
+            rc._h = _f["fcd_reduction_contact_set"](h)
+            rc.dim = contacts.dim
+            rc._destroy = None
+            rc._reduction = self
+            self.contacts = rc
+
+    def _sys_handle(self):
+        return self._sysh
+
+    def expand(self, xr):
+        """The full vector T xr of a reduced one (displacements, velocities alike)."""
+        a = _real_array(xr, "xr", (self.ndofs,))
+        x = _np.zeros(self._full.ndofs)
+        self._check(_f["fcd_reduction_expand"](self._h, _pr(a), _pr(x)))
+        return x
+
+    def restrict(self, x):
+        """The reduced coordinates of a full vector: the kept dofs' values and the
+        mass-orthogonal projection of the interior on the modes."""
+        a = _real_array(x, "x", (self._full.ndofs,))
+        xr = _np.zeros(self.ndofs)
+        self._check(_f["fcd_reduction_restrict"](self._h, _pr(a), _pr(xr)))
+        return xr
+
+    def residual(self, t, u, v=None, a=None):
+        """The indicator: the full equations' interior rows at the expanded state
+        (u, v, a reduced; v and a None for statics), relative to their terms."""
+        arrs = [None if x is None else _real_array(x, name, (self.ndofs,))
+                for x, name in ((u, "u"), (v, "v"), (a, "a"))]
+        if arrs[0] is None:
+            raise TypeError("u is required")
+        rel = _real(0)
+        self._check(_f["fcd_reduction_residual"](self._h, float(t), _pr(arrs[0]), _pr(arrs[1]),
+                                                 _pr(arrs[2]), _C.byref(rel)))
+        return rel.value
+
+    def close(self):
+        """Closes the reduction and its system and contacts for further use; the C
+        reduction is destroyed once no analysis made on them remains (they hold it: their
+        loads and prescribed values are evaluated through it)."""
+        h = self.__dict__.get("_handle")
+        if h:
+            self.__dict__["_deferred"] = h
+        self.__dict__["_handle"] = None
+        for x in (self.__dict__.get("system"), self.__dict__.get("contacts")):
+            if x is not None:
+                x.__dict__["_handle"] = None
+
+    def __del__(self):
+        h = self.__dict__.get("_handle") or self.__dict__.get("_deferred")
+        self.__dict__["_handle"] = self.__dict__["_deferred"] = None
+        if h:
+            _f["fcd_reduction_destroy"](h)
+

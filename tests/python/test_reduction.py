@@ -1,0 +1,115 @@
+"""fcd.Reduction (docs/reduction.md) against scipy on the same matrices: the reduced
+pencil's eigenvalues are the full ones with every interior mode kept and Rayleigh-Ritz
+upper bounds with fewer; a transient of the reduced model from a restricted full start is
+the full transient with every mode kept; restrict inverts expand; the indicator; and the
+binding's ownership: the reduced system outlives a closed Reduction while an analysis
+uses it."""
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+import fcd
+from test_fcd import plane_strain_block
+
+
+def block_on_flat(nx=5, ny=3, mu=0.4):
+    """The scipy-built block on a rough flat, under gravity, its top pressed down."""
+    K, M, top, bottom = plane_strain_block(nx=nx, ny=ny, E=1e5, rho=10.0)
+    n = K.shape[0]
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    sys.fix_dofs([2 * p + 1 for p in top], [-1e-3] * len(top))
+    cs = fcd.ContactSet(sys, dim=2)
+    for node in bottom:
+        cs.add_rigid([2 * node, 2 * node + 1], normal=[0, 1], tangent=[1, 0], mu=mu)
+    return K, M, top, bottom, sys, cs
+
+
+def free_pencil_values(K, M, free):
+    return sla.eigh(K[np.ix_(free, free)], M[np.ix_(free, free)], eigvals_only=True)
+
+
+def test_reduced_pencil_against_scipy():
+    K, M, top, bottom, sys, cs = block_on_flat()
+    n = K.shape[0]
+    fixed = [2 * p + 1 for p in top]
+    free = [i for i in range(n) if i not in fixed]
+    full = free_pencil_values(K.toarray() if hasattr(K, "toarray") else K,
+                              M.toarray() if hasattr(M, "toarray") else M, free)
+    kept_expected = 2 * len(bottom) + len(top)  # contact dofs and the pressed tops
+    interior = n - kept_expected
+    prev = None
+    for modes in (0, 4, 12, interior):
+        red = fcd.Reduction(sys, cs, modes)
+        assert red.nkept == kept_expected and red.nmodes == modes
+        assert sorted(red.kept) == list(red.kept)
+        Kr = red.system.matrix("stiffness").toarray()
+        Mr = red.system.matrix("mass").toarray()
+        rfixed = [j for j, d in enumerate(red.kept) if d in fixed]
+        rfree = [j for j in range(red.ndofs) if j not in rfixed]
+        lam = sla.eigh(Kr[np.ix_(rfree, rfree)], Mr[np.ix_(rfree, rfree)], eigvals_only=True)
+        # the block slides freely along the flat (the contacts are not in the pencil):
+        # one zero eigenvalue, represented exactly by the constraint modes
+        assert abs(lam[0]) <= 1e-9 * lam[-1] and abs(full[0]) <= 1e-9 * full[-1]
+        k = min(7, len(lam))
+        ratio = lam[1:k] / full[1:k]
+        assert np.all(ratio >= 1 - 1e-10)          # Rayleigh-Ritz: upper bounds
+        if prev is not None:
+            assert np.all(ratio <= prev * (1 + 1e-10))  # falling as modes are added
+        prev = ratio
+        if modes == interior:
+            assert np.max(np.abs(lam[1:] - full[1:]) / full[1:]) <= 1e-9
+        red.close()
+
+
+def test_transient_every_mode_is_the_full_one():
+    K, M, top, bottom, sys, cs = block_on_flat()
+    n = K.shape[0]
+    interior = n - (2 * len(bottom) + len(top))
+    u0 = np.zeros(n)
+    v0 = np.zeros(n)
+    v0[0::2] = 0.05  # sent sideways over the rough flat
+    for p in top:
+        u0[2 * p + 1] = -1e-3
+        v0[2 * p] = v0[2 * p + 1] = 0.0
+    it = fcd.Integrator(sys, cs, "moreau-jean", step=2e-3, tolerance=1e-13)
+    it.set_state(0.0, u0, v0)
+    it.advance(0.05)
+    _, uf, vf = it.state
+    for modes, tol in ((interior, 1e-7), (8, None)):
+        red = fcd.Reduction(sys, cs, modes)
+        ri = fcd.Integrator(red.system, red.contacts, "moreau-jean", step=2e-3, tolerance=1e-13)
+        ri.set_state(0.0, red.restrict(u0), red.restrict(v0))
+        ri.advance(0.05)
+        _, ur, vr = ri.state
+        du = np.max(np.abs(red.expand(ur) - uf)) / np.max(np.abs(uf))
+        if tol is not None:
+            assert du <= tol
+            assert np.allclose(red.expand(red.restrict(uf)), uf, rtol=0, atol=1e-12)
+        else:
+            assert du > 1e-6  # the truncation shows
+        xr = np.random.default_rng(3).standard_normal(red.ndofs)
+        assert np.max(np.abs(red.restrict(red.expand(xr)) - xr)) <= 1e-10 * np.max(np.abs(xr))
+        # the indicator: zero for the static rest state, round-off with every mode
+        rest = np.zeros(red.ndofs)
+        rest[[j for j, d in enumerate(red.kept) if d in [2 * p + 1 for p in top]]] = -1e-3
+        assert red.residual(0.0, rest) <= 1e-12
+
+
+def test_reduction_keeps_its_analyses_working_and_refuses_bad_input():
+    K, M, top, bottom, sys, cs = block_on_flat()
+    red = fcd.Reduction(sys, cs, 6)
+    it = fcd.Integrator(red.system, red.contacts, "moreau-jean", step=1e-3)
+    it.set_state(0.0, np.zeros(red.ndofs), np.zeros(red.ndofs))
+    red.close()
+    it.advance(0.005)  # the reduced model lives while the integrator does
+    with pytest.raises(ValueError):
+        red.expand(np.zeros(red.ndofs))
+    with pytest.raises(ValueError):
+        fcd.Reduction(sys, cs, 6).expand(np.zeros(3))  # wrong length
+    with pytest.raises(fcd.FcdError) as e:
+        fcd.Reduction(sys, cs, 10 ** 6)
+    assert e.value.name == "FCD_E_INVALID_ARG" and "interior has" in str(e.value)
+    with pytest.raises(TypeError):
+        fcd.Reduction(K, cs, 3)
