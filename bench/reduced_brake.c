@@ -9,7 +9,13 @@
  * and their sum, with the full model's transient beside them.
  *
  *   reduced_brake [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H]
- *                 [--window W] [--full] [--csv FILE]
+ *                 [--window W] [--full] [--chart] [--csv FILE]
+ *
+ * --chart compares the stability charts instead (the example's: the sliding state at
+ * mu = 0.2, 20 eigenvalues nearest 3 kHz by modal projection, mu over [0, 0.5] in 26
+ * values): the two coefficients where the largest and the second largest growth rate
+ * cross zero (linear between the sweep's values) and the frequencies there, and the most
+ * unstable eigenvalue at mu = 0.45, full against reduced, with the times.
  *
  * --full also integrates the full model (13 minutes for 0.3 s on this machine); without
  * it only the reduced models run. Public API only. */
@@ -157,7 +163,7 @@ static void print_row(FILE *csv, const char *what, long nmodes, long nkept, doub
 }
 
 typedef struct {
-  int nr, nt, nz, full;
+  int nr, nt, nz, full, chart;
   double tend, h, window;
   long modes[32];
   int nmodes;
@@ -166,7 +172,7 @@ typedef struct {
 
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0.3, 1e-5, 0.06, {50}, 1, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0.3, 1e-5, 0.06, {50}, 1, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -186,11 +192,13 @@ static void parse(int argc, char **argv, options *o) {
       o->window = bench_real(p, "--window", argv[++i], 1e-4, 100);
     } else if (!strcmp(argv[i], "--full")) {
       o->full = 1;
+    } else if (!strcmp(argv[i], "--chart")) {
+      o->chart = 1;
     } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
       o->csv = argv[++i];
     } else {
       fprintf(stderr, "usage: %s [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H] "
-              "[--window W] [--full] [--csv FILE]\n", p);
+              "[--window W] [--full] [--chart] [--csv FILE]\n", p);
       exit(2);
     }
   }
@@ -309,9 +317,153 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
   return st != FCD_OK;
 }
 
+/* ---- the stability chart (--chart) ---- */
+enum { CH_MU = 26, CH_EV = 64 };
+typedef struct {
+  int n;
+  double mu[CH_MU], r1[CH_MU], f1[CH_MU], r2[CH_MU], f2[CH_MU];
+} chart;
+
+/* per mu: the two largest growth rates among the eigenvalues with Im > 0, and their
+ * frequencies */
+static int chart_row(void *ud, double mu, fcd_index n, const double *re, const double *im,
+                     const fcd_index *track) {
+  (void)track;
+  chart *c = ud;
+  if (c->n >= CH_MU) return 0;
+  double r1 = -INFINITY, r2 = -INFINITY, f1 = NAN, f2 = NAN;
+  for (fcd_index i = 0; i < n; i++) {
+    if (!(im[i] > 0)) continue;
+    double f = im[i] / (2 * FCD_BENCH_PI);
+    if (re[i] > r1) {
+      r2 = r1;
+      f2 = f1;
+      r1 = re[i];
+      f1 = f;
+    } else if (re[i] > r2) {
+      r2 = re[i];
+      f2 = f;
+    }
+  }
+  c->mu[c->n] = mu;
+  c->r1[c->n] = r1;
+  c->f1[c->n] = f1;
+  c->r2[c->n] = r2;
+  c->f2[c->n] = f2;
+  c->n++;
+  return 0;
+}
+
+/* the first mu where r crosses zero upwards (linear between the sweep's values), and the
+ * frequency f there (the sweep's value after the crossing); NAN when it does not */
+static void crossing(const chart *c, const double *r, const double *f, double *mu, double *hz) {
+  *mu = *hz = NAN;
+  for (int k = 1; k < c->n; k++)
+    if (r[k - 1] <= 0 && r[k] > 0) {
+      *mu = c->mu[k - 1] + (c->mu[k] - c->mu[k - 1]) * (-r[k - 1]) / (r[k] - r[k - 1]);
+      *hz = f[k];
+      return;
+    }
+}
+
+/* the chart of (sys, cs) about the sliding state (status, slip, rn, vg); the most unstable
+ * eigenvalue at 0.45 in *re45, *hz45 */
+static fcd_status run_chart(fcd_system *sys, fcd_contact_set *cs, const int *status,
+                            const double *slip, const double *rn, const double *vg, chart *c,
+                            double *re45, double *hz45, double *secs) {
+  fcd_stability *sa = NULL;
+  double t0 = now();
+  memset(c, 0, sizeof *c);
+  fcd_status st = fcd_stability_create(sys, cs, &sa);
+  if (st == FCD_OK) st = fcd_stability_set_contact_state(sa, status, slip);
+  if (st == FCD_OK) st = fcd_stability_set_sliding_data(sa, rn, vg);
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_TARGET_HZ, 3000);
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_NEV, 20);
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_DENSE_MAX, 0);
+  if (st == FCD_OK) st = fcd_stability_sweep(sa, 0.0, 0.5, CH_MU, chart_row, c);
+  double im = 0;
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_MU, 0.45);
+  if (st == FCD_OK) st = fcd_stability_solve(sa, NULL);
+  if (st == FCD_OK) st = fcd_stability_get_eigenvalue(sa, 0, re45, &im);
+  *hz45 = fabs(im) / (2 * FCD_BENCH_PI);
+  *secs = now() - t0;
+  if (st != FCD_OK) fprintf(stderr, "chart: %s\n", fcd_system_last_error(sys));
+  fcd_stability_destroy(sa);
+  return st;
+}
+
+static void chart_line(const char *what, long modes, double t_red, double secs, const chart *c,
+                       double re45, double hz45, const double *ref) {
+  double m1, h1, m2, h2;
+  crossing(c, c->r1, c->f1, &m1, &h1);
+  crossing(c, c->r2, c->f2, &m2, &h2);
+  printf("%-8s %5ld %7.1f %7.1f %8.4f %8.1f %8.4f %8.1f %8.2f %8.1f", what, modes, t_red, secs,
+         m1, h1, m2, h2, re45, hz45);
+  if (ref)
+    printf("   %+.2e %+.2e %+.2e %+.2e %+.2e %+.2e", m1 / ref[0] - 1, h1 / ref[1] - 1,
+           m2 / ref[2] - 1, h2 / ref[3] - 1, re45 / ref[4] - 1, hz45 / ref[5] - 1);
+  printf("\n");
+  fflush(stdout);
+}
+
+static int charts(const options *o) {
+  brake b;
+  memset(&b, 0, sizeof b);
+  if (brake_build(&b, o->nr, o->nt, o->nz, 0.2) != FCD_OK) return 1;
+  fcd_index nc = b.ncont;
+  int *status = malloc(sizeof *status * (size_t)nc);
+  double *slip = malloc(sizeof *slip * 2 * (size_t)nc), *r = malloc(sizeof *r * 3 * (size_t)nc);
+  double *rn = malloc(sizeof *rn * (size_t)nc);
+  fcd_equilibrium *eq = NULL;
+  fcd_status st = fcd_equilibrium_create(b.sys, b.cs, &eq);
+  if (st == FCD_OK) st = fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0);
+  if (st == FCD_OK) st = fcd_equilibrium_get_contact_state(eq, status, slip);
+  if (st == FCD_OK) st = fcd_equilibrium_get_reactions(eq, r);
+  for (fcd_index c = 0; c < nc; c++) rn[c] = r[3 * c];
+  fcd_equilibrium_destroy(eq);
+  printf("brake: %lld dofs; stability charts, mu in [0, 0.5] (%d values), 20 eigenvalues "
+         "nearest 3 kHz\n%-8s %5s %7s %7s %8s %8s %8s %8s %8s %8s   %s\n",
+         (long long)fcd_system_ndofs(b.sys), CH_MU, "model", "modes", "reduce", "chart s",
+         "mu_c1", "f_c1", "mu_c2", "f_c2", "Re@0.45", "f@0.45",
+         "vs full: mu_c1 f_c1 mu_c2 f_c2 Re@0.45 f@0.45");
+  chart c;
+  double re45, hz45, secs, ref[6];
+  int rc = 0;
+  if (st == FCD_OK && (st = run_chart(b.sys, b.cs, status, slip, rn, b.vg, &c, &re45, &hz45,
+                                      &secs)) == FCD_OK) {
+    crossing(&c, c.r1, c.f1, &ref[0], &ref[1]);
+    crossing(&c, c.r2, c.f2, &ref[2], &ref[3]);
+    ref[4] = re45;
+    ref[5] = hz45;
+    chart_line("full", 0, 0, secs, &c, re45, hz45, NULL);
+  } else {
+    rc = 1;
+  }
+  for (int k = 0; k < o->nmodes && st == FCD_OK; k++) {
+    fcd_reduction *red = NULL;
+    double t0 = now();
+    fcd_status s2 = fcd_reduction_create(b.sys, b.cs, o->modes[k], &red);
+    double t_red = now() - t0;
+    if (s2 == FCD_OK)
+      s2 = run_chart(fcd_reduction_system(red), fcd_reduction_contact_set(red), status, slip,
+                     rn, b.vg, &c, &re45, &hz45, &secs);
+    if (s2 == FCD_OK) chart_line("reduced", o->modes[k], t_red, secs, &c, re45, hz45, ref);
+    else rc = 1;
+    fcd_reduction_destroy(red);
+  }
+  free(status); free(slip); free(r); free(rn);
+  brake_free(&b);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   options o;
   parse(argc, argv, &o);
+  if (o.chart) {
+    int crc = charts(&o);
+    fcd_finalize();
+    return crc;
+  }
   const double mu_tr = 0.45;
   brake b, b2;
   memset(&b, 0, sizeof b);
