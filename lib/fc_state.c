@@ -20,30 +20,39 @@ enum { ST_OPEN = 0, ST_STICK = 1, ST_SLIP = 2 };
  * k^3 / 3 multiply-adds for k unknowns against m^2 per sweep */
 #define STATE_SWEEPS 60.0
 
-typedef struct {
+struct fcd__fc_state {
   int d;
   fcd_index nc, m, k;
   unsigned char *state;
   fcd_real *s;      /* slip directions of u_T (d - 1 per contact) */
   fcd_index *col;   /* first unknown of each contact, -1 when open */
   fcd_real *A, *x;  /* k x k column-major, k */
-} state_ws;
+};
+typedef fcd__fc_state state_ws; /* the stage's workspace is the handle */
 
-/* the states of r in fcd's convention (fcd/fcd_contact.h: r_N <= 0, a slipping contact
- * has r_T = mu r_N s, s the direction of u_T): open without normal reaction, slipping on
- * the cone's boundary (to the solver's tolerance), sticking inside it */
+/* the state of contact c of r in fcd's convention (fcd/fcd_contact.h: r_N <= 0, a
+ * slipping contact has r_T = mu r_N s, s the direction of u_T): open without normal
+ * reaction, slipping on the cone's boundary (to the solver's tolerance), sticking inside
+ * it; *t receives |r_T| */
+static unsigned char state_of(const fcd__fc_local *p, const fcd_real *r, fcd_index c,
+                              fcd_real *t) {
+  int d = p->dim;
+  const fcd_real *rc = r + c * d;
+  fcd_real tt = 0, mu = p->mu[c];
+  for (int k = 1; k < d; k++) tt += rc[k] * rc[k];
+  *t = sqrt(tt);
+  if (!(rc[0] < 0)) return ST_OPEN;
+  return mu == 0 || *t >= -mu * rc[0] * (1 - 1e-6) ? ST_SLIP : ST_STICK;
+}
+
+/* the states of r, and the slip directions its tangential reactions give */
 static void states_from_r(const fcd__fc_local *p, const fcd_real *r, state_ws *w) {
   int d = w->d;
   for (fcd_index c = 0; c < w->nc; c++) {
-    const fcd_real *rc = r + c * d;
-    fcd_real t = 0, mu = p->mu[c];
-    for (int k = 1; k < d; k++) t += rc[k] * rc[k];
-    t = sqrt(t);
+    fcd_real t;
+    w->state[c] = state_of(p, r, c, &t);
     fcd_real *s = w->s + c * (d - 1);
-    for (int k = 1; k < d; k++) s[k - 1] = t > 0 ? -rc[k] / t : (k == 1);
-    if (!(rc[0] < 0)) w->state[c] = ST_OPEN;
-    else if (mu == 0 || t >= -mu * rc[0] * (1 - 1e-6)) w->state[c] = ST_SLIP;
-    else w->state[c] = ST_STICK;
+    for (int k = 1; k < d; k++) s[k - 1] = t > 0 ? -r[c * d + k] / t : (k == 1);
   }
 }
 
@@ -127,17 +136,13 @@ static fcd_index correct_states(const fcd__fc_local *p, const fcd_real *r, const
   return changed;
 }
 
-struct fcd__fc_state {
-  state_ws w;
-};
-
 void fcd__fc_state_free(fcd__fc_state *st) {
   if (!st) return;
-  fcd__free(st->w.state);
-  fcd__free(st->w.s);
-  fcd__free(st->w.col);
-  fcd__free(st->w.A);
-  fcd__free(st->w.x);
+  fcd__free(st->state);
+  fcd__free(st->s);
+  fcd__free(st->col);
+  fcd__free(st->A);
+  fcd__free(st->x);
   fcd__free(st);
 }
 
@@ -145,13 +150,11 @@ int fcd__fc_state_worth(const fcd__fc_local *p, const fcd_real *r0) {
   if (!r0 || !p->W || p->dim < 2) return 0;
   /* the size of the guess' system: d unknowns per sticking contact, 1 per slipping one
    * (the states' changes during the stage seldom change it much) */
-  int d = p->dim;
   fcd_index k = 0;
   for (fcd_index c = 0; c < p->nc; c++) {
-    const fcd_real *rc = r0 + c * d;
-    fcd_real t = 0;
-    for (int q = 1; q < d; q++) t += rc[q] * rc[q];
-    if (rc[0] < 0) k += p->mu[c] == 0 || sqrt(t) >= -p->mu[c] * rc[0] * (1 - 1e-6) ? 1 : d;
+    fcd_real t;
+    unsigned char st = state_of(p, r0, c, &t);
+    k += st == ST_STICK ? p->dim : st == ST_SLIP ? 1 : 0;
   }
   fcd_real kk = (fcd_real)k, m = (fcd_real)p->m;
   return k > 0 && kk * kk * kk / 3 <= STATE_SWEEPS * m * m;
@@ -162,7 +165,7 @@ fcd_status fcd__fc_state_create(fcd_system *sink, const fcd__fc_local *p, const 
   fcd__fc_state *st = fcd__calloc(1, sizeof *st);
   fcd_index nk = p->m + 1;
   if (st) {
-    state_ws *w = &st->w;
+    state_ws *w = st;
     w->d = p->dim;
     w->nc = p->nc;
     w->m = p->m;
@@ -172,18 +175,18 @@ fcd_status fcd__fc_state_create(fcd_system *sink, const fcd__fc_local *p, const 
     w->x = fcd__malloc_array((size_t)nk, sizeof *w->x);
     w->A = fcd__malloc_array((size_t)nk * (size_t)nk, sizeof *w->A);
   }
-  if (!st || !st->w.state || !st->w.s || !st->w.col || !st->w.x || !st->w.A) {
+  if (!st || !st->state || !st->s || !st->col || !st->x || !st->A) {
     fcd__fc_state_free(st);
     *out = NULL;
     return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
   }
-  states_from_r(p, r0, &st->w);
+  states_from_r(p, r0, st);
   *out = st;
   return FCD_OK;
 }
 
 int fcd__fc_state_step(const fcd__fc_local *p, fcd__fc_state *st, fcd_real *r) {
-  state_ws *w = &st->w;
+  state_ws *w = st;
   w->k = number_unknowns(w);
   if (w->k > 0 && solve_states(p, w)) return 1;
   for (fcd_index c = 0; c < p->nc; c++) reaction_of(p, w, c, w->x, r + c * w->d);
@@ -192,5 +195,5 @@ int fcd__fc_state_step(const fcd__fc_local *p, fcd__fc_state *st, fcd_real *r) {
 
 void fcd__fc_state_correct(const fcd__fc_local *p, fcd__fc_state *st, const fcd_real *r,
                            const fcd_real *u) {
-  correct_states(p, r, u, &st->w);
+  correct_states(p, r, u, st);
 }
