@@ -24,6 +24,7 @@
 #include "args.h"
 #include "../examples/brake-squeal/brake_model.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 #define FCD_BENCH_PI 3.14159265358979323846
@@ -164,15 +165,15 @@ static void print_row(FILE *csv, const char *what, long nmodes, long nkept, doub
 
 typedef struct {
   int nr, nt, nz, full, chart;
-  double tend, h, window;
+  double tend, h, window, mu_long, amp;
   long modes[32];
-  int nmodes;
+  int nmodes, scale[16], nscale;
   const char *csv;
 } options;
 
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0, 0.3, 1e-5, 0.06, {50}, 1, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, {0}, 0, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -190,6 +191,16 @@ static void parse(int argc, char **argv, options *o) {
       o->h = bench_real(p, "--h", argv[++i], 1e-8, 1e-2);
     } else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
       o->window = bench_real(p, "--window", argv[++i], 1e-4, 100);
+    } else if (!strcmp(argv[i], "--long") && i + 1 < argc) {
+      o->mu_long = bench_real(p, "--long", argv[++i], 1e-3, 10);
+    } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+      char buf[512];
+      snprintf(buf, sizeof buf, "%s", argv[++i]);
+      o->nscale = 0;
+      for (char *tok = strtok(buf, ","); tok && o->nscale < 16; tok = strtok(NULL, ","))
+        o->scale[o->nscale++] = bench_int(p, "--scale", tok, 1, 64);
+    } else if (!strcmp(argv[i], "--amp") && i + 1 < argc) {
+      o->amp = bench_real(p, "--amp", argv[++i], 1e-15, 1e-3);
     } else if (!strcmp(argv[i], "--full")) {
       o->full = 1;
     } else if (!strcmp(argv[i], "--chart")) {
@@ -198,7 +209,7 @@ static void parse(int argc, char **argv, options *o) {
       o->csv = argv[++i];
     } else {
       fprintf(stderr, "usage: %s [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H] "
-              "[--window W] [--full] [--chart] [--csv FILE]\n", p);
+              "[--window W] [--full] [--chart] [--long MU [--amp A]] [--scale NZ1,...] [--csv FILE]\n", p);
       exit(2);
     }
   }
@@ -456,9 +467,279 @@ static int charts(const options *o) {
   return rc;
 }
 
+
+/* ---- the long run (--long MU) ---- */
+
+/* the perturbation energy about the sliding equilibrium, sampled every few steps, and
+ * the end of the linear phase (the first step where a contact does not slip) */
+typedef struct {
+  watch *w;
+  fcd_system *sys;
+  const double *ue;
+  double *du, *y;
+  fcd_index ncont;
+  long every, k, n, cap;
+  double *t, *e;
+  double t_nonlin, next_print;
+} energy_watch;
+
+static double perturbation_energy(energy_watch *ew, const double *u, const double *v) {
+  fcd_index n = fcd_system_ndofs(ew->sys);
+  double e = 0;
+  for (fcd_index i = 0; i < n; i++) ew->du[i] = u[i] - ew->ue[i];
+  fcd_system_apply(ew->sys, FCD_STIFFNESS, ew->du, ew->y);
+  for (fcd_index i = 0; i < n; i++) e += 0.5 * ew->du[i] * ew->y[i];
+  fcd_system_apply(ew->sys, FCD_MASS, v, ew->y);
+  for (fcd_index i = 0; i < n; i++) e += 0.5 * v[i] * ew->y[i];
+  return e;
+}
+
+static int on_long_step(void *ud, double t, fcd_index n, const double *u, const double *v,
+                        fcd_index nl, const double *r, const fcd_contact_counts *cc) {
+  energy_watch *ew = ud;
+  on_step(ew->w, t, n, u, v, nl, r, cc);
+  if (cc->slip != ew->ncont && isnan(ew->t_nonlin)) ew->t_nonlin = t;
+  if (ew->k++ % ew->every == 0 && ew->n < ew->cap) {
+    ew->t[ew->n] = t;
+    ew->e[ew->n] = perturbation_energy(ew, u, v);
+    if (t >= ew->next_print) {
+      printf("  t = %6.3f s  energy %.4e J  open %lld stick %lld\n", t, ew->e[ew->n],
+             (long long)cc->open, (long long)cc->stick);
+      fflush(stdout);
+      ew->next_print += 0.1;
+    }
+    ew->n++;
+  }
+  return 0;
+}
+
+/* least-squares slope of log e over the samples with t in [t0, t1] */
+static double log_slope(const energy_watch *ew, double t0, double t1, long *used) {
+  double st = 0, sy = 0, stt = 0, sty = 0;
+  long m = 0;
+  for (long i = 0; i < ew->n; i++) {
+    if (ew->t[i] < t0 || ew->t[i] > t1 || !(ew->e[i] > 0)) continue;
+    double y = log(ew->e[i]);
+    st += ew->t[i];
+    sy += y;
+    stt += ew->t[i] * ew->t[i];
+    sty += ew->t[i] * y;
+    m++;
+  }
+  *used = m;
+  return m > 1 ? (m * sty - st * sy) / (m * stt - st * st) : NAN;
+}
+
+/* the sliding equilibrium of (sys, cs) at its own mu, and the most unstable eigenpair of
+ * its friction-linearized pencil there (mode's real and imaginary parts may be NULL) */
+static fcd_status sliding_eigen(fcd_system *sys, fcd_contact_set *cs, fcd_index nc,
+                                const double *vg, double mu, double *ue, double *re,
+                                double *im, double *mre, double *mim) {
+  fcd_equilibrium *eq = NULL;
+  fcd_stability *sa = NULL;
+  int *status = malloc(sizeof *status * (size_t)nc);
+  double *slip = malloc(sizeof *slip * 2 * (size_t)nc), *r = malloc(sizeof *r * 3 * (size_t)nc);
+  double *rn = malloc(sizeof *rn * (size_t)nc);
+  fcd_status st = fcd_equilibrium_create(sys, cs, &eq);
+  if (st == FCD_OK) st = fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0);
+  if (st == FCD_OK) st = fcd_equilibrium_get_contact_state(eq, status, slip);
+  if (st == FCD_OK) st = fcd_equilibrium_get_reactions(eq, r);
+  if (st == FCD_OK && ue) st = fcd_equilibrium_get_state(eq, ue);
+  for (fcd_index c = 0; c < nc; c++) rn[c] = r[3 * c];
+  if (st == FCD_OK) st = fcd_stability_create(sys, cs, &sa);
+  if (st == FCD_OK) st = fcd_stability_set_contact_state(sa, status, slip);
+  if (st == FCD_OK) st = fcd_stability_set_sliding_data(sa, rn, vg);
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_TARGET_HZ, 3000);
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_NEV, 20);
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_DENSE_MAX, 0);
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_MU, mu);
+  if (st == FCD_OK) st = fcd_stability_solve(sa, NULL);
+  if (st == FCD_OK) st = fcd_stability_get_eigenvalue(sa, 0, re, im);
+  if (st == FCD_OK && (mre || mim)) st = fcd_stability_get_mode(sa, 0, mre, mim);
+  if (st != FCD_OK) fprintf(stderr, "sliding eigen: %s\n", fcd_system_last_error(sys));
+  fcd_stability_destroy(sa);
+  fcd_equilibrium_destroy(eq);
+  free(status); free(slip); free(r); free(rn);
+  return st;
+}
+
+/* the start: the reduced sliding equilibrium plus amp times the most unstable mode,
+ * x(0) = Re(phi), x'(0) = Re(lambda phi), so that the linear motion is that mode alone */
+static void mode_start(fcd_index n, double amp, double re, double im, const double *mre,
+                       const double *mim, double *u0, double *v0) {
+  for (fcd_index i = 0; i < n; i++) {
+    double a = isnan(mre[i]) ? 0 : mre[i], b = isnan(mim[i]) ? 0 : mim[i];
+    u0[i] += amp * a;
+    v0[i] = amp * (re * a - im * b);
+  }
+}
+
+static void long_report(const options *o, energy_watch *ew, double re, double im,
+                        double re_full, double secs) {
+  /* the linear phase: from 10 periods in to 90 % of the first non-slipping step */
+  double period = 2 * FCD_BENCH_PI / fabs(im);
+  double t1 = isnan(ew->t_nonlin) ? o->tend : ew->t_nonlin;
+  long used = 0;
+  double g = 0.5 * log_slope(ew, 10 * period, 0.9 * t1, &used);
+  /* the scheme's own rate for that eigenvalue: theta = 1/2 maps lambda h to
+   * (1 + lambda h / 2) / (1 - lambda h / 2) */
+  double ar = 1 + 0.5 * o->h * re, ai = 0.5 * o->h * im, br = 1 - 0.5 * o->h * re;
+  double disc = 0.5 * log((ar * ar + ai * ai) / (br * br + ai * ai)) / o->h;
+  printf("linear phase: %.4f s to %.4f s (%ld samples); energy growth rate / 2 = %.4f s^-1\n"
+         "  eigenvalue (reduced) Re = %.4f s^-1 (%.1f Hz): %+.2f %%; the scheme's rate for it "
+         "%.4f s^-1: %+.2f %%; full model's Re = %.4f s^-1\n",
+         10 * period, 0.9 * t1, used, g, re, fabs(im) / (2 * FCD_BENCH_PI),
+         100 * (g / re - 1), disc, 100 * (g / disc - 1), re_full);
+  cycle c = {0};
+  c.secs = secs;
+  c.steps = ew->w->n;
+  figures(ew->w, o->h, o->window, fabs(im) / (2 * FCD_BENCH_PI), &c);
+  double em = 0;
+  long ne = 0;
+  for (long i = 0; i < ew->n; i++)
+    if (ew->t[i] >= o->tend - o->window) em += ew->e[i], ne++;
+  printf("limit cycle (last %g s): rms u_n %.4e  rms u_t %.4e  f %.2f Hz  F_b %.2f N  open "
+         "%d-%d  mean energy %.4e J; %ld steps in %.1f s (%.2f ms/step)\n",
+         o->window, c.rms_n, c.rms_t, c.hz, c.fb, c.open_min, c.open_max,
+         ne ? em / ne : NAN, c.steps, secs, 1e3 * secs / (double)c.steps);
+}
+
+static int long_run(const options *o) {
+  brake b;
+  memset(&b, 0, sizeof b);
+  if (brake_build(&b, o->nr, o->nt, o->nz, o->mu_long) != FCD_OK) return 1;
+  fcd_index n = fcd_system_ndofs(b.sys);
+  double re_full = NAN, im_full = NAN;
+  fcd_reduction *red = NULL;
+  fcd_status st = sliding_eigen(b.sys, b.cs, b.ncont, b.vg, o->mu_long, NULL, &re_full,
+                                &im_full, NULL, NULL);
+  double t0 = now();
+  if (st == FCD_OK) st = fcd_reduction_create(b.sys, b.cs, o->modes[0], &red);
+  double t_red = now() - t0;
+  if (st != FCD_OK) return 1;
+  fcd_system *rs = fcd_reduction_system(red);
+  fcd_contact_set *rcs = fcd_reduction_contact_set(red);
+  fcd_index nr = fcd_system_ndofs(rs), nk = 0, nm = 0;
+  fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
+  fcd_index *kept = malloc(sizeof *kept * (size_t)nk);
+  fcd_reduction_get_info(red, NULL, NULL, NULL, kept);
+  double *ue = malloc(sizeof *ue * (size_t)nr), *u0 = malloc(sizeof *u0 * (size_t)nr);
+  double *v0 = malloc(sizeof *v0 * (size_t)nr), *mre = malloc(sizeof *mre * (size_t)nr);
+  double *mim = malloc(sizeof *mim * (size_t)nr), re = 0, im = 0;
+  st = sliding_eigen(rs, rcs, b.ncont, b.vg, o->mu_long, ue, &re, &im, mre, mim);
+  printf("brake: %lld dofs, reduced to %lld (%lld modes, reduction %.1f s); mu = %.3f: most "
+         "unstable eigenvalue full %.4f s^-1 at %.1f Hz, reduced %.4f s^-1 at %.1f Hz; start "
+         "amplitude %g m along it, h = %g s to %g s\n",
+         (long long)n, (long long)nr, (long long)nm, t_red, o->mu_long, re_full,
+         fabs(im_full) / (2 * FCD_BENCH_PI), re, fabs(im) / (2 * FCD_BENCH_PI), o->amp, o->h,
+         o->tend);
+  fflush(stdout);
+  if (st == FCD_OK) {
+    memcpy(u0, ue, sizeof *u0 * (size_t)nr);
+    mode_start(nr, o->amp, re, im, mre, mim, u0, v0);
+  }
+  watch w;
+  watch_init(&w, &b, (long)(o->tend / o->h) + 10);
+  for (int d = 0; d < 3; d++)
+    for (fcd_index j = 0; j < nk; j++)
+      if (kept[j] == w.mon[d]) w.mon[d] = j;
+  energy_watch ew = {&w, rs, ue, mre, mim, b.ncont, 10, 0, 0, (long)(o->tend / o->h) / 10 + 10,
+                     NULL, NULL, NAN, 0};
+  ew.t = malloc(sizeof *ew.t * (size_t)ew.cap);
+  ew.e = malloc(sizeof *ew.e * (size_t)ew.cap);
+  fcd_integrator *it = NULL;
+  if (st == FCD_OK) st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
+  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, o->h);
+  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+  if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_long_step, &ew);
+  t0 = now();
+  if (st == FCD_OK) st = fcd_integrator_advance(it, o->tend);
+  double secs = now() - t0;
+  if (st != FCD_OK) fprintf(stderr, "long run: %s\n", fcd_system_last_error(rs));
+  else long_report(o, &ew, re, im, re_full, secs);
+  fcd_integrator_destroy(it);
+  watch_free(&w);
+  free(ew.t); free(ew.e); free(kept); free(ue); free(u0); free(v0); free(mre); free(mim);
+  fcd_reduction_destroy(red);
+  brake_free(&b);
+  return st != FCD_OK;
+}
+
+/* ---- the growth with model size (--scale NZ1,NZ2,...) ---- */
+
+/* the reduction of the brake with nz axial layers in the disc (the interface, the pins and
+ * their contacts, unchanged) and the cost of its steps from the reduced sliding state at
+ * mu = 0.45 plus a tenth of the pins' compression along its most unstable mode */
+static int scale_row(const options *o, int nz) {
+  brake b;
+  memset(&b, 0, sizeof b);
+  if (brake_build(&b, o->nr, o->nt, nz, 0.45) != FCD_OK) return 1;
+  fcd_reduction *red = NULL;
+  double t0 = now();
+  fcd_status st = fcd_reduction_create(b.sys, b.cs, o->modes[0], &red);
+  double t_red = now() - t0;
+  if (st != FCD_OK) {
+    fprintf(stderr, "scale: %s\n", fcd_system_last_error(b.sys));
+    brake_free(&b);
+    return 1;
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  fcd_system *rs = fcd_reduction_system(red);
+  fcd_contact_set *rcs = fcd_reduction_contact_set(red);
+  fcd_index nr = fcd_system_ndofs(rs), nk = 0, nm = 0;
+  double fmax = 0, re = 0, im = 0;
+  fcd_reduction_get_info(red, &nk, &nm, &fmax, NULL);
+  double *u0 = malloc(sizeof *u0 * (size_t)nr), *v0 = calloc((size_t)nr, sizeof *v0);
+  double *mre = malloc(sizeof *mre * (size_t)nr), *mim = malloc(sizeof *mim * (size_t)nr);
+  st = sliding_eigen(rs, rcs, b.ncont, b.vg, 0.45, u0, &re, &im, mre, mim);
+  for (fcd_index i = 0; i < nr && st == FCD_OK; i++)
+    if (!isnan(mre[i])) u0[i] += 0.1 * UPIN * mre[i];
+  fcd_integrator *it = NULL;
+  long steps = lround(o->tend / o->h);
+  if (st == FCD_OK) st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
+  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, o->h);
+  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+  t0 = now();
+  for (long k = 0; k < steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
+  double secs = now() - t0;
+  if (st == FCD_OK)
+    printf("%4d %8lld %6lld %5lld %7.0f %9.1f %8.3f %9.2f %8.1f\n", nz,
+           (long long)fcd_system_ndofs(b.sys), (long long)nk, (long long)nm, fmax, t_red,
+           1e3 * secs / (double)steps, ru.ru_maxrss / 1048576.0, re);
+  else
+    fprintf(stderr, "scale: %s\n", fcd_system_last_error(rs));
+  fflush(stdout);
+  fcd_integrator_destroy(it);
+  free(u0); free(v0); free(mre); free(mim);
+  fcd_reduction_destroy(red);
+  brake_free(&b);
+  return st != FCD_OK;
+}
+
+static int scale(const options *o) {
+  printf("brake with nz layers in the disc, the same 144 contacts; %ld modes; %ld steps of "
+         "h = %g s from the reduced sliding state at mu = 0.45\n%4s %8s %6s %5s %7s %9s %8s "
+         "%9s %8s\n", o->modes[0], lround(o->tend / o->h), o->h, "nz", "dofs", "kept",
+         "modes", "top Hz", "reduce s", "ms/step", "peak GiB", "Re@0.45");
+  int rc = 0;
+  for (int k = 0; k < o->nscale; k++) rc |= scale_row(o, o->scale[k]);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   options o;
   parse(argc, argv, &o);
+  if (o.nscale > 0) {
+    int src = scale(&o);
+    fcd_finalize();
+    return src;
+  }
+  if (o.mu_long > 0) {
+    int lrc = long_run(&o);
+    fcd_finalize();
+    return lrc;
+  }
   if (o.chart) {
     int crc = charts(&o);
     fcd_finalize();

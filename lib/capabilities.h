@@ -31,6 +31,7 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
  * beyond. Serial systems only. */
 typedef struct {
   fcd_index n, nb, m, nr;
+  fcd_index ncorr; /* static correction columns (0 or 1): the last of the m modal ones */
   fcd_index *bdofs;
   fcd_real *omega2;
   fcd_real *T;

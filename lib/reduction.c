@@ -159,7 +159,7 @@ static void interior_dense(const fcd_system *ci, const fcd__csr *a, fcd_real *D)
  * the clamped system for a large one */
 static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
                                   fcd__cb *cb) {
-  fcd_index n = sys->n, ni = ci->nfree, m = cb->m;
+  fcd_index n = sys->n, ni = ci->nfree, m = cb->m - cb->ncorr;
   fcd_real *Phi = cb->T + cb->nb * n;
   if (m == 0) return FCD_OK;
   if (ni > dense_max) {
@@ -194,6 +194,75 @@ static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd_index den
   fcd__free(A);
   fcd__free(B);
   fcd__free(w);
+  return st;
+}
+
+/* Whether the constant load has a nonzero entry on the interior (neither kept nor
+ * prescribed): the constraint modes do not carry its static response, the modes only
+ * approximate it */
+static int interior_loaded(const fcd_system *sys, const fcd__cb *cb) {
+  if (!sys->load) return 0;
+  fcd_index j = 0;
+  for (fcd_index i = 0; i < sys->n; i++) {
+    while (j < cb->nb && cb->bdofs[j] < i) j++;
+    if (sys->load[i] != 0 && !sys->is_fixed[i] && !(j < cb->nb && cb->bdofs[j] == i)) return 1;
+  }
+  return 0;
+}
+
+/* The static correction (modal truncation augmentation): the interior's static response
+ * to the constant load with the kept dofs held, x = K_ii^-1 f_i, less its part in the
+ * modes (M-orthogonal Gram-Schmidt, twice), M-normalized, as the last modal column. It is
+ * K-orthogonal to the modes too (phi' K x = omega^2 phi' M x), and with it the reduced
+ * model's static answer to that load is the full one whatever the modes kept. When the
+ * modes already span it (every mode kept), the column is dropped. */
+static fcd_status static_correction(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                    fcd__cb *cb) {
+  fcd_index n = sys->n, ni = ci->nfree, k0 = cb->m - 1;
+  fcd_real *x = cb->T + (cb->nb + k0) * n, *Phi = cb->T + cb->nb * n;
+  fcd_real *fi = fcd__malloc_array((size_t)ni + 1, sizeof *fi);
+  fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
+  fcd_status st = fi && y ? FCD_OK
+                          : fcd__err(sys, FCD_E_NOMEM, "out of memory for the static "
+                                     "correction of a reduction");
+  if (st == FCD_OK) {
+    fcd__full_to_free(ci, sys->load, fi);
+    st = fcd__factor_solve(f, 1, fi, fi);
+  }
+  fcd_real nrm0 = 0, nrm = 0;
+  if (st == FCD_OK) {
+    memset(x, 0, (size_t)n * sizeof *x);
+    fcd__free_to_full(ci, fi, x);
+  }
+  for (int pass = 0; pass < 3 && st == FCD_OK; pass++) {
+    memset(y, 0, (size_t)n * sizeof *y);
+    fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, x, y);
+    fcd_real xmx = 0;
+    for (fcd_index i = 0; i < n; i++) xmx += x[i] * y[i];
+    if (pass == 0) nrm0 = sqrt(fmax(xmx, 0));
+    nrm = sqrt(fmax(xmx, 0));
+    if (pass == 2) break;
+    for (fcd_index k = 0; k < k0; k++) {
+      const fcd_real *ph = Phi + k * n;
+      fcd_real c = 0;
+      for (fcd_index i = 0; i < n; i++) c += ph[i] * y[i];
+      for (fcd_index i = 0; i < n; i++) x[i] -= c * ph[i];
+    }
+  }
+  if (st == FCD_OK && nrm > 1e-8 * nrm0 && nrm > 0) {
+    for (fcd_index i = 0; i < n; i++) x[i] /= nrm;
+    memset(y, 0, (size_t)n * sizeof *y);
+    fcd__csr_gaxpy(&sys->mat[FCD_STIFFNESS], 1.0, x, y);
+    fcd_real xkx = 0;
+    for (fcd_index i = 0; i < n; i++) xkx += x[i] * y[i];
+    cb->omega2[k0] = xkx;
+  } else if (st == FCD_OK) {
+    cb->ncorr = 0;
+    cb->m--;
+    cb->nr--;
+  }
+  fcd__free(fi);
+  fcd__free(y);
   return st;
 }
 
@@ -302,8 +371,9 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
                     "move without the kept dofs?: %s", fcd_system_last_error(ci));
   }
   if (st == FCD_OK) st = constraint_modes(sys, ci, f, cb);
-  fcd__factor_destroy(f);
   if (st == FCD_OK) st = interface_modes(sys, ci, dense_max, cb);
+  if (st == FCD_OK && cb->ncorr > 0) st = static_correction(sys, ci, f, cb);
+  fcd__factor_destroy(f);
   if (st == FCD_OK) st = project(sys, cb, FCD_STIFFNESS, cb->K);
   if (st == FCD_OK) st = project(sys, cb, FCD_MASS, cb->M);
   if (st == FCD_OK && damped) st = project(sys, cb, FCD_DAMPING, cb->C);
@@ -323,8 +393,10 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
   if (st == FCD_OK && m > ni)
     st = fcd__err(sys, FCD_E_INVALID_ARG, "reduction: %lld modes asked, the interior has "
                   "%lld dofs", (long long)m, (long long)ni);
-  cb->m = m;
-  cb->nr = cb->nb + m;
+  /* a constant interior load adds its static correction, unless every mode is kept */
+  cb->ncorr = st == FCD_OK && m < ni && interior_loaded(sys, cb) ? 1 : 0;
+  cb->m = m + cb->ncorr;
+  cb->nr = cb->nb + cb->m;
   fcd_system *ci = NULL;
   if (st == FCD_OK) st = clamped_system(sys, cb, &ci);
   if (st == FCD_OK) st = cb_basis(sys, ci, dense_max > 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
@@ -546,8 +618,9 @@ fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept, fcd_
   const fcd__cb *cb = &r->cb;
   if (nkept) *nkept = cb->nb;
   if (nmodes) *nmodes = cb->m;
+  fcd_index nfi = cb->m - cb->ncorr; /* the highest fixed-interface mode, not the correction */
   if (max_freq_hz)
-    *max_freq_hz = cb->m > 0 ? sqrt(fmax(cb->omega2[cb->m - 1], 0)) / (2 * 3.14159265358979323846) : 0;
+    *max_freq_hz = nfi > 0 ? sqrt(fmax(cb->omega2[nfi - 1], 0)) / (2 * 3.14159265358979323846) : 0;
   if (kept) memcpy(kept, cb->bdofs, (size_t)cb->nb * sizeof *kept);
   return FCD_OK;
 }

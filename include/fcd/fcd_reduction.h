@@ -24,7 +24,10 @@ extern "C" {
  *  then the modal coordinates), which every analysis accepts, with the contact set
  *  mapped onto it. Its prescribed dofs take the full system's values and prescribed
  *  function, its loads are the full loads projected (T' f(t)): a load on kept dofs is
- *  represented exactly in statics, one on the interior to the extent the modes do.
+ *  represented exactly in statics; a constant load (fcd_system_set_load) on the interior
+ *  adds one modal coordinate, its static correction (the interior's static response to
+ *  it, less its part in the modes), so that its statics are exact too; a load function's
+ *  interior part is represented to the extent of the modes and that correction.
  *  The reduction is a snapshot: changing the full system's matrices, prescribed dofs or
  *  contacts afterwards needs a new one. Serial systems; symmetric mass and stiffness.
  *  @{ */
@@ -33,7 +36,9 @@ extern "C" {
 typedef struct fcd_reduction fcd_reduction;
 
 /** Reduces @p sys keeping the dofs of @p cs's contacts and the prescribed dofs, with
- *  @p nmodes fixed-interface modes (0: Guyan's static reduction).
+ *  @p nmodes fixed-interface modes (0: Guyan's static reduction), plus the static
+ *  correction of a constant interior load (a last modal coordinate; none when every
+ *  interior mode is kept, which spans it).
  *  @param sys the full system (borrowed; it must outlive the reduction); mass and
  *      stiffness set and symmetric, the interior's stiffness positive definite
  *  @param cs the contact set whose dofs are kept (borrowed, read once), or NULL
@@ -109,13 +114,15 @@ FCD_API fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t,
                                           const fcd_real *ur, const fcd_real *vr,
                                           const fcd_real *ar, fcd_real *rel);
 
-/** What the reduction kept: @p nkept physical dofs, @p nmodes fixed-interface modes, the
- *  highest of their frequencies @p max_freq_hz (0 without modes); @p kept (may be NULL)
+/** What the reduction kept: @p nkept physical dofs, @p nmodes modal coordinates (the
+ *  fixed-interface modes and the static correction of a constant interior load, if
+ *  any: the reduced system has nkept + nmodes dofs), the highest fixed-interface mode's
+ *  frequency @p max_freq_hz (0 without modes); @p kept (may be NULL)
  *  receives the full numbers of the kept dofs, nkept entries, increasing. Any output
  *  may be NULL.
  *  @param r the reduction
  *  @param nkept receives the number of kept dofs
- *  @param nmodes receives the number of modes
+ *  @param nmodes receives the number of modal coordinates
  *  @param max_freq_hz receives the highest mode's frequency in Hz
  *  @param kept receives the kept dofs (may be NULL)
  *  @return FCD_OK, or FCD_E_INVALID_ARG

@@ -1126,7 +1126,8 @@ class Reduction(_Owner):
     (docs/reduction.md). ``.system`` and ``.contacts`` are the reduced model, which every
     analysis accepts; they belong to this object, which they keep alive. ``expand`` and
     ``restrict`` map vectors between the full and the reduced dofs, ``residual`` is the
-    a-posteriori indicator."""
+    a-posteriori indicator. ``nmodes`` counts the modal coordinates: the modes plus the
+    static correction of a constant interior load, if any."""
     _destroy = "fcd_reduction_destroy"
 
     def __init__(self, system, contacts=None, modes=0):
