@@ -9,7 +9,8 @@
  * and their sum, with the full model's transient beside them.
  *
  *   reduced_brake [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H]
- *                 [--window W] [--full] [--chart] [--csv FILE]
+ *                 [--window W] [--full] [--chart] [--long MU [--amp A]]
+ *                 [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]
  *
  * --chart compares the stability charts instead (the example's: the sliding state at
  * mu = 0.2, 20 eigenvalues nearest 3 kHz by modal projection, mu over [0, 0.5] in 26
@@ -18,12 +19,27 @@
  * unstable eigenvalue at mu = 0.45, full against reduced, with the times.
  *
  * --full also integrates the full model (13 minutes for 0.3 s on this machine); without
- * it only the reduced models run. Public API only. */
+ * it only the reduced models run.
+ *
+ * --long MU integrates the reduced model (the first of --modes) at a coefficient with one
+ * unstable mode from its own sliding equilibrium plus that mode alone (amplitude A, its
+ * largest entry): the perturbation energy about the equilibrium every 10 steps, its growth
+ * rate fitted over the linear phase (from 10 periods in to 90 % of the first step where a
+ * contact stops slipping) against the eigenvalue's real part and the scheme's own rate for
+ * it, and the limit cycle's figures over the last window.
+ *
+ * --scale NZ1,... reduces brakes whose disc has NZ axial layers (the pins and their 144
+ * contacts unchanged): the reduction's time and peak memory, and the cost of a step.
+ *
+ * --interface NCC1,... replaces the CB model's contact dofs by NCC characteristic
+ * constraint modes (the eigenvectors of their Guyan block) and integrates the transient
+ * through each, against the CB model and the full run's figures. Public API only. */
 #include <fcd/fcd.h>
 
 #include "args.h"
 #include "../examples/brake-squeal/brake_model.h"
 
+#include <lapacke.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -31,6 +47,8 @@
 
 typedef struct {
   fcd_index mon[3]; /* the monitored node's x, y, z dofs in the integrated system */
+  const double *rows[3]; /* or, when set, its displacements as rows over the first nrow */
+  fcd_index nrow;
   double tx, ty;    /* the tangent (the disc's motion) at the node */
   long n, cap;
   double *un, *ut, *fb; /* per step: normal, tangential displacement, braking force */
@@ -42,10 +60,15 @@ static int on_step(void *ud, double t, fcd_index n, const double *u, const doubl
   (void)t; (void)n; (void)v;
   watch *w = ud;
   if (w->n >= w->cap) return 0;
-  double ft = 0;
+  double ft = 0, x[3];
   for (fcd_index c = 0; c + 2 < nl; c += 3) ft += r[c + 1];
-  w->un[w->n] = u[w->mon[2]];
-  w->ut[w->n] = w->tx * u[w->mon[0]] + w->ty * u[w->mon[1]];
+  for (int d = 0; d < 3; d++) {
+    x[d] = 0;
+    if (!w->rows[d]) x[d] = u[w->mon[d]];
+    else for (fcd_index k = 0; k < w->nrow; k++) x[d] += w->rows[d][k] * u[k];
+  }
+  w->un[w->n] = x[2];
+  w->ut[w->n] = w->tx * x[0] + w->ty * x[1];
   w->fb[w->n] = ft;
   w->open[w->n] = (int)cc->open;
   w->n++;
@@ -167,13 +190,13 @@ typedef struct {
   int nr, nt, nz, full, chart;
   double tend, h, window, mu_long, amp;
   long modes[32];
-  int nmodes, scale[16], nscale;
+  int nmodes, scale[16], nscale, interface[16], ninterface;
   const char *csv;
 } options;
 
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, {0}, 0, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, {0}, 0, {0}, 0, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -199,6 +222,12 @@ static void parse(int argc, char **argv, options *o) {
       o->nscale = 0;
       for (char *tok = strtok(buf, ","); tok && o->nscale < 16; tok = strtok(NULL, ","))
         o->scale[o->nscale++] = bench_int(p, "--scale", tok, 1, 64);
+    } else if (!strcmp(argv[i], "--interface") && i + 1 < argc) {
+      char buf[512];
+      snprintf(buf, sizeof buf, "%s", argv[++i]);
+      o->ninterface = 0;
+      for (char *tok = strtok(buf, ","); tok && o->ninterface < 16; tok = strtok(NULL, ","))
+        o->interface[o->ninterface++] = bench_int(p, "--interface", tok, 1, 100000);
     } else if (!strcmp(argv[i], "--amp") && i + 1 < argc) {
       o->amp = bench_real(p, "--amp", argv[++i], 1e-15, 1e-3);
     } else if (!strcmp(argv[i], "--full")) {
@@ -209,7 +238,7 @@ static void parse(int argc, char **argv, options *o) {
       o->csv = argv[++i];
     } else {
       fprintf(stderr, "usage: %s [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H] "
-              "[--window W] [--full] [--chart] [--long MU [--amp A]] [--scale NZ1,...] [--csv FILE]\n", p);
+              "[--window W] [--full] [--chart] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
       exit(2);
     }
   }
@@ -665,6 +694,30 @@ static int long_run(const options *o) {
   return st != FCD_OK;
 }
 
+/* the cost of a step of (sys, cs) from its sliding state at mu = 0.45 plus a tenth of the
+ * pins' compression along its most unstable mode: ms per step over `steps` steps */
+static fcd_status step_ms(fcd_system *sys, fcd_contact_set *cs, const brake *b, long steps,
+                          double h, double *ms, double *re45) {
+  fcd_index nr = fcd_system_ndofs(sys);
+  double *u0 = malloc(sizeof *u0 * (size_t)nr), *v0 = calloc((size_t)nr, sizeof *v0);
+  double *mre = malloc(sizeof *mre * (size_t)nr), *mim = malloc(sizeof *mim * (size_t)nr);
+  double im = 0;
+  fcd_status st = sliding_eigen(sys, cs, b->ncont, b->vg, 0.45, u0, re45, &im, mre, mim);
+  for (fcd_index i = 0; i < nr && st == FCD_OK; i++)
+    if (!isnan(mre[i])) u0[i] += 0.1 * UPIN * mre[i];
+  fcd_integrator *it = NULL;
+  if (st == FCD_OK) st = fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it);
+  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, h);
+  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+  double t0 = now();
+  for (long k = 0; k < steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
+  *ms = 1e3 * (now() - t0) / (double)steps;
+  if (st != FCD_OK) fprintf(stderr, "steps: %s\n", fcd_system_last_error(sys));
+  fcd_integrator_destroy(it);
+  free(u0); free(v0); free(mre); free(mim);
+  return st;
+}
+
 /* ---- the growth with model size (--scale NZ1,NZ2,...) ---- */
 
 /* the reduction of the brake with nz axial layers in the disc (the interface, the pins and
@@ -685,33 +738,16 @@ static int scale_row(const options *o, int nz) {
   }
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  fcd_system *rs = fcd_reduction_system(red);
-  fcd_contact_set *rcs = fcd_reduction_contact_set(red);
-  fcd_index nr = fcd_system_ndofs(rs), nk = 0, nm = 0;
-  double fmax = 0, re = 0, im = 0;
+  fcd_index nk = 0, nm = 0;
+  double fmax = 0, re = 0, ms = 0;
   fcd_reduction_get_info(red, &nk, &nm, &fmax, NULL);
-  double *u0 = malloc(sizeof *u0 * (size_t)nr), *v0 = calloc((size_t)nr, sizeof *v0);
-  double *mre = malloc(sizeof *mre * (size_t)nr), *mim = malloc(sizeof *mim * (size_t)nr);
-  st = sliding_eigen(rs, rcs, b.ncont, b.vg, 0.45, u0, &re, &im, mre, mim);
-  for (fcd_index i = 0; i < nr && st == FCD_OK; i++)
-    if (!isnan(mre[i])) u0[i] += 0.1 * UPIN * mre[i];
-  fcd_integrator *it = NULL;
-  long steps = lround(o->tend / o->h);
-  if (st == FCD_OK) st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
-  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, o->h);
-  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
-  t0 = now();
-  for (long k = 0; k < steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
-  double secs = now() - t0;
+  st = step_ms(fcd_reduction_system(red), fcd_reduction_contact_set(red), &b,
+               lround(o->tend / o->h), o->h, &ms, &re);
   if (st == FCD_OK)
     printf("%4d %8lld %6lld %5lld %7.0f %9.1f %8.3f %9.2f %8.1f\n", nz,
-           (long long)fcd_system_ndofs(b.sys), (long long)nk, (long long)nm, fmax, t_red,
-           1e3 * secs / (double)steps, ru.ru_maxrss / 1048576.0, re);
-  else
-    fprintf(stderr, "scale: %s\n", fcd_system_last_error(rs));
+           (long long)fcd_system_ndofs(b.sys), (long long)nk, (long long)nm, fmax, t_red, ms,
+           ru.ru_maxrss / 1048576.0, re);
   fflush(stdout);
-  fcd_integrator_destroy(it);
-  free(u0); free(v0); free(mre); free(mim);
   fcd_reduction_destroy(red);
   brake_free(&b);
   return st != FCD_OK;
@@ -727,9 +763,341 @@ static int scale(const options *o) {
   return rc;
 }
 
+/* ---- an interface reduction, measured (--interface NCC1,...) ---- */
+
+/* matrix which of sys as a dense column-major n x n array */
+static double *dense_of(const fcd_system *sys, fcd_matrix_kind which) {
+  fcd_index n = fcd_system_ndofs(sys), full = 0;
+  if (fcd_system_matrix_nnz(sys, which, NULL, &full) != FCD_OK) return NULL;
+  fcd_index *ri = malloc(sizeof *ri * (size_t)full), *ci = malloc(sizeof *ci * (size_t)full);
+  double *v = malloc(sizeof *v * (size_t)full), *a = calloc((size_t)n * (size_t)n, sizeof *a);
+  if (fcd_system_get_matrix_coo(sys, which, ri, ci, v) == FCD_OK)
+    for (fcd_index e = 0; e < full; e++) a[(size_t)ci[e] * (size_t)n + (size_t)ri[e]] = v[e];
+  free(ri); free(ci); free(v);
+  return a;
+}
+
+/* the characteristic constraint modes of a Craig-Bampton model (Castanier et al. 2001):
+ * the lowest ncc eigenvectors of its contact dofs' block (K_cc, M_cc, the Guyan
+ * interface), M-normalized, replace those dofs; the prescribed dofs and the modes stay.
+ * Reduced dofs: ncc interface coordinates, then the np prescribed, then the modes. */
+typedef struct {
+  fcd_index nr, nc, np, ncc, n2;
+  fcd_index *c, *p, *place; /* CB indices of the contact and prescribed dofs; CB -> c's index */
+  double *psi;              /* nc x ncc, column-major */
+} cc_map;
+
+/* Y = T2' A T2 (n2 x n2) for the CB matrix A (nr x nr), T2 = diag(Psi, I, I) */
+static double *cc_project(const cc_map *cm, const double *A) {
+  fcd_index nr = cm->nr, n2 = cm->n2;
+  /* old index of new coordinate k >= ncc */
+  fcd_index *old = malloc(sizeof *old * (size_t)n2);
+  for (fcd_index k = cm->ncc; k < n2; k++)
+    old[k] = k < cm->ncc + cm->np ? cm->p[k - cm->ncc] : k - cm->ncc - cm->np + cm->nc + cm->np;
+  double *Z = calloc((size_t)nr * (size_t)n2, sizeof *Z), *Y = malloc(sizeof *Y * (size_t)n2 * (size_t)n2);
+  for (fcd_index k = 0; k < n2; k++) {
+    double *z = Z + (size_t)k * nr;
+    if (k < cm->ncc) {
+      for (fcd_index j = 0; j < cm->nc; j++) {
+        double w = cm->psi[(size_t)k * cm->nc + j];
+        const double *a = A + (size_t)cm->c[j] * nr;
+        for (fcd_index i = 0; i < nr; i++) z[i] += w * a[i];
+      }
+    } else {
+      memcpy(z, A + (size_t)old[k] * nr, sizeof *z * (size_t)nr);
+    }
+  }
+  for (fcd_index k = 0; k < n2; k++)
+    for (fcd_index l = 0; l < n2; l++) {
+      const double *z = Z + (size_t)k * nr;
+      double d = 0;
+      if (l < cm->ncc)
+        for (fcd_index j = 0; j < cm->nc; j++) d += cm->psi[(size_t)l * cm->nc + j] * z[cm->c[j]];
+      else
+        d = z[old[l]];
+      Y[(size_t)k * n2 + l] = d;
+    }
+  free(Z);
+  free(old);
+  return Y;
+}
+
+static fcd_status set_dense(fcd_system *s, fcd_matrix_kind which, const double *Y, fcd_index n) {
+  size_t nn = (size_t)n * (size_t)n;
+  fcd_index *ri = malloc(sizeof *ri * nn), *ci = malloc(sizeof *ci * nn);
+  double *v = malloc(sizeof *v * nn);
+  for (fcd_index i = 0; i < n; i++)
+    for (fcd_index j = 0; j < n; j++) {
+      ri[(size_t)i * n + j] = i;
+      ci[(size_t)i * n + j] = j;
+      v[(size_t)i * n + j] = 0.5 * (Y[(size_t)j * n + i] + Y[(size_t)i * n + j]);
+    }
+  if (which == FCD_DAMPING)
+    for (fcd_index i = 0; i < n; i++)
+      for (fcd_index j = 0; j < n; j++) v[(size_t)i * n + j] = Y[(size_t)j * n + i];
+  fcd_status st = fcd_system_set_matrix_coo(s, which, (fcd_index)nn, ri, ci, v, FCD_COO_FULL);
+  free(ri); free(ci); free(v);
+  return st;
+}
+
+/* the brake's contacts on the interface coordinates: each pair's rows n, t, n x t on
+ * u_A - u_B, through Psi (dense rows of ncc weights) */
+static fcd_status cc_contacts(const brake *b, const cc_map *cm, const fcd_index *kept,
+                              fcd_index nk, fcd_system *s2, fcd_contact_set **out) {
+  fcd_status st = fcd_contact_set_create(s2, 3, out);
+  const mesh *m = &b->m;
+  double dr = (RO - RI) / m->nr;
+  int row_i0[2] = {(int)lround((0.23 - RI) / dr), (int)lround((0.275 - RI) / dr)};
+  int per22 = (int)lround(m->nt / 16.0);
+  fcd_index ncc = cm->ncc, *dofs = malloc(sizeof *dofs * 3 * (size_t)ncc), c = 0;
+  double *w = malloc(sizeof *w * 3 * (size_t)ncc);
+  for (fcd_index k = 0; k < 3 * ncc; k++) dofs[k] = k % ncc;
+  for (int p = 0; p < m->npin && st == FCD_OK; p++) {
+    int side = p / 6, row = (p % 6) / 3, col = p % 3 - 1;
+    for (int a = 0; a < 3 && st == FCD_OK; a++)
+      for (int bb = 0; bb < 4 && st == FCD_OK; bb++, c++) {
+        fcd_index pa = m->pin[(size_t)p * 60 + (size_t)(a * 4 + bb)];
+        fcd_index pb = DISC(m, row_i0[row] + a, col * per22 - 1 + bb, side ? m->nz : 0);
+        double x = m->x[3 * pb], y = m->x[3 * pb + 1], r = hypot(x, y);
+        double nv[3] = {0, 0, side ? -1.0 : 1.0}, tv[3] = {-y / r, x / r, 0}, t2[3];
+        t2[0] = nv[1] * tv[2] - nv[2] * tv[1];
+        t2[1] = nv[2] * tv[0] - nv[0] * tv[2];
+        t2[2] = nv[0] * tv[1] - nv[1] * tv[0];
+        const double *fr[3] = {nv, tv, t2};
+        memset(w, 0, sizeof *w * 3 * (size_t)ncc);
+        for (int q = 0; q < 3; q++)
+          for (int d = 0; d < 3; d++) {
+            fcd_index ja = -1, jb = -1;
+            for (fcd_index j = 0; j < nk; j++) {
+              if (kept[j] == 3 * pa + d) ja = cm->place[j];
+              if (kept[j] == 3 * pb + d) jb = cm->place[j];
+            }
+            for (fcd_index k = 0; k < ncc; k++)
+              w[q * ncc + k] += fr[q][d] * (cm->psi[(size_t)k * cm->nc + ja] -
+                                            cm->psi[(size_t)k * cm->nc + jb]);
+          }
+        fcd_index rp[4] = {0, ncc, 2 * ncc, 3 * ncc};
+        st = fcd_contact_set_add_rows(*out, rp, dofs, w, 0.0, 0.45, NULL);
+        const double vg[2] = {b->vg[c], 0};
+        if (st == FCD_OK) st = fcd_contact_set_set_sliding_velocity(*out, c, vg);
+      }
+  }
+  free(dofs);
+  free(w);
+  return st;
+}
+
+/* the partition of a CB model's dofs for an interface reduction of ncc coordinates
+ * (eig: the interface eigenvectors, nc x nc) */
+static void cc_partition(fcd_reduction *red, fcd_index ncc, const double *eig, fcd_index ncd,
+                         cc_map *cm) {
+  fcd_system *rs = fcd_reduction_system(red);
+  fcd_index nr = fcd_system_ndofs(rs), nk = 0, nm = 0, nf = fcd_system_num_fixed(rs);
+  fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
+  fcd_index *fx = malloc(sizeof *fx * (size_t)nf + 1);
+  fcd_system_get_fixed(rs, fx, NULL);
+  *cm = (cc_map){nr, 0, 0, ncc, 0, malloc(sizeof(fcd_index) * (size_t)nk),
+                 malloc(sizeof(fcd_index) * (size_t)nf + 1),
+                 malloc(sizeof(fcd_index) * (size_t)nk), (double *)eig};
+  for (fcd_index j = 0; j < nk; j++) {
+    int fixed = 0;
+    for (fcd_index k = 0; k < nf; k++) fixed |= fx[k] == j;
+    cm->place[j] = fixed ? -1 : cm->nc;
+    if (fixed) cm->p[cm->np++] = j;
+    else cm->c[cm->nc++] = j;
+  }
+  cm->n2 = ncc + cm->np + nm;
+  (void)ncd;
+  free(fx);
+}
+
+static fcd_status cc_build(const brake *b, fcd_reduction *red, fcd_index ncc, const double *eig,
+                           const double *K, const double *M, const double *C,
+                           fcd_system **s2, fcd_contact_set **cs2) {
+  fcd_system *rs = fcd_reduction_system(red);
+  fcd_index nk = 0, nf = fcd_system_num_fixed(rs);
+  fcd_reduction_get_info(red, &nk, NULL, NULL, NULL);
+  fcd_index *kept = malloc(sizeof *kept * (size_t)nk), *fx = malloc(sizeof *fx * (size_t)nf + 1);
+  double *fv = malloc(sizeof *fv * (size_t)nf + 1);
+  fcd_reduction_get_info(red, NULL, NULL, NULL, kept);
+  fcd_system_get_fixed(rs, fx, fv);
+  cc_map cm;
+  cc_partition(red, ncc, eig, 0, &cm);
+  fcd_status st = fcd_system_create(cm.n2, s2);
+  const double *src[3] = {K, M, C};
+  const fcd_matrix_kind kinds[3] = {FCD_STIFFNESS, FCD_MASS, FCD_DAMPING};
+  for (int q = 0; q < 3 && st == FCD_OK; q++) {
+    double *Y = cc_project(&cm, src[q]);
+    st = set_dense(*s2, kinds[q], Y, cm.n2);
+    free(Y);
+  }
+  /* the prescribed values in the order of cm.p (the fixed list's order may differ) */
+  fcd_index *pd = malloc(sizeof *pd * (size_t)cm.np + 1);
+  double *pv = malloc(sizeof *pv * (size_t)cm.np + 1);
+  for (fcd_index k = 0; k < cm.np; k++) {
+    pd[k] = ncc + k;
+    for (fcd_index q = 0; q < nf; q++)
+      if (fx[q] == cm.p[k]) pv[k] = fv[q];
+  }
+  if (st == FCD_OK) st = fcd_system_fix_dofs(*s2, cm.np, pd, pv);
+  if (st == FCD_OK) st = cc_contacts(b, &cm, kept, nk, *s2, cs2);
+  if (st != FCD_OK) fprintf(stderr, "interface reduction: %s\n", fcd_system_last_error(*s2));
+  free(pd); free(pv); free(kept); free(fx); free(fv); free(cm.c); free(cm.p); free(cm.place);
+  return st;
+}
+
+/* the contact dofs' Guyan block's eigenvectors (nc x nc, ascending, M-normalized) */
+static double *interface_eigs(fcd_reduction *red, const double *K, const double *M,
+                              fcd_index *nc_out) {
+  fcd_system *rs = fcd_reduction_system(red);
+  fcd_index nr = fcd_system_ndofs(rs), nk = 0, nf = fcd_system_num_fixed(rs), nc = 0;
+  fcd_reduction_get_info(red, &nk, NULL, NULL, NULL);
+  fcd_index *fx = malloc(sizeof *fx * (size_t)nf), *c = malloc(sizeof *c * (size_t)nk);
+  fcd_system_get_fixed(rs, fx, NULL);
+  for (fcd_index j = 0; j < nk; j++) {
+    int fixed = 0;
+    for (fcd_index k = 0; k < nf; k++) fixed |= fx[k] == j;
+    if (!fixed) c[nc++] = j;
+  }
+  double *A = malloc(sizeof *A * (size_t)nc * (size_t)nc), *B = malloc(sizeof *B * (size_t)nc * (size_t)nc);
+  double *w = malloc(sizeof *w * (size_t)nc);
+  for (fcd_index j = 0; j < nc; j++)
+    for (fcd_index i = 0; i < nc; i++) {
+      A[(size_t)j * nc + i] = K[(size_t)c[j] * nr + c[i]];
+      B[(size_t)j * nc + i] = M[(size_t)c[j] * nr + c[i]];
+    }
+  lapack_int info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', (lapack_int)nc, A,
+                                   (lapack_int)nc, B, (lapack_int)nc, w);
+  free(B); free(w); free(fx); free(c);
+  if (info != 0) {
+    free(A);
+    return NULL;
+  }
+  *nc_out = nc;
+  return A;
+}
+
+/* the full figures of the transient (docs/performance.md, 2026-11-29: the full model's
+ * 0.3 s at mu = 0.45, h = 1e-5, the last 60 ms), the reference of --interface */
+static const cycle full_ref = {1.115e-6, 4.52e-6, 3536.7, 849.5, 12, 49, 768, 30000};
+
+/* the transient of --interface through one interface size: start mapped, monitored node's
+ * rows through Psi, figures against the full run's */
+static int cc_transient(const options *o, brake *b, fcd_reduction *red, const double *ur,
+                        const double *ur_eq, fcd_index ncc, const double *eig, fcd_index ncd, const double *K,
+                        const double *M, const double *C, double fmode) {
+  fcd_system *s2 = NULL;
+  fcd_contact_set *cs2 = NULL;
+  double t0 = now();
+  if (cc_build(b, red, ncc, eig, K, M, C, &s2, &cs2) != FCD_OK) return 1;
+  double t_cc = now() - t0;
+  cc_map cm;
+  fcd_index nk = 0, nm = 0, nr = fcd_system_ndofs(fcd_reduction_system(red));
+  fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
+  fcd_index *kept = malloc(sizeof *kept * (size_t)nk);
+  fcd_reduction_get_info(red, NULL, NULL, NULL, kept);
+  cc_partition(red, ncc, eig, ncd, &cm);
+  fcd_index n2 = fcd_system_ndofs(s2);
+  double *u2 = malloc(sizeof *u2 * (size_t)n2), *rows = calloc(3 * (size_t)ncc, sizeof *rows);
+  double *ua = malloc(sizeof *ua * (size_t)n2), *va = malloc(sizeof *va * (size_t)n2);
+  double *ub = malloc(sizeof *ub * (size_t)n2), *vb = malloc(sizeof *vb * (size_t)n2);
+  /* the start: the interface model's own sliding equilibrium (the full start's contact
+   * state projected would penetrate) plus the full start's perturbation on the modes */
+  fcd_equilibrium *eq = NULL;
+  fcd_status st = fcd_equilibrium_create(s2, cs2, &eq);
+  if (st == FCD_OK) st = fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0);
+  if (st == FCD_OK) st = fcd_equilibrium_get_state(eq, u2);
+  fcd_equilibrium_destroy(eq);
+  if (st != FCD_OK) fprintf(stderr, "interface equilibrium: %s\n", fcd_system_last_error(s2));
+  for (fcd_index k = 0; k < nm; k++) u2[ncc + cm.np + k] += ur[nk + k] - ur_eq[nk + k];
+  (void)M;
+  watch w;
+  watch_init(&w, b, (long)(o->tend / o->h) + 10);
+  for (int d = 0; d < 3; d++) {
+    for (fcd_index j = 0; j < nk; j++)
+      if (kept[j] == w.mon[d] && cm.place[j] >= 0)
+        for (fcd_index k = 0; k < ncc; k++) rows[d * ncc + k] = eig[(size_t)k * ncd + cm.place[j]];
+    w.rows[d] = rows + d * ncc;
+  }
+  w.nrow = ncc;
+  cycle c = {0};
+  int rc = st != FCD_OK || transient(s2, cs2, u2, o->h, o->tend, &w, ua, va, ub, vb, &c.secs) != FCD_OK;
+  if (!rc) {
+    c.steps = w.n;
+    figures(&w, o->h, o->window, fmode, &c);
+    print_row(NULL, "cc", (long)ncc, (long)n2, 0, t_cc, &c, &full_ref, -1);
+  }
+  (void)nr;
+  watch_free(&w);
+  free(u2); free(rows); free(ua); free(va); free(ub); free(vb); free(kept);
+  free(cm.c); free(cm.p); free(cm.place);
+  fcd_contact_set_destroy(cs2);
+  fcd_system_destroy(s2);
+  return rc;
+}
+
+/* --interface: transients through characteristic constraint modes of the CB model's
+ * contact dofs (the stability analysis and the sliding equilibrium refuse such a model:
+ * their elimination needs a dof that only one contact constrains, and every interface
+ * coordinate is shared by all of them) */
+static int interface_run(const options *o) {
+  const double mu_tr = 0.45;
+  brake b, b2;
+  memset(&b, 0, sizeof b);
+  memset(&b2, 0, sizeof b2);
+  if (brake_build(&b, o->nr, o->nt, o->nz, 0.2) != FCD_OK ||
+      brake_build(&b2, o->nr, o->nt, o->nz, mu_tr) != FCD_OK)
+    return 1;
+  fcd_index n = fcd_system_ndofs(b2.sys);
+  double *ue = malloc(sizeof *ue * (size_t)n), fmode = 0, growth = 0;
+  if (start_state(&b, &b2, mu_tr, ue, &fmode, &growth) != FCD_OK) return 1;
+  fcd_reduction *red = NULL;
+  double t0 = now();
+  if (fcd_reduction_create(b2.sys, b2.cs, o->modes[0], &red) != FCD_OK) return 1;
+  double t_cb = now() - t0;
+  fcd_system *rs = fcd_reduction_system(red);
+  fcd_index nr = fcd_system_ndofs(rs), ncd = 0;
+  double *ur = malloc(sizeof *ur * (size_t)nr), *ur_eq = malloc(sizeof *ur_eq * (size_t)nr);
+  double *ue_eq = malloc(sizeof *ue_eq * (size_t)n);
+  fcd_reduction_restrict(red, ue, ur);
+  fcd_equilibrium *eq = NULL;
+  if (fcd_equilibrium_create(b2.sys, b2.cs, &eq) != FCD_OK ||
+      fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0) != FCD_OK ||
+      fcd_equilibrium_get_state(eq, ue_eq) != FCD_OK)
+    return 1;
+  fcd_equilibrium_destroy(eq);
+  fcd_reduction_restrict(red, ue_eq, ur_eq);
+  double *K = dense_of(rs, FCD_STIFFNESS), *M = dense_of(rs, FCD_MASS), *C = dense_of(rs, FCD_DAMPING);
+  t0 = now();
+  double *eig = interface_eigs(red, K, M, &ncd);
+  printf("brake: %lld dofs; the %ld-mode Craig-Bampton model (%lld unknowns, %.1f s) with its "
+         "%lld contact dofs replaced by characteristic constraint modes (%.1f s); transient "
+         "at mu = %.2f to %g s, h = %g; against the full run of docs/performance.md\n",
+         (long long)n, o->modes[0], (long long)nr, t_cb, (long long)ncd, now() - t0, mu_tr,
+         o->tend, o->h);
+  printf("%-8s %5s %5s %7s %7s %8s %8s %7s %10s %10s %9s %8s %7s  %s\n", "model", "ncc",
+         "dofs", "", "map s", "steps s", "total s", "ms/step", "rms u_n", "rms u_t", "f (Hz)",
+         "F_b (N)", "open", "vs full: rms_n rms_t f F_b");
+  int rc = eig == NULL;
+  rc |= run_reduced(&b2, o->modes[0], ue, o, fmode, &full_ref, NULL);
+  for (int k = 0; k < o->ninterface && eig; k++)
+    rc |= cc_transient(o, &b2, red, ur, ur_eq, o->interface[k] < ncd ? o->interface[k] : ncd, eig,
+                       ncd, K, M, C, fmode);
+  free(eig); free(K); free(M); free(C); free(ur); free(ur_eq); free(ue_eq); free(ue);
+  fcd_reduction_destroy(red);
+  brake_free(&b);
+  brake_free(&b2);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   options o;
   parse(argc, argv, &o);
+  if (o.ninterface > 0) {
+    int irc = interface_run(&o);
+    fcd_finalize();
+    return irc;
+  }
   if (o.nscale > 0) {
     int src = scale(&o);
     fcd_finalize();
