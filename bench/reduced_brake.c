@@ -190,24 +190,32 @@ typedef struct {
   int nr, nt, nz, full, chart;
   double tend, h, window, mu_long, amp;
   long modes[32];
-  int nmodes, scale[16], nscale, interface[16], ninterface;
+  int nmodes, nscale, ninterface;
+  long scale[16], interface[16];
   const char *csv;
 } options;
 
+/* a comma-separated list of integers in [lo, hi] into out (at most cap); returns the count */
+static int int_list(const char *p, const char *name, const char *arg, long lo, long hi,
+                    long *out, int cap) {
+  char buf[512];
+  int n = 0;
+  snprintf(buf, sizeof buf, "%s", arg);
+  for (char *tok = strtok(buf, ","); tok && n < cap; tok = strtok(NULL, ","))
+    out[n++] = bench_int(p, name, tok, lo, hi);
+  return n;
+}
+
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, {0}, 0, {0}, 0, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
       o->nt = bench_int(p, "--cells", argv[++i], 32, 4096);
       o->nz = bench_int(p, "--cells", argv[++i], 1, 64);
     } else if (!strcmp(argv[i], "--modes") && i + 1 < argc) {
-      char buf[512];
-      snprintf(buf, sizeof buf, "%s", argv[++i]);
-      o->nmodes = 0;
-      for (char *tok = strtok(buf, ","); tok && o->nmodes < 32; tok = strtok(NULL, ","))
-        o->modes[o->nmodes++] = bench_int(p, "--modes", tok, 0, 100000);
+      o->nmodes = int_list(p, "--modes", argv[++i], 0, 100000, o->modes, 32);
     } else if (!strcmp(argv[i], "--tend") && i + 1 < argc) {
       o->tend = bench_real(p, "--tend", argv[++i], 1e-4, 100);
     } else if (!strcmp(argv[i], "--h") && i + 1 < argc) {
@@ -217,17 +225,9 @@ static void parse(int argc, char **argv, options *o) {
     } else if (!strcmp(argv[i], "--long") && i + 1 < argc) {
       o->mu_long = bench_real(p, "--long", argv[++i], 1e-3, 10);
     } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-      char buf[512];
-      snprintf(buf, sizeof buf, "%s", argv[++i]);
-      o->nscale = 0;
-      for (char *tok = strtok(buf, ","); tok && o->nscale < 16; tok = strtok(NULL, ","))
-        o->scale[o->nscale++] = bench_int(p, "--scale", tok, 1, 64);
+      o->nscale = int_list(p, "--scale", argv[++i], 1, 64, o->scale, 16);
     } else if (!strcmp(argv[i], "--interface") && i + 1 < argc) {
-      char buf[512];
-      snprintf(buf, sizeof buf, "%s", argv[++i]);
-      o->ninterface = 0;
-      for (char *tok = strtok(buf, ","); tok && o->ninterface < 16; tok = strtok(NULL, ","))
-        o->interface[o->ninterface++] = bench_int(p, "--interface", tok, 1, 100000);
+      o->ninterface = int_list(p, "--interface", argv[++i], 1, 100000, o->interface, 16);
     } else if (!strcmp(argv[i], "--amp") && i + 1 < argc) {
       o->amp = bench_real(p, "--amp", argv[++i], 1e-15, 1e-3);
     } else if (!strcmp(argv[i], "--full")) {
@@ -759,7 +759,7 @@ static int scale(const options *o) {
          "%9s %8s\n", o->modes[0], lround(o->tend / o->h), o->h, "nz", "dofs", "kept",
          "modes", "top Hz", "reduce s", "ms/step", "peak GiB", "Re@0.45");
   int rc = 0;
-  for (int k = 0; k < o->nscale; k++) rc |= scale_row(o, o->scale[k]);
+  for (int k = 0; k < o->nscale; k++) rc |= scale_row(o, (int)o->scale[k]);
   return rc;
 }
 
@@ -949,16 +949,10 @@ static fcd_status cc_build(const brake *b, fcd_reduction *red, fcd_index ncc, co
 /* the contact dofs' Guyan block's eigenvectors (nc x nc, ascending, M-normalized) */
 static double *interface_eigs(fcd_reduction *red, const double *K, const double *M,
                               fcd_index *nc_out) {
-  fcd_system *rs = fcd_reduction_system(red);
-  fcd_index nr = fcd_system_ndofs(rs), nk = 0, nf = fcd_system_num_fixed(rs), nc = 0;
-  fcd_reduction_get_info(red, &nk, NULL, NULL, NULL);
-  fcd_index *fx = malloc(sizeof *fx * (size_t)nf), *c = malloc(sizeof *c * (size_t)nk);
-  fcd_system_get_fixed(rs, fx, NULL);
-  for (fcd_index j = 0; j < nk; j++) {
-    int fixed = 0;
-    for (fcd_index k = 0; k < nf; k++) fixed |= fx[k] == j;
-    if (!fixed) c[nc++] = j;
-  }
+  fcd_index nr = fcd_system_ndofs(fcd_reduction_system(red));
+  cc_map cm;
+  cc_partition(red, 0, NULL, 0, &cm);
+  fcd_index nc = cm.nc, *c = cm.c;
   double *A = malloc(sizeof *A * (size_t)nc * (size_t)nc), *B = malloc(sizeof *B * (size_t)nc * (size_t)nc);
   double *w = malloc(sizeof *w * (size_t)nc);
   for (fcd_index j = 0; j < nc; j++)
@@ -968,7 +962,7 @@ static double *interface_eigs(fcd_reduction *red, const double *K, const double 
     }
   lapack_int info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', (lapack_int)nc, A,
                                    (lapack_int)nc, B, (lapack_int)nc, w);
-  free(B); free(w); free(fx); free(c);
+  free(B); free(w); free(cm.c); free(cm.p); free(cm.place);
   if (info != 0) {
     free(A);
     return NULL;
