@@ -9,14 +9,17 @@
  * and their sum, with the full model's transient beside them.
  *
  *   reduced_brake [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H]
- *                 [--window W] [--full] [--chart] [--long MU [--amp A]]
+ *                 [--window W] [--full] [--chart [--proj P]] [--long MU [--amp A]]
  *                 [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]
  *
  * --chart compares the stability charts instead (the example's: the sliding state at
  * mu = 0.2, 20 eigenvalues nearest 3 kHz by modal projection, mu over [0, 0.5] in 26
  * values): the two coefficients where the largest and the second largest growth rate
  * cross zero (linear between the sweep's values) and the frequencies there, and the most
- * unstable eigenvalue at mu = 0.45, full against reduced, with the times.
+ * unstable eigenvalue at mu = 0.45, full against reduced, with the times. Each threshold is
+ * also refined by false position between the sweep's values around it (mu*: the
+ * analysis' own threshold, not the interpolation's); --proj P sets the size of the
+ * modal basis both analyses project on (FCD_STAB_PROJECTION_MODES, default 40).
  *
  * --full also integrates the full model (13 minutes for 0.3 s on this machine); without
  * it only the reduced models run.
@@ -26,7 +29,8 @@
  * largest entry): the perturbation energy about the equilibrium every 10 steps, its growth
  * rate fitted over the linear phase (from 10 periods in to 90 % of the first step where a
  * contact stops slipping) against the eigenvalue's real part and the scheme's own rate for
- * it, and the limit cycle's figures over the last window.
+ * it, and the limit cycle's figures over the last window. With --full the full model runs
+ * instead, from its own equilibrium and mode, to compare.
  *
  * --scale NZ1,... reduces brakes whose disc has NZ axial layers (the pins and their 144
  * contacts unchanged): the reduction's time and peak memory, and the cost of a step.
@@ -187,7 +191,7 @@ static void print_row(FILE *csv, const char *what, long nmodes, long nkept, doub
 }
 
 typedef struct {
-  int nr, nt, nz, full, chart;
+  int nr, nt, nz, full, chart, proj;
   double tend, h, window, mu_long, amp;
   long modes[32];
   int nmodes, nscale, ninterface;
@@ -208,7 +212,7 @@ static int int_list(const char *p, const char *name, const char *arg, long lo, l
 
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -234,11 +238,13 @@ static void parse(int argc, char **argv, options *o) {
       o->full = 1;
     } else if (!strcmp(argv[i], "--chart")) {
       o->chart = 1;
+    } else if (!strcmp(argv[i], "--proj") && i + 1 < argc) {
+      o->proj = (int)bench_int(p, "--proj", argv[++i], 1, 2000);
     } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
       o->csv = argv[++i];
     } else {
       fprintf(stderr, "usage: %s [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H] "
-              "[--window W] [--full] [--chart] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
+              "[--window W] [--full] [--chart [--proj P]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
       exit(2);
     }
   }
@@ -362,6 +368,7 @@ enum { CH_MU = 26, CH_EV = 64 };
 typedef struct {
   int n;
   double mu[CH_MU], r1[CH_MU], f1[CH_MU], r2[CH_MU], f2[CH_MU];
+  double mu_c[2], hz_c[2]; /* the two thresholds refined by false position, NAN if none */
 } chart;
 
 /* per mu: the two largest growth rates among the eigenvalues with Im > 0, and their
@@ -406,11 +413,68 @@ static void crossing(const chart *c, const double *r, const double *f, double *m
     }
 }
 
+/* the k-th (0: largest, 1: second) growth rate among the eigenvalues with Im > 0 of one
+ * solve at mu, and its frequency */
+static fcd_status growth_at(fcd_stability *sa, double mu, int k, double *r, double *hz) {
+  fcd_index nconv = 0;
+  fcd_status st = fcd_stability_set_param(sa, FCD_STAB_MU, mu);
+  if (st == FCD_OK) st = fcd_stability_solve(sa, &nconv);
+  double rb[2] = {-INFINITY, -INFINITY}, fb[2] = {NAN, NAN};
+  for (fcd_index i = 0; st == FCD_OK && i < nconv; i++) {
+    double re, im;
+    if ((st = fcd_stability_get_eigenvalue(sa, i, &re, &im)) != FCD_OK || !(im > 0)) continue;
+    if (re > rb[0]) {
+      rb[1] = rb[0];
+      fb[1] = fb[0];
+      rb[0] = re;
+      fb[0] = im / (2 * FCD_BENCH_PI);
+    } else if (re > rb[1]) {
+      rb[1] = re;
+      fb[1] = im / (2 * FCD_BENCH_PI);
+    }
+  }
+  *r = rb[k];
+  *hz = fb[k];
+  return st;
+}
+
+/* The threshold where growth rate k crosses zero between the sweep's values around it,
+ * by false position (Illinois) until the bracket is 1e-5 wide or 8 solves: the sweep's
+ * linear interpolation is the chart's figure, this is the analysis' own threshold */
+static fcd_status refine(fcd_stability *sa, const chart *c, int k, double *mu, double *hz) {
+  const double *r = k ? c->r2 : c->r1;
+  *mu = *hz = NAN;
+  int j = 0;
+  while (j + 1 < c->n && !(r[j] <= 0 && r[j + 1] > 0)) j++;
+  if (j + 1 >= c->n) return FCD_OK;
+  double a = c->mu[j], b = c->mu[j + 1], ra = r[j], rb = r[j + 1];
+  int side = 0;
+  fcd_status st = FCD_OK;
+  for (int it = 0; it < 8 && b - a > 1e-5 && st == FCD_OK; it++) {
+    double m = a + (b - a) * (-ra) / (rb - ra), rm, fm;
+    if ((st = growth_at(sa, m, k, &rm, &fm)) != FCD_OK) break;
+    *hz = fm;
+    if (rm > 0) {
+      b = m;
+      rb = rm;
+      if (side == 1) ra /= 2;
+      side = 1;
+    } else {
+      a = m;
+      ra = rm;
+      if (side == -1) rb /= 2;
+      side = -1;
+    }
+  }
+  *mu = a + (b - a) * (-ra) / (rb - ra);
+  return st;
+}
+
 /* the chart of (sys, cs) about the sliding state (status, slip, rn, vg); the most unstable
  * eigenvalue at 0.45 in *re45, *hz45 */
 static fcd_status run_chart(fcd_system *sys, fcd_contact_set *cs, const int *status,
-                            const double *slip, const double *rn, const double *vg, chart *c,
-                            double *re45, double *hz45, double *secs) {
+                            const double *slip, const double *rn, const double *vg, int proj,
+                            chart *c, double *re45, double *hz45, double *secs) {
   fcd_stability *sa = NULL;
   double t0 = now();
   memset(c, 0, sizeof *c);
@@ -420,7 +484,9 @@ static fcd_status run_chart(fcd_system *sys, fcd_contact_set *cs, const int *sta
   if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_TARGET_HZ, 3000);
   if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_NEV, 20);
   if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_DENSE_MAX, 0);
+  if (st == FCD_OK && proj > 0) st = fcd_stability_set_param(sa, FCD_STAB_PROJECTION_MODES, proj);
   if (st == FCD_OK) st = fcd_stability_sweep(sa, 0.0, 0.5, CH_MU, chart_row, c);
+  for (int k = 0; k < 2 && st == FCD_OK; k++) st = refine(sa, c, k, &c->mu_c[k], &c->hz_c[k]);
   double im = 0;
   if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_MU, 0.45);
   if (st == FCD_OK) st = fcd_stability_solve(sa, NULL);
@@ -432,16 +498,28 @@ static fcd_status run_chart(fcd_system *sys, fcd_contact_set *cs, const int *sta
   return st;
 }
 
-static void chart_line(const char *what, long modes, double t_red, double secs, const chart *c,
-                       double re45, double hz45, const double *ref) {
-  double m1, h1, m2, h2;
-  crossing(c, c->r1, c->f1, &m1, &h1);
-  crossing(c, c->r2, c->f2, &m2, &h2);
-  printf("%-8s %5ld %7.1f %7.1f %8.4f %8.1f %8.4f %8.1f %8.2f %8.1f", what, modes, t_red, secs,
-         m1, h1, m2, h2, re45, hz45);
-  if (ref)
-    printf("   %+.2e %+.2e %+.2e %+.2e %+.2e %+.2e", m1 / ref[0] - 1, h1 / ref[1] - 1,
-           m2 / ref[2] - 1, h2 / ref[3] - 1, re45 / ref[4] - 1, hz45 / ref[5] - 1);
+/* the chart's figures in f: the two thresholds interpolated on the sweep and refined,
+ * their frequencies, and the most unstable eigenvalue at 0.45 */
+enum { CF_N = 10 };
+static void chart_figs(const chart *c, double re45, double hz45, double *f) {
+  crossing(c, c->r1, c->f1, &f[0], &f[1]);
+  crossing(c, c->r2, c->f2, &f[2], &f[3]);
+  f[4] = c->mu_c[0];
+  f[5] = c->hz_c[0];
+  f[6] = c->mu_c[1];
+  f[7] = c->hz_c[1];
+  f[8] = re45;
+  f[9] = hz45;
+}
+
+static void chart_line(const char *what, long modes, double t_red, double secs, const double *f,
+                       const double *ref) {
+  printf("%-8s %5ld %7.1f %7.1f %8.4f %8.1f %8.4f %8.1f %8.5f %8.1f %8.5f %8.1f %8.2f %8.1f",
+         what, modes, t_red, secs, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]);
+  if (ref) {
+    printf("  ");
+    for (int i = 0; i < CF_N; i++) printf(" %+.2e", f[i] / ref[i] - 1);
+  }
   printf("\n");
   fflush(stdout);
 }
@@ -462,20 +540,19 @@ static int charts(const options *o) {
   for (fcd_index c = 0; c < nc; c++) rn[c] = r[3 * c];
   fcd_equilibrium_destroy(eq);
   printf("brake: %lld dofs; stability charts, mu in [0, 0.5] (%d values), 20 eigenvalues "
-         "nearest 3 kHz\n%-8s %5s %7s %7s %8s %8s %8s %8s %8s %8s   %s\n",
-         (long long)fcd_system_ndofs(b.sys), CH_MU, "model", "modes", "reduce", "chart s",
-         "mu_c1", "f_c1", "mu_c2", "f_c2", "Re@0.45", "f@0.45",
-         "vs full: mu_c1 f_c1 mu_c2 f_c2 Re@0.45 f@0.45");
+         "nearest 3 kHz, projection basis %d%s; thresholds interpolated on the sweep (mu_c) "
+         "and refined (mu*)\n%-8s %5s %7s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s   %s\n",
+         (long long)fcd_system_ndofs(b.sys), CH_MU, o->proj ? o->proj : 40,
+         o->proj ? "" : " (default)", "model", "modes", "reduce", "chart s", "mu_c1", "f_c1",
+         "mu_c2", "f_c2", "mu*1", "f*1", "mu*2", "f*2", "Re@0.45", "f@0.45",
+         "vs full, the same columns");
   chart c;
-  double re45, hz45, secs, ref[6];
+  double re45, hz45, secs, ref[CF_N], f[CF_N];
   int rc = 0;
-  if (st == FCD_OK && (st = run_chart(b.sys, b.cs, status, slip, rn, b.vg, &c, &re45, &hz45,
-                                      &secs)) == FCD_OK) {
-    crossing(&c, c.r1, c.f1, &ref[0], &ref[1]);
-    crossing(&c, c.r2, c.f2, &ref[2], &ref[3]);
-    ref[4] = re45;
-    ref[5] = hz45;
-    chart_line("full", 0, 0, secs, &c, re45, hz45, NULL);
+  if (st == FCD_OK && (st = run_chart(b.sys, b.cs, status, slip, rn, b.vg, o->proj, &c, &re45,
+                                      &hz45, &secs)) == FCD_OK) {
+    chart_figs(&c, re45, hz45, ref);
+    chart_line("full", 0, 0, secs, ref, NULL);
   } else {
     rc = 1;
   }
@@ -486,8 +563,11 @@ static int charts(const options *o) {
     double t_red = now() - t0;
     if (s2 == FCD_OK)
       s2 = run_chart(fcd_reduction_system(red), fcd_reduction_contact_set(red), status, slip,
-                     rn, b.vg, &c, &re45, &hz45, &secs);
-    if (s2 == FCD_OK) chart_line("reduced", o->modes[k], t_red, secs, &c, re45, hz45, ref);
+                     rn, b.vg, o->proj, &c, &re45, &hz45, &secs);
+    if (s2 == FCD_OK) {
+      chart_figs(&c, re45, hz45, f);
+      chart_line("reduced", o->modes[k], t_red, secs, f, ref);
+    }
     else rc = 1;
     fcd_reduction_destroy(red);
   }
@@ -642,24 +722,29 @@ static int long_run(const options *o) {
   fcd_reduction *red = NULL;
   fcd_status st = sliding_eigen(b.sys, b.cs, b.ncont, b.vg, o->mu_long, NULL, &re_full,
                                 &im_full, NULL, NULL);
+  /* --full: the same run on the full model, which the reduced one is measured against */
   double t0 = now();
-  if (st == FCD_OK) st = fcd_reduction_create(b.sys, b.cs, o->modes[0], &red);
+  if (st == FCD_OK && !o->full) st = fcd_reduction_create(b.sys, b.cs, o->modes[0], &red);
   double t_red = now() - t0;
   if (st != FCD_OK) return 1;
-  fcd_system *rs = fcd_reduction_system(red);
-  fcd_contact_set *rcs = fcd_reduction_contact_set(red);
+  fcd_system *rs = red ? fcd_reduction_system(red) : b.sys;
+  fcd_contact_set *rcs = red ? fcd_reduction_contact_set(red) : b.cs;
   fcd_index nr = fcd_system_ndofs(rs), nk = 0, nm = 0;
-  fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
-  fcd_index *kept = malloc(sizeof *kept * (size_t)nk);
-  fcd_reduction_get_info(red, NULL, NULL, NULL, kept);
+  fcd_index *kept = NULL;
+  if (red) {
+    fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
+    kept = malloc(sizeof *kept * (size_t)nk);
+    fcd_reduction_get_info(red, NULL, NULL, NULL, kept);
+  }
   double *ue = malloc(sizeof *ue * (size_t)nr), *u0 = malloc(sizeof *u0 * (size_t)nr);
   double *v0 = malloc(sizeof *v0 * (size_t)nr), *mre = malloc(sizeof *mre * (size_t)nr);
   double *mim = malloc(sizeof *mim * (size_t)nr), re = 0, im = 0;
   st = sliding_eigen(rs, rcs, b.ncont, b.vg, o->mu_long, ue, &re, &im, mre, mim);
-  printf("brake: %lld dofs, reduced to %lld (%lld modes, reduction %.1f s); mu = %.3f: most "
-         "unstable eigenvalue full %.4f s^-1 at %.1f Hz, reduced %.4f s^-1 at %.1f Hz; start "
-         "amplitude %g m along it, h = %g s to %g s\n",
-         (long long)n, (long long)nr, (long long)nm, t_red, o->mu_long, re_full,
+  printf("brake: %lld dofs, %s %lld (%lld modes, reduction %.1f s); mu = %.3f: most "
+         "unstable eigenvalue full %.4f s^-1 at %.1f Hz, integrated model %.4f s^-1 at %.1f "
+         "Hz; start amplitude %g m along it, h = %g s to %g s\n", (long long)n,
+         red ? "reduced to" : "integrated whole:", (long long)nr, (long long)nm, t_red,
+         o->mu_long, re_full,
          fabs(im_full) / (2 * FCD_BENCH_PI), re, fabs(im) / (2 * FCD_BENCH_PI), o->amp, o->h,
          o->tend);
   fflush(stdout);

@@ -1302,3 +1302,30 @@ fcd_status fcd_integrator_get_certificate(const fcd_integrator *it, fcd_certific
   *cert = it->cert;
   return FCD_OK;
 }
+
+fcd_status fcd_series_write_integrator(fcd_series *s, const fcd_integrator *it) {
+  CHECK_IT(it);
+  const fcd_contact_set *scs = NULL;
+  if (!fcd__series_contact_set(s, &scs))
+    return fcd__err(it->sys, FCD_E_INVALID_ARG, "series_write_integrator: the series is "
+                    "invalid");
+  if (!it->have_state)
+    return fcd__err(it->sys, FCD_E_STATE, "series_write_integrator: no state was set");
+  if (scs && scs != it->cs)
+    return fcd__err(it->sys, FCD_E_INVALID_ARG, "series_write_integrator: the series' contact "
+                    "set is not the integrator's");
+  fcd_index nc = scs ? ncontacts(it) : 0, m = nc * cdim(it);
+  fcd_real *r = scs ? fcd__malloc_array((size_t)m + 1, sizeof *r) : NULL;
+  int *status = scs ? fcd__malloc_array((size_t)nc + 1, sizeof *status) : NULL;
+  if (scs && (!r || !status)) {
+    fcd__free(r);
+    fcd__free(status);
+    return fcd__err(it->sys, FCD_E_NOMEM, "series_write_integrator: out of memory");
+  }
+  for (fcd_index i = 0; i < m; i++) r[i] = reaction_of(it, i);
+  for (fcd_index c = 0; c < nc; c++) status[c] = it->status[c];
+  fcd_status st = fcd_series_write(s, it->t, it->u, it->v, r, status);
+  fcd__free(r);
+  fcd__free(status);
+  return st;
+}

@@ -11,6 +11,7 @@ typedef struct {
   /* a contact given by rows (fcd_contact_set_add_rows): its dim rows are entries
    * rptr[row0 + k] .. rptr[row0 + k + 1] of the set's rdof and rw; no dofs_a, no frame */
   int rows;
+  int mortar; /* a dual mortar row contact: its reaction is a pressure (series.c) */
   fcd_index row0;
   fcd_index dofs_a[3], dofs_b[3];
   fcd_real frame[3][3]; /* rows N, T(, B), orthonormal */
@@ -52,6 +53,10 @@ int fcd__mesh_geometry(const fcd_mesh *m, const fcd_system **sys, int *dim, fcd_
  * mesh */
 int fcd__mesh_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_index **offset,
                     const fcd_index **conn);
+/* a series' contact set (NULL: none) in *cs; 0 for an invalid series (series.c) */
+int fcd__series_contact_set(const fcd_series *s, const fcd_contact_set **cs);
+/* the VTK type of each cell; NULL for an invalid mesh */
+const int *fcd__mesh_types(const fcd_mesh *m);
 /* 3D surface pairs (surface3d.c): facets of four node ids, -1 fourth for a triangle;
  * the caller validated the set and the mesh and truncates the set on failure */
 fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd_real *x,

@@ -425,6 +425,7 @@ fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh 
     fcd__contact_set_truncate(cs, n0); /* all or nothing */
     return st;
   }
+  for (fcd_index c = n0; c < cs->n; c++) cs->c[c].mortar = method == FCD_SURFACE_DUAL_MORTAR;
   /* the coordinates name a mechanism (fcd_equilibrium_get_mechanism); without them the
    * names are only poorer, so a failed copy fails nothing */
   if (!cs->geo) (void)fcd__geometry_from_mesh(mesh, &cs->geo);

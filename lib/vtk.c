@@ -53,6 +53,8 @@ int fcd__mesh_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_index **offs
   return 1;
 }
 
+const int *fcd__mesh_types(const fcd_mesh *m) { return mesh_valid(m) ? m->type : NULL; }
+
 static int nodes_of(int vtk_type) {
   switch (vtk_type) {
   case FCD_VTK_VERTEX: return 1;

@@ -421,3 +421,17 @@ int vtk_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *n
   return 0;
 }
 
+
+/* mode NAME animated over one period as a series, DIR/NAME.pvd (24 frames, the
+ * eigenvalue lre + i lim in their field data); 0 or 1 (message printed) */
+int series_mode_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
+                      const double *re, const double *im, double lre, double lim) {
+  if (out_mkdir(dir)) return 1;
+  fcd_series *s = NULL;
+  fcd_status st = fcd_series_create(m, NULL, dir, name, &s);
+  if (st == FCD_OK) st = fcd_series_write_mode(s, re, im, lre, lim, 24);
+  fcd_series_destroy(s);
+  if (st != FCD_OK) return fail(sys, st, "writing the mode's series");
+  printf("series: %s/%s.pvd\n", dir, name);
+  return 0;
+}

@@ -31,6 +31,8 @@ enum { CLI_DENSE_MAX = 400 };
   X(CONTACTS, "--contacts", TEXT, IN, contacts)                                             \
   X(MESH, "--mesh", TEXT, IN, mesh)                                                         \
   X(VTK, "--vtk", TEXT, OUT_DIR, vtk)                                                       \
+  X(SERIES, "--series", TEXT, OUT_DIR, series)                                              \
+  X(EVERY, "--every", POS_INT, NONE, every)                                                 \
   X(OUT, "--out", TEXT, OUT, out)                                                           \
   X(SOLVER, "--solver", TEXT, NONE, solver)                                                 \
   X(WRITE, "--write", TEXT, OUT, write)                                                     \
@@ -182,6 +184,9 @@ void print_certificate(const char *what, const fcd_certificate *c);
 fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index n, double *f,
                              int *usage_error);
 int vtk_prepare(const options *o);
+/* mode NAME animated over one period, DIR/NAME.pvd and its frames; 0 or 1 */
+int series_mode_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
+                      const double *re, const double *im, double lre, double lim);
 int vtk_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
               fcd_index nfields, const char *const *names, const double *const *fields,
               const fcd_contact_set *cs, const int *status);

@@ -25,7 +25,66 @@ typedef struct {
    * monitored dofs' places among the kept dofs */
   double *ua, *va, *ub, *vb, ta, tb;
   fcd_index *monr;
+  /* --series: the series (rank 0), a frame every `every` steps; with --reduce the frames
+   * are expanded to the full model in su, sv; sst the contacts' statuses */
+  fcd_series *series;
+  long every, steps;
+  const fcd_reduction *red;
+  double *su, *sv;
+  int *sst;
+  fcd_status series_st;
+  char series_err[512]; /* the series' message when a frame failed */
+  fcd_system *ssys;     /* the full system, whose messages the series writes */
 } sim_ctx;
+
+/* a frame of the series at t from the integrated state (u, v; reduced with --reduce) and
+ * the local reactions r */
+static fcd_status sim_frame(sim_ctx *s, double t, const double *u, const double *v,
+                            const double *r) {
+  fcd_status st = fcd_integrator_get_contact_status(s->it, s->sst);
+  if (st == FCD_OK && s->red) {
+    st = fcd_reduction_expand(s->red, u, s->su);
+    if (st == FCD_OK) st = fcd_reduction_expand(s->red, v, s->sv);
+    u = s->su;
+    v = s->sv;
+  }
+  if (st == FCD_OK) st = fcd_series_write(s->series, t, u, v, r, s->sst);
+  if (st != FCD_OK)
+    snprintf(s->series_err, sizeof s->series_err, "%s", fcd_system_last_error(s->ssys));
+  return st;
+}
+
+/* --series: the directory, the series and its first frame, the start (rank 0 only; the
+ * others write nothing). 0 or 1 (message printed). */
+static int sim_series_start(const options *o, fcd_system *sys, const fcd_contact_set *cs,
+                            const fcd_mesh *mesh, const fcd_reduction *red, const double *u,
+                            const double *v, sim_ctx *ctx) {
+  if (!o->series || cli_rank != 0) return 0;
+  fcd_index n = fcd_system_ndofs(sys), nc = fcd_contact_set_size(cs);
+  int dim = fcd_contact_set_dim(cs);
+  ctx->ssys = sys;
+  ctx->red = red;
+  ctx->every = o->every > 0 ? o->every : 1;
+  ctx->sst = calloc((size_t)nc + 1, sizeof *ctx->sst);
+  double *r0 = calloc((size_t)(nc * dim) + 1, sizeof *r0);
+  if (red) {
+    ctx->su = malloc(((size_t)n + 1) * sizeof *ctx->su);
+    ctx->sv = malloc(((size_t)n + 1) * sizeof *ctx->sv);
+  }
+  if (!ctx->sst || !r0 || (red && (!ctx->su || !ctx->sv))) {
+    free(r0);
+    return fail(sys, FCD_E_NOMEM, "starting the series");
+  }
+  if (out_mkdir(o->series)) {
+    free(r0);
+    return 1;
+  }
+  fcd_status st = fcd_series_create(mesh, cs, o->series, "series", &ctx->series);
+  if (st == FCD_OK) st = sim_frame(ctx, 0.0, u, v, r0);
+  free(r0);
+  if (st != FCD_OK) return fail(sys, st, "starting the series");
+  return 0;
+}
 
 /* --monitor DOF,DOF,...: distinct dofs of [0, n); 0, or -1 with the reason on stderr */
 static int parse_monitor(const char *text, fcd_index n, fcd_index **out, fcd_index *count) {
@@ -113,7 +172,7 @@ static fcd_status perturb(fcd_system *sys, fcd_contact_set *cs, const options *o
 static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, const fcd_real *v,
                         fcd_index nl, const fcd_real *r, const fcd_contact_counts *c) {
   sim_ctx *s = ud;
-  (void)nl, (void)r;
+  (void)nl;
   fcd_energy e;
   fcd_integrator_get_energy(s->it, &e);
   fcd_certificate ct;
@@ -144,6 +203,9 @@ static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, co
     memcpy(s->ua, u, (size_t)n * sizeof *u);
     memcpy(s->va, v, (size_t)n * sizeof *v);
   }
+  if (s->series && ++s->steps % s->every == 0 &&
+      (s->series_st = sim_frame(s, t, u, v, r)) != FCD_OK)
+    return 1;
   if (s->tty) {
     int pct = (int)(100.0 * (t - s->t0) / (s->t_end - s->t0));
     if (pct != s->last_pct) {
@@ -178,6 +240,8 @@ static const cli_opt simulate_opts[] = {
     {CLI_REDUCE, "MODES", 0, "integrate a reduced model: the contact dofs kept, MODES fixed-interface modes"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/final.vtk, the last displacement, velocity, contact status"},
+    {CLI_SERIES, "DIR", 0, "with --mesh: the motion for ParaView, DIR/series.pvd and a DIR/series-K.vtu per frame"},
+    {CLI_EVERY, "K", 0, "with --series: a frame every K steps (default 1), the start included"},
     CLI_OPT_END,
 };
 const cli_command cli_simulate = {
@@ -192,7 +256,11 @@ const cli_command cli_simulate = {
     "model (docs/reduction.md): the contact dofs and the moving prescribed ones kept, MODES\n"
     "fixed-interface modes; the start is restricted to it, --monitor takes kept dofs, the\n"
     "final state is expanded, and the summary adds the reduction's a-posteriori indicator\n"
-    "(the full equations' interior residual at the last step).\n",
+    "(the full equations' interior residual at the last step). --series DIR writes the\n"
+    "motion as a ParaView time series (docs/file-formats.md): DIR/series.pvd lists a\n"
+    "DIR/series-K.vtu per frame (the start, then every --every steps) with displacement,\n"
+    "velocity and the contact fields (status, gap, slip velocity, reactions); ParaView\n"
+    "opens the .pvd as one animation. Frames already written stay if the run fails.\n",
     CLI_MPI_ROWS};
 
 /* the options' own checks, before anything is read: 0, or the exit status (2) */
@@ -232,6 +300,15 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
   if (o->reduce >= 0 && cli_nranks > 1) {
     fprintf(stderr, "fcd: --reduce does not run on several MPI ranks (a reduced model is "
             "dense and small: run it on one)\n");
+    return 2;
+  }
+  if (o->series && !o->mesh) {
+    fprintf(stderr, "fcd: --series DIR needs --mesh FILE (the frames need the mesh's node "
+            "coordinates and cells)\n");
+    return 2;
+  }
+  if (o->every > 0 && !o->series) {
+    fprintf(stderr, "fcd: --every goes with --series\n");
     return 2;
   }
   if (!isfinite(o->amplitude)) {
@@ -444,6 +521,58 @@ static fcd_status sim_setup(const options *o, fcd_system *sys, fcd_contact_set *
   return st;
 }
 
+/* the context's buffers, and the series (its frames count said) */
+static void sim_ctx_free(sim_ctx *ctx, const char *dir) {
+  if (ctx->series) {
+    fcd_index nfr = 0;
+    fcd_series_get_info(ctx->series, &nfr, NULL);
+    printf("series: %s/series.pvd (%lld frames)\n", dir, (long long)nfr);
+  }
+  fcd_series_destroy(ctx->series);
+  free(ctx->su);
+  free(ctx->sv);
+  free(ctx->sst);
+  free(ctx->ua);
+  free(ctx->va);
+  free(ctx->ub);
+  free(ctx->vb);
+  free(ctx->monr);
+}
+
+/* the run and its outputs, the history open (csv, hist on rank 0); the exit status */
+static int sim_advance(const options *o, fcd_system *sys, fcd_integrator *it,
+                       const fcd_contact_set *cs, const fcd_mesh *mesh,
+                       const fcd_reduction *red, sim_ctx *ctx, FILE *csv, out_file *hist,
+                       const fcd_index *mon, fcd_index nmon, double *u, double *v) {
+  sim_header(csv, mon, nmon);
+  ctx->csv = csv;
+  ctx->it = it;
+  ctx->t0 = 0.0;
+  ctx->t_end = o->t_end;
+  ctx->tty = isatty(2) && o->t_end / o->dt > 2000;
+  ctx->last_pct = -1;
+  ctx->mon = red ? ctx->monr : mon;
+  ctx->nmon = nmon;
+  fcd_integrator_set_observer(it, sim_observer, ctx);
+  fcd_status st = fcd_integrator_advance(it, o->t_end);
+  if (ctx->tty) fprintf(stderr, "\n");
+  if (cli_rank > 0) { /* the same outcome as rank 0, which reports it */
+    fclose(csv);
+    return st != FCD_OK;
+  }
+  if (st != FCD_OK) {
+    /* the previous history, if any, stays: a partial one would look complete */
+    out_discard(hist);
+    if (ctx->series_st != FCD_OK)
+      fprintf(stderr, "fcd: writing the series: %s\n", ctx->series_err);
+    int rc = fail(sys, st, "simulating");
+    fprintf(stderr, "fcd: no history written; '%s' is unchanged\n", o->out);
+    return rc;
+  }
+  if (out_commit(hist)) return 1;
+  return sim_report(sys, it, cs, mesh, o, ctx, red, u, v);
+}
+
 int cmd_simulate(int argc, char **argv) {
   options o = {.theta = 0.5, .scheme = "moreau-jean", .amplitude = 1e-6, .reduce = -1};
   if (parse_options(argc, argv, &o, &cli_simulate)) return 2;
@@ -497,44 +626,15 @@ int cmd_simulate(int argc, char **argv) {
     cli_rank == 0 ? out_discard(&hist) : (void)fclose(csv);
     goto out;
   }
-  {
-    sim_header(csv, mon, nmon);
-    ctx.csv = csv;
-    ctx.it = it;
-    ctx.t0 = 0.0;
-    ctx.t_end = o.t_end;
-    ctx.tty = isatty(2) && o.t_end / o.dt > 2000;
-    ctx.last_pct = -1;
-    ctx.mon = red ? ctx.monr : mon;
-    ctx.nmon = nmon;
-    fcd_integrator_set_observer(it, sim_observer, &ctx);
-    st = fcd_integrator_advance(it, o.t_end);
-    if (ctx.tty) fprintf(stderr, "\n");
-    if (cli_rank > 0) { /* the same outcome as rank 0, which reports it */
-      fclose(csv);
-      rc = st != FCD_OK;
-      goto out;
-    }
-    if (st != FCD_OK) {
-      /* the previous history, if any, stays: a partial one would look complete */
-      out_discard(&hist);
-      rc = fail(sys, st, "simulating");
-      fprintf(stderr, "fcd: no history written; '%s' is unchanged\n", o.out);
-      goto out;
-    }
-    if (out_commit(&hist)) {
-      rc = 1;
-      goto out;
-    }
-    rc = sim_report(sys, it, cs, mesh, &o, &ctx, red, u, v);
+  ctx.it = it;
+  if ((rc = cli_agree(sim_series_start(&o, sys, cs, mesh, red, u, v, &ctx))) != 0) {
+    cli_rank == 0 ? out_discard(&hist) : (void)fclose(csv);
+    goto out;
   }
+  rc = sim_advance(&o, sys, it, cs, mesh, red, &ctx, csv, &hist, mon, nmon, u, v);
 out:
+  sim_ctx_free(&ctx, o.series);
   free(mon);
-  free(ctx.ua);
-  free(ctx.va);
-  free(ctx.ub);
-  free(ctx.vb);
-  free(ctx.monr);
   fcd_mesh_destroy(mesh);
   fcd_integrator_destroy(it);
   fcd_reduction_destroy(red);

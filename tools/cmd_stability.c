@@ -109,9 +109,15 @@ static int stab_check_options(const options *o, double *mu0, double *mu1, long *
     fprintf(stderr, "fcd: --target-hz must be >= 0\n");
     return 2;
   }
-  if (o->vtk && (o->mu_text || o->mu_sweep)) {
-    fprintf(stderr, "fcd: --vtk writes the modes of a single solve at the contacts' own "
-                    "friction; with --mu or --mu-sweep it would write nothing\n");
+  if ((o->vtk || o->series) && (o->mu_text || o->mu_sweep)) {
+    fprintf(stderr, "fcd: %s writes the modes of a single solve at the contacts' own "
+                    "friction; with --mu or --mu-sweep it would write nothing\n",
+            o->vtk ? "--vtk" : "--series");
+    return 2;
+  }
+  if (o->series && !o->mesh) {
+    fprintf(stderr, "fcd: --series DIR needs --mesh FILE (the modes' frames need the mesh's "
+                    "node coordinates and cells)\n");
     return 2;
   }
   if (o->plot && !plot_available()) {
@@ -260,6 +266,7 @@ static const cli_opt stability_opts[] = {
     {CLI_REDUCE, "MODES", 0, "analyse a reduced model: the contact dofs kept, MODES fixed-interface modes"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
+    {CLI_SERIES, "DIR", 0, "with --mesh: DIR/mode-K.pvd, each mode animated over its period for ParaView"},
     CLI_OPT_END,
 };
 const cli_command cli_stability = {
@@ -280,16 +287,23 @@ const cli_command cli_stability = {
     "(20 eigenvalues) nearest --target-hz (default 0); unstable=yes|no on the last line\n"
     "speaks for that window only. --plot needs gnuplot (exit status 1 without it); --vtk\n"
     "writes the modes of a single solve (DIR/mode-K.vtk) and is refused with --mu or\n"
-    "--mu-sweep.\n",
+    "--mu-sweep; --series writes each of them animated over one period (24 frames of\n"
+    "Re(phi e^(i theta)), DIR/mode-K.pvd, the eigenvalue, frequency and growth rate in\n"
+    "every frame's field data), with the same restriction.\n",
     CLI_MPI_REPLICATED};
 
+static fcd_status stab_modes_out(stab_ctx *ctx, const options *o, fcd_system *sys,
+                                 fcd_contact_set *cs, const fcd_mesh *mesh, const int *status,
+                                 fcd_index nconv, const double *re, const double *im, int *rc);
+
 /* The contacts' own coefficients: one solve, its row of the chart, and its modes with
- * the contact state (DIR/mode-K.vtk, rank 0). *rc receives a VTK writer's failure. */
+ * the contact state (DIR/mode-K.vtk, DIR/mode-K.pvd, rank 0). *rc receives a writer's
+ * failure. */
 static fcd_status stab_single(stab_ctx *ctx, const options *o, fcd_system *sys,
                               fcd_contact_set *cs, const fcd_mesh *mesh, const int *status,
                               int *rc) {
   fcd_stability *st = ctx->st;
-  fcd_index n = fcd_system_ndofs(sys), nc = fcd_contact_set_size(cs), nconv;
+  fcd_index nc = fcd_contact_set_size(cs), nconv;
   fcd_status s = fcd_stability_solve(st, &nconv);
   if (s != FCD_OK) return s;
   double *re = malloc((size_t)nconv * sizeof *re + 1), *im = malloc((size_t)nconv * sizeof *im + 1);
@@ -304,10 +318,23 @@ static fcd_status stab_single(stab_ctx *ctx, const options *o, fcd_system *sys,
   double mu_c = 0;
   if (nc > 0) fcd_contact_set_get(cs, 0, NULL, NULL, &mu_c, NULL);
   if (s == FCD_OK) stab_row(ctx, mu_c, nconv, re, im, tr);
+  free(tr);
+  if (s == FCD_OK && mesh && (o->vtk || o->series))
+    s = stab_modes_out(ctx, o, sys, cs, mesh, status, nconv, re, im, rc);
   free(re);
   free(im);
-  free(tr);
-  if (s != FCD_OK || !mesh || !o->vtk) return s;
+  return s;
+}
+
+/* the modes of the solve (at most 20) written for --vtk (DIR/mode-K.vtk) and --series
+ * (DIR/mode-K.pvd), by rank 0; re, im the eigenvalues */
+static fcd_status stab_modes_out(stab_ctx *ctx, const options *o, fcd_system *sys,
+                                 fcd_contact_set *cs, const fcd_mesh *mesh, const int *status,
+                                 fcd_index nconv, const double *re, const double *im,
+                                 int *rc) {
+  fcd_stability *st = ctx->st;
+  fcd_index n = fcd_system_ndofs(sys);
+  fcd_status s = FCD_OK;
   double *mr = malloc((size_t)n * sizeof *mr + 1), *mi = malloc((size_t)n * sizeof *mi + 1);
   const char *names[2] = {"mode_re", "mode_im"};
   const double *fields[2] = {mr, mi};
@@ -328,8 +355,10 @@ static fcd_status stab_single(stab_ctx *ctx, const options *o, fcd_system *sys,
     } else {
       s = fcd_stability_get_mode(st, i, mr, mi);
     }
-    if (s == FCD_OK && cli_rank == 0)
+    if (s == FCD_OK && cli_rank == 0 && o->vtk)
       *rc = vtk_write(sys, mesh, o->vtk, name, 2, names, fields, cs, status);
+    if (s == FCD_OK && cli_rank == 0 && o->series && *rc == 0)
+      *rc = series_mode_write(sys, mesh, o->series, name, mr, mi, re[i], im[i]);
   }
   free(mr);
   free(mi);

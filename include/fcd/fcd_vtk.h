@@ -2,13 +2,15 @@
  *  VTK output for ParaView and other VTK readers: displacements, mode shapes and
  *  contact status on the host's mesh. fcd knows dofs, not geometry, so the host
  *  supplies node coordinates, the dofs of each node and the cells; fcd writes legacy
- *  VTK (version 3.0, ASCII) unstructured grids with point data. */
+ *  VTK (version 3.0, ASCII) unstructured grids with point data, and time series of
+ *  VTK XML unstructured grids (binary) with a ParaView collection (fcd_series). */
 #ifndef FCD_VTK_H
 #define FCD_VTK_H
 
 #include <fcd/fcd_common.h>
 #include <fcd/fcd_contact.h>
 #include <fcd/fcd_equilibrium.h>
+#include <fcd/fcd_integrator.h>
 #include <fcd/fcd_status.h>
 #include <fcd/fcd_system.h>
 
@@ -185,6 +187,110 @@ FCD_API fcd_status fcd_equilibrium_set_mesh(fcd_equilibrium *eq, const fcd_mesh 
 FCD_API fcd_status fcd_contact_set_read_mesh(fcd_system *sys, const char *path,
                                              const char *mesh_path, fcd_contact_set **out,
                                              fcd_mesh **mesh_out);
+
+/** Opaque time series: frames of a motion on a mesh, for ParaView. */
+typedef struct fcd_series fcd_series;
+
+/** A time series in directory @p dir (which must exist): frame k goes to
+ *  DIR/NAME-00000k.vtu (VTK XML unstructured grid, version 1.0, its arrays appended as
+ *  raw binary in the machine's byte order) and DIR/NAME.pvd, the collection ParaView
+ *  opens as one animated dataset, lists the frames with their times. The collection is
+ *  written empty here (replacing one of the same name) and grows with each frame; each
+ *  file is whole at every moment, so a run that stops early leaves the frames it wrote
+ *  readable. Point data of a frame: displacement and velocity (3 components per node);
+ *  with @p cs, at the nodes of each contact (both nodes of a pair, the node of a node
+ *  contact, the first node of a row contact's normal row, which is a surface pair's
+ *  slave node): contact_status (-1 where no contact is), contact_gap (g - u_N, negative
+ *  when penetrating; NaN where no contact is), contact_slip_velocity (the tangential
+ *  velocity relative to the obstacle's sliding, dim - 1 components in the contact's
+ *  frame), and the local reactions as contact_normal_force and
+ *  contact_tangential_force for node contacts and node-to-segment rows, or
+ *  contact_pressure and contact_shear_stress for dual mortar rows (the rows' multipliers
+ *  are pressures), 0 elsewhere; and contact_force, the nodal forces H^T r the contacts
+ *  apply, at every node (3 components). The mesh, the contact set and the system must
+ *  outlive the series. Under MPI, give every frame from one rank only.
+ *  @param m the mesh (borrowed)
+ *  @param cs the contact set whose fields to write, or NULL
+ *  @param dir an existing directory
+ *  @param name the files' stem: 1 to 200 letters, digits, '_', '-' or '.'
+ *  @param out receives the new series, owned by the caller (fcd_series_destroy); NULL on
+ *      failure
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM
+ *  @since 0.1 */
+FCD_API fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs,
+                                     const char *dir, const char *name, fcd_series **out);
+
+/** Destroys a series (NULL-safe); its files stay.
+ *  @param s the series, or NULL
+ *  @since 0.1 */
+FCD_API void fcd_series_destroy(fcd_series *s);
+
+/** Appends a frame at time @p t: @p u the displacements (ndofs, required), @p v the
+ *  velocities (ndofs, or NULL), @p r the local reactions (dim per contact, or NULL) and
+ *  @p status the contacts' statuses (FCD_CONTACT_*, or NULL); reactions and statuses
+ *  need the series' contact set. Every frame gives the same of these as the first
+ *  (FCD_E_INVALID_ARG names the difference). On failure the series keeps its earlier
+ *  frames and the collection lists exactly them.
+ *  @param s the series
+ *  @param t the frame's time (finite)
+ *  @param u displacements, ndofs entries
+ *  @param v velocities, ndofs entries, or NULL
+ *  @param r local reactions, dim per contact, or NULL
+ *  @param status one FCD_CONTACT_* value per contact, or NULL
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM, FCD_E_STATE
+ *  @since 0.1 */
+FCD_API fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u,
+                                    const fcd_real *v, const fcd_real *r, const int *status);
+
+/** Appends the integrator's current state as a frame: its time, displacements,
+ *  velocities, the last step's reactions and the contacts' statuses (those two when the
+ *  series has a contact set, which must be the integrator's).
+ *  @param s the series
+ *  @param it the integrator
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM, FCD_E_STATE
+ *  @since 0.1 */
+FCD_API fcd_status fcd_series_write_integrator(fcd_series *s, const fcd_integrator *it);
+
+/** A scalar every later frame carries in its field data (VTK XML FieldData, shown by
+ *  ParaView's Information panel and usable in its calculators): @p name (1 to 63
+ *  letters, digits or '_'; not TimeValue, which every frame has) set to @p value, or
+ *  changed when already set. At most 16 names.
+ *  @param s the series
+ *  @param name the field's name
+ *  @param value its value (finite)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_series_set_field(fcd_series *s, const char *name, fcd_real value);
+
+/** A mode animated over one period: @p nframes frames of the displacement
+ *  Re(phi e^(i theta)) = re cos(theta) - im sin(theta), theta = 2 pi k / nframes, at the
+ *  times theta / |Im lambda| (for a real eigenvalue, which has no period, at k /
+ *  nframes), with the eigenvalue in the field data: eigenvalue_re, eigenvalue_im,
+ *  frequency_hz (|Im lambda| / 2 pi), growth_rate (Re lambda), damping_ratio
+ *  (-Re lambda / |Im lambda|, 0 for a real one) and modulus (|lambda|). The growth is
+ *  not applied: each frame has the mode's own amplitude. A series of modes writes no
+ *  velocities, reactions or statuses (make it without a contact set, or with one for the
+ *  gaps only). @p re and @p im as fcd_stability_get_mode gives them.
+ *  @param s the series
+ *  @param re the mode's real parts, ndofs entries
+ *  @param im its imaginary parts, ndofs entries (NULL: a real mode)
+ *  @param lambda_re the eigenvalue's real part
+ *  @param lambda_im its imaginary part
+ *  @param nframes frames over the period, 1 to 100000 (24 animate smoothly)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM, FCD_E_STATE
+ *  @since 0.1 */
+FCD_API fcd_status fcd_series_write_mode(fcd_series *s, const fcd_real *re, const fcd_real *im,
+                                         fcd_real lambda_re, fcd_real lambda_im,
+                                         fcd_index nframes);
+
+/** What the series wrote: frames and bytes (frames and collection). Either may be NULL.
+ *  @param s the series
+ *  @param nframes receives the number of frames
+ *  @param bytes receives the bytes written
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_series_get_info(const fcd_series *s, fcd_index *nframes,
+                                       double *bytes);
 
 FCD_END_DECLS
 

@@ -30,7 +30,7 @@ import os as _os
 
 import numpy as _np
 
-__all__ = ["FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium", "Mesh",
+__all__ = ["FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium", "Mesh", "Series",
            "Reduction", "version", "has_feature", "features", "library_path"]
 
 _real = _C.c_double
@@ -164,6 +164,13 @@ for _name, _res, _args in [
     ("fcd_mesh_add_cells", _st, [_p, _C.c_int, _index, _pindex]),
     ("fcd_mesh_write_vtk", _st, [_p, _C.c_char_p, _index, _C.POINTER(_C.c_char_p),
                                  _C.POINTER(_preal), _p, _pint]),
+    ("fcd_series_create", _st, [_p, _p, _C.c_char_p, _C.c_char_p, _C.POINTER(_p)]),
+    ("fcd_series_destroy", None, [_p]),
+    ("fcd_series_write", _st, [_p, _real, _preal, _preal, _preal, _pint]),
+    ("fcd_series_write_integrator", _st, [_p, _p]),
+    ("fcd_series_get_info", _st, [_p, _pindex, _preal]),
+    ("fcd_series_set_field", _st, [_p, _C.c_char_p, _real]),
+    ("fcd_series_write_mode", _st, [_p, _preal, _preal, _real, _real, _index]),
     ("fcd_equilibrium_create", _st, [_p, _p, _C.POINTER(_p)]),
     ("fcd_equilibrium_destroy", None, [_p]),
     ("fcd_equilibrium_set_param", _st, [_p, _C.c_int, _real]),
@@ -1215,3 +1222,86 @@ class Reduction(_Owner):
         if h:
             _f["fcd_reduction_destroy"](h)
 
+
+
+class Series(_Child):
+    """A time series for ParaView in ``directory`` (which must exist): frame k in
+    NAME-00000k.vtu (VTK XML, binary), the collection NAME.pvd listing the frames with
+    their times (fcd_series_create). With ``contacts``, the contact fields at the contacts'
+    nodes. The mesh may be closed after; the system and the contact set are kept."""
+    _destroy = "fcd_series_destroy"
+
+    def __init__(self, mesh, directory, name="series", contacts=None):
+        if not isinstance(mesh, Mesh):
+            raise TypeError("mesh must be an fcd.Mesh, got %s" % type(mesh).__name__)
+        ch = self._bind(mesh._system, contacts)
+        if not isinstance(name, str):
+            raise TypeError("name: expected a str, got %s" % type(name).__name__)
+        h = _p()
+        self._check(_f["fcd_series_create"](mesh._h, ch, _os.fsencode(directory),
+                                             name.encode(), _C.byref(h)))
+        self._h = h
+
+    def write(self, t, u, v=None, reactions=None, status=None):
+        """Appends a frame: u (and v) over the dofs, the local reactions (ncontacts x dim
+        or flat) and the statuses ('open', 'stick', 'slip' per contact) when the series
+        has contacts. Every frame gives the same of v, reactions and status."""
+        n = self._ndofs
+        a = _real_array(u, "u", (n,))
+        b = _real_array(v, "v", (n,)) if v is not None else None
+        r = st = None
+        if reactions is not None or status is not None:
+            if self._csh is None:
+                raise ValueError("write: reactions and status need a series with contacts")
+            nc = self._nc()
+            if reactions is not None:
+                r = _real_array(_np.asarray(reactions, dtype=float).reshape(-1), "reactions",
+                                (nc * self._cdim,))
+            if status is not None:
+                st = _statuses(list(status), nc)
+        self._check(_f["fcd_series_write"](self._h, float(t), _pr(a),
+                                           _pr(b) if b is not None else None,
+                                           _pr(r) if r is not None else None,
+                                           st.ctypes.data_as(_pint) if st is not None
+                                           else None))
+
+    def write_integrator(self, integrator):
+        """Appends the integrator's current state (time, u, v, reactions, statuses)."""
+        if not isinstance(integrator, Integrator):
+            raise TypeError("write_integrator: expected an fcd.Integrator, got %s"
+                            % type(integrator).__name__)
+        self._check(_f["fcd_series_write_integrator"](self._h, integrator._h))
+
+    def set_field(self, name, value):
+        """A scalar in the field data of every later frame (fcd_series_set_field)."""
+        if not isinstance(name, str):
+            raise TypeError("name: expected a str, got %s" % type(name).__name__)
+        self._check(_f["fcd_series_set_field"](self._h, name.encode(), float(value)))
+
+    def write_mode(self, mode, eigenvalue, frames=24):
+        """A mode animated over one period: ``mode`` a complex (or real) vector over the
+        dofs, ``eigenvalue`` its complex eigenvalue; ``frames`` phases of
+        Re(mode e^(i theta)) with the eigenvalue in the field data."""
+        n = self._ndofs
+        m = _np.asarray(mode)
+        re = _real_array(m.real, "mode", (n,))
+        im = _real_array(m.imag, "mode", (n,)) if _np.iscomplexobj(m) else None
+        lam = complex(eigenvalue)
+        self._check(_f["fcd_series_write_mode"](self._h, _pr(re),
+                                                _pr(im) if im is not None else None,
+                                                lam.real, lam.imag,
+                                                _int(frames, "frames", 1, 100000)))
+
+    @property
+    def frames(self):
+        """Frames written so far."""
+        n, b = _index(0), _real(0)
+        self._check(_f["fcd_series_get_info"](self._h, _C.byref(n), _C.byref(b)))
+        return int(n.value)
+
+    @property
+    def bytes(self):
+        """Bytes written so far (frames and collection)."""
+        n, b = _index(0), _real(0)
+        self._check(_f["fcd_series_get_info"](self._h, _C.byref(n), _C.byref(b)))
+        return int(b.value)

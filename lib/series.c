@@ -1,0 +1,537 @@
+/* Time series for ParaView: one VTK XML unstructured grid (.vtu) per frame, its arrays
+ * appended as raw binary (no base64, no compression: a frame costs one pass over its
+ * arrays and one write), and a .pvd collection that lists the frames with their times.
+ * ParaView opens the .pvd as one animated dataset; VTK's XML reader opens each .vtu.
+ *
+ * Every file is complete at all times: a frame is written to a temporary name and
+ * renamed, and the collection, made whole (empty) at creation, grows by one write
+ * (pwrite) of the new frame's line and the closing tags over the old closing tags, so a
+ * run that fails or is killed leaves a collection that lists the frames it finished. */
+#include "model.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FCD_SERIES_MAGIC 0x66637372u /* "fcsr" */
+#define FCD_SERIES_MAX_FIELDS 16
+
+/* what a frame holds, fixed by the first frame */
+enum { HAS_V = 1, HAS_R = 2, HAS_S = 4 };
+
+struct fcd_series {
+  uint32_t magic;
+  fcd_system *sys; /* retained: messages go there */
+  fcd_contact_set *cs; /* held as an integrator holds it (fcd__contact_set_release) */
+  char *dir, *name;
+  int dim, cdim, layout; /* layout: HAS_* of the first frame, -1 before it */
+  fcd_index nnodes, ncells, nframes, ndofs, ncont;
+  /* the mesh's arrays, copied: the mesh may go before the series */
+  fcd_real *coords;
+  fcd_index *node_dofs, *offset, *conn;
+  unsigned char *types;
+  fcd_index *hptr, *hlist; /* contact c's nodes: hlist[hptr[c] .. hptr[c + 1]) */
+  int kinds;        /* 1: a force contact exists, 2: a mortar contact exists */
+  unsigned char *mortar; /* per contact */
+  fcd_real *buf;    /* 3 per node */
+  fcd_real *loc;    /* cdim per contact */
+  fcd_real *glob;   /* ndofs */
+  long long footer; /* the collection's closing tags' offset */
+  int nfd;          /* field data of every frame from now on (fcd_series_set_field) */
+  char fd_name[FCD_SERIES_MAX_FIELDS][64];
+  fcd_real fd_val[FCD_SERIES_MAX_FIELDS];
+  uint64_t bytes;   /* written so far, frames and collection */
+};
+
+static const char PVD_HEAD[] = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" "
+                               "version=\"0.1\" byte_order=\"%s\">\n  <Collection>\n";
+static const char PVD_FOOT[] = "  </Collection>\n</VTKFile>\n";
+
+static const char *byte_order(void) {
+  const uint16_t one = 1;
+  unsigned char b;
+  memcpy(&b, &one, 1);
+  return b ? "LittleEndian" : "BigEndian";
+}
+
+static int series_valid(const fcd_series *s) {
+  return s && s->magic == FCD_SERIES_MAGIC && fcd__system_valid(s->sys);
+}
+
+static int name_ok(const char *s) {
+  if (!s || !*s || strlen(s) > 200) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '_' || *s == '-' || *s == '.'))
+      return 0;
+  return 1;
+}
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = fcd__malloc_array(n, 1);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static void series_free(fcd_series *s) {
+  if (s->cs) fcd__contact_set_release(s->cs);
+  fcd__free(s->coords);
+  fcd__free(s->node_dofs);
+  fcd__free(s->offset);
+  fcd__free(s->conn);
+  fcd__free(s->types);
+  fcd__free(s->dir);
+  fcd__free(s->name);
+  fcd__free(s->hptr);
+  fcd__free(s->hlist);
+  fcd__free(s->mortar);
+  fcd__free(s->buf);
+  fcd__free(s->loc);
+  fcd__free(s->glob);
+  s->magic = 0;
+  fcd_system *sys = s->sys;
+  fcd__free(s);
+  fcd__system_release(sys);
+}
+
+void fcd_series_destroy(fcd_series *s) {
+  if (!s || s->magic != FCD_SERIES_MAGIC) return;
+  series_free(s);
+}
+
+/* The nodes each contact's values are shown at: both nodes of a pair, the node of a
+ * node contact, the first node of a row contact's normal row (a surface pair's slave
+ * node: surface.c lists it first) */
+static fcd_status contact_nodes(fcd_series *s) {
+  const fcd_contact_set *cs = s->cs;
+  fcd_system *sys = s->sys;
+  fcd_index n = sys->n;
+  fcd_index *dof_node = fcd__malloc_array((size_t)n + 1, sizeof *dof_node);
+  s->hptr = fcd__malloc_array((size_t)cs->n + 1, sizeof *s->hptr);
+  s->hlist = fcd__malloc_array(2 * (size_t)cs->n + 1, sizeof *s->hlist);
+  s->mortar = fcd__calloc((size_t)cs->n + 1, 1);
+  if (!dof_node || !s->hptr || !s->hlist || !s->mortar) {
+    fcd__free(dof_node);
+    return fcd__err(sys, FCD_E_NOMEM, "series: out of memory");
+  }
+  for (fcd_index i = 0; i < n; i++) dof_node[i] = -1;
+  for (fcd_index k = 0; k < s->nnodes * s->dim; k++)
+    if (s->node_dofs[k] >= 0) dof_node[s->node_dofs[k]] = k / s->dim;
+  fcd_index q = 0;
+  for (fcd_index c = 0; c < cs->n; c++) {
+    const fcd__contact *k = &cs->c[c];
+    s->hptr[c] = q;
+    s->mortar[c] = (unsigned char)(k->mortar != 0);
+    s->kinds |= k->mortar ? 2 : 1;
+    if (k->rows) {
+      fcd_index p = cs->rptr[k->row0];
+      if (p < cs->rptr[k->row0 + 1] && dof_node[cs->rdof[p]] >= 0)
+        s->hlist[q++] = dof_node[cs->rdof[p]];
+      continue;
+    }
+    for (int side = 0; side < (k->pair ? 2 : 1); side++) {
+      fcd_index d = (side ? k->dofs_b : k->dofs_a)[0];
+      if (dof_node[d] >= 0) s->hlist[q++] = dof_node[d];
+    }
+  }
+  s->hptr[cs->n] = q;
+  fcd__free(dof_node);
+  return FCD_OK;
+}
+
+/* the empty collection, whole, replacing any earlier one */
+static fcd_status pvd_start(fcd_series *s) {
+  char path[4200], tmp[4300];
+  snprintf(path, sizeof path, "%s/%s.pvd", s->dir, s->name);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *fp = fopen(tmp, "w");
+  if (!fp) return fcd__err(s->sys, FCD_E_IO, "series: cannot create '%s': %s", tmp, strerror(errno));
+  int len = fprintf(fp, PVD_HEAD, byte_order());
+  fputs(PVD_FOOT, fp);
+  int bad = ferror(fp);
+  if (fclose(fp) != 0 || bad || len < 0 || rename(tmp, path) != 0) {
+    remove(tmp);
+    return fcd__err(s->sys, FCD_E_IO, "series: write error on '%s'", path);
+  }
+  s->footer = len;
+  s->bytes += (uint64_t)len + sizeof PVD_FOOT - 1;
+  return FCD_OK;
+}
+
+fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs, const char *dir,
+                             const char *name, fcd_series **out) {
+  if (out) *out = NULL;
+  const fcd_system *csys = NULL;
+  int dim = 0;
+  fcd_index nnodes = 0;
+  const fcd_real *coords = NULL;
+  const fcd_index *node_dofs = NULL;
+  if (!fcd__mesh_geometry(m, &csys, &dim, &nnodes, &coords, &node_dofs))
+    return FCD_E_INVALID_ARG;
+  fcd_system *sys = (fcd_system *)(uintptr_t)csys;
+  if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "series_create: out is NULL");
+  if (!dir || !*dir) return fcd__err(sys, FCD_E_INVALID_ARG, "series_create: dir is NULL or empty");
+  if (strlen(dir) > 4000)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "series_create: dir is longer than 4000 characters");
+  if (!name_ok(name))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "series_create: the name must be 1 to 200 "
+                    "letters, digits, '_', '-' or '.'");
+  if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "series_create: the contact set is invalid or "
+                    "belongs to another system");
+  if (cs && cs->dim != dim)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "series_create: the contact set is %dD, the mesh "
+                    "%dD", cs->dim, dim);
+  fcd_series *s = fcd__calloc(1, sizeof *s);
+  if (!s) return fcd__err(sys, FCD_E_NOMEM, "series_create: out of memory");
+  s->sys = sys;
+  fcd__system_retain(sys);
+  s->dim = dim;
+  s->cdim = cs ? cs->dim : 0;
+  s->layout = -1;
+  s->nnodes = nnodes;
+  s->ndofs = sys->n;
+  s->magic = FCD_SERIES_MAGIC;
+  if (cs) {
+    s->cs = (fcd_contact_set *)(uintptr_t)cs;
+    s->cs->children++;
+    s->ncont = cs->n;
+  }
+  const fcd_index *offset = NULL, *conn = NULL;
+  const int *types = fcd__mesh_types(m);
+  fcd__mesh_cells(m, &s->ncells, &offset, &conn);
+  size_t nd = (size_t)(nnodes * dim), nconn = (size_t)offset[s->ncells];
+  s->coords = fcd__malloc_array(nd + 1, sizeof *s->coords);
+  s->node_dofs = fcd__malloc_array(nd + 1, sizeof *s->node_dofs);
+  s->offset = fcd__malloc_array((size_t)s->ncells + 1, sizeof *s->offset);
+  s->conn = fcd__malloc_array(nconn + 1, sizeof *s->conn);
+  s->types = fcd__malloc_array((size_t)s->ncells + 1, 1);
+  if (s->coords && s->node_dofs && s->offset && s->conn && s->types) {
+    memcpy(s->coords, coords, nd * sizeof *coords);
+    memcpy(s->node_dofs, node_dofs, nd * sizeof *node_dofs);
+    memcpy(s->offset, offset, ((size_t)s->ncells + 1) * sizeof *offset);
+    memcpy(s->conn, conn, nconn * sizeof *conn);
+    for (fcd_index c = 0; c < s->ncells; c++) s->types[c] = (unsigned char)types[c];
+  }
+  s->dir = dup_str(dir);
+  s->name = dup_str(name);
+  s->buf = fcd__malloc_array(3 * (size_t)nnodes + 1, sizeof *s->buf);
+  s->glob = fcd__malloc_array((size_t)sys->n + 1, sizeof *s->glob);
+  s->loc = cs ? fcd__malloc_array((size_t)(cs->n * cs->dim) + 1, sizeof *s->loc) : NULL;
+  fcd_status st = FCD_OK;
+  if (!s->dir || !s->name || !s->buf || !s->glob || (cs && !s->loc) || !s->coords ||
+      !s->node_dofs || !s->offset || !s->conn || !s->types)
+    st = fcd__err(sys, FCD_E_NOMEM, "series_create: out of memory");
+  if (st == FCD_OK && cs) st = contact_nodes(s);
+  if (st == FCD_OK) st = pvd_start(s);
+  if (st != FCD_OK) {
+    series_free(s);
+    return st;
+  }
+  *out = s;
+  return FCD_OK;
+}
+
+/* ---- one frame ---- */
+
+typedef struct {
+  const char *name;
+  const char *type; /* Float64, Int32 */
+  int ncomp;
+  int where; /* 0 point data, 1 points, 2 connectivity, 3 offsets, 4 types */
+  uint64_t bytes;
+} array;
+
+static uint64_t esize(const char *type) {
+  return !strcmp(type, "Float64") || !strcmp(type, "Int64") ? 8 : !strcmp(type, "Int32") ? 4 : 1;
+}
+
+/* field x over the dofs as 3 components per node into buf */
+static void per_node(const fcd_series *s, const fcd_real *x, fcd_real *buf) {
+  for (fcd_index p = 0; p < s->nnodes; p++)
+    for (int j = 0; j < 3; j++) {
+      fcd_index d = j < s->dim ? s->node_dofs[p * s->dim + j] : -1;
+      buf[3 * p + j] = d >= 0 ? x[d] : 0.0;
+    }
+}
+
+static int put(FILE *fp, const void *data, uint64_t bytes) {
+  return fwrite(&bytes, sizeof bytes, 1, fp) == 1 &&
+         (bytes == 0 || fwrite(data, (size_t)bytes, 1, fp) == 1);
+}
+
+/* a contact quantity (k components from the local vector x, dim per contact, starting at
+ * component c0; or the status) at each contact's nodes, 0 elsewhere; only contacts of
+ * the kind wanted (1 force, 2 mortar, 3 both); fill elsewhere */
+static void contact_field(const fcd_series *s, const fcd_real *x, int c0, int k, int kind,
+                          fcd_real fill, fcd_real *out) {
+  for (fcd_index p = 0; p < s->nnodes * k; p++) out[p] = fill;
+  for (fcd_index c = 0; c < s->cs->n; c++) {
+    if (!((s->mortar[c] ? 2 : 1) & kind)) continue;
+    for (fcd_index q = s->hptr[c]; q < s->hptr[c + 1]; q++)
+      for (int j = 0; j < k; j++) out[s->hlist[q] * k + j] = x[c * s->cdim + c0 + j];
+  }
+}
+
+static fcd_status frame_check(fcd_series *s, const fcd_real *u, const fcd_real *v,
+                              const fcd_real *r, const int *status, int *layout) {
+  fcd_system *sys = s->sys;
+  if (!u) return fcd__err(sys, FCD_E_INVALID_ARG, "series_write: u is NULL");
+  if (sys->n != s->ndofs)
+    return fcd__err(sys, FCD_E_STATE, "series_write: the system changed size since the "
+                    "series was made");
+  if (s->cs && (s->cs->zombie || s->cs->n != s->ncont))
+    return fcd__err(sys, FCD_E_STATE, "series_write: the contact set changed (%lld contacts, "
+                    "%lld when the series was made)", (long long)s->cs->n, (long long)s->ncont);
+  if (!s->cs && (r || status))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "series_write: reactions or statuses given to a "
+                    "series made without a contact set");
+  *layout = (v ? HAS_V : 0) | (r ? HAS_R : 0) | (status ? HAS_S : 0);
+  if (s->layout >= 0 && *layout != s->layout)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "series_write: frame %lld gives %s%s%s where the "
+                    "first frame %s: every frame of a series has the same arrays",
+                    (long long)s->nframes, (*layout & HAS_V) ? "v" : "no v",
+                    (*layout & HAS_R) ? ", reactions" : ", no reactions",
+                    (*layout & HAS_S) ? ", statuses" : ", no statuses",
+                    s->layout == *layout ? "did" : "did not");
+  if (status)
+    for (fcd_index c = 0; c < s->cs->n; c++)
+      if (status[c] < FCD_CONTACT_OPEN || status[c] > FCD_CONTACT_SLIP)
+        return fcd__err(sys, FCD_E_INVALID_ARG, "series_write: contact %lld has status %d "
+                        "(0 open, 1 stick, 2 slip)", (long long)c, status[c]);
+  return FCD_OK;
+}
+
+/* the frame's arrays in file order; returns their count */
+static int frame_arrays(const fcd_series *s, int layout, array *a) {
+  int n = 0, t = s->cdim - 1;
+  uint64_t np = (uint64_t)s->nnodes;
+  a[n++] = (array){"displacement", "Float64", 3, 0, 0};
+  if (layout & HAS_V) a[n++] = (array){"velocity", "Float64", 3, 0, 0};
+  if (layout & HAS_R) a[n++] = (array){"contact_force", "Float64", 3, 0, 0};
+  if (layout & HAS_S) a[n++] = (array){"contact_status", "Int32", 1, 0, 0};
+  if (s->cs) a[n++] = (array){"contact_gap", "Float64", 1, 0, 0};
+  if (s->cs && (layout & HAS_V)) a[n++] = (array){"contact_slip_velocity", "Float64", t, 0, 0};
+  if ((layout & HAS_R) && (s->kinds & 1)) {
+    a[n++] = (array){"contact_normal_force", "Float64", 1, 0, 0};
+    a[n++] = (array){"contact_tangential_force", "Float64", t, 0, 0};
+  }
+  if ((layout & HAS_R) && (s->kinds & 2)) {
+    a[n++] = (array){"contact_pressure", "Float64", 1, 0, 0};
+    a[n++] = (array){"contact_shear_stress", "Float64", t, 0, 0};
+  }
+  for (int k = 0; k < n; k++) a[k].bytes = np * (uint64_t)a[k].ncomp * esize(a[k].type);
+  a[n++] = (array){NULL, "Float64", 3, 1, np * 24};
+  a[n++] = (array){"connectivity", "Int64", 1, 2, (uint64_t)s->offset[s->ncells] * 8};
+  a[n++] = (array){"offsets", "Int64", 1, 3, (uint64_t)s->ncells * 8};
+  a[n++] = (array){"types", "UInt8", 1, 4, (uint64_t)s->ncells};
+  return n;
+}
+
+static void frame_header(const fcd_series *s, FILE *fp, fcd_real t, const array *a, int na) {
+  fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
+          "byte_order=\"%s\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n    <FieldData>\n"
+          "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+          "format=\"ascii\">%.17g</DataArray>\n", byte_order(), t);
+  for (int k = 0; k < s->nfd; k++)
+    fprintf(fp, "      <DataArray type=\"Float64\" Name=\"%s\" NumberOfTuples=\"1\" "
+            "format=\"ascii\">%.17g</DataArray>\n", s->fd_name[k], s->fd_val[k]);
+  fprintf(fp, "    </FieldData>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n"
+          "      <PointData Vectors=\"displacement\">\n", (long long)s->nnodes,
+          (long long)s->ncells);
+  uint64_t off = 0;
+  static const char *open[] = {NULL, "      <Points>\n", "      <Cells>\n", NULL, NULL};
+  for (int k = 0; k < na; k++) {
+    if (k > 0 && a[k].where != a[k - 1].where && a[k - 1].where == 0)
+      fputs("      </PointData>\n", fp);
+    if (open[a[k].where] && (k == 0 || a[k - 1].where != a[k].where)) fputs(open[a[k].where], fp);
+    fprintf(fp, "        <DataArray type=\"%s\"", a[k].type);
+    if (a[k].name) fprintf(fp, " Name=\"%s\"", a[k].name);
+    if (a[k].ncomp > 1 || a[k].where == 1)
+      fprintf(fp, " NumberOfComponents=\"%d\"", a[k].ncomp);
+    fprintf(fp, " format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
+    off += 8 + a[k].bytes;
+    if (a[k].where == 1) fputs("      </Points>\n", fp);
+  }
+  fputs("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n  <AppendedData "
+        "encoding=\"raw\">\n   _", fp);
+}
+
+/* the frame's data, in the order of frame_arrays */
+static int frame_data(fcd_series *s, FILE *fp, const fcd_real *u, const fcd_real *v,
+                      const fcd_real *r, const int *status, const array *a, int na) {
+  const fcd_contact_set *cs = s->cs;
+  int ok = 1, t = s->cdim - 1;
+  for (int k = 0; k < na && ok; k++) {
+    const char *nm = a[k].name ? a[k].name : "";
+    fcd_real *b = s->buf;
+    if (!strcmp(nm, "displacement")) {
+      per_node(s, u, b);
+    } else if (!strcmp(nm, "velocity")) {
+      per_node(s, v, b);
+    } else if (!strcmp(nm, "contact_force")) {
+      (void)fcd_contact_set_global(cs, r, s->glob);
+      per_node(s, s->glob, b);
+    } else if (!strcmp(nm, "contact_status")) {
+      int32_t *is = (int32_t *)(void *)b;
+      for (fcd_index p = 0; p < s->nnodes; p++) is[p] = -1;
+      for (fcd_index c = 0; c < cs->n; c++)
+        for (fcd_index q = s->hptr[c]; q < s->hptr[c + 1]; q++) is[s->hlist[q]] = status[c];
+    } else if (!strcmp(nm, "contact_gap") || !strcmp(nm, "contact_slip_velocity")) {
+      int gap = nm[8] == 'g';
+      (void)fcd_contact_set_local(cs, gap ? u : v, s->loc);
+      for (fcd_index c = 0; c < cs->n; c++) {
+        fcd_real *l = s->loc + c * s->cdim;
+        if (gap) l[0] = cs->c[c].gap - l[0];
+        else
+          for (int j = 1; j <= t; j++) l[j] -= cs->c[c].vg[j - 1];
+      }
+      /* NaN where no contact is: a gap or a slip there means nothing */
+      contact_field(s, s->loc, gap ? 0 : 1, gap ? 1 : t, 3, NAN, b);
+    } else if (!strcmp(nm, "contact_normal_force") || !strcmp(nm, "contact_pressure")) {
+      contact_field(s, r, 0, 1, nm[8] == 'p' ? 2 : 1, 0.0, b);
+    } else if (!strcmp(nm, "contact_tangential_force") || !strcmp(nm, "contact_shear_stress")) {
+      contact_field(s, r, 1, t, nm[8] == 's' ? 2 : 1, 0.0, b);
+    } else if (a[k].where == 1) {
+      for (fcd_index p = 0; p < s->nnodes; p++)
+        for (int j = 0; j < 3; j++) b[3 * p + j] = j < s->dim ? s->coords[p * s->dim + j] : 0.0;
+    } else if (a[k].where == 2) {
+      ok = put(fp, s->conn, a[k].bytes);
+      continue;
+    } else if (a[k].where == 3) {
+      ok = put(fp, s->offset + 1, a[k].bytes);
+      continue;
+    } else {
+      uint64_t bytes = a[k].bytes;
+      ok = fwrite(&bytes, sizeof bytes, 1, fp) == 1;
+      ok = ok && (s->ncells == 0 || fwrite(s->types, (size_t)s->ncells, 1, fp) == 1);
+      continue;
+    }
+    ok = put(fp, b, a[k].bytes);
+  }
+  return ok;
+}
+
+/* the collection grows by the frame's line, written with the closing tags over the old
+ * closing tags in one write: at every moment the file is whole */
+static fcd_status pvd_add(fcd_series *s, fcd_real t, const char *file) {
+  char path[4300], line[600];
+  snprintf(path, sizeof path, "%s/%s.pvd", s->dir, s->name);
+  int len = snprintf(line, sizeof line, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" "
+                     "file=\"%s\"/>\n%s", t, file, PVD_FOOT);
+  int fd = open(path, O_WRONLY);
+  if (fd < 0)
+    return fcd__err(s->sys, FCD_E_IO, "series: cannot open '%s': %s", path, strerror(errno));
+  ssize_t w = pwrite(fd, line, (size_t)len, (off_t)s->footer);
+  int bad = w != (ssize_t)len;
+  if (close(fd) != 0 || bad)
+    return fcd__err(s->sys, FCD_E_IO, "series: write error on '%s'", path);
+  s->footer += len - (long long)(sizeof PVD_FOOT - 1);
+  s->bytes += (uint64_t)len - (sizeof PVD_FOOT - 1);
+  return FCD_OK;
+}
+
+fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u, const fcd_real *v,
+                            const fcd_real *r, const int *status) {
+  if (!series_valid(s)) return FCD_E_INVALID_ARG;
+  if (!isfinite(t)) return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_write: t is not finite");
+  int layout = 0;
+  FCD_TRY(frame_check(s, u, v, r, status, &layout));
+  array a[16];
+  int na = frame_arrays(s, layout, a);
+  char file[256], path[4300], tmp[4400];
+  snprintf(file, sizeof file, "%s-%06lld.vtu", s->name, (long long)s->nframes);
+  snprintf(path, sizeof path, "%s/%s", s->dir, file);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *fp = fopen(tmp, "wb");
+  if (!fp)
+    return fcd__err(s->sys, FCD_E_IO, "series: cannot create '%s': %s; the series keeps its "
+                    "%lld frames before it", tmp, strerror(errno), (long long)s->nframes);
+  frame_header(s, fp, t, a, na);
+  int ok = frame_data(s, fp, u, v, r, status, a, na);
+  fputs("\n  </AppendedData>\n</VTKFile>\n", fp);
+  long size = ftell(fp);
+  ok = ok && !ferror(fp);
+  if (fclose(fp) != 0 || !ok || rename(tmp, path) != 0) {
+    remove(tmp);
+    return fcd__err(s->sys, FCD_E_IO, "series: write error on '%s' (frame %lld); the series "
+                    "keeps its %lld frames before it", path, (long long)s->nframes,
+                    (long long)s->nframes);
+  }
+  FCD_TRY(pvd_add(s, t, file));
+  s->bytes += size > 0 ? (uint64_t)size : 0;
+  s->layout = layout;
+  s->nframes++;
+  return FCD_OK;
+}
+
+int fcd__series_contact_set(const fcd_series *s, const fcd_contact_set **cs) {
+  if (!series_valid(s)) return 0;
+  *cs = s->cs;
+  return 1;
+}
+
+fcd_status fcd_series_get_info(const fcd_series *s, fcd_index *nframes, double *bytes) {
+  if (!series_valid(s)) return FCD_E_INVALID_ARG;
+  if (nframes) *nframes = s->nframes;
+  if (bytes) *bytes = (double)s->bytes;
+  return FCD_OK;
+}
+
+fcd_status fcd_series_set_field(fcd_series *s, const char *name, fcd_real value) {
+  if (!series_valid(s)) return FCD_E_INVALID_ARG;
+  if (!name || !*name || strlen(name) >= sizeof s->fd_name[0] || strchr(name, '-') ||
+      strchr(name, '.') || !name_ok(name) || !strcmp(name, "TimeValue"))
+    return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_set_field: the name must be 1 to 63 "
+                    "letters, digits or '_', and not TimeValue");
+  if (!isfinite(value))
+    return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_set_field: '%s' is not finite", name);
+  int k = 0;
+  while (k < s->nfd && strcmp(s->fd_name[k], name) != 0) k++;
+  if (k == FCD_SERIES_MAX_FIELDS)
+    return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_set_field: at most %d fields",
+                    FCD_SERIES_MAX_FIELDS);
+  if (k == s->nfd) snprintf(s->fd_name[s->nfd++], sizeof s->fd_name[0], "%s", name);
+  s->fd_val[k] = value;
+  return FCD_OK;
+}
+
+fcd_status fcd_series_write_mode(fcd_series *s, const fcd_real *re, const fcd_real *im,
+                                 fcd_real lambda_re, fcd_real lambda_im, fcd_index nframes) {
+  if (!series_valid(s)) return FCD_E_INVALID_ARG;
+  fcd_system *sys = s->sys;
+  if (!re) return fcd__err(sys, FCD_E_INVALID_ARG, "series_write_mode: re is NULL");
+  if (!isfinite(lambda_re) || !isfinite(lambda_im))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "series_write_mode: the eigenvalue is not finite");
+  if (nframes < 1 || nframes > 100000)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "series_write_mode: %lld frames (1 to 100000)",
+                    (long long)nframes);
+  fcd_real w = fabs(lambda_im), mag = hypot(lambda_re, lambda_im);
+  FCD_TRY(fcd_series_set_field(s, "eigenvalue_re", lambda_re));
+  FCD_TRY(fcd_series_set_field(s, "eigenvalue_im", lambda_im));
+  FCD_TRY(fcd_series_set_field(s, "frequency_hz", w / (2 * 3.14159265358979323846)));
+  FCD_TRY(fcd_series_set_field(s, "growth_rate", lambda_re));
+  FCD_TRY(fcd_series_set_field(s, "damping_ratio", w > 0 ? -lambda_re / w : 0.0));
+  FCD_TRY(fcd_series_set_field(s, "modulus", mag));
+  fcd_real *x = fcd__malloc_array((size_t)sys->n + 1, sizeof *x);
+  if (!x) return fcd__err(sys, FCD_E_NOMEM, "series_write_mode: out of memory");
+  fcd_status st = FCD_OK;
+  for (fcd_index k = 0; k < nframes && st == FCD_OK; k++) {
+    /* phase theta over one period: x = Re(phi e^(i theta)); the time of the frame is
+     * theta / omega (a real eigenvalue has no period: the frames are its phase
+     * fractions) */
+    fcd_real th = 2 * 3.14159265358979323846 * (fcd_real)k / (fcd_real)nframes;
+    fcd_real c = cos(th), sn = sin(th);
+    for (fcd_index i = 0; i < sys->n; i++) x[i] = re[i] * c - (im ? im[i] : 0.0) * sn;
+    st = fcd_series_write(s, w > 0 ? th / w : (fcd_real)k / (fcd_real)nframes, x, NULL, NULL,
+                          NULL);
+  }
+  fcd__free(x);
+  return st;
+}

@@ -1,0 +1,347 @@
+"""Time series for ParaView (issue 67): frames written by fcd_series while the
+integrator runs, read back by VTK's own XML reader (Debian python3-vtk9, a dependency
+of the test suite: no skip) and compared with the integrator's in-memory state to
+round-off.
+
+The model is test_mortar_patch's: two plane-strain blocks, the upper pressed onto the
+lower, with mass, frictional contact on the interface. The references for the contact
+fields do not come from fcd: the node pairs' rows (matching meshes) and the dual mortar
+rows (non-matching) are built here, independently (test_mortar_patch.mortar_rows), and
+the nodal forces H^T r, the gaps g - u_N and the slip velocities come from them.
+"""
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+import vtk
+from vtk.util.numpy_support import vtk_to_numpy
+
+import fcd
+from test_mortar_patch import NY, model, mortar_rows
+
+STATUS = {"open": 0, "stick": 1, "slip": 2}
+
+
+def quads(nx, off):
+    """the cells of a block of nx x NY elements whose nodes start at off"""
+    px = nx + 1
+    return [(off + i + px * j, off + i + 1 + px * j, off + i + 1 + px * (j + 1),
+             off + i + px * (j + 1)) for j in range(NY) for i in range(nx)]
+
+
+def build(kind, nx_top, nx_bot, mu=0.3):
+    sys, xy, slave, master = model(with_mass=True, nx_top=nx_top, nx_bot=nx_bot)
+    mesh = fcd.Mesh(sys, xy)
+    mesh.add_cells("quad", quads(nx_bot, 0) + quads(nx_top, (nx_bot + 1) * (NY + 1)))
+    cs = fcd.ContactSet(sys, 2)
+    if kind == "pairs":
+        rows = []
+        for s, m in zip(slave, master):
+            cs.add_pair([2 * s, 2 * s + 1], [2 * m, 2 * m + 1], [0.0, -1.0], [1.0, 0.0],
+                        gap=0.0, mu=mu)
+            # u_N = n . (u_A - u_B), n = (0, -1); u_T = t . (u_A - u_B), t = (1, 0)
+            rows.append(([(2 * s + 1, -1.0), (2 * m + 1, 1.0)], [(2 * s, 1.0), (2 * m, -1.0)]))
+        homes = [[s, m] for s, m in zip(slave, master)]
+    else:
+        ids, inactive = cs.add_surface_pair(mesh, list(zip(slave[:-1], slave[1:])),
+                                            list(zip(master[:-1], master[1:])), kind, mu=mu)
+        assert len(ids) == len(slave) and inactive == 0
+        rows, _ = mortar_rows(xy, slave, master)
+        homes = [[s] for s in slave]
+    return sys, xy, mesh, cs, rows, homes
+
+
+def apply_rows(rows, x):
+    """(u_N, u_T) of every contact from its rows"""
+    return np.array([[sum(w * x[d] for d, w in r) for r in pair] for pair in rows])
+
+
+def rows_transpose(rows, r, n):
+    g = np.zeros(n)
+    for pair, rc in zip(rows, r):
+        for row, val in zip(pair, rc):
+            for d, w in row:
+                g[d] += w * val
+    return g
+
+
+def read_vtu(path):
+    rd = vtk.vtkXMLUnstructuredGridReader()
+    rd.SetFileName(str(path))
+    rd.Update()
+    assert rd.GetErrorCode() == 0
+    grid = rd.GetOutput()
+    pd = grid.GetPointData()
+    arrays = {pd.GetArrayName(k): vtk_to_numpy(pd.GetArray(k)) for k in range(pd.GetNumberOfArrays())}
+    t = vtk_to_numpy(grid.GetFieldData().GetArray("TimeValue"))[0]
+    return grid, arrays, t
+
+
+def per_node(x, nn):
+    out = np.zeros((nn, 3))
+    out[:, :2] = x.reshape(nn, 2)
+    return out
+
+
+@pytest.mark.parametrize("kind,nx_top,nx_bot", [("pairs", 4, 4), ("dual-mortar", 3, 4)])
+def test_series_read_back(tmp_path, kind, nx_top, nx_bot):
+    """Every frame's points, cells and fields as VTK reads them equal what the integrator
+    held at that step; the collection lists the frames with their times."""
+    sys, xy, mesh, cs, rows, homes = build(kind, nx_top, nx_bot)
+    n, nn = sys.ndofs, len(xy)
+    it = fcd.Integrator(sys, cs, "moreau-jean", step=2e-6)
+    it.set_state(0.0, np.zeros(n), np.zeros(n))
+    series = fcd.Series(mesh, tmp_path, "run", contacts=cs)
+    mesh.close()  # the series keeps what it needs of the mesh
+    held = []
+    for _ in range(12):
+        it.step()
+        series.write_integrator(it)
+        t, u, v = it.state
+        held.append((t, u, v, it.reactions.copy(), list(it.contact_status)))
+    assert series.frames == 12
+    statuses = {s for h in held for s in h[4]}
+    assert statuses & {"stick", "slip"}  # the blocks touch: the fields carry something
+    root = ET.parse(tmp_path / "run.pvd").getroot()
+    sets = root.find("Collection").findall("DataSet")
+    assert [d.get("file") for d in sets] == ["run-%06d.vtu" % k for k in range(12)]
+    force = kind == "pairs"
+    rn_name = "contact_normal_force" if force else "contact_pressure"
+    rt_name = "contact_tangential_force" if force else "contact_shear_stress"
+    for k, (d, (t, u, v, r, st)) in enumerate(zip(sets, held)):
+        assert float(d.get("timestep")) == t
+        grid, a, tv = read_vtu(tmp_path / d.get("file"))
+        assert tv == t
+        assert grid.GetNumberOfPoints() == nn
+        assert grid.GetNumberOfCells() == nx_top * NY + nx_bot * NY
+        pts = vtk_to_numpy(grid.GetPoints().GetData())
+        assert np.array_equal(pts[:, :2], xy) and not pts[:, 2].any()
+        assert grid.GetCellType(0) == 9
+        assert np.array_equal(a["displacement"], per_node(u, nn))
+        assert np.array_equal(a["velocity"], per_node(v, nn))
+        # the other kind's names are absent
+        assert ("contact_pressure" in a) != force and ("contact_normal_force" in a) == force
+        ht = rows_transpose(rows, r, n)
+        scale = max(np.abs(ht).max(), 1e-300)
+        assert np.abs(a["contact_force"] - per_node(ht, nn)).max() <= 1e-13 * scale
+        loc_u, loc_v = apply_rows(rows, u), apply_rows(rows, v)
+        ust = max(np.abs(u).max(), 1e-300)
+        vst = max(np.abs(v).max(), 1e-300)
+        on = np.zeros(nn, bool)
+        for c, nodes in enumerate(homes):
+            for p in nodes:
+                on[p] = True
+                assert a["contact_status"][p] == STATUS[st[c]]
+                assert a[rn_name][p] == r[c, 0] and a[rt_name][p] == r[c, 1]
+                assert abs(a["contact_gap"][p] - (0.0 - loc_u[c, 0])) <= 1e-13 * ust
+                assert abs(a["contact_slip_velocity"][p] - loc_v[c, 1]) <= 1e-13 * vst
+        assert (a["contact_status"][~on] == -1).all()
+        assert np.isnan(a["contact_gap"][~on]).all()
+        assert not a[rn_name][~on].any()
+
+
+def test_series_refusals(tmp_path):
+    """Bad input is named, and a refused frame leaves the series as it was."""
+    sys, xy, mesh, cs, rows, homes = build("pairs", 4, 4)
+    n = sys.ndofs
+    with pytest.raises(fcd.FcdError, match="name"):
+        fcd.Series(mesh, tmp_path, "a/b", contacts=cs)
+    with pytest.raises(fcd.FcdError, match="cannot create"):
+        fcd.Series(mesh, tmp_path / "missing", "run", contacts=cs)
+    s = fcd.Series(mesh, tmp_path, "run", contacts=cs)
+    s.write(0.0, np.zeros(n), np.zeros(n))
+    with pytest.raises(fcd.FcdError, match="same arrays"):
+        s.write(1.0, np.zeros(n))  # no v where the first frame had one
+    with pytest.raises(fcd.FcdError, match="not finite"):
+        s.write(float("nan"), np.zeros(n), np.zeros(n))
+    with pytest.raises(fcd.FcdError, match="status 7"):
+        s2 = fcd.Series(mesh, tmp_path, "st", contacts=cs)
+        s2.write(0.0, np.zeros(n), None, None, [7] * len(homes))
+    assert s.frames == 1
+    cs.add_rigid([n - 2, n - 1], [0.0, -1.0], [1.0, 0.0], gap=1.0)
+    with pytest.raises(fcd.FcdError, match="contact set changed"):
+        s.write(2.0, np.zeros(n), np.zeros(n))
+    root = ET.parse(tmp_path / "run.pvd").getroot()
+    assert len(root.find("Collection").findall("DataSet")) == 1
+    _, a, t = read_vtu(tmp_path / "run-000000.vtu")
+    assert t == 0.0 and not a["displacement"].any()
+
+
+def block_files(d):
+    """test_fcd's plane-strain block on rigid frictional supports, exported for the
+    program, thrown down at 0.1 m/s: the system, its contacts, the mesh, the start"""
+    import os
+    from test_fcd import plane_strain_block
+    nx, ny = 4, 2
+    K, M, top, bottom = plane_strain_block(nx, ny)
+    n = K.shape[0]
+    px = nx + 1
+    coords = np.array([[(p % px) / nx, (p // px) * 0.5 / ny] for p in range(n // 2)])
+    cells = [(i + px * j, i + 1 + px * j, i + 1 + px * (j + 1), i + px * (j + 1))
+             for j in range(ny) for i in range(nx)]
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    cs = fcd.ContactSet(sys, dim=2)
+    for node in bottom:
+        cs.add_rigid([2 * node, 2 * node + 1], normal=[0, 1], tangent=[1, 0], mu=0.4)
+    j = lambda name: os.path.join(d, name)
+    sys.write_matrix_market("stiffness", j("K.mtx"))
+    sys.write_matrix_market("mass", j("M.mtx"))
+    with open(j("contacts.txt"), "w") as f:
+        f.write("fcd-contacts 1\ndim 2\n")
+        for node in bottom:
+            f.write("rigid %d %d 0 1 1 0 0 0.4\n" % (2 * node, 2 * node + 1))
+    mesh = fcd.Mesh(sys, coords)
+    mesh.add_cells("quad", cells)
+    mesh.write_vtk(j("mesh.vtk"))
+    v0 = np.array([(-0.1 if k % 2 else 0.05) for k in range(n)])
+    with open(j("v0.txt"), "w") as f:
+        f.write(" ".join("%.17g" % x for x in v0) + "\n")
+    return sys, cs, v0, j
+
+
+@pytest.mark.parametrize("reduce", [None, 3])
+def test_cli_series(tmp_path, reduce):
+    """`fcd simulate --mesh --series DIR --every 5`: the collection lists the start and
+    every fifth step with their times, and each frame holds what the same run through the
+    Python binding holds at that step (with --reduce, the reduced run expanded)."""
+    import os
+    import subprocess
+    exe = os.environ["FCD_EXE"]
+    sys, cs, v0, j = block_files(str(tmp_path))
+    n = sys.ndofs
+    base = [exe, "simulate", "--mass", j("M.mtx"), "--stiffness", j("K.mtx"),
+            "--contacts", j("contacts.txt"), "--v0", j("v0.txt"), "--dt", "1e-4",
+            "--t-end", "2e-3", "--out", j("h.csv")]
+    args = base + ["--mesh", j("mesh.vtk"), "--series", j("run"), "--every", "5"]
+    if reduce is not None:
+        args += ["--reduce", str(reduce)]
+    r = subprocess.run(args, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "series: %s/series.pvd (5 frames)" % j("run") in r.stdout
+    if reduce is None:
+        model, ccs, expand = sys, cs, lambda x: x
+        u0, w0 = np.zeros(n), v0
+    else:
+        red = fcd.Reduction(sys, cs, reduce)
+        model, ccs, expand = red.system, red.contacts, red.expand
+        u0, w0 = red.restrict(np.zeros(n)), red.restrict(v0)
+    it = fcd.Integrator(model, ccs, "moreau-jean", step=1e-4, theta=0.5)
+    it.set_state(0.0, u0, w0)
+    want = [(0.0, expand(u0), expand(w0), np.zeros((len(cs), 2)), None)]
+    count = [0]
+
+    def every5(t, u, v, rl, counts):  # the program's steps: advance to t_end, as it does
+        count[0] += 1
+        if count[0] % 5 == 0:
+            want.append((t, expand(u), expand(v), rl.reshape(-1, 2), it.contact_status))
+
+    it.set_observer(every5)
+    it.advance(2e-3)
+    sets = ET.parse(j("run/series.pvd")).getroot().find("Collection").findall("DataSet")
+    assert len(sets) == 5
+    nn = n // 2
+    for d, (t, u, v, rr, st) in zip(sets, want):
+        assert float(d.get("timestep")) == t
+        _, a, tv = read_vtu(os.path.join(j("run"), d.get("file")))
+        assert tv == t
+        assert np.abs(a["displacement"] - per_node(u, nn)).max() <= 1e-12 * max(np.abs(u).max(), 1e-30)
+        assert np.abs(a["velocity"] - per_node(v, nn)).max() <= 1e-12 * np.abs(v).max()
+        rn = a["contact_normal_force"][a["contact_status"] >= 0]
+        assert np.abs(rn - rr[:, 0]).max() <= 1e-12 * max(np.abs(rr).max(), 1e-30)
+        if st is not None:
+            assert list(a["contact_status"][a["contact_status"] >= 0]) == [STATUS[s] for s in st]
+    # the options' own checks
+    r = subprocess.run(base + ["--series", j("x")], capture_output=True, text=True)
+    assert r.returncode == 2 and "--mesh" in r.stderr
+    r = subprocess.run(base + ["--mesh", j("mesh.vtk"), "--every", "3"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "--every goes with --series" in r.stderr
+
+
+def block_modes(d):
+    """block_files' model with half its supports slipping: the stability analysis (the
+    Python side) and the state file the program reads"""
+    import os
+    sys, cs, v0, j = block_files(d)
+    status = [("slip", "stick")[c % 2] for c in range(len(cs))]
+    st = fcd.Stability(sys, cs)
+    st.set_contact_state(status, slip=np.ones(len(cs)))
+    lam = st.solve()
+    with open(j("state.csv"), "w") as f:
+        f.write("contact,status,slip_t,slip_b\n")
+        for c, s in enumerate(status):
+            f.write("%d,%s,%g,0\n" % (c, s, 1.0 if s == "slip" else 0.0))
+    return sys, cs, st, lam, j
+
+
+def check_mode_frames(pvd, mode, lam, nframes, nn, tol):
+    """the frames of a mode series: Re(mode e^(i theta_k)) at theta_k / |Im lambda|, the
+    eigenvalue in the field data"""
+    import os
+    sets = ET.parse(pvd).getroot().find("Collection").findall("DataSet")
+    assert len(sets) == nframes
+    w = abs(lam.imag)
+    for k, d in enumerate(sets):
+        th = 2 * np.pi * k / nframes
+        t_want = th / w if w > 0 else k / nframes
+        assert abs(float(d.get("timestep")) - t_want) <= 1e-15 * max(t_want, 1e-300) + 1e-300
+        grid, a, t = read_vtu(os.path.join(os.path.dirname(pvd), d.get("file")))
+        x = (mode * np.exp(1j * th)).real
+        assert np.abs(a["displacement"] - per_node(x, nn)).max() <= tol * np.abs(mode).max()
+        fd = grid.GetFieldData()
+        val = lambda name: vtk_to_numpy(fd.GetArray(name))[0]
+        assert val("eigenvalue_re") == lam.real and val("eigenvalue_im") == lam.imag
+        assert abs(val("frequency_hz") - w / (2 * np.pi)) <= 1e-15 * w
+        assert val("growth_rate") == lam.real
+        assert "velocity" not in a
+
+
+def test_mode_series(tmp_path):
+    """A flutter mode animated over its period through the binding; set_field's own
+    values in the field data; bad arguments refused."""
+    sys, cs, st, lam, j = block_modes(str(tmp_path))
+    k = int(np.argmax(np.abs(lam.imag) > 0))
+    mode = st.mode(k)
+    rd = vtk.vtkUnstructuredGridReader()  # block_files' mesh, as it wrote it
+    rd.SetFileName(j("mesh.vtk"))
+    rd.Update()
+    pts = vtk_to_numpy(rd.GetOutput().GetPoints().GetData())[:, :2]
+    m = fcd.Mesh(sys, pts)
+    s = fcd.Series(m, tmp_path, "mode")
+    s.set_field("mu", 0.4)
+    s.write_mode(mode, lam[k], frames=8)
+    check_mode_frames(str(tmp_path / "mode.pvd"), mode, lam[k], 8, len(pts), 1e-15)
+    grid, _, _ = read_vtu(tmp_path / "mode-000003.vtu")
+    assert vtk_to_numpy(grid.GetFieldData().GetArray("mu"))[0] == 0.4
+    with pytest.raises(fcd.FcdError, match="TimeValue"):
+        s.set_field("TimeValue", 1.0)
+    with pytest.raises(fcd.FcdError, match="not finite"):
+        s.set_field("x", float("inf"))
+    with pytest.raises(OverflowError, match="frames"):
+        s.write_mode(mode, lam[k], frames=0)
+    assert s.frames == 8
+
+
+def test_cli_mode_series(tmp_path):
+    """`fcd stability --mesh --series DIR`: mode-K.pvd per mode, 24 frames of the mode
+    the library computes for the same state, with its eigenvalue"""
+    import os
+    import subprocess
+    exe = os.environ["FCD_EXE"]
+    sys, cs, st, lam, j = block_modes(str(tmp_path))
+    base = [exe, "stability", "--mass", j("M.mtx"), "--stiffness", j("K.mtx"),
+            "--contacts", j("contacts.txt"), "--state", j("state.csv"), "--out", j("chart.csv")]
+    r = subprocess.run(base + ["--mesh", j("mesh.vtk"), "--series", j("modes")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    nn = sys.ndofs // 2
+    for k in (0, 1):
+        assert "series: %s/mode-%d.pvd" % (j("modes"), k) in r.stdout
+        check_mode_frames(j("modes/mode-%d.pvd" % k), st.mode(k), lam[k], 24, nn, 1e-12)
+    r = subprocess.run(base + ["--series", j("x")], capture_output=True, text=True)
+    assert r.returncode == 2 and "--mesh" in r.stderr
+    r = subprocess.run(base + ["--mesh", j("mesh.vtk"), "--series", j("x"), "--mu", "0.3"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--series writes the modes of a single solve" in r.stderr
