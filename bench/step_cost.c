@@ -10,8 +10,14 @@
  * local problem. The step cost excludes the first step (factorization and the Delassus
  * operator of every contact, reported separately).
  *
- * usage: step_cost [--nx N] [--ny N] [--steps N] [--scheme mj|fremond|mtheta]
- * Prints `ratio step_vs_cholmod_solve X` (target <= 3) and details on stderr. */
+ * usage: step_cost [--nx N] [--ny N] [--steps N] [--scheme mj|fremond|mtheta] [--output DIR]
+ * Prints `ratio step_vs_cholmod_solve X` (target <= 3) and details on stderr.
+ *
+ * --output DIR then measures what a ParaView time series (fcd_series, issue 67) adds to
+ * the steps: blocks of plain steps, of steps writing a frame after each, and of steps
+ * writing one every 10, alternating, the fastest block of each; and, beside them, one
+ * legacy ASCII file of the same fields (fcd_mesh_write_vtk) per frame. Frames go to DIR
+ * (which must exist). */
 #include <fcd/fcd.h>
 
 #include "args.h"
@@ -19,6 +25,7 @@
 #include "fcd_private.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +49,100 @@ static void die(const char *what, fcd_system *sys, fcd_status st) {
     if (st_ != FCD_OK) die(what, sys, st_);                                            \
   } while (0)
 
+/* the block's triangles, as step_cost's element loop makes them */
+static fcd_mesh *block_mesh(fcd_system *sys, int nx, int ny) {
+  fcd_index nn = (fcd_index)(nx + 1) * (ny + 1);
+  double *xy = malloc(2 * (size_t)nn * sizeof *xy);
+  fcd_index *tri = malloc(6 * (size_t)nx * (size_t)ny * sizeof *tri);
+  for (fcd_index k = 0; k < nn; k++) {
+    xy[2 * k] = (double)(k % (nx + 1)) / nx;
+    xy[2 * k + 1] = (double)(k / (nx + 1)) / ny;
+  }
+  size_t q = 0;
+  for (int j = 0; j < ny; j++)
+    for (int i = 0; i < nx; i++) {
+      fcd_index a = (fcd_index)j * (nx + 1) + i, b = a + 1, cc = a + nx + 1, dd = cc + 1;
+      fcd_index t6[6] = {a, b, dd, a, dd, cc};
+      for (int k = 0; k < 6; k++) tri[q++] = t6[k];
+    }
+  fcd_mesh *m = NULL;
+  if (fcd_mesh_create(sys, 2, nn, xy, NULL, &m) == FCD_OK &&
+      fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 2 * (fcd_index)nx * ny, tri) != FCD_OK) {
+    fcd_mesh_destroy(m);
+    m = NULL;
+  }
+  free(xy);
+  free(tri);
+  return m;
+}
+
+/* --output: blocks of `per` steps, plain (0), a frame after each (1), a frame every 10
+ * (2), alternating; the fastest block of each, per step */
+static void output_cost(fcd_system *sys, fcd_contact_set *cs, fcd_integrator *it, int nx,
+                        int ny, int per, const char *dir) {
+  fcd_mesh *m = block_mesh(sys, nx, ny);
+  fcd_series *s = NULL;
+  if (!m) die("mesh", sys, FCD_E_INTERNAL);
+  TRY("series", fcd_series_create(m, cs, dir, "block", &s));
+  double best[3] = {INFINITY, INFINITY, INFINITY};
+  for (int blk = 0; blk < 5; blk++)
+    for (int kind = 0; kind < 3; kind++) {
+      double t0 = now();
+      for (int k = 1; k <= per; k++) {
+        TRY("step", fcd_integrator_step(it));
+        if ((kind == 1) || (kind == 2 && k % 10 == 0))
+          TRY("frame", fcd_series_write_integrator(s, it));
+      }
+      best[kind] = fmin(best[kind], (now() - t0) / per);
+    }
+  fcd_index nfr = 0;
+  double bytes = 0;
+  TRY("info", fcd_series_get_info(s, &nfr, &bytes));
+  /* the legacy ASCII file of the same displacement, velocity and status, per frame */
+  fcd_index n = fcd_system_ndofs(sys), nc = fcd_contact_set_size(cs);
+  double *u = malloc((size_t)n * sizeof *u), *v = malloc((size_t)n * sizeof *v), tt;
+  int *st = malloc((size_t)nc * sizeof *st);
+  TRY("state", fcd_integrator_get_state(it, &tt, u, v));
+  TRY("status", fcd_integrator_get_contact_status(it, st));
+  const char *names[2] = {"displacement", "velocity"};
+  const double *fields[2] = {u, v};
+  char path[4200];
+  snprintf(path, sizeof path, "%s/legacy.vtk", dir);
+  double legacy = INFINITY;
+  for (int r = 0; r < 5; r++) {
+    double t0 = now();
+    TRY("legacy", fcd_mesh_write_vtk(m, path, 2, names, fields, cs, st));
+    legacy = fmin(legacy, now() - t0);
+  }
+  FILE *fp = fopen(path, "rb");
+  long lsize = -1;
+  if (fp && fseek(fp, 0, SEEK_END) == 0) lsize = ftell(fp);
+  if (fp) fclose(fp);
+  double frame = best[1] - best[0];
+  fprintf(stderr, "  output: %lld frames, %.2f MB each; a step alone %.3f ms, with a frame "
+          "after each %.3f ms (+%.1f %%), with one every 10 steps %.3f ms (+%.1f %%); a "
+          "frame %.3f ms; the legacy ASCII file of the same fields %.3f ms, %.2f MB\n",
+          (long long)nfr, bytes / (double)nfr / 1e6, 1e3 * best[0], 1e3 * best[1],
+          100 * (best[1] / best[0] - 1), 1e3 * best[2], 100 * (best[2] / best[0] - 1),
+          1e3 * frame, 1e3 * legacy, (double)lsize / 1e6);
+  printf("ratio output_every_step %.3f\nratio output_every_10 %.3f\n", best[1] / best[0],
+         best[2] / best[0]);
+  free(u);
+  free(v);
+  free(st);
+  fcd_series_destroy(s);
+  fcd_mesh_destroy(m);
+}
+
 int main(int argc, char **argv) {
   int nx = 100, ny = 100, steps = 200;
+  const char *outdir = NULL;
   fcd_scheme scheme = FCD_SCHEME_MOREAU_JEAN;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--nx") && i + 1 < argc) nx = bench_int(argv[0], "--nx", argv[++i], 1, 100000);
     else if (!strcmp(argv[i], "--ny") && i + 1 < argc) ny = bench_int(argv[0], "--ny", argv[++i], 1, 100000);
     else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = bench_int(argv[0], "--steps", argv[++i], 1, 1000000000);
+    else if (!strcmp(argv[i], "--output") && i + 1 < argc) outdir = argv[++i];
     else if (!strcmp(argv[i], "--scheme") && i + 1 < argc) {
       const char *s = argv[++i];
       scheme = !strcmp(s, "fremond")  ? FCD_SCHEME_FREMOND
@@ -56,7 +150,7 @@ int main(int argc, char **argv) {
                                       : FCD_SCHEME_MOREAU_JEAN;
     } else {
       fprintf(stderr, "usage: step_cost [--nx N] [--ny N] [--steps N] "
-                      "[--scheme mj|fremond|mtheta]\n");
+                      "[--scheme mj|fremond|mtheta] [--output DIR]\n");
       return 2;
     }
   }
@@ -171,6 +265,7 @@ int main(int argc, char **argv) {
           (long long)n, nx + 1, open, stick, slip, blocks * per, blocks, first, first / per_solve, per_step,
           per_solve);
   printf("ratio step_vs_cholmod_solve %.3f\n", per_step / per_solve);
+  if (outdir) output_cost(sys, cs, it, nx, ny, per, outdir);
   fcd__factor_destroy(fac);
   fcd_integrator_destroy(it);
   fcd_contact_set_destroy(cs);

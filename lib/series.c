@@ -35,6 +35,7 @@ struct fcd_series {
   fcd_real *coords;
   fcd_index *node_dofs, *offset, *conn;
   unsigned char *types;
+  int32_t *c32, *o32; /* the cells as Int32 when they fit: a third less per frame */
   fcd_index *hptr, *hlist; /* contact c's nodes: hlist[hptr[c] .. hptr[c + 1]) */
   int kinds;        /* 1: a force contact exists, 2: a mortar contact exists */
   unsigned char *mortar; /* per contact */
@@ -85,6 +86,8 @@ static void series_free(fcd_series *s) {
   fcd__free(s->node_dofs);
   fcd__free(s->offset);
   fcd__free(s->conn);
+  fcd__free(s->c32);
+  fcd__free(s->o32);
   fcd__free(s->types);
   fcd__free(s->dir);
   fcd__free(s->name);
@@ -218,6 +221,17 @@ fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs, const
     memcpy(s->offset, offset, ((size_t)s->ncells + 1) * sizeof *offset);
     memcpy(s->conn, conn, nconn * sizeof *conn);
     for (fcd_index c = 0; c < s->ncells; c++) s->types[c] = (unsigned char)types[c];
+    if ((fcd_index)nconn < INT32_MAX && nnodes < INT32_MAX) {
+      s->c32 = fcd__malloc_array(nconn + 1, sizeof *s->c32);
+      s->o32 = fcd__malloc_array((size_t)s->ncells + 1, sizeof *s->o32);
+      for (size_t q = 0; s->c32 && q < nconn; q++) s->c32[q] = (int32_t)conn[q];
+      for (fcd_index c = 0; s->o32 && c < s->ncells; c++) s->o32[c] = (int32_t)offset[c + 1];
+      if (!s->c32 || !s->o32) { /* Int64 then: larger, still right */
+        fcd__free(s->c32);
+        fcd__free(s->o32);
+        s->c32 = s->o32 = NULL;
+      }
+    }
   }
   s->dir = dup_str(dir);
   s->name = dup_str(name);
@@ -328,8 +342,10 @@ static int frame_arrays(const fcd_series *s, int layout, array *a) {
   }
   for (int k = 0; k < n; k++) a[k].bytes = np * (uint64_t)a[k].ncomp * esize(a[k].type);
   a[n++] = (array){NULL, "Float64", 3, 1, np * 24};
-  a[n++] = (array){"connectivity", "Int64", 1, 2, (uint64_t)s->offset[s->ncells] * 8};
-  a[n++] = (array){"offsets", "Int64", 1, 3, (uint64_t)s->ncells * 8};
+  const char *it = s->c32 ? "Int32" : "Int64";
+  uint64_t isz = s->c32 ? 4 : 8;
+  a[n++] = (array){"connectivity", it, 1, 2, (uint64_t)s->offset[s->ncells] * isz};
+  a[n++] = (array){"offsets", it, 1, 3, (uint64_t)s->ncells * isz};
   a[n++] = (array){"types", "UInt8", 1, 4, (uint64_t)s->ncells};
   return n;
 }
@@ -402,10 +418,10 @@ static int frame_data(fcd_series *s, FILE *fp, const fcd_real *u, const fcd_real
       for (fcd_index p = 0; p < s->nnodes; p++)
         for (int j = 0; j < 3; j++) b[3 * p + j] = j < s->dim ? s->coords[p * s->dim + j] : 0.0;
     } else if (a[k].where == 2) {
-      ok = put(fp, s->conn, a[k].bytes);
+      ok = s->c32 ? put(fp, s->c32, a[k].bytes) : put(fp, s->conn, a[k].bytes);
       continue;
     } else if (a[k].where == 3) {
-      ok = put(fp, s->offset + 1, a[k].bytes);
+      ok = s->o32 ? put(fp, s->o32, a[k].bytes) : put(fp, s->offset + 1, a[k].bytes);
       continue;
     } else {
       uint64_t bytes = a[k].bytes;

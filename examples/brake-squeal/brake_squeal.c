@@ -95,6 +95,11 @@ typedef struct {
   int max_open;
   double *en;         /* mechanical energy every 10 steps */
   long nen;
+  /* the ParaView series: the whole run every `every` steps, its end every 2 steps from
+   * step end_from on; a failed frame is kept in fail */
+  fcd_series *all, *end;
+  long every, end_from;
+  fcd_status fail;
 } tr_watch;
 
 static int tr_obs(void *ud, double t, fcd_index n, const double *u, const double *v,
@@ -112,7 +117,35 @@ static int tr_obs(void *ud, double t, fcd_index n, const double *u, const double
             (int)cc->open, (int)cc->stick, (int)cc->slip);
     if (w->nen < w->cap / 10 + 1) w->en[w->nen++] = e.kinetic + e.potential;
   }
-  return 0;
+  /* w->k counts this step now */
+  if (w->all && w->k % w->every == 0 && w->fail == FCD_OK)
+    w->fail = fcd_series_write_integrator(w->all, w->it);
+  if (w->end && w->k >= w->end_from && (w->k - w->end_from) % 2 == 0 && w->fail == FCD_OK)
+    w->fail = fcd_series_write_integrator(w->end, w->it);
+  return w->fail != FCD_OK;
+}
+
+/* the brake's mesh for VTK: its nodes (node p owns dofs 3p .. 3p + 2) and hexahedra */
+static fcd_mesh *brake_mesh(const brake *b, fcd_system *sys) {
+  fcd_mesh *m = NULL;
+  if (fcd_mesh_create(sys, 3, b->m.nn, b->m.x, NULL, &m) != FCD_OK) return NULL;
+  if (fcd_mesh_add_cells(m, FCD_VTK_HEXAHEDRON, b->m.ne, b->m.conn) != FCD_OK) {
+    fcd_mesh_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* OUT/squeal-mode.pvd: the most unstable mode (re, im; eigenvalue lr + i li) animated
+ * over its period, 24 frames, the coefficient in the field data */
+static fcd_status mode_series(const ex_run *ex, const fcd_mesh *m, double mu, const double *re,
+                              const double *im, double lr, double li) {
+  fcd_series *s = NULL;
+  fcd_status st = fcd_series_create(m, NULL, ex->out, "squeal-mode", &s);
+  if (st == FCD_OK) st = fcd_series_set_field(s, "mu", mu);
+  if (st == FCD_OK) st = fcd_series_write_mode(s, re, im, lr, li, 24);
+  fcd_series_destroy(s);
+  return st;
 }
 
 /* the frequency of the largest peak of |DFT| of x (n samples, step h) between f0 and f1 */
@@ -247,13 +280,16 @@ int main(int argc, char **argv) {
     if (st == FCD_OK) st = fcd_stability_get_eigenvalue(sa, 0, &re0, &im0);
     fmode = fabs(im0) / (2 * 3.14159265358979);
     double *ue = malloc(sizeof *ue * (size_t)ndofs), *mr = malloc(sizeof *mr * (size_t)ndofs);
-    double *v0 = calloc((size_t)ndofs, sizeof *v0);
+    double *mi = malloc(sizeof *mi * (size_t)ndofs), *v0 = calloc((size_t)ndofs, sizeof *v0);
     brake b2;
     memset(&b2, 0, sizeof b2);
     fcd_equilibrium *eq2 = NULL;
     fcd_integrator *it = NULL;
-    if (st == FCD_OK) st = fcd_stability_get_mode(sa, 0, mr, NULL);
+    if (st == FCD_OK) st = fcd_stability_get_mode(sa, 0, mr, mi);
     if (st == FCD_OK) st = brake_build(&b2, nr, nt, nz, mu_tr);
+    fcd_mesh *vmesh = st == FCD_OK ? brake_mesh(&b2, b2.sys) : NULL;
+    if (st == FCD_OK && !vmesh) st = FCD_E_NOMEM;
+    if (st == FCD_OK) st = mode_series(&ex, vmesh, mu_tr, mr, mi, re0, im0);
     if (st == FCD_OK) st = fcd_equilibrium_create(b2.sys, b2.cs, &eq2);
     if (st == FCD_OK) st = fcd_equilibrium_solve(eq2, FCD_EQ_STEADY_SLIDING, 0.0);
     if (st == FCD_OK) st = fcd_equilibrium_get_state(eq2, ue);
@@ -266,8 +302,17 @@ int main(int argc, char **argv) {
     /* NSGS with the exact per-contact solve: twice as fast here as the seed's fixed point */
     if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_CONTACT_SOLVER, FCD_FC_AUTO);
     if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, ue, v0);
-    tr_watch w = {ex_open(&ex, "transient.csv"), 0, NULL, 0, 0, h, it, 0, 0, NULL, 0};
+    tr_watch w = {ex_open(&ex, "transient.csv"), 0, NULL, 0, 0, h, it, 0, 0, NULL, 0,
+                  NULL, NULL, 0, 0, FCD_OK};
     w.cap = (long)(tend / h) + 10;
+    /* the series: the whole run every 10 ms (1.5 ms quick), its last millisecond (0.5 ms
+     * quick) every 2 steps, about 7 frames a period of the squeal */
+    long nsteps = lround(tend / h);
+    w.every = lround((ex.quick ? 1.5e-3 : 1e-2) / h);
+    w.end_from = nsteps - lround((ex.quick ? 5e-4 : 1e-3) / h);
+    if (st == FCD_OK) st = fcd_series_create(vmesh, b2.cs, ex.out, "transient", &w.all);
+    if (st == FCD_OK) st = fcd_series_create(vmesh, b2.cs, ex.out, "transient-end", &w.end);
+    if (st == FCD_OK) st = fcd_series_write_integrator(w.all, it);
     w.sig = malloc(sizeof *w.sig * (size_t)w.cap);
     w.en = malloc(sizeof *w.en * (size_t)(w.cap / 10 + 2));
     /* the monitored node: the centre of the first top pin's face, its normal dof */
@@ -278,9 +323,20 @@ int main(int argc, char **argv) {
     if (st == FCD_OK) st = fcd_integrator_advance(it, tend);
     double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
     if (w.csv) fclose(w.csv);
+    fcd_index nall = 0, nend = 0;
+    double ball = 0, bend = 0;
+    fcd_series_get_info(w.all, &nall, &ball);
+    fcd_series_get_info(w.end, &nend, &bend);
+    fcd_series_destroy(w.all);
+    fcd_series_destroy(w.end);
+    fcd_mesh_destroy(vmesh);
     if (st != FCD_OK) {
       ex_check(&ex, 0, "transient: %s", fcd_system_last_error(b2.sys));
     } else {
+      ex_check(&ex, nall == nsteps / w.every + 1 && nend == (nsteps - w.end_from) / 2 + 1,
+               "ParaView series written: transient.pvd (%lld frames, %.0f MB), transient-end.pvd "
+               "(%lld frames, %.0f MB), squeal-mode.pvd (24 frames)", (long long)nall,
+               ball / 1e6, (long long)nend, bend / 1e6);
       printf("  %ld steps in %.1f s (%.1f ms per step); at most %d pairs open at once\n", w.nsig,
              secs, 1e3 * secs / fmax(1, w.nsig), w.max_open);
       ex_check(&ex, w.max_open > 0, "the growing vibration opens contacts (at most %d of %lld "
@@ -345,6 +401,8 @@ int main(int argc, char **argv) {
               "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dt 2 lc rgb 'gray'\n"
               "plot '%s/spectrum.csv' u 1:2 every ::1 w l\nunset multiplot\n",
               ex.out, ex.out, fmode, fmode, ex.out);
+      const char *pics[2] = {"squeal-mode.png", "transient-frame.png"};
+      ex_render(&ex, "render.py", 2, pics);
       if (!ex.quick) {
         long nw = w.nsig / 4;
         double fpk = peak_hz(w.sig + w.nsig - nw, nw, h, 0.5 * fmode, 1.5 * fmode);
@@ -355,7 +413,7 @@ int main(int argc, char **argv) {
     fcd_integrator_destroy(it);
     fcd_equilibrium_destroy(eq2);
     brake_free(&b2);
-    free(ue); free(mr); free(v0); free(w.sig); free(w.en);
+    free(ue); free(mr); free(mi); free(v0); free(w.sig); free(w.en);
   }
   fcd_stability_destroy(sa);
   fcd_equilibrium_destroy(eq);

@@ -113,6 +113,29 @@ static inline int ex_plot(ex_run *ex, const char *png, const char *fmt, ...) {
   return ex_check(ex, ok, "plot %s written", path);
 }
 
+/* Pictures rendered headlessly by VTK: the Python program SCRIPT of the example's source
+ * directory (EX_SOURCE_DIR, set by examples/meson.build) run by Debian's python3 with
+ * python3-vtk9 under xvfb-run (an X server in memory: Debian's VTK renders through X),
+ * with the output directory as its argument; each of the nimg files it must write is
+ * checked. */
+#ifdef EX_SOURCE_DIR
+static inline int ex_render(ex_run *ex, const char *script, int nimg, const char *const *img) {
+  char cmd[8400];
+  snprintf(cmd, sizeof cmd, "xvfb-run -a /usr/bin/python3 '%s/%s' '%s' 2>&1", EX_SOURCE_DIR,
+           script, ex->out);
+  int rc = system(cmd);
+  int ok = rc == 0;
+  for (int k = 0; k < nimg; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", ex->out, img[k]);
+    struct stat sb;
+    ok &= ex_check(ex, rc == 0 && stat(path, &sb) == 0 && sb.st_size > 10000,
+                   "picture %s rendered by VTK (%s)", path, script);
+  }
+  return ok;
+}
+#endif
+
 static inline int ex_finish(ex_run *ex) {
   if (ex->tab) fclose(ex->tab);
   ex->tab = NULL;
