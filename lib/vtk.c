@@ -27,6 +27,7 @@ struct fcd_mesh {
   fcd_index *conn;     /* nodes of all cells */
   fcd_index *offset;   /* ncells + 1 */
   int *type;           /* ncells */
+  int binary;          /* fcd_mesh_write_vtk writes BINARY legacy VTK */
 };
 
 static int mesh_valid(const fcd_mesh *m) {
@@ -317,6 +318,111 @@ static int name_ok(const char *s) {
   return 1;
 }
 
+/* the legacy file's sections after its header, as text */
+static void write_ascii(const fcd_mesh *m, FILE *fp, fcd_index nfields,
+                        const char *const *names, const fcd_real *const *fields,
+                        const int *ns) {
+  fprintf(fp, "POINTS %lld double\n", (long long)m->nnodes);
+  for (fcd_index p = 0; p < m->nnodes; p++) {
+    const fcd_real *x = m->coords + p * m->dim;
+    fprintf(fp, "%.17g %.17g %.17g\n", x[0], x[1], m->dim == 3 ? x[2] : 0.0);
+  }
+  fprintf(fp, "CELLS %lld %lld\n", (long long)m->ncells, (long long)(m->ncells + m->conn_len));
+  for (fcd_index c = 0; c < m->ncells; c++) {
+    fprintf(fp, "%lld", (long long)(m->offset[c + 1] - m->offset[c]));
+    for (fcd_index q = m->offset[c]; q < m->offset[c + 1]; q++)
+      fprintf(fp, " %lld", (long long)m->conn[q]);
+    fputc('\n', fp);
+  }
+  fprintf(fp, "CELL_TYPES %lld\n", (long long)m->ncells);
+  for (fcd_index c = 0; c < m->ncells; c++) fprintf(fp, "%d\n", m->type[c]);
+  if (nfields > 0 || ns) fprintf(fp, "POINT_DATA %lld\n", (long long)m->nnodes);
+  for (fcd_index k = 0; k < nfields; k++) {
+    fprintf(fp, "VECTORS %s double\n", names[k]);
+    for (fcd_index p = 0; p < m->nnodes; p++) {
+      fcd_real v[3] = {0, 0, 0};
+      for (int j = 0; j < m->dim; j++) {
+        fcd_index d = m->node_dofs[p * m->dim + j];
+        if (d >= 0) v[j] = fields[k][d];
+      }
+      fprintf(fp, "%.17g %.17g %.17g\n", v[0], v[1], v[2]);
+    }
+  }
+  if (ns) {
+    fprintf(fp, "SCALARS contact_status int 1\nLOOKUP_TABLE default\n");
+    for (fcd_index p = 0; p < m->nnodes; p++) fprintf(fp, "%d\n", ns[p]);
+  }
+}
+
+/* big-endian, as legacy VTK's BINARY sections are */
+static void put_be(FILE *fp, const void *x, int size) {
+  unsigned char b[8];
+  const uint16_t one = 1;
+  unsigned char lo;
+  memcpy(&lo, &one, 1);
+  memcpy(b, x, (size_t)size);
+  if (lo)
+    for (int k = 0; k < size / 2; k++) {
+      unsigned char t = b[k];
+      b[k] = b[size - 1 - k];
+      b[size - 1 - k] = t;
+    }
+  fwrite(b, 1, (size_t)size, fp);
+}
+
+static void put_be_double(FILE *fp, double x) { put_be(fp, &x, 8); }
+
+static void put_be_int(FILE *fp, long long v) {
+  int32_t x = (int32_t)v;
+  put_be(fp, &x, 4);
+}
+
+/* the same sections in BINARY legacy VTK: each block of values big-endian (doubles, and
+ * 32-bit integers), followed by a newline */
+static void write_binary(const fcd_mesh *m, FILE *fp, fcd_index nfields,
+                         const char *const *names, const fcd_real *const *fields,
+                         const int *ns) {
+  fprintf(fp, "POINTS %lld double\n", (long long)m->nnodes);
+  for (fcd_index p = 0; p < m->nnodes; p++) {
+    const fcd_real *x = m->coords + p * m->dim;
+    put_be_double(fp, x[0]);
+    put_be_double(fp, x[1]);
+    put_be_double(fp, m->dim == 3 ? x[2] : 0.0);
+  }
+  fprintf(fp, "\nCELLS %lld %lld\n", (long long)m->ncells, (long long)(m->ncells + m->conn_len));
+  for (fcd_index c = 0; c < m->ncells; c++) {
+    put_be_int(fp, m->offset[c + 1] - m->offset[c]);
+    for (fcd_index q = m->offset[c]; q < m->offset[c + 1]; q++) put_be_int(fp, m->conn[q]);
+  }
+  fprintf(fp, "\nCELL_TYPES %lld\n", (long long)m->ncells);
+  for (fcd_index c = 0; c < m->ncells; c++) put_be_int(fp, m->type[c]);
+  fputc('\n', fp);
+  if (nfields > 0 || ns) fprintf(fp, "POINT_DATA %lld\n", (long long)m->nnodes);
+  for (fcd_index k = 0; k < nfields; k++) {
+    fprintf(fp, "VECTORS %s double\n", names[k]);
+    for (fcd_index p = 0; p < m->nnodes; p++)
+      for (int j = 0; j < 3; j++) {
+        fcd_index d = j < m->dim ? m->node_dofs[p * m->dim + j] : -1;
+        put_be_double(fp, d >= 0 ? fields[k][d] : 0.0);
+      }
+    fputc('\n', fp);
+  }
+  if (ns) {
+    fprintf(fp, "SCALARS contact_status int 1\nLOOKUP_TABLE default\n");
+    for (fcd_index p = 0; p < m->nnodes; p++) put_be_int(fp, ns[p]);
+    fputc('\n', fp);
+  }
+}
+
+fcd_status fcd_mesh_set_vtk_format(fcd_mesh *m, int format) {
+  if (!mesh_valid(m)) return FCD_E_INVALID_ARG;
+  if (format != FCD_VTK_ASCII && format != FCD_VTK_BINARY)
+    return fcd__err(m->sys, FCD_E_INVALID_ARG, "mesh_set_vtk_format: format %d is neither "
+                    "FCD_VTK_ASCII (0) nor FCD_VTK_BINARY (1)", format);
+  m->binary = format == FCD_VTK_BINARY;
+  return FCD_OK;
+}
+
 fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path, fcd_index nfields,
                               const char *const *names, const fcd_real *const *fields,
                               const fcd_contact_set *cs, const int *status) {
@@ -383,43 +489,15 @@ fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path, fcd_index nfi
     }
     fcd__free(dof_node);
   }
-  FILE *fp = fopen(path, "w");
+  FILE *fp = fopen(path, "wb");
   if (!fp) {
     fcd__free(ns);
     return fcd__err(sys, FCD_E_IO, "cannot create '%s': %s", path, strerror(errno));
   }
-  fprintf(fp, "# vtk DataFile Version 3.0\nfcd %s\nASCII\nDATASET UNSTRUCTURED_GRID\n",
-          FCD_VERSION_STRING);
-  fprintf(fp, "POINTS %lld double\n", (long long)m->nnodes);
-  for (fcd_index p = 0; p < m->nnodes; p++) {
-    const fcd_real *x = m->coords + p * m->dim;
-    fprintf(fp, "%.17g %.17g %.17g\n", x[0], x[1], m->dim == 3 ? x[2] : 0.0);
-  }
-  fprintf(fp, "CELLS %lld %lld\n", (long long)m->ncells, (long long)(m->ncells + m->conn_len));
-  for (fcd_index c = 0; c < m->ncells; c++) {
-    fprintf(fp, "%lld", (long long)(m->offset[c + 1] - m->offset[c]));
-    for (fcd_index q = m->offset[c]; q < m->offset[c + 1]; q++)
-      fprintf(fp, " %lld", (long long)m->conn[q]);
-    fputc('\n', fp);
-  }
-  fprintf(fp, "CELL_TYPES %lld\n", (long long)m->ncells);
-  for (fcd_index c = 0; c < m->ncells; c++) fprintf(fp, "%d\n", m->type[c]);
-  if (nfields > 0 || ns) fprintf(fp, "POINT_DATA %lld\n", (long long)m->nnodes);
-  for (fcd_index k = 0; k < nfields; k++) {
-    fprintf(fp, "VECTORS %s double\n", names[k]);
-    for (fcd_index p = 0; p < m->nnodes; p++) {
-      fcd_real v[3] = {0, 0, 0};
-      for (int j = 0; j < m->dim; j++) {
-        fcd_index d = m->node_dofs[p * m->dim + j];
-        if (d >= 0) v[j] = fields[k][d];
-      }
-      fprintf(fp, "%.17g %.17g %.17g\n", v[0], v[1], v[2]);
-    }
-  }
-  if (ns) {
-    fprintf(fp, "SCALARS contact_status int 1\nLOOKUP_TABLE default\n");
-    for (fcd_index p = 0; p < m->nnodes; p++) fprintf(fp, "%d\n", ns[p]);
-  }
+  fprintf(fp, "# vtk DataFile Version 3.0\nfcd %s\n%s\nDATASET UNSTRUCTURED_GRID\n",
+          FCD_VERSION_STRING, m->binary ? "BINARY" : "ASCII");
+  if (m->binary) write_binary(m, fp, nfields, names, fields, ns);
+  else write_ascii(m, fp, nfields, names, fields, ns);
   fcd__free(ns);
   int bad = ferror(fp);
   if (fclose(fp) != 0 || bad) return fcd__err(sys, FCD_E_IO, "write error on '%s'", path);
@@ -430,7 +508,40 @@ fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path, fcd_index nfi
 
 typedef struct {
   const char *s, *end;
+  int binary; /* BINARY legacy VTK: the sections' values are big-endian blocks */
 } cursor;
+
+/* one big-endian value of a BINARY file at b: a real of size 8 or 4 bytes into *r
+ * (isreal), or a 32-bit integer into *i */
+static int be_value(const unsigned char *b, int size, int isreal, double *r, long long *i) {
+  unsigned char t[8];
+  for (int k = 0; k < size; k++) t[k] = b[size - 1 - k];
+  const uint16_t one = 1;
+  unsigned char lo;
+  memcpy(&lo, &one, 1);
+  if (!lo) memcpy(t, b, (size_t)size);
+  if (isreal) {
+    if (size == 8) memcpy(r, t, 8);
+    else {
+      float f;
+      memcpy(&f, t, 4);
+      *r = f;
+    }
+  } else {
+    int32_t v;
+    memcpy(&v, t, 4);
+    *i = v;
+  }
+  return 1;
+}
+
+/* to the start of a BINARY block, the line after its section's header: 1 when the file
+ * holds its bytes */
+static int block_start(cursor *c, size_t bytes) {
+  while (c->s < c->end && *c->s != '\n') c->s++; /* the rest of the header line */
+  if (c->s < c->end) c->s++;
+  return (size_t)(c->end - c->s) >= bytes;
+}
 
 /* the next whitespace-separated token, NUL-free; 0 at the end */
 static int token(cursor *c, char *out, size_t cap) {
@@ -465,7 +576,22 @@ static void skip_line(cursor *c) {
   if (c->s < c->end) c->s++;
 }
 
-/* The whole file at path, NUL-free (ASCII), into *out (fcd__free it) of *outlen bytes:
+/* 1 when text (len bytes) begins with a legacy VTK header whose third line is BINARY */
+static int binary_header(const char *text, size_t len) {
+  if (len < 5 || strncmp(text, "# vtk", 5) != 0) return 0;
+  const char *p = text, *end = text + len;
+  for (int line = 0; line < 2; line++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) return 0;
+    p = nl + 1;
+  }
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  return end - p >= 6 && strncmp(p, "BINARY", 6) == 0 &&
+         (end - p == 6 || p[6] == '\n' || p[6] == '\r' || p[6] == ' ');
+}
+
+/* The whole file at path, NUL-free (ASCII) unless its header says BINARY, into *out
+ * (fcd__free it) of *outlen bytes:
  * a regular file's size bounds the read, anything else (a pipe, a device)
  * FCD__STREAM_MAX, and a NUL byte stops it at once (/dev/zero). */
 static fcd_status read_whole(const fcd_system *sys, const char *path, char **out,
@@ -482,6 +608,7 @@ static fcd_status read_whole(const fcd_system *sys, const char *path, char **out
     limit = (size_t)sb.st_size + 1;
   char *text = NULL;
   size_t len = 0, cap = 0;
+  int binary = 0;
   fcd_status st = FCD_OK;
   for (;;) {
     if (len > limit) {
@@ -499,7 +626,7 @@ static fcd_status read_whole(const fcd_system *sys, const char *path, char **out
       cap = cap + 65536 + cap / 2;
     }
     size_t got = fread(text + len, 1, cap - len, fp);
-    if (got && memchr(text + len, 0, got)) {
+    if (got && !binary && memchr(text + len, 0, got) && !(binary = binary_header(text, len + got))) {
       st = fcd__err(sys, FCD_E_FORMAT, "%s: a NUL byte near offset %zu: not an ASCII legacy "
                     "VTK file", path, len + (size_t)((char *)memchr(text + len, 0, got) - (text + len)));
       break;
@@ -538,10 +665,22 @@ static fcd_status read_points(fcd_system *sys, const char *path, cursor *c, int 
     st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld points", path, *npts);
     return st;
   }
+  int size = !strcmp(ty, "double") ? 8 : !strcmp(ty, "float") ? 4 : 0;
+  if (c->binary && !size)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "%s: BINARY POINTS of type '%s' (double or float "
+                    "are read)", path, ty);
+  if (c->binary && !block_start(c, (size_t)*npts * 3 * (size_t)size))
+    return fcd__err(sys, FCD_E_FORMAT, "%s: the file ends inside the %lld BINARY points",
+                    path, *npts);
   for (long long p = 0; p < *npts; p++)
     for (int k = 0; k < 3; k++) {
-      double v;
-      if (!token_real(c, &v)) {
+      double v = 0;
+      long long unused;
+      if (c->binary) {
+        be_value((const unsigned char *)c->s, size, 1, &v, &unused);
+        c->s += size;
+      }
+      if (c->binary ? !isfinite(v) : !token_real(c, &v)) {
         st = fcd__err(sys, FCD_E_FORMAT, "%s: point %lld: coordinate %d missing or not a "
                       "finite number", path, p, k);
         return st;
@@ -566,9 +705,15 @@ static fcd_status read_cells(fcd_system *sys, const char *path, cursor *c, size_
   *conn = fcd__malloc_array((size_t)size + 1, sizeof **conn);
   if (!*conn)
     return fcd__err(sys, FCD_E_NOMEM, "%s: out of memory for %lld cells", path, *ncells);
+  if (c->binary && !block_start(c, (size_t)size * 4))
+    return fcd__err(sys, FCD_E_FORMAT, "%s: the file ends inside the BINARY CELLS", path);
   for (long long q = 0; q < size; q++) {
-    long long v;
-    if (!token_int(c, &v))
+    long long v = 0;
+    double unused;
+    if (c->binary) {
+      be_value((const unsigned char *)c->s, 4, 0, &unused, &v);
+      c->s += 4;
+    } else if (!token_int(c, &v))
       return fcd__err(sys, FCD_E_FORMAT, "%s: CELLS: entry %lld of %lld missing or not an "
                       "integer", path, q, size);
     (*conn)[q] = (fcd_index)v;
@@ -586,9 +731,16 @@ static fcd_status read_cell_types(fcd_system *sys, const char *path, cursor *c,
                     "count", path);
   *types = fcd__malloc_array((size_t)nt + 1, sizeof **types);
   if (!*types) return fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
+  if (c->binary && !block_start(c, (size_t)nt * 4))
+    return fcd__err(sys, FCD_E_FORMAT, "%s: the file ends inside the BINARY CELL_TYPES", path);
   for (long long q = 0; q < nt; q++) {
-    long long v;
-    if (!token_int(c, &v) || v < 0 || v > 100)
+    long long v = -1;
+    double unused;
+    if (c->binary) {
+      be_value((const unsigned char *)c->s, 4, 0, &unused, &v);
+      c->s += 4;
+    }
+    if ((!c->binary && !token_int(c, &v)) || v < 0 || v > 100)
       return fcd__err(sys, FCD_E_FORMAT, "%s: CELL_TYPES: entry %lld is not a cell type",
                       path, q);
     (*types)[q] = (int)v;
@@ -631,7 +783,7 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
   size_t len = 0;
   FCD_TRY(read_whole(sys, path, &text, &len));
   fcd_status st = FCD_OK;
-  cursor c = {text, text + len};
+  cursor c = {text, text + len, 0};
   double *xy = NULL;
   fcd_index *conn = NULL;
   int *types = NULL;
@@ -645,11 +797,12 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
   }
   skip_line(&c);
   skip_line(&c);
-  if (!token(&c, t, sizeof t) || strcmp(t, "ASCII") != 0) {
-    st = fcd__err(sys, FCD_E_UNSUPPORTED, "%s: only ASCII legacy VTK is read (found '%s')",
-                  path, t);
+  if (!token(&c, t, sizeof t) || (strcmp(t, "ASCII") != 0 && strcmp(t, "BINARY") != 0)) {
+    st = fcd__err(sys, FCD_E_FORMAT, "%s: the third line must be ASCII or BINARY (found "
+                  "'%.40s')", path, t);
     goto done;
   }
+  c.binary = !strcmp(t, "BINARY");
   if (!token(&c, t, sizeof t) || strcmp(t, "DATASET") != 0 || !token(&c, t, sizeof t) ||
       strcmp(t, "UNSTRUCTURED_GRID") != 0) {
     st = fcd__err(sys, FCD_E_UNSUPPORTED, "%s: only DATASET UNSTRUCTURED_GRID is read", path);

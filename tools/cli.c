@@ -393,6 +393,10 @@ fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index n, dou
  * when the first file is written, after the run succeeded: a failed run leaves no
  * directory behind. */
 int vtk_prepare(const options *o) {
+  if (o->vtk_binary && !o->vtk) {
+    fprintf(stderr, "fcd: --vtk-binary goes with --vtk\n");
+    return 2;
+  }
   if (o->vtk && !o->mesh) {
     fprintf(stderr, "fcd: --vtk DIR needs --mesh FILE (VTK output needs the mesh's node "
                     "coordinates)\n");

@@ -32,6 +32,7 @@ enum { CLI_DENSE_MAX = 400 };
   X(MESH, "--mesh", TEXT, IN, mesh)                                                         \
   X(VTK, "--vtk", TEXT, OUT_DIR, vtk)                                                       \
   X(SERIES, "--series", TEXT, OUT_DIR, series)                                              \
+  X(VTK_BINARY, "--vtk-binary", FLAG, NONE, vtk_binary)                                     \
   X(EVERY, "--every", POS_INT, NONE, every)                                                 \
   X(OUT, "--out", TEXT, OUT, out)                                                           \
   X(SOLVER, "--solver", TEXT, NONE, solver)                                                 \

@@ -240,6 +240,7 @@ static const cli_opt simulate_opts[] = {
     {CLI_REDUCE, "MODES", 0, "integrate a reduced model: the contact dofs kept, MODES fixed-interface modes"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/final.vtk, the last displacement, velocity, contact status"},
+    {CLI_VTK_BINARY, "", 0, "with --vtk: the BINARY legacy form (exact values, 8 bytes each)"},
     {CLI_SERIES, "DIR", 0, "with --mesh: the motion for ParaView, DIR/series.pvd and a DIR/series-K.vtu per frame"},
     {CLI_EVERY, "K", 0, "with --series: a frame every K steps (default 1), the start included"},
     CLI_OPT_END,
@@ -492,6 +493,7 @@ static fcd_status sim_read_inputs(const options *o, fcd_system *sys, double *u, 
   if (st == FCD_OK) st = fcd_contact_set_read_mesh(sys, o->contacts, o->mesh, cs, mesh);
   if (st == FCD_OK && o->mesh && !*mesh)
     st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(*cs), o->mesh, mesh);
+  if (st == FCD_OK && *mesh && o->vtk_binary) st = fcd_mesh_set_vtk_format(*mesh, FCD_VTK_BINARY);
   if (st == FCD_OK) st = fcd_contact_set_set_restitution(*cs, o->restitution);
   if (st == FCD_OK && parse_monitor(o->monitor, n, mon, nmon)) *usage = 1;
   return st;

@@ -266,6 +266,7 @@ static const cli_opt stability_opts[] = {
     {CLI_REDUCE, "MODES", 0, "analyse a reduced model: the contact dofs kept, MODES fixed-interface modes"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
+    {CLI_VTK_BINARY, "", 0, "with --vtk: the BINARY legacy form (exact values, 8 bytes each)"},
     {CLI_SERIES, "DIR", 0, "with --mesh: DIR/mode-K.pvd, each mode animated over its period for ParaView"},
     CLI_OPT_END,
 };
@@ -377,6 +378,7 @@ static int stab_inputs(const options *o, fcd_system *sys, fcd_status s, double *
   if (s == FCD_OK) s = fcd_contact_set_read_mesh(sys, o->contacts, o->mesh, cs, mesh);
   if (s == FCD_OK && o->mesh && !*mesh)
     s = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(*cs), o->mesh, mesh);
+  if (s == FCD_OK && *mesh && o->vtk_binary) s = fcd_mesh_set_vtk_format(*mesh, FCD_VTK_BINARY);
   return s == FCD_OK ? 0 : fail(sys, s, "reading input");
 }
 

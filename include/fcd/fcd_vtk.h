@@ -2,7 +2,7 @@
  *  VTK output for ParaView and other VTK readers: displacements, mode shapes and
  *  contact status on the host's mesh. fcd knows dofs, not geometry, so the host
  *  supplies node coordinates, the dofs of each node and the cells; fcd writes legacy
- *  VTK (version 3.0, ASCII) unstructured grids with point data, and time series of
+ *  VTK (version 3.0, ASCII or binary) unstructured grids with point data, and time series of
  *  VTK XML unstructured grids (binary) with a ParaView collection (fcd_series). */
 #ifndef FCD_VTK_H
 #define FCD_VTK_H
@@ -49,11 +49,11 @@ FCD_API fcd_status fcd_mesh_create(const fcd_system *sys, int dim, fcd_index nno
                                    const fcd_real *coords, const fcd_index *node_dofs,
                                    fcd_mesh **out);
 
-/** Reads a mesh from a legacy VTK file (ASCII, DATASET UNSTRUCTURED_GRID: POINTS,
- *  CELLS, CELL_TYPES; any point or cell data is ignored) for a system whose node p owns
- *  dofs dim p .. dim p + dim - 1. In 2D every z must be 0. FCD_E_FORMAT names the
- *  section at fault, FCD_E_UNSUPPORTED binary files, other datasets and other cell
- *  types.
+/** Reads a mesh from a legacy VTK file (ASCII or BINARY, DATASET UNSTRUCTURED_GRID:
+ *  POINTS, CELLS, CELL_TYPES, the classic layout of versions up to 4.2; any point or cell
+ *  data is ignored) for a system whose node p owns dofs dim p .. dim p + dim - 1. In 2D
+ *  every z must be 0. FCD_E_FORMAT names the section at fault, FCD_E_UNSUPPORTED other
+ *  datasets, other cell types and BINARY points of another type than double or float.
  *  @param sys the system (borrowed; it must outlive every object made from it)
  *  @param dim spatial dimension, 2 or 3
  *  @param path legacy VTK unstructured-grid file
@@ -80,6 +80,22 @@ FCD_API void fcd_mesh_destroy(fcd_mesh *m);
  *  @since 0.1 */
 FCD_API fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
                                       const fcd_index *nodes);
+
+/** Formats of legacy VTK files (fcd_mesh_set_vtk_format). */
+enum {
+  FCD_VTK_ASCII = 0, /**< text (the default) */
+  FCD_VTK_BINARY = 1 /**< the same sections with big-endian binary values (doubles and
+                          32-bit integers): 8 bytes a value where text takes up to 24,
+                          exact values */
+};
+
+/** Chooses the format in which fcd_mesh_write_vtk writes this mesh's files: FCD_VTK_ASCII
+ *  (the default) or FCD_VTK_BINARY. fcd_mesh_read_vtk reads both.
+ *  @param m the mesh
+ *  @param format FCD_VTK_ASCII or FCD_VTK_BINARY
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_mesh_set_vtk_format(fcd_mesh *m, int format);
 
 /** Writes the mesh to @p path with @p nfields point vectors: field k, named
  *  @p names[k] (letters, digits and '_' only), is a vector over the system's dofs

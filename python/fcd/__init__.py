@@ -162,6 +162,7 @@ for _name, _res, _args in [
     ("fcd_mesh_create", _st, [_p, _C.c_int, _index, _preal, _pindex, _C.POINTER(_p)]),
     ("fcd_mesh_destroy", None, [_p]),
     ("fcd_mesh_add_cells", _st, [_p, _C.c_int, _index, _pindex]),
+    ("fcd_mesh_set_vtk_format", _st, [_p, _C.c_int]),
     ("fcd_mesh_write_vtk", _st, [_p, _C.c_char_p, _index, _C.POINTER(_C.c_char_p),
                                  _C.POINTER(_preal), _p, _pint]),
     ("fcd_series_create", _st, [_p, _p, _C.c_char_p, _C.c_char_p, _C.POINTER(_p)]),
@@ -1097,10 +1098,15 @@ class Mesh(_Child):
         flat = _index_array(a.reshape(-1), "nodes")
         self._check(_f["fcd_mesh_add_cells"](self._h, t, a.shape[0], _pi(flat)))
 
-    def write_vtk(self, path, fields=None, contacts=None, status=None):
+    def write_vtk(self, path, fields=None, contacts=None, status=None, binary=False):
         """Writes legacy VTK: ``fields`` maps names to vectors over the dofs (complex
         ones give NAME_re and NAME_im); with ``contacts`` and ``status`` ('open',
-        'stick', 'slip' per contact) a point scalar contact_status."""
+        'stick', 'slip' per contact) a point scalar contact_status; ``binary`` writes
+        the BINARY form (big-endian values, exact), which fcd's mesh reader (``--mesh``)
+        reads as well."""
+        if not isinstance(binary, bool):
+            raise TypeError("binary: expected a bool, got %s" % type(binary).__name__)
+        self._check(_f["fcd_mesh_set_vtk_format"](self._h, 1 if binary else 0))
         names, arrays = [], []
         n = self._ndofs
         for name, v in (fields or {}).items():

@@ -16,6 +16,35 @@ static char *slurp(const char *path) {
   return buf;
 }
 
+static const unsigned char *slurp_bytes(const char *path, size_t *len) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  static unsigned char buf[4096];
+  *len = fread(buf, 1, sizeof buf, fp);
+  fclose(fp);
+  return buf;
+}
+
+/* big-endian encodings, written out here as the legacy format defines them */
+static size_t put_be8(unsigned char *b, size_t at, double x) {
+  uint64_t v;
+  memcpy(&v, &x, 8);
+  for (int k = 7; k >= 0; k--) b[at++] = (unsigned char)(v >> (8 * k));
+  return at;
+}
+
+static size_t put_be4(unsigned char *b, size_t at, int32_t x) {
+  uint32_t v = (uint32_t)x;
+  for (int k = 3; k >= 0; k--) b[at++] = (unsigned char)(v >> (8 * k));
+  return at;
+}
+
+static size_t put_text(unsigned char *b, size_t at, const char *s) {
+  size_t n = strlen(s);
+  memcpy(b + at, s, n);
+  return at + n;
+}
+
 /* 3D cells: a unit cube as one hexahedron, five tetrahedra and two wedges, each valid
  * in VTK's order; then each made degenerate (a node moved onto another's plane) or
  * inverted (two nodes swapped) */
@@ -118,6 +147,7 @@ int main(void) {
   CHECK_ST(fcd_mesh_write_vtk(m, "/nonexistent/dir/x.vtk", 1, names, fields, NULL, NULL),
            FCD_E_IO);
   /* and after all that, the mesh writes */
+  fcd_mesh *back = NULL;
   CHECK_ST(fcd_mesh_write_vtk(m, path, 1, names, fields, cs, slip), FCD_OK);
   char expect[1024];
   snprintf(expect, sizeof expect,
@@ -132,7 +162,6 @@ int main(void) {
   if (got && strcmp(got, expect) != 0) fprintf(stderr, "got:\n%s\nexpected:\n%s\n", got, expect);
   /* reading a mesh back from legacy VTK: the file just written (node 2's missing y dof
    * does not matter to the geometry) gives the same file again */
-  fcd_mesh *back = NULL;
   CHECK_ST(fcd_mesh_read_vtk(sys, 2, path, &back), FCD_OK);
   if (back) {
     char path2[600];
@@ -142,6 +171,47 @@ int main(void) {
     CHECK(geo && strstr(expect, geo) == expect); /* the geometry part, no point data */
     fcd_mesh_destroy(back);
   }
+  /* BINARY: the same sections, big-endian values, exactly as the format prescribes */
+  CHECK_ST(fcd_mesh_set_vtk_format(m, 7), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_mesh_set_vtk_format(m, FCD_VTK_BINARY), FCD_OK);
+  char pathb[600];
+  fcdt_tmpfile(pathb, sizeof pathb, "tiny-binary.vtk");
+  CHECK_ST(fcd_mesh_write_vtk(m, pathb, 1, names, fields, cs, slip), FCD_OK);
+  {
+    unsigned char want[2048];
+    size_t wl = 0;
+    wl += (size_t)snprintf((char *)want, sizeof want, "# vtk DataFile Version 3.0\nfcd %s\n"
+                           "BINARY\nDATASET UNSTRUCTURED_GRID\nPOINTS 3 double\n",
+                           fcd_version_string());
+    const double pts[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, uu[9] = {0.5, -1, 0, 2, 0.25, 0, 3, 0, 0};
+    for (int k = 0; k < 9; k++) wl = put_be8(want, wl, pts[k]);
+    wl = put_text(want, wl, "\nCELLS 1 4\n");
+    const int32_t cells[4] = {3, 0, 1, 2};
+    for (int k = 0; k < 4; k++) wl = put_be4(want, wl, cells[k]);
+    wl = put_text(want, wl, "\nCELL_TYPES 1\n");
+    wl = put_be4(want, wl, 5);
+    wl = put_text(want, wl, "\nPOINT_DATA 3\nVECTORS u double\n");
+    for (int k = 0; k < 9; k++) wl = put_be8(want, wl, uu[k]);
+    wl = put_text(want, wl, "\nSCALARS contact_status int 1\nLOOKUP_TABLE default\n");
+    const int32_t stat[3] = {-1, 2, -1};
+    for (int k = 0; k < 3; k++) wl = put_be4(want, wl, stat[k]);
+    wl = put_text(want, wl, "\n");
+    size_t gl = 0;
+    const unsigned char *gb = slurp_bytes(pathb, &gl);
+    CHECK(gb && gl == wl && memcmp(gb, want, wl) == 0);
+  }
+  /* read back, written again as text: the ASCII file's geometry */
+  CHECK_ST(fcd_mesh_read_vtk(sys, 2, pathb, &back), FCD_OK);
+  if (back) {
+    char path3[600];
+    fcdt_tmpfile(path3, sizeof path3, "tiny3.vtk");
+    CHECK_ST(fcd_mesh_write_vtk(back, path3, 0, NULL, NULL, NULL, NULL), FCD_OK);
+    const char *geo = slurp(path3);
+    CHECK(geo && strstr(expect, geo) == expect);
+    fcd_mesh_destroy(back);
+    back = NULL;
+  }
+  CHECK_ST(fcd_mesh_set_vtk_format(m, FCD_VTK_ASCII), FCD_OK);
   /* and malformed ones */
   static const struct {
     const char *text;
@@ -149,7 +219,14 @@ int main(void) {
     const char *says;
   } bad[] = {
       {"hello\n", FCD_E_FORMAT, "header"},
-      {"# vtk DataFile Version 3.0\nt\nBINARY\n", FCD_E_UNSUPPORTED, "ASCII"},
+      {"# vtk DataFile Version 3.0\nt\nEBCDIC\n", FCD_E_FORMAT, "ASCII or BINARY"},
+      {"# vtk DataFile Version 3.0\nt\nBINARY\nDATASET UNSTRUCTURED_GRID\nPOINTS 3 double\n0123",
+       FCD_E_FORMAT, "ends inside the 3 BINARY points"},
+      {"# vtk DataFile Version 3.0\nt\nBINARY\nDATASET UNSTRUCTURED_GRID\nPOINTS 3 int\n0123",
+       FCD_E_UNSUPPORTED, "type 'int'"},
+      /* a NUL byte in an ASCII file is still no file of ours */
+      {"# vtk DataFile Version 3.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 3 double\n\0",
+       FCD_E_FORMAT, "NUL byte"},
       {"# vtk DataFile Version 3.0\nt\nASCII\nDATASET POLYDATA\n", FCD_E_UNSUPPORTED, "UNSTRUCTURED"},
       {"# vtk DataFile Version 3.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 3 double\n0 0 0\n1 0\n",
        FCD_E_FORMAT, "point 1"},
@@ -172,7 +249,9 @@ int main(void) {
     fcdt_tmpfile(p2, sizeof p2, "bad.vtk");
     FILE *fp = fopen(p2, "w");
     if (!fp) continue;
-    fputs(bad[k].text, fp);
+    /* up to the NUL of the last case: written whole, NUL included */
+    size_t tl = strlen(bad[k].text);
+    fwrite(bad[k].text, 1, tl + (strstr(bad[k].says, "NUL") ? 1 : 0), fp);
     fclose(fp);
     fcd_mesh *mm = (fcd_mesh *)&cs; /* poison: must come back NULL */
     CHECK_ST(fcd_mesh_read_vtk(sys, 2, p2, &mm), bad[k].expect);

@@ -345,3 +345,58 @@ def test_cli_mode_series(tmp_path):
     r = subprocess.run(base + ["--mesh", j("mesh.vtk"), "--series", j("x"), "--mu", "0.3"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--series writes the modes of a single solve" in r.stderr
+
+
+def read_legacy(path):
+    rd = vtk.vtkUnstructuredGridReader()
+    rd.SetFileName(path)
+    rd.ReadAllVectorsOn()
+    rd.ReadAllScalarsOn()
+    rd.Update()
+    g = rd.GetOutput()
+    pd = g.GetPointData()
+    return g, {pd.GetArrayName(k): vtk_to_numpy(pd.GetArray(k)) for k in range(pd.GetNumberOfArrays())}
+
+
+def test_legacy_binary(tmp_path):
+    """Legacy VTK in its BINARY form: VTK's own reader finds the exact values; fcd reads
+    such a file as a mesh (--mesh), and the program's --vtk-binary output holds exactly
+    what its text output holds"""
+    import os
+    import subprocess
+    exe = os.environ["FCD_EXE"]
+    sys, cs, v0, j = block_files(str(tmp_path))
+    n = sys.ndofs
+    g0, _ = read_legacy(j("mesh.vtk"))
+    pts = vtk_to_numpy(g0.GetPoints().GetData())[:, :2]
+    cells = [[g0.GetCell(c).GetPointId(k) for k in range(4)] for c in range(g0.GetNumberOfCells())]
+    m = fcd.Mesh(sys, pts)
+    m.add_cells("quad", cells)
+    x = np.sin(np.arange(n) * 0.7) / 3  # values with every bit of their mantissas used
+    status = [("open", "stick", "slip")[c % 3] for c in range(len(cs))]
+    m.write_vtk(j("bin.vtk"), {"x": x}, cs, status, binary=True)
+    with open(j("bin.vtk"), "rb") as f:
+        assert f.read().split(b"\n")[2] == b"BINARY"
+    g, a = read_legacy(j("bin.vtk"))
+    assert np.array_equal(vtk_to_numpy(g.GetPoints().GetData())[:, :2], pts)
+    assert np.array_equal(a["x"], per_node(x, n // 2))
+    s = a["contact_status"]
+    assert sorted(set(s[s >= 0])) == [0, 1, 2]
+    with pytest.raises(TypeError):
+        m.write_vtk(j("x.vtk"), {"x": x}, binary=1)
+    base = [exe, "simulate", "--mass", j("M.mtx"), "--stiffness", j("K.mtx"),
+            "--contacts", j("contacts.txt"), "--v0", j("v0.txt"), "--dt", "1e-4",
+            "--t-end", "1e-3", "--out", j("h.csv")]
+    r = subprocess.run(base + ["--mesh", j("mesh.vtk"), "--vtk", j("text")], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(base + ["--mesh", j("bin.vtk"), "--vtk", j("bin"), "--vtk-binary"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    _, at = read_legacy(j("text/final.vtk"))
+    _, ab = read_legacy(j("bin/final.vtk"))
+    for name in ("displacement", "velocity", "contact_status"):
+        assert np.array_equal(at[name], ab[name])
+    r = subprocess.run(base + ["--mesh", j("bin.vtk"), "--vtk-binary"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "--vtk-binary goes with --vtk" in r.stderr
