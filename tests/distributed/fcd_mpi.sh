@@ -119,6 +119,43 @@ for np in $ranks; do
   same h1.csv h$np.csv 1e-8 || { echo "history differs on $np ranks"; exit 1; }
   [ "$(grep -c '^simulated:' mout$np.txt)" -eq 1 ] || { echo "$np ranks: one summary"; exit 1; }
 done
+# --series: rank 0 writes the frames (the start and every 10 steps), the serial run's to
+# 1e-8 (VTK's reader, python3-vtk9)
+# shellcheck disable=SC2086
+run "$fcd" simulate $margs --out hs1.csv --mesh mesh.vtk --series ser1 --every 10 > sout1.txt ||
+  { cat sout1.txt; echo "serial simulate --series failed"; exit 1; }
+np=${ranks##* }
+# shellcheck disable=SC2086
+run "$mpiexec" --oversubscribe -n $np "$fcd" simulate $margs --out hs$np.csv --mesh mesh.vtk \
+  --series ser$np --every 10 > sout$np.txt ||
+  { cat sout$np.txt; echo "simulate --series on $np ranks failed"; exit 1; }
+[ "$(grep -c '^series: ser'$np'/series.pvd (6 frames)' sout$np.txt)" -eq 1 ] ||
+  { cat sout$np.txt; echo "$np ranks: one series of 6 frames, said once"; exit 1; }
+/usr/bin/python3 - ser1 ser$np <<'PY' || { echo "series differ on $np ranks"; exit 1; }
+import sys
+import xml.etree.ElementTree as ET
+import numpy as np
+import vtk
+from vtk.util.numpy_support import vtk_to_numpy
+def frames(d):
+    sets = ET.parse(d + "/series.pvd").getroot().find("Collection").findall("DataSet")
+    out = []
+    for s in sets:
+        rd = vtk.vtkXMLUnstructuredGridReader()
+        rd.SetFileName(d + "/" + s.get("file"))
+        rd.Update()
+        pd = rd.GetOutput().GetPointData()
+        out.append((float(s.get("timestep")),
+                    {pd.GetArrayName(k): vtk_to_numpy(pd.GetArray(k)) for k in range(pd.GetNumberOfArrays())}))
+    return out
+a, b = frames(sys.argv[1]), frames(sys.argv[2])
+assert len(a) == len(b) == 6, (len(a), len(b))
+for (ta, fa), (tb, fb) in zip(a, b):
+    assert ta == tb and fa.keys() == fb.keys(), (ta, tb, sorted(fa), sorted(fb))
+    for k in fa:
+        x, y = np.nan_to_num(fa[k]), np.nan_to_num(fb[k])
+        assert np.abs(x - y).max() <= 1e-8 * max(np.abs(x).max(), 1e-300), (ta, k)
+PY
 # the same from PETSc binary files, mass and stiffness
 run "$mpiexec" --oversubscribe -n 2 "$fcd" simulate --mass M.petsc --stiffness K.petsc \
   --fixed fixed.txt --contacts contacts.txt --dt 1e-3 --t-end 0.05 --out hp.csv > mpout.txt ||

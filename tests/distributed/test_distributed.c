@@ -211,7 +211,8 @@ static double all_max(double v) {
 
 /* `test_distributed --write DIR`: the block's files for the CLI test (fcd_mpi.sh),
  * without MPI: K.mtx, M.mtx (and K.petsc, M.petsc), fixed.txt (the top clamped and pushed as in case 0),
- * contacts.txt (the bottom row on the flat, sliding velocity 1) */
+ * contacts.txt (the bottom row on the flat, sliding velocity 1), mesh.vtk (its nodes and
+ * triangles) */
 static int write_model(const char *dir) {
   tb_block b;
   if (tb_block_build(&b, 40, 10, 4.0, 1.0, 1000.0, 0.3, 1.0)) return 1;
@@ -242,6 +243,28 @@ static int write_model(const char *dir) {
   }
   bad |= fclose(fx) != 0;
   bad |= fclose(fc) != 0;
+  /* mesh.vtk: the block's nodes and triangles (block2d.h's diagonals), for --series */
+  fcd_index nn = b.ndofs / 2;
+  double *xy = malloc(sizeof *xy * 2 * (size_t)nn);
+  fcd_index *tri = malloc(sizeof *tri * 6 * (size_t)b.nx * (size_t)b.ny), q = 0;
+  for (fcd_index k = 0; xy && k < nn; k++) {
+    xy[2 * k] = (double)(k % (b.nx + 1)) * b.w / b.nx;
+    xy[2 * k + 1] = (double)(k / (b.nx + 1)) * b.h / b.ny;
+  }
+  for (int j = 0; tri && j < b.ny; j++)
+    for (int i = 0; i < b.nx; i++) {
+      fcd_index a = tb_node(&b, i, j), bb = a + 1, cc = a + b.nx + 1, dd = cc + 1;
+      fcd_index t6[6] = {a, bb, dd, a, dd, cc}, alt[6] = {a, bb, cc, bb, dd, cc};
+      for (int k = 0; k < 6; k++) tri[q++] = (i + j) % 2 ? alt[k] : t6[k];
+    }
+  fcd_mesh *m = NULL;
+  snprintf(path, sizeof path, "%s/mesh.vtk", dir);
+  bad |= !xy || !tri || fcd_mesh_create(sys, 2, nn, xy, NULL, &m) != FCD_OK ||
+         fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, q / 3, tri) != FCD_OK ||
+         fcd_mesh_write_vtk(m, path, 0, NULL, NULL, NULL, NULL) != FCD_OK;
+  fcd_mesh_destroy(m);
+  free(xy);
+  free(tri);
   fcd_system_destroy(sys);
   tb_block_free(&b);
   return bad;
