@@ -254,13 +254,22 @@ fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs, const
 
 /* ---- one frame ---- */
 
+/* a frame's arrays, in file order: point data, then the points and the cells */
+enum {
+  A_DISP, A_VEL, A_CFORCE, A_STATUS, A_GAP, A_SLIP, A_RN_FORCE, A_RT_FORCE, A_PRESSURE,
+  A_SHEAR, A_POINTS, A_CONN, A_OFFSETS, A_TYPES
+};
+
 typedef struct {
-  const char *name;
-  const char *type; /* Float64, Int32 */
+  int id;           /* A_* */
+  const char *name; /* NULL for the points */
+  const char *type; /* Float64, Int32, Int64, UInt8 */
   int ncomp;
-  int where; /* 0 point data, 1 points, 2 connectivity, 3 offsets, 4 types */
   uint64_t bytes;
 } array;
+
+/* the XML element that holds array id: 0 point data, 1 points, 2 cells */
+static int where(int id) { return id < A_POINTS ? 0 : id == A_POINTS ? 1 : 2; }
 
 static uint64_t esize(const char *type) {
   return !strcmp(type, "Float64") || !strcmp(type, "Int64") ? 8 : !strcmp(type, "Int32") ? 4 : 1;
@@ -326,27 +335,32 @@ static fcd_status frame_check(fcd_series *s, const fcd_real *u, const fcd_real *
 static int frame_arrays(const fcd_series *s, int layout, array *a) {
   int n = 0, t = s->cdim - 1;
   uint64_t np = (uint64_t)s->nnodes;
-  a[n++] = (array){"displacement", "Float64", 3, 0, 0};
-  if (layout & HAS_V) a[n++] = (array){"velocity", "Float64", 3, 0, 0};
-  if (layout & HAS_R) a[n++] = (array){"contact_force", "Float64", 3, 0, 0};
-  if (layout & HAS_S) a[n++] = (array){"contact_status", "Int32", 1, 0, 0};
-  if (s->cs) a[n++] = (array){"contact_gap", "Float64", 1, 0, 0};
-  if (s->cs && (layout & HAS_V)) a[n++] = (array){"contact_slip_velocity", "Float64", t, 0, 0};
+  a[n++] = (array){A_DISP, "displacement", "Float64", 3, 0};
+  if (layout & HAS_V) a[n++] = (array){A_VEL, "velocity", "Float64", 3, 0};
+  if (layout & HAS_R) a[n++] = (array){A_CFORCE, "contact_force", "Float64", 3, 0};
+  if (layout & HAS_S) a[n++] = (array){A_STATUS, "contact_status", "Int32", 1, 0};
+  if (s->cs) a[n++] = (array){A_GAP, "contact_gap", "Float64", 1, 0};
+  if (s->cs && (layout & HAS_V))
+    a[n++] = (array){A_SLIP, "contact_slip_velocity", "Float64", t, 0};
   if ((layout & HAS_R) && (s->kinds & 1)) {
-    a[n++] = (array){"contact_normal_force", "Float64", 1, 0, 0};
-    a[n++] = (array){"contact_tangential_force", "Float64", t, 0, 0};
+    a[n++] = (array){A_RN_FORCE, "contact_normal_force", "Float64", 1, 0};
+    a[n++] = (array){A_RT_FORCE, "contact_tangential_force", "Float64", t, 0};
   }
   if ((layout & HAS_R) && (s->kinds & 2)) {
-    a[n++] = (array){"contact_pressure", "Float64", 1, 0, 0};
-    a[n++] = (array){"contact_shear_stress", "Float64", t, 0, 0};
+    a[n++] = (array){A_PRESSURE, "contact_pressure", "Float64", 1, 0};
+    a[n++] = (array){A_SHEAR, "contact_shear_stress", "Float64", t, 0};
   }
-  for (int k = 0; k < n; k++) a[k].bytes = np * (uint64_t)a[k].ncomp * esize(a[k].type);
-  a[n++] = (array){NULL, "Float64", 3, 1, np * 24};
+  a[n++] = (array){A_POINTS, NULL, "Float64", 3, 0};
   const char *it = s->c32 ? "Int32" : "Int64";
-  uint64_t isz = s->c32 ? 4 : 8;
-  a[n++] = (array){"connectivity", it, 1, 2, (uint64_t)s->offset[s->ncells] * isz};
-  a[n++] = (array){"offsets", it, 1, 3, (uint64_t)s->ncells * isz};
-  a[n++] = (array){"types", "UInt8", 1, 4, (uint64_t)s->ncells};
+  a[n++] = (array){A_CONN, "connectivity", it, 1, 0};
+  a[n++] = (array){A_OFFSETS, "offsets", it, 1, 0};
+  a[n++] = (array){A_TYPES, "types", "UInt8", 1, 0};
+  for (int k = 0; k < n; k++) {
+    uint64_t count = a[k].id == A_CONN      ? (uint64_t)s->offset[s->ncells]
+                     : a[k].id >= A_OFFSETS ? (uint64_t)s->ncells
+                                            : np * (uint64_t)a[k].ncomp;
+    a[k].bytes = count * esize(a[k].type);
+  }
   return n;
 }
 
@@ -362,18 +376,17 @@ static void frame_header(const fcd_series *s, FILE *fp, fcd_real t, const array 
           "      <PointData Vectors=\"displacement\">\n", (long long)s->nnodes,
           (long long)s->ncells);
   uint64_t off = 0;
-  static const char *open[] = {NULL, "      <Points>\n", "      <Cells>\n", NULL, NULL};
+  static const char *open[] = {NULL, "      <Points>\n", "      <Cells>\n"};
   for (int k = 0; k < na; k++) {
-    if (k > 0 && a[k].where != a[k - 1].where && a[k - 1].where == 0)
-      fputs("      </PointData>\n", fp);
-    if (open[a[k].where] && (k == 0 || a[k - 1].where != a[k].where)) fputs(open[a[k].where], fp);
+    int w = where(a[k].id), prev = k > 0 ? where(a[k - 1].id) : -1;
+    if (prev == 0 && w != 0) fputs("      </PointData>\n", fp);
+    if (open[w] && prev != w) fputs(open[w], fp);
     fprintf(fp, "        <DataArray type=\"%s\"", a[k].type);
     if (a[k].name) fprintf(fp, " Name=\"%s\"", a[k].name);
-    if (a[k].ncomp > 1 || a[k].where == 1)
-      fprintf(fp, " NumberOfComponents=\"%d\"", a[k].ncomp);
+    if (a[k].ncomp > 1 || w == 1) fprintf(fp, " NumberOfComponents=\"%d\"", a[k].ncomp);
     fprintf(fp, " format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
     off += 8 + a[k].bytes;
-    if (a[k].where == 1) fputs("      </Points>\n", fp);
+    if (w == 1) fputs("      </Points>\n", fp);
   }
   fputs("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n  <AppendedData "
         "encoding=\"raw\">\n   _", fp);
@@ -385,51 +398,60 @@ static int frame_data(fcd_series *s, FILE *fp, const fcd_real *u, const fcd_real
   const fcd_contact_set *cs = s->cs;
   int ok = 1, t = s->cdim - 1;
   for (int k = 0; k < na && ok; k++) {
-    const char *nm = a[k].name ? a[k].name : "";
     fcd_real *b = s->buf;
-    if (!strcmp(nm, "displacement")) {
-      per_node(s, u, b);
-    } else if (!strcmp(nm, "velocity")) {
-      per_node(s, v, b);
-    } else if (!strcmp(nm, "contact_force")) {
+    const void *data = b;
+    int id = a[k].id;
+    switch (id) {
+    case A_DISP:
+    case A_VEL:
+      per_node(s, id == A_DISP ? u : v, b);
+      break;
+    case A_CFORCE:
       (void)fcd_contact_set_global(cs, r, s->glob);
       per_node(s, s->glob, b);
-    } else if (!strcmp(nm, "contact_status")) {
+      break;
+    case A_STATUS: {
       int32_t *is = (int32_t *)(void *)b;
       for (fcd_index p = 0; p < s->nnodes; p++) is[p] = -1;
       for (fcd_index c = 0; c < cs->n; c++)
         for (fcd_index q = s->hptr[c]; q < s->hptr[c + 1]; q++) is[s->hlist[q]] = status[c];
-    } else if (!strcmp(nm, "contact_gap") || !strcmp(nm, "contact_slip_velocity")) {
-      int gap = nm[8] == 'g';
-      (void)fcd_contact_set_local(cs, gap ? u : v, s->loc);
+      break;
+    }
+    case A_GAP:
+    case A_SLIP:
+      (void)fcd_contact_set_local(cs, id == A_GAP ? u : v, s->loc);
       for (fcd_index c = 0; c < cs->n; c++) {
         fcd_real *l = s->loc + c * s->cdim;
-        if (gap) l[0] = cs->c[c].gap - l[0];
+        if (id == A_GAP) l[0] = cs->c[c].gap - l[0];
         else
           for (int j = 1; j <= t; j++) l[j] -= cs->c[c].vg[j - 1];
       }
       /* NaN where no contact is: a gap or a slip there means nothing */
-      contact_field(s, s->loc, gap ? 0 : 1, gap ? 1 : t, 3, NAN, b);
-    } else if (!strcmp(nm, "contact_normal_force") || !strcmp(nm, "contact_pressure")) {
-      contact_field(s, r, 0, 1, nm[8] == 'p' ? 2 : 1, 0.0, b);
-    } else if (!strcmp(nm, "contact_tangential_force") || !strcmp(nm, "contact_shear_stress")) {
-      contact_field(s, r, 1, t, nm[8] == 's' ? 2 : 1, 0.0, b);
-    } else if (a[k].where == 1) {
+      contact_field(s, s->loc, id == A_GAP ? 0 : 1, id == A_GAP ? 1 : t, 3, NAN, b);
+      break;
+    case A_RN_FORCE:
+    case A_PRESSURE:
+      contact_field(s, r, 0, 1, id == A_PRESSURE ? 2 : 1, 0.0, b);
+      break;
+    case A_RT_FORCE:
+    case A_SHEAR:
+      contact_field(s, r, 1, t, id == A_SHEAR ? 2 : 1, 0.0, b);
+      break;
+    case A_POINTS:
       for (fcd_index p = 0; p < s->nnodes; p++)
         for (int j = 0; j < 3; j++) b[3 * p + j] = j < s->dim ? s->coords[p * s->dim + j] : 0.0;
-    } else if (a[k].where == 2) {
-      ok = s->c32 ? put(fp, s->c32, a[k].bytes) : put(fp, s->conn, a[k].bytes);
-      continue;
-    } else if (a[k].where == 3) {
-      ok = s->o32 ? put(fp, s->o32, a[k].bytes) : put(fp, s->offset + 1, a[k].bytes);
-      continue;
-    } else {
-      uint64_t bytes = a[k].bytes;
-      ok = fwrite(&bytes, sizeof bytes, 1, fp) == 1;
-      ok = ok && (s->ncells == 0 || fwrite(s->types, (size_t)s->ncells, 1, fp) == 1);
-      continue;
+      break;
+    case A_CONN:
+      data = s->c32 ? (const void *)s->c32 : (const void *)s->conn;
+      break;
+    case A_OFFSETS:
+      data = s->o32 ? (const void *)s->o32 : (const void *)(s->offset + 1);
+      break;
+    default:
+      data = s->types;
+      break;
     }
-    ok = put(fp, b, a[k].bytes);
+    ok = put(fp, data, a[k].bytes);
   }
   return ok;
 }
