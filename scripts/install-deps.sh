@@ -7,7 +7,7 @@ pkgs="meson ninja-build pkg-config gcc g++ python3
       python3-siconos python3-numpy python3-scipy time python3-getfem python3-gmsh
       libdeal.ii-dev
       libhdf5-dev abigail-tools valgrind clang libclang-rt-14-dev doxygen cmake python3-pytest python3-vtk9
-      groff-base man-db bsdextrautils xvfb xauth"
+      groff-base man-db bsdextrautils xvfb xauth debhelper dh-python lintian"
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO apt-get update -qq
