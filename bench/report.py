@@ -131,9 +131,18 @@ def step(step_log):
     print("The cost of one step (after the first, which factors the iteration matrix and forms")
     print("the Delassus operator of every contact once) over one CHOLMOD solve with the factor")
     print("of the same matrix, steps and solves alternating in blocks, fastest block of each.\n")
-    for l in open(step_log).read().splitlines():
+    lines = open(step_log).read().splitlines()
+    for l in lines:
         print("    " + l)
     print("\nTarget (issues 4 and 10): at most 3.")
+    if any(l.startswith("ratio output_every") for l in lines):
+        print("\nThe `output:` line: what a ParaView time series (`fcd_series`, issue 67) adds, on")
+        print("the same block, in blocks of steps alternating with those above: a frame after")
+        print("every step, and one every 10 steps, each frame a VTK XML file with the points,")
+        print("the cells and eight point arrays (displacement, velocity, the contact fields),")
+        print("raw appended binary, and its line in the collection; beside it one legacy ASCII")
+        print("file of displacement, velocity and contact status (`fcd_mesh_write_vtk`). The")
+        print("`output_every_*` ratios are the step with its frames over the step alone.")
 
 
 def dynamics(dyn_log):
@@ -403,6 +412,16 @@ def page():
     text = from_file("ON_PAPER.md")
     if text:
         out.append(text)
+    # sections written by hand in the page itself (the reduced models' measurements, made
+    # by bench/reduced_brake runs of hours that bench/run does not repeat): kept as they are
+    made = {h for h, _, _ in parts} | {"Peak memory per benchmark"}
+    for name in ("ON_PAPER.md", "PROFILE.md"):
+        t = from_file(name)
+        if t and t.startswith("## "):
+            made.add(t.split("\n", 1)[0][3:].strip())
+    for head, text in old.items():
+        if head not in made:
+            out.append(text.strip("\n") + "\n")
     if args.memory or mem_rows:
         out.append(captured(memory, args.memory, mem_rows))
     text = from_file("PROFILE.md")

@@ -85,7 +85,7 @@ static void output_cost(fcd_system *sys, fcd_contact_set *cs, fcd_integrator *it
   if (!m) die("mesh", sys, FCD_E_INTERNAL);
   TRY("series", fcd_series_create(m, cs, dir, "block", &s));
   double best[3] = {INFINITY, INFINITY, INFINITY};
-  for (int blk = 0; blk < 5; blk++)
+  for (int blk = 0; blk < 10; blk++)
     for (int kind = 0; kind < 3; kind++) {
       double t0 = now();
       for (int k = 1; k <= per; k++) {

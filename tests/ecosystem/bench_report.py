@@ -7,7 +7,8 @@ one right value: the step section is rewritten from its log and dated; a section
 part was not run is kept word for word and said to be undated; the distributed
 speed-ups are the quotients of the log's times (3.0 / 2.0 = 1.50 over one rank, 1.2 /
 2.0 = 0.60 over serial), a run that failed is named as failed, not dropped; the memory
-table keeps the rows of benchmarks not run and replaces those that were.
+table keeps the rows of benchmarks not run and replaces those that were; a section written
+by hand in the page itself is kept; the step section explains its output figures.
 usage: bench_report.py SOURCE_ROOT WORKDIR"""
 import os
 import subprocess
@@ -46,6 +47,10 @@ An old paragraph, kept word for word.
 
     ratio dynamics_vs_siconos 0.0652
 
+## Reduced models: measured by hand
+
+A section bench/run does not write, kept as it is.
+
 ## Peak memory per benchmark
 
 | benchmark | peak MB |
@@ -53,7 +58,8 @@ An old paragraph, kept word for word.
 | contact_vs_siconos | 3047 (2026-11-24, cap 10 s) |
 | step_vs_cholmod_solve | 999 |
 """)
-step = write("step.txt", "step_cost: a line\n    ratio step_vs_cholmod_solve 2.345\n")
+step = write("step.txt", "step_cost: a line\n    ratio step_vs_cholmod_solve 2.345\n"
+             "ratio output_every_step 1.250\nratio output_every_10 1.030\n")
 dist = write("dist.txt", """\
 serial 24,24,16 dofs=31875 contacts=625 ranks=1 (serial CHOLMOD) equilibrium_seconds=1.200 \
 first_step_seconds=1.000 step_seconds=0.0500 maxrss_mb=480
@@ -87,6 +93,11 @@ s = text.get("Time integration: one step against one solve with the factor", "")
 check("ratio step_vs_cholmod_solve 2.345" in s, "the step section has this run's figure")
 check("9.999" not in s, "the step section's old figure is gone")
 check("Measured by `bench/run` (mode: full) on 2031-01-02" in s, "the step section is dated")
+check("ratio output_every_10 1.030" in s and "ParaView time series" in s,
+      "the step section has the output figures, explained")
+check(text.get("Reduced models: measured by hand", "").strip() ==
+      "A section bench/run does not write, kept as it is.",
+      "a section written by hand in the page is kept word for word")
 
 d = text.get("Time integration against Siconos 4.4 (MoreauJeanOSI)", "")
 check("An old paragraph, kept word for word." in d and "ratio dynamics_vs_siconos 0.0652" in d,
