@@ -1,7 +1,8 @@
 """Time series for ParaView (issue 67): frames written by fcd_series while the
 integrator runs, read back by VTK's own XML reader (Debian python3-vtk9, a dependency
 of the test suite: no skip) and compared with the integrator's in-memory state to
-round-off.
+round-off. (The collection, .pvd, is ParaView's format: Debian's VTK has no reader for it,
+vtkXMLCollectionReader not being wrapped, so the test reads it as the XML it is.)
 
 The model is test_mortar_patch's: two plane-strain blocks, the upper pressed onto the
 lower, with mass, frictional contact on the interface. The references for the contact
