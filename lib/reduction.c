@@ -541,6 +541,7 @@ static fcd_status red_contacts(fcd_reduction *r, fcd_contact_set *cs) {
                    : fcd_contact_set_add_rigid(r->cs, a, k->frame[0], k->frame[1], k->gap,
                                                k->mu, NULL);
     }
+    if (st == FCD_OK) r->cs->c[c].mortar = k->mortar; /* its reactions stay pressures */
     if (st == FCD_OK && (k->vg[0] != 0 || k->vg[1] != 0))
       st = fcd_contact_set_set_sliding_velocity(r->cs, c, k->vg);
   }

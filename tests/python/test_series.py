@@ -401,3 +401,22 @@ def test_legacy_binary(tmp_path):
     r = subprocess.run(base + ["--mesh", j("bin.vtk"), "--vtk-binary"], capture_output=True,
                        text=True)
     assert r.returncode == 2 and "--vtk-binary goes with --vtk" in r.stderr
+
+
+def test_reduced_series_names_pressures(tmp_path):
+    """A series on a reduced model's own system: its dual mortar contacts stay mortar
+    contacts (their multipliers are pressures, named so), its node pairs force contacts"""
+    for kind, name in (("dual-mortar", "contact_pressure"), ("pairs", "contact_normal_force")):
+        sys, xy, mesh, cs, rows, homes = build(kind, 3 if kind != "pairs" else 4, 4)
+        red = fcd.Reduction(sys, cs, 2)
+        place = {int(d): j for j, d in enumerate(red.kept)}
+        nodes = [p for p in range(len(xy)) if 2 * p in place and 2 * p + 1 in place]
+        dofs = [[place[2 * p], place[2 * p + 1]] for p in nodes]
+        m = fcd.Mesh(red.system, xy[nodes], dofs)
+        m.add_cells("vertex", [[k] for k in range(len(nodes))])
+        s = fcd.Series(m, tmp_path, "red-" + kind, contacts=red.contacts)
+        z = np.zeros(red.ndofs)
+        s.write(0.0, z, z, np.zeros((len(cs), 2)), ["open"] * len(cs))
+        _, a, _ = read_vtu(tmp_path / ("red-%s-000000.vtu" % kind))
+        other = "contact_normal_force" if name == "contact_pressure" else "contact_pressure"
+        assert name in a and other not in a, (kind, sorted(a))
