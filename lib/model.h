@@ -55,6 +55,11 @@ int fcd__mesh_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_index **offs
                     const fcd_index **conn);
 /* a series' contact set (NULL: none) in *cs; 0 for an invalid series (series.c) */
 int fcd__series_contact_set(const fcd_series *s, const fcd_contact_set **cs);
+/* 1 when s is 1 to maxlen letters, digits, '_' or characters of extra (vtk.c: VTK array
+ * names, series' file stems and field names) */
+int fcd__vtk_name_ok(const char *s, size_t maxlen, const char *extra);
+/* 1 on a little-endian host (the byte order VTK files declare or convert from) */
+int fcd__little_endian(void);
 /* the VTK type of each cell; NULL for an invalid mesh */
 const int *fcd__mesh_types(const fcd_mesh *m);
 /* 3D surface pairs (surface3d.c): facets of four node ids, -1 fourth for a triangle;

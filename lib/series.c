@@ -54,23 +54,11 @@ static const char PVD_HEAD[] = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collect
 static const char PVD_FOOT[] = "  </Collection>\n</VTKFile>\n";
 
 static const char *byte_order(void) {
-  const uint16_t one = 1;
-  unsigned char b;
-  memcpy(&b, &one, 1);
-  return b ? "LittleEndian" : "BigEndian";
+  return fcd__little_endian() ? "LittleEndian" : "BigEndian";
 }
 
 static int series_valid(const fcd_series *s) {
   return s && s->magic == FCD_SERIES_MAGIC && fcd__system_valid(s->sys);
-}
-
-static int name_ok(const char *s) {
-  if (!s || !*s || strlen(s) > 200) return 0;
-  for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-          *s == '_' || *s == '-' || *s == '.'))
-      return 0;
-  return 1;
 }
 
 static char *dup_str(const char *s) {
@@ -182,7 +170,7 @@ fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs, const
   if (!dir || !*dir) return fcd__err(sys, FCD_E_INVALID_ARG, "series_create: dir is NULL or empty");
   if (strlen(dir) > 4000)
     return fcd__err(sys, FCD_E_INVALID_ARG, "series_create: dir is longer than 4000 characters");
-  if (!name_ok(name))
+  if (!fcd__vtk_name_ok(name, 200, "-."))
     return fcd__err(sys, FCD_E_INVALID_ARG, "series_create: the name must be 1 to 200 "
                     "letters, digits, '_', '-' or '.'");
   if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
@@ -524,8 +512,7 @@ fcd_status fcd_series_get_info(const fcd_series *s, fcd_index *nframes, double *
 
 fcd_status fcd_series_set_field(fcd_series *s, const char *name, fcd_real value) {
   if (!series_valid(s)) return FCD_E_INVALID_ARG;
-  if (!name || !*name || strlen(name) >= sizeof s->fd_name[0] || strchr(name, '-') ||
-      strchr(name, '.') || !name_ok(name) || !strcmp(name, "TimeValue"))
+  if (!fcd__vtk_name_ok(name, sizeof s->fd_name[0] - 1, "") || !strcmp(name, "TimeValue"))
     return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_set_field: the name must be 1 to 63 "
                     "letters, digits or '_', and not TimeValue");
   if (!isfinite(value))

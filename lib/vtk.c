@@ -309,59 +309,34 @@ fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
   return FCD_OK;
 }
 
-static int name_ok(const char *s) {
-  if (!s || !*s || strlen(s) > 200) return 0;
+int fcd__vtk_name_ok(const char *s, size_t maxlen, const char *extra) {
+  if (!s || !*s || strlen(s) > maxlen) return 0;
   for (; *s; s++)
     if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-          *s == '_'))
+          *s == '_' || strchr(extra, *s)))
       return 0;
   return 1;
 }
 
-/* the legacy file's sections after its header, as text */
-static void write_ascii(const fcd_mesh *m, FILE *fp, fcd_index nfields,
-                        const char *const *names, const fcd_real *const *fields,
-                        const int *ns) {
-  fprintf(fp, "POINTS %lld double\n", (long long)m->nnodes);
-  for (fcd_index p = 0; p < m->nnodes; p++) {
-    const fcd_real *x = m->coords + p * m->dim;
-    fprintf(fp, "%.17g %.17g %.17g\n", x[0], x[1], m->dim == 3 ? x[2] : 0.0);
-  }
-  fprintf(fp, "CELLS %lld %lld\n", (long long)m->ncells, (long long)(m->ncells + m->conn_len));
-  for (fcd_index c = 0; c < m->ncells; c++) {
-    fprintf(fp, "%lld", (long long)(m->offset[c + 1] - m->offset[c]));
-    for (fcd_index q = m->offset[c]; q < m->offset[c + 1]; q++)
-      fprintf(fp, " %lld", (long long)m->conn[q]);
-    fputc('\n', fp);
-  }
-  fprintf(fp, "CELL_TYPES %lld\n", (long long)m->ncells);
-  for (fcd_index c = 0; c < m->ncells; c++) fprintf(fp, "%d\n", m->type[c]);
-  if (nfields > 0 || ns) fprintf(fp, "POINT_DATA %lld\n", (long long)m->nnodes);
-  for (fcd_index k = 0; k < nfields; k++) {
-    fprintf(fp, "VECTORS %s double\n", names[k]);
-    for (fcd_index p = 0; p < m->nnodes; p++) {
-      fcd_real v[3] = {0, 0, 0};
-      for (int j = 0; j < m->dim; j++) {
-        fcd_index d = m->node_dofs[p * m->dim + j];
-        if (d >= 0) v[j] = fields[k][d];
-      }
-      fprintf(fp, "%.17g %.17g %.17g\n", v[0], v[1], v[2]);
-    }
-  }
-  if (ns) {
-    fprintf(fp, "SCALARS contact_status int 1\nLOOKUP_TABLE default\n");
-    for (fcd_index p = 0; p < m->nnodes; p++) fprintf(fp, "%d\n", ns[p]);
-  }
-}
-
-/* big-endian, as legacy VTK's BINARY sections are */
-static void put_be(FILE *fp, const void *x, int size) {
-  unsigned char b[8];
+int fcd__little_endian(void) {
   const uint16_t one = 1;
   unsigned char lo;
   memcpy(&lo, &one, 1);
+  return lo;
+}
+
+/* the values of a legacy file's sections: as text, runs of values on a line (the last
+ * ends it); BINARY, each value big-endian (doubles, 32-bit integers) and a newline after
+ * each block */
+typedef struct {
+  FILE *fp;
+  int binary;
+} vout;
+
+static void put_be(FILE *fp, const void *x, int size) {
+  unsigned char b[8];
   memcpy(b, x, (size_t)size);
-  if (lo)
+  if (fcd__little_endian())
     for (int k = 0; k < size / 2; k++) {
       unsigned char t = b[k];
       b[k] = b[size - 1 - k];
@@ -370,47 +345,54 @@ static void put_be(FILE *fp, const void *x, int size) {
   fwrite(b, 1, (size_t)size, fp);
 }
 
-static void put_be_double(FILE *fp, double x) { put_be(fp, &x, 8); }
-
-static void put_be_int(FILE *fp, long long v) {
-  int32_t x = (int32_t)v;
-  put_be(fp, &x, 4);
+static void out_real(const vout *o, double x, int last) {
+  if (o->binary) put_be(o->fp, &x, 8);
+  else fprintf(o->fp, last ? "%.17g\n" : "%.17g ", x);
 }
 
-/* the same sections in BINARY legacy VTK: each block of values big-endian (doubles, and
- * 32-bit integers), followed by a newline */
-static void write_binary(const fcd_mesh *m, FILE *fp, fcd_index nfields,
-                         const char *const *names, const fcd_real *const *fields,
-                         const int *ns) {
+static void out_int(const vout *o, long long v, int last) {
+  int32_t x = (int32_t)v;
+  if (o->binary) put_be(o->fp, &x, 4);
+  else fprintf(o->fp, last ? "%lld\n" : "%lld ", v);
+}
+
+static void out_block_end(const vout *o) {
+  if (o->binary) fputc('\n', o->fp);
+}
+
+/* the legacy file's sections after its header */
+static void write_sections(const fcd_mesh *m, const vout *o, fcd_index nfields,
+                           const char *const *names, const fcd_real *const *fields,
+                           const int *ns) {
+  FILE *fp = o->fp;
   fprintf(fp, "POINTS %lld double\n", (long long)m->nnodes);
-  for (fcd_index p = 0; p < m->nnodes; p++) {
-    const fcd_real *x = m->coords + p * m->dim;
-    put_be_double(fp, x[0]);
-    put_be_double(fp, x[1]);
-    put_be_double(fp, m->dim == 3 ? x[2] : 0.0);
-  }
-  fprintf(fp, "\nCELLS %lld %lld\n", (long long)m->ncells, (long long)(m->ncells + m->conn_len));
+  for (fcd_index p = 0; p < m->nnodes; p++)
+    for (int j = 0; j < 3; j++) out_real(o, j < m->dim ? m->coords[p * m->dim + j] : 0.0, j == 2);
+  out_block_end(o);
+  fprintf(fp, "CELLS %lld %lld\n", (long long)m->ncells, (long long)(m->ncells + m->conn_len));
   for (fcd_index c = 0; c < m->ncells; c++) {
-    put_be_int(fp, m->offset[c + 1] - m->offset[c]);
-    for (fcd_index q = m->offset[c]; q < m->offset[c + 1]; q++) put_be_int(fp, m->conn[q]);
+    out_int(o, m->offset[c + 1] - m->offset[c], m->offset[c + 1] == m->offset[c]);
+    for (fcd_index q = m->offset[c]; q < m->offset[c + 1]; q++)
+      out_int(o, m->conn[q], q + 1 == m->offset[c + 1]);
   }
-  fprintf(fp, "\nCELL_TYPES %lld\n", (long long)m->ncells);
-  for (fcd_index c = 0; c < m->ncells; c++) put_be_int(fp, m->type[c]);
-  fputc('\n', fp);
+  out_block_end(o);
+  fprintf(fp, "CELL_TYPES %lld\n", (long long)m->ncells);
+  for (fcd_index c = 0; c < m->ncells; c++) out_int(o, m->type[c], 1);
+  out_block_end(o);
   if (nfields > 0 || ns) fprintf(fp, "POINT_DATA %lld\n", (long long)m->nnodes);
   for (fcd_index k = 0; k < nfields; k++) {
     fprintf(fp, "VECTORS %s double\n", names[k]);
     for (fcd_index p = 0; p < m->nnodes; p++)
       for (int j = 0; j < 3; j++) {
         fcd_index d = j < m->dim ? m->node_dofs[p * m->dim + j] : -1;
-        put_be_double(fp, d >= 0 ? fields[k][d] : 0.0);
+        out_real(o, d >= 0 ? fields[k][d] : 0.0, j == 2);
       }
-    fputc('\n', fp);
+    out_block_end(o);
   }
   if (ns) {
     fprintf(fp, "SCALARS contact_status int 1\nLOOKUP_TABLE default\n");
-    for (fcd_index p = 0; p < m->nnodes; p++) put_be_int(fp, ns[p]);
-    fputc('\n', fp);
+    for (fcd_index p = 0; p < m->nnodes; p++) out_int(o, ns[p], 1);
+    out_block_end(o);
   }
 }
 
@@ -438,7 +420,7 @@ fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path, fcd_index nfi
     return fcd__err(sys, FCD_E_STATE, "mesh_write_vtk: the system changed size since the "
                     "mesh was made");
   for (fcd_index k = 0; k < nfields; k++) {
-    if (!name_ok(names[k]))
+    if (!fcd__vtk_name_ok(names[k], 200, ""))
       return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_write_vtk: field %lld's name must be "
                       "letters, digits and '_' (1 to 200)", (long long)k);
     if (!fields[k])
@@ -496,8 +478,8 @@ fcd_status fcd_mesh_write_vtk(const fcd_mesh *m, const char *path, fcd_index nfi
   }
   fprintf(fp, "# vtk DataFile Version 3.0\nfcd %s\n%s\nDATASET UNSTRUCTURED_GRID\n",
           FCD_VERSION_STRING, m->binary ? "BINARY" : "ASCII");
-  if (m->binary) write_binary(m, fp, nfields, names, fields, ns);
-  else write_ascii(m, fp, nfields, names, fields, ns);
+  const vout o = {fp, m->binary};
+  write_sections(m, &o, nfields, names, fields, ns);
   fcd__free(ns);
   int bad = ferror(fp);
   if (fclose(fp) != 0 || bad) return fcd__err(sys, FCD_E_IO, "write error on '%s'", path);
@@ -516,10 +498,7 @@ typedef struct {
 static int be_value(const unsigned char *b, int size, int isreal, double *r, long long *i) {
   unsigned char t[8];
   for (int k = 0; k < size; k++) t[k] = b[size - 1 - k];
-  const uint16_t one = 1;
-  unsigned char lo;
-  memcpy(&lo, &one, 1);
-  if (!lo) memcpy(t, b, (size_t)size);
+  if (!fcd__little_endian()) memcpy(t, b, (size_t)size);
   if (isreal) {
     if (size == 8) memcpy(r, t, 8);
     else {
