@@ -21,5 +21,6 @@
 #include <fcd/fcd_lattice.h>
 #include <fcd/fcd_vtk.h>
 #include <fcd/fcd_reduction.h>
+#include <fcd/fcd_periodic.h>
 
 #endif /* FCD_H */

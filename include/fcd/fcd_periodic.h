@@ -1,0 +1,162 @@
+/* fcd: periodic solutions of the nonsmooth dynamics by shooting, and their stability. */
+#ifndef FCD_PERIODIC_H
+#define FCD_PERIODIC_H
+
+#include <fcd/fcd_common.h>
+#include <fcd/fcd_status.h>
+#include <fcd/fcd_system.h>
+#include <fcd/fcd_contact.h>
+#include <fcd/fcd_integrator.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @name Periodic orbits (limit cycles)
+ *  Shooting (docs/periodic.md): a state x0 = (u0, v0) and a period T such that the
+ *  scheme's own discrete flow, N steps of T / N from x0, returns to x0, found by Newton
+ *  on (x0, T) with the Jacobian of that flow by finite differences of the nonsmooth step
+ *  map and a phase condition (the correction orthogonal to the flow at the current
+ *  iterate). N is fixed at the start from the period guess and the step
+ *  (FCD_PARAM_STEP): the orbit is a periodic orbit of the same scheme at a step within
+ *  half a step of it, so the limit cycle a long transient of that scheme settles on is
+ *  the same one. The orbit's stability comes from the monodromy matrix (the Jacobian of
+ *  the flow over one period, its eigenvalues the Floquet multipliers); the trivial
+ *  multiplier 1 of the autonomous phase is reported with its distance to 1, a check of the
+ *  differences. The modified theta scheme, which keeps every contact in its local problem,
+ *  has a continuous step map and converges to round-off; Moreau-Jean's and Fremond's
+ *  activation test (the predicted gap closed or not) makes their maps jump by about h
+ *  times the normal velocity at an impact, and Newton stalls near that residual. The system must be autonomous: constant loads and prescribed values (a
+ *  load or prescribed function is refused), contacts whose obstacles slide at constant
+ *  velocity (a brake disc, a belt). The state's unknowns are the free dofs' displacements
+ *  and velocities: 2 nfree + 1 period integrations per Newton iteration, so this is for
+ *  small and reduced systems (fcd_reduction). Serial systems.
+ *  @{ */
+
+/** Opaque shooting solver. */
+typedef struct fcd_periodic fcd_periodic;
+
+/** Parameters of fcd_periodic_set_param beyond the integrator's FCD_PARAM_* (STEP is
+ *  required; THETA, TOLERANCE, MAX_ITER, CONTACT_SOLVER, CERT_TOL are passed to the
+ *  integrator of every period). */
+enum {
+  FCD_PERIODIC_PARAM_TOL = 500,      /**< Newton's bound on the orbit's residual
+                                          |phi_T(x0) - x0| relative to its amplitude (the
+                                          worse of displacements and velocities); default
+                                          1e-9 */
+  FCD_PERIODIC_PARAM_MAX_ITER = 501, /**< Newton iterations; default 30 */
+  FCD_PERIODIC_PARAM_FD_STEP = 502   /**< finite-difference step relative to the orbit's
+                                          amplitude (and to T); default 1e-6 */
+};
+
+/** What the last fcd_periodic_solve found. */
+typedef struct {
+  int converged;            /**< 1 when the residual met FCD_PERIODIC_PARAM_TOL */
+  fcd_real period;          /**< T of the best iterate */
+  fcd_index steps;          /**< N, steps per period (of T / N each) */
+  fcd_index iterations;     /**< Newton iterations made */
+  fcd_index evaluations;    /**< period integrations made (N steps each) */
+  fcd_real residual;        /**< max(|du|_inf / A_u, |dv|_inf / A_v) of the best iterate */
+  fcd_real amplitude_u;     /**< A_u: the largest half range (max - min) / 2 of a free
+                                 dof's displacement over the orbit */
+  fcd_real amplitude_v;     /**< A_v: the same for the velocities */
+  fcd_index multipliers;    /**< Floquet multipliers computed (2 nfree; 0 before
+                                 convergence) */
+  fcd_real trivial_error;   /**< |mu - 1| of the multiplier nearest 1 */
+  fcd_real max_multiplier;  /**< the largest modulus among the other multipliers */
+  int stable;               /**< 1 when every other multiplier is inside the unit circle
+                                 (to within ten times the trivial one's error), 0 when
+                                 one is outside, -1 when no verdict: the trivial
+                                 multiplier is more than 1e-2 from 1 (the differences
+                                 straddled a kink of the step map) */
+} fcd_periodic_info;
+
+/** Creates a shooting solver for @p sys with the contacts of @p cs and @p scheme (a
+ *  dynamic one: Moreau-Jean, Fremond or modified theta).
+ *  @param sys the system (borrowed; it must outlive the solver): mass set, no load
+ *      function, no prescribed function
+ *  @param cs the contact set (may be NULL)
+ *  @param scheme FCD_SCHEME_MOREAU_JEAN, FCD_SCHEME_FREMOND or FCD_SCHEME_MODIFIED_THETA
+ *  @param out receives the solver, owned by the caller; NULL on failure
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_INTERNAL, FCD_E_INVALID_ARG, FCD_E_NOMEM,
+ *      FCD_E_STATE, FCD_E_UNSUPPORTED (a load or prescribed function)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_create(fcd_system *sys, fcd_contact_set *cs, fcd_scheme scheme,
+                                       fcd_periodic **out);
+
+/** Frees the solver (NULL is a no-op).
+ *  @param p the solver
+ *  @since 0.1 */
+FCD_API void fcd_periodic_destroy(fcd_periodic *p);
+
+/** Sets a parameter: the integrator's FCD_PARAM_* or FCD_PERIODIC_PARAM_*.
+ *  @param p the solver
+ *  @param key the parameter
+ *  @param value its value
+ *  @return FCD_OK, or FCD_E_INTERNAL, FCD_E_INVALID_ARG (a value out of range),
+ *      FCD_E_UNSUPPORTED (an unknown key)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_set_param(fcd_periodic *p, int key, fcd_real value);
+
+/** Finds a periodic orbit from a guess: a state on or near it (from a transient, or an
+ *  equilibrium plus an unstable mode) and a period guess (2 pi / omega of that mode, or
+ *  the transient's). The number of steps per period is N = round(T0 / h), at least 8.
+ *  Every step of every period is certified as the integrator's are. A Newton iteration
+ *  that does not reduce the residual is halved up to five times.
+ *  @param p the solver
+ *  @param u0 the guess' displacements, ndofs entries (prescribed entries are the system's)
+ *  @param v0 the guess' velocities, ndofs entries
+ *  @param period the period guess, > 0
+ *  @return FCD_OK when converged; FCD_E_NOT_CONVERGED (the best iterate is kept, the
+ *      message says why: the iteration cap, a stalled line search, an orbit shrinking to
+ *      an equilibrium), or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_SINGULAR (the Newton
+ *      matrix), FCD_E_STATE (no step set), and what a step returns: FCD_E_BACKEND,
+ *      FCD_E_CALLBACK, FCD_E_INTERNAL, FCD_E_NOT_SPD, FCD_E_NO_SOLUTION,
+ *      FCD_E_UNSUPPORTED
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_real *v0,
+                                      fcd_real period);
+
+/** The orbit's initial state and period (the best iterate after a failure).
+ *  @param p the solver
+ *  @param period receives T (may be NULL)
+ *  @param u0 receives the displacements, ndofs entries (may be NULL)
+ *  @param v0 receives the velocities, ndofs entries (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE (nothing solved yet)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_get_orbit(const fcd_periodic *p, fcd_real *period, fcd_real *u0,
+                                          fcd_real *v0);
+
+/** Each dof's smallest and largest displacement over the orbit's N + 1 states.
+ *  @param p the solver
+ *  @param umin receives the minima, ndofs entries (may be NULL)
+ *  @param umax receives the maxima, ndofs entries (may be NULL)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_get_range(const fcd_periodic *p, fcd_real *umin, fcd_real *umax);
+
+/** What the last solve found (fcd_periodic_info).
+ *  @param p the solver
+ *  @param info receives the figures
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_get_info(const fcd_periodic *p, fcd_periodic_info *info);
+
+/** The Floquet multipliers of the converged orbit, largest modulus first.
+ *  @param p the solver
+ *  @param cap the room in @p re and @p im
+ *  @param re receives the real parts (may be NULL with cap 0)
+ *  @param im receives the imaginary parts (may be NULL with cap 0)
+ *  @param count receives the number computed (2 nfree), which may exceed cap
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE (no converged orbit)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_get_multipliers(const fcd_periodic *p, fcd_index cap,
+                                                fcd_real *re, fcd_real *im, fcd_index *count);
+
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FCD_PERIODIC_H */

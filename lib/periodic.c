@@ -1,0 +1,607 @@
+/* Periodic orbits of the nonsmooth dynamics by shooting (issue 68; docs/periodic.md).
+ *
+ * The unknowns are the free dofs' state x0 = (u0, v0) and the period T; the map is the
+ * scheme's own discrete flow, N steps of T / N from x0 (N fixed for a solve), so the orbit
+ * is a periodic orbit of the same scheme that a long transient uses, at a step within half
+ * a step of it. Newton on F(x0, T) = phi_T(x0) - x0 = 0 with the phase condition
+ * c' dx0 = 0, c the flow's direction at the iterate (its first step), which removes the
+ * orbit's freedom of phase. The Jacobian comes from finite differences of the step map:
+ * the map is piecewise smooth (impacts, stick-slip transitions), and the differences see
+ * the piece the orbit is on with no saltation matrices to derive for every contact law and
+ * scheme; their cost, 2 nfree + 1 periods an iteration, suits the small and reduced
+ * systems this is for. The unknowns are scaled by the orbit's amplitudes (displacements,
+ * velocities) and T by its guess, so that one relative difference step serves all.
+ * The monodromy matrix is the Jacobian's state block at the converged orbit; its
+ * eigenvalues are the Floquet multipliers, one of them 1 (the phase) up to the
+ * differences' and the scheme's errors, which the info reports. */
+#include "capabilities.h"
+#include "backend/lapack.h"
+#include "fcd/fcd_integrator.h"
+#include "fcd/fcd_periodic.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define FCD_PERIODIC_MAGIC 0x66637079u /* "fcpy" */
+
+struct fcd_periodic {
+  unsigned magic;
+  fcd_system *sys;
+  fcd_contact_set *cs;
+  fcd_integrator *it;
+  fcd_scheme scheme;
+  fcd_real h, tol, fd;
+  fcd_index maxit;
+  fcd_index nf, nx; /* free dofs, state unknowns (2 nf) */
+  int have;         /* a solve ran: the best iterate is kept */
+  fcd_periodic_info info;
+  fcd_real *u0, *v0, *umin, *umax; /* n each */
+  fcd_real *mre, *mim;             /* nx each */
+  /* work: full-size state, one period's ranges of the free velocities */
+  fcd_real *uw, *vw, *vmin, *vmax;
+};
+
+static int valid(const fcd_periodic *p) {
+  return p && p->magic == FCD_PERIODIC_MAGIC && fcd__system_valid(p->sys);
+}
+
+#define CHECK_P(p)                                                                     \
+  do {                                                                                 \
+    if (!valid(p)) return FCD_E_INVALID_ARG;                                           \
+  } while (0)
+
+fcd_status fcd_periodic_create(fcd_system *sys, fcd_contact_set *cs, fcd_scheme scheme,
+                               fcd_periodic **out) {
+  if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_create: out is NULL");
+  *out = NULL;
+  FCD_CHECK_SYS(sys);
+  if (scheme == FCD_SCHEME_QUASISTATIC)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_create: the quasistatic scheme has no "
+                    "velocities to be periodic; use a dynamic scheme");
+  if (sys->load_fn || sys->presc_fn)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "periodic_create: shooting needs an autonomous "
+                    "system, and this one has a %s function (time-dependent %s)",
+                    sys->load_fn ? "load" : "prescribed", sys->load_fn ? "loads" :
+                    "prescribed displacements");
+  fcd_integrator *it = NULL;
+  FCD_TRY(fcd_integrator_create(sys, cs, scheme, &it));
+  fcd_periodic *p = fcd__calloc(1, sizeof *p);
+  fcd_index n = sys->n;
+  if (p) {
+    p->u0 = fcd__calloc((size_t)n, sizeof *p->u0);
+    p->v0 = fcd__calloc((size_t)n, sizeof *p->v0);
+    p->umin = fcd__calloc((size_t)n, sizeof *p->umin);
+    p->umax = fcd__calloc((size_t)n, sizeof *p->umax);
+    p->uw = fcd__calloc((size_t)n, sizeof *p->uw);
+    p->vw = fcd__calloc((size_t)n, sizeof *p->vw);
+  }
+  if (!p || !p->u0 || !p->v0 || !p->umin || !p->umax || !p->uw || !p->vw) {
+    if (p) {
+      fcd__free(p->u0);
+      fcd__free(p->v0);
+      fcd__free(p->umin);
+      fcd__free(p->umax);
+      fcd__free(p->uw);
+      fcd__free(p->vw);
+      fcd__free(p);
+    }
+    fcd_integrator_destroy(it);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a shooting solver");
+  }
+  p->sys = sys;
+  p->cs = cs;
+  p->it = it;
+  p->scheme = scheme;
+  p->tol = 1e-9;
+  p->fd = 1e-6;
+  p->maxit = 30;
+  p->magic = FCD_PERIODIC_MAGIC;
+  *out = p;
+  return FCD_OK;
+}
+
+static void clear_result(fcd_periodic *p) {
+  fcd__free(p->mre);
+  fcd__free(p->mim);
+  fcd__free(p->vmin);
+  fcd__free(p->vmax);
+  p->mre = p->mim = p->vmin = p->vmax = NULL;
+}
+
+void fcd_periodic_destroy(fcd_periodic *p) {
+  if (!valid(p)) return;
+  p->magic = 0;
+  fcd_integrator_destroy(p->it);
+  clear_result(p);
+  fcd__free(p->u0);
+  fcd__free(p->v0);
+  fcd__free(p->umin);
+  fcd__free(p->umax);
+  fcd__free(p->uw);
+  fcd__free(p->vw);
+  fcd__free(p);
+}
+
+fcd_status fcd_periodic_set_param(fcd_periodic *p, int key, fcd_real value) {
+  CHECK_P(p);
+  fcd_system *sys = p->sys;
+  switch (key) {
+  case FCD_PERIODIC_PARAM_TOL:
+    if (!(value > 0) || !isfinite(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the tolerance must be > 0 and "
+                      "finite, not %g", value);
+    p->tol = value;
+    return FCD_OK;
+  case FCD_PERIODIC_PARAM_MAX_ITER:
+    if (!(value >= 1) || value > 1e6 || value != floor(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the iteration cap must be a whole "
+                      "number from 1 to 1e6, not %g", value);
+    p->maxit = (fcd_index)value;
+    return FCD_OK;
+  case FCD_PERIODIC_PARAM_FD_STEP:
+    if (!(value > 0) || !(value < 0.1))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the difference step must be in "
+                      "(0, 0.1), not %g", value);
+    p->fd = value;
+    return FCD_OK;
+  case FCD_PARAM_STEP:
+    if (!(value > 0) || !isfinite(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the step must be > 0 and finite, "
+                      "not %g", value);
+    p->h = value;
+    return FCD_OK;
+  default:
+    /* the integrator's own keys and checks (theta, the contact solver, ...) */
+    return fcd_integrator_set_param(p->it, key, value);
+  }
+}
+
+/* the normal row of contact c in H (row c * dim), and its penetration at u */
+static fcd_real penetration(const fcd_periodic *p, const fcd__csr *H, fcd_index c,
+                            const fcd_real *u) {
+  fcd_index row = c * p->cs->dim;
+  fcd_real s = 0;
+  for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++) s += H->val[q] * u[H->col[q]];
+  return s - p->cs->c[c].gap;
+}
+
+/* A Newton iterate's displacement kept admissible: each contact's penetration removed
+ * along its normal row over the free dofs (Kaczmarz sweeps: rows of different contacts
+ * may share dofs). The orbit's own states are admissible, so this only acts on the
+ * excursions of early iterates. */
+static fcd_status admissible(fcd_periodic *p, fcd_real *u) {
+  if (!p->cs || p->cs->n == 0) return FCD_OK;
+  const fcd__csr *H;
+  FCD_TRY(fcd__contact_set_operator(p->cs, &H));
+  const fcd_system *sys = p->sys;
+  for (int sweep = 0; sweep < 50; sweep++) {
+    int moved = 0;
+    for (fcd_index c = 0; c < p->cs->n; c++) {
+      fcd_real pen = penetration(p, H, c, u);
+      if (!(pen > 1e-14 * (1 + fabs(p->cs->c[c].gap)))) continue;
+      fcd_index row = c * p->cs->dim;
+      fcd_real nrm = 0;
+      for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++)
+        if (!sys->is_fixed[H->col[q]]) nrm += H->val[q] * H->val[q];
+      if (nrm == 0) continue; /* a contact on prescribed dofs only: the system's to keep */
+      for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++)
+        if (!sys->is_fixed[H->col[q]]) u[H->col[q]] -= pen * H->val[q] / nrm;
+      moved = 1;
+    }
+    if (!moved) break;
+  }
+  return FCD_OK;
+}
+
+/* The full state of the free unknowns x (nf displacements, nf velocities) into p->uw,
+ * p->vw (prescribed entries zero: the integrator takes them from the system) */
+static void scatter(fcd_periodic *p, const fcd_real *x) {
+  const fcd_system *sys = p->sys;
+  memset(p->uw, 0, (size_t)sys->n * sizeof *p->uw);
+  memset(p->vw, 0, (size_t)sys->n * sizeof *p->vw);
+  for (fcd_index k = 0; k < p->nf; k++) {
+    p->uw[sys->dof_of[k]] = x[k];
+    p->vw[sys->dof_of[k]] = x[p->nf + k];
+  }
+}
+
+static void gather(const fcd_periodic *p, const fcd_real *u, const fcd_real *v, fcd_real *x) {
+  const fcd_system *sys = p->sys;
+  for (fcd_index k = 0; k < p->nf; k++) {
+    x[k] = u[sys->dof_of[k]];
+    x[p->nf + k] = v[sys->dof_of[k]];
+  }
+}
+
+/* One period: N steps of T / N from x into y; with rec, the ranges of every dof's
+ * displacement (p->umin, p->umax) and of the free velocities (p->vmin, p->vmax) over the
+ * N + 1 states, and x1 (may be NULL) the state after the first step. */
+static fcd_status flow(fcd_periodic *p, const fcd_real *x, fcd_real T, fcd_index N, fcd_real *y,
+                       int rec, fcd_real *x1) {
+  fcd_system *sys = p->sys;
+  fcd_index n = sys->n;
+  scatter(p, x);
+  FCD_TRY(fcd_integrator_set_param(p->it, FCD_PARAM_STEP, T / (fcd_real)N));
+  FCD_TRY(fcd_integrator_set_state(p->it, 0.0, p->uw, p->vw));
+  for (fcd_index k = 0; k <= N; k++) {
+    if (k > 0) FCD_TRY(fcd_integrator_step(p->it));
+    if (!rec && k < N) continue;
+    FCD_TRY(fcd_integrator_get_state(p->it, NULL, p->uw, p->vw));
+    if (rec) {
+      for (fcd_index i = 0; i < n; i++) {
+        if (k == 0 || p->uw[i] < p->umin[i]) p->umin[i] = p->uw[i];
+        if (k == 0 || p->uw[i] > p->umax[i]) p->umax[i] = p->uw[i];
+      }
+      for (fcd_index j = 0; j < p->nf; j++) {
+        fcd_real vj = p->vw[sys->dof_of[j]];
+        if (k == 0 || vj < p->vmin[j]) p->vmin[j] = vj;
+        if (k == 0 || vj > p->vmax[j]) p->vmax[j] = vj;
+      }
+      if (k == 1 && x1) gather(p, p->uw, p->vw, x1);
+    }
+  }
+  gather(p, p->uw, p->vw, y);
+  return FCD_OK;
+}
+
+/* the amplitudes of the recorded period (largest half range of a free displacement, of
+ * a free velocity) */
+static void amplitudes(const fcd_periodic *p, fcd_real *au, fcd_real *av) {
+  *au = *av = 0;
+  for (fcd_index j = 0; j < p->nf; j++) {
+    fcd_index d = p->sys->dof_of[j];
+    *au = fmax(*au, 0.5 * (p->umax[d] - p->umin[d]));
+    *av = fmax(*av, 0.5 * (p->vmax[j] - p->vmin[j]));
+  }
+}
+
+static fcd_real residual(const fcd_periodic *p, const fcd_real *x, const fcd_real *y,
+                         fcd_real au, fcd_real av) {
+  fcd_real ru = 0, rv = 0;
+  for (fcd_index j = 0; j < p->nf; j++) {
+    ru = fmax(ru, fabs(y[j] - x[j]));
+    rv = fmax(rv, fabs(y[p->nf + j] - x[p->nf + j]));
+  }
+  return fmax(ru / au, rv / av);
+}
+
+/* The Newton iterate's state: x (nx), its image y, T, its amplitudes and residual, the
+ * state after its first step (x1, the flow's direction) */
+typedef struct {
+  fcd_real *x, *y, *x1;
+  fcd_real T, au, av, res;
+} iterate;
+
+/* evaluates the iterate at (it->x, it->T): the period, its ranges, amplitudes, residual */
+static fcd_status evaluate(fcd_periodic *p, fcd_index N, iterate *s) {
+  FCD_TRY(flow(p, s->x, s->T, N, s->y, 1, s->x1));
+  amplitudes(p, &s->au, &s->av);
+  /* an orbit whose displacements move by less than 1e-10 of their size is an equilibrium
+   * up to the scheme's round-off */
+  fcd_real um = 0;
+  for (fcd_index j = 0; j < p->nf; j++) um = fmax(um, fabs(s->x[j]));
+  if (!(s->au > 1e-10 * um) || !(s->av > 0))
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "periodic: the orbit has no motion (largest "
+                    "displacement range %g of displacements up to %g, velocity range %g): the guess or the iterate is "
+                    "an equilibrium, which is periodic with any period; start from a state "
+                    "off the equilibrium", 2 * s->au, um, 2 * s->av);
+  s->res = residual(p, s->x, s->y, s->au, s->av);
+  return FCD_OK;
+}
+
+/* The difference step of unknown j (scaled), its sign chosen so that a displacement does
+ * not push a contact into its obstacle */
+static fcd_real fd_sign(fcd_periodic *p, const fcd__csr *H, const iterate *s, fcd_index j) {
+  if (!H || j >= p->nf) return 1;
+  fcd_index dof = p->sys->dof_of[j];
+  scatter(p, s->x);
+  for (fcd_index c = 0; c < p->cs->n; c++) {
+    fcd_index row = c * p->cs->dim;
+    for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++)
+      if (H->col[q] == dof && H->val[q] != 0) {
+        fcd_real pen = penetration(p, H, c, p->uw);
+        if (pen + p->fd * s->au * fabs(H->val[q]) > -1e-12 * (1 + fabs(p->cs->c[c].gap)))
+          return H->val[q] > 0 ? -1 : 1;
+      }
+  }
+  return 1;
+}
+
+/* The Jacobian of F in the scaled unknowns (x_u / au, x_v / av, T / T0), into J
+ * ((nx) x (nx + 1), row-major): column j from one more period with unknown j moved by the
+ * difference step. xt, yt: work (nx). */
+static fcd_status jacobian(fcd_periodic *p, fcd_index N, fcd_real T0, const iterate *s,
+                           fcd_real *J, fcd_real *xt, fcd_real *yt, fcd_index *evals) {
+  fcd_index nx = p->nx, nf = p->nf;
+  const fcd__csr *H = NULL;
+  if (p->cs && p->cs->n > 0) FCD_TRY(fcd__contact_set_operator(p->cs, &H));
+  for (fcd_index j = 0; j <= nx; j++) {
+    memcpy(xt, s->x, (size_t)nx * sizeof *xt);
+    fcd_real T = s->T, dz = p->fd * fd_sign(p, H, s, j);
+    if (j < nx) xt[j] += dz * (j < nf ? s->au : s->av);
+    else T += dz * T0;
+    FCD_TRY(flow(p, xt, T, N, yt, 0, NULL));
+    (*evals)++;
+    for (fcd_index i = 0; i < nx; i++)
+      J[i * (nx + 1) + j] = (yt[i] - s->y[i]) / (dz * (i < nf ? s->au : s->av));
+  }
+  return FCD_OK;
+}
+
+/* The Newton correction (scaled) from J: [J_x - I, J_T; c', 0] dz = [-r; 0], c the flow's
+ * direction at the iterate. A: (nx + 1)^2 work; dz: nx + 1. */
+static fcd_status newton_step(fcd_periodic *p, const iterate *s, const fcd_real *J, fcd_real *A,
+                              fcd_real *dz) {
+  fcd_index nx = p->nx, nf = p->nf, m = nx + 1;
+  fcd_real cn = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    fcd_real sc = i < nf ? s->au : s->av;
+    for (fcd_index j = 0; j < m; j++) A[i * m + j] = J[i * m + j] - (i == j ? 1 : 0);
+    dz[i] = -(s->y[i] - s->x[i]) / sc;
+    A[nx * m + i] = (s->x1[i] - s->x[i]) / sc;
+    cn += A[nx * m + i] * A[nx * m + i];
+  }
+  if (!(cn > 0))
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "periodic: the flow does not move the "
+                    "iterate in its first step, so no phase condition can be set");
+  cn = sqrt(cn);
+  for (fcd_index i = 0; i < nx; i++) A[nx * m + i] /= cn;
+  A[nx * m + nx] = 0;
+  dz[nx] = 0;
+  if (fcd__la_gesv(m, A, dz) != 0)
+    return fcd__err(p->sys, FCD_E_SINGULAR, "periodic: the Newton matrix [Phi - I, dF/dT; c', "
+                    "0] is singular at T = %.10g (a multiplier 1 besides the phase's: a "
+                    "fold or a family of orbits)", s->T);
+  return FCD_OK;
+}
+
+/* Floquet multipliers from the monodromy block of J (the scaled state columns), sorted
+ * by modulus, and the info's verdict */
+static fcd_status multipliers(fcd_periodic *p, const fcd_real *J, fcd_real *A) {
+  fcd_index nx = p->nx, m = nx + 1;
+  p->mre = fcd__malloc_array((size_t)nx, sizeof *p->mre);
+  p->mim = fcd__malloc_array((size_t)nx, sizeof *p->mim);
+  if (!p->mre || !p->mim)
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for %lld Floquet multipliers",
+                    (long long)nx);
+  for (fcd_index i = 0; i < nx; i++)
+    for (fcd_index j = 0; j < nx; j++) A[i * nx + j] = J[i * m + j];
+  if (fcd__la_geev_values(nx, A, p->mre, p->mim) != 0)
+    return fcd__err(p->sys, FCD_E_BACKEND, "periodic: LAPACK's eigenvalue solve of the "
+                    "monodromy matrix failed");
+  /* insertion sort by modulus, largest first (nx is small) */
+  for (fcd_index i = 1; i < nx; i++) {
+    fcd_real r = p->mre[i], im = p->mim[i], a = hypot(r, im);
+    fcd_index k = i;
+    while (k > 0 && hypot(p->mre[k - 1], p->mim[k - 1]) < a) {
+      p->mre[k] = p->mre[k - 1];
+      p->mim[k] = p->mim[k - 1];
+      k--;
+    }
+    p->mre[k] = r;
+    p->mim[k] = im;
+  }
+  fcd_index triv = 0;
+  for (fcd_index i = 1; i < nx; i++)
+    if (hypot(p->mre[i] - 1, p->mim[i]) < hypot(p->mre[triv] - 1, p->mim[triv])) triv = i;
+  fcd_real mx = 0;
+  for (fcd_index i = 0; i < nx; i++)
+    if (i != triv) mx = fmax(mx, hypot(p->mre[i], p->mim[i]));
+  p->info.multipliers = nx;
+  p->info.trivial_error = hypot(p->mre[triv] - 1, p->mim[triv]);
+  p->info.max_multiplier = mx;
+  /* A trivial multiplier far from 1 means the differences did not see one smooth piece
+   * of the flow (the orbit at a kink of the step map: a grazing contact, a transition at
+   * a step's end): no verdict then. Otherwise a multiplier within ten times the trivial
+   * one's error of the unit circle is not called unstable: the differences cannot tell
+   * it from 1. */
+  if (p->info.trivial_error > 1e-2) p->info.stable = -1;
+  else p->info.stable = mx <= 1 + fmax(10 * p->info.trivial_error, 10 * p->fd);
+  return FCD_OK;
+}
+
+/* keeps the iterate as the solver's result (best so far) */
+static void keep(fcd_periodic *p, const iterate *s, fcd_index N) {
+  scatter(p, s->x);
+  memcpy(p->u0, p->uw, (size_t)p->sys->n * sizeof *p->u0);
+  memcpy(p->v0, p->vw, (size_t)p->sys->n * sizeof *p->v0);
+  p->info.period = s->T;
+  p->info.steps = N;
+  p->info.residual = s->res;
+  p->info.amplitude_u = s->au;
+  p->info.amplitude_v = s->av;
+  p->have = 1;
+}
+
+typedef struct {
+  fcd_real *x, *y, *x1, *xn, *yn, *x1n, *J, *A, *dz, *xt, *yt;
+} shoot_work;
+
+static void work_free(shoot_work *w) {
+  fcd_real **a[] = {&w->x, &w->y, &w->x1, &w->xn, &w->yn, &w->x1n, &w->J, &w->A, &w->dz,
+                    &w->xt, &w->yt};
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
+    fcd__free(*a[i]);
+    *a[i] = NULL;
+  }
+}
+
+static fcd_status work_alloc(fcd_periodic *p, shoot_work *w) {
+  size_t nx = (size_t)p->nx, m = nx + 1;
+  memset(w, 0, sizeof *w);
+  w->x = fcd__malloc_array(m, sizeof(fcd_real));
+  w->y = fcd__malloc_array(m, sizeof(fcd_real));
+  w->x1 = fcd__malloc_array(m, sizeof(fcd_real));
+  w->xn = fcd__malloc_array(m, sizeof(fcd_real));
+  w->yn = fcd__malloc_array(m, sizeof(fcd_real));
+  w->x1n = fcd__malloc_array(m, sizeof(fcd_real));
+  w->dz = fcd__malloc_array(m, sizeof(fcd_real));
+  w->xt = fcd__malloc_array(m, sizeof(fcd_real));
+  w->yt = fcd__malloc_array(m, sizeof(fcd_real));
+  w->J = m <= SIZE_MAX / sizeof(fcd_real) / m ? fcd__malloc_array(m * m, sizeof(fcd_real)) : NULL;
+  w->A = w->J ? fcd__malloc_array(m * m, sizeof(fcd_real)) : NULL;
+  p->vmin = fcd__malloc_array((size_t)p->nf + 1, sizeof *p->vmin);
+  p->vmax = fcd__malloc_array((size_t)p->nf + 1, sizeof *p->vmax);
+  if (!w->x || !w->y || !w->x1 || !w->xn || !w->yn || !w->x1n || !w->dz || !w->xt ||
+      !w->yt || !w->J || !w->A || !p->vmin || !p->vmax) {
+    work_free(w);
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for shooting on %lld unknowns "
+                    "(a dense Newton matrix of %lld^2)", (long long)m, (long long)m);
+  }
+  return FCD_OK;
+}
+
+/* Tries the correction dz (scaled) from cur with lengths 1, 1/2, ..., 1/32: the first that
+ * lowers the residual becomes cur (its arrays swapped with nxt's). *moved: whether one did. */
+static fcd_status line_search(fcd_periodic *p, fcd_index N, fcd_real T0, const fcd_real *dz,
+                              iterate *cur, iterate *nxt, int *moved, fcd_index *evals) {
+  fcd_index nx = p->nx, nf = p->nf;
+  *moved = 0;
+  fcd_status last = FCD_OK;
+  for (int k = 0; k < 6; k++) {
+    fcd_real a = ldexp(1.0, -k);
+    nxt->T = cur->T + a * dz[nx] * T0;
+    if (!(nxt->T > 0)) continue;
+    for (fcd_index i = 0; i < nx; i++) nxt->x[i] = cur->x[i] + a * dz[i] * (i < nf ? cur->au : cur->av);
+    scatter(p, nxt->x);
+    FCD_TRY(admissible(p, p->uw));
+    gather(p, p->uw, p->vw, nxt->x);
+    last = evaluate(p, N, nxt);
+    (*evals)++;
+    if (last != FCD_OK) {
+      if (last == FCD_E_NOMEM || last == FCD_E_INVALID_ARG) return last;
+      continue; /* a step that fails (a contact solve) or a collapse: a shorter step */
+    }
+    if (nxt->res < cur->res) {
+      iterate t = *cur;
+      *cur = *nxt;
+      *nxt = t;
+      *moved = 1;
+      return FCD_OK;
+    }
+  }
+  return FCD_OK;
+}
+
+static fcd_status shoot(fcd_periodic *p, fcd_index N, fcd_real T0, shoot_work *w) {
+  fcd_system *sys = p->sys;
+  iterate cur = {w->x, w->y, w->x1, T0, 0, 0, 0}, nxt = {w->xn, w->yn, w->x1n, T0, 0, 0, 0};
+  gather(p, p->u0, p->v0, cur.x);
+  fcd_status st = evaluate(p, N, &cur);
+  p->info.evaluations = 1;
+  if (st != FCD_OK) return st;
+  keep(p, &cur, N);
+  for (;;) {
+    if (cur.res <= p->tol) break;
+    if (p->info.iterations >= p->maxit)
+      return fcd__err(sys, FCD_E_NOT_CONVERGED, "periodic: %lld Newton iterations left the "
+                      "residual at %.3e (bound %.3e); the best iterate (T = %.10g) is kept",
+                      (long long)p->info.iterations, cur.res, p->tol, cur.T);
+    FCD_TRY(jacobian(p, N, T0, &cur, w->J, w->xt, w->yt, &p->info.evaluations));
+    FCD_TRY(newton_step(p, &cur, w->J, w->A, w->dz));
+    int moved = 0;
+    st = line_search(p, N, T0, w->dz, &cur, &nxt, &moved, &p->info.evaluations);
+    if (st != FCD_OK) return st;
+    p->info.iterations++;
+    if (!moved)
+      return fcd__err(sys, FCD_E_NOT_CONVERGED, "periodic: Newton's correction does not lower "
+                      "the residual %.3e even at 1/32 of its length (%s); the best iterate "
+                      "(T = %.10g) is kept", cur.res,
+                      p->scheme == FCD_SCHEME_MODIFIED_THETA
+                          ? "a nonsmooth point of the flow, or a difference step too large "
+                            "or too small for it"
+                          : "this scheme's activation test, the predicted gap closed or "
+                            "not, makes its step map jump by about h times the normal "
+                            "velocity, so the residual stalls near that size; the modified "
+                            "theta scheme, which keeps every contact in its local problem, "
+                            "has a continuous map",
+                      cur.T);
+    keep(p, &cur, N);
+  }
+  /* the monodromy at the converged orbit itself: one more Jacobian */
+  FCD_TRY(evaluate(p, N, &cur));
+  p->info.evaluations++;
+  keep(p, &cur, N);
+  FCD_TRY(jacobian(p, N, T0, &cur, w->J, w->xt, w->yt, &p->info.evaluations));
+  FCD_TRY(multipliers(p, w->J, w->A));
+  p->info.converged = 1;
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_real *v0,
+                              fcd_real period) {
+  CHECK_P(p);
+  fcd_system *sys = p->sys;
+  if (!u0 || !v0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: %s is NULL", !u0 ? "u0" : "v0");
+  if (!(period > 0) || !isfinite(period))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: the period guess must be > 0 "
+                    "and finite, not %g", period);
+  if (!(p->h > 0))
+    return fcd__err(sys, FCD_E_STATE, "periodic_solve: no step set (FCD_PARAM_STEP)");
+  fcd_real steps = nearbyint(period / p->h);
+  if (steps > 1e9)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: %.3g steps a period (T = %g, "
+                    "h = %g) is beyond reach", steps, period, p->h);
+  fcd_index N = steps < 8 ? 8 : (fcd_index)steps;
+  /* the guess is checked as the integrator checks a state (finite, no penetration) */
+  FCD_TRY(fcd_integrator_set_state(p->it, 0.0, u0, v0));
+  clear_result(p);
+  memset(&p->info, 0, sizeof p->info);
+  p->have = 0;
+  p->nf = sys->nfree;
+  p->nx = 2 * p->nf;
+  if (p->nx == 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: every dof is prescribed, nothing "
+                    "can oscillate");
+  memcpy(p->u0, u0, (size_t)sys->n * sizeof *u0);
+  memcpy(p->v0, v0, (size_t)sys->n * sizeof *v0);
+  shoot_work w;
+  FCD_TRY(work_alloc(p, &w));
+  fcd_status st = shoot(p, N, period, &w);
+  work_free(&w);
+  return st;
+}
+
+fcd_status fcd_periodic_get_orbit(const fcd_periodic *p, fcd_real *period, fcd_real *u0,
+                                  fcd_real *v0) {
+  CHECK_P(p);
+  if (!p->have) return fcd__err(p->sys, FCD_E_STATE, "periodic_get_orbit: nothing solved yet");
+  if (period) *period = p->info.period;
+  if (u0) memcpy(u0, p->u0, (size_t)p->sys->n * sizeof *u0);
+  if (v0) memcpy(v0, p->v0, (size_t)p->sys->n * sizeof *v0);
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_get_range(const fcd_periodic *p, fcd_real *umin, fcd_real *umax) {
+  CHECK_P(p);
+  if (!p->have) return fcd__err(p->sys, FCD_E_STATE, "periodic_get_range: nothing solved yet");
+  if (umin) memcpy(umin, p->umin, (size_t)p->sys->n * sizeof *umin);
+  if (umax) memcpy(umax, p->umax, (size_t)p->sys->n * sizeof *umax);
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_get_info(const fcd_periodic *p, fcd_periodic_info *info) {
+  CHECK_P(p);
+  if (!info) return fcd__err(p->sys, FCD_E_INVALID_ARG, "periodic_get_info: info is NULL");
+  if (!p->have) return fcd__err(p->sys, FCD_E_STATE, "periodic_get_info: nothing solved yet");
+  *info = p->info;
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_get_multipliers(const fcd_periodic *p, fcd_index cap, fcd_real *re,
+                                        fcd_real *im, fcd_index *count) {
+  CHECK_P(p);
+  if (!count || (cap > 0 && (!re || !im)) || cap < 0)
+    return fcd__err(p->sys, FCD_E_INVALID_ARG, "periodic_get_multipliers: %s",
+                    !count ? "count is NULL" : "re or im is NULL with room asked for");
+  if (!p->have || !p->info.converged || !p->mre)
+    return fcd__err(p->sys, FCD_E_STATE, "periodic_get_multipliers: no converged orbit");
+  *count = p->nx;
+  for (fcd_index i = 0; i < p->nx && i < cap; i++) {
+    re[i] = p->mre[i];
+    im[i] = p->mim[i];
+  }
+  return FCD_OK;
+}
