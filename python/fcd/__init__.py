@@ -31,7 +31,7 @@ import os as _os
 import numpy as _np
 
 __all__ = ["FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium", "Mesh", "Series",
-           "Reduction", "version", "has_feature", "features", "library_path"]
+           "Reduction", "Periodic", "version", "has_feature", "features", "library_path"]
 
 _real = _C.c_double
 _index = _C.c_int64
@@ -207,8 +207,23 @@ for _name, _res, _args in [
     ("fcd_reduction_residual", _st, [_p, _real, _preal, _preal, _preal, _preal]),
     ("fcd_reduction_get_info", _st, [_p, _pindex, _pindex, _preal, _pindex]),
     ("fcd_system_ndofs", _index, [_p]),
+    ("fcd_periodic_create", _st, [_p, _p, _C.c_int, _C.POINTER(_p)]),
+    ("fcd_periodic_destroy", None, [_p]),
+    ("fcd_periodic_set_param", _st, [_p, _C.c_int, _real]),
+    ("fcd_periodic_solve", _st, [_p, _preal, _preal, _real]),
+    ("fcd_periodic_get_orbit", _st, [_p, _preal, _preal, _preal]),
+    ("fcd_periodic_get_range", _st, [_p, _preal, _preal]),
+    ("fcd_periodic_get_info", _st, [_p, _p]),
+    ("fcd_periodic_get_multipliers", _st, [_p, _index, _preal, _preal, _pindex]),
 ]:
     _f[_name] = _fn(_name, _res, *_args)
+
+class _PeriodicInfo(_C.Structure):
+    _fields_ = [("converged", _C.c_int), ("period", _real), ("steps", _index),
+                ("iterations", _index), ("evaluations", _index), ("residual", _real),
+                ("amplitude_u", _real), ("amplitude_v", _real), ("multipliers", _index),
+                ("trivial_error", _real), ("max_multiplier", _real), ("stable", _C.c_int)]
+
 
 class _Counts(_C.Structure):
     _fields_ = [("open", _index), ("stick", _index), ("slip", _index)]
@@ -1311,3 +1326,73 @@ class Series(_Child):
         n, b = _index(0), _real(0)
         self._check(_f["fcd_series_get_info"](self._h, _C.byref(n), _C.byref(b)))
         return int(b.value)
+
+
+_PERIODIC_PARAM = dict(_IT_PARAM, tol=500, newton_max_iter=501, fd_step=502)
+
+
+class Periodic(_Child):
+    """Periodic orbits (limit cycles) by shooting on the scheme's own discrete flow
+    (docs/periodic.md): ``solve(u, v, period)`` from a guess, then ``info`` (a dict:
+    converged, period, steps, iterations, evaluations, residual, amplitude_u, amplitude_v,
+    multipliers, trivial_error, max_multiplier, stable), ``orbit`` (period, u0, v0),
+    ``range`` (each dof's min and max over the orbit) and ``multipliers`` (complex,
+    largest modulus first). Parameters: the integrator's ('step' is required, 'theta',
+    'tolerance', ...) and 'tol', 'newton_max_iter', 'fd_step'. Use the modified theta
+    scheme: its step map is continuous."""
+    _destroy = "fcd_periodic_destroy"
+
+    def __init__(self, system, contacts=None, scheme="modified-theta", **params):
+        ch = self._bind(system, contacts)
+        h = _p()
+        self._check(_f["fcd_periodic_create"](system._h, ch, _key(_SCHEME, scheme, "scheme"),
+                                              _C.byref(h)))
+        self._h = h
+        for k, v in params.items():
+            self.set_param(k, v)
+
+    def set_param(self, key, value):
+        k = _key(_PERIODIC_PARAM, key, "periodic parameter")
+        if key == "contact_solver":
+            value = _key(_FC_SOLVER, value, "contact solver")
+        self._check(_f["fcd_periodic_set_param"](self._h, k, float(value)))
+
+    def solve(self, u, v, period):
+        """Newton from the guess (u, v) and the period guess; raises FcdError when it does
+        not converge (``info`` and ``orbit`` then hold the best iterate)."""
+        n = self._ndofs
+        a, b = _real_array(u, "u", (n,)), _real_array(v, "v", (n,))
+        self._check(_f["fcd_periodic_solve"](self._h, _pr(a), _pr(b), float(period)))
+        return self.info
+
+    @property
+    def info(self):
+        i = _PeriodicInfo()
+        self._check(_f["fcd_periodic_get_info"](self._h, _C.byref(i)))
+        return {k: getattr(i, k) for k, _ in _PeriodicInfo._fields_}
+
+    @property
+    def orbit(self):
+        """(period, u0, v0) of the orbit's start."""
+        n = self._ndofs
+        t, u, v = _real(0), _np.empty(n), _np.empty(n)
+        self._check(_f["fcd_periodic_get_orbit"](self._h, _C.byref(t), _pr(u), _pr(v)))
+        return t.value, u, v
+
+    @property
+    def range(self):
+        """(umin, umax): each dof's extremes over the orbit."""
+        n = self._ndofs
+        lo, hi = _np.empty(n), _np.empty(n)
+        self._check(_f["fcd_periodic_get_range"](self._h, _pr(lo), _pr(hi)))
+        return lo, hi
+
+    @property
+    def multipliers(self):
+        """The Floquet multipliers, complex, largest modulus first."""
+        cnt = _index(0)
+        self._check(_f["fcd_periodic_get_multipliers"](self._h, 0, None, None, _C.byref(cnt)))
+        re, im = _np.empty(max(cnt.value, 1)), _np.empty(max(cnt.value, 1))
+        self._check(_f["fcd_periodic_get_multipliers"](self._h, cnt.value, _pr(re), _pr(im),
+                                                       _C.byref(cnt)))
+        return re[:cnt.value] + 1j * im[:cnt.value]
