@@ -21,6 +21,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define FCD_PERIODIC_MAGIC 0x66637079u /* "fcpy" */
@@ -308,25 +309,43 @@ static fcd_real fd_sign(fcd_periodic *p, const fcd__csr *H, const iterate *s, fc
   return 1;
 }
 
-/* The Jacobian of F in the scaled unknowns (x_u / au, x_v / av, T / T0), into J
- * ((nx) x (nx + 1), row-major): column j from one more period with unknown j moved by the
- * difference step. xt, yt: work (nx). */
-static fcd_status jacobian(fcd_periodic *p, fcd_index N, fcd_real T0, const iterate *s,
-                           fcd_real *J, fcd_real *xt, fcd_real *yt, fcd_index *evals) {
-  fcd_index nx = p->nx, nf = p->nf;
+/* every contact's friction coefficient set to mu (the continuation's parameter) */
+static fcd_status set_mu(fcd_periodic *p, fcd_real mu) {
+  for (fcd_index c = 0; p->cs && c < p->cs->n; c++)
+    FCD_TRY(fcd_contact_set_set_friction(p->cs, c, mu));
+  return FCD_OK;
+}
+
+/* The Jacobian of F in the scaled unknowns (x_u / au, x_v / av, T / T0, and with mu set,
+ * the friction coefficient itself), into J (nx rows of nx + 1 + with_mu, row-major):
+ * column j from one more period with unknown j moved by the difference step. The scales
+ * are sc's (au, av); the differences are taken about s. xt, yt: work (nx). */
+static fcd_status jacobian_at(fcd_periodic *p, fcd_index N, fcd_real T0, const iterate *s,
+                              const iterate *sc, int with_mu, fcd_real mu, fcd_real *J,
+                              fcd_real *xt, fcd_real *yt, fcd_index *evals) {
+  fcd_index nx = p->nx, nf = p->nf, stride = nx + 1 + (with_mu != 0);
   const fcd__csr *H = NULL;
   if (p->cs && p->cs->n > 0) FCD_TRY(fcd__contact_set_operator(p->cs, &H));
-  for (fcd_index j = 0; j <= nx; j++) {
+  for (fcd_index j = 0; j < stride; j++) {
     memcpy(xt, s->x, (size_t)nx * sizeof *xt);
-    fcd_real T = s->T, dz = p->fd * fd_sign(p, H, s, j);
-    if (j < nx) xt[j] += dz * (j < nf ? s->au : s->av);
-    else T += dz * T0;
-    FCD_TRY(flow(p, xt, T, N, yt, 0, NULL));
+    fcd_real T = s->T, dz = p->fd * (j < nx ? fd_sign(p, H, s, j) : 1), dmu = 0;
+    if (j < nx) xt[j] += dz * (j < nf ? sc->au : sc->av);
+    else if (j == nx) T += dz * T0;
+    else dmu = dz = p->fd * fmax(mu, 0.1);
+    if (dmu != 0) FCD_TRY(set_mu(p, mu + dmu));
+    fcd_status st = flow(p, xt, T, N, yt, 0, NULL);
+    if (dmu != 0) FCD_TRY(set_mu(p, mu));
+    if (st != FCD_OK) return st;
     (*evals)++;
     for (fcd_index i = 0; i < nx; i++)
-      J[i * (nx + 1) + j] = (yt[i] - s->y[i]) / (dz * (i < nf ? s->au : s->av));
+      J[i * stride + j] = (yt[i] - s->y[i]) / (dz * (i < nf ? sc->au : sc->av));
   }
   return FCD_OK;
+}
+
+static fcd_status jacobian(fcd_periodic *p, fcd_index N, fcd_real T0, const iterate *s,
+                           fcd_real *J, fcd_real *xt, fcd_real *yt, fcd_index *evals) {
+  return jacobian_at(p, N, T0, s, s, 0, 0, J, xt, yt, evals);
 }
 
 /* The Newton correction (scaled) from J: [J_x - I, J_T; c', 0] dz = [-r; 0], c the flow's
@@ -358,10 +377,10 @@ static fcd_status newton_step(fcd_periodic *p, const iterate *s, const fcd_real 
 
 /* Floquet multipliers from the monodromy block of J (the scaled state columns), sorted
  * by modulus, and the info's verdict */
-static fcd_status multipliers(fcd_periodic *p, const fcd_real *J, fcd_real *A) {
-  fcd_index nx = p->nx, m = nx + 1;
-  p->mre = fcd__malloc_array((size_t)nx, sizeof *p->mre);
-  p->mim = fcd__malloc_array((size_t)nx, sizeof *p->mim);
+static fcd_status multipliers(fcd_periodic *p, const fcd_real *J, fcd_index m, fcd_real *A) {
+  fcd_index nx = p->nx;
+  if (!p->mre) p->mre = fcd__malloc_array((size_t)nx, sizeof *p->mre);
+  if (!p->mim) p->mim = fcd__malloc_array((size_t)nx, sizeof *p->mim);
   if (!p->mre || !p->mim)
     return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for %lld Floquet multipliers",
                     (long long)nx);
@@ -401,6 +420,14 @@ static fcd_status multipliers(fcd_periodic *p, const fcd_real *J, fcd_real *A) {
   return FCD_OK;
 }
 
+/* the contacts' common friction coefficient, NaN when they differ or there are none */
+static fcd_real common_mu(const fcd_periodic *p) {
+  if (!p->cs || p->cs->n == 0) return NAN;
+  for (fcd_index c = 1; c < p->cs->n; c++)
+    if (p->cs->c[c].mu != p->cs->c[0].mu) return NAN;
+  return p->cs->c[0].mu;
+}
+
 /* keeps the iterate as the solver's result (best so far) */
 static void keep(fcd_periodic *p, const iterate *s, fcd_index N) {
   scatter(p, s->x);
@@ -411,6 +438,7 @@ static void keep(fcd_periodic *p, const iterate *s, fcd_index N) {
   p->info.residual = s->res;
   p->info.amplitude_u = s->au;
   p->info.amplitude_v = s->av;
+  p->info.mu = common_mu(p);
   p->have = 1;
 }
 
@@ -524,7 +552,7 @@ static fcd_status shoot(fcd_periodic *p, fcd_index N, fcd_real T0, shoot_work *w
   p->info.evaluations++;
   keep(p, &cur, N);
   FCD_TRY(jacobian(p, N, T0, &cur, w->J, w->xt, w->yt, &p->info.evaluations));
-  FCD_TRY(multipliers(p, w->J, w->A));
+  FCD_TRY(multipliers(p, w->J, p->nx + 1, w->A));
   p->info.converged = 1;
   return FCD_OK;
 }
@@ -604,4 +632,256 @@ fcd_status fcd_periodic_get_multipliers(const fcd_periodic *p, fcd_index cap, fc
     im[i] = p->mim[i];
   }
   return FCD_OK;
+}
+
+/* ---- continuation in the friction coefficient ----
+ * The unknowns of a step from the point cur, scaled by cur's figures: xi = (x - x_cur) / s
+ * (s = au for displacements, av for velocities), tau = (T - T_cur) / T_cur, m = mu - mu_cur.
+ * The predictor is ds t (t the unit tangent); the corrector solves
+ *   F(x, T, mu) / s = 0,   c' xi = c' xi_pred,   t' z = ds,
+ * c the flow's direction at cur, with cur's Jacobian held (a chord method: one period an
+ * iteration instead of nx + 3). */
+
+typedef struct {
+  fcd_index N, nx, m2;       /* steps a period, state unknowns, nx + 2 */
+  iterate cur, nxt;          /* the last point, the corrector's iterate */
+  fcd_real mu;               /* cur's coefficient */
+  fcd_real *J, *A, *b, *t, *c, *xt, *yt, *zs;
+} branch;
+
+static void branch_free(branch *b) {
+  fcd_real **a[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
+                    &b->J, &b->A, &b->b, &b->t, &b->c, &b->xt, &b->yt, &b->zs};
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
+    fcd__free(*a[i]);
+    *a[i] = NULL;
+  }
+}
+
+static fcd_status branch_alloc(fcd_periodic *p, branch *b) {
+  size_t nx = (size_t)p->nx, m2 = nx + 2;
+  memset(b, 0, sizeof *b);
+  b->nx = p->nx;
+  b->m2 = (fcd_index)m2;
+  fcd_real **v[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
+                    &b->b, &b->t, &b->c, &b->xt, &b->yt, &b->zs};
+  int ok = 1;
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) ok &= (*v[i] = fcd__malloc_array(m2, sizeof(fcd_real))) != NULL;
+  b->J = m2 <= SIZE_MAX / sizeof(fcd_real) / m2 ? fcd__malloc_array(m2 * m2, sizeof(fcd_real)) : NULL;
+  b->A = b->J ? fcd__malloc_array(m2 * m2, sizeof(fcd_real)) : NULL;
+  if (!ok || !b->J || !b->A) {
+    branch_free(b);
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for the continuation of %lld "
+                    "unknowns", (long long)m2);
+  }
+  return FCD_OK;
+}
+
+/* The bordered matrix at cur into b->A: F's rows [J_x - I, J_T, J_mu], the phase row c,
+ * and the last row r (the tangent, or e_mu for the first) */
+static void bordered(branch *b, const fcd_real *r) {
+  fcd_index nx = b->nx, m2 = b->m2;
+  for (fcd_index i = 0; i < nx; i++)
+    for (fcd_index j = 0; j < m2; j++) b->A[i * m2 + j] = b->J[i * m2 + j] - (i == j ? 1 : 0);
+  for (fcd_index j = 0; j < m2; j++) {
+    b->A[nx * m2 + j] = j < nx ? b->c[j] : 0;
+    b->A[(nx + 1) * m2 + j] = r[j];
+  }
+}
+
+/* cur's figures for a step: the flow's direction c (scaled, unit), the Jacobian with the
+ * mu column, the multipliers, and the unit tangent from [F rows; c; r] t = e_last, its
+ * orientation that of r (r in cur's scaling: the previous tangent, or e_mu signed) */
+static fcd_status at_point(fcd_periodic *p, branch *b, const fcd_real *r) {
+  fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
+  fcd_real cn = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    b->c[i] = (b->cur.x1[i] - b->cur.x[i]) / (i < nf ? b->cur.au : b->cur.av);
+    cn += b->c[i] * b->c[i];
+  }
+  if (!(cn > 0))
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the flow does not move the "
+                    "orbit's start in its first step");
+  for (fcd_index i = 0; i < nx; i++) b->c[i] /= sqrt(cn);
+  FCD_TRY(jacobian_at(p, b->N, b->cur.T, &b->cur, &b->cur, 1, b->mu, b->J, b->xt, b->yt,
+                      &p->info.evaluations));
+  FCD_TRY(multipliers(p, b->J, m2, b->A));
+  bordered(b, r);
+  memset(b->t, 0, (size_t)m2 * sizeof *b->t);
+  b->t[m2 - 1] = 1;
+  if (fcd__la_gesv(m2, b->A, b->t) != 0)
+    return fcd__err(p->sys, FCD_E_SINGULAR, "continuation: the bordered Jacobian is singular "
+                    "at mu = %.10g (a branch point)", b->mu);
+  fcd_real tn = 0, dot = 0;
+  for (fcd_index j = 0; j < m2; j++) {
+    tn += b->t[j] * b->t[j];
+    dot += b->t[j] * r[j];
+  }
+  tn = sqrt(tn) * (dot < 0 ? -1 : 1);
+  for (fcd_index j = 0; j < m2; j++) b->t[j] /= tn;
+  return FCD_OK;
+}
+
+/* One corrected point at arclength ds from cur into b->nxt (its coefficient *mu): the
+ * predictor, then up to ten iterations, chord ones first; from the fourth on, the
+ * Jacobian is taken again at the iterate (a kink of the step map between cur and the new
+ * point makes cur's Jacobian a poor guide). *iters: those made; FCD_E_NOT_CONVERGED when
+ * they do not reach the tolerance (the caller shortens ds). */
+static fcd_status corrector(fcd_periodic *p, branch *b, fcd_real ds, fcd_real *mu, int *iters) {
+  fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
+  iterate *cur = &b->cur, *z = &b->nxt;
+  fcd_real *zs = b->zs; /* the iterate's scaled offset from cur (m2) */
+  for (fcd_index j = 0; j < m2; j++) zs[j] = ds * b->t[j];
+  for (*iters = 0; *iters <= 10; (*iters)++) {
+    for (fcd_index i = 0; i < nx; i++) z->x[i] = cur->x[i] + zs[i] * (i < nf ? cur->au : cur->av);
+    z->T = cur->T * (1 + zs[nx]);
+    *mu = b->mu + zs[nx + 1];
+    if (!(z->T > 0) || !(*mu >= 0))
+      return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the step leaves T > 0, "
+                      "mu >= 0");
+    scatter(p, z->x);
+    FCD_TRY(admissible(p, p->uw));
+    gather(p, p->uw, p->vw, z->x);
+    FCD_TRY(set_mu(p, *mu));
+    fcd_status st = evaluate(p, b->N, z);
+    p->info.evaluations++;
+    if (st != FCD_OK) return st;
+    if (z->res <= p->tol) return FCD_OK;
+    if (*iters == 10) break;
+    if (*iters >= 3)
+      FCD_TRY(jacobian_at(p, b->N, cur->T, z, cur, 1, *mu, b->J, b->xt, b->yt,
+                          &p->info.evaluations));
+    /* the correction: [F rows; c; t] d = [-F / s; c'(xi_pred - xi); t'(z_pred - z)] */
+    bordered(b, b->t);
+    fcd_real pc = 0, pt = 0;
+    for (fcd_index j = 0; j < m2; j++) {
+      fcd_real zj = j < nx ? (z->x[j] - cur->x[j]) / (j < nf ? cur->au : cur->av) : zs[j];
+      if (j < nx) pc += b->c[j] * (ds * b->t[j] - zj);
+      pt += b->t[j] * (ds * b->t[j] - zj);
+      zs[j] = zj; /* the projection may have moved x */
+    }
+    for (fcd_index i = 0; i < nx; i++) b->b[i] = -(z->y[i] - z->x[i]) / (i < nf ? cur->au : cur->av);
+    b->b[nx] = pc;
+    b->b[nx + 1] = pt;
+    if (fcd__la_gesv(m2, b->A, b->b) != 0)
+      return fcd__err(p->sys, FCD_E_SINGULAR, "continuation: the corrector's matrix is "
+                      "singular near mu = %.10g", *mu);
+    for (fcd_index j = 0; j < m2; j++) zs[j] += b->b[j];
+  }
+  return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the corrector left the residual "
+                  "at %.3e after 10 iterations near mu = %.10g", z->res, *mu);
+}
+
+/* the event at the new point from the previous one's figures */
+static int point_event(const fcd_periodic *p, fcd_real tmu_prev, fcd_real tmu, int pd0, int ns0,
+                       int up0, int *pd, int *ns, int *up) {
+  *pd = *ns = *up = 0;
+  fcd_real band = fmax(10 * p->info.trivial_error, 10 * p->fd);
+  fcd_index triv = 0;
+  for (fcd_index i = 1; i < p->nx; i++)
+    if (hypot(p->mre[i] - 1, p->mim[i]) < hypot(p->mre[triv] - 1, p->mim[triv])) triv = i;
+  for (fcd_index i = 0; i < p->nx; i++) {
+    if (i == triv || hypot(p->mre[i], p->mim[i]) <= 1 + band) continue;
+    if (p->mim[i] != 0) (*ns)++;
+    else if (p->mre[i] < 0) (*pd)++;
+    else (*up)++;
+  }
+  if (tmu_prev * tmu < 0) return FCD_PERIODIC_EVENT_FOLD;
+  if (*pd != pd0) return FCD_PERIODIC_EVENT_PERIOD_DOUBLING;
+  if (*ns != ns0) return FCD_PERIODIC_EVENT_TORUS;
+  if (*up != up0) return FCD_PERIODIC_EVENT_STABILITY;
+  return FCD_PERIODIC_EVENT_NONE;
+}
+
+/* re-expresses the tangent t (cur's old scaling: au0, av0, T0) in the new point's */
+static void rescale_tangent(const fcd_periodic *p, branch *b, fcd_real au0, fcd_real av0,
+                            fcd_real T0) {
+  fcd_index nx = b->nx, nf = p->nf;
+  fcd_real tn = 0;
+  for (fcd_index j = 0; j < nx; j++) b->t[j] *= j < nf ? au0 / b->cur.au : av0 / b->cur.av;
+  b->t[nx] *= T0 / b->cur.T;
+  for (fcd_index j = 0; j < b->m2; j++) tn += b->t[j] * b->t[j];
+  for (fcd_index j = 0; j < b->m2; j++) b->t[j] /= sqrt(tn);
+}
+
+static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real dmu,
+                         fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
+  fcd_index nx = b->nx;
+  fcd_real dir = mu_end > b->mu ? 1 : -1, au_first = b->cur.au, ds = dmu;
+  fcd_real *r = b->b;
+  memset(r, 0, (size_t)b->m2 * sizeof *r);
+  r[nx + 1] = dir;
+  FCD_TRY(at_point(p, b, r));
+  int pd = 0, ns = 0, up = 0;
+  (void)point_event(p, 0, 0, 0, 0, 0, &pd, &ns, &up);
+  for (fcd_index k = 0; k < max_points; k++) {
+    fcd_real mu = b->mu, tmu = b->t[nx + 1];
+    int iters = 0;
+    fcd_status st;
+    while ((st = corrector(p, b, ds, &mu, &iters)) != FCD_OK) {
+      if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG) return st;
+      if (ds < dmu / 256) {
+        char last[512];
+        snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
+        return fcd__err(p->sys, st, "continuation: no point found within arclength %.3g of "
+                        "mu = %.10g after %lld points (a kink of the step map, or the end of "
+                        "the branch); the last attempt: %s", ds, b->mu, (long long)k, last);
+      }
+      ds /= 2;
+    }
+    /* the new point becomes cur; its tangent from the old one, rescaled */
+    fcd_real au0 = b->cur.au, av0 = b->cur.av, T0 = b->cur.T;
+    iterate t = b->cur;
+    b->cur = b->nxt;
+    b->nxt = t;
+    b->mu = mu;
+    rescale_tangent(p, b, au0, av0, T0);
+    memcpy(r, b->t, (size_t)b->m2 * sizeof *r);
+    FCD_TRY(at_point(p, b, r));
+    keep(p, &b->cur, b->N);
+    int pd1, ns1, up1;
+    int ev = point_event(p, tmu, b->t[nx + 1], pd, ns, up, &pd1, &ns1, &up1);
+    pd = pd1;
+    ns = ns1;
+    up = up1;
+    if (b->cur.au < 1e-3 * au_first) ev = FCD_PERIODIC_EVENT_COLLAPSE;
+    if (fn && fn(ud, mu, &p->info, p->mre, p->mim, ev))
+      return fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped it at "
+                      "mu = %.10g", mu);
+    if (ev == FCD_PERIODIC_EVENT_COLLAPSE || (mu - mu_end) * dir >= 0) break;
+    ds = iters <= 3 ? fmin(1.5 * ds, 8 * dmu) : ds;
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
+                                 fcd_index max_points, fcd_periodic_point_fn fn,
+                                 void *user_data) {
+  CHECK_P(p);
+  fcd_system *sys = p->sys;
+  if (!p->have || !p->info.converged)
+    return fcd__err(sys, FCD_E_STATE, "periodic_continue: no converged orbit to start from "
+                    "(fcd_periodic_solve first)");
+  fcd_real mu0 = common_mu(p);
+  if (isnan(mu0))
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "periodic_continue: the parameter is the friction "
+                    "coefficient of every contact, and the contacts %s",
+                    !p->cs || p->cs->n == 0 ? "are none" : "have different coefficients");
+  if (!(mu_end >= 0) || !isfinite(mu_end) || mu_end == mu0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue: mu_end must be finite, >= 0 "
+                    "and differ from the orbit's %g, not %g", mu0, mu_end);
+  if (!(dmu > 0) || !isfinite(dmu) || max_points < 1)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue: %s",
+                    max_points < 1 ? "max_points must be >= 1" : "dmu must be > 0 and finite");
+  branch b;
+  FCD_TRY(branch_alloc(p, &b));
+  b.N = p->info.steps;
+  b.mu = mu0;
+  b.cur.T = p->info.period;
+  gather(p, p->u0, p->v0, b.cur.x);
+  fcd_status st = evaluate(p, b.N, &b.cur);
+  if (st == FCD_OK) st = follow(p, &b, mu_end, dmu, max_points, fn, user_data);
+  fcd_status rs = set_mu(p, mu0);
+  branch_free(&b);
+  return st != FCD_OK ? st : rs;
 }

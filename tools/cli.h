@@ -55,6 +55,9 @@ enum { CLI_DENSE_MAX = 400 };
   X(REDUCE, "--reduce", NONNEG_INT, NONE, reduce)                                           \
   X(DT, "--dt", REAL, NONE, dt)                                                             \
   X(T_END, "--t-end", REAL, NONE, t_end)                                                    \
+  X(PERIOD, "--period", POS_REAL, NONE, period)                                             \
+  X(FOLLOW, "--follow", TEXT, NONE, follow)                                                 \
+  X(BRANCH, "--branch", TEXT, OUT, branch)                                                  \
   X(THETA, "--theta", REAL, NONE, theta)                                                    \
   X(RESTITUTION, "--restitution", REAL, NONE, restitution)                                  \
   X(TOL, "--tol", POS_REAL, NONE, tol)                                                      \
@@ -139,7 +142,7 @@ typedef struct {
 #define CLI_OPT_END {CLI_END, NULL, 0, NULL}
 
 extern const cli_command cli_info, cli_solve, cli_simulate, cli_equilibrium, cli_stability,
-    cli_lattice, cli_demo;
+    cli_lattice, cli_demo, cli_periodic;
 
 /* parses argv (the command's arguments after its operands) into o, accepting the
  * options of cmd; 0, or -1 with the reason on stderr */

@@ -10,8 +10,8 @@
 #include "cli.h"
 
 static const cli_command *const commands[] = {&cli_info,      &cli_solve,     &cli_simulate,
-                                              &cli_equilibrium, &cli_stability, &cli_lattice,
-                                              &cli_demo};
+                                              &cli_equilibrium, &cli_stability, &cli_periodic,
+                                              &cli_lattice, &cli_demo};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
 /* prints TEXT with every line indented by IND spaces */

@@ -64,6 +64,8 @@ typedef struct {
                                  convergence) */
   fcd_real trivial_error;   /**< |mu - 1| of the multiplier nearest 1 */
   fcd_real max_multiplier;  /**< the largest modulus among the other multipliers */
+  fcd_real mu;              /**< the contacts' friction coefficient of the orbit (NaN
+                                 when they differ or there are none) */
   int stable;               /**< 1 when every other multiplier is inside the unit circle
                                  (to within ten times the trivial one's error), 0 when
                                  one is outside, -1 when no verdict: the trivial
@@ -152,6 +154,53 @@ FCD_API fcd_status fcd_periodic_get_info(const fcd_periodic *p, fcd_periodic_inf
  *  @since 0.1 */
 FCD_API fcd_status fcd_periodic_get_multipliers(const fcd_periodic *p, fcd_index cap,
                                                 fcd_real *re, fcd_real *im, fcd_index *count);
+
+/** What a continuation point marks, from the change since the previous point. */
+enum {
+  FCD_PERIODIC_EVENT_NONE = 0,
+  FCD_PERIODIC_EVENT_FOLD = 1,             /**< mu turned back: a fold (saddle-node) of
+                                                the branch between the two points */
+  FCD_PERIODIC_EVENT_PERIOD_DOUBLING = 2,  /**< a real multiplier crossed -1 */
+  FCD_PERIODIC_EVENT_TORUS = 3,            /**< a complex pair crossed the unit circle
+                                                (Neimark-Sacker) */
+  FCD_PERIODIC_EVENT_STABILITY = 4,        /**< a real multiplier crossed +1 with mu
+                                                still going the same way */
+  FCD_PERIODIC_EVENT_COLLAPSE = 5          /**< the orbit shrank below 1e-3 of the first
+                                                point's amplitude: the branch reaches the
+                                                equilibrium (its Hopf point); the last */
+};
+
+/** Called at each point of a continuation with the point's friction coefficient, its
+ *  figures, its Floquet multipliers (info->multipliers of them, largest modulus first)
+ *  and an FCD_PERIODIC_EVENT_* value. The arrays are valid during the call only. A
+ *  nonzero return stops the continuation with FCD_E_CALLBACK. */
+typedef int (*fcd_periodic_point_fn)(void *user_data, fcd_real mu, const fcd_periodic_info *info,
+                                     const fcd_real *re, const fcd_real *im, int event);
+
+/** Follows the branch of periodic orbits through the friction coefficient, from the
+ *  orbit of the last converged fcd_periodic_solve towards @p mu_end, by pseudo-arclength
+ *  continuation in (x0 / amplitudes, T / T_k, mu): a tangent predictor, a corrector by
+ *  Newton with the point's Jacobian held (chord), the step length adapted (halved on a
+ *  failure, down to dmu / 256; grown by half after an easy point, up to 8 dmu), so the
+ *  branch is followed around folds. Every contact has the same coefficient, which moves
+ *  along the branch; they are restored when the continuation ends, and the solver then
+ *  holds the last point's orbit. The steps per period stay those of the solve.
+ *  @param p the solver, with a converged orbit
+ *  @param mu_end where to stop (the first point beyond it is the last), >= 0
+ *  @param dmu the first step in mu, > 0 (its direction is towards mu_end)
+ *  @param max_points the most points to compute, >= 1
+ *  @param fn called at each point (may be NULL)
+ *  @param user_data passed to fn unchanged
+ *  @return FCD_OK (mu_end passed, max_points reached, or the branch collapsed onto the
+ *      equilibrium), FCD_E_CALLBACK (fn stopped it), FCD_E_NOT_CONVERGED (the corrector
+ *      failed at the smallest step; the points so far were reported), FCD_E_STATE (no
+ *      converged orbit), FCD_E_UNSUPPORTED (no contacts, or contacts with different
+ *      coefficients), FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_SINGULAR, and what a step
+ *      returns: FCD_E_BACKEND, FCD_E_INTERNAL, FCD_E_NOT_SPD, FCD_E_NO_SOLUTION
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
+                                         fcd_index max_points, fcd_periodic_point_fn fn,
+                                         void *user_data);
 
 /** @} */
 

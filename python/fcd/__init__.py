@@ -215,6 +215,7 @@ for _name, _res, _args in [
     ("fcd_periodic_get_range", _st, [_p, _preal, _preal]),
     ("fcd_periodic_get_info", _st, [_p, _p]),
     ("fcd_periodic_get_multipliers", _st, [_p, _index, _preal, _preal, _pindex]),
+    ("fcd_periodic_continue", _st, [_p, _real, _real, _index, _p, _p]),
 ]:
     _f[_name] = _fn(_name, _res, *_args)
 
@@ -222,7 +223,8 @@ class _PeriodicInfo(_C.Structure):
     _fields_ = [("converged", _C.c_int), ("period", _real), ("steps", _index),
                 ("iterations", _index), ("evaluations", _index), ("residual", _real),
                 ("amplitude_u", _real), ("amplitude_v", _real), ("multipliers", _index),
-                ("trivial_error", _real), ("max_multiplier", _real), ("stable", _C.c_int)]
+                ("trivial_error", _real), ("max_multiplier", _real), ("mu", _real),
+                ("stable", _C.c_int)]
 
 
 class _Counts(_C.Structure):
@@ -1396,3 +1398,47 @@ class Periodic(_Child):
         self._check(_f["fcd_periodic_get_multipliers"](self._h, cnt.value, _pr(re), _pr(im),
                                                        _C.byref(cnt)))
         return re[:cnt.value] + 1j * im[:cnt.value]
+
+    def follow(self, mu_end, dmu, max_points=100):
+        """Continues the branch from the last converged orbit towards ``mu_end``
+        (fcd_periodic_continue): a list of points, each the ``info`` dict plus 'event'
+        ('none', 'fold', 'period-doubling', 'torus', 'stability', 'collapse'),
+        'multipliers' (complex) and 'range' ((umin, umax)). A corrector that fails at the
+        smallest step raises FcdError; the points found before are on the exception's
+        ``points`` attribute."""
+        names = ["none", "fold", "period-doubling", "torus", "stability", "collapse"]
+        pts, raised = [], []
+        n = self._ndofs
+
+        def point(ud, mu, info, re, im, ev):
+            try:
+                i = info.contents
+                d = {k: getattr(i, k) for k, _ in _PeriodicInfo._fields_}
+                m = int(i.multipliers)
+                d["multipliers"] = _np.array([re[k] + 1j * im[k] for k in range(m)])
+                d["event"] = names[ev] if 0 <= ev < len(names) else str(ev)
+                lo, hi = _np.empty(n), _np.empty(n)
+                _f["fcd_periodic_get_range"](self._h, _pr(lo), _pr(hi))
+                d["range"] = (lo, hi)
+                pts.append(d)
+                return 0
+            except BaseException as e:  # a Python error must not cross the C frames
+                raised.append(e)
+                return 1
+
+        cb = _PERIODIC_POINT_FN(point)
+        st = _f["fcd_periodic_continue"](self._h, float(mu_end), float(dmu),
+                                         _int(max_points, "max_points", 1), _C.cast(cb, _p),
+                                         None)
+        if raised:
+            raise raised[0]
+        try:
+            self._check(st)
+        except FcdError as e:
+            e.points = pts
+            raise
+        return pts
+
+
+_PERIODIC_POINT_FN = _C.CFUNCTYPE(_C.c_int, _p, _real, _C.POINTER(_PeriodicInfo), _preal,
+                                  _preal, _C.c_int)

@@ -3,6 +3,8 @@ shooting from a state of a long transient is checked independently with fcd.Inte
 N steps of T / N from its start return to it (to 1e-9 of the orbit's size), and its
 period is the transient's spacing of the u_N minima to 1e-6; the multipliers come back as
 complex numbers with the trivial one first; refusals raise FcdError with the status."""
+import os
+import subprocess
 import tempfile
 
 import numpy as np
@@ -59,6 +61,28 @@ def test_orbit_returns_and_matches_the_transient():
         assert info["stable"] == 1 and np.all(np.abs(mu[1:]) < 1)
 
 
+def test_branch_folds_below_the_flutter_threshold():
+    """fcd_periodic_continue through Python: the branch from mu = 2.2 downwards (h = 2e-3)
+    passes the flutter threshold of steady sliding (1.7357) stable and folds back unstable
+    near mu = 1.677 (tests/periodic/test_pin_branch.c has the C side)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        s, cs = pin(tmp, mu=2.2)
+        (u, v), period = transient_state(s, cs, h=2e-3)
+        p = fcd.Periodic(s, cs, step=2e-3)
+        p.solve(u, v, period)
+        pts = p.follow(1.0, 0.1, max_points=6)
+        assert len(pts) == 6
+        mus = [q["mu"] for q in pts]
+        fold = [k for k, q in enumerate(pts) if q["event"] == "fold"]
+        assert len(fold) == 1 and 1.67 < mus[fold[0]] < 1.685
+        assert all(q["stable"] == 1 for q in pts[:fold[0]]) and pts[fold[0]]["stable"] == 0
+        assert min(mus[:fold[0]]) < 1.7357
+        assert all(q["residual"] <= 1e-9 for q in pts)
+        assert all(len(q["multipliers"]) == 6 for q in pts)
+        lo, hi = pts[0]["range"]
+        assert (hi[1] - lo[1]) / 2 == pytest.approx(0.3849, rel=1e-3)
+
+
 def test_refusals():
     with tempfile.TemporaryDirectory() as tmp:
         s, cs = pin(tmp)
@@ -81,3 +105,58 @@ def test_refusals():
         with pytest.raises(fcd.FcdError) as e:
             p.solve(np.zeros(4), np.zeros(4), -1.0)
         assert e.value.name == "FCD_E_INVALID_ARG"
+
+
+def test_cli_periodic_matches_the_api():
+    """`fcd periodic` (tools/cmd_periodic.c) on the pin's files: a transient of 300 from
+    steady sliding tilted by 1e-2, shooting from its end, one period written, the branch
+    followed to its fold; the period equals fcd.Periodic's from the same state to
+    round-off (the same computation), and the orbit file closes on itself."""
+    exe = os.environ["FCD_EXE"]
+    with tempfile.TemporaryDirectory() as tmp:
+        s, cs = pin(tmp, mu=2.2)
+        u, _ = fcd.Equilibrium(s, cs).solve("steady-sliding")
+        u = np.array(u)
+        u[1] += 1e-2
+        with open(os.path.join(tmp, "u0.txt"), "w") as fh:
+            fh.write(" ".join("%.17g" % x for x in u) + "\n")
+        files = ["--mass", "M.mtx", "--stiffness", "K.mtx", "--fixed", "fixed.txt",
+                 "--load", "f.txt", "--contacts", "contacts.txt"]
+        run = subprocess.run([exe, "periodic"] + files + [
+            "--dt", "2e-3", "--period", "6", "--u0", "u0.txt", "--t-end", "300",
+            "--monitor", "1,3", "--out", "orbit.csv", "--follow", "1.0:0.1:6",
+            "--branch", "branch.csv"], cwd=tmp, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert "converged after" in run.stdout and ": stable" in run.stdout
+        period = float(run.stdout.split("period ")[1].split(",")[0])
+        orbit = np.loadtxt(os.path.join(tmp, "orbit.csv"), delimiter=",", skiprows=1)
+        assert orbit.shape[1] == 3 and orbit[-1, 0] == pytest.approx(period, rel=1e-12)
+        amp = (orbit[:, 1].max() - orbit[:, 1].min()) / 2
+        assert np.max(np.abs(orbit[-1, 1:] - orbit[0, 1:])) <= 1e-8 * amp
+        with open(os.path.join(tmp, "branch.csv")) as fh:
+            rows = [line.strip().split(",") for line in fh][1:]
+        assert len(rows) == 6 and sum(r[6] == "fold" for r in rows) == 1
+        # the same computation through the API
+        it = fcd.Integrator(s, cs, scheme="modified-theta", step=2e-3)
+        it.set_state(0.0, u, np.zeros(4))
+        it.advance(300.0)
+        _, uT, vT = it.state
+        p = fcd.Periodic(s, cs, step=2e-3)
+        info = p.solve(uT, vT, 6.0)
+        assert info["period"] == pytest.approx(period, rel=1e-11)
+        # usage errors: exit status 2 with the reason
+        bad = subprocess.run([exe, "periodic"] + files + ["--dt", "2e-3", "--out", "o.csv"],
+                             cwd=tmp, capture_output=True, text=True)
+        assert bad.returncode == 2 and "--period" in bad.stderr
+        bad = subprocess.run([exe, "periodic"] + files + [
+            "--dt", "2e-3", "--period", "6", "--out", "o.csv", "--follow", "1:0.1:3"],
+            cwd=tmp, capture_output=True, text=True)
+        assert bad.returncode == 2 and "--branch" in bad.stderr
+        # a guess inside the flat: refused by name, nothing written
+        with open(os.path.join(tmp, "pen.txt"), "w") as fh:
+            fh.write("0 0 0 1e-3\n")
+        bad = subprocess.run([exe, "periodic"] + files + [
+            "--dt", "2e-3", "--period", "6", "--u0", "pen.txt", "--out", "none.csv"],
+            cwd=tmp, capture_output=True, text=True)
+        assert bad.returncode == 1 and "penetrates" in bad.stderr
+        assert not os.path.exists(os.path.join(tmp, "none.csv"))
