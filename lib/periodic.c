@@ -793,6 +793,97 @@ static int point_event(const fcd_periodic *p, fcd_real tmu_prev, fcd_real tmu, i
   return FCD_PERIODIC_EVENT_NONE;
 }
 
+/* Moves cur's start along its orbit to the middle of the longest stretch of steps in which
+ * no contact changes status (circularly): the orbit is the same N-cycle of the step map,
+ * but a start at an impact or a stick-slip transition sits on a kink of the period map,
+ * where the differences and the corrector fail. Along a branch the phase condition lets
+ * the start drift; without this it drifted onto the pin's landing at mu = 1.67703. The
+ * tangent is carried along: its state part is the k-step map's directional difference
+ * along the tangent (state, T and mu moved together). */
+/* k steps of T / N at mu from x into y (p->uw, p->vw used) */
+static fcd_status steps_from(fcd_periodic *p, const fcd_real *x, fcd_real T, fcd_index N,
+                             fcd_real mu, fcd_index k, fcd_real *y) {
+  FCD_TRY(set_mu(p, mu));
+  scatter(p, x);
+  FCD_TRY(fcd_integrator_set_param(p->it, FCD_PARAM_STEP, T / (fcd_real)N));
+  FCD_TRY(fcd_integrator_set_state(p->it, 0.0, p->uw, p->vw));
+  for (fcd_index s = 0; s < k; s++) FCD_TRY(fcd_integrator_step(p->it));
+  FCD_TRY(fcd_integrator_get_state(p->it, NULL, p->uw, p->vw));
+  gather(p, p->uw, p->vw, y);
+  return FCD_OK;
+}
+
+/* the tangent's state part carried k steps along the orbit, into b->t (cur's scaling) */
+static fcd_status carry_tangent(fcd_periodic *p, branch *b, fcd_index k, const fcd_real *xk) {
+  fcd_index nx = b->nx, nf = p->nf;
+  fcd_real eps = p->fd, *xs = b->xt, *ys = b->yt;
+  for (fcd_index i = 0; i < nx; i++)
+    xs[i] = b->cur.x[i] + eps * b->t[i] * (i < nf ? b->cur.au : b->cur.av);
+  fcd_status st = steps_from(p, xs, b->cur.T * (1 + eps * b->t[nx]), b->N,
+                             b->mu + eps * b->t[nx + 1], k, ys);
+  fcd_status sr = set_mu(p, b->mu);
+  if (st != FCD_OK) return st;
+  for (fcd_index i = 0; i < nx; i++)
+    b->t[i] = (ys[i] - xk[i]) / (eps * (i < nf ? b->cur.au : b->cur.av));
+  fcd_real tn = 0;
+  for (fcd_index j = 0; j < b->m2; j++) tn += b->t[j] * b->t[j];
+  for (fcd_index j = 0; j < b->m2; j++) b->t[j] /= sqrt(tn);
+  return sr;
+}
+
+static fcd_status rephase(fcd_periodic *p, branch *b, int *moved) {
+  *moved = 0;
+  fcd_index N = b->N, nc = p->cs ? p->cs->n : 0;
+  if (nc == 0) return FCD_OK;
+  fcd_system *sys = p->sys;
+  unsigned char *chg = fcd__calloc((size_t)N + 1, 1);
+  int *st0 = fcd__malloc_array((size_t)nc, sizeof *st0), *st1 = fcd__malloc_array((size_t)nc, sizeof *st1);
+  fcd_status st = chg && st0 && st1 ? FCD_OK
+                                    : fcd__err(sys, FCD_E_NOMEM, "out of memory re-phasing an orbit");
+  if (st == FCD_OK) {
+    scatter(p, b->cur.x);
+    st = fcd_integrator_set_param(p->it, FCD_PARAM_STEP, b->cur.T / (fcd_real)N);
+  }
+  if (st == FCD_OK) st = fcd_integrator_set_state(p->it, 0.0, p->uw, p->vw);
+  /* chg[k]: a status changed in step k + 1 (statuses after step k + 1 against step k);
+   * the first step's against the last's, from a second lap's first step */
+  for (fcd_index k = 0; k <= N && st == FCD_OK; k++) {
+    st = fcd_integrator_step(p->it);
+    if (st == FCD_OK) st = fcd_integrator_get_contact_status(p->it, k == 0 ? st0 : st1);
+    if (st != FCD_OK || k == 0) continue;
+    for (fcd_index c = 0; c < nc; c++) chg[k % N] |= st1[c] != st0[c];
+    memcpy(st0, st1, (size_t)nc * sizeof *st0);
+  }
+  fcd_index best = -1, blen = 0;
+  for (fcd_index k = 0; k < N && st == FCD_OK; k++) {
+    if (!chg[k] || chg[(k + 1) % N]) continue;
+    fcd_index len = 0; /* a run of quiet steps starting after the change at k */
+    while (len < N && !chg[(k + 1 + len) % N]) len++;
+    if (len > blen) {
+      blen = len;
+      best = (k + 1 + len / 2) % N;
+    }
+  }
+  /* already inside a quiet run of at least a quarter of the best: leave it */
+  fcd_index here = 0;
+  while (here < N && !chg[here]) here++;
+  if (st == FCD_OK && best > 0 && !(here >= blen / 4 && !chg[N - 1])) {
+    fcd_real *xk = b->zs; /* the new start (zs is free between corrector calls) */
+    st = steps_from(p, b->cur.x, b->cur.T, N, b->mu, best, xk);
+    if (st == FCD_OK) st = carry_tangent(p, b, best, xk);
+    if (st == FCD_OK) {
+      memcpy(b->cur.x, xk, (size_t)b->nx * sizeof *xk);
+      st = evaluate(p, N, &b->cur);
+      p->info.evaluations += 3;
+      *moved = 1;
+    }
+  }
+  fcd__free(chg);
+  fcd__free(st0);
+  fcd__free(st1);
+  return st;
+}
+
 /* re-expresses the tangent t (cur's old scaling: au0, av0, T0) in the new point's */
 static void rescale_tangent(const fcd_periodic *p, branch *b, fcd_real au0, fcd_real av0,
                             fcd_real T0) {
@@ -836,6 +927,8 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
     b->nxt = t;
     b->mu = mu;
     rescale_tangent(p, b, au0, av0, T0);
+    int moved = 0;
+    FCD_TRY(rephase(p, b, &moved));
     memcpy(r, b->t, (size_t)b->m2 * sizeof *r);
     FCD_TRY(at_point(p, b, r));
     keep(p, &b->cur, b->N);

@@ -141,7 +141,7 @@ static void moreau_jean_stalls(void) {
   fcd_periodic *p = NULL;
   transient tr;
   CHECK_ST(pin(2.2, &sys, &cs), FCD_OK);
-  CHECK(run_transient(sys, cs, FCD_SCHEME_MOREAU_JEAN, 2e-3, 300, 1e-2, &tr));
+  CHECK(run_transient(sys, cs, FCD_SCHEME_MOREAU_JEAN, 2e-3, 200, 1e-2, &tr));
   CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MOREAU_JEAN, &p), FCD_OK);
   CHECK_ST(fcd_periodic_set_param(p, FCD_PARAM_STEP, 2e-3), FCD_OK);
   CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_MAX_ITER, 20), FCD_OK);
