@@ -421,7 +421,7 @@ static fcd_status cycle_transient(pin *p, double h, double tend, double *u, doub
 
 static int part_cycles(ex_run *ex) {
   printf("5. the limit cycle by shooting (modified theta), and its branch in mu\n");
-  const double h = ex->quick ? 2e-3 : 1e-3, dmu = ex->quick ? 0.1 : 0.05;
+  const double h = 2e-3, dmu = ex->quick ? 0.1 : 0.05;
   const fcd_index npts = ex->quick ? 6 : 14;
   pin p;
   if (pin_build(0.05, 2.2, &p) != FCD_OK) return 1;
