@@ -10,6 +10,23 @@
 /* u = W r + q computed without W (solves with a factorization) */
 typedef fcd_status (*fcd__fc_apply_fn)(void *ctx, const fcd_real *r, fcd_real *u);
 
+typedef struct fcd__fc_state fcd__fc_state;
+/* Buffers the solvers keep across the calls of one owner (a contact problem, an
+ * integrator, an equilibrium): once grown to the owner's size, a solve of a few contacts
+ * allocates nothing (each allocation cost a few percent of a microsecond solve, and
+ * under a sanitizer most of a step). NULL in fcd__fc_local: every solve allocates its
+ * own, as before. */
+typedef struct {
+  fcd_index m_cap, nc_cap; /* the sizes the buffers below hold */
+  int dim;
+  fcd_real *nsgs;          /* NSGS: diagonal blocks, their inverses, the previous sweep */
+  int blocks_valid;        /* nsgs holds W's blocks: the owner clears it when W changes */
+  fcd_real *r0, *best;     /* auto: the caller's guess, the best iterate */
+  fcd__fc_state *state;    /* the state stage's workspace (fc_state.c) */
+} fcd__fc_ws;
+/* frees the buffers (not ws itself); NULL-safe */
+void fcd__fc_ws_clear(fcd__fc_ws *ws);
+
 typedef struct {
   int dim;
   fcd_index nc, m;
@@ -18,6 +35,7 @@ typedef struct {
   const fcd_real *mu;
   fcd__fc_apply_fn apply; /* used when W is NULL (the fixed point only) */
   void *ctx;
+  fcd__fc_ws *ws; /* the owner's buffers, or NULL */
 } fcd__fc_local;
 
 typedef struct {
@@ -48,6 +66,8 @@ typedef struct {
   fcd_real residual;
   int converged;
   fcd_real merit; /* Newton and the proximal point: |Phi| (Alart-Curnier) at the end */
+  int u_fresh;    /* u is fcd__fc_matvec of the returned r, to the bit (NSGS, the state
+                   * stage): a caller need not recompute it */
   int nstages;    /* auto: the solvers it ran, with iterations and residuals */
   fcd__fc_stage stages[FCD__FC_STAGES];
 } fcd__fc_result;
@@ -68,7 +88,6 @@ fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt
  * problem of the current states (1: singular); the states corrected from the answer
  * (r, u = W r + q). auto (fc_solvers.c) runs the loop; the trail names it FCD__FC_STATE. */
 #define FCD__FC_STATE 99
-typedef struct fcd__fc_state fcd__fc_state;
 int fcd__fc_state_worth(const fcd__fc_local *p, const fcd_real *r0);
 fcd_status fcd__fc_state_create(fcd_system *sink, const fcd__fc_local *p, const fcd_real *r0,
                                 fcd__fc_state **out);
@@ -76,6 +95,11 @@ int fcd__fc_state_step(const fcd__fc_local *p, fcd__fc_state *st, fcd_real *r);
 void fcd__fc_state_correct(const fcd__fc_local *p, fcd__fc_state *st, const fcd_real *r,
                            const fcd_real *u);
 void fcd__fc_state_free(fcd__fc_state *st);
+/* the stage's workspace of p->ws reused (grown when p is larger), or a new one */
+fcd_status fcd__fc_state_acquire(fcd_system *sink, const fcd__fc_local *p, const fcd_real *r0,
+                                 fcd__fc_state **out);
+/* frees st unless p->ws keeps it */
+void fcd__fc_state_release(const fcd__fc_local *p, fcd__fc_state *st);
 
 void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u);
 fcd_real fcd__fc_qnorm(const fcd__fc_local *p);

@@ -28,6 +28,8 @@ struct fcd_fc_problem {
   fcd_real *last_r;
   fcd_certificate cert; /* of the last successful solve */
   int have_cert;
+  fcd__fc_ws ws;  /* the solvers' buffers, kept across solves (W never changes) */
+  fcd_real *uw;   /* u of a solve, m entries, kept likewise */
 };
 
 static int valid(const fcd_fc_problem *p) { return p && p->magic == FCD_FC_MAGIC; }
@@ -49,6 +51,8 @@ void fcd_fc_problem_destroy(fcd_fc_problem *p) {
   fcd__free(p->w);
   fcd__free(p->sol_r);
   fcd__free(p->last_r);
+  fcd__fc_ws_clear(&p->ws);
+  fcd__free(p->uw);
   fcd_system_destroy(p->sys);
   p->magic = 0;
   fcd__free(p);
@@ -313,8 +317,8 @@ done:
   return st;
 }
 
-static fcd__fc_local local_view(const fcd_fc_problem *p) {
-  fcd__fc_local l = {p->dim, p->nc, p->m, &p->W, p->q, p->mu, NULL, NULL};
+static fcd__fc_local local_view(fcd_fc_problem *p) {
+  fcd__fc_local l = {p->dim, p->nc, p->m, &p->W, p->q, p->mu, NULL, NULL, &p->ws};
   return l;
 }
 
@@ -413,7 +417,8 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
   } else {
     FCD_TRY(assemble_delassus(p));
   }
-  fcd_real *uw = fcd__malloc_array((size_t)p->m, sizeof *uw);
+  if (!p->uw) p->uw = fcd__malloc_array((size_t)p->m + 1, sizeof *p->uw);
+  fcd_real *uw = p->uw;
   if (!uw) {
     fcd__free(ctx.v);
     return fcd__err(p->sys, FCD_E_NOMEM, "out of memory");
@@ -431,7 +436,7 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
   if (st == FCD_OK && p->last.converged) {
     /* u recomputed from r, not the solver's */
     st = matrix_free ? mf_apply(&ctx, p->last_r, uw) : FCD_OK;
-    if (!matrix_free) fcd__fc_matvec(&l, p->last_r, uw);
+    if (!matrix_free && !p->last.u_fresh) fcd__fc_matvec(&l, p->last_r, uw);
     if (st == FCD_OK) st = certify(p, p->last_r, uw, &cert);
   }
   fcd__free(ctx.v);
@@ -453,7 +458,6 @@ fcd_status fcd_fc_problem_solve(fcd_fc_problem *p, fcd_real *r, fcd_real *u, fcd
     if (p->m) memcpy(r, p->last_r, (size_t)p->m * sizeof *r);
     if (u && p->m) memcpy(u, uw, (size_t)p->m * sizeof *u);
   }
-  fcd__free(uw);
   return st;
 }
 

@@ -27,6 +27,7 @@ struct fcd__fc_state {
   fcd_real *s;      /* slip directions of u_T (d - 1 per contact) */
   fcd_index *col;   /* first unknown of each contact, -1 when open */
   fcd_real *A, *x;  /* k x k column-major, k */
+  fcd_index nc_cap, m_cap; /* what the arrays hold (a kept workspace grows) */
 };
 typedef fcd__fc_state state_ws; /* the stage's workspace is the handle */
 
@@ -79,6 +80,45 @@ static void reaction_of(const fcd__fc_local *p, const state_ws *w, fcd_index c,
   }
 }
 
+/* Up to this many unknowns the state's system is solved here: LAPACK's dgesv through
+ * OpenBLAS costs about a microsecond at any size below it (its threading checks and an
+ * allocation), the whole solve of a problem of a few contacts. */
+enum { SMALL_LU = 64 };
+
+/* A x = b in place (A k x k column-major, destroyed; x holds b), Gaussian elimination
+ * with partial pivoting as dgesv does; 1 when a pivot is exactly zero (dgesv's info > 0) */
+static int small_lu_solve(fcd_index k, fcd_real *A, fcd_real *x) {
+  for (fcd_index j = 0; j < k; j++) {
+    fcd_index piv = j;
+    for (fcd_index i = j + 1; i < k; i++)
+      if (fabs(A[j * k + i]) > fabs(A[j * k + piv])) piv = i;
+    if (!(A[j * k + piv] != 0)) return 1; /* zero (or NaN) pivot */
+    if (piv != j) {
+      for (fcd_index c = 0; c < k; c++) {
+        fcd_real t = A[c * k + j];
+        A[c * k + j] = A[c * k + piv];
+        A[c * k + piv] = t;
+      }
+      fcd_real t = x[j];
+      x[j] = x[piv];
+      x[piv] = t;
+    }
+    fcd_real inv = 1 / A[j * k + j];
+    for (fcd_index i = j + 1; i < k; i++) {
+      fcd_real f = A[j * k + i] * inv;
+      if (f == 0) continue;
+      for (fcd_index c = j + 1; c < k; c++) A[c * k + i] -= f * A[c * k + j];
+      x[i] -= f * x[j];
+    }
+  }
+  for (fcd_index i = k - 1; i >= 0; i--) {
+    fcd_real t = x[i];
+    for (fcd_index c = i + 1; c < k; c++) t -= A[c * k + i] * x[c];
+    x[i] = t / A[i * k + i];
+  }
+  return 0;
+}
+
 /* A x = b: the rows u_N = 0 (slipping) or u = 0 (sticking) of u = W r + q with r in
  * terms of the unknowns; x receives b = -q on those rows. 1 when A is singular. */
 static int solve_states(const fcd__fc_local *p, state_ws *w) {
@@ -104,7 +144,7 @@ static int solve_states(const fcd__fc_local *p, state_ws *w) {
       }
     }
   }
-  return fcd__la_gesv_cm(k, w->A, w->x) != 0;
+  return k <= SMALL_LU ? small_lu_solve(k, w->A, w->x) : fcd__la_gesv_cm(k, w->A, w->x) != 0;
 }
 
 /* corrects the states from the answer (r, u); returns the number of contacts changed */
@@ -160,29 +200,75 @@ int fcd__fc_state_worth(const fcd__fc_local *p, const fcd_real *r0) {
   return k > 0 && kk * kk * kk / 3 <= STATE_SWEEPS * m * m;
 }
 
+/* (re)sizes the arrays of w for p; 0 on success (w unchanged on failure) */
+static int state_size(state_ws *w, const fcd__fc_local *p) {
+  if (p->nc <= w->nc_cap && p->m <= w->m_cap && w->state) return 0;
+  fcd_index nc = p->nc > w->nc_cap ? p->nc : w->nc_cap, m = p->m > w->m_cap ? p->m : w->m_cap;
+  unsigned char *state = fcd__malloc_array((size_t)nc + 1, 1);
+  fcd_real *sd = fcd__malloc_array((size_t)nc * 2 + 1, sizeof *sd);
+  fcd_index *col = fcd__malloc_array((size_t)nc + 1, sizeof *col);
+  fcd_real *x = fcd__malloc_array((size_t)m + 1, sizeof *x);
+  fcd_real *A = fcd__malloc_array(((size_t)m + 1) * ((size_t)m + 1), sizeof *A);
+  if (!state || !sd || !col || !x || !A) {
+    fcd__free(state);
+    fcd__free(sd);
+    fcd__free(col);
+    fcd__free(x);
+    fcd__free(A);
+    return 1;
+  }
+  fcd__free(w->state);
+  fcd__free(w->s);
+  fcd__free(w->col);
+  fcd__free(w->x);
+  fcd__free(w->A);
+  w->state = state;
+  w->s = sd;
+  w->col = col;
+  w->x = x;
+  w->A = A;
+  w->nc_cap = nc;
+  w->m_cap = m;
+  return 0;
+}
+
 fcd_status fcd__fc_state_create(fcd_system *sink, const fcd__fc_local *p, const fcd_real *r0,
                                 fcd__fc_state **out) {
   fcd__fc_state *st = fcd__calloc(1, sizeof *st);
-  fcd_index nk = p->m + 1;
-  if (st) {
-    state_ws *w = st;
-    w->d = p->dim;
-    w->nc = p->nc;
-    w->m = p->m;
-    w->state = fcd__malloc_array((size_t)p->nc + 1, 1);
-    w->s = fcd__malloc_array((size_t)p->nc * (size_t)(p->dim - 1) + 1, sizeof *w->s);
-    w->col = fcd__malloc_array((size_t)p->nc + 1, sizeof *w->col);
-    w->x = fcd__malloc_array((size_t)nk, sizeof *w->x);
-    w->A = fcd__malloc_array((size_t)nk * (size_t)nk, sizeof *w->A);
-  }
-  if (!st || !st->state || !st->s || !st->col || !st->x || !st->A) {
+  if (!st || state_size(st, p)) {
     fcd__fc_state_free(st);
     *out = NULL;
     return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
   }
+  st->d = p->dim;
+  st->nc = p->nc;
+  st->m = p->m;
   states_from_r(p, r0, st);
   *out = st;
   return FCD_OK;
+}
+
+fcd_status fcd__fc_state_acquire(fcd_system *sink, const fcd__fc_local *p, const fcd_real *r0,
+                                 fcd__fc_state **out) {
+  if (!p->ws) return fcd__fc_state_create(sink, p, r0, out);
+  fcd__fc_state *st = p->ws->state;
+  if (!st) {
+    FCD_TRY(fcd__fc_state_create(sink, p, r0, &st));
+    p->ws->state = st;
+  } else if (state_size(st, p)) {
+    *out = NULL;
+    return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
+  }
+  st->d = p->dim;
+  st->nc = p->nc;
+  st->m = p->m;
+  states_from_r(p, r0, st);
+  *out = st;
+  return FCD_OK;
+}
+
+void fcd__fc_state_release(const fcd__fc_local *p, fcd__fc_state *st) {
+  if (!p->ws || p->ws->state != st) fcd__fc_state_free(st);
 }
 
 int fcd__fc_state_step(const fcd__fc_local *p, fcd__fc_state *st, fcd_real *r) {

@@ -88,6 +88,7 @@ struct fcd_integrator {
    * factor and the contact frames stay: a step then costs two solves with the factor
    * (free velocity, impulse correction) instead of one per active contact direction. */
   fcd__wcache wall;
+  fcd__fc_ws fcws; /* the contact solver's buffers, kept from step to step */
   /* the dense pattern of an na d x na d local W in compressed rows (wrp, wci), kept for
    * the next step with as many active directions: wci alone is 8 (na d)^2 bytes, written
    * anew each step before (568 MB at 8,427 directions) */
@@ -277,6 +278,7 @@ void fcd_integrator_destroy(fcd_integrator *it) {
   fcd__free(it->wrp);
   fcd__free(it->wci);
   fcd__wcache_free(&it->wall);
+  fcd__fc_ws_clear(&it->fcws);
   fcd__free(it->Mv);
   work_free(&it->ws);
   it->magic = 0;
@@ -782,7 +784,8 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
   for (fcd_index a = 0; a < na; a++)
     for (int k = 0; k < d; k++) pl[a * d + k] = it->p[w->act[a] * d + k];
   fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1, 1}; /* every entry: dense */
-  fcd__fc_local lp = {d, na, ma, &Wc, ql, mul, NULL, NULL};
+  fcd__fc_local lp = {d, na, ma, &Wc, ql, mul, NULL, NULL, &it->fcws};
+  it->fcws.blocks_valid = 0; /* W is this step's */
   fcd__fc_result res;
   fcd_status st = fcd__fc_solve_balanced(sys, &lp, &it->opts, pl, ul, &res);
   char trail[256];

@@ -549,6 +549,179 @@ static void test_warm_start_states(void) {
     }
 }
 
+/* The small-problem path of AUTO (lib/fc_solvers.c: 2D problems of up to 32 contacts from
+ * a zero guess take the states of NSGS' first sweeps to a direct solve; every problem
+ * keeps its diagonal blocks between solves). Random problems of 1 to 10 contacts, 2D
+ * and 3D, mu from 0 to 10, built around a solution (r*, u*) whose states are drawn
+ * (open, stick, slip; q = u* - W r*), with W of full rank, rank-deficient (B B^T with
+ * half as many columns as rows, as a mechanism's W), or block-diagonal (zero coupling),
+ * and q = 0: AUTO's answer checked with the natural map recomputed here; against r* and
+ * against NSGS and the proximal point at 1e-13 where W is of full rank and mu <= 0.1
+ * (the answer is then unique for these sizes); and a second solve of the same handle
+ * identical to the bit (the kept blocks). */
+static void solve_with(const local_data *L, int solver, double tol, double *r, double *u,
+                       fcd_index *its) {
+  fcd_fc_problem *p = create(L);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, solver), FCD_OK);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, tol), FCD_OK);
+  CHECK_ST(fcd_fc_problem_set_param(p, FCD_FC_PARAM_MAX_ITER, 1e6), FCD_OK);
+  memset(r, 0, sizeof(double) * (size_t)L->m);
+  fcd_status st = fcd_fc_problem_solve(p, r, u, NULL);
+  CHECK_ST(st, FCD_OK);
+  if (st != FCD_OK) printf("  solver %d: %s\n", solver, fcd_fc_problem_last_error(p));
+  if (its) fcd_fc_problem_get_result(p, its, NULL, NULL);
+  if (solver == FCD_FC_AUTO) {
+    double r2[30] = {0}, u2[30];
+    CHECK_ST(fcd_fc_problem_solve(p, r2, u2, NULL), FCD_OK);
+    CHECK(memcmp(r, r2, sizeof(double) * (size_t)L->m) == 0);
+  }
+  fcd_fc_problem_destroy(p);
+}
+
+/* W = B B^T with B m x k (k < m: rank k), or W's off-diagonal blocks zeroed */
+static void reshape_w(local_data *L, int kind) {
+  int m = L->m, d = L->dim;
+  if (kind == 1) {
+    int k = m > 2 ? m / 2 : 1;
+    double b[30 * 30];
+    for (int i = 0; i < m * k; i++) b[i] = fcdt_rand() - 0.5;
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) {
+        double v = 0;
+        for (int l = 0; l < k; l++) v += b[i * k + l] * b[j * k + l];
+        L->wd[i * m + j] = v;
+      }
+  } else if (kind == 2) {
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++)
+        if (i / d != j / d) L->wd[i * m + j] = 0;
+  }
+  for (int i = 0; i < m * m; i++) L->wv[i] = L->wd[i];
+}
+
+/* a solution (r*, u*) with drawn states, and q = u* - W r* */
+static void plant_solution(local_data *L, double *rs) {
+  int d = L->dim, m = L->m;
+  double us[30];
+  for (int c = 0; c < L->nc; c++) {
+    double *r = rs + c * d, *u = us + c * d, mu = L->mu[c], x = fcdt_rand();
+    double s[2] = {fcdt_rand() - 0.5, d == 3 ? fcdt_rand() - 0.5 : 0}, sn;
+    sn = sqrt(s[0] * s[0] + s[1] * s[1]);
+    s[0] /= sn;
+    s[1] /= sn;
+    for (int k = 0; k < d; k++) r[k] = u[k] = 0;
+    if (x < 0.25) { /* open: separating (fcd: u_N < 0), any tangential velocity */
+      u[0] = -0.1 - fcdt_rand();
+      for (int k = 1; k < d; k++) u[k] = fcdt_rand() - 0.5;
+    } else if (x < 0.55 || mu == 0) { /* stick: inside the cone */
+      r[0] = -0.1 - fcdt_rand();
+      double f = 0.9 * fcdt_rand() * mu * -r[0];
+      for (int k = 1; k < d; k++) r[k] = f * s[k - 1];
+    } else { /* slip: on the cone, r_T = mu r_N s against u_T = lambda s */
+      r[0] = -0.1 - fcdt_rand();
+      double lam = 0.1 + fcdt_rand();
+      for (int k = 1; k < d; k++) {
+        r[k] = mu * r[0] * s[k - 1];
+        u[k] = lam * s[k - 1];
+      }
+    }
+  }
+  for (int i = 0; i < m; i++) {
+    double v = us[i];
+    for (int j = 0; j < m; j++) v -= L->wd[i * m + j] * rs[j];
+    L->q[i] = v;
+  }
+}
+
+static void test_small_problems(void) {
+  const double mus[5] = {0.0, 0.05, 0.1, 0.8, 10.0};
+  int cases = 0, unique = 0;
+  double worst = 0;
+  for (int dim = 2; dim <= 3; dim++)
+    for (int nc = 1; nc <= 10; nc++)
+      for (int im = 0; im < 5; im++)
+        for (int kind = 0; kind < 4; kind++) {
+          /* kind 0: full rank; 1: rank-deficient W; 2: block-diagonal W; 3: q = 0 */
+          local_data L;
+          make_local(&L, dim, nc, mus[im], 0.3);
+          reshape_w(&L, kind);
+          double rs[30];
+          plant_solution(&L, rs);
+          if (kind == 3)
+            for (int i = 0; i < L.m; i++) L.q[i] = 0;
+          double ra[30], ua[30], rn[30], un[30], rp[30], up[30];
+          fcd_index its;
+          solve_with(&L, FCD_FC_AUTO, 1e-10, ra, ua, &its);
+          cases++;
+          if (kind == 3) {
+            for (int i = 0; i < L.m; i++) CHECK(ra[i] == 0); /* nothing pushes */
+            free_local(&L);
+            continue;
+          }
+          double res = residual_here(&L, ra);
+          CHECK(res <= 1e-10);
+          worst = fmax(worst, res);
+          if (kind == 1 || mus[im] > 0.1) {
+            free_local(&L);
+            continue;
+          }
+          solve_with(&L, FCD_FC_NSGS, 1e-13, rn, un, NULL);
+          solve_with(&L, FCD_FC_PROX, 1e-13, rp, up, NULL);
+          double sr = 0, dr = 0, drn = 0, drp = 0;
+          for (int i = 0; i < L.m; i++) {
+            sr = fmax(sr, fabs(rs[i]));
+            dr = fmax(dr, fabs(ra[i] - rs[i]));
+            drn = fmax(drn, fabs(rn[i] - rs[i]));
+            drp = fmax(drp, fabs(rp[i] - rs[i]));
+          }
+          CHECK(dr <= 1e-7 * sr);
+          CHECK(drn <= 1e-7 * sr);
+          CHECK(drp <= 1e-7 * sr);
+          unique++;
+          free_local(&L);
+        }
+  printf("small problems: %d solved by auto (worst residual %.1e), %d of them against the "
+         "planted solution, NSGS and the proximal point\n", cases, worst, unique);
+  CHECK(unique >= 100);
+}
+
+/* Siconos' FC2D_SliderCrankLagrangian00000 (numerics/src/FrictionContact/test/data of
+ * siconos/siconos, Apache-2.0): two contacts of a slider-crank mechanism, mu = 0.01, the
+ * two tangential rows of W alike (W of rank 3). NSGS needs hundreds of sweeps on it;
+ * AUTO's small-problem path a few sweeps and one direct solve. Signs turned to fcd's
+ * convention (q negated). */
+static void test_slider_crank(void) {
+  static const double w[16] = {
+      9.365610022253570150496671e+02,  -4.642665883420582986218506e+02,
+      -9.152908496264951736520743e+02, -4.642665883420582986218506e+02,
+      -4.642662921766745967033785e+02, 2.365081445699369169233250e+02,
+      4.616596337492514976474922e+02,  2.365081445699369169233250e+02,
+      -9.152908496264951736520743e+02, 4.616593375838677957290201e+02,
+      9.365610022253570150496671e+02,  4.616593375838677957290201e+02,
+      -4.642662921766745967033785e+02, 2.365081445699369169233250e+02,
+      4.616596337492514976474922e+02,  2.365081445699369169233250e+02};
+  static const double q[4] = {1.179087309965789476251530e+00, 8.407368208001527065675873e+00,
+                              1.179087309965789476251530e+00, 8.407368208001527065675873e+00};
+  local_data L;
+  make_local(&L, 2, 2, 0.01, 0.0);
+  memcpy(L.wd, w, sizeof w);
+  memcpy(L.wv, w, sizeof w);
+  memcpy(L.q, q, sizeof q);
+  double ra[4], ua[4], rn[4], un[4];
+  fcd_index its_a, its_n;
+  solve_with(&L, FCD_FC_AUTO, 1e-8, ra, ua, &its_a);
+  solve_with(&L, FCD_FC_NSGS, 1e-8, rn, un, &its_n);
+  double res = residual_here(&L, ra);
+  printf("slider-crank: auto %lld iterations (residual %.1e), NSGS %lld sweeps\n",
+         (long long)its_a, res, (long long)its_n);
+  CHECK(res <= 1e-8);
+  CHECK(its_a <= 6);
+  CHECK(its_n > 50); /* what the small-problem path saves */
+  /* both contacts slip the same way and carry the same normal reaction sum */
+  CHECK(fabs((ra[0] + ra[2]) - (rn[0] + rn[2])) <= 1e-6 * fabs(rn[0] + rn[2]));
+  free_local(&L);
+}
+
 int main(void) {
   test_warm_start_states();
   test_frictionless();
@@ -556,6 +729,8 @@ int main(void) {
   test_newton_dense();
   test_not_converged_and_bad_input();
   test_global_and_roundtrip();
-  test_tiny_and_zero_data(); /* last: the random problems of the others stay as they were */
+  test_tiny_and_zero_data(); /* after the others: their random problems stay as they were */
+  test_small_problems();
+  test_slider_crank();
   return fcdt_finish("test_fc_solvers");
 }
