@@ -6,7 +6,7 @@ Each part of `bench/run` gives its own log; a part that was not run this time
 given by --keep (the previous docs/performance.md), with the date it was measured.
 Sections written by hand (bench/ON_PAPER.md, bench/PROFILE.md) are copied in as they
 are. usage: report.py --mode full|quick [--keep OLD.md] [--contact CSV LOG] [--step LOG]
-[--dynamics LOG] [--stability DIR] [--lattice LOG] [--kinematics LOG]
+[--small LOG] [--dynamics LOG] [--stability DIR] [--lattice LOG] [--kinematics LOG]
 [--distributed LOG] [--getfem LOG] [--memory LOG] [--date YYYY-MM-DD]
 """
 import argparse, contextlib, csv, datetime, io, math, os, re, sys
@@ -16,6 +16,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--mode", default="full")
 ap.add_argument("--keep")
 ap.add_argument("--contact", nargs=2, metavar=("CSV", "LOG"))
+ap.add_argument("--small")
 ap.add_argument("--step")
 ap.add_argument("--dynamics")
 ap.add_argument("--stability")
@@ -120,6 +121,22 @@ def contact(csv_path, log_path):
                 "fcd" if side == "fcd" else "Siconos", len(solved), len(probs)), end="")
         print()
 
+
+
+def small(small_log):
+    print("## Contact problems of one and two contacts\n")
+    print(STAMP + "\n")
+    print("`bench/small_contact` (issue 69): the contact solve of every step of a small model.")
+    print("The pin on a flat of `fcd demo` (seed 000, Ex. 4.6; mu = 2.2, h = 1e-3) run onto")
+    print("its limit cycle, then 10^5 steps of Moreau-Jean and of the modified theta method")
+    print("(time per step, fastest of 10 blocks); and two local problems solved 10^5 times")
+    print("from zero by fcd's default (auto) and by each 2D solver of Siconos 4.4 (nsgs, cpg,")
+    print("lemke, enum; the fastest kept, both sides timed alike): the pin's contact in a")
+    print("sliding step (W of Moreau-Jean's iteration matrix) and Siconos' own two-contact")
+    print("slider-crank problem FC2D_SliderCrankLagrangian00000 (both tangential rows of W")
+    print("alike). The ratios are fcd auto over Siconos' fastest.\n")
+    for l in open(small_log).read().splitlines():
+        print("    " + l)
 
 
 def step(step_log):
@@ -385,6 +402,7 @@ def page():
     old, mem_rows = old_sections(args.keep)
     parts = [
         ("Contact solvers against Siconos 4.4", contact, args.contact),
+        ("Contact problems of one and two contacts", small, args.small),
         ("Time integration: one step against one solve with the factor", step, args.step),
         ("Time integration against Siconos 4.4 (MoreauJeanOSI)", dynamics, args.dynamics),
         ("Stability analysis against scipy", stability, args.stability),

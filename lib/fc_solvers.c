@@ -389,17 +389,27 @@ static inline __attribute__((always_inline)) int local_exact_d(const int d, cons
   fcd_real best[3] = {0, 0, 0}, best_res = INFINITY, ut[2], cand[3], den;
   fcd_real scale = fabs(qh[0]) + fcd__tnorm(d, qh);
   if (d == 2) {
-    for (int sg = -1; sg <= 1; sg += 2) {
-      fcd_real s[1] = {(fcd_real)sg};
-      fcd_real g = slip_eval(d, a, qh, mu, s, cand, ut, &den);
-      if (den > 0 && cand[0] < 0 && g >= -1e-14 * scale) {
-        fcd_real res = local_res(d, a, qh, mu, cand);
+    /* both directions; a candidate meets the law by construction (u_N = 0, r on the
+     * cone, u_T along s), so the residuals rank them only when both qualify */
+    fcd_real c2[2][3];
+    int ok[2];
+    for (int k = 0; k < 2; k++) {
+      fcd_real s[1] = {k ? 1.0 : -1.0};
+      fcd_real g = slip_eval(d, a, qh, mu, s, c2[k], ut, &den);
+      ok[k] = den > 0 && c2[k][0] < 0 && g >= -1e-14 * scale;
+    }
+    if (ok[0] != ok[1]) {
+      for (int k = 0; k < d; k++) r[k] = c2[ok[1]][k];
+      return 1;
+    }
+    for (int k = 0; k < 2; k++)
+      if (ok[k]) {
+        fcd_real res = local_res(d, a, qh, mu, c2[k]);
         if (res < best_res) {
           best_res = res;
-          memcpy(best, cand, sizeof cand);
+          memcpy(best, c2[k], sizeof best);
         }
       }
-    }
   } else {
     /* Warm start: from the slip direction the contact had (r_T = mu r_N s), bracket a
      * root of g locally and refine it by Illinois steps; most NSGS sweeps end here.
@@ -650,7 +660,9 @@ static void nsgs_run(const fcd__fc_local *p, const fcd__fc_opts *o, nsgs_ws *w, 
       rn += r[i] * r[i];
     }
     memcpy(w->rprev, r, (size_t)p->m * sizeof *r);
-    if (sqrt(dn) <= o->tol * fmax(sqrt(rn), 1e-300) || it == o->max_iter || it % 50 == 0) {
+    /* one contact: its sweep is the exact local solve, and the residual decides at once */
+    if (p->nc == 1 || sqrt(dn) <= o->tol * fmax(sqrt(rn), 1e-300) || it == o->max_iter ||
+        it % 50 == 0) {
       fcd__fc_matvec(p, r, u);
       res->residual = fcd__fc_error(p, r, u);
       if (res->residual <= o->tol) {
