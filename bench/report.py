@@ -134,7 +134,11 @@ def small(small_log):
     print("lemke, enum; the fastest kept, both sides timed alike): the pin's contact in a")
     print("sliding step (W of Moreau-Jean's iteration matrix) and Siconos' own two-contact")
     print("slider-crank problem FC2D_SliderCrankLagrangian00000 (both tangential rows of W")
-    print("alike). The ratios are fcd auto over Siconos' fastest.\n")
+    print("alike). The ratios are fcd auto over Siconos' fastest. Counted by callgrind and")
+    print("memcheck on 10^4 steps of the modified theta method (noise-free, unlike the times):")
+    print("before issue 69's changes (81a1824) a step of the pin cost 13.0k instructions and")
+    print("12 heap allocations, since then 7.9k and none; the pin's contact problem 3.2k ->")
+    print("2.0k instructions a solve, the slider-crank 142k -> 9.8k (Siconos' enum: 11.5k).\n")
     for l in open(small_log).read().splitlines():
         print("    " + l)
 

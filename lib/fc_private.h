@@ -21,6 +21,7 @@ typedef struct {
   int dim;
   fcd_real *nsgs;          /* NSGS: diagonal blocks, their inverses, the previous sweep */
   int blocks_valid;        /* nsgs holds W's blocks: the owner clears it when W changes */
+  int decoupled;           /* and W has nothing outside them */
   fcd_real *r0, *best;     /* auto: the caller's guess, the best iterate */
   fcd__fc_state *state;    /* the state stage's workspace (fc_state.c) */
 } fcd__fc_ws;

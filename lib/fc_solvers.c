@@ -85,24 +85,28 @@ fcd_real fcd__fc_error(const fcd__fc_local *p, const fcd_real *r, const fcd_real
 
 /* ---- diagonal blocks ------------------------------------------------------------ */
 
-/* Dense dim x dim diagonal blocks W_cc, row-major, into b (zeroed, nc d^2 entries). */
-static void fill_diag_blocks(const fcd__fc_local *p, fcd_real *b) {
+/* Dense dim x dim diagonal blocks W_cc, row-major, into b (zeroed, nc d^2 entries).
+ * Returns the number of nonzero entries outside them (0: the contacts are decoupled). */
+static fcd_index fill_diag_blocks(const fcd__fc_local *p, fcd_real *b) {
   int d = p->dim;
   const fcd__csr *w = p->W;
+  fcd_index outside = 0;
   for (fcd_index i = 0; i < p->m; i++) {
     fcd_index c = i / d, lo = c * d;
     for (fcd_index k = w->rowptr[i]; k < w->rowptr[i + 1]; k++) {
       fcd_index j = w->col[k];
       if (j >= lo && j < lo + d) b[c * d * d + (i - lo) * d + (j - lo)] = w->val[k];
+      else outside += w->val[k] != 0;
     }
   }
+  return outside;
 }
 
 static fcd_status diag_blocks(const fcd__fc_local *p, const fcd_system *sink, fcd_real **out) {
   int d = p->dim;
   fcd_real *b = fcd__calloc((size_t)p->nc * d * d, sizeof *b);
   if (!b) return fcd__err(sink, FCD_E_NOMEM, "out of memory for the diagonal blocks of W");
-  fill_diag_blocks(p, b);
+  (void)fill_diag_blocks(p, b);
   *out = b;
   return FCD_OK;
 }
@@ -567,7 +571,8 @@ static void gs_sweep(const fcd__fc_local *p, const fcd_real *blk, const fcd_real
  * it across its blocks of sweeps. */
 typedef struct {
   fcd_real *blk, *inv, *rprev;
-  int owned; /* blk is this solve's own allocation, not the owner's workspace */
+  int owned;     /* blk is this solve's own allocation, not the owner's workspace */
+  int decoupled; /* W block-diagonal: one sweep of exact local solves is the answer */
 } nsgs_ws;
 
 /* Grows the owner's buffers to p's size (contents kept only while the size holds):
@@ -620,7 +625,10 @@ static fcd_status nsgs_ws_init(const fcd_system *sink, const fcd__fc_local *p, n
     w->inv = w->blk + nbc;
     w->rprev = w->blk + 2 * nbc;
     w->owned = 0;
-    if (ws->blocks_valid) return FCD_OK;
+    if (ws->blocks_valid) {
+      w->decoupled = ws->decoupled;
+      return FCD_OK;
+    }
     memset(w->blk, 0, nb * sizeof *w->blk);
   } else {
     w->blk = fcd__calloc(2 * nb + (size_t)p->m + 1, sizeof *w->blk);
@@ -629,11 +637,14 @@ static fcd_status nsgs_ws_init(const fcd_system *sink, const fcd__fc_local *p, n
     w->rprev = w->blk + 2 * nb;
     w->owned = 1;
   }
-  fill_diag_blocks(p, w->blk);
+  w->decoupled = fill_diag_blocks(p, w->blk) == 0;
   for (fcd_index c = 0; c < p->nc; c++)
     if (!small_inverse(d, w->blk + c * d * d, w->inv + c * d * d))
       w->inv[c * d * d] = NAN; /* singular block: no stick candidate from it */
-  if (ws) ws->blocks_valid = 1;
+  if (ws) {
+    ws->blocks_valid = 1;
+    ws->decoupled = w->decoupled;
+  }
   return FCD_OK;
 }
 
@@ -660,8 +671,9 @@ static void nsgs_run(const fcd__fc_local *p, const fcd__fc_opts *o, nsgs_ws *w, 
       rn += r[i] * r[i];
     }
     memcpy(w->rprev, r, (size_t)p->m * sizeof *r);
-    /* one contact: its sweep is the exact local solve, and the residual decides at once */
-    if (p->nc == 1 || sqrt(dn) <= o->tol * fmax(sqrt(rn), 1e-300) || it == o->max_iter ||
+    /* one contact, or contacts W does not couple: a sweep is the exact local solves,
+     * and the residual decides at once (Siconos' FC3D_Example1, W = I) */
+    if (w->decoupled || sqrt(dn) <= o->tol * fmax(sqrt(rn), 1e-300) || it == o->max_iter ||
         it % 50 == 0) {
       fcd__fc_matvec(p, r, u);
       res->residual = fcd__fc_error(p, r, u);
