@@ -83,6 +83,72 @@ def test_branch_folds_below_the_flutter_threshold():
         assert (hi[1] - lo[1]) / 2 == pytest.approx(0.3849, rel=1e-3)
 
 
+def test_period_of_the_sliding_center_tends_to_the_flutter_frequency():
+    """The birth of the pin's oscillations (issue 68): below the flutter threshold
+    mu_c = 1.7357 the linearization of steady sliding has two pairs of imaginary
+    eigenvalues (the undamped pin's mode coupling: no damping moves them off the axis), so
+    small oscillations that keep the contact slipping one way are a center, a family of
+    periodic orbits of every small amplitude. Shooting from a small oscillation (grown at
+    mu = 1.80 to a tilt of 0.003) with the period guess 2 pi / omega of the stability
+    analysis converges at mu = 1.70, 1.72, 1.735 onto an orbit of that family: its period
+    is the modified theta scheme's period of the eigenvalue, pi h / atan(omega h / 2) (the
+    trapezoidal rule's frequency on a linear oscillator, theta = 1/2, h the orbit's step
+    T / N), to 2e-8, where the raw 2 pi / omega is 3.6e-7 away; the multipliers lie on the
+    unit circle (neutral). The periods rise with mu towards 2 pi / omega_c = 6.138 of the
+    coalescing pair at mu_c: the branch of small orbits is born there with the critical
+    eigenvalue's period, at every amplitude at once (a vertical branch), not from zero
+    amplitude as a smooth Hopf bifurcation's."""
+    h = 2e-3
+    with tempfile.TemporaryDirectory() as tmp:
+        s, cs = pin(tmp, mu=1.80)
+        u, _ = fcd.Equilibrium(s, cs).solve("steady-sliding")
+        u0 = np.array(u)
+        u = u0.copy()
+        u[1] += 1e-4
+        it = fcd.Integrator(s, cs, scheme="modified-theta", step=h)
+        it.set_state(0.0, u, np.zeros(4))
+        a1 = a2 = None
+        start = None
+        while start is None:
+            it.step()
+            t, uu, vv = it.state
+            a = uu[1] - u0[1]
+            if a1 is not None and a2 is not None and a1[0] > a2 and a1[0] >= a and a1[0] >= 3e-3:
+                start = a1[1]
+            a2 = a1[0] if a1 else None
+            a1 = (a, (uu.copy(), vv.copy()))
+            assert t < 500
+        periods, eigen_periods = [], []
+        for mu in (1.70, 1.72, 1.735, 1.7357):
+            s2, cs2 = pin(tmp, mu=mu)
+            eq = fcd.Equilibrium(s2, cs2)
+            eq.solve("steady-sliding")
+            status, slip = eq.contact_state
+            st = fcd.Stability(s2, cs2)
+            st.set_contact_state(status, slip)
+            lam = st.solve()[0]
+            omega = abs(lam.imag)
+            eigen_periods.append(2 * np.pi / omega)
+            if mu > 1.7356:  # the threshold itself: the pair has left the axis
+                assert lam.real > 0
+                continue
+            assert lam.real == 0
+            p = fcd.Periodic(s2, cs2, step=h)
+            info = p.solve(start[0], start[1], 2 * np.pi / omega)
+            assert info["converged"] == 1 and info["residual"] <= 1e-9
+            T = info["period"]
+            hn = T / info["steps"]
+            T_scheme = np.pi * hn / np.arctan(omega * hn / 2)
+            assert T == pytest.approx(T_scheme, rel=2e-8)
+            assert abs(T / (2 * np.pi / omega) - 1) > 3e-7  # the scheme's own period, not the raw one
+            mult = p.multipliers
+            assert np.all(np.abs(np.abs(mult[:4]) - 1) < 1e-4)
+            periods.append(T)
+        assert periods[0] < periods[1] < periods[2] < eigen_periods[3]
+        assert eigen_periods[3] == pytest.approx(6.138, abs=1e-3)
+        assert periods[2] == pytest.approx(eigen_periods[3], rel=4e-3)
+
+
 def test_refusals():
     with tempfile.TemporaryDirectory() as tmp:
         s, cs = pin(tmp)
