@@ -22,6 +22,9 @@
 
 #include "args.h"
 
+#include "../tests/contact/slider_crank.h"
+#include "../tests/periodic/pin_model.h"
+
 #include <FrictionContactProblem.h>
 #include <Friction_cst.h>
 #include <NonSmoothDrivers.h>
@@ -38,28 +41,6 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* the pin on a flat (Fig. 9's dimensionless data) */
-static const double HB = 0.1, RHO = 0.07, HM = 0.05, RM = 0.15, WEIGHT = 0.01, VG = 0.015;
-
-static fcd_status pin(double mu, fcd_system **sys, fcd_contact_set **cs) {
-  const fcd_index r[8] = {0, 0, 0, 1, 1, 1, 2, 3}, c[8] = {0, 1, 2, 1, 2, 3, 2, 3};
-  const double kv[8] = {1, HB, -1, 4 * RHO * RHO + HB * HB, -HB, 6 * RHO * RHO, 1, 12 * RHO * RHO};
-  const fcd_index mr[5] = {0, 1, 1, 2, 3}, mc[5] = {0, 1, 2, 2, 3};
-  const double mv[5] = {3, HM * HM + RM * RM, -HM, 1, 1}, f[4] = {0, 0, 0, WEIGHT};
-  const fcd_index fixed = 0, dofs[2] = {2, 3};
-  const double n[2] = {0, 1}, t[2] = {1, 0}, vg = VG;
-  *cs = NULL;
-  fcd_status st = fcd_system_create(4, sys);
-  if (st == FCD_OK) st = fcd_system_set_matrix_coo(*sys, FCD_STIFFNESS, 8, r, c, kv, FCD_COO_UPPER);
-  if (st == FCD_OK) st = fcd_system_set_matrix_coo(*sys, FCD_MASS, 5, mr, mc, mv, FCD_COO_UPPER);
-  if (st == FCD_OK) st = fcd_system_set_load(*sys, f);
-  if (st == FCD_OK) st = fcd_system_fix_dofs(*sys, 1, &fixed, NULL);
-  if (st == FCD_OK) st = fcd_contact_set_create(*sys, 2, cs);
-  if (st == FCD_OK) st = fcd_contact_set_add_rigid(*cs, dofs, n, t, 0.0, mu, NULL);
-  if (st == FCD_OK) st = fcd_contact_set_set_sliding_velocity(*cs, 0, &vg);
-  return st;
 }
 
 /* time per step of a scheme on the limit cycle, the fastest of 10 blocks of n / 10 */
@@ -125,19 +106,6 @@ static fcd_fc_problem *pin_problem(void) {
 }
 
 static fcd_fc_problem *slider_problem(void) {
-  static const double W[16] = {
-      9.365610022253570150496671e+02,  -4.642665883420582986218506e+02,
-      -9.152908496264951736520743e+02, -4.642665883420582986218506e+02,
-      -4.642662921766745967033785e+02, 2.365081445699369169233250e+02,
-      4.616596337492514976474922e+02,  2.365081445699369169233250e+02,
-      -9.152908496264951736520743e+02, 4.616593375838677957290201e+02,
-      9.365610022253570150496671e+02,  4.616593375838677957290201e+02,
-      -4.642662921766745967033785e+02, 2.365081445699369169233250e+02,
-      4.616596337492514976474922e+02,  2.365081445699369169233250e+02};
-  /* q in fcd's convention (Siconos' negated) */
-  static const double q[4] = {1.179087309965789476251530e+00, 8.407368208001527065675873e+00,
-                              1.179087309965789476251530e+00, 8.407368208001527065675873e+00};
-  static const double mu[2] = {0.01, 0.01};
   fcd_index rp[5], ci[16];
   for (int i = 0; i < 4; i++) {
     rp[i] = 4 * i;
@@ -146,7 +114,8 @@ static fcd_fc_problem *slider_problem(void) {
   rp[4] = 16;
   fcd_fc_problem *p = NULL;
   char msg[256];
-  if (fcd_fc_problem_create_local(2, 2, rp, ci, W, q, mu, &p, msg, sizeof msg) != FCD_OK)
+  if (fcd_fc_problem_create_local(2, 2, rp, ci, SLIDER_W, SLIDER_Q, SLIDER_MU, &p, msg,
+                                  sizeof msg) != FCD_OK)
     fprintf(stderr, "slider problem: %s\n", msg);
   return p;
 }

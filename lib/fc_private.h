@@ -90,8 +90,6 @@ fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt
  * (r, u = W r + q). auto (fc_solvers.c) runs the loop; the trail names it FCD__FC_STATE. */
 #define FCD__FC_STATE 99
 int fcd__fc_state_worth(const fcd__fc_local *p, const fcd_real *r0);
-fcd_status fcd__fc_state_create(fcd_system *sink, const fcd__fc_local *p, const fcd_real *r0,
-                                fcd__fc_state **out);
 int fcd__fc_state_step(const fcd__fc_local *p, fcd__fc_state *st, fcd_real *r);
 void fcd__fc_state_correct(const fcd__fc_local *p, fcd__fc_state *st, const fcd_real *r,
                            const fcd_real *u);

@@ -232,33 +232,17 @@ static int state_size(state_ws *w, const fcd__fc_local *p) {
   return 0;
 }
 
-fcd_status fcd__fc_state_create(fcd_system *sink, const fcd__fc_local *p, const fcd_real *r0,
-                                fcd__fc_state **out) {
-  fcd__fc_state *st = fcd__calloc(1, sizeof *st);
-  if (!st || state_size(st, p)) {
-    fcd__fc_state_free(st);
-    *out = NULL;
-    return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
-  }
-  st->d = p->dim;
-  st->nc = p->nc;
-  st->m = p->m;
-  states_from_r(p, r0, st);
-  *out = st;
-  return FCD_OK;
-}
-
 fcd_status fcd__fc_state_acquire(fcd_system *sink, const fcd__fc_local *p, const fcd_real *r0,
                                  fcd__fc_state **out) {
-  if (!p->ws) return fcd__fc_state_create(sink, p, r0, out);
-  fcd__fc_state *st = p->ws->state;
-  if (!st) {
-    FCD_TRY(fcd__fc_state_create(sink, p, r0, &st));
-    p->ws->state = st;
-  } else if (state_size(st, p)) {
+  fcd__fc_state *st = p->ws ? p->ws->state : NULL;
+  int fresh = !st;
+  if (fresh) st = fcd__calloc(1, sizeof *st);
+  if (!st || state_size(st, p)) {
+    if (fresh) fcd__fc_state_free(st);
     *out = NULL;
     return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
   }
+  if (fresh && p->ws) p->ws->state = st;
   st->d = p->dim;
   st->nc = p->nc;
   st->m = p->m;

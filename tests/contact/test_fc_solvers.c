@@ -6,6 +6,7 @@
 #include <lapacke.h>
 
 #include "../fcdtest.h"
+#include "slider_crank.h"
 
 typedef struct {
   int dim, nc, m;
@@ -685,28 +686,15 @@ static void test_small_problems(void) {
   CHECK(unique >= 100);
 }
 
-/* Siconos' FC2D_SliderCrankLagrangian00000 (numerics/src/FrictionContact/test/data of
- * siconos/siconos, Apache-2.0): two contacts of a slider-crank mechanism, mu = 0.01, the
- * two tangential rows of W alike (W of rank 3). NSGS needs hundreds of sweeps on it;
- * AUTO's small-problem path a few sweeps and one direct solve. Signs turned to fcd's
- * convention (q negated). */
+/* Siconos' two-contact slider-crank (slider_crank.h, W of rank 3). NSGS needs hundreds of
+ * sweeps on it; AUTO's small-problem path a few sweeps and one direct solve. */
 static void test_slider_crank(void) {
-  static const double w[16] = {
-      9.365610022253570150496671e+02,  -4.642665883420582986218506e+02,
-      -9.152908496264951736520743e+02, -4.642665883420582986218506e+02,
-      -4.642662921766745967033785e+02, 2.365081445699369169233250e+02,
-      4.616596337492514976474922e+02,  2.365081445699369169233250e+02,
-      -9.152908496264951736520743e+02, 4.616593375838677957290201e+02,
-      9.365610022253570150496671e+02,  4.616593375838677957290201e+02,
-      -4.642662921766745967033785e+02, 2.365081445699369169233250e+02,
-      4.616596337492514976474922e+02,  2.365081445699369169233250e+02};
-  static const double q[4] = {1.179087309965789476251530e+00, 8.407368208001527065675873e+00,
-                              1.179087309965789476251530e+00, 8.407368208001527065675873e+00};
   local_data L;
-  make_local(&L, 2, 2, 0.01, 0.0);
-  memcpy(L.wd, w, sizeof w);
-  memcpy(L.wv, w, sizeof w);
-  memcpy(L.q, q, sizeof q);
+  make_local(&L, 2, 2, 0.0, 0.0);
+  memcpy(L.wd, SLIDER_W, sizeof SLIDER_W);
+  memcpy(L.wv, SLIDER_W, sizeof SLIDER_W);
+  memcpy(L.q, SLIDER_Q, sizeof SLIDER_Q);
+  memcpy(L.mu, SLIDER_MU, sizeof SLIDER_MU);
   double ra[4], ua[4], rn[4], un[4];
   fcd_index its_a, its_n;
   solve_with(&L, FCD_FC_AUTO, 1e-8, ra, ua, &its_a);

@@ -1,5 +1,5 @@
 /* The pin on a flat of seed 000, Ex. 4.6 (Fig. 9's dimensionless data; the model of
- * `fcd demo`), shared by the periodic suite's tests: the model at a friction coefficient,
+ * `fcd demo`), shared by the periodic suite's tests and bench/small_contact: the model at a friction coefficient,
  * and a long transient of a scheme from steady sliding plus a tilt, with the period,
  * amplitude and a state of the limit cycle it settles on. */
 #ifndef FCD_TESTS_PIN_MODEL_H
@@ -13,7 +13,7 @@
 
 static const double HB = 0.1, RHO = 0.07, HM = 0.05, RM = 0.15, WEIGHT = 0.01, VG = 0.015;
 
-static fcd_status pin(double mu, fcd_system **sys, fcd_contact_set **cs) {
+static inline fcd_status pin(double mu, fcd_system **sys, fcd_contact_set **cs) {
   const fcd_index r[8] = {0, 0, 0, 1, 1, 1, 2, 3}, c[8] = {0, 1, 2, 1, 2, 3, 2, 3};
   const double kv[8] = {1, HB, -1, 4 * RHO * RHO + HB * HB, -HB, 6 * RHO * RHO, 1, 12 * RHO * RHO};
   const fcd_index mr[5] = {0, 1, 1, 2, 3}, mc[5] = {0, 1, 2, 2, 3};
@@ -39,7 +39,7 @@ typedef struct {
 } transient;
 
 /* the long run of the scheme at step h from steady sliding plus a tilt */
-static int run_transient(fcd_system *sys, fcd_contact_set *cs, fcd_scheme scheme, double h,
+static inline int run_transient(fcd_system *sys, fcd_contact_set *cs, fcd_scheme scheme, double h,
                          double tend, double tilt, transient *tr) {
   fcd_equilibrium *eq = NULL;
   fcd_integrator *it = NULL;
