@@ -772,8 +772,15 @@ static fcd_status corrector(fcd_periodic *p, branch *b, fcd_real ds, fcd_real *m
                   "at %.3e after 10 iterations near mu = %.10g", z->res, *mu);
 }
 
-/* the event at the new point from the previous one's figures */
-static int point_event(const fcd_periodic *p, fcd_real tmu_prev, fcd_real tmu, int pd0, int ns0,
+/* A tangent's mu component below this is a vertical stretch of the branch, not a turn: at
+ * a center (a linear piece of the flow, the contact slipping one way, exactly at the
+ * threshold of steady sliding) the orbits of every small amplitude share one mu, and the
+ * component there is the differences' round-off (1e-9 on Hoffmann's oscillator), which
+ * flips sign from point to point; at the folds measured it is 1e-3 or more. */
+#define FOLD_TMU 1e-6
+
+/* the event at the new point from the previous one's figures; fold: mu turned back */
+static int point_event(const fcd_periodic *p, int fold, int pd0, int ns0,
                        int up0, int *pd, int *ns, int *up) {
   *pd = *ns = *up = 0;
   fcd_real band = fmax(10 * p->info.trivial_error, 10 * p->fd);
@@ -786,7 +793,7 @@ static int point_event(const fcd_periodic *p, fcd_real tmu_prev, fcd_real tmu, i
     else if (p->mre[i] < 0) (*pd)++;
     else (*up)++;
   }
-  if (tmu_prev * tmu < 0) return FCD_PERIODIC_EVENT_FOLD;
+  if (fold) return FCD_PERIODIC_EVENT_FOLD;
   if (*pd != pd0) return FCD_PERIODIC_EVENT_PERIOD_DOUBLING;
   if (*ns != ns0) return FCD_PERIODIC_EVENT_TORUS;
   if (*up != up0) return FCD_PERIODIC_EVENT_STABILITY;
@@ -904,9 +911,11 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
   r[nx + 1] = dir;
   FCD_TRY(at_point(p, b, r));
   int pd = 0, ns = 0, up = 0;
-  (void)point_event(p, 0, 0, 0, 0, 0, &pd, &ns, &up);
+  (void)point_event(p, 0, 0, 0, 0, &pd, &ns, &up);
+  /* the direction of mu along the branch, from the last tangent that was not vertical */
+  fcd_real sig = fabs(b->t[nx + 1]) > FOLD_TMU ? copysign(1.0, b->t[nx + 1]) : dir;
   for (fcd_index k = 0; k < max_points; k++) {
-    fcd_real mu = b->mu, tmu = b->t[nx + 1];
+    fcd_real mu = b->mu;
     int iters = 0;
     fcd_status st;
     while ((st = corrector(p, b, ds, &mu, &iters)) != FCD_OK) {
@@ -933,7 +942,10 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
     FCD_TRY(at_point(p, b, r));
     keep(p, &b->cur, b->N);
     int pd1, ns1, up1;
-    int ev = point_event(p, tmu, b->t[nx + 1], pd, ns, up, &pd1, &ns1, &up1);
+    fcd_real tmu = b->t[nx + 1];
+    int fold = fabs(tmu) > FOLD_TMU && tmu * sig < 0;
+    if (fabs(tmu) > FOLD_TMU) sig = copysign(1.0, tmu);
+    int ev = point_event(p, fold, pd, ns, up, &pd1, &ns1, &up1);
     pd = pd1;
     ns = ns1;
     up = up1;

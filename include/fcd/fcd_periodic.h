@@ -159,7 +159,9 @@ FCD_API fcd_status fcd_periodic_get_multipliers(const fcd_periodic *p, fcd_index
 enum {
   FCD_PERIODIC_EVENT_NONE = 0,
   FCD_PERIODIC_EVENT_FOLD = 1,             /**< mu turned back: a fold (saddle-node) of
-                                                the branch between the two points */
+                                                the branch between the two points (a
+                                                vertical stretch, where mu stays put to
+                                                round-off, is not one) */
   FCD_PERIODIC_EVENT_PERIOD_DOUBLING = 2,  /**< a real multiplier crossed -1 */
   FCD_PERIODIC_EVENT_TORUS = 3,            /**< a complex pair crossed the unit circle
                                                 (Neimark-Sacker) */
