@@ -195,7 +195,7 @@ static void print_row(FILE *csv, const char *what, long nmodes, long nkept, doub
 }
 
 typedef struct {
-  int nr, nt, nz, full, chart, proj, undamped;
+  int nr, nt, nz, full, chart, proj, undamped, shoot;
   double tend, h, window, mu_long, amp;
   long modes[32];
   int nmodes, nscale, ninterface;
@@ -216,7 +216,7 @@ static int int_list(const char *p, const char *name, const char *arg, long lo, l
 
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -238,6 +238,8 @@ static void parse(int argc, char **argv, options *o) {
       o->ninterface = int_list(p, "--interface", argv[++i], 1, 100000, o->interface, 16);
     } else if (!strcmp(argv[i], "--amp") && i + 1 < argc) {
       o->amp = bench_real(p, "--amp", argv[++i], 1e-15, 1e-3);
+    } else if (!strcmp(argv[i], "--shoot")) {
+      o->shoot = 1;
     } else if (!strcmp(argv[i], "--full")) {
       o->full = 1;
     } else if (!strcmp(argv[i], "--chart")) {
@@ -315,6 +317,55 @@ static void watch_free(watch *w) {
   free(w->un); free(w->ut); free(w->fb); free(w->open);
 }
 
+/* --shoot: the limit cycle by shooting (fcd_periodic, Newton-Krylov) from the transient's
+ * last state with the spectrum's period, against the transient's figures; then one
+ * period of the orbit through the same watch for its RMS */
+static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double *u,
+                              const double *v, double h, const cycle *c, watch *w) {
+  fcd_periodic *p = NULL;
+  fcd_periodic_info in;
+  fcd_index n = fcd_system_ndofs(rs);
+  double *u0 = malloc(sizeof *u0 * (size_t)n), *v0 = malloc(sizeof *v0 * (size_t)n), T = 0;
+  double t0 = now();
+  fcd_status st = fcd_periodic_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &p);
+  if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PARAM_STEP, h);
+  if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_MAX_ITER, 8);
+  fcd_status ss = st == FCD_OK ? fcd_periodic_solve(p, u, v, 1.0 / c->hz) : st;
+  double secs = now() - t0;
+  if (ss != FCD_OK) fprintf(stderr, "shooting: %s\n", fcd_system_last_error(rs));
+  if (st == FCD_OK) st = fcd_periodic_get_info(p, &in);
+  if (st == FCD_OK) {
+    printf("shooting: %s in %.1f s, %ld Newton iterations, %ld periods of %ld steps, residual "
+           "%.2e, T %.9e s (%.3f Hz, %+.2e against the spectrum's), trivial multiplier off "
+           "by %.2e, largest other %.4f, verdict %d\n", ss == FCD_OK ? "converged" : "FAILED",
+           secs, (long)in.iterations, (long)in.evaluations, (long)in.steps, in.residual,
+           in.period, 1 / in.period, 1 / in.period / c->hz - 1, in.trivial_error,
+           in.max_multiplier, in.stable);
+    st = fcd_periodic_get_orbit(p, &T, u0, v0);
+  }
+  if (st == FCD_OK) {
+    /* one period of the orbit through the watch: its RMS about the mean */
+    fcd_integrator *it = NULL;
+    long n0 = w->n;
+    w->n = 0;
+    st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
+    if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, T / (double)in.steps);
+    if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+    if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_step, w);
+    for (fcd_index k = 0; k < in.steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
+    if (st == FCD_OK)
+      printf("shooting: the orbit's RMS u_n %.4e (%+.2e against the transient's), u_t %.4e "
+             "(%+.2e)\n", rms_about_mean(w->un, w->n), rms_about_mean(w->un, w->n) / c->rms_n - 1,
+             rms_about_mean(w->ut, w->n), rms_about_mean(w->ut, w->n) / c->rms_t - 1);
+    fcd_integrator_destroy(it);
+    (void)n0;
+  }
+  fcd_periodic_destroy(p);
+  free(u0);
+  free(v0);
+  return st;
+}
+
 /* one reduced model: reduce, map the start, integrate, the figures and the indicator */
 static int run_reduced(brake *b2, long nmodes, const double *ue, const options *o,
                        double fmode, const cycle *ref, FILE *csv) {
@@ -363,6 +414,8 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
     snprintf(what, sizeof what, "reduced");
     print_row(csv, what, (long)nm, (long)nk, fmax_hz, t_red, &c, ref, rel);
   }
+  if (st == FCD_OK && o->shoot)
+    st = shoot_cycle(rs, fcd_reduction_contact_set(red), ub, vb, o->h, &c, &w);
   watch_free(&w);
   free(kept); free(ur); free(ua); free(va); free(ub); free(vb); free(ut); free(vt); free(ar);
   fcd_reduction_destroy(red);

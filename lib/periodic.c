@@ -34,6 +34,10 @@ struct fcd_periodic {
   fcd_scheme scheme;
   fcd_real h, tol, fd;
   fcd_index maxit;
+  int jac;             /* FCD_PERIODIC_JACOBIAN_*: dense differences or Newton-Krylov */
+  fcd_index kmax;      /* GMRES basis cap a Newton iteration (Krylov) */
+  fcd_index nmult;     /* Arnoldi steps for the multipliers (Krylov) */
+  fcd_index kits;      /* Krylov iterations of the last solve (GMRES and Arnoldi) */
   fcd_index nf, nx; /* free dofs, state unknowns (2 nf) */
   int have;         /* a solve ran: the best iterate is kept */
   fcd_periodic_info info;
@@ -97,6 +101,9 @@ fcd_status fcd_periodic_create(fcd_system *sys, fcd_contact_set *cs, fcd_scheme 
   p->tol = 1e-9;
   p->fd = 1e-6;
   p->maxit = 30;
+  p->jac = FCD_PERIODIC_JACOBIAN_AUTO;
+  p->kmax = 200;
+  p->nmult = 40;
   p->magic = FCD_PERIODIC_MAGIC;
   *out = p;
   return FCD_OK;
@@ -145,6 +152,23 @@ fcd_status fcd_periodic_set_param(fcd_periodic *p, int key, fcd_real value) {
       return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the difference step must be in "
                       "(0, 0.1), not %g", value);
     p->fd = value;
+    return FCD_OK;
+  case FCD_PERIODIC_PARAM_JACOBIAN:
+    if (value != FCD_PERIODIC_JACOBIAN_DENSE && value != FCD_PERIODIC_JACOBIAN_KRYLOV &&
+        value != FCD_PERIODIC_JACOBIAN_AUTO)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the Jacobian must be "
+                      "FCD_PERIODIC_JACOBIAN_DENSE (0), _KRYLOV (1) or _AUTO (2), not %g",
+                      value);
+    p->jac = (int)value;
+    return FCD_OK;
+  case FCD_PERIODIC_PARAM_KRYLOV_MAX:
+  case FCD_PERIODIC_PARAM_MULTIPLIERS:
+    if (!(value >= 1) || value > 1e5 || value != floor(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the %s must be a whole number from "
+                      "1 to 1e5, not %g", key == FCD_PERIODIC_PARAM_KRYLOV_MAX ? "Krylov basis "
+                      "cap" : "number of multipliers", value);
+    if (key == FCD_PERIODIC_PARAM_KRYLOV_MAX) p->kmax = (fcd_index)value;
+    else p->nmult = (fcd_index)value;
     return FCD_OK;
   case FCD_PARAM_STEP:
     if (!(value > 0) || !isfinite(value))
@@ -375,22 +399,10 @@ static fcd_status newton_step(fcd_periodic *p, const iterate *s, const fcd_real 
   return FCD_OK;
 }
 
-/* Floquet multipliers from the monodromy block of J (the scaled state columns), sorted
- * by modulus, and the info's verdict */
-static fcd_status multipliers(fcd_periodic *p, const fcd_real *J, fcd_index m, fcd_real *A) {
-  fcd_index nx = p->nx;
-  if (!p->mre) p->mre = fcd__malloc_array((size_t)nx, sizeof *p->mre);
-  if (!p->mim) p->mim = fcd__malloc_array((size_t)nx, sizeof *p->mim);
-  if (!p->mre || !p->mim)
-    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for %lld Floquet multipliers",
-                    (long long)nx);
-  for (fcd_index i = 0; i < nx; i++)
-    for (fcd_index j = 0; j < nx; j++) A[i * nx + j] = J[i * m + j];
-  if (fcd__la_geev_values(nx, A, p->mre, p->mim) != 0)
-    return fcd__err(p->sys, FCD_E_BACKEND, "periodic: LAPACK's eigenvalue solve of the "
-                    "monodromy matrix failed");
-  /* insertion sort by modulus, largest first (nx is small) */
-  for (fcd_index i = 1; i < nx; i++) {
+/* sorts the first cnt multipliers by modulus, largest first, and gives the info's figures
+ * and verdict from them */
+static void verdict(fcd_periodic *p, fcd_index cnt) {
+  for (fcd_index i = 1; i < cnt; i++) { /* insertion sort (cnt is small) */
     fcd_real r = p->mre[i], im = p->mim[i], a = hypot(r, im);
     fcd_index k = i;
     while (k > 0 && hypot(p->mre[k - 1], p->mim[k - 1]) < a) {
@@ -402,12 +414,12 @@ static fcd_status multipliers(fcd_periodic *p, const fcd_real *J, fcd_index m, f
     p->mim[k] = im;
   }
   fcd_index triv = 0;
-  for (fcd_index i = 1; i < nx; i++)
+  for (fcd_index i = 1; i < cnt; i++)
     if (hypot(p->mre[i] - 1, p->mim[i]) < hypot(p->mre[triv] - 1, p->mim[triv])) triv = i;
   fcd_real mx = 0;
-  for (fcd_index i = 0; i < nx; i++)
+  for (fcd_index i = 0; i < cnt; i++)
     if (i != triv) mx = fmax(mx, hypot(p->mre[i], p->mim[i]));
-  p->info.multipliers = nx;
+  p->info.multipliers = cnt;
   p->info.trivial_error = hypot(p->mre[triv] - 1, p->mim[triv]);
   p->info.max_multiplier = mx;
   /* A trivial multiplier far from 1 means the differences did not see one smooth piece
@@ -417,6 +429,29 @@ static fcd_status multipliers(fcd_periodic *p, const fcd_real *J, fcd_index m, f
    * it from 1. */
   if (p->info.trivial_error > 1e-2) p->info.stable = -1;
   else p->info.stable = mx <= 1 + fmax(10 * p->info.trivial_error, 10 * p->fd);
+}
+
+static fcd_status multipliers_alloc(fcd_periodic *p) {
+  fcd_index nx = p->nx;
+  if (!p->mre) p->mre = fcd__malloc_array((size_t)nx, sizeof *p->mre);
+  if (!p->mim) p->mim = fcd__malloc_array((size_t)nx, sizeof *p->mim);
+  if (!p->mre || !p->mim)
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for %lld Floquet multipliers",
+                    (long long)nx);
+  return FCD_OK;
+}
+
+/* Floquet multipliers from the monodromy block of J (the scaled state columns), sorted
+ * by modulus, and the info's verdict */
+static fcd_status multipliers(fcd_periodic *p, const fcd_real *J, fcd_index m, fcd_real *A) {
+  fcd_index nx = p->nx;
+  FCD_TRY(multipliers_alloc(p));
+  for (fcd_index i = 0; i < nx; i++)
+    for (fcd_index j = 0; j < nx; j++) A[i * nx + j] = J[i * m + j];
+  if (fcd__la_geev_values(nx, A, p->mre, p->mim) != 0)
+    return fcd__err(p->sys, FCD_E_BACKEND, "periodic: LAPACK's eigenvalue solve of the "
+                    "monodromy matrix failed");
+  verdict(p, nx);
   return FCD_OK;
 }
 
@@ -455,7 +490,7 @@ static void work_free(shoot_work *w) {
   }
 }
 
-static fcd_status work_alloc(fcd_periodic *p, shoot_work *w) {
+static fcd_status work_alloc(fcd_periodic *p, shoot_work *w, int dense) {
   size_t nx = (size_t)p->nx, m = nx + 1;
   memset(w, 0, sizeof *w);
   w->x = fcd__malloc_array(m, sizeof(fcd_real));
@@ -467,12 +502,15 @@ static fcd_status work_alloc(fcd_periodic *p, shoot_work *w) {
   w->dz = fcd__malloc_array(m, sizeof(fcd_real));
   w->xt = fcd__malloc_array(m, sizeof(fcd_real));
   w->yt = fcd__malloc_array(m, sizeof(fcd_real));
-  w->J = m <= SIZE_MAX / sizeof(fcd_real) / m ? fcd__malloc_array(m * m, sizeof(fcd_real)) : NULL;
-  w->A = w->J ? fcd__malloc_array(m * m, sizeof(fcd_real)) : NULL;
+  if (dense) {
+    w->J = m <= SIZE_MAX / sizeof(fcd_real) / m ? fcd__malloc_array(m * m, sizeof(fcd_real))
+                                                 : NULL;
+    w->A = w->J ? fcd__malloc_array(m * m, sizeof(fcd_real)) : NULL;
+  }
   p->vmin = fcd__malloc_array((size_t)p->nf + 1, sizeof *p->vmin);
   p->vmax = fcd__malloc_array((size_t)p->nf + 1, sizeof *p->vmax);
   if (!w->x || !w->y || !w->x1 || !w->xn || !w->yn || !w->x1n || !w->dz || !w->xt ||
-      !w->yt || !w->J || !w->A || !p->vmin || !p->vmax) {
+      !w->yt || (dense && (!w->J || !w->A)) || !p->vmin || !p->vmax) {
     work_free(w);
     return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for shooting on %lld unknowns "
                     "(a dense Newton matrix of %lld^2)", (long long)m, (long long)m);
@@ -512,7 +550,255 @@ static fcd_status line_search(fcd_periodic *p, fcd_index N, fcd_real T0, const f
   return FCD_OK;
 }
 
-static fcd_status shoot(fcd_periodic *p, fcd_index N, fcd_real T0, shoot_work *w) {
+/* ---- Newton-Krylov (FCD_PERIODIC_JACOBIAN_KRYLOV) ----
+ * For large state vectors (reduced models: thousands of unknowns) the dense Jacobian's
+ * 2 nfree + 1 periods an iteration are too many. GMRES solves the same bordered Newton
+ * system with the monodromy applied by directional differences of the period map, one or
+ * two periods a Krylov step; the multipliers of largest modulus come from Arnoldi on the
+ * same products. Damped high modes give multipliers near 0, the operator's eigenvalues
+ * cluster at -1, and GMRES needs about as many steps as there are multipliers away from
+ * 0. */
+typedef struct {
+  fcd_index m, kmax;
+  fcd_real *V, *H, *cs, *sn, *g; /* basis (kmax + 1) x m, Hessenberg (kmax + 1) x kmax */
+  fcd_real *jt, *c, *d, *w, *xt, *yt;
+  signed char *sg; /* per displacement unknown: 0 free, else the sign that opens */
+} krylov_work;
+
+static void krylov_free(krylov_work *k) {
+  fcd_real **a[] = {&k->V, &k->H, &k->cs, &k->sn, &k->g, &k->jt, &k->c, &k->d, &k->w,
+                    &k->xt, &k->yt};
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
+    fcd__free(*a[i]);
+    *a[i] = NULL;
+  }
+  fcd__free(k->sg);
+  k->sg = NULL;
+}
+
+static fcd_status krylov_alloc(fcd_periodic *p, krylov_work *k) {
+  memset(k, 0, sizeof *k);
+  k->m = p->nx + 1;
+  k->kmax = p->kmax > p->nmult ? p->kmax : p->nmult;
+  if (k->kmax > k->m) k->kmax = k->m;
+  size_t m = (size_t)k->m, kk = (size_t)k->kmax + 1;
+  k->V = kk <= SIZE_MAX / sizeof(fcd_real) / m ? fcd__malloc_array(kk * m, sizeof(fcd_real)) : NULL;
+  k->H = fcd__calloc(kk * kk, sizeof(fcd_real));
+  k->cs = fcd__malloc_array(kk, sizeof(fcd_real));
+  k->sn = fcd__malloc_array(kk, sizeof(fcd_real));
+  k->g = fcd__malloc_array(kk, sizeof(fcd_real));
+  k->jt = fcd__malloc_array(m, sizeof(fcd_real));
+  k->c = fcd__malloc_array(m, sizeof(fcd_real));
+  k->d = fcd__malloc_array(m, sizeof(fcd_real));
+  k->w = fcd__malloc_array(m, sizeof(fcd_real));
+  k->xt = fcd__malloc_array(m, sizeof(fcd_real));
+  k->yt = fcd__malloc_array(m, sizeof(fcd_real));
+  k->sg = fcd__calloc(m, 1);
+  if (!k->V || !k->H || !k->cs || !k->sn || !k->g || !k->jt || !k->c || !k->d || !k->w ||
+      !k->xt || !k->yt || !k->sg) {
+    krylov_free(k);
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for a Krylov basis of %lld vectors "
+                    "of %lld", (long long)kk, (long long)m);
+  }
+  return FCD_OK;
+}
+
+/* the opening sign of each displacement unknown at s (fd_sign's, 0 where no contact near
+ * closing involves it) */
+static fcd_status opening_signs(fcd_periodic *p, const iterate *s, krylov_work *k) {
+  const fcd__csr *H = NULL;
+  memset(k->sg, 0, (size_t)k->m);
+  if (!p->cs || p->cs->n == 0) return FCD_OK;
+  FCD_TRY(fcd__contact_set_operator(p->cs, &H));
+  fcd_index nc = p->cs->n, dim = p->cs->dim;
+  scatter(p, s->x);
+  for (fcd_index c = 0; c < nc; c++) {
+    fcd_index row = c * dim;
+    fcd_real pen = penetration(p, H, c, p->uw);
+    for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++) {
+      fcd_index j = p->sys->free_of[H->col[q]];
+      if (j < 0 || k->sg[j] != 0 || H->val[q] == 0) continue;
+      if (pen + p->fd * s->au * fabs(H->val[q]) > -1e-12 * (1 + fabs(p->cs->c[c].gap)))
+        k->sg[j] = H->val[q] > 0 ? -1 : 1;
+    }
+  }
+  return FCD_OK;
+}
+
+/* out = Phi z (scaled state, nx), by differences from s: the part of z that would push a
+ * closing contact into its obstacle is differenced from the other side (the one-sided
+ * derivative of the admissible states, as the dense columns are), so one or two periods */
+static fcd_status mono_apply(fcd_periodic *p, fcd_index N, const iterate *s, krylov_work *k,
+                             const fcd_real *z, fcd_real *out, fcd_index *evals) {
+  fcd_index nx = p->nx, nf = p->nf;
+  memset(out, 0, (size_t)nx * sizeof *out);
+  for (int pass = 0; pass < 2; pass++) {
+    fcd_real nd = 0;
+    for (fcd_index i = 0; i < nx; i++) {
+      int back = i < nf && k->sg[i] != 0 && z[i] * k->sg[i] < 0;
+      k->d[i] = back == pass ? (pass ? -z[i] : z[i]) : 0;
+      nd += k->d[i] * k->d[i];
+    }
+    if (!(nd > 0)) continue;
+    nd = sqrt(nd);
+    fcd_real e = p->fd / nd;
+    for (fcd_index i = 0; i < nx; i++) k->xt[i] = s->x[i] + e * k->d[i] * (i < nf ? s->au : s->av);
+    FCD_TRY(flow(p, k->xt, s->T, N, k->yt, 0, NULL));
+    (*evals)++;
+    for (fcd_index i = 0; i < nx; i++)
+      out[i] += (pass ? -1 : 1) * (k->yt[i] - s->y[i]) / (e * (i < nf ? s->au : s->av));
+  }
+  return FCD_OK;
+}
+
+/* out = [Phi - I, J_T; c', 0] z */
+static fcd_status bordered_apply(fcd_periodic *p, fcd_index N, const iterate *s,
+                                 krylov_work *k, const fcd_real *z, fcd_real *out,
+                                 fcd_index *evals) {
+  fcd_index nx = p->nx;
+  FCD_TRY(mono_apply(p, N, s, k, z, out, evals));
+  fcd_real ph = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    out[i] += k->jt[i] * z[nx] - z[i];
+    ph += k->c[i] * z[i];
+  }
+  out[nx] = ph;
+  return FCD_OK;
+}
+
+/* orthogonalizes w (m) against the basis' first j + 1 vectors (modified Gram-Schmidt,
+ * twice), the coefficients into column j of H; returns |w| after */
+static fcd_real orthogonalize(krylov_work *k, fcd_index m, fcd_index j, fcd_real *w) {
+  for (fcd_index i = 0; i <= j; i++) k->H[i * k->kmax + j] = 0;
+  for (int rep = 0; rep < 2; rep++)
+    for (fcd_index i = 0; i <= j; i++) {
+      const fcd_real *v = k->V + (size_t)i * (size_t)m;
+      fcd_real h = 0;
+      for (fcd_index q = 0; q < m; q++) h += v[q] * w[q];
+      for (fcd_index q = 0; q < m; q++) w[q] -= h * v[q];
+      k->H[i * k->kmax + j] += h;
+    }
+  fcd_real nw = 0;
+  for (fcd_index q = 0; q < m; q++) nw += w[q] * w[q];
+  return sqrt(nw);
+}
+
+/* GMRES on the bordered system from zero: dz with |b - B dz| <= eta |b| or the basis cap */
+static fcd_status gmres(fcd_periodic *p, fcd_index N, const iterate *s, krylov_work *k,
+                        const fcd_real *b, fcd_real eta, fcd_real *dz, fcd_index *evals) {
+  fcd_index m = k->m, kmax = p->kmax < m ? p->kmax : m, j = 0;
+  fcd_real beta = 0;
+  for (fcd_index q = 0; q < m; q++) beta += b[q] * b[q];
+  beta = sqrt(beta);
+  memset(dz, 0, (size_t)m * sizeof *dz);
+  if (!(beta > 0)) return FCD_OK;
+  for (fcd_index q = 0; q < m; q++) k->V[q] = b[q] / beta;
+  memset(k->g, 0, (size_t)(kmax + 1) * sizeof *k->g);
+  k->g[0] = beta;
+  while (j < kmax) {
+    fcd_real *w = k->V + (size_t)(j + 1) * (size_t)m;
+    FCD_TRY(bordered_apply(p, N, s, k, k->V + (size_t)j * (size_t)m, w, evals));
+    p->kits++;
+    fcd_real hn = orthogonalize(k, m, j, w), *col = k->H;
+    fcd_index ld = k->kmax;
+    for (fcd_index i = 0; i < j; i++) { /* the previous rotations on column j */
+      fcd_real a = col[i * ld + j], c2 = col[(i + 1) * ld + j];
+      col[i * ld + j] = k->cs[i] * a + k->sn[i] * c2;
+      col[(i + 1) * ld + j] = -k->sn[i] * a + k->cs[i] * c2;
+    }
+    fcd_real a = col[j * ld + j], r = hypot(a, hn);
+    k->cs[j] = r > 0 ? a / r : 1;
+    k->sn[j] = r > 0 ? hn / r : 0;
+    col[j * ld + j] = r;
+    k->g[j + 1] = -k->sn[j] * k->g[j];
+    k->g[j] *= k->cs[j];
+    j++;
+    if (!(hn > 1e-14 * beta) || fabs(k->g[j]) <= eta * beta) break;
+    for (fcd_index q = 0; q < m; q++) w[q] /= hn;
+  }
+  fcd_index ld = k->kmax;
+  for (fcd_index i = j - 1; i >= 0; i--) { /* R y = g, y into g */
+    fcd_real t = k->g[i];
+    for (fcd_index q = i + 1; q < j; q++) t -= k->H[i * ld + q] * k->g[q];
+    if (k->H[i * ld + i] == 0)
+      return fcd__err(p->sys, FCD_E_SINGULAR, "periodic: the Krylov solve of the Newton "
+                      "system broke down at T = %.10g (a multiplier 1 besides the phase's: "
+                      "a fold or a family of orbits)", s->T);
+    k->g[i] = t / k->H[i * ld + i];
+  }
+  for (fcd_index i = 0; i < j; i++)
+    for (fcd_index q = 0; q < m; q++) dz[q] += k->g[i] * k->V[(size_t)i * (size_t)m + q];
+  return FCD_OK;
+}
+
+/* the Newton correction (scaled) by GMRES: the T column and the phase row first */
+static fcd_status krylov_step(fcd_periodic *p, fcd_index N, fcd_real T0, const iterate *s,
+                              krylov_work *k, fcd_real *dz, fcd_index *evals) {
+  fcd_index nx = p->nx, nf = p->nf;
+  memcpy(k->xt, s->x, (size_t)nx * sizeof *k->xt);
+  FCD_TRY(flow(p, k->xt, s->T + p->fd * T0, N, k->yt, 0, NULL));
+  (*evals)++;
+  fcd_real cn = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    fcd_real sc = i < nf ? s->au : s->av;
+    k->jt[i] = (k->yt[i] - s->y[i]) / (p->fd * sc);
+    k->c[i] = (s->x1[i] - s->x[i]) / sc;
+    cn += k->c[i] * k->c[i];
+    k->w[i] = -(s->y[i] - s->x[i]) / sc;
+  }
+  if (!(cn > 0))
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "periodic: the flow does not move the "
+                    "iterate in its first step, so no phase condition can be set");
+  for (fcd_index i = 0; i < nx; i++) k->c[i] /= sqrt(cn);
+  k->w[nx] = 0;
+  FCD_TRY(opening_signs(p, s, k));
+  /* inexact Newton: a relative accuracy of the order of the residual, no finer than the
+   * differences can give */
+  fcd_real eta = fmin(1e-3, fmax(1e-6, s->res));
+  /* k->w holds b: gmres copies it into its first basis vector before any product */
+  return gmres(p, N, s, k, k->w, eta, dz, evals);
+}
+
+/* The multipliers of largest modulus by Arnoldi on the monodromy (scaled state), from a
+ * fixed start vector: Ritz values of p->nmult steps (fewer when the space closes) */
+static fcd_status krylov_multipliers(fcd_periodic *p, fcd_index N, const iterate *s,
+                                     krylov_work *k, fcd_index *evals) {
+  fcd_index nx = p->nx, ma = p->nmult < nx ? p->nmult : nx, ld = k->kmax, j = 0;
+  if (ma > k->kmax) ma = k->kmax;
+  FCD_TRY(multipliers_alloc(p));
+  FCD_TRY(opening_signs(p, s, k));
+  fcd_real nv = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    k->V[i] = 1 + 0.5 * sin((fcd_real)(i + 1));
+    nv += k->V[i] * k->V[i];
+  }
+  for (fcd_index i = 0; i < nx; i++) k->V[i] /= sqrt(nv);
+  for (; j < ma; j++) {
+    fcd_real *w = k->V + (size_t)(j + 1) * (size_t)nx;
+    FCD_TRY(mono_apply(p, N, s, k, k->V + (size_t)j * (size_t)nx, w, evals));
+    p->kits++;
+    fcd_real hn = orthogonalize(k, nx, j, w);
+    k->H[(j + 1) * ld + j] = hn;
+    if (!(hn > 1e-12)) { /* an invariant subspace: its eigenvalues are exact */
+      j++;
+      break;
+    }
+    for (fcd_index q = 0; q < nx; q++) w[q] /= hn;
+  }
+  if (j > ma) j = ma;
+  /* the j x j Hessenberg, row-major, into the basis' space (no longer needed) */
+  fcd_real *A = k->V;
+  for (fcd_index r = 0; r < j; r++)
+    for (fcd_index q = 0; q < j; q++) A[r * j + q] = k->H[r * ld + q];
+  if (fcd__la_geev_values(j, A, p->mre, p->mim) != 0)
+    return fcd__err(p->sys, FCD_E_BACKEND, "periodic: LAPACK's eigenvalue solve of the "
+                    "Arnoldi matrix failed");
+  verdict(p, j);
+  return FCD_OK;
+}
+
+static fcd_status shoot(fcd_periodic *p, fcd_index N, fcd_real T0, shoot_work *w,
+                        krylov_work *kw) {
   fcd_system *sys = p->sys;
   iterate cur = {w->x, w->y, w->x1, T0, 0, 0, 0}, nxt = {w->xn, w->yn, w->x1n, T0, 0, 0, 0};
   gather(p, p->u0, p->v0, cur.x);
@@ -526,8 +812,12 @@ static fcd_status shoot(fcd_periodic *p, fcd_index N, fcd_real T0, shoot_work *w
       return fcd__err(sys, FCD_E_NOT_CONVERGED, "periodic: %lld Newton iterations left the "
                       "residual at %.3e (bound %.3e); the best iterate (T = %.10g) is kept",
                       (long long)p->info.iterations, cur.res, p->tol, cur.T);
-    FCD_TRY(jacobian(p, N, T0, &cur, w->J, w->xt, w->yt, &p->info.evaluations));
-    FCD_TRY(newton_step(p, &cur, w->J, w->A, w->dz));
+    if (kw) {
+      FCD_TRY(krylov_step(p, N, T0, &cur, kw, w->dz, &p->info.evaluations));
+    } else {
+      FCD_TRY(jacobian(p, N, T0, &cur, w->J, w->xt, w->yt, &p->info.evaluations));
+      FCD_TRY(newton_step(p, &cur, w->J, w->A, w->dz));
+    }
     int moved = 0;
     st = line_search(p, N, T0, w->dz, &cur, &nxt, &moved, &p->info.evaluations);
     if (st != FCD_OK) return st;
@@ -551,8 +841,12 @@ static fcd_status shoot(fcd_periodic *p, fcd_index N, fcd_real T0, shoot_work *w
   FCD_TRY(evaluate(p, N, &cur));
   p->info.evaluations++;
   keep(p, &cur, N);
-  FCD_TRY(jacobian(p, N, T0, &cur, w->J, w->xt, w->yt, &p->info.evaluations));
-  FCD_TRY(multipliers(p, w->J, p->nx + 1, w->A));
+  if (kw) {
+    FCD_TRY(krylov_multipliers(p, N, &cur, kw, &p->info.evaluations));
+  } else {
+    FCD_TRY(jacobian(p, N, T0, &cur, w->J, w->xt, w->yt, &p->info.evaluations));
+    FCD_TRY(multipliers(p, w->J, p->nx + 1, w->A));
+  }
   p->info.converged = 1;
   return FCD_OK;
 }
@@ -585,10 +879,23 @@ fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_rea
                     "can oscillate");
   memcpy(p->u0, u0, (size_t)sys->n * sizeof *u0);
   memcpy(p->v0, v0, (size_t)sys->n * sizeof *v0);
+  /* the dense differences up to 200 unknowns (201 periods an iteration), GMRES above */
+  int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
+               (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
+  p->kits = 0;
   shoot_work w;
-  FCD_TRY(work_alloc(p, &w));
-  fcd_status st = shoot(p, N, period, &w);
+  krylov_work kw;
+  FCD_TRY(work_alloc(p, &w, !krylov));
+  if (krylov) {
+    fcd_status sa = krylov_alloc(p, &kw);
+    if (sa != FCD_OK) {
+      work_free(&w);
+      return sa;
+    }
+  }
+  fcd_status st = shoot(p, N, period, &w, krylov ? &kw : NULL);
   work_free(&w);
+  if (krylov) krylov_free(&kw);
   return st;
 }
 
@@ -626,8 +933,8 @@ fcd_status fcd_periodic_get_multipliers(const fcd_periodic *p, fcd_index cap, fc
                     !count ? "count is NULL" : "re or im is NULL with room asked for");
   if (!p->have || !p->info.converged || !p->mre)
     return fcd__err(p->sys, FCD_E_STATE, "periodic_get_multipliers: no converged orbit");
-  *count = p->nx;
-  for (fcd_index i = 0; i < p->nx && i < cap; i++) {
+  *count = p->info.multipliers;
+  for (fcd_index i = 0; i < p->info.multipliers && i < cap; i++) {
     re[i] = p->mre[i];
     im[i] = p->mim[i];
   }

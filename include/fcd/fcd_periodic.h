@@ -29,8 +29,11 @@ extern "C" {
  *  times the normal velocity at an impact, and Newton stalls near that residual. The system must be autonomous: constant loads and prescribed values (a
  *  load or prescribed function is refused), contacts whose obstacles slide at constant
  *  velocity (a brake disc, a belt). The state's unknowns are the free dofs' displacements
- *  and velocities: 2 nfree + 1 period integrations per Newton iteration, so this is for
- *  small and reduced systems (fcd_reduction). Serial systems.
+ *  and velocities: the dense Jacobian costs 2 nfree + 1 period integrations per Newton
+ *  iteration; above 200 unknowns (FCD_PERIODIC_PARAM_JACOBIAN) GMRES solves the Newton
+ *  system with the monodromy applied by directional differences instead, one or two
+ *  periods a Krylov step, and Arnoldi gives the multipliers of largest modulus. For small
+ *  and reduced systems (fcd_reduction). Serial systems.
  *  @{ */
 
 /** Opaque shooting solver. */
@@ -45,8 +48,26 @@ enum {
                                           worse of displacements and velocities); default
                                           1e-9 */
   FCD_PERIODIC_PARAM_MAX_ITER = 501, /**< Newton iterations; default 30 */
-  FCD_PERIODIC_PARAM_FD_STEP = 502   /**< finite-difference step relative to the orbit's
+  FCD_PERIODIC_PARAM_FD_STEP = 502,  /**< finite-difference step relative to the orbit's
                                           amplitude (and to T); default 1e-6 */
+  FCD_PERIODIC_PARAM_JACOBIAN = 503, /**< how Newton's system is solved:
+                                          FCD_PERIODIC_JACOBIAN_DENSE, _KRYLOV or _AUTO
+                                          (default: dense up to 200 state unknowns) */
+  FCD_PERIODIC_PARAM_KRYLOV_MAX = 504, /**< Krylov: GMRES steps at most per Newton
+                                            iteration (one or two periods each); default
+                                            200 */
+  FCD_PERIODIC_PARAM_MULTIPLIERS = 505 /**< Krylov: Arnoldi steps for the multipliers
+                                            (their number, the largest in modulus);
+                                            default 40 */
+};
+
+/** Values of FCD_PERIODIC_PARAM_JACOBIAN. */
+enum {
+  FCD_PERIODIC_JACOBIAN_DENSE = 0,  /**< one period per unknown, every multiplier */
+  FCD_PERIODIC_JACOBIAN_KRYLOV = 1, /**< matrix-free GMRES (inexact Newton: a relative
+                                         accuracy of the order of the residual, 1e-6 to
+                                         1e-3) and Arnoldi */
+  FCD_PERIODIC_JACOBIAN_AUTO = 2    /**< dense up to 200 state unknowns, Krylov above */
 };
 
 /** What the last fcd_periodic_solve found. */
@@ -60,8 +81,9 @@ typedef struct {
   fcd_real amplitude_u;     /**< A_u: the largest half range (max - min) / 2 of a free
                                  dof's displacement over the orbit */
   fcd_real amplitude_v;     /**< A_v: the same for the velocities */
-  fcd_index multipliers;    /**< Floquet multipliers computed (2 nfree; 0 before
-                                 convergence) */
+  fcd_index multipliers;    /**< Floquet multipliers computed (2 nfree with the dense
+                                 Jacobian; with Krylov the Arnoldi steps', the largest
+                                 in modulus; 0 before convergence) */
   fcd_real trivial_error;   /**< |mu - 1| of the multiplier nearest 1 */
   fcd_real max_multiplier;  /**< the largest modulus among the other multipliers */
   fcd_real mu;              /**< the contacts' friction coefficient of the orbit (NaN
@@ -149,7 +171,8 @@ FCD_API fcd_status fcd_periodic_get_info(const fcd_periodic *p, fcd_periodic_inf
  *  @param cap the room in @p re and @p im
  *  @param re receives the real parts (may be NULL with cap 0)
  *  @param im receives the imaginary parts (may be NULL with cap 0)
- *  @param count receives the number computed (2 nfree), which may exceed cap
+ *  @param count receives the number computed (fcd_periodic_info.multipliers), which may
+ *      exceed cap
  *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE (no converged orbit)
  *  @since 0.1 */
 FCD_API fcd_status fcd_periodic_get_multipliers(const fcd_periodic *p, fcd_index cap,

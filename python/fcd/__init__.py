@@ -1330,7 +1330,9 @@ class Series(_Child):
         return int(b.value)
 
 
-_PERIODIC_PARAM = dict(_IT_PARAM, tol=500, newton_max_iter=501, fd_step=502)
+_PERIODIC_PARAM = dict(_IT_PARAM, tol=500, newton_max_iter=501, fd_step=502, jacobian=503,
+                       krylov_max=504, multipliers=505)
+_PERIODIC_JACOBIAN = dict(dense=0, krylov=1, auto=2)
 
 
 class Periodic(_Child):
@@ -1357,6 +1359,8 @@ class Periodic(_Child):
         k = _key(_PERIODIC_PARAM, key, "periodic parameter")
         if key == "contact_solver":
             value = _key(_FC_SOLVER, value, "contact solver")
+        elif key == "jacobian":
+            value = _key(_PERIODIC_JACOBIAN, value, "Jacobian ('dense', 'krylov', 'auto')")
         self._check(_f["fcd_periodic_set_param"](self._h, k, float(value)))
 
     def solve(self, u, v, period):

@@ -47,41 +47,15 @@
 #include <fcd/fcd.h>
 
 #include "../fcdtest.h"
+#include "hoffmann_model.h"
 
 #define H 2e-3
 #define MAXP 160
 
-static const double M0 = 1.0, MC = 0.1, K1 = 1.0, K2 = 0.5, K3 = 1.0, BETA = 0.02;
-static const double VB = 1.0, P = 1.0;
-static const double PI = 3.14159265358979323846;
-
-/* the springs' stiffness on (x, y), k22 with the contact spring */
-static void springs(double *k11, double *k12, double *k22) {
-  double a1 = PI / 6, a2 = 5 * PI / 6; /* 30 and 150 degrees */
-  *k11 = K1 * cos(a1) * cos(a1) + K2 * cos(a2) * cos(a2);
-  *k12 = K1 * cos(a1) * sin(a1) + K2 * cos(a2) * sin(a2);
-  *k22 = K1 * sin(a1) * sin(a1) + K2 * sin(a2) * sin(a2) + K3;
-}
+#define PI HM_PI
 
 static fcd_status hoffmann(double mu, fcd_system **sys, fcd_contact_set **cs) {
-  double k11, k12, k22;
-  springs(&k11, &k12, &k22);
-  const fcd_index r[5] = {0, 0, 1, 1, 2}, c[5] = {0, 1, 1, 2, 2};
-  const double kv[5] = {k11, k12, k22, -K3, K3};
-  const fcd_index mr[3] = {0, 1, 2};
-  const double mv[3] = {M0 + MC, M0, MC}, f[3] = {0, P, 0};
-  const fcd_index dofs[2] = {0, 2};
-  const double n[2] = {0, 1}, t[2] = {1, 0}, vg = VB;
-  *cs = NULL;
-  fcd_status st = fcd_system_create(3, sys);
-  if (st == FCD_OK) st = fcd_system_set_matrix_coo(*sys, FCD_STIFFNESS, 5, r, c, kv, FCD_COO_UPPER);
-  if (st == FCD_OK) st = fcd_system_set_matrix_coo(*sys, FCD_MASS, 3, mr, mr, mv, FCD_COO_UPPER);
-  if (st == FCD_OK) st = fcd_system_set_rayleigh(*sys, 0.0, BETA);
-  if (st == FCD_OK) st = fcd_system_set_load(*sys, f);
-  if (st == FCD_OK) st = fcd_contact_set_create(*sys, 2, cs);
-  if (st == FCD_OK) st = fcd_contact_set_add_rigid(*cs, dofs, n, t, 0.0, mu, NULL);
-  if (st == FCD_OK) st = fcd_contact_set_set_sliding_velocity(*cs, 0, &vg);
-  return st;
+  return hm_build(1, 0, 0, 0, 0, mu, sys, cs);
 }
 
 static void steady(fcd_system *sys, fcd_contact_set *cs, double *u) {
@@ -201,10 +175,10 @@ int main(void) {
 
   /* the threshold, closed form against the stability analysis */
   double k11, k12, k22;
-  springs(&k11, &k12, &k22);
-  double mx = M0 + MC, my = M0, A = mx * k22 + my * k11;
-  double Dc = A * A / (4 * mx * my - 2 * BETA * BETA * A);
-  double mu_c = (Dc - k11 * k22 + k12 * k12) / (K3 * k12), w_c = sqrt(2 * Dc / A);
+  hm_springs(&k11, &k12, &k22);
+  double mx = HM_M0 + HM_MC, my = HM_M0, A = mx * k22 + my * k11, be = HM_BETA;
+  double Dc = A * A / (4 * mx * my - 2 * be * be * A);
+  double mu_c = (Dc - k11 * k22 + k12 * k12) / (HM_K3 * k12), w_c = sqrt(2 * Dc / A);
   double re_lo, im_lo, re_hi, im_hi;
   leading(sys, cs, mu_c * (1 - 1e-6), &re_lo, &im_lo);
   leading(sys, cs, mu_c * (1 + 1e-6), &re_hi, &im_hi);
