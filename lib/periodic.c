@@ -219,6 +219,34 @@ static fcd_status admissible(fcd_periodic *p, fcd_real *u) {
   return FCD_OK;
 }
 
+/* A guess taken from a transient: the modified theta scheme and Moreau-Jean's hold a
+ * contact at velocity level, so their states sink into an obstacle by up to about h
+ * times the approach speed (3.4e-8 m at the end of the reduced brake's transient, h =
+ * 1e-5 s, which the integrator's set_state refuses). Such a sinking is moved out along
+ * the contact's normal row, as every Newton iterate's is; one deeper than 2 h max|v|
+ * (and the integrator's own 1e-9 allowance) is not a scheme's and is refused. */
+static fcd_status guess_admissible(fcd_periodic *p, fcd_real *u, const fcd_real *v) {
+  if (!p->cs || p->cs->n == 0 || !v) return FCD_OK;
+  const fcd__csr *H;
+  FCD_TRY(fcd__contact_set_operator(p->cs, &H));
+  fcd_real vmax = 0, worst = 0;
+  fcd_index wc = 0;
+  for (fcd_index i = 0; i < p->sys->n; i++) vmax = fmax(vmax, fabs(v[i]));
+  for (fcd_index c = 0; c < p->cs->n; c++) {
+    fcd_real pen = penetration(p, H, c, u);
+    if (pen > worst) {
+      worst = pen;
+      wc = c;
+    }
+  }
+  if (!(worst > 0)) return FCD_OK;
+  if (worst > 2 * p->h * vmax + 1e-9 * (1 + fabs(p->cs->c[wc].gap)))
+    return fcd__err(p->sys, FCD_E_INVALID_ARG, "periodic_solve: the guess' contact %lld "
+                    "penetrates by %.3g (u_N - g > 0), more than a step of the scheme sinks "
+                    "(2 h max|v| = %.3g)", (long long)wc, worst, 2 * p->h * vmax);
+  return admissible(p, u);
+}
+
 /* The full state of the free unknowns x (nf displacements, nf velocities) into p->uw,
  * p->vw (prescribed entries zero: the integrator takes them from the system) */
 static void scatter(fcd_periodic *p, const fcd_real *x) {
@@ -867,8 +895,12 @@ fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_rea
     return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: %.3g steps a period (T = %g, "
                     "h = %g) is beyond reach", steps, period, p->h);
   fcd_index N = steps < 8 ? 8 : (fcd_index)steps;
-  /* the guess is checked as the integrator checks a state (finite, no penetration) */
-  FCD_TRY(fcd_integrator_set_state(p->it, 0.0, u0, v0));
+  /* the guess is checked as the integrator checks a state (finite, no penetration),
+   * after guess_admissible has moved a transient's sinking out */
+  fcd_real *ug = p->uw;
+  memcpy(ug, u0, (size_t)sys->n * sizeof *ug);
+  FCD_TRY(guess_admissible(p, ug, v0));
+  FCD_TRY(fcd_integrator_set_state(p->it, 0.0, ug, v0));
   clear_result(p);
   memset(&p->info, 0, sizeof p->info);
   p->have = 0;
@@ -877,7 +909,7 @@ fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_rea
   if (p->nx == 0)
     return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: every dof is prescribed, nothing "
                     "can oscillate");
-  memcpy(p->u0, u0, (size_t)sys->n * sizeof *u0);
+  memcpy(p->u0, ug, (size_t)sys->n * sizeof *u0);
   memcpy(p->v0, v0, (size_t)sys->n * sizeof *v0);
   /* the dense differences up to 200 unknowns (201 periods an iteration), GMRES above */
   int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
@@ -1186,7 +1218,13 @@ static fcd_status rephase(fcd_periodic *p, branch *b, int *moved) {
     st = steps_from(p, b->cur.x, b->cur.T, N, b->mu, best, xk);
     if (st == FCD_OK) st = carry_tangent(p, b, best, xk);
     if (st == FCD_OK) {
-      memcpy(b->cur.x, xk, (size_t)b->nx * sizeof *xk);
+      /* a state inside the orbit may sink by the scheme's h |v|, which a new start
+       * must not (the integrator's set_state refuses it): moved out as an iterate is */
+      scatter(p, xk);
+      st = admissible(p, p->uw);
+      gather(p, p->uw, p->vw, b->cur.x);
+    }
+    if (st == FCD_OK) {
       st = evaluate(p, N, &b->cur);
       p->info.evaluations += 3;
       *moved = 1;

@@ -122,10 +122,12 @@ static void refusals(void) {
   CHECK_ST(fcd_periodic_solve(p, NULL, v, 6.0), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_periodic_solve(p, u, v, 0), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_periodic_solve(p, u, v, NAN), FCD_E_INVALID_ARG);
-  /* a guess inside the obstacle is refused as the integrator refuses it */
-  double pen[4] = {0, 0, 0, 1e-3};
+  /* a guess deeper inside the obstacle than a step of the scheme sinks (2 h max|v| =
+   * 2e-3 here) is refused */
+  double pen[4] = {0, 0, 0, 1e-2};
   CHECK_ST(fcd_periodic_solve(p, pen, v, 6.0), FCD_E_INVALID_ARG);
   CHECK_MSG(sys, "penetrates");
+  CHECK_MSG(sys, "more than a step of the scheme sinks");
   /* the steady sliding state itself: no motion, periodic with any period */
   fcd_equilibrium *eq = NULL;
   double us[4], vs[4] = {0, 0, 0, 0};
