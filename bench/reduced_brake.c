@@ -10,7 +10,7 @@
  *
  *   reduced_brake [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H]
  *                 [--window W] [--full] [--chart [--proj P] [--undamped]] [--long MU [--amp A]]
- *                 [--shoot]
+ *                 [--shoot] [--follow NPTS]
  *                 [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]
  *
  * --chart compares the stability charts instead (the example's: the sliding state at
@@ -28,7 +28,9 @@
  * --shoot then finds the reduced model's limit cycle by shooting (fcd_periodic, Newton-
  * Krylov: its default above 200 state unknowns) from the transient's last state with the
  * spectrum's period, the same step, and compares its period and the monitored node's RMS
- * over one period with the transient's figures (issue 68).
+ * over one period with the transient's figures (issue 68). --follow NPTS then continues
+ * the branch towards mu = 0.40 (fcd_periodic_continue, dmu = 0.005) for NPTS points and
+ * times each.
  *
  * --full also integrates the full model (13 minutes for 0.3 s on this machine); without
  * it only the reduced models run.
@@ -201,7 +203,7 @@ static void print_row(FILE *csv, const char *what, long nmodes, long nkept, doub
 }
 
 typedef struct {
-  int nr, nt, nz, full, chart, proj, undamped, shoot;
+  int nr, nt, nz, full, chart, proj, undamped, shoot, follow;
   double tend, h, window, mu_long, amp;
   long modes[32];
   int nmodes, nscale, ninterface;
@@ -222,7 +224,7 @@ static int int_list(const char *p, const char *name, const char *arg, long lo, l
 
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -246,6 +248,9 @@ static void parse(int argc, char **argv, options *o) {
       o->amp = bench_real(p, "--amp", argv[++i], 1e-15, 1e-3);
     } else if (!strcmp(argv[i], "--shoot")) {
       o->shoot = 1;
+    } else if (!strcmp(argv[i], "--follow") && i + 1 < argc) {
+      o->shoot = 1;
+      o->follow = (int)bench_int(p, "--follow", argv[++i], 1, 100);
     } else if (!strcmp(argv[i], "--full")) {
       o->full = 1;
     } else if (!strcmp(argv[i], "--chart")) {
@@ -326,8 +331,22 @@ static void watch_free(watch *w) {
 /* --shoot: the limit cycle by shooting (fcd_periodic, Newton-Krylov) from the transient's
  * last state with the spectrum's period, against the transient's figures; then one
  * period of the orbit through the same watch for its RMS */
+/* one continuation point: its time and figures */
+static int follow_point(void *ud, double mu, const fcd_periodic_info *in, const double *re,
+                        const double *im, int ev) {
+  (void)re; (void)im;
+  double *t0 = ud;
+  printf("continuation: mu %.6f, T %.9e s (%.3f Hz), residual %.1e, largest other "
+         "multiplier %.4f, event %d, %.1f s since the last point\n", mu, in->period,
+         1 / in->period, in->residual, in->max_multiplier, ev, now() - *t0);
+  fflush(stdout);
+  *t0 = now();
+  return 0;
+}
+
 static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double *u,
-                              const double *v, double h, const cycle *c, watch *w) {
+                              const double *v, double h, const cycle *c, watch *w,
+                              int follow) {
   fcd_periodic *p = NULL;
   fcd_periodic_info in;
   fcd_index n = fcd_system_ndofs(rs);
@@ -349,6 +368,12 @@ static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double
            in.period, 1 / in.period, 1 / in.period / c->hz - 1, in.trivial_error,
            in.max_multiplier, in.stable);
     st = fcd_periodic_get_orbit(p, &T, u0, v0);
+  }
+  if (st == FCD_OK && ss == FCD_OK && follow > 0) {
+    /* the branch towards smaller mu, a few points: the cost of a continuation step */
+    double t1 = now();
+    fcd_status sf = fcd_periodic_continue(p, 0.40, 0.005, follow, follow_point, &t1);
+    if (sf != FCD_OK) printf("continuation: %s\n", fcd_system_last_error(rs));
   }
   if (st == FCD_OK) {
     /* one period of the orbit through the watch: its RMS about the mean */
@@ -422,7 +447,7 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
     print_row(csv, what, (long)nm, (long)nk, fmax_hz, t_red, &c, ref, rel);
   }
   if (st == FCD_OK && o->shoot)
-    st = shoot_cycle(rs, fcd_reduction_contact_set(red), ub, vb, o->h, &c, &w);
+    st = shoot_cycle(rs, fcd_reduction_contact_set(red), ub, vb, o->h, &c, &w, o->follow);
   watch_free(&w);
   free(kept); free(ur); free(ua); free(va); free(ub); free(vb); free(ut); free(vt); free(ar);
   fcd_reduction_destroy(red);
