@@ -378,7 +378,6 @@ static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double
   if (st == FCD_OK) {
     /* one period of the orbit through the watch: its RMS about the mean */
     fcd_integrator *it = NULL;
-    long n0 = w->n;
     w->n = 0;
     st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
     if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, T / (double)in.steps);
@@ -390,7 +389,6 @@ static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double
              "(%+.2e)\n", rms_about_mean(w->un, w->n), rms_about_mean(w->un, w->n) / c->rms_n - 1,
              rms_about_mean(w->ut, w->n), rms_about_mean(w->ut, w->n) / c->rms_t - 1);
     fcd_integrator_destroy(it);
-    (void)n0;
   }
   fcd_periodic_destroy(p);
   free(u0);

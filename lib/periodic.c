@@ -37,7 +37,6 @@ struct fcd_periodic {
   int jac;             /* FCD_PERIODIC_JACOBIAN_*: dense differences or Newton-Krylov */
   fcd_index kmax;      /* GMRES basis cap a Newton iteration (Krylov) */
   fcd_index nmult;     /* Arnoldi steps for the multipliers (Krylov) */
-  fcd_index kits;      /* Krylov iterations of the last solve (GMRES and Arnoldi) */
   fcd_index nf, nx; /* free dofs, state unknowns (2 nf) */
   int have;         /* a solve ran: the best iterate is kept */
   fcd_periodic_info info;
@@ -726,7 +725,6 @@ static fcd_status gmres(fcd_periodic *p, fcd_index N, const iterate *s, krylov_w
   while (j < kmax) {
     fcd_real *w = k->V + (size_t)(j + 1) * (size_t)m;
     FCD_TRY(bordered_apply(p, N, s, k, k->V + (size_t)j * (size_t)m, w, evals));
-    p->kits++;
     fcd_real hn = orthogonalize(k, m, j, w), *col = k->H;
     fcd_index ld = k->kmax;
     for (fcd_index i = 0; i < j; i++) { /* the previous rotations on column j */
@@ -804,7 +802,6 @@ static fcd_status krylov_multipliers(fcd_periodic *p, fcd_index N, const iterate
   for (; j < ma; j++) {
     fcd_real *w = k->V + (size_t)(j + 1) * (size_t)nx;
     FCD_TRY(mono_apply(p, N, s, k, k->V + (size_t)j * (size_t)nx, w, evals));
-    p->kits++;
     fcd_real hn = orthogonalize(k, nx, j, w);
     k->H[(j + 1) * ld + j] = hn;
     if (!(hn > 1e-12)) { /* an invariant subspace: its eigenvalues are exact */
@@ -914,7 +911,6 @@ fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_rea
   /* the dense differences up to 200 unknowns (201 periods an iteration), GMRES above */
   int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
                (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
-  p->kits = 0;
   shoot_work w;
   krylov_work kw;
   FCD_TRY(work_alloc(p, &w, !krylov));
