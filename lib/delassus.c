@@ -244,8 +244,18 @@ static void free_y(fcd__wcache *c) {
   fcd__free(c->yp);
   fcd__free(c->yi);
   fcd__free(c->yx);
+  fcd__free(c->yd);
   c->yp = c->yi = NULL;
-  c->yx = NULL;
+  c->yx = c->yd = NULL;
+}
+
+/* the dense copy of Y when its columns fill half of it (and there is room) */
+static void dense_y(fcd__wcache *c, fcd_index m, fcd_index nf) {
+  if (m < FCD__GEMV_MIN || nf <= 0 || 2 * c->yp[m] < m * nf) return;
+  c->yd = fcd__calloc((size_t)m * (size_t)nf, sizeof *c->yd);
+  if (!c->yd) return; /* the columns serve alone */
+  for (fcd_index r = 0; r < m; r++)
+    for (fcd_index q = c->yp[r]; q < c->yp[r + 1]; q++) c->yd[r * nf + c->yi[q]] = c->yx[q];
 }
 
 fcd_status fcd__wcache_ensure_y(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
@@ -286,6 +296,7 @@ fcd_status fcd__wcache_ensure_y(fcd__wcache *c, const fcd_system *sys, fcd__fact
     free_y(c);
     return st;
   }
+  dense_y(c, m, sys->nfree);
   c->yfacts = facts;
   c->ycsver = cs->version;
   return FCD_OK;

@@ -122,6 +122,9 @@ fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc
 fcd_status fcd__fc_solve_balanced(fcd_system *sink, const fcd__fc_local *p,
                                   const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                   fcd__fc_result *res);
+/* the exponent k fcd__fc_solve_balanced scales factor W by (2^k factor W has its mean
+ * diagonal in [1, 2)), for a caller that folds the scaling into its own copy of W */
+int fcd__fc_balance_exponent(const fcd__csr *W, fcd_real factor);
 
 #include "backend/fclib_backend.h"
 
@@ -147,6 +150,10 @@ fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__sol
                                const fcd__csr *H, fcd_real *W);
 /* The dense W of every contact, kept while the factor (its factorization count) and the
  * contact set (its version) stay: integrators and equilibria reuse it across solves. */
+/* dense products with at least this many rows go to BLAS' dgemv (below it the call's own
+ * cost is the product's: a contact of a pin is three rows) */
+#define FCD__GEMV_MIN 64
+
 typedef struct {
   fcd_real *W;
   fcd_index facts;
@@ -156,6 +163,10 @@ typedef struct {
    * backward half solve (fcd__wcache_ensure_y) */
   fcd_index *yp, *yi;
   fcd_real *yx;
+  /* Y dense (row r: the column of contact direction r, nf entries), kept beside the
+   * columns when they fill half of it (a reduced model's): the step's two products with
+   * Y go to BLAS; NULL otherwise */
+  fcd_real *yd;
   fcd_index yfacts;
   uint64_t ycsver;
 } fcd__wcache;

@@ -40,6 +40,11 @@ fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt
 
 void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u) {
   const fcd__csr *w = p->W;
+  if (w->dense && p->m >= FCD__GEMV_MIN) { /* BLAS from where its call costs little */
+    memcpy(u, p->q, (size_t)p->m * sizeof *u);
+    fcd__la_gemv_rm(0, p->m, p->m, 1.0, w->val, r, 1.0, u);
+    return;
+  }
   if (w->dense) { /* the same sums without the column indices */
     for (fcd_index i = 0; i < p->m; i++) {
       fcd_real s = p->q[i];
@@ -1142,6 +1147,16 @@ static fcd_status solve_newton(fcd_system *sink, const fcd__fc_local *p,
 static fcd_real w_diag_mean(const fcd__csr *W) {
   fcd_real s = 0;
   fcd_index n = 0;
+  if (W->dense) { /* the diagonal where it is, not a walk over the rows */
+    for (fcd_index i = 0; i < W->n; i++) {
+      fcd_real v = W->val[i * W->n + i];
+      if (v > 0) {
+        s += v;
+        n++;
+      }
+    }
+    return n ? s / (fcd_real)n : 1.0;
+  }
   for (fcd_index i = 0; i < W->n; i++)
     for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++)
       if (W->col[e] == i && W->val[e] > 0) {
@@ -1536,6 +1551,11 @@ fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc
 static int balance_exponent(const fcd__fc_local *p) {
   fcd_real wbar = w_diag_mean(p->W);
   return isfinite(wbar) ? -ilogb(wbar) : 0;
+}
+
+int fcd__fc_balance_exponent(const fcd__csr *W, fcd_real factor) {
+  fcd_real wbar = factor * w_diag_mean(W);
+  return isfinite(wbar) && wbar > 0 ? -ilogb(wbar) : 0;
 }
 
 /* A product by 2^k is ldexp's result exactly (both are correctly rounded) when 2^k is a

@@ -119,6 +119,23 @@ static int small_lu_solve(fcd_index k, fcd_real *A, fcd_real *x) {
   return 0;
 }
 
+/* row ei of A from the dense row wr of W (m entries) */
+static void dense_row(const fcd__fc_local *p, state_ws *w, const fcd_real *wr, fcd_index ei) {
+  int d = w->d;
+  fcd_index k = w->k;
+  for (fcd_index cj = 0; cj < w->nc; cj++) {
+    const fcd_real *wc = wr + cj * d;
+    if (w->state[cj] == ST_STICK) {
+      for (int b = 0; b < d; b++) w->A[(w->col[cj] + b) * k + ei] += wc[b];
+    } else if (w->state[cj] == ST_SLIP) {
+      fcd_real acc = wc[0];
+      const fcd_real *s = w->s + cj * (d - 1);
+      for (int b = 1; b < d; b++) acc += p->mu[cj] * s[b - 1] * wc[b];
+      w->A[w->col[cj] * k + ei] += acc;
+    }
+  }
+}
+
 /* A x = b: the rows u_N = 0 (slipping) or u = 0 (sticking) of u = W r + q with r in
  * terms of the unknowns; x receives b = -q on those rows. 1 when A is singular. */
 static int solve_states(const fcd__fc_local *p, state_ws *w) {
@@ -132,6 +149,10 @@ static int solve_states(const fcd__fc_local *p, state_ws *w) {
     for (int a = 0; a < rows; a++) {
       fcd_index i = c * d + a, ei = w->col[c] + a;
       w->x[ei] = -p->q[i];
+      if (W->dense) { /* the same sums, contact by contact, without the indices */
+        dense_row(p, w, W->val + i * p->m, ei);
+        continue;
+      }
       for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++) {
         fcd_index j = W->col[e], cj = j / d;
         int b = (int)(j - cj * d);

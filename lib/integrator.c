@@ -12,6 +12,7 @@
  * by the contact solvers of fc_solvers.c; its active set, q and s are the scheme's
  * (schemes.c, one row of fcd__scheme_ops per scheme, each with its equations). */
 #include "capabilities.h"
+#include "backend/lapack.h"
 #include "schemes.h"
 #include "fcd/fcd_equilibrium.h"
 #include "fcd/fcd_integrator.h"
@@ -528,7 +529,9 @@ static fcd_status active_delassus(fcd_integrator *it, const work *w, const fcd__
   int d = cdim(it);
   fcd_index m = ncontacts(it) * d, ma = na * d;
   fcd_status st = FCD_OK;
-  if (cached) {
+  if (cached && na == ncontacts(it)) { /* every contact active: W as it is kept */
+    memcpy(Wd, it->wall.W, (size_t)ma * (size_t)ma * sizeof *Wd);
+  } else if (cached) {
     for (fcd_index a = 0; a < na; a++)
       for (int k = 0; k < d; k++)
         for (fcd_index b = 0; b < na; b++)
@@ -547,7 +550,15 @@ static fcd_status active_delassus(fcd_integrator *it, const work *w, const fcd__
 static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, int split, fcd_real h,
                       fcd_real *ql, fcd_real *mul) {
   int d = cdim(it);
-  if (split == SPLIT_HALF) {
+  fcd_index nf = it->sys->nfree;
+  if (split == SPLIT_HALF && it->wall.yd) {
+    /* the same from the dense Y: all rows at once, or each active contact's d rows */
+    if (na == ncontacts(it))
+      fcd__la_gemv_rm(0, na * d, nf, 1.0, it->wall.yd, w->rf, 0.0, w->locv);
+    for (fcd_index a = 0; a < na && na < ncontacts(it); a++)
+      fcd__la_gemv_rm(0, d, nf, 1.0, it->wall.yd + w->act[a] * d * nf, w->rf, 0.0,
+                      w->locv + w->act[a] * d);
+  } else if (split == SPLIT_HALF) {
     /* u_free = H v_free = Y' z, at the active contacts (the only ones read) */
     for (fcd_index a = 0; a < na; a++)
       for (int k = 0; k < d; k++) {
@@ -601,13 +612,21 @@ static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__cs
   } else if (split == SPLIT_HALF) {
     /* v1 = P' L^-T (z + Y_a p) */
     memcpy(w->xf, w->rf, (size_t)nf * sizeof *w->xf);
-    for (fcd_index a = 0; a < na; a++)
-      for (int k = 0; k < d; k++) {
-        fcd_index row = w->act[a] * d + k;
-        fcd_real pk = pl[a * d + k];
-        for (fcd_index q = it->wall.yp[row]; q < it->wall.yp[row + 1]; q++)
-          w->xf[it->wall.yi[q]] += it->wall.yx[q] * pk;
-      }
+    if (it->wall.yd && na == ncontacts(it)) {
+      fcd__la_gemv_rm(1, ma, nf, 1.0, it->wall.yd, pl, 1.0, w->xf);
+    } else if (it->wall.yd) {
+      for (fcd_index a = 0; a < na; a++)
+        fcd__la_gemv_rm(1, d, nf, 1.0, it->wall.yd + w->act[a] * d * nf, pl + a * d, 1.0,
+                        w->xf);
+    } else {
+      for (fcd_index a = 0; a < na; a++)
+        for (int k = 0; k < d; k++) {
+          fcd_index row = w->act[a] * d + k;
+          fcd_real pk = pl[a * d + k];
+          for (fcd_index q = it->wall.yp[row]; q < it->wall.yp[row + 1]; q++)
+            w->xf[it->wall.yi[q]] += it->wall.yx[q] * pk;
+        }
+    }
     st = fcd__factor_half(it->fac, 1, w->xf, w->xf);
     if (st == FCD_OK) {
       memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
@@ -784,17 +803,22 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
   int d = cdim(it);
   fcd_index ma = na * d;
   fcd_real th = it->theta;
+  fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1, 1, 0, NULL}; /* every entry: dense */
+  /* the scheme's scaling and fcd__fc_solve_balanced's power of two in one pass over W,
+   * which stays scaled (this step's copy): the impulses are solved for in 2^-kb units
+   * and the law recomputed from them is the same to the bit (powers of two are exact) */
   fcd_real scale = it->ops->w_scale(th);
-  if (scale != 1)
-    for (fcd_index i = 0; i < ma * ma; i++) Wd[i] *= scale;
+  int kb = fcd__fc_balance_exponent(&Wc, scale);
+  fcd_real f = ldexp(scale, kb);
+  if (f != 1)
+    for (fcd_index i = 0; i < ma * ma; i++) Wd[i] *= f;
   /* warm start from the previous impulses of the same contacts */
   for (fcd_index a = 0; a < na; a++)
-    for (int k = 0; k < d; k++) pl[a * d + k] = it->p[w->act[a] * d + k];
-  fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1, 1}; /* every entry: dense */
+    for (int k = 0; k < d; k++) pl[a * d + k] = ldexp(it->p[w->act[a] * d + k], -kb);
   fcd__fc_local lp = {d, na, ma, &Wc, ql, mul, NULL, NULL, &it->fcws};
   it->fcws.blocks_valid = 0; /* W is this step's */
   fcd__fc_result res;
-  fcd_status st = fcd__fc_solve_balanced(sys, &lp, &it->opts, pl, ul, &res);
+  fcd_status st = fcd__fc_solve(sys, &lp, &it->opts, pl, ul, &res);
   char trail[256];
   if (st == FCD_OK && !res.converged)
     st = fcd__err(sys, FCD_E_NOT_CONVERGED,
@@ -805,16 +829,24 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
   if (st == FCD_OK) {
     /* the law vector recomputed from the impulses, not the solver's own, for the
      * certificate; and the smallest contact compliance, its velocity scale */
-    for (fcd_index i = 0; i < ma; i++) {
-      fcd_real acc = ql[i];
-      for (fcd_index j = 0; j < ma; j++) acc += Wd[i * ma + j] * pl[j];
-      w->law[w->act[i / d] * d + i % d] = acc;
+    if (ma >= FCD__GEMV_MIN) {
+      fcd_real *acc = ul; /* the solver's velocities are not read after it */
+      memcpy(acc, ql, (size_t)ma * sizeof *acc);
+      fcd__la_gemv_rm(0, ma, ma, 1.0, Wd, pl, 1.0, acc);
+      for (fcd_index i = 0; i < ma; i++) w->law[w->act[i / d] * d + i % d] = acc[i];
+    } else {
+      for (fcd_index i = 0; i < ma; i++) {
+        fcd_real acc = ql[i];
+        for (fcd_index j = 0; j < ma; j++) acc += Wd[i * ma + j] * pl[j];
+        w->law[w->act[i / d] * d + i % d] = acc;
+      }
     }
     for (fcd_index a = 0; a < na; a++) {
-      fcd_real wa = Wd[(a * d) * ma + a * d];
+      fcd_real wa = ldexp(Wd[(a * d) * ma + a * d], -kb);
       if (wa > 0 && (*wmin == 0 || wa < *wmin)) *wmin = wa;
     }
   }
+  for (fcd_index i = 0; i < ma; i++) pl[i] = ldexp(pl[i], kb);
   return st;
 }
 

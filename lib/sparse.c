@@ -68,6 +68,7 @@ done:
 }
 
 void fcd__csr_clear(fcd__csr *a) {
+  fcd__free(a->absval);
   if (a->owned) {
     fcd__free(a->rowptr);
     fcd__free(a->col);
@@ -78,10 +79,40 @@ void fcd__csr_clear(fcd__csr *a) {
 
 fcd_index fcd__csr_nnz(const fcd__csr *a) { return a->set ? a->rowptr[a->n] : 0; }
 
+/* BLAS' own symmetric product (the library links BLAS through LAPACKE): y = alpha A x +
+ * beta y, A n x n read from one triangle */
+void dsymv_(const char *uplo, const int *n, const double *alpha, const double *a,
+            const int *lda, const double *x, const int *incx, const double *beta, double *y,
+            const int *incy);
+
+/* dsymv's int sizes: the dense kernels go to BLAS only below this order */
+#define SYM_MAX 46000
+
 void fcd__csr_mark_dense(fcd__csr *a) {
   /* columns strictly increase within a row, so n entries in each of n rows is every one */
   a->dense = a->set && !a->upper && a->n > 0 && a->n <= 3000000000LL / a->n &&
              a->rowptr[a->n] == a->n * a->n;
+  fcd__free(a->absval);
+  a->absval = NULL;
+  a->sym = 0;
+  if (!a->dense || a->n > SYM_MAX) return;
+  fcd_index n = a->n;
+  for (fcd_index i = 0; i < n; i++)
+    for (fcd_index j = i + 1; j < n; j++)
+      if (a->val[i * n + j] != a->val[j * n + i]) return;
+  a->absval = fcd__malloc_array((size_t)n * (size_t)n, sizeof *a->absval);
+  if (!a->absval) return;
+  for (fcd_index p = 0; p < n * n; p++) a->absval[p] = fabs(a->val[p]);
+  a->sym = 1;
+}
+
+/* y += alpha A x for the dense symmetric A (its row-major storage is its column-major
+ * one: either triangle is A's) */
+static void sym_gaxpy(fcd_index n, const fcd_real *A, fcd_real alpha, const fcd_real *x,
+                      fcd_real *y) {
+  const int nn = (int)n, one = 1;
+  const double beta = 1;
+  dsymv_("L", &nn, &alpha, A, &nn, x, &one, &beta, y, &one);
 }
 
 /* The dot product of a dense row with x: four partial sums, which the compiler keeps in
@@ -117,6 +148,10 @@ static fcd_real dense_abs_dot(const fcd_real *restrict row, const fcd_real *rest
 
 void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y) {
   if (!a->set || alpha == 0.0) return;
+  if (a->sym) {
+    sym_gaxpy(a->n, a->val, alpha, x, y);
+    return;
+  }
   if (a->dense) {
     for (fcd_index i = 0; i < a->n; i++) y[i] += alpha * dense_dot(a->val + i * a->n, x, a->n);
     return;
@@ -150,6 +185,11 @@ void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_re
 void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_real *y1,
                      const fcd_real *x2, fcd_real *y2) {
   if (!a->set || alpha == 0.0) return;
+  if (a->sym) { /* two products of dsymv: each the one fcd__csr_gaxpy makes */
+    sym_gaxpy(a->n, a->val, alpha, x1, y1);
+    sym_gaxpy(a->n, a->val, alpha, x2, y2);
+    return;
+  }
   if (a->dense) {
     for (fcd_index i = 0; i < a->n; i++) {
       y1[i] += alpha * dense_dot(a->val + i * a->n, x1, a->n);
@@ -219,6 +259,13 @@ fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x) {
 
 void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y) {
   if (!a->set) return;
+  fcd_real *ax = a->sym ? fcd__malloc_array((size_t)a->n, sizeof *ax) : NULL;
+  if (ax) { /* |A| |x| by dsymv on the kept |A| (the row loop when |x| has no room) */
+    for (fcd_index i = 0; i < a->n; i++) ax[i] = fabs(x[i]);
+    sym_gaxpy(a->n, a->absval, 1.0, ax, y);
+    fcd__free(ax);
+    return;
+  }
   if (a->dense) {
     for (fcd_index i = 0; i < a->n; i++) y[i] += dense_abs_dot(a->val + i * a->n, x, a->n);
     return;

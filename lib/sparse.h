@@ -17,6 +17,10 @@ typedef struct {
   int set;
   int dense; /* full storage with every entry of every row (a reduced model's matrices):
               * the kernels skip the column indices (fcd__csr_mark_dense) */
+  int sym;    /* dense and exactly symmetric: products go to BLAS' dsymv, which reads one
+               * triangle (half the bytes of a pass over the rows) */
+  fcd_real *absval; /* with sym: |A| (dense, row-major), for the backward-error scales;
+                     * owned by the matrix whatever its values' ownership */
 } fcd__csr;
 
 
@@ -28,7 +32,9 @@ fcd_status fcd__coo_to_csr(fcd_index n, fcd_index nnz, const fcd_index *rows,
                            fcd_index **rowptr_out, fcd_index **col_out,
                            fcd_real **val_out, fcd_index *pos_out);
 void fcd__csr_clear(fcd__csr *a);
-/* sets a->dense when a stores every entry of a full-storage square matrix */
+/* sets a->dense when a stores every entry of a full-storage square matrix, and a->sym
+ * (with |A| in a->absval) when such a matrix is also exactly symmetric; called again
+ * when the values change. Out of memory for |A| leaves sym unset (the row kernels). */
 void fcd__csr_mark_dense(fcd__csr *a);
 /* y += alpha * A x (symmetric storage handled) */
 /* y += |A| |x| (the scale of A x for backward errors) */

@@ -243,13 +243,14 @@ fcd_status fcd_system_set_matrix_csr(fcd_system *sys, fcd_matrix_kind which,
 fcd_status fcd_system_matrix_values_changed(fcd_system *sys, fcd_matrix_kind which) {
   FCD_CHECK_SYS(sys);
   CHECK_KIND(sys, which);
-  const fcd__csr *a = &sys->mat[which];
+  fcd__csr *a = &sys->mat[which];
   if (!a->set)
     return fcd__err(sys, FCD_E_STATE, "%s matrix was never set", fcd__matrix_name(which));
   for (fcd_index p = 0; p < a->rowptr[a->n]; p++)
     if (!isfinite(a->val[p]))
       return fcd__err(sys, FCD_E_INVALID_ARG, "%s: stored value %lld is not finite",
                       fcd__matrix_name(which), (long long)p);
+  fcd__csr_mark_dense(a); /* symmetry and |A| are the values' */
   sys->value_version++;
   return FCD_OK;
 }

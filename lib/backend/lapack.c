@@ -17,6 +17,31 @@ void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const in
             const double *alpha, const double *a, const int *lda, const double *b,
             const int *ldb, const double *beta, double *c, const int *ldc);
 
+void dgemv_(const char *t, const int *m, const int *n, const double *alpha, const double *a,
+            const int *lda, const double *x, const int *incx, const double *beta, double *y,
+            const int *incy);
+
+void fcd__la_gemv_rm(int trans, fcd_index m, fcd_index n, fcd_real alpha, const fcd_real *A,
+                     const fcd_real *x, fcd_real beta, fcd_real *y) {
+  if (m <= 0 || n <= 0) {
+    for (fcd_index i = 0; i < (trans ? n : m); i++) y[i] = beta == 0 ? 0 : beta * y[i];
+    return;
+  }
+  if (fits(m) && fits(n)) {
+    /* row-major A is the column-major A^T (n x m, lda n) */
+    int mm = (int)n, nn = (int)m, lda = (int)n, one = 1;
+    dgemv_(trans ? "N" : "T", &mm, &nn, &alpha, A, &lda, x, &one, &beta, y, &one);
+    return;
+  }
+  fcd_index ny = trans ? n : m;
+  for (fcd_index i = 0; i < ny; i++) y[i] = beta == 0 ? 0 : beta * y[i];
+  for (fcd_index i = 0; i < m; i++)
+    for (fcd_index j = 0; j < n; j++) {
+      if (trans) y[j] += alpha * A[i * n + j] * x[i];
+      else y[i] += alpha * A[i * n + j] * x[j];
+    }
+}
+
 int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
                     const fcd_real *B, fcd_real *C) {
   if (!fits(m) || !fits(n) || !fits(k)) return FCD__LA_TOO_BIG;

@@ -41,6 +41,12 @@ int fcd__la_gesv_cm(fcd_index n, fcd_real *A, fcd_real *b);
 /* B = L^-1 B for the lower triangular L (n x n) and k columns of B (n x k), column-major */
 int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real *B);
 
+/* y = alpha A x + beta y (trans 0; y: m entries) or y = alpha A^T x + beta y (trans 1;
+ * y: n entries) for the row-major A (m x n, lda n), by BLAS' dgemv; sizes that do not
+ * fit its ints take the loops */
+void fcd__la_gemv_rm(int trans, fcd_index m, fcd_index n, fcd_real alpha, const fcd_real *A,
+                     const fcd_real *x, fcd_real beta, fcd_real *y);
+
 /* C (m x n) = A^T B for A (k x m) and B (k x n), all column-major (BLAS dgemm) */
 int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
                     const fcd_real *B, fcd_real *C);

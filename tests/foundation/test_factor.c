@@ -485,7 +485,7 @@ static void test_pd_ordered(void) {
   enum { N = 50 };
   fcd_index rp[N + 1], ci[3 * N], perm[3][N], bad[N];
   fcd_real v[3 * N];
-  fcd__csr S = {N, rp, ci, v, 0, 0, 1, 0};
+  fcd__csr S = {N, rp, ci, v, 0, 0, 1, 0, 0, NULL};
   fcd_system *sys;
   CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
   for (int k = 0; k < N; k++) {
@@ -709,8 +709,57 @@ static void test_openmp_state(void) {
   free(x);
 }
 
+/* The dense kernels of a reduced model's step against plain sums: |A| |x| of a dense
+ * symmetric A (BLAS on the kept |A|) and of a non-symmetric one (the rows), and both
+ * products of the row-major dgemv wrapper, with a non-square A (m != n catches a swapped
+ * leading dimension). */
+static void test_dense_kernels(void) {
+  enum { ND = 80, MR = 70 };
+  static fcd_index rp[ND + 1], ci[ND * ND];
+  static double v[ND * ND], x[ND], y[ND], yr[ND];
+  for (int i = 0; i <= ND; i++) rp[i] = (fcd_index)i * ND;
+  for (int i = 0; i < ND; i++) {
+    x[i] = (i % 3 ? -1.0 : 2.0) * (1 + 0.1 * i);
+    for (int j = 0; j < ND; j++) {
+      ci[i * ND + j] = j;
+      v[i * ND + j] = cos(0.2 * (i + j)) * (i == j ? 5 : 1);
+    }
+  }
+  for (int round = 0; round < 2; round++) {
+    if (round) v[5 * ND + 9] = -7; /* not symmetric: the row kernel */
+    fcd__csr a = {ND, rp, ci, v, 0, 0, 1, 0, 0, NULL};
+    fcd__csr_mark_dense(&a);
+    CHECK(a.dense == 1 && a.sym == !round);
+    memset(y, 0, sizeof y);
+    fcd__csr_abs_apply(&a, x, y);
+    for (int i = 0; i < ND; i++) {
+      yr[i] = 0;
+      for (int j = 0; j < ND; j++) yr[i] += fabs(v[i * ND + j]) * fabs(x[j]);
+      CHECK_CLOSE(y[i], yr[i], 1e-13);
+    }
+    fcd__free(a.absval);
+  }
+  /* the row-major MR x ND block of v: y = 2 A x + 0.5 y and y = -A^T x + y */
+  for (int i = 0; i < ND; i++) y[i] = yr[i] = 0.25 * i;
+  fcd__la_gemv_rm(0, MR, ND, 2.0, v, x, 0.5, y);
+  for (int i = 0; i < MR; i++) {
+    double s = 0;
+    for (int j = 0; j < ND; j++) s += v[i * ND + j] * x[j];
+    CHECK_CLOSE(y[i], 2 * s + 0.5 * yr[i], 1e-13);
+  }
+  for (int i = MR; i < ND; i++) CHECK(y[i] == yr[i]); /* beyond m: untouched */
+  for (int j = 0; j < ND; j++) y[j] = yr[j] = 0.25 * j;
+  fcd__la_gemv_rm(1, MR, ND, -1.0, v, x, 1.0, y);
+  for (int j = 0; j < ND; j++) {
+    double s = 0;
+    for (int i = 0; i < MR; i++) s += v[i * ND + j] * x[i];
+    CHECK_CLOSE(y[j], yr[j] - s, 1e-13);
+  }
+}
+
 int main(void) {
   test_openmp_state();
+  test_dense_kernels();
   test_spd(40, 0);
   test_spd(300, 7);
   test_lu(50);

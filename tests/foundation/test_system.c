@@ -1,6 +1,7 @@
 /* The system object through the public API: assembly from COO/CSR/Matrix Market is
  * checked against dense matrices built here from the same triplets; callbacks; Rayleigh. */
 #include <fcd/fcd.h>
+#include <stdlib.h>
 
 #include "../fcdtest.h"
 
@@ -167,6 +168,51 @@ static void test_csr(void) {
   CHECK(rp[N] == k);
 }
 
+/* A dense matrix (every entry stored, as a reduced model's): exactly symmetric ones are
+ * multiplied by BLAS from one triangle, so the product must stay A x against the plain
+ * sums when the host then makes it non-symmetric in place (borrowed, values changed):
+ * the symmetry is the values', read again. Also through Rayleigh damping (C = a M + b K). */
+static void test_dense(void) {
+  enum { ND = 90 };
+  static fcd_index rp[ND + 1], ci[ND * ND];
+  static double v[ND * ND], x[ND], y[ND], yr[ND];
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(ND, &sys), FCD_OK);
+  for (int i = 0; i <= ND; i++) rp[i] = (fcd_index)i * ND;
+  for (int i = 0; i < ND; i++) {
+    x[i] = cos(0.7 * i) + (i % 5 == 0 ? 30.0 : 0.0); /* entries of mixed sizes */
+    for (int j = 0; j < ND; j++) {
+      ci[i * ND + j] = j;
+      v[i * ND + j] = i == j ? ND + 1.0 : sin(0.3 * (i + j)) / (1 + abs(i - j));
+    }
+  }
+  for (int round = 0; round < 2; round++) {
+    if (round == 0) {
+      CHECK_ST(fcd_system_set_matrix_csr(sys, FCD_STIFFNESS, rp, ci, v, FCD_COO_FULL,
+                                         FCD_BORROW), FCD_OK);
+    } else {
+      v[3 * ND + 70] += 0.25; /* no longer symmetric */
+      CHECK_ST(fcd_system_matrix_values_changed(sys, FCD_STIFFNESS), FCD_OK);
+    }
+    CHECK_ST(fcd_system_apply(sys, FCD_STIFFNESS, x, y), FCD_OK);
+    for (int i = 0; i < ND; i++) {
+      yr[i] = 0;
+      for (int j = 0; j < ND; j++) yr[i] += v[i * ND + j] * x[j];
+      CHECK_CLOSE(y[i], yr[i], 1e-12);
+    }
+  }
+  CHECK_ST(fcd_system_set_matrix_csr(sys, FCD_MASS, rp, ci, v, FCD_COO_FULL, FCD_COPY),
+           FCD_OK);
+  CHECK_ST(fcd_system_set_rayleigh(sys, 0.5, 2e-3), FCD_OK);
+  CHECK_ST(fcd_system_apply(sys, FCD_DAMPING, x, y), FCD_OK);
+  for (int i = 0; i < ND; i++) {
+    double s = 0;
+    for (int j = 0; j < ND; j++) s += v[i * ND + j] * x[j];
+    CHECK_CLOSE(y[i], (0.5 + 2e-3) * s, 1e-12);
+  }
+  fcd_system_destroy(sys);
+}
+
 static void test_matrix_market(void) {
   fcd_system *sys;
   CHECK_ST(fcd_system_create(3, &sys), FCD_OK);
@@ -301,6 +347,7 @@ int main(void) {
   test_status_and_version();
   test_coo();
   test_csr();
+  test_dense();
   test_matrix_market();
   test_loads_and_fixed();
   return fcdt_finish("test_system");
