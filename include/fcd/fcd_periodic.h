@@ -212,7 +212,11 @@ typedef int (*fcd_periodic_point_fn)(void *user_data, fcd_real mu, const fcd_per
  *  holds the last point's orbit. The steps per period stay those of the solve.
  *  @param p the solver, with a converged orbit
  *  @param mu_end where to stop (the first point beyond it is the last), >= 0
- *  @param dmu the first step in mu, > 0 (its direction is towards mu_end)
+ *  @param dmu the first step's length, > 0, in the scaled coordinates above (its
+ *      direction is towards mu_end): the first step in mu is dmu times the unit
+ *      tangent's mu component, close to dmu on a model of a few dofs and much smaller on
+ *      one whose thousands of state coordinates share the tangent (the reduced brake's
+ *      2,128: 1.5 % of dmu)
  *  @param max_points the most points to compute, >= 1
  *  @param fn called at each point (may be NULL)
  *  @param user_data passed to fn unchanged
