@@ -148,12 +148,12 @@ fcd_status fcd__delassus_blocks(const fcd_system *sys, fcd_index nf, fcd__block_
 /* solve: fcd__factor_solve, or fcd__factor_solve_free for the free operator's factor */
 fcd_status fcd__delassus_dense(const fcd_system *sys, fcd__factor *fac, fcd__solve_fn solve,
                                const fcd__csr *H, fcd_real *W);
-/* The dense W of every contact, kept while the factor (its factorization count) and the
- * contact set (its version) stay: integrators and equilibria reuse it across solves. */
 /* dense products with at least this many rows go to BLAS' dgemv (below it the call's own
  * cost is the product's: a contact of a pin is three rows) */
 #define FCD__GEMV_MIN 64
 
+/* The dense W of every contact, kept while the factor (its factorization count) and the
+ * contact set (its version) stay: integrators and equilibria reuse it across solves. */
 typedef struct {
   fcd_real *W;
   fcd_index facts;

@@ -1548,11 +1548,6 @@ fcd_status fcd__fc_solve(fcd_system *sink, const fcd__fc_local *p, const fcd__fc
 }
 
 /* Exponent k with 2^k mean(diag W) in [1, 2) (0 when the mean is not finite) */
-static int balance_exponent(const fcd__fc_local *p) {
-  fcd_real wbar = w_diag_mean(p->W);
-  return isfinite(wbar) ? -ilogb(wbar) : 0;
-}
-
 int fcd__fc_balance_exponent(const fcd__csr *W, fcd_real factor) {
   fcd_real wbar = factor * w_diag_mean(W);
   return isfinite(wbar) && wbar > 0 ? -ilogb(wbar) : 0;
@@ -1573,7 +1568,7 @@ static void scale_by_pow2(fcd_real *x, fcd_index n, int k) {
 fcd_status fcd__fc_solve_balanced(fcd_system *sink, const fcd__fc_local *p,
                                   const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
                                   fcd__fc_result *res) {
-  int k = balance_exponent(p);
+  int k = fcd__fc_balance_exponent(p->W, 1.0);
   if (k == 0) return fcd__fc_solve(sink, p, o, r, u, res);
   fcd_index nnz = p->W->rowptr[p->m];
   scale_by_pow2(p->W->val, nnz, k);

@@ -555,9 +555,10 @@ static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, int split
     /* the same from the dense Y: all rows at once, or each active contact's d rows */
     if (na == ncontacts(it))
       fcd__la_gemv_rm(0, na * d, nf, 1.0, it->wall.yd, w->rf, 0.0, w->locv);
-    for (fcd_index a = 0; a < na && na < ncontacts(it); a++)
-      fcd__la_gemv_rm(0, d, nf, 1.0, it->wall.yd + w->act[a] * d * nf, w->rf, 0.0,
-                      w->locv + w->act[a] * d);
+    else
+      for (fcd_index a = 0; a < na; a++)
+        fcd__la_gemv_rm(0, d, nf, 1.0, it->wall.yd + w->act[a] * d * nf, w->rf, 0.0,
+                        w->locv + w->act[a] * d);
   } else if (split == SPLIT_HALF) {
     /* u_free = H v_free = Y' z, at the active contacts (the only ones read) */
     for (fcd_index a = 0; a < na; a++)
