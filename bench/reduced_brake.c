@@ -9,7 +9,7 @@
  * and their sum, with the full model's transient beside them.
  *
  *   reduced_brake [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H]
- *                 [--window W] [--full] [--chart [--proj P] [--undamped]] [--long MU [--amp A]]
+ *                 [--window W] [--full] [--modal] [--chart [--proj P] [--undamped]] [--long MU [--amp A]]
  *                 [--shoot] [--follow NPTS]
  *                 [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]
  *
@@ -65,6 +65,8 @@ typedef struct {
   fcd_index mon[3]; /* the monitored node's x, y, z dofs in the integrated system */
   const double *rows[3]; /* or, when set, its displacements as rows over the first nrow */
   fcd_index nrow;
+  const fcd_reduction *red; /* or, when set (--modal), read through it from the full dofs */
+  fcd_index fmon[3];
   double tx, ty;    /* the tangent (the disc's motion) at the node */
   long n, cap;
   double *un, *ut, *fb; /* per step: normal, tangential displacement, braking force */
@@ -78,7 +80,8 @@ static int on_step(void *ud, double t, fcd_index n, const double *u, const doubl
   if (w->n >= w->cap) return 0;
   double ft = 0, x[3];
   for (fcd_index c = 0; c + 2 < nl; c += 3) ft += r[c + 1];
-  for (int d = 0; d < 3; d++) {
+  if (w->red) fcd_reduction_expand_dofs(w->red, u, 3, w->fmon, x);
+  for (int d = 0; d < 3 && !w->red; d++) {
     x[d] = 0;
     if (!w->rows[d]) x[d] = u[w->mon[d]];
     else for (fcd_index k = 0; k < w->nrow; k++) x[d] += w->rows[d][k] * u[k];
@@ -203,13 +206,20 @@ static void print_row(FILE *csv, const char *what, long nmodes, long nkept, doub
 }
 
 typedef struct {
-  int nr, nt, nz, full, chart, proj, undamped, shoot, follow;
+  int nr, nt, nz, full, chart, proj, undamped, shoot, follow, modal;
   double tend, h, window, mu_long, amp;
   long modes[32];
   int nmodes, nscale, ninterface;
   long scale[16], interface[16];
   const char *csv;
 } options;
+
+/* the reduction the options ask for: modal coordinates with --modal */
+static fcd_status reduce(const options *o, fcd_system *sys, fcd_contact_set *cs, long m,
+                         fcd_reduction **red) {
+  return o->modal ? fcd_reduction_create_modal(sys, cs, m, red)
+                  : fcd_reduction_create(sys, cs, m, red);
+}
 
 /* a comma-separated list of integers in [lo, hi] into out (at most cap); returns the count */
 static int int_list(const char *p, const char *name, const char *arg, long lo, long hi,
@@ -224,7 +234,7 @@ static int int_list(const char *p, const char *name, const char *arg, long lo, l
 
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -251,6 +261,8 @@ static void parse(int argc, char **argv, options *o) {
     } else if (!strcmp(argv[i], "--follow") && i + 1 < argc) {
       o->shoot = 1;
       o->follow = (int)bench_int(p, "--follow", argv[++i], 1, 100);
+    } else if (!strcmp(argv[i], "--modal")) {
+      o->modal = 1;
     } else if (!strcmp(argv[i], "--full")) {
       o->full = 1;
     } else if (!strcmp(argv[i], "--chart")) {
@@ -263,7 +275,7 @@ static void parse(int argc, char **argv, options *o) {
       o->csv = argv[++i];
     } else {
       fprintf(stderr, "usage: %s [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H] "
-              "[--window W] [--full] [--chart [--proj P] [--undamped]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
+              "[--window W] [--full] [--modal] [--chart [--proj P] [--undamped]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
       exit(2);
     }
   }
@@ -314,7 +326,7 @@ static void watch_init(watch *w, const brake *b, long cap) {
   fcd_index node = b->m.pin[(size_t)6 * 60 + 5];
   double x = b->m.x[3 * node], y = b->m.x[3 * node + 1], rr = hypot(x, y);
   memset(w, 0, sizeof *w);
-  for (int d = 0; d < 3; d++) w->mon[d] = 3 * node + d;
+  for (int d = 0; d < 3; d++) w->mon[d] = w->fmon[d] = 3 * node + d;
   w->tx = -y / rr;
   w->ty = x / rr;
   w->cap = cap;
@@ -401,7 +413,7 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
                        double fmode, const cycle *ref, FILE *csv) {
   fcd_reduction *red = NULL;
   double t0 = now();
-  fcd_status st = fcd_reduction_create(b2->sys, b2->cs, nmodes, &red);
+  fcd_status st = reduce(o, b2->sys, b2->cs, nmodes, &red);
   double t_red = now() - t0;
   if (st != FCD_OK) {
     fprintf(stderr, "reduction with %ld modes: %s\n", nmodes, fcd_system_last_error(b2->sys));
@@ -419,6 +431,7 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
   double *vt = malloc(sizeof *vt * (size_t)nr), *ar = malloc(sizeof *ar * (size_t)nr);
   watch w;
   watch_init(&w, b2, (long)(o->tend / o->h) + 10);
+  if (o->modal) w.red = red;
   for (int d = 0; d < 3; d++)
     for (fcd_index j = 0; j < nk; j++)
       if (kept[j] == w.mon[d]) w.mon[d] = j;
@@ -652,7 +665,7 @@ static int charts(const options *o) {
   for (int k = 0; k < o->nmodes && st == FCD_OK; k++) {
     fcd_reduction *red = NULL;
     double t0 = now();
-    fcd_status s2 = fcd_reduction_create(b.sys, b.cs, o->modes[k], &red);
+    fcd_status s2 = reduce(o, b.sys, b.cs, o->modes[k], &red);
     double t_red = now() - t0;
     if (s2 == FCD_OK)
       s2 = run_chart(fcd_reduction_system(red), fcd_reduction_contact_set(red), status, slip,
@@ -817,7 +830,7 @@ static int long_run(const options *o) {
                                 &im_full, NULL, NULL);
   /* --full: the same run on the full model, which the reduced one is measured against */
   double t0 = now();
-  if (st == FCD_OK && !o->full) st = fcd_reduction_create(b.sys, b.cs, o->modes[0], &red);
+  if (st == FCD_OK && !o->full) st = reduce(o, b.sys, b.cs, o->modes[0], &red);
   double t_red = now() - t0;
   if (st != FCD_OK) return 1;
   fcd_system *rs = red ? fcd_reduction_system(red) : b.sys;
@@ -865,6 +878,7 @@ static int long_run(const options *o) {
   }
   watch w;
   watch_init(&w, &b, (long)(o->tend / o->h) + 10);
+  if (o->modal) w.red = red;
   for (int d = 0; d < 3; d++)
     for (fcd_index j = 0; j < nk; j++)
       if (kept[j] == w.mon[d]) w.mon[d] = j;
@@ -925,7 +939,7 @@ static int scale_row(const options *o, int nz) {
   if (brake_build(&b, o->nr, o->nt, nz, 0.45) != FCD_OK) return 1;
   fcd_reduction *red = NULL;
   double t0 = now();
-  fcd_status st = fcd_reduction_create(b.sys, b.cs, o->modes[0], &red);
+  fcd_status st = reduce(o, b.sys, b.cs, o->modes[0], &red);
   double t_red = now() - t0;
   if (st != FCD_OK) {
     fprintf(stderr, "scale: %s\n", fcd_system_last_error(b.sys));

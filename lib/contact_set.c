@@ -1,6 +1,7 @@
 /* Contact sets: candidate contacts, their frames, and the contact operator H. */
 #include "model.h"
 #include "geometry.h"
+#include "backend/lapack.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -700,6 +701,25 @@ done:
   return FCD_OK;
 }
 
+/* Rows this long or longer, all over the same consecutive dofs, go to BLAS (its call
+ * costs more than a short row's loop) */
+enum { H_DENSE_MIN = 64 };
+
+static void operator_dense(fcd_contact_set *cs) {
+  const fcd__csr *H = &cs->H;
+  cs->H_d0 = cs->H_dlen = 0;
+  if (H->n == 0) return;
+  fcd_index len = H->rowptr[1] - H->rowptr[0], d0 = len > 0 ? H->col[0] : 0;
+  if (len < H_DENSE_MIN) return;
+  for (fcd_index i = 0; i < H->n; i++) {
+    if (H->rowptr[i + 1] - H->rowptr[i] != len) return;
+    for (fcd_index k = 0; k < len; k++)
+      if (H->col[H->rowptr[i] + k] != d0 + k) return;
+  }
+  cs->H_d0 = d0;
+  cs->H_dlen = len;
+}
+
 fcd_status fcd__contact_set_operator(fcd_contact_set *cs, const fcd__csr **h) {
   if (cs->H_version != cs->version) {
     fcd__csr fresh;
@@ -707,6 +727,7 @@ fcd_status fcd__contact_set_operator(fcd_contact_set *cs, const fcd__csr **h) {
     fcd__csr_clear(&cs->H);
     cs->H = fresh;
     cs->H_version = cs->version;
+    operator_dense(cs);
   }
   *h = &cs->H;
   return FCD_OK;
@@ -721,10 +742,41 @@ fcd_status fcd_contact_set_local(const fcd_contact_set *cs, const fcd_real *x, f
    * build it. */
   const fcd__csr *h;
   FCD_TRY(fcd__contact_set_operator((fcd_contact_set *)(uintptr_t)cs, &h));
+  if (cs->H_dlen > 0) {
+    fcd__la_gemv_rm(0, h->n, cs->H_dlen, 1.0, h->val, x + cs->H_d0, 0.0, y);
+    return FCD_OK;
+  }
   for (fcd_index i = 0; i < h->n; i++) {
     fcd_real s = 0;
     for (fcd_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) s += h->val[k] * x[h->col[k]];
     y[i] = s;
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd__contact_set_local2(const fcd_contact_set *cs, const fcd_real *x1,
+                                   const fcd_real *x2, fcd_real *y1, fcd_real *y2) {
+  const fcd__csr *h;
+  FCD_TRY(fcd__contact_set_operator((fcd_contact_set *)(uintptr_t)cs, &h));
+  fcd_index len = cs->H_dlen, m = h->n;
+  fcd_real *xy = len > 0 ? fcd__malloc_array(2 * (size_t)(len + m), sizeof *xy) : NULL;
+  if (!xy) {
+    FCD_TRY(fcd_contact_set_local(cs, x1, y1));
+    return fcd_contact_set_local(cs, x2, y2);
+  }
+  /* H [x1 x2] as one product: H row-major is H' column-major */
+  memcpy(xy, x1 + cs->H_d0, (size_t)len * sizeof *xy);
+  memcpy(xy + len, x2 + cs->H_d0, (size_t)len * sizeof *xy);
+  fcd_real *yy = xy + 2 * len;
+  int info = fcd__la_gemm_tn(m, 2, len, h->val, xy, yy);
+  if (info == 0) {
+    memcpy(y1, yy, (size_t)m * sizeof *y1);
+    memcpy(y2, yy + m, (size_t)m * sizeof *y2);
+  }
+  fcd__free(xy);
+  if (info != 0) {
+    FCD_TRY(fcd_contact_set_local(cs, x1, y1));
+    return fcd_contact_set_local(cs, x2, y2);
   }
   return FCD_OK;
 }
@@ -737,6 +789,10 @@ fcd_status fcd_contact_set_global(const fcd_contact_set *cs, const fcd_real *r, 
   const fcd__csr *h;
   FCD_TRY(fcd__contact_set_operator((fcd_contact_set *)(uintptr_t)cs, &h));
   memset(f, 0, (size_t)cs->sys->n * sizeof *f);
+  if (cs->H_dlen > 0) {
+    fcd__la_gemv_rm(1, h->n, cs->H_dlen, 1.0, h->val, r, 0.0, f + cs->H_d0);
+    return FCD_OK;
+  }
   for (fcd_index i = 0; i < h->n; i++)
     for (fcd_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) f[h->col[k]] += h->val[k] * r[i];
   return FCD_OK;

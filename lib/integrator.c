@@ -95,6 +95,9 @@ struct fcd_integrator {
    * anew each step before (568 MB at 8,427 directions) */
   fcd_index *wrp, *wci, wdim;
   fcd_index wall_limit;   /* largest m for which the cache is kept */
+  /* the system's pattern and the set's versions at which every contact dof was last
+   * found free (a check over all of H's entries: dense rows make it a step's cost) */
+  uint64_t free_pv, free_csv;
   int split;              /* steps from half solves when the cache and a Cholesky
                            * factor allow (tests turn it off to compare) */
   /* M v, K u, K v, C v of the current state, carried from the step that produced it (the
@@ -507,8 +510,16 @@ static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) 
     lsc = fmax(lsc, fmax(fabs(it->u[i]), fabs(w->tmp[i])));
   }
   for (fcd_index c = 0; c < nc; c++) lsc = fmax(lsc, fabs(it->cs->c[c].gap));
-  fcd_contact_set_local(it->cs, w->tmp, w->locq);
-  fcd_contact_set_local(it->cs, it->v, w->loc0);
+  int dense = it->cs->H_dlen > 0;
+  if (dense) {
+    /* dense rows (a reduced model's modal ones) cost a pass over H each: H u and H v in
+     * one (into law, cleared below), the prediction from them */
+    fcd__contact_set_local2(it->cs, it->u, it->v, w->law, w->loc0);
+    for (fcd_index i = 0; i < m; i++) w->locq[i] = w->law[i] + h * w->loc0[i];
+  } else {
+    fcd_contact_set_local(it->cs, w->tmp, w->locq);
+    fcd_contact_set_local(it->cs, it->v, w->loc0);
+  }
   fcd_index na = 0;
   for (fcd_index c = 0; c < nc; c++) {
     int on = it->ops->activate(w->locq[c * d] - it->cs->c[c].gap, FCD__ACT_TOL * lsc);
@@ -516,8 +527,9 @@ static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) 
     w->mut[c] = it->cs->c[c].mu;
     if (on) w->act[na++] = c;
   }
+  if (it->ops->uses_displacement && dense) memcpy(w->locq, w->law, (size_t)m * sizeof *w->locq);
+  else if (it->ops->uses_displacement) fcd_contact_set_local(it->cs, it->u, w->locq);
   memset(w->law, 0, (size_t)m * sizeof *w->law);
-  if (it->ops->uses_displacement) fcd_contact_set_local(it->cs, it->u, w->locq);
   return na;
 }
 
@@ -1096,7 +1108,11 @@ static fcd_status step_body(fcd_integrator *it, fcd_real h) {
   if (nc > 0) {
     FCD_TRY(fcd__contact_set_operator(it->cs, &H));
     /* dofs may have been prescribed after the contacts were added */
-    FCD_TRY(fcd__contact_dofs_free(sys, H));
+    if (it->free_pv != sys->pattern_version || it->free_csv != it->cs->version) {
+      FCD_TRY(fcd__contact_dofs_free(sys, H));
+      it->free_pv = sys->pattern_version;
+      it->free_csv = it->cs->version;
+    }
     if ((st = step_split(it, &w, H, &split)) != FCD_OK) goto done;
   }
   if ((st = step_free(it, &w, split, &v1_done)) != FCD_OK) goto done;

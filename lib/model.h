@@ -33,6 +33,10 @@ struct fcd_contact_set {
   fcd_real *rw;
   fcd_index nrow, rcap, ecap;
   uint64_t H_version;
+  /* when every row of H holds the same H_dlen > 0 consecutive dofs from H_d0 (contacts
+   * by rows over a reduced model's modal coordinates): its values are a dense row-major
+   * block, which products give to BLAS; H_dlen 0 otherwise */
+  fcd_index H_d0, H_dlen;
   /* integrators hold the set: destroying it while they live only marks it */
   fcd_index children;
   int zombie;
@@ -70,6 +74,9 @@ fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd
                                 fcd_real mu, fcd_index *first, fcd_index *inactive);
 /* takes back the contacts from index n0 on (a batch that failed part way) */
 void fcd__contact_set_truncate(fcd_contact_set *cs, fcd_index n0);
+/* y1 = H x1 and y2 = H x2 (fcd_contact_set_local twice), in one pass over dense rows */
+fcd_status fcd__contact_set_local2(const fcd_contact_set *cs, const fcd_real *x1,
+                                   const fcd_real *x2, fcd_real *y1, fcd_real *y2);
 /* 1 when some contact of the set is given by rows (fcd_contact_set_add_rows) */
 int fcd__contact_set_has_rows(const fcd_contact_set *cs);
 /* a field read, inline: the mesh writer checks a set without calling up into it */

@@ -5,7 +5,7 @@
  * (K_ii phi = omega^2 M_ii phi, the kept dofs clamped, M-normalized). The contact rows act
  * on b only, so the laws, projections and certificates keep acting on physical dofs;
  * only the elastic interior is approximated. The reduced operators T' A T are dense. */
-#include "capabilities.h"
+#include "reduction_private.h"
 #include "backend/lapack.h"
 
 #include <math.h>
@@ -407,26 +407,22 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
 
 /* ---- the public handle: a reduced system and its contacts ---- */
 
-#define FCD_REDUCTION_MAGIC 0x66637264u /* "fcrd" */
-
-struct fcd_reduction {
-  uint32_t magic;
-  fcd_system *full;
-  fcd__cb cb;
-  fcd_system *sys;     /* the reduced system */
-  fcd_contact_set *cs; /* the contacts on it, or NULL */
-  fcd_real *fbuf;      /* the full load, for the projected load's callback */
-};
-
 static int red_valid(const fcd_reduction *r) {
   return r && r->magic == FCD_REDUCTION_MAGIC;
+}
+
+/* the reduced system's dofs: nr, or the modal coordinates' nz */
+static fcd_index red_size(const fcd_reduction *r) {
+  return r->md ? r->md->nz : r->cb.nr;
 }
 
 /* the reduced load at t: the full load projected, T' f(t) */
 static int red_load(void *ud, fcd_real t, fcd_index nr, fcd_real *fr) {
   fcd_reduction *r = ud;
-  if (nr != r->cb.nr || fcd_system_eval_load(r->full, t, r->fbuf) != FCD_OK) return 1;
-  return fcd__la_gemm_tn(nr, 1, r->cb.n, r->cb.T, r->fbuf, fr) != 0;
+  if (nr != red_size(r) || fcd_system_eval_load(r->full, t, r->fbuf) != FCD_OK) return 1;
+  if (!r->md) return fcd__la_gemm_tn(nr, 1, r->cb.n, r->cb.T, r->fbuf, fr) != 0;
+  if (fcd__la_gemm_tn(r->cb.nr, 1, r->cb.n, r->cb.T, r->fbuf, r->md->g) != 0) return 1;
+  return fcd__modal_load(r, r->md->g, fr);
 }
 
 /* the kept prescribed dofs at t: the full system's, which are the same dofs in the same
@@ -472,13 +468,18 @@ static fcd_status red_matrix(fcd_reduction *r, fcd_matrix_kind which, const fcd_
 static fcd_status red_system(fcd_reduction *r) {
   fcd_system *full = r->full;
   const fcd__cb *cb = &r->cb;
-  if (fcd_system_create(cb->nr, &r->sys) != FCD_OK)
+  if (fcd_system_create(red_size(r), &r->sys) != FCD_OK)
     return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced system");
-  FCD_TRY(red_matrix(r, FCD_STIFFNESS, cb->K, 1));
-  FCD_TRY(red_matrix(r, FCD_MASS, cb->M, 1));
-  if (cb->C) FCD_TRY(red_matrix(r, FCD_DAMPING, cb->C, 0));
-  fcd_status st = fcd_system_set_rayleigh(r->sys, full->ray_alpha, full->ray_beta);
-  if (st == FCD_OK && full->nfixed > 0) {
+  fcd_status st = FCD_OK;
+  if (r->md) {
+    FCD_TRY(fcd__modal_system(r));
+  } else {
+    FCD_TRY(red_matrix(r, FCD_STIFFNESS, cb->K, 1));
+    FCD_TRY(red_matrix(r, FCD_MASS, cb->M, 1));
+    if (cb->C) FCD_TRY(red_matrix(r, FCD_DAMPING, cb->C, 0));
+    st = fcd_system_set_rayleigh(r->sys, full->ray_alpha, full->ray_beta);
+  }
+  if (st == FCD_OK && full->nfixed > 0 && !r->md) {
     fcd_index *kf = fcd__malloc_array((size_t)full->nfixed, sizeof *kf);
     fcd_real *kv = fcd__malloc_array((size_t)full->nfixed, sizeof *kv);
     if (!kf || !kv) {
@@ -559,12 +560,13 @@ void fcd_reduction_destroy(fcd_reduction *r) {
   fcd_system_destroy(r->sys);
   fcd__cb_clear(&r->cb);
   fcd__free(r->fbuf);
+  fcd__modal_free(r->md);
   fcd__system_release(r->full);
   fcd__free(r);
 }
 
-fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
-                                fcd_reduction **out) {
+static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes, int modal,
+                             fcd_reduction **out) {
   FCD_CHECK_SYS(sys);
   if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: out is NULL");
   *out = NULL;
@@ -577,14 +579,25 @@ fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index 
   r->full = sys;
   fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
   fcd_status st = fcd__cb_build(sys, cs, nmodes, 0, &r->cb);
+  if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
   if (st == FCD_OK) st = red_system(r);
-  if (st == FCD_OK && cs) st = red_contacts(r, cs);
+  if (st == FCD_OK && cs) st = modal ? fcd__modal_contacts(r, cs) : red_contacts(r, cs);
   if (st != FCD_OK) {
     fcd_reduction_destroy(r);
     return st;
   }
   *out = r;
   return FCD_OK;
+}
+
+fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                                fcd_reduction **out) {
+  return red_create(sys, cs, nmodes, 0, out);
+}
+
+fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                                      fcd_reduction **out) {
+  return red_create(sys, cs, nmodes, 1, out);
 }
 
 fcd_system *fcd_reduction_system(const fcd_reduction *r) {
@@ -601,6 +614,13 @@ fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_
     return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand: %s is NULL",
                     !xr ? "xr" : "x");
   const fcd__cb *cb = &r->cb;
+  fcd_real *y = NULL;
+  if (r->md) { /* the Craig-Bampton coordinates first */
+    if (!(y = fcd__malloc_array((size_t)cb->nr + (size_t)r->md->nf + 1, sizeof *y)))
+      return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_expand");
+    fcd__modal_to_cb(r, xr, y, y + cb->nr);
+    xr = y;
+  }
   memset(x, 0, (size_t)cb->n * sizeof *x);
   for (fcd_index k = 0; k < cb->nr; k++) {
     const fcd_real *t = cb->T + k * cb->n;
@@ -610,7 +630,63 @@ fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_
   }
   /* the kept dofs exactly: T is the identity there */
   for (fcd_index j = 0; j < cb->nb; j++) x[cb->bdofs[j]] = xr[j];
+  fcd__free(y);
   return FCD_OK;
+}
+
+/* the position of full dof d among the kept dofs (ascending), or -1 */
+static fcd_index kept_place(const fcd__cb *cb, fcd_index d) {
+  fcd_index lo = 0, hi = cb->nb;
+  while (lo < hi) {
+    fcd_index mid = lo + (hi - lo) / 2;
+    if (cb->bdofs[mid] < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < cb->nb && cb->bdofs[lo] == d ? lo : -1;
+}
+
+/* an interior dof's entry: T's row times the Craig-Bampton coordinates, made from modal
+ * ones once (*y, nr + nf, allocated on first use) */
+static fcd_status interior_entry(const fcd_reduction *r, const fcd_real *xr, fcd_index d,
+                                 fcd_real **y, fcd_real *x) {
+  const fcd__cb *cb = &r->cb;
+  const fcd_real *u = xr;
+  if (r->md) {
+    if (!*y) {
+      if (!(*y = fcd__malloc_array((size_t)cb->nr + (size_t)r->md->nf + 1, sizeof **y)))
+        return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_expand_dofs");
+      fcd__modal_to_cb(r, xr, *y, *y + cb->nr);
+    }
+    u = *y;
+  }
+  fcd_real s = 0;
+  for (fcd_index j = 0; j < cb->nr; j++) s += cb->T[j * cb->n + d] * u[j];
+  *x = s;
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
+                                     fcd_index ndofs, const fcd_index *dofs, fcd_real *x) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (ndofs < 0 || (ndofs > 0 && (!xr || !dofs || !x)))
+    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand_dofs: %s",
+                    ndofs < 0 ? "ndofs is negative" : !xr ? "xr is NULL"
+                                                      : !dofs ? "dofs is NULL" : "x is NULL");
+  const fcd__cb *cb = &r->cb;
+  for (fcd_index k = 0; k < ndofs; k++)
+    if (dofs[k] < 0 || dofs[k] >= cb->n)
+      return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand_dofs: dofs[%lld] = %lld "
+                      "is not a dof of the full system (0 to %lld)", (long long)k,
+                      (long long)dofs[k], (long long)cb->n - 1);
+  fcd_real *y = NULL;
+  fcd_status st = FCD_OK;
+  for (fcd_index k = 0; k < ndofs && st == FCD_OK; k++) {
+    fcd_index p = kept_place(cb, dofs[k]);
+    if (p >= 0) x[k] = r->md ? fcd__modal_entry(r, p, xr) : xr[p];
+    else st = interior_entry(r, xr, dofs[k], &y, x + k);
+  }
+  fcd__free(y);
+  return st;
 }
 
 fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept, fcd_index *nmodes,
@@ -629,17 +705,9 @@ fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept, fcd_
 /* q = Phi' M (x - T_b x_b): the M-orthogonal projection of the interior's departure from
  * the constraint modes' static shape onto the (M-normalized) modes. Phi is zero on the
  * kept dofs, so only M's interior rows count, and restrict(expand(xr)) = xr. */
-fcd_status fcd_reduction_restrict(const fcd_reduction *r, const fcd_real *x, fcd_real *xr) {
-  if (!red_valid(r)) return FCD_E_INVALID_ARG;
-  if (!x || !xr)
-    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_restrict: %s is NULL",
-                    !x ? "x" : "xr");
+static fcd_status cb_restrict(const fcd_reduction *r, const fcd_real *x, fcd_real *xr) {
   const fcd__cb *cb = &r->cb;
   fcd_index n = cb->n;
-  for (fcd_index i = 0; i < n; i++)
-    if (!isfinite(x[i]))
-      return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_restrict: x[%lld] is not "
-                      "finite", (long long)i);
   for (fcd_index j = 0; j < cb->nb; j++) xr[j] = x[cb->bdofs[j]];
   if (cb->m == 0) return FCD_OK;
   fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
@@ -665,6 +733,24 @@ fcd_status fcd_reduction_restrict(const fcd_reduction *r, const fcd_real *x, fcd
   return info == 0 ? FCD_OK
                    : fcd__err(r->full, FCD_E_UNSUPPORTED, "reduction_restrict: %lld dofs are "
                               "beyond BLAS' int indices", (long long)n);
+}
+
+fcd_status fcd_reduction_restrict(const fcd_reduction *r, const fcd_real *x, fcd_real *xr) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (!x || !xr)
+    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_restrict: %s is NULL",
+                    !x ? "x" : "xr");
+  for (fcd_index i = 0; i < r->cb.n; i++)
+    if (!isfinite(x[i]))
+      return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_restrict: x[%lld] is not "
+                      "finite", (long long)i);
+  if (!r->md) return cb_restrict(r, x, xr);
+  fcd_real *y = fcd__malloc_array((size_t)r->cb.nr + 1, sizeof *y);
+  fcd_status st = y ? cb_restrict(r, x, y)
+                    : fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_restrict");
+  if (st == FCD_OK) st = fcd__modal_from_cb(r, y, xr);
+  fcd__free(y);
+  return st;
 }
 
 /* The interior rows of M a + C v + K u - f(t) (C with its Rayleigh terms) at the expanded
@@ -715,7 +801,7 @@ fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t, const fcd_
   const fcd_real *xr[3] = {ur, vr, ar};
   static const char *const xname[3] = {"ur", "vr", "ar"};
   for (int q = 0; q < 3; q++)
-    for (fcd_index k = 0; xr[q] && k < cb->nr; k++)
+    for (fcd_index k = 0; xr[q] && k < red_size(r); k++)
       if (!isfinite(xr[q][k]))
         return fcd__err(full, FCD_E_INVALID_ARG, "reduction_residual: %s[%lld] is not finite",
                         xname[q], (long long)k);

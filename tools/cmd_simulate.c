@@ -22,9 +22,10 @@ typedef struct {
   const fcd_index *mon;  /* --monitor's dofs, a column u_DOF each (integrated numbering) */
   fcd_index nmon;
   /* with --reduce: the last two states (ua the newest), for the indicator, and the
-   * monitored dofs' places among the kept dofs */
+   * reduction the monitored dofs are read through (their values in monv) */
   double *ua, *va, *ub, *vb, ta, tb;
-  fcd_index *monr;
+  const fcd_reduction *rmon;
+  double *monv;
   /* --series: the series (rank 0), a frame every `every` steps; with --reduce the frames
    * are expanded to the full model in su, sv; sst the contacts' statuses */
   fcd_series *series;
@@ -190,7 +191,10 @@ static int sim_observer(void *ud, fcd_real t, fcd_index n, const fcd_real *u, co
           e.potential, e.external_work, e.damping_dissipation, e.friction_dissipation,
           e.impact_dissipation, e.numerical_dissipation, (long long)c->open,
           (long long)c->stick, (long long)c->slip);
-  for (fcd_index k = 0; k < s->nmon; k++) fprintf(s->csv, ",%.12g", u[s->mon[k]]);
+  if (s->rmon && fcd_reduction_expand_dofs(s->rmon, u, s->nmon, s->mon, s->monv) != FCD_OK)
+    return 1;
+  for (fcd_index k = 0; k < s->nmon; k++)
+    fprintf(s->csv, ",%.12g", s->rmon ? s->monv[k] : u[s->mon[k]]);
   fputc('\n', s->csv);
   if (s->ua) {
     double *x = s->ub, *y = s->vb;
@@ -238,6 +242,7 @@ static const cli_opt simulate_opts[] = {
     {CLI_AMPLITUDE, "A", 0, "the perturbation's amplitude (default 1e-6)"},
     {CLI_NEV, "N", 0, "eigenvalues of that analysis on a sparse pencil (default its own)"},
     {CLI_REDUCE, "MODES", 0, "integrate a reduced model: the contact dofs kept, MODES fixed-interface modes"},
+    {CLI_MODAL, "", 0, "with --reduce: in the modes of the reduced pencil (the same model, a faster step)"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/final.vtk, the last displacement, velocity, contact status"},
     {CLI_VTK_BINARY, "", 0, "with --vtk: the BINARY legacy form (exact values, 8 bytes each)"},
@@ -255,9 +260,12 @@ const cli_command cli_simulate = {
     "u0 + A Re(phi) and v0 + A Re(lambda phi), so that the transient's growth can be\n"
     "checked against Re(lambda). --reduce MODES integrates a Craig-Bampton reduction of the\n"
     "model (docs/reduction.md): the contact dofs and the moving prescribed ones kept, MODES\n"
-    "fixed-interface modes; the start is restricted to it, --monitor takes kept dofs, the\n"
-    "final state is expanded, and the summary adds the reduction's a-posteriori indicator\n"
-    "(the full equations' interior residual at the last step). --series DIR writes the\n"
+    "fixed-interface modes; the start is restricted to it, --monitor takes kept dofs (any\n"
+    "dof with --modal), the final state is expanded, and the summary adds the reduction's\n"
+    "a-posteriori indicator (the full equations' interior residual at the last step).\n"
+    "--modal integrates the same reduced model in the modes of its pencil (identity mass,\n"
+    "diagonal stiffness: a step's cost is the contacts'), the moving prescribed dofs one\n"
+    "shape coordinate; not with a prescribed function. --series DIR writes the\n"
     "motion as a ParaView time series (docs/file-formats.md): DIR/series.pvd lists a\n"
     "DIR/series-K.vtu per frame (the start, then every --every steps) with displacement,\n"
     "velocity and the contact fields (status, gap, slip velocity, reactions); ParaView\n"
@@ -296,6 +304,10 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
     }
   } else if (o->state) {
     fprintf(stderr, "fcd: --state goes with --perturb-mode\n");
+    return 2;
+  }
+  if (o->modal && o->reduce < 0) {
+    fprintf(stderr, "fcd: --modal goes with --reduce\n");
     return 2;
   }
   if (o->reduce >= 0 && cli_nranks > 1) {
@@ -338,33 +350,36 @@ static fcd_status sim_integrator(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   return st;
 }
 
-/* --reduce: the reduction of (sys, cs), the start restricted to it (u, v become the
- * reduced start, their first nr entries), the monitored dofs renumbered (kept dofs only)
- * and the observer's buffers for the last two states */
+/* --reduce: the reduction of (sys, cs) (modal coordinates with --modal), the start
+ * restricted to it (u, v become the reduced start, their first nr entries), the
+ * monitored dofs read through it (Craig-Bampton coordinates: kept dofs only, to keep
+ * the interior's expansion out of every step) and the observer's buffers for the last
+ * two states */
 static fcd_status sim_reduce(fcd_system *sys, fcd_contact_set *cs, const options *o,
                              double *u, double *v, const fcd_index *mon, fcd_index nmon,
                              fcd_reduction **red, sim_ctx *ctx, int *usage) {
-  fcd_status st = fcd_reduction_create(sys, cs, o->reduce, red);
-  fcd_index nk = 0, nm = 0;
+  fcd_status st = o->modal ? fcd_reduction_create_modal(sys, cs, o->reduce, red)
+                           : fcd_reduction_create(sys, cs, o->reduce, red);
+  fcd_index nk = 0, nm = 0, nr = 0;
   double fmax = 0;
   if (st == FCD_OK) st = fcd_reduction_get_info(*red, &nk, &nm, &fmax, NULL);
+  if (st == FCD_OK) nr = fcd_system_ndofs(fcd_reduction_system(*red));
   fcd_index *kept = st == FCD_OK ? malloc(((size_t)nk + 1) * sizeof *kept) : NULL;
-  double *xr = st == FCD_OK ? malloc(((size_t)(nk + nm) + 1) * sizeof *xr) : NULL;
+  double *xr = st == FCD_OK ? malloc(((size_t)nr + 1) * sizeof *xr) : NULL;
   if (st == FCD_OK && (!kept || !xr)) st = FCD_E_NOMEM;
   if (st == FCD_OK) st = fcd_reduction_get_info(*red, NULL, NULL, NULL, kept);
-  if (st == FCD_OK && !(ctx->monr = malloc(((size_t)nmon + 1) * sizeof *ctx->monr)))
+  if (st == FCD_OK && !(ctx->monv = malloc(((size_t)nmon + 1) * sizeof *ctx->monv)))
     st = FCD_E_NOMEM;
-  for (fcd_index k = 0; k < nmon && st == FCD_OK; k++) {
+  ctx->rmon = st == FCD_OK && nmon > 0 ? *red : NULL;
+  for (fcd_index k = 0; k < nmon && st == FCD_OK && !o->modal; k++) {
     fcd_index j = 0;
     while (j < nk && kept[j] != mon[k]) j++;
     if (j == nk) {
       fprintf(stderr, "fcd: --monitor with --reduce takes kept dofs (a contact's, or a "
-              "moving prescribed one); dof %lld is in the reduced interior\n",
-              (long long)mon[k]);
+              "moving prescribed one), or any with --modal; dof %lld is in the reduced "
+              "interior\n", (long long)mon[k]);
       *usage = 1;
       st = FCD_E_INVALID_ARG;
-    } else {
-      ctx->monr[k] = j;
     }
   }
   /* the full start as the full integrator takes it: the prescribed dofs at their values
@@ -384,20 +399,20 @@ static fcd_status sim_reduce(fcd_system *sys, fcd_contact_set *cs, const options
   free(fu);
   free(fv);
   if (st == FCD_OK) st = fcd_reduction_restrict(*red, u, xr);
-  if (st == FCD_OK) memcpy(u, xr, (size_t)(nk + nm) * sizeof *u);
+  if (st == FCD_OK) memcpy(u, xr, (size_t)nr * sizeof *u);
   if (st == FCD_OK) st = fcd_reduction_restrict(*red, v, xr);
-  if (st == FCD_OK) memcpy(v, xr, (size_t)(nk + nm) * sizeof *v);
+  if (st == FCD_OK) memcpy(v, xr, (size_t)nr * sizeof *v);
   if (st == FCD_OK) {
-    size_t nr = (size_t)(nk + nm) + 1;
-    ctx->ua = calloc(nr, sizeof *ctx->ua);
-    ctx->va = calloc(nr, sizeof *ctx->va);
-    ctx->ub = calloc(nr, sizeof *ctx->ub);
-    ctx->vb = calloc(nr, sizeof *ctx->vb);
+    ctx->ua = calloc((size_t)nr + 1, sizeof *ctx->ua);
+    ctx->va = calloc((size_t)nr + 1, sizeof *ctx->va);
+    ctx->ub = calloc((size_t)nr + 1, sizeof *ctx->ub);
+    ctx->vb = calloc((size_t)nr + 1, sizeof *ctx->vb);
     if (!ctx->ua || !ctx->va || !ctx->ub || !ctx->vb) st = FCD_E_NOMEM;
   }
   if (st == FCD_OK)
-    printf("reduced: kept_dofs=%lld modes=%lld max_mode_hz=%.6g reduced_dofs=%lld\n",
-           (long long)nk, (long long)nm, fmax, (long long)(nk + nm));
+    printf("reduced: kept_dofs=%lld modes=%lld max_mode_hz=%.6g reduced_dofs=%lld "
+           "coordinates=%s\n", (long long)nk, (long long)nm, fmax, (long long)nr,
+           o->modal ? "modal" : "craig-bampton");
   free(kept);
   free(xr);
   return st;
@@ -406,9 +421,7 @@ static fcd_status sim_reduce(fcd_system *sys, fcd_contact_set *cs, const options
 /* the indicator at the last step's theta point (u, v averaged, a the velocity change over
  * the step): the full equations' interior residual (fcd_reduction_residual) */
 static fcd_status sim_reduced_summary(const fcd_reduction *red, const sim_ctx *ctx) {
-  fcd_index nk = 0, nm = 0;
-  fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
-  fcd_index nr = nk + nm;
+  fcd_index nr = fcd_system_ndofs(fcd_reduction_system(red));
   double h = ctx->ta - ctx->tb, rel = 0;
   if (!(h > 0)) return FCD_OK; /* fewer than two states seen */
   double *ut = malloc(((size_t)nr + 1) * sizeof *ut), *vt = malloc(((size_t)nr + 1) * sizeof *vt);
@@ -538,7 +551,7 @@ static void sim_ctx_free(sim_ctx *ctx, const char *dir) {
   free(ctx->va);
   free(ctx->ub);
   free(ctx->vb);
-  free(ctx->monr);
+  free(ctx->monv);
 }
 
 /* the run and its outputs, the history open (csv, hist on rank 0); the exit status */
@@ -553,7 +566,7 @@ static int sim_advance(const options *o, fcd_system *sys, fcd_integrator *it,
   ctx->t_end = o->t_end;
   ctx->tty = isatty(2) && o->t_end / o->dt > 2000;
   ctx->last_pct = -1;
-  ctx->mon = red ? ctx->monr : mon;
+  ctx->mon = mon;
   ctx->nmon = nmon;
   fcd_integrator_set_observer(it, sim_observer, ctx);
   fcd_status st = fcd_integrator_advance(it, o->t_end);

@@ -51,6 +51,38 @@ typedef struct fcd_reduction fcd_reduction;
 FCD_API fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs,
                                         fcd_index nmodes, fcd_reduction **out);
 
+/** fcd_reduction_create in modal coordinates: the same reduced model (the same basis:
+ *  its answers are fcd_reduction_create's to round-off) with the modes of its reduced
+ *  pencil as unknowns (K_r psi = lambda M_r psi, M_r-normalized, ascending; one dense
+ *  eigen-solve more). Its mass is the identity, its stiffness diag(lambda), Rayleigh
+ *  damping diagonal with them, and an assembled damping matrix that the modes
+ *  diagonalize (proportional to M and K, to 1e-9 of its largest entry) is stored
+ *  diagonal too; any other keeps its dense block. A time integrator's products and
+ *  solves then cost O(n) a step and the dense work left is the contacts': each contact
+ *  is given by rows (fcd_contact_set_add_rows) that weigh every mode, whose local
+ *  velocities and gaps are the kept dofs' own, so the laws and certificates act on them
+ *  as before. Kept dofs prescribed at constant values (no prescribed function) become one
+ *  coordinate, the first, prescribed to 1, whose shape is their values; the others
+ *  follow in the order of their eigenvalues: fcd_system_ndofs of the reduced system is
+ *  nkept + nmodes less the moving prescribed dofs, plus one when there are any. Go
+ *  between vectors through fcd_reduction_restrict, fcd_reduction_expand and
+ *  fcd_reduction_expand_dofs, which follow the coordinates (a kept dof is no entry of a
+ *  modal vector). For the integrators, the equilibria and shooting; the friction-
+ *  linearized stability needs a dof of each slipping contact's own, which modal rows do
+ *  not have, and refuses them (FCD_E_SINGULAR, by name): analyse stability in
+ *  fcd_reduction_create's coordinates. A prescribed function (fcd_system_set_prescribed_fn)
+ *  is refused (FCD_E_UNSUPPORTED): its dofs would not move as one shape.
+ *  @param sys the full system, as for fcd_reduction_create
+ *  @param cs the contact set whose dofs are kept, or NULL
+ *  @param nmodes the fixed-interface modes kept
+ *  @param out receives the reduction, owned by the caller; NULL on failure
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_INVALID_ARG, FCD_E_NOMEM,
+ *      FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE,
+ *      FCD_E_UNSUPPORTED
+ *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs,
+                                              fcd_index nmodes, fcd_reduction **out);
+
 /** Frees the reduction, its system and its contact set (NULL is a no-op). Analyses made
  *  from the reduced system must be destroyed first.
  *  @param r the reduction
@@ -71,18 +103,36 @@ FCD_API fcd_system *fcd_reduction_system(const fcd_reduction *r);
 FCD_API fcd_contact_set *fcd_reduction_contact_set(const fcd_reduction *r);
 
 /** The full vector of a reduced one: @p x = T @p xr (displacements, velocities,
- *  accelerations alike), the kept dofs' entries exactly those of @p xr.
+ *  accelerations alike), the kept dofs' entries exactly those of @p xr (in modal
+ *  coordinates, x = T S @p xr, S the modes and the prescribed dofs' shape).
  *  @param r the reduction
  *  @param xr the reduced vector, nkept + nmodes entries
  *  @param x receives the full vector, the full system's ndofs entries
- *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
  *  @since 0.1 */
 FCD_API fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr,
                                         fcd_real *x);
 
+/** Some entries of the full vector of a reduced one, as fcd_reduction_expand would give
+ *  them, without the whole expansion: O(nkept + nmodes) for each kept dof (a monitored
+ *  contact node at every step), O((nkept + nmodes)^2) once plus that for interior ones.
+ *  @param r the reduction
+ *  @param xr the reduced vector, nkept + nmodes entries
+ *  @param ndofs the number of entries wanted, >= 0
+ *  @param dofs their full dof numbers, 0 to the full system's ndofs - 1
+ *  @param x receives them, ndofs entries
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
+                                             fcd_index ndofs, const fcd_index *dofs,
+                                             fcd_real *x);
+
 /** The reduced coordinates of a full vector: the kept dofs' entries copied, the modal
  *  coordinates the M-orthogonal projection of the interior's departure from the
- *  constraint modes' static shape onto the modes (q = Phi' M (x - T_b x_b)). For any
+ *  constraint modes' static shape onto the modes (q = Phi' M (x - T_b x_b)); in modal
+ *  coordinates (fcd_reduction_create_modal) from those, y: the shape coordinate by least
+ *  squares on the prescribed dofs, the modes' by Psi' M_r y on the others (so that
+ *  restricting an expansion gives it back here too). For any
  *  reduced vector, restricting its expansion gives it back; a full state outside the
  *  basis (the full model's equilibrium plus a full mode, say) gets its best
  *  representation in the mass norm. Starts a reduced transient from a full state.
@@ -116,7 +166,7 @@ FCD_API fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t,
 
 /** What the reduction kept: @p nkept physical dofs, @p nmodes modal coordinates (the
  *  fixed-interface modes and the static correction of a constant interior load, if
- *  any: the reduced system has nkept + nmodes dofs), the highest fixed-interface mode's
+ *  any: the reduced system has nkept + nmodes dofs, in Craig-Bampton coordinates), the highest fixed-interface mode's
  *  frequency @p max_freq_hz (0 without modes); @p kept (may be NULL)
  *  receives the full numbers of the kept dofs, nkept entries, increasing. Any output
  *  may be NULL.

@@ -199,6 +199,8 @@ for _name, _res, _args in [
     ("fcd_contact_set_add_rigid_n", _st, [_p, _index, _pindex, _preal, _preal, _preal, _preal,
                                           _preal, _pindex]),
     ("fcd_reduction_create", _st, [_p, _p, _index, _C.POINTER(_p)]),
+    ("fcd_reduction_create_modal", _st, [_p, _p, _index, _C.POINTER(_p)]),
+    ("fcd_reduction_expand_dofs", _st, [_p, _preal, _index, _pindex, _preal]),
     ("fcd_reduction_destroy", None, [_p]),
     ("fcd_reduction_system", _p, [_p]),
     ("fcd_reduction_contact_set", _p, [_p]),
@@ -1157,19 +1159,27 @@ class Reduction(_Owner):
     analysis accepts; they belong to this object, which they keep alive. ``expand`` and
     ``restrict`` map vectors between the full and the reduced dofs, ``residual`` is the
     a-posteriori indicator. ``nmodes`` counts the modal coordinates: the modes plus the
-    static correction of a constant interior load, if any."""
+    static correction of a constant interior load, if any. ``modal=True`` gives the same
+    model in the modes of its reduced pencil (fcd_reduction_create_modal: identity mass,
+    diagonal stiffness, a step in O(n) but for the contacts; not for the stability
+    analysis); ``ndofs`` is then the reduced system's size, and vectors go through
+    ``expand``, ``expand_dofs`` and ``restrict``."""
     _destroy = "fcd_reduction_destroy"
 
-    def __init__(self, system, contacts=None, modes=0):
+    def __init__(self, system, contacts=None, modes=0, modal=False):
         if not isinstance(system, System):
             raise TypeError("system must be an fcd.System")
         if contacts is not None and not isinstance(contacts, ContactSet):
             raise TypeError("contacts must be an fcd.ContactSet or None")
         m = _int(modes, "modes", 0)
+        if not isinstance(modal, (bool, _np.bool_)):
+            raise TypeError("modal: expected a bool, got %s" % type(modal).__name__)
         self._full, self._full_contacts, self._sysh = system, contacts, system._h
         h = _p()
-        self._check(_f["fcd_reduction_create"](system._h, contacts._h if contacts is not None
-                                               else None, m, _C.byref(h)))
+        create = _f["fcd_reduction_create_modal" if modal else "fcd_reduction_create"]
+        self._check(create(system._h, contacts._h if contacts is not None else None, m,
+                           _C.byref(h)))
+        self.modal = bool(modal)
         self._h = h
         nk, nm, fx = _index(0), _index(0), _real(0)
         self._check(_f["fcd_reduction_get_info"](h, _C.byref(nk), _C.byref(nm), _C.byref(fx),
@@ -1178,7 +1188,7 @@ class Reduction(_Owner):
         kept = _np.zeros(self.nkept, dtype=_np.int64)
         self._check(_f["fcd_reduction_get_info"](h, None, None, None, _pi(kept)))
         self.kept = kept
-        self.ndofs = self.nkept + self.nmodes
+        self.ndofs = int(_f["fcd_system_ndofs"](_f["fcd_reduction_system"](h)))
         # the reduced system and contacts: handles the reduction owns, wrapped without a
         # destructor and holding this object, so that it outlives every analysis on them
         rs = System.__new__(System)
@@ -1205,6 +1215,15 @@ class Reduction(_Owner):
         a = _real_array(xr, "xr", (self.ndofs,))
         x = _np.zeros(self._full.ndofs)
         self._check(_f["fcd_reduction_expand"](self._h, _pr(a), _pr(x)))
+        return x
+
+    def expand_dofs(self, xr, dofs):
+        """Entries ``dofs`` (full numbers) of the full vector of a reduced one, without
+        the whole expansion (a monitored node at every step)."""
+        a = _real_array(xr, "xr", (self.ndofs,))
+        d = _index_array(dofs, "dofs")
+        x = _np.zeros(d.shape[0])
+        self._check(_f["fcd_reduction_expand_dofs"](self._h, _pr(a), d.shape[0], _pi(d), _pr(x)))
         return x
 
     def restrict(self, x):

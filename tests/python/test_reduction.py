@@ -113,3 +113,47 @@ def test_reduction_keeps_its_analyses_working_and_refuses_bad_input():
     assert e.value.name == "FCD_E_INVALID_ARG" and "interior has" in str(e.value)
     with pytest.raises(TypeError):
         fcd.Reduction(K, cs, 3)
+
+
+def test_modal_coordinates_are_the_same_model():
+    """fcd.Reduction(..., modal=True): with every mode kept the modal stiffness' diagonal
+    is scipy's spectrum of the free dofs (the top, pressed at a constant value, becomes
+    one prescribed shape coordinate), the mass the identity there; a transient through it
+    is the Craig-Bampton one in other coordinates; expand_dofs is expand's entries."""
+    K, M, top, bottom, sys, cs = block_on_flat()
+    n = K.shape[0]
+    Kd = K.toarray() if hasattr(K, "toarray") else K
+    Md = M.toarray() if hasattr(M, "toarray") else M
+    fixed = [2 * p + 1 for p in top]
+    free = [i for i in range(n) if i not in fixed]
+    full = free_pencil_values(Kd, Md, free)
+    interior = n - (2 * len(bottom) + len(top))
+    red = fcd.Reduction(sys, cs, interior, modal=True)
+    assert red.modal and red.ndofs == len(free) + 1
+    Kz = red.system.matrix("stiffness").toarray()
+    Mz = red.system.matrix("mass").toarray()
+    assert np.array_equal(Mz[1:, 1:], np.eye(len(free)))
+    assert np.count_nonzero(Kz[1:, 1:] - np.diag(np.diag(Kz)[1:])) == 0
+    lam = np.sort(np.diag(Kz)[1:])
+    assert np.max(np.abs(lam - full)) <= 1e-9 * full[-1]
+    red.close()
+    u0 = np.zeros(n)
+    v0 = np.zeros(n)
+    v0[0::2] = 0.05
+    for p in top:
+        u0[2 * p + 1] = -1e-3
+        v0[2 * p] = v0[2 * p + 1] = 0.0
+    ends = []
+    for modal in (False, True):
+        r = fcd.Reduction(sys, cs, 8, modal=modal)
+        ri = fcd.Integrator(r.system, r.contacts, "moreau-jean", step=2e-3, tolerance=1e-13)
+        ri.set_state(0.0, r.restrict(u0), r.restrict(v0))
+        ri.advance(0.05)
+        _, ur, _ = ri.state
+        ends.append(r.expand(ur))
+        some = [0, 5, n - 1, 2 * bottom[1]]
+        assert np.allclose(r.expand_dofs(ur, some), ends[-1][some], rtol=0,
+                           atol=1e-14 * np.max(np.abs(ends[-1])))
+    assert np.max(np.abs(ends[1] - ends[0])) <= 1e-9 * np.max(np.abs(ends[0]))
+    with pytest.raises(TypeError):
+        fcd.Reduction(sys, cs, 8, modal=1)

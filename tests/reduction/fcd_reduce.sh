@@ -4,8 +4,9 @@
 # with every interior mode kept (738) the reduced model is the full one in other
 # coordinates, so its history (energy ledger, contact counts, monitored dofs, printed to
 # 10 digits) is the full run's to 1e-8 and its indicator round-off; with fewer modes the
-# run completes and its indicator shows the truncation; a monitored interior dof is a
-# usage error, more modes than interior dofs an error that names the count.
+# run completes and its indicator shows the truncation; --modal gives the same histories
+# (the same model in other coordinates) and monitors any dof; a monitored interior dof
+# is otherwise a usage error, more modes than interior dofs an error that names the count.
 # usage: fcd_reduce.sh FCD TEST_DISTRIBUTED
 set -u
 fcd=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -54,6 +55,27 @@ for m in 20 100 400; do
   awk -v a="$i" 'BEGIN { exit !(a + 0 > 1e-6) }' ||
     { echo "--reduce $m: the indicator $i does not show the truncation"; exit 1; }
 done
+# --modal: the same model in its pencil's modes (the top's 82 moving dofs one shape
+# coordinate: 902 - 82 + 1 unknowns), the full run's history with every mode kept, and
+# any dof monitored (500 is in the interior)
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 738 --modal --out mall.csv > mall.txt || { cat mall.txt; echo "modal run (every mode) failed"; exit 1; }
+grep -q '^reduced: kept_dofs=164 modes=738 .* reduced_dofs=821 coordinates=modal' mall.txt ||
+  { cat mall.txt; echo "expected 821 modal coordinates"; exit 1; }
+same full.csv mall.csv 1e-8 || { echo "every mode kept, modal: the history differs from the full run's"; exit 1; }
+ia=$(ind mall.txt)
+awk -v a="$ia" 'BEGIN { exit !(a + 0 <= 1e-10) }' || { echo "modal indicator with every mode: $ia"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 20 --out c20.csv > c20.txt || { cat c20.txt; echo "--reduce 20 failed"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 20 --modal --out m20.csv > m20.txt || { cat m20.txt; echo "--reduce 20 --modal failed"; exit 1; }
+same c20.csv m20.csv 1e-8 || { echo "20 modes: modal and Craig-Bampton coordinates differ"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 20 --modal --monitor 1,500 --out m500.csv > m500.txt ||
+  { cat m500.txt; echo "--modal with an interior dof monitored failed"; exit 1; }
+head -1 m500.csv | grep -q ',u_500$' || { head -1 m500.csv; echo "no column u_500"; exit 1; }
+"$fcd" simulate --mass M.mtx --stiffness K.mtx --contacts contacts.txt --dt 1e-3 --t-end 0.01 --modal --out bad.csv > bad.txt 2> bad.err; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--modal goes with --reduce" bad.err || { cat bad.err; echo "--modal alone: exit $rc"; exit 1; }
 # shellcheck disable=SC2086
 "$fcd" simulate $margs --reduce 20 --monitor 500 --out bad.csv > bad.txt 2> bad.err; rc=$?
 [ $rc -eq 2 ] || { echo "a monitored interior dof: exit $rc, expected 2"; exit 1; }

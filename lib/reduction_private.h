@@ -1,0 +1,50 @@
+/* The reduced model's handle, shared by reduction.c (the Craig-Bampton basis and the
+ * handle's functions) and reduction_modal.c (its modal coordinates). */
+#ifndef FCD_LIB_REDUCTION_PRIVATE_H
+#define FCD_LIB_REDUCTION_PRIVATE_H
+
+#include "capabilities.h"
+
+/* Modal coordinates (fcd_reduction_create_modal): the Craig-Bampton coordinates y (nr)
+ * split into the moving prescribed dofs P (np, constant values up) and the others F
+ * (nf); y_P = up s, y_F = Psi q, with Psi the modes of (K_FF, M_FF) (nf x nf,
+ * column-major, M_FF-normalized). The reduced system's dofs are z = [s; q] (s, a dof
+ * prescribed to 1, only when np > 0: shape = 1), nz = shape + nf of them. */
+typedef struct {
+  fcd_index nf, np, shape, nz;
+  fcd_index *fpos; /* the F coordinates' places in y, nf */
+  fcd_index *ppos; /* the P coordinates' places in y, np */
+  fcd_index *fof;  /* a place in y -> its position in F, or -1 (nr) */
+  fcd_real *up;    /* the prescribed values, np */
+  fcd_real *Psi;
+  fcd_real *g; /* the load's scratch: T' f, then its F part (2 nr) */
+} fcd__red_modal;
+
+#define FCD_REDUCTION_MAGIC 0x66637264u /* "fcrd" */
+
+struct fcd_reduction {
+  uint32_t magic;
+  fcd_system *full;
+  fcd__cb cb;
+  fcd_system *sys;     /* the reduced system */
+  fcd_contact_set *cs; /* the contacts on it, or NULL */
+  fcd_real *fbuf;      /* the full load, for the projected load's callback */
+  fcd__red_modal *md;  /* modal coordinates, or NULL (the Craig-Bampton ones) */
+};
+
+/* reduction_modal.c. Prepare: refuses a prescribed function, lists P and F. */
+fcd_status fcd__modal_prepare(fcd_reduction *r);
+/* the reduced system's matrices (Rayleigh coefficients copied) and s's prescription */
+fcd_status fcd__modal_system(fcd_reduction *r);
+/* r->cs: the full set's contacts by their modal rows */
+fcd_status fcd__modal_contacts(fcd_reduction *r, fcd_contact_set *cs);
+/* the modal load z' from the Craig-Bampton one g (nr; md->g may be g); 0 on success */
+int fcd__modal_load(const fcd_reduction *r, const fcd_real *g, fcd_real *fz);
+/* y = S z (nr from nz; work: nf) and z from y (the modes' M-projection, nz from nr) */
+void fcd__modal_to_cb(const fcd_reduction *r, const fcd_real *z, fcd_real *y, fcd_real *work);
+fcd_status fcd__modal_from_cb(const fcd_reduction *r, const fcd_real *y, fcd_real *z);
+/* y[p] of y = S z, in O(nz) */
+fcd_real fcd__modal_entry(const fcd_reduction *r, fcd_index p, const fcd_real *z);
+void fcd__modal_free(fcd__red_modal *md);
+
+#endif
