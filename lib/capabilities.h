@@ -27,8 +27,9 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
  * column-major) are T' K T, T' M T and T' C T of the stored matrices (C NULL when the
  * system has no damping matrix; Rayleigh terms apply to the reduced K and M as they
  * are). Mass and stiffness must be symmetric, the interior's stiffness positive definite.
- * dense_max: the largest interior solved densely for its modes (0: the default), SLEPc
- * beyond. Serial systems only. */
+ * dense_max: the largest interior solved densely for its modes (0: the default), the
+ * block solver beyond (SLEPc when it declines; a negative dense_max, -d, is d with
+ * SLEPc alone, for the tests). Serial systems only. */
 typedef struct {
   fcd_index n, nb, m, nr;
   fcd_index ncorr; /* static correction columns (0 or 1): the last of the m modal ones */
@@ -39,6 +40,13 @@ typedef struct {
 } fcd__cb;
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                          fcd_index dense_max, fcd__cb *cb);
+/* The nev lowest modes of the clamped system ci (its free dofs, the interior), f the
+ * factor of its stiffness, by block shift-and-invert Lanczos (reduction_modes.c): omega2
+ * ascending, X (ni x nev, column-major) M-orthonormal, *done = 1; *done = 0 with FCD_OK
+ * when the interior is too small against nev for it or the residuals do not reach the
+ * tolerance within four nev vectors (SLEPc's way then). */
+fcd_status fcd__cb_block_modes(fcd_system *ci, fcd__factor *f, fcd_index nev,
+                               fcd_real *omega2, fcd_real *X, int *done);
 void fcd__cb_clear(fcd__cb *cb);
 
 #endif

@@ -157,11 +157,28 @@ static void interior_dense(const fcd_system *ci, const fcd__csr *a, fcd_real *D)
 /* The m lowest fixed-interface modes into T's last m columns (zero on the kept dofs) and
  * their omega^2: one dense eigen-solve for a small interior, SLEPc's shift-and-invert on
  * the clamped system for a large one */
-static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
-                                  fcd__cb *cb) {
+static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                  fcd_index dense_max, fcd__cb *cb) {
   fcd_index n = sys->n, ni = ci->nfree, m = cb->m - cb->ncorr;
   fcd_real *Phi = cb->T + cb->nb * n;
   if (m == 0) return FCD_OK;
+  int slepc_only = dense_max < 0;
+  if (slepc_only) dense_max = -dense_max;
+  if (ni > dense_max && !slepc_only) {
+    /* the block solver's modes straight into T's columns, then spread to full length */
+    fcd_real *X = fcd__malloc_array((size_t)ni * (size_t)m, sizeof *X);
+    int done = 0;
+    fcd_status st = X ? fcd__cb_block_modes(ci, f, m, cb->omega2, X, &done) : FCD_OK;
+    for (fcd_index k = 0; k < m && done && st == FCD_OK; k++) {
+      memset(Phi + k * n, 0, (size_t)n * sizeof *Phi);
+      fcd__free_to_full(ci, X + k * ni, Phi + k * n);
+    }
+    fcd__free(X);
+    if (st != FCD_OK)
+      return fcd__err(sys, st, "the fixed-interface modes of a reduction: %s",
+                      fcd_system_last_error(ci));
+    if (done) return FCD_OK;
+  }
   if (ni > dense_max) {
     fcd_index nconv = 0;
     fcd_status st = fcd_system_natural_modes(ci, m, cb->omega2, Phi, &nconv);
@@ -371,7 +388,7 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
                     "move without the kept dofs?: %s", fcd_system_last_error(ci));
   }
   if (st == FCD_OK) st = constraint_modes(sys, ci, f, cb);
-  if (st == FCD_OK) st = interface_modes(sys, ci, dense_max, cb);
+  if (st == FCD_OK) st = interface_modes(sys, ci, f, dense_max, cb);
   if (st == FCD_OK && cb->ncorr > 0) st = static_correction(sys, ci, f, cb);
   fcd__factor_destroy(f);
   if (st == FCD_OK) st = project(sys, cb, FCD_STIFFNESS, cb->K);
@@ -399,7 +416,7 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
   cb->nr = cb->nb + cb->m;
   fcd_system *ci = NULL;
   if (st == FCD_OK) st = clamped_system(sys, cb, &ci);
-  if (st == FCD_OK) st = cb_basis(sys, ci, dense_max > 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
+  if (st == FCD_OK) st = cb_basis(sys, ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
   fcd_system_destroy(ci);
   if (st != FCD_OK) fcd__cb_clear(cb);
   return st;

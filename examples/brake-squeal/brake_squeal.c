@@ -215,7 +215,8 @@ static double wall_now(void) {
  * frequency and the monitored node's RMS over one period against the transient's last
  * window. ---- */
 typedef struct {
-  fcd_index mon;
+  const fcd_reduction *red;
+  fcd_index mon; /* the monitored dof, in the full numbering: read through red */
   double *un;
   long n, cap;
 } red_watch;
@@ -224,7 +225,9 @@ static int red_obs(void *ud, double t, fcd_index n, const double *u, const doubl
                    fcd_index nl, const double *r, const fcd_contact_counts *cc) {
   (void)t; (void)n; (void)v; (void)nl; (void)r; (void)cc;
   red_watch *w = ud;
-  if (w->n < w->cap) w->un[w->n++] = u[w->mon];
+  if (w->n < w->cap && fcd_reduction_expand_dofs(w->red, u, 1, &w->mon, w->un + w->n) != FCD_OK)
+    return 1;
+  w->n += w->n < w->cap;
   return 0;
 }
 
@@ -254,7 +257,8 @@ static void reduced_cycle(ex_run *ex, brake *b2, const double *ue, double h, dou
   if (getenv("BRAKE_RED_MODES")) nmodes = atol(getenv("BRAKE_RED_MODES"));
   fcd_reduction *red = NULL;
   double t0 = wall_now();
-  fcd_status st = fcd_reduction_create(b2->sys, b2->cs, nmodes, &red);
+  /* modal coordinates: the same reduced model, its step's products and solves diagonal */
+  fcd_status st = fcd_reduction_create_modal(b2->sys, b2->cs, nmodes, &red);
   double t_red = wall_now() - t0;
   if (st != FCD_OK) {
     ex_check(ex, 0, "reduction: %s", fcd_system_last_error(b2->sys));
@@ -263,17 +267,19 @@ static void reduced_cycle(ex_run *ex, brake *b2, const double *ue, double h, dou
   fcd_index nk = 0, nm = 0;
   double fmax_hz = 0;
   fcd_reduction_get_info(red, &nk, &nm, &fmax_hz, NULL);
-  fcd_index *kept = malloc(sizeof *kept * (size_t)nk), nr = nk + nm;
+  fcd_index *kept = malloc(sizeof *kept * (size_t)nk);
   fcd_reduction_get_info(red, NULL, NULL, NULL, kept);
   fcd_system *rs = fcd_reduction_system(red);
   fcd_contact_set *rcs = fcd_reduction_contact_set(red);
-  red_watch w = {-1, NULL, 0, (long)(tend / h) + 10};
+  fcd_index nr = fcd_system_ndofs(rs);
+  red_watch w = {red, -1, NULL, 0, (long)(tend / h) + 10};
   for (fcd_index j = 0; j < nk; j++)
-    if (kept[j] == mon) w.mon = j;
+    if (kept[j] == mon) w.mon = mon;
   w.un = malloc(sizeof *w.un * (size_t)w.cap);
   double *u = malloc(sizeof *u * (size_t)nr), *v = calloc((size_t)nr, sizeof *v);
-  printf("reduced model: %lld kept dofs and %lld modes (up to %.0f Hz), %lld unknowns, "
-         "reduced in %.1f s\n", (long long)nk, (long long)nm, fmax_hz, (long long)nr, t_red);
+  printf("reduced model: %lld kept dofs and %lld modes (up to %.0f Hz), %lld modal "
+         "coordinates, reduced in %.1f s\n", (long long)nk, (long long)nm, fmax_hz,
+         (long long)nr, t_red);
   ex_check(ex, w.mon >= 0, "the monitored pin node's dofs are kept physical");
   st = fcd_reduction_restrict(red, ue, u);
   t0 = wall_now();

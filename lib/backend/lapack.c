@@ -52,6 +52,31 @@ int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
   return 0;
 }
 
+int fcd__la_gemm_nn(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha, const fcd_real *A,
+                    const fcd_real *B, fcd_real beta, fcd_real *C) {
+  if (!fits(m) || !fits(n) || !fits(k)) return FCD__LA_TOO_BIG;
+  if (m == 0 || n == 0) return 0;
+  int mm = (int)m, nn = (int)n, kk = (int)k, ldb = k > 0 ? (int)k : 1;
+  dgemm_("N", "N", &mm, &nn, &kk, &alpha, A, &mm, B, &ldb, &beta, C, &mm);
+  return 0;
+}
+
+int fcd__la_potrf_upper_cm(fcd_index n, fcd_real *A) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n;
+  return (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', nn, A, nn);
+}
+
+int fcd__la_right_upper_solve_cm(fcd_index m, fcd_index n, const fcd_real *R, fcd_real *B) {
+  if (!fits(m) || !fits(n)) return FCD__LA_TOO_BIG;
+  if (m == 0 || n == 0) return 0;
+  int mm = (int)m, nn = (int)n;
+  const double one = 1;
+  dtrsm_("R", "U", "N", "N", &mm, &nn, &one, R, &nn, B, &mm);
+  return 0;
+}
+
 int fcd__la_sygv_cm(fcd_index n, fcd_real *A, fcd_real *B, fcd_real *w) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;
@@ -91,6 +116,18 @@ int fcd__la_syev(int vectors, fcd_index n, fcd_real *A, fcd_real *w) {
   if (n == 0) return 0;
   lapack_int nn = (lapack_int)n;
   return (int)LAPACKE_dsyev(LAPACK_ROW_MAJOR, vectors ? 'V' : 'N', 'U', nn, A, nn, w);
+}
+
+int fcd__la_syev_top_cm(fcd_index n, fcd_index k, fcd_real *A, fcd_real *w, fcd_real *Z) {
+  if (!fits(n) || !fits(2 * k) || k > n) return FCD__LA_TOO_BIG;
+  if (k == 0) return 0;
+  lapack_int nn = (lapack_int)n, kk = (lapack_int)k, m = 0;
+  lapack_int *supp = fcd__malloc_array(2 * (size_t)k, sizeof *supp);
+  if (!supp) return FCD__LA_NOMEM;
+  lapack_int info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'U', nn, A, nn, 0.0, 0.0,
+                                   nn - kk + 1, nn, 0.0, &m, w, Z, nn, supp);
+  fcd__free(supp);
+  return info != 0 ? (int)info : (m == kk ? 0 : 1);
 }
 
 int fcd__la_qr_full_q(fcd_index m, fcd_index n, fcd_real *A, fcd_real *tau) {

@@ -14,6 +14,11 @@
  * vectors != 0, A is overwritten by the orthonormal eigenvectors as its columns */
 int fcd__la_syev(int vectors, fcd_index n, fcd_real *A, fcd_real *w);
 
+/* the k largest eigenvalues of the symmetric A (n x n, column-major, its upper triangle
+ * read and destroyed), ascending, in w, and their orthonormal vectors in Z (n x k,
+ * column-major; dsyevr) */
+int fcd__la_syev_top_cm(fcd_index n, fcd_index k, fcd_real *A, fcd_real *w, fcd_real *Z);
+
 /* the full orthogonal factor of a QR factorization: A is m x m (lda m) with its first n
  * columns holding the m x n matrix to factor; on return A is Q (m x m), whose first n
  * columns span the range and the others its orthogonal complement. tau: n entries. */
@@ -50,6 +55,14 @@ void fcd__la_gemv_rm(int trans, fcd_index m, fcd_index n, fcd_real alpha, const 
 /* C (m x n) = A^T B for A (k x m) and B (k x n), all column-major (BLAS dgemm) */
 int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
                     const fcd_real *B, fcd_real *C);
+/* C (m x n) = alpha A B + beta C for A (m x k) and B (k x n), all column-major (dgemm) */
+int fcd__la_gemm_nn(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha, const fcd_real *A,
+                    const fcd_real *B, fcd_real beta, fcd_real *C);
+/* A = R' R (A n x n column-major, SPD; R in its upper triangle, dpotrf). A positive
+ * return: A is not positive definite. */
+int fcd__la_potrf_upper_cm(fcd_index n, fcd_real *A);
+/* B = B R^-1 for the upper triangular R (n x n) and B (m x n), column-major (dtrsm) */
+int fcd__la_right_upper_solve_cm(fcd_index m, fcd_index n, const fcd_real *R, fcd_real *B);
 /* the generalized symmetric-definite problem A x = w B x (A, B n x n, column-major, their
  * lower triangles read; dsygvd): w ascending, A overwritten by the eigenvectors as its
  * columns, B-normalized (X^T B X = I), B by its Cholesky factor. A positive return above

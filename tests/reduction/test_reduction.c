@@ -7,7 +7,8 @@
  * - a load on the kept dofs only: the reduced static solution, expanded by T, is the full
  *   one for any number of modes (the constraint modes are the static response), Guyan's
  *   reduction (no mode) included;
- * - SLEPc's modes of the clamped system equal the dense ones;
+ * - SLEPc's modes of the clamped system equal the dense ones, and so do the block
+ *   solver's (lib/reduction_modes.c) on a block large enough for it;
  * - the refusals, by name;
  * - the public handle: the reduced system and its contacts in fcd's own static
  *   equilibrium, the top pressed down by a prescribed displacement and the bottom
@@ -255,7 +256,7 @@ static void test_static(const model *md) {
 static void test_slepc(const model *md) {
   fcd__cb dn, sp;
   CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, &dn), FCD_OK);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 1, &sp), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, -1, &sp), FCD_OK); /* SLEPc alone */
   for (int k = 0; k < 6 && dn.omega2 && sp.omega2; k++)
     CHECK_CLOSE(sp.omega2[k], dn.omega2[k], 1e-8);
   double wd[64], ws[64];
@@ -266,6 +267,80 @@ static void test_slepc(const model *md) {
   }
   fcd__cb_clear(&dn);
   fcd__cb_clear(&sp);
+}
+
+/* The block solver (lib/reduction_modes.c) on a block large enough for it (24 x 10
+ * cells, 450 interior dofs against 20 modes): the dense eigen-solve's omega^2 to 1e-10,
+ * its modes M-orthonormal (the reduced mass' modal block the identity, the stiffness'
+ * diag(omega^2)), and the reduced pencil's lowest eigenvalues the dense basis' ones */
+static void test_block_modes(void) {
+  tb_block b;
+  fcd_system *sys;
+  fcd_contact_set *cs;
+  CHECK(tb_block_build(&b, 24, 10, 6.0, 2.5, 1.0, 0.3, 1.0) == 0);
+  CHECK_ST(tb_block_system(&b, &sys), FCD_OK);
+  CHECK_ST(tb_block_contacts(&b, sys, 0.3, 0.0, &cs), FCD_OK);
+  fcd_index top[2 * 25];
+  for (int i = 0; i <= 24; i++) {
+    top[2 * i] = 2 * tb_node(&b, i, 10);
+    top[2 * i + 1] = top[2 * i] + 1;
+  }
+  CHECK_ST(fcd_system_fix_dofs(sys, 50, top, NULL), FCD_OK);
+  enum { M = 20 };
+  fcd__cb dn, bl, sp;
+  CHECK_ST(fcd__cb_build(sys, cs, M, 0, &dn), FCD_OK);  /* dense LAPACK */
+  CHECK_ST(fcd__cb_build(sys, cs, M, 1, &bl), FCD_OK);  /* the block solver */
+  CHECK_ST(fcd__cb_build(sys, cs, M, -1, &sp), FCD_OK); /* SLEPc */
+  if (dn.omega2 && bl.omega2 && sp.omega2) {
+    CHECK(b.ndofs - dn.nb - 50 == 450);
+    double eb = 0, es = 0, orth = 0;
+    for (int k = 0; k < M; k++) {
+      eb = fmax(eb, fabs(bl.omega2[k] - dn.omega2[k]) / dn.omega2[k]);
+      es = fmax(es, fabs(sp.omega2[k] - dn.omega2[k]) / dn.omega2[k]);
+    }
+    fcd_index nr = bl.nr, nb = bl.nb;
+    for (fcd_index j = nb; j < nr; j++)
+      for (fcd_index i = nb; i < nr; i++) {
+        orth = fmax(orth, fabs(bl.M[j * nr + i] - (i == j)));
+        double kd = i == j ? bl.omega2[i - nb] : 0;
+        orth = fmax(orth, fabs(bl.K[j * nr + i] - kd) / bl.omega2[M - 1]);
+      }
+    double *wd = malloc((size_t)dn.nr * sizeof *wd), *wb = malloc((size_t)bl.nr * sizeof *wb);
+    pencil_values(dn.K, dn.M, dn.nr, wd);
+    pencil_values(bl.K, bl.M, bl.nr, wb);
+    double er = 0;
+    for (int k = 0; k < 10; k++) er = fmax(er, fabs(wb[k] - wd[k]) / wd[k]);
+    printf("block modes (20 of 450 interior dofs): omega^2 %.1e from the dense solve's "
+           "(SLEPc %.1e), M-orthonormal and K-diagonal to %.1e, the reduced pencil's lowest "
+           "ten %.1e\n", eb, es, orth, er);
+    CHECK(eb <= 1e-10 && es <= 1e-8 && orth <= 1e-10 && er <= 1e-10);
+    free(wd);
+    free(wb);
+    /* and the solver itself: it converged (no fall back to SLEPc behind the figures) */
+    fcd_system *ci = NULL;
+    CHECK_ST(fcd_system_create(b.ndofs, &ci), FCD_OK);
+    CHECK_ST(fcd_system_set_matrix_coo(ci, FCD_STIFFNESS, b.nk, b.ki, b.kj, b.kv, FCD_COO_UPPER), FCD_OK);
+    CHECK_ST(fcd_system_set_matrix_coo(ci, FCD_MASS, b.nm, b.mi, b.mj, b.mv, FCD_COO_UPPER), FCD_OK);
+    CHECK_ST(fcd_system_fix_dofs(ci, 50, top, NULL), FCD_OK);
+    CHECK_ST(fcd_system_fix_dofs(ci, dn.nb, dn.bdofs, NULL), FCD_OK);
+    fcd__factor *f = NULL;
+    CHECK_ST(fcd__factor_create(ci, FCD__FACTOR_SPD, &f), FCD_OK);
+    CHECK_ST(fcd__factor_combination(f, 0, 0, 1), FCD_OK);
+    double om[M], *X = malloc((size_t)450 * M * sizeof *X);
+    int done = 0;
+    CHECK_ST(fcd__cb_block_modes(ci, f, M, om, X, &done), FCD_OK);
+    CHECK(done == 1);
+    for (int k = 0; k < M && done; k++) CHECK_CLOSE(om[k], dn.omega2[k], 1e-10);
+    free(X);
+    fcd__factor_destroy(f);
+    fcd_system_destroy(ci);
+  }
+  fcd__cb_clear(&dn);
+  fcd__cb_clear(&bl);
+  fcd__cb_clear(&sp);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  tb_block_free(&b);
 }
 
 static void test_refusals(model *md) {
@@ -712,6 +787,7 @@ int main(void) {
   test_convergence(&md);
   test_static(&md);
   test_slepc(&md);
+  test_block_modes();
   test_refusals(&md);
   model_free(&md);
   test_handle();
