@@ -56,6 +56,13 @@ typedef struct {
    * unwinder, which the test suite uses, nine tenths of the pin on a flat's step); X,
    * nf x ma, which only a contact set beyond the Delassus cache uses, is the step's own */
   fcd_index cap_ma;
+  /* htp holds H^T p of this step's final impulses (apply_impulse's dense rows made it):
+   * the certificate reads it rather than making the same product again */
+  int htp_ok;
+  /* dense contact rows (H_dlen): H u and H v of the integrator's state (hu, hv), made by
+   * the step that produced it (from its u1 and v1: hu1, hv1), so that the next step does
+   * not read H again for them; valid while the integrator's hloc_ok */
+  fcd_real *hu, *hv, *hu1, *hv1;
 } work;
 
 /* How a step with the Delassus cache solves: two whole solves (free motion, then the
@@ -107,6 +114,8 @@ struct fcd_integrator {
   fcd_equilibrium *eq; /* the quasistatic scheme's incremental problems */
   int carry_ok;
   uint64_t carry_ver;
+  int hloc_ok;          /* ws.hu, ws.hv are H u, H v of the state, for hloc_csv's set */
+  uint64_t hloc_csv;
   work ws; /* X unused here: per step */
   fcd_index ws_n, ws_nf, ws_nc, ws_nfix; /* the sizes ws was allocated for */
   fcd_real cert_tol;    /* FCD_PARAM_CERT_TOL */
@@ -127,7 +136,8 @@ static void work_free(work *w) {
   fcd_real **r[] = {&w->f0, &w->f1, &w->b, &w->tmp, &w->z, &w->v1, &w->u1, &w->vth, &w->rf,
                     &w->xf, &w->loc0, &w->locq, &w->locv, &w->uth, &w->X, &w->ur, &w->vr,
                     &w->hf, &w->htp, &w->sx, &w->sy, &w->law, &w->mut, &w->xs, &w->sg,
-                    &w->pn, &w->Wd, &w->ql, &w->pl, &w->ul, &w->mul};
+                    &w->pn, &w->Wd, &w->ql, &w->pl, &w->ul, &w->mul, &w->hu, &w->hv,
+                    &w->hu1, &w->hv1};
   for (size_t k = 0; k < sizeof r / sizeof *r; k++) fcd__free(*r[k]);
   fcd__free(w->act);
   fcd__free(w->amask);
@@ -167,7 +177,13 @@ static fcd_status work_ensure(fcd_integrator *it, fcd_index n, fcd_index nf, fcd
   ws->mut = fcd__malloc_array((size_t)nc + 1, sizeof(fcd_real));
   ws->amask = fcd__malloc_array((size_t)nc + 1, 1);
   ws->pn = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
-  if (!ws->pn || !ws->hf || !ws->htp || !ws->sx || !ws->sy || !ws->law || !ws->mut || !ws->amask ||
+  ws->hu = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
+  ws->hv = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
+  ws->hu1 = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
+  ws->hv1 = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
+  it->hloc_ok = 0;
+  if (!ws->pn || !ws->hu || !ws->hv || !ws->hu1 || !ws->hv1 || !ws->hf || !ws->htp ||
+      !ws->sx || !ws->sy || !ws->law || !ws->mut || !ws->amask ||
       !ws->f0 || !ws->f1 || !ws->b || !ws->tmp || !ws->z || !ws->v1 || !ws->u1 ||
       !ws->vth || !ws->rf || !ws->xf || !ws->loc0 || !ws->locq || !ws->locv || !ws->uth ||
       !ws->act || !ws->ur || !ws->vr) {
@@ -396,6 +412,7 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
   if (st != FCD_OK) return st == FCD_E_NOMEM ? fcd__err(sys, st, "out of memory") : st;
   it->t = t;
   it->carry_ok = 0;
+  it->hloc_ok = 0;
   memset(&it->e, 0, sizeof it->e);
   it->e.kinetic = it->eq ? 0.0 : 0.5 * quad(sys, FCD_MASS, it->v, w);
   it->e.potential = 0.5 * quad(sys, FCD_STIFFNESS, it->u, w);
@@ -426,8 +443,8 @@ static fcd_status certify_step(fcd_integrator *it, fcd_real h, const work *w,
   fcd_index n = sys->n, nc = ncontacts(it);
   int d = cdim(it);
   fcd_real th = it->theta;
-  if (nc > 0) fcd_contact_set_global(it->cs, p, w->htp);
-  else memset(w->htp, 0, (size_t)n * sizeof *w->htp);
+  if (nc > 0 && !w->htp_ok) fcd_contact_set_global(it->cs, p, w->htp);
+  else if (nc == 0) memset(w->htp, 0, (size_t)n * sizeof *w->htp);
   fcd_real beta = sys->ray_beta, vs = 0;
   for (fcd_index i = 0; i < n; i++) {
     w->sy[i] = h * fabs(it->u[i]) + (h * h * th + h * beta) * (fabs(it->v[i]) + fabs(w->v1[i]));
@@ -511,9 +528,14 @@ static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) 
   }
   for (fcd_index c = 0; c < nc; c++) lsc = fmax(lsc, fabs(it->cs->c[c].gap));
   int dense = it->cs->H_dlen > 0;
-  if (dense) {
-    /* dense rows (a reduced model's modal ones) cost a pass over H each: H u and H v in
-     * one (into law, cleared below), the prediction from them */
+  if (dense && it->hloc_ok && it->hloc_csv == it->cs->version) {
+    /* dense rows (a reduced model's modal ones) cost a pass over H each: H u and H v as
+     * the step that made this state left them (the same products), into law (cleared
+     * below) and loc0, the prediction from them */
+    memcpy(w->law, w->hu, (size_t)m * sizeof *w->law);
+    memcpy(w->loc0, w->hv, (size_t)m * sizeof *w->loc0);
+    for (fcd_index i = 0; i < m; i++) w->locq[i] = w->law[i] + h * w->loc0[i];
+  } else if (dense) {
     fcd__contact_set_local2(it->cs, it->u, it->v, w->law, w->loc0);
     for (fcd_index i = 0; i < m; i++) w->locq[i] = w->law[i] + h * w->loc0[i];
   } else {
@@ -598,9 +620,9 @@ static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, int split
 
 /* v1 += A^-1 H_a^T p: by the split half-solve (v1 = P' L^-T (z + Y_a p)), by one solve
  * of the factor, or from the step's X = A^-1 H_a^T. */
-static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__csr *H,
+static fcd_status apply_impulse(fcd_integrator *it, work *w, const fcd__csr *H,
                                 fcd_index na, int split, int cached, const fcd_real *pl,
-                                int *v1_done) {
+                                const fcd_real *p, int *v1_done) {
   fcd_system *sys = it->sys;
   int d = cdim(it);
   fcd_index n = sys->n, nf = sys->nfree, ma = na * d;
@@ -646,6 +668,15 @@ static fcd_status apply_impulse(fcd_integrator *it, const work *w, const fcd__cs
       fcd__free_to_full(sys, w->xf, w->v1);
       *v1_done = 1;
     }
+  } else if (cached && it->cs->H_dlen > 0) {
+    /* dense rows: H^T p over every row at once by BLAS (p is zero off the active set),
+     * which the certificate's balance reads too */
+    FCD_TRY(fcd_contact_set_global(it->cs, p, w->htp));
+    w->htp_ok = 1;
+    fcd__full_to_free(sys, w->htp, w->xf);
+    st = fcd__factor_solve_free(it->fac, 1, w->xf, w->xf);
+    if (st == FCD_OK)
+      fcd__free_add_full(sys, 1.0, w->xf, w->v1);
   } else if (cached) {
     memset(w->xf, 0, (size_t)nf * sizeof *w->xf);
     for (fcd_index a = 0; a < na; a++)
@@ -673,7 +704,11 @@ static void classify_contacts(fcd_integrator *it, const work *w, const fcd_real 
                               const fcd_certificate *cert) {
   fcd_index nc = ncontacts(it);
   int d = cdim(it);
-  if (!it->ops->friction_on_theta) fcd_contact_set_local(it->cs, w->v1, w->uth);
+  /* dense rows: the ledger made H v1 already */
+  if (!it->ops->friction_on_theta && it->cs->H_dlen > 0)
+    memcpy(w->uth, w->hv1, (size_t)(nc * d) * sizeof *w->uth);
+  else if (!it->ops->friction_on_theta)
+    fcd_contact_set_local(it->cs, w->v1, w->uth);
   for (fcd_index c = 0; c < nc; c++)
     for (int k = 1; k < d; k++) w->uth[c * d + k] -= it->cs->c[c].vg[k - 1];
   fcd__class_scale sc = {cert->tolerance, cert->length_scale, cert->force_scale};
@@ -772,8 +807,15 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
     wext += w->vth[i] * R + ((w->u1[i] - it->u[i]) - h * w->vth[i]) * kuth;
   }
   fcd_real dimp = 0, dfric = 0;
-  if (nc > 0) {
+  if (nc > 0 && it->cs->H_dlen > 0) {
+    /* dense rows: H u1 and H v1 in one pass, which the next step starts from (kept at the
+     * commit), and H v_theta from H v0 and H v1 */
+    FCD_TRY(fcd__contact_set_local2(it->cs, w->u1, w->v1, w->hu1, w->hv1));
+    for (fcd_index i = 0; i < nc * d; i++) w->uth[i] = (1 - th) * w->loc0[i] + th * w->hv1[i];
+  } else if (nc > 0) {
     fcd_contact_set_local(it->cs, w->vth, w->uth);
+  }
+  if (nc > 0) {
     /* friction dissipates on the slip relative to a moving obstacle; the obstacle's
      * drive, r_T . vg, is work done on the body and counts as external work */
     for (fcd_index c = 0; c < nc; c++) {
@@ -926,10 +968,10 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
     local_rhs(it, w, na, split, h, w->ql, w->mul);
     st = solve_local(it, w, na, w->Wd, w->ql, w->mul, w->pl, w->ul, w->wrp, w->wci, wmin);
   }
-  if (st == FCD_OK) st = apply_impulse(it, w, H, na, split, cached, w->pl, v1_done);
   if (st == FCD_OK)
     for (fcd_index a = 0; a < na; a++)
       for (int k = 0; k < d; k++) p[w->act[a] * d + k] = w->pl[a * d + k];
+  if (st == FCD_OK) st = apply_impulse(it, w, H, na, split, cached, w->pl, p, v1_done);
   return st;
 }
 
@@ -947,6 +989,18 @@ static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fc
   memcpy(it->Cv, w->z, n * sizeof *it->Cv);
   it->carry_ok = 1;
   it->carry_ver = sys->value_version;
+  it->hloc_ok = 0;
+  if (ncontacts(it) > 0 && it->cs->H_dlen > 0) {
+    /* the ledger's H u1, H v1 become the state's (the persistent work's arrays swapped) */
+    fcd_real *t = it->ws.hu;
+    it->ws.hu = it->ws.hu1;
+    it->ws.hu1 = t;
+    t = it->ws.hv;
+    it->ws.hv = it->ws.hv1;
+    it->ws.hv1 = t;
+    it->hloc_ok = 1;
+    it->hloc_csv = it->cs->version;
+  }
   if (p) memcpy(it->p, p, (size_t)(ncontacts(it) * cdim(it)) * sizeof *it->p);
   it->t += h;
   it->last_h = h;
@@ -982,7 +1036,8 @@ static fcd_status contact_alloc(fcd_integrator *it, work *w, fcd_index na) {
   if ((!cached && !w->X) || w->cap_ma < ma || !w->wrp || !w->wci)
     return fcd__err(it->sys, FCD_E_NOMEM, "out of memory for the %lld active contacts of "
                     "an integrator step", (long long)na);
-  memset(w->Wd, 0, (size_t)ma * (size_t)ma * sizeof *w->Wd);
+  /* the cached W is copied over every entry (active_delassus): a pass less a step */
+  if (!cached) memset(w->Wd, 0, (size_t)ma * (size_t)ma * sizeof *w->Wd);
   memset(w->pl, 0, (size_t)ma * sizeof *w->pl);
   return FCD_OK;
 }
@@ -1057,11 +1112,18 @@ static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pa
 }
 
 /* The step's way of solving (SPLIT_*), and what it needs */
-static fcd_status step_split(fcd_integrator *it, work *w, const fcd__csr *H, int *split) {
+static fcd_status step_split(fcd_integrator *it, work *w, const fcd__csr *H,
+                             const fcd__free_pattern *fp, int *split) {
   fcd_system *sys = it->sys;
   fcd_index m = ncontacts(it) * cdim(it);
   int cached = it->split && m > 0 && m <= it->wall_limit;
   *split = SPLIT_NONE;
+  /* a diagonal iteration matrix (a reduced model's modal coordinates) with dense contact
+   * rows: its solves cost O(n), so the plain way (the free motion by one solve, its
+   * contact velocities and the impulse's H^T p by one pass over H each) reads H where
+   * the halves would read Y = L^-1 P H^T, as large, and H besides */
+  if (cached && it->cs->H_dlen > 0 && fp && fp->nnz == fp->n && !fcd__factor_spread(it->fac))
+    return FCD_OK;
   if (cached && !fcd__factor_spread(it->fac) &&
       fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD) {
     *split = SPLIT_HALF;
@@ -1093,6 +1155,7 @@ static fcd_status step_body(fcd_integrator *it, fcd_real h) {
   const fcd__free_pattern *fp = NULL;
   FCD_TRY(step_inputs(it, h, &fp));
   work w = it->ws;
+  w.htp_ok = 0;
   /* the iteration matrix, refactored only when h or theta (or the system) changed; on a
    * distributed system with the Delassus cache, with the contact dofs eliminated last */
   if (m > 0 && m <= it->wall_limit) FCD_TRY(fcd__factor_schur_on_contacts(sys, it->fac, it->cs));
@@ -1113,7 +1176,7 @@ static fcd_status step_body(fcd_integrator *it, fcd_real h) {
       it->free_pv = sys->pattern_version;
       it->free_csv = it->cs->version;
     }
-    if ((st = step_split(it, &w, H, &split)) != FCD_OK) goto done;
+    if ((st = step_split(it, &w, H, fp, &split)) != FCD_OK) goto done;
   }
   if ((st = step_free(it, &w, split, &v1_done)) != FCD_OK) goto done;
   if (nc > 0) {
@@ -1238,6 +1301,7 @@ static fcd_status qs_step(fcd_integrator *it, fcd_real h) {
   it->e.kinetic = 0;
   for (fcd_index i = 0; i < n; i++) it->v[i] = du[i] / h;
   memcpy(it->u, u1, (size_t)n * sizeof *u1);
+  it->hloc_ok = 0;
   /* it->p holds forces for this scheme (reaction_of) */
   memcpy(it->p, r, (size_t)m * sizeof *it->p);
   it->t = t1;

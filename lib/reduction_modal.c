@@ -327,7 +327,8 @@ fcd_status fcd__modal_from_cb(const fcd_reduction *r, const fcd_real *y, fcd_rea
   }
   for (fcd_index i = 0; i < nf; i++) {
     fcd_real s = 0;
-    for (fcd_index l = 0; l < nf; l++) s += r->cb.M[md->fpos[l] * nr + md->fpos[i]] * y[md->fpos[l]];
+    for (fcd_index l = 0; l < nf; l++)
+      s += r->cb.M[md->fpos[l] * nr + md->fpos[i]] * y[md->fpos[l]];
     t[i] = s;
   }
   int info = fcd__la_gemm_tn(nf, 1, nf, md->Psi, t, z + md->shape);
