@@ -35,6 +35,12 @@
  * --full also integrates the full model (13 minutes for 0.3 s on this machine); without
  * it only the reduced models run.
  *
+ * --modal builds the reduced models in the modes of their reduced pencils
+ * (fcd_reduction_create_modal: the same models, a step in O(n) but for the contact rows)
+ * and reads the monitored node through fcd_reduction_expand_dofs; for the transient and
+ * --shoot only (the stability analysis that --chart, --long and --scale start from
+ * refuses modal rows).
+ *
  * --long MU integrates the reduced model (the first of --modes) at a coefficient with one
  * unstable mode from its own sliding equilibrium plus that mode alone (amplitude A, its
  * largest entry): the perturbation energy about the equilibrium every 10 steps, its growth
@@ -278,6 +284,12 @@ static void parse(int argc, char **argv, options *o) {
               "[--window W] [--full] [--modal] [--chart [--proj P] [--undamped]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
       exit(2);
     }
+  }
+  if (o->modal && (o->nscale > 0 || o->chart || o->mu_long > 0)) {
+    /* those start from, or are, the friction-linearized stability analysis, which refuses
+     * modal rows (no dof of a contact's own) */
+    fprintf(stderr, "%s: --modal goes with the transient and --shoot only\n", p);
+    exit(2);
   }
 }
 
