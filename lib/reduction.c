@@ -155,8 +155,9 @@ static void interior_dense(const fcd_system *ci, const fcd__csr *a, fcd_real *D)
 }
 
 /* The m lowest fixed-interface modes into T's last m columns (zero on the kept dofs) and
- * their omega^2: one dense eigen-solve for a small interior, SLEPc's shift-and-invert on
- * the clamped system for a large one */
+ * their omega^2: one dense eigen-solve for a small interior, block Lanczos on the
+ * interior's factor f for a large one (reduction_modes.c), SLEPc's shift-and-invert on
+ * the clamped system where that declines */
 static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd__factor *f,
                                   fcd_index dense_max, fcd__cb *cb) {
   fcd_index n = sys->n, ni = ci->nfree, m = cb->m - cb->ncorr;
@@ -625,6 +626,17 @@ fcd_contact_set *fcd_reduction_contact_set(const fcd_reduction *r) {
   return red_valid(r) ? r->cs : NULL;
 }
 
+/* modal coordinates z to the Craig-Bampton ones, in a new *y (nr entries and the
+ * conversion's nf of work) */
+static fcd_status cb_coordinates(const fcd_reduction *r, const fcd_real *z, fcd_real **y,
+                                 const char *who) {
+  fcd_index nr = r->cb.nr;
+  if (!(*y = fcd__malloc_array((size_t)nr + (size_t)r->md->nf + 1, sizeof **y)))
+    return fcd__err(r->full, FCD_E_NOMEM, "out of memory in %s", who);
+  fcd__modal_to_cb(r, z, *y, *y + nr);
+  return FCD_OK;
+}
+
 fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_real *x) {
   if (!red_valid(r)) return FCD_E_INVALID_ARG;
   if (!xr || !x)
@@ -633,9 +645,7 @@ fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_
   const fcd__cb *cb = &r->cb;
   fcd_real *y = NULL;
   if (r->md) { /* the Craig-Bampton coordinates first */
-    if (!(y = fcd__malloc_array((size_t)cb->nr + (size_t)r->md->nf + 1, sizeof *y)))
-      return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_expand");
-    fcd__modal_to_cb(r, xr, y, y + cb->nr);
+    FCD_TRY(cb_coordinates(r, xr, &y, "reduction_expand"));
     xr = y;
   }
   memset(x, 0, (size_t)cb->n * sizeof *x);
@@ -669,11 +679,7 @@ static fcd_status interior_entry(const fcd_reduction *r, const fcd_real *xr, fcd
   const fcd__cb *cb = &r->cb;
   const fcd_real *u = xr;
   if (r->md) {
-    if (!*y) {
-      if (!(*y = fcd__malloc_array((size_t)cb->nr + (size_t)r->md->nf + 1, sizeof **y)))
-        return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_expand_dofs");
-      fcd__modal_to_cb(r, xr, *y, *y + cb->nr);
-    }
+    if (!*y) FCD_TRY(cb_coordinates(r, xr, y, "reduction_expand_dofs"));
     u = *y;
   }
   fcd_real s = 0;
