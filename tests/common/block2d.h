@@ -102,26 +102,6 @@ static inline fcd_status tb_block_system(const tb_block *b, fcd_system **out) {
   return FCD_OK;
 }
 
-/* The top row prescribed at (dx, dy): its 2 (nx + 1) dofs into top (may be NULL). */
-static inline fcd_status tb_block_fix_top(const tb_block *b, fcd_system *sys, double dx,
-                                          double dy, fcd_index *top) {
-  fcd_index n = 2 * (fcd_index)(b->nx + 1);
-  fcd_index *d = malloc((size_t)n * sizeof *d);
-  double *at = malloc((size_t)n * sizeof *at);
-  fcd_status st = d && at ? FCD_OK : FCD_E_NOMEM;
-  for (int i = 0; i <= b->nx && st == FCD_OK; i++) {
-    d[2 * i] = 2 * tb_node(b, i, b->ny);
-    d[2 * i + 1] = d[2 * i] + 1;
-    at[2 * i] = dx;
-    at[2 * i + 1] = dy;
-  }
-  if (st == FCD_OK) st = fcd_system_fix_dofs(sys, n, d, at);
-  if (st == FCD_OK && top) memcpy(top, d, (size_t)n * sizeof *top);
-  free(d);
-  free(at);
-  return st;
-}
-
 /* Bottom-row nodes against a rigid flat below (normal (0, -1) into the flat, tangent
  * (1, 0)), gap 0, friction mu; the sliding velocity vg (one entry) when vg != 0. */
 static inline fcd_status tb_block_contacts(const tb_block *b, fcd_system *sys, double mu,

@@ -52,7 +52,15 @@ static void pressed_block(tb_block *b, fcd_system **sys, fcd_contact_set **cs, d
     free(ci);
     free(v);
   }
-  CHECK_ST(tb_block_fix_top(b, *sys, dx, dy, NULL), FCD_OK);
+  fcd_index top[2 * (NX + 1)];
+  double at[2 * (NX + 1)];
+  for (int i = 0; i <= NX; i++) {
+    top[2 * i] = 2 * tb_node(b, i, NY);
+    top[2 * i + 1] = top[2 * i] + 1;
+    at[2 * i] = dx;
+    at[2 * i + 1] = dy;
+  }
+  CHECK_ST(fcd_system_fix_dofs(*sys, 2 * (NX + 1), top, at), FCD_OK);
 }
 
 static int cmp_double(const void *a, const void *b) {

@@ -67,7 +67,14 @@ static void pressed_block(tb_block *b, fcd_system **sys, fcd_contact_set **cs, d
   CHECK(tb_block_build(b, NX, NY, 2.0, 1.0, 1.0, 0.3, 1.0) == 0);
   CHECK_ST(tb_block_system(b, sys), FCD_OK);
   CHECK_ST(tb_block_contacts(b, *sys, 0.3, 0.0, cs), FCD_OK);
-  CHECK_ST(tb_block_fix_top(b, *sys, dx, dy, top), FCD_OK);
+  double at[2 * (NX + 1)];
+  for (int i = 0; i <= NX; i++) {
+    top[2 * i] = 2 * tb_node(b, i, NY);
+    top[2 * i + 1] = top[2 * i] + 1;
+    at[2 * i] = dx;
+    at[2 * i + 1] = dy;
+  }
+  CHECK_ST(fcd_system_fix_dofs(*sys, 2 * (NX + 1), top, at), FCD_OK);
 }
 
 typedef struct {
@@ -274,7 +281,11 @@ static void test_block_modes(void) {
   CHECK_ST(tb_block_system(&b, &sys), FCD_OK);
   CHECK_ST(tb_block_contacts(&b, sys, 0.3, 0.0, &cs), FCD_OK);
   fcd_index top[2 * 25];
-  CHECK_ST(tb_block_fix_top(&b, sys, 0.0, 0.0, top), FCD_OK);
+  for (int i = 0; i <= 24; i++) {
+    top[2 * i] = 2 * tb_node(&b, i, 10);
+    top[2 * i + 1] = top[2 * i] + 1;
+  }
+  CHECK_ST(fcd_system_fix_dofs(sys, 50, top, NULL), FCD_OK);
   enum { M = 20 };
   fcd__cb dn, bl, sp;
   CHECK_ST(fcd__cb_build(sys, cs, M, 0, &dn), FCD_OK);  /* dense LAPACK */
