@@ -37,9 +37,10 @@
  *
  * --modal builds the reduced models in the modes of their reduced pencils
  * (fcd_reduction_create_modal: the same models, a step in O(n) but for the contact rows)
- * and reads the monitored node through fcd_reduction_expand_dofs; for the transient and
- * --shoot only (the stability analysis that --chart, --long and --scale start from
- * refuses modal rows).
+ * and reads the monitored node through fcd_reduction_expand_dofs; for the transient,
+ * --shoot and --long (--chart and --scale are the stability analysis or start from it,
+ * and it refuses modal rows; --long takes its sliding state and mode from a
+ * Craig-Bampton twin of the same modes, restricted onto the modal coordinates).
  *
  * --long MU integrates the reduced model (the first of --modes) at a coefficient with one
  * unstable mode from its own sliding equilibrium plus that mode alone (amplitude A, its
@@ -285,10 +286,10 @@ static void parse(int argc, char **argv, options *o) {
       exit(2);
     }
   }
-  if (o->modal && (o->nscale > 0 || o->chart || o->mu_long > 0)) {
+  if (o->modal && (o->nscale > 0 || o->chart)) {
     /* those start from, or are, the friction-linearized stability analysis, which refuses
      * modal rows (no dof of a contact's own) */
-    fprintf(stderr, "%s: --modal goes with the transient and --shoot only\n", p);
+    fprintf(stderr, "%s: --modal goes with the transient, --shoot and --long only\n", p);
     exit(2);
   }
 }
@@ -831,20 +832,100 @@ static void long_report(const options *o, energy_watch *ew, double re, double im
          ne ? em / ne : NAN, c.steps, secs, 1e3 * secs / (double)c.steps);
 }
 
+/* the modal model's start from its Craig-Bampton twin's (the same basis): expand with
+ * the twin, restrict with the modal reduction (exact on the basis) */
+static fcd_status twin_to_modal(const fcd_reduction *twin, const fcd_reduction *red,
+                                fcd_index n, const double *xa, double *x) {
+  double *full = malloc(sizeof *full * (size_t)n);
+  fcd_status st = full ? fcd_reduction_expand(twin, xa, full) : FCD_E_NOMEM;
+  if (st == FCD_OK) st = fcd_reduction_restrict(red, full, x);
+  free(full);
+  return st;
+}
+
+/* the analysed model's sliding state ue, mode start (u0, v0) and eigenvalue: the
+ * integrated model's own, or with --modal its Craig-Bampton twin's mapped onto it */
+typedef struct {
+  fcd_reduction *red, *twin;
+  double re, im, t_red, t_twin;
+  double *ue, *u0, *v0;
+} long_start;
+
+static fcd_status long_setup(const options *o, brake *b, long_start *ls) {
+  fcd_index n = fcd_system_ndofs(b->sys);
+  double t0 = now();
+  fcd_status st = o->full ? FCD_OK : reduce(o, b->sys, b->cs, o->modes[0], &ls->red);
+  ls->t_red = now() - t0;
+  /* the stability analysis refuses modal rows: it runs on the Craig-Bampton model of the
+   * same modes, whose states restrict onto the modal coordinates exactly */
+  t0 = now();
+  if (st == FCD_OK && o->modal) st = fcd_reduction_create(b->sys, b->cs, o->modes[0], &ls->twin);
+  ls->t_twin = now() - t0;
+  if (st != FCD_OK) return st;
+  fcd_reduction *ar = ls->twin ? ls->twin : ls->red;
+  fcd_system *as = ar ? fcd_reduction_system(ar) : b->sys;
+  fcd_contact_set *acs = ar ? fcd_reduction_contact_set(ar) : b->cs;
+  fcd_index na = fcd_system_ndofs(as);
+  fcd_index nr = ls->red ? fcd_system_ndofs(fcd_reduction_system(ls->red)) : n;
+  double *ue = malloc(sizeof *ue * (size_t)na), *u0 = malloc(sizeof *u0 * (size_t)na);
+  double *v0 = calloc((size_t)na, sizeof *v0), *mre = malloc(sizeof *mre * (size_t)na);
+  double *mim = malloc(sizeof *mim * (size_t)na);
+  st = sliding_eigen(as, acs, b->ncont, b->vg, o->mu_long, ue, &ls->re, &ls->im, mre, mim);
+  if (st == FCD_OK && ar) {
+    /* the amplitude on the same scale as the full model's: the reduced mode expanded to
+     * the full dofs has largest modulus 1 (fcd_stability_get_mode normalizes over the
+     * reduced coordinates) */
+    double *er = malloc(sizeof *er * (size_t)n), *ei = malloc(sizeof *ei * (size_t)n), top = 0;
+    for (fcd_index i = 0; i < na; i++) {
+      if (isnan(mre[i])) mre[i] = 0;
+      if (isnan(mim[i])) mim[i] = 0;
+    }
+    if (fcd_reduction_expand(ar, mre, er) == FCD_OK && fcd_reduction_expand(ar, mim, ei) == FCD_OK)
+      for (fcd_index i = 0; i < n; i++) top = fmax(top, hypot(er[i], ei[i]));
+    for (fcd_index i = 0; i < na && top > 0; i++) {
+      mre[i] /= top;
+      mim[i] /= top;
+    }
+    free(er);
+    free(ei);
+  }
+  if (st == FCD_OK) {
+    memcpy(u0, ue, sizeof *u0 * (size_t)na);
+    mode_start(na, o->amp, ls->re, ls->im, mre, mim, u0, v0);
+  }
+  free(mre);
+  free(mim);
+  if (st == FCD_OK && ls->twin) {
+    ls->ue = malloc(sizeof *ls->ue * (size_t)nr);
+    ls->u0 = malloc(sizeof *ls->u0 * (size_t)nr);
+    ls->v0 = malloc(sizeof *ls->v0 * (size_t)nr);
+    st = twin_to_modal(ls->twin, ls->red, n, ue, ls->ue);
+    if (st == FCD_OK) st = twin_to_modal(ls->twin, ls->red, n, u0, ls->u0);
+    if (st == FCD_OK) st = twin_to_modal(ls->twin, ls->red, n, v0, ls->v0);
+    free(ue);
+    free(u0);
+    free(v0);
+  } else {
+    ls->ue = ue;
+    ls->u0 = u0;
+    ls->v0 = v0;
+  }
+  return st;
+}
+
 static int long_run(const options *o) {
   brake b;
   memset(&b, 0, sizeof b);
   if (brake_build(&b, o->nr, o->nt, o->nz, o->mu_long) != FCD_OK) return 1;
   fcd_index n = fcd_system_ndofs(b.sys);
   double re_full = NAN, im_full = NAN;
-  fcd_reduction *red = NULL;
+  long_start ls = {0};
   fcd_status st = sliding_eigen(b.sys, b.cs, b.ncont, b.vg, o->mu_long, NULL, &re_full,
                                 &im_full, NULL, NULL);
   /* --full: the same run on the full model, which the reduced one is measured against */
-  double t0 = now();
-  if (st == FCD_OK && !o->full) st = reduce(o, b.sys, b.cs, o->modes[0], &red);
-  double t_red = now() - t0;
+  if (st == FCD_OK) st = long_setup(o, &b, &ls);
   if (st != FCD_OK) return 1;
+  fcd_reduction *red = ls.red;
   fcd_system *rs = red ? fcd_reduction_system(red) : b.sys;
   fcd_contact_set *rcs = red ? fcd_reduction_contact_set(red) : b.cs;
   fcd_index nr = fcd_system_ndofs(rs), nk = 0, nm = 0;
@@ -854,63 +935,41 @@ static int long_run(const options *o) {
     kept = malloc(sizeof *kept * (size_t)nk);
     fcd_reduction_get_info(red, NULL, NULL, NULL, kept);
   }
-  double *ue = malloc(sizeof *ue * (size_t)nr), *u0 = malloc(sizeof *u0 * (size_t)nr);
-  double *v0 = malloc(sizeof *v0 * (size_t)nr), *mre = malloc(sizeof *mre * (size_t)nr);
-  double *mim = malloc(sizeof *mim * (size_t)nr), re = 0, im = 0;
-  st = sliding_eigen(rs, rcs, b.ncont, b.vg, o->mu_long, ue, &re, &im, mre, mim);
-  printf("brake: %lld dofs, %s %lld (%lld modes, reduction %.1f s); mu = %.3f: most "
+  printf("brake: %lld dofs, %s %lld (%lld modes%s, reduction %.1f s%s); mu = %.3f: most "
          "unstable eigenvalue full %.4f s^-1 at %.1f Hz, integrated model %.4f s^-1 at %.1f "
          "Hz; start amplitude %g m along it, h = %g s to %g s\n", (long long)n,
-         red ? "reduced to" : "integrated whole:", (long long)nr, (long long)nm, t_red,
-         o->mu_long, re_full,
-         fabs(im_full) / (2 * FCD_BENCH_PI), re, fabs(im) / (2 * FCD_BENCH_PI), o->amp, o->h,
-         o->tend);
+         red ? "reduced to" : "integrated whole:", (long long)nr, (long long)nm,
+         o->modal ? ", modal" : "", ls.t_red, ls.twin ? ", its Craig-Bampton twin for the analysis" : "",
+         o->mu_long, re_full, fabs(im_full) / (2 * FCD_BENCH_PI), ls.re,
+         fabs(ls.im) / (2 * FCD_BENCH_PI), o->amp, o->h, o->tend);
+  if (ls.twin) printf("  the twin's reduction %.1f s\n", ls.t_twin);
   fflush(stdout);
-  if (st == FCD_OK && red) {
-    /* the amplitude on the same scale as the full model's: the reduced mode expanded to
-     * the full dofs has largest modulus 1 (fcd_stability_get_mode normalizes over the
-     * reduced coordinates, modal ones included) */
-    double *er = malloc(sizeof *er * (size_t)n), *ei = malloc(sizeof *ei * (size_t)n), top = 0;
-    for (fcd_index i = 0; i < nr; i++) {
-      if (isnan(mre[i])) mre[i] = 0;
-      if (isnan(mim[i])) mim[i] = 0;
-    }
-    if (fcd_reduction_expand(red, mre, er) == FCD_OK && fcd_reduction_expand(red, mim, ei) == FCD_OK)
-      for (fcd_index i = 0; i < n; i++) top = fmax(top, hypot(er[i], ei[i]));
-    for (fcd_index i = 0; i < nr && top > 0; i++) {
-      mre[i] /= top;
-      mim[i] /= top;
-    }
-    free(er);
-    free(ei);
-  }
-  if (st == FCD_OK) {
-    memcpy(u0, ue, sizeof *u0 * (size_t)nr);
-    mode_start(nr, o->amp, re, im, mre, mim, u0, v0);
-  }
   watch w;
   watch_init(&w, &b, (long)(o->tend / o->h) + 10);
   if (o->modal) w.red = red;
-  for (int d = 0; d < 3; d++)
+  for (int d = 0; d < 3 && !o->modal; d++)
     for (fcd_index j = 0; j < nk; j++)
       if (kept[j] == w.mon[d]) w.mon[d] = j;
-  energy_watch ew = {&w, rs, ue, mre, mim, b.ncont, 10, 0, 0, (long)(o->tend / o->h) / 10 + 10,
+  double *du = malloc(sizeof *du * (size_t)nr), *y = malloc(sizeof *y * (size_t)nr);
+  energy_watch ew = {&w, rs, ls.ue, du, y, b.ncont, 10, 0, 0, (long)(o->tend / o->h) / 10 + 10,
                      NULL, NULL, NAN, 0};
   ew.t = malloc(sizeof *ew.t * (size_t)ew.cap);
   ew.e = malloc(sizeof *ew.e * (size_t)ew.cap);
   fcd_integrator *it = NULL;
   if (st == FCD_OK) st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
   if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, o->h);
-  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, ls.u0, ls.v0);
   if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_long_step, &ew);
-  t0 = now();
+  double t0 = now();
   if (st == FCD_OK) st = fcd_integrator_advance(it, o->tend);
   double secs = now() - t0;
   if (st != FCD_OK) fprintf(stderr, "long run: %s\n", fcd_system_last_error(rs));
-  else long_report(o, &ew, re, im, re_full, secs);
+  else long_report(o, &ew, ls.re, ls.im, re_full, secs);
   fcd_integrator_destroy(it);
   watch_free(&w);
-  free(ew.t); free(ew.e); free(kept); free(ue); free(u0); free(v0); free(mre); free(mim);
+  free(ew.t); free(ew.e); free(kept); free(du); free(y);
+  free(ls.ue); free(ls.u0); free(ls.v0);
+  fcd_reduction_destroy(ls.twin);
   fcd_reduction_destroy(red);
   brake_free(&b);
   return st != FCD_OK;

@@ -4,6 +4,7 @@
 #include "lapack.h"
 
 #include <lapacke.h>
+#include <string.h>
 #include <limits.h>
 
 static int fits(fcd_index n) { return n >= 0 && n <= INT_MAX; }
@@ -101,12 +102,84 @@ int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real
   return 0;
 }
 
+/* Up to this order dgesv_cm factors by panels on the calling thread. A threaded BLAS
+ * (OpenBLAS) splits dgetrf from 100 x 100 on: at a few hundred unknowns the threads'
+ * hand-over costs several times the arithmetic, and far more when the other core is
+ * busy (the 144-unknown state stage of the reduced brake: 0.13 ms on one thread, 0.5 to
+ * 3.5 ms mean on two, measured 2026-11-30). */
+enum { PANEL_LU_MAX = 384 };
+/* OpenBLAS runs dgetrf on one thread below m n = 10^4 and dgemm below m n k = 2^18: the
+ * panels and the update's column chunks stay under both */
+enum { PANEL_AREA = 9999, GEMM_VOLUME = 262144 };
+
+static void swap_rows(fcd_index n, fcd_real *A, fcd_index i, fcd_index p, fcd_index c0,
+                      fcd_index c1) {
+  for (fcd_index c = c0; c < c1; c++) {
+    fcd_real t = A[c * n + i];
+    A[c * n + i] = A[c * n + p];
+    A[c * n + p] = t;
+  }
+}
+
+/* A x = b by right-looking blocked LU with partial pivoting (dgesv's pivots): each panel
+ * by dgetrf, the unit-lower solve of its row block here, the trailing update by dgemm in
+ * chunks; b's rows swapped along. A n x n column-major, destroyed; 0 or dgetrf's info. */
+static int panel_gesv(int n, fcd_real *A, fcd_real *b, lapack_int *ipiv) {
+  int nb = PANEL_AREA / n;
+  nb = nb > 64 ? 64 : nb < 8 ? 8 : nb;
+  for (int j = 0; j < n; j += nb) {
+    int jb = n - j < nb ? n - j : nb, m = n - j, n2 = n - j - jb;
+    fcd_real *Ajj = A + (size_t)j * n + j;
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, jb, Ajj, n, ipiv + j);
+    if (info != 0) return (int)(info + j);
+    for (int i = j; i < j + jb; i++) {
+      fcd_index p = ipiv[i] - 1 + j;
+      if (p == i) continue;
+      swap_rows(n, A, i, p, 0, j);
+      swap_rows(n, A, i, p, j + jb, n);
+      fcd_real t = b[i];
+      b[i] = b[p];
+      b[p] = t;
+    }
+    if (n2 == 0) continue;
+    for (int c = j + jb; c < n; c++) { /* U12 = L11^-1 A12 */
+      fcd_real *u = A + (size_t)c * n + j;
+      for (int q = 0; q < jb; q++) {
+        const fcd_real *l = Ajj + (size_t)q * n, f = u[q];
+        if (f != 0)
+          for (int i = q + 1; i < jb; i++) u[i] -= f * l[i];
+      }
+    }
+    int chunk = (int)(GEMM_VOLUME / ((long)n2 * jb));
+    if (chunk < 1) chunk = 1;
+    double minus = -1.0, plus = 1.0;
+    for (int c = 0; c < n2; c += chunk) { /* A22 -= L21 U12 */
+      int wdt = n2 - c < chunk ? n2 - c : chunk;
+      fcd_real *U = A + (size_t)(j + jb + c) * n + j;
+      dgemm_("N", "N", &n2, &wdt, &jb, &minus, Ajj + jb, &n, U, &n, &plus, U + jb, &n);
+    }
+  }
+  for (int i = 0; i < n; i++) { /* L y = b, unit diagonal */
+    fcd_real f = b[i];
+    if (f != 0)
+      for (int r = i + 1; r < n; r++) b[r] -= f * A[(size_t)i * n + r];
+  }
+  for (int i = n - 1; i >= 0; i--) { /* U x = y */
+    b[i] /= A[(size_t)i * n + i];
+    fcd_real f = b[i];
+    for (int r = 0; r < i; r++) b[r] -= f * A[(size_t)i * n + r];
+  }
+  return 0;
+}
+
 int fcd__la_gesv_cm(fcd_index n, fcd_real *A, fcd_real *b) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;
   lapack_int nn = (lapack_int)n, *ipiv = fcd__malloc_array((size_t)n, sizeof *ipiv);
   if (!ipiv) return FCD__LA_NOMEM;
-  lapack_int info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, nn, 1, A, nn, ipiv, b, nn);
+  lapack_int info = n <= PANEL_LU_MAX
+                        ? panel_gesv((int)n, A, b, ipiv)
+                        : LAPACKE_dgesv_work(LAPACK_COL_MAJOR, nn, 1, A, nn, ipiv, b, nn);
   fcd__free(ipiv);
   return (int)info;
 }
@@ -122,11 +195,21 @@ int fcd__la_syev_top_cm(fcd_index n, fcd_index k, fcd_real *A, fcd_real *w, fcd_
   if (!fits(n) || !fits(2 * k) || k > n) return FCD__LA_TOO_BIG;
   if (k == 0) return 0;
   lapack_int nn = (lapack_int)n, kk = (lapack_int)k, m = 0;
+  /* dsyevr's eigenvalue array is n long whatever the range: its bisection may fill more
+   * than the k asked for before keeping them (a caller's k-long array overflowed at k =
+   * 600 of n = 1,900) */
   lapack_int *supp = fcd__malloc_array(2 * (size_t)k, sizeof *supp);
-  if (!supp) return FCD__LA_NOMEM;
+  fcd_real *wn = fcd__malloc_array((size_t)n, sizeof *wn);
+  if (!supp || !wn) {
+    fcd__free(supp);
+    fcd__free(wn);
+    return FCD__LA_NOMEM;
+  }
   lapack_int info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'U', nn, A, nn, 0.0, 0.0,
-                                   nn - kk + 1, nn, 0.0, &m, w, Z, nn, supp);
+                                   nn - kk + 1, nn, 0.0, &m, wn, Z, nn, supp);
+  if (info == 0 && m == kk) memcpy(w, wn, (size_t)k * sizeof *w);
   fcd__free(supp);
+  fcd__free(wn);
   return info != 0 ? (int)info : (m == kk ? 0 : 1);
 }
 

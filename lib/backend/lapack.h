@@ -15,8 +15,8 @@
 int fcd__la_syev(int vectors, fcd_index n, fcd_real *A, fcd_real *w);
 
 /* the k largest eigenvalues of the symmetric A (n x n, column-major, its upper triangle
- * read and destroyed), ascending, in w, and their orthonormal vectors in Z (n x k,
- * column-major; dsyevr) */
+ * read and destroyed), ascending, in w (k entries), and their orthonormal vectors in Z
+ * (n x k, column-major; dsyevr, its n-long eigenvalue array held here) */
 int fcd__la_syev_top_cm(fcd_index n, fcd_index k, fcd_real *A, fcd_real *w, fcd_real *Z);
 
 /* the full orthogonal factor of a QR factorization: A is m x m (lda m) with its first n
