@@ -102,6 +102,13 @@ struct fcd_integrator {
    * anew each step before (568 MB at 8,427 directions) */
   fcd_index *wrp, *wci, wdim;
   fcd_index wall_limit;   /* largest m for which the cache is kept */
+  /* the cached W scaled as the local problem wants it (the scheme's factor times a power
+   * of two), for steps where every contact is active: valid while the cache, its size
+   * and the factor are those recorded; the contact solver only reads it. A 400-mode
+   * reduced brake's W is 1.5 MB: copying and scaling it was a fifth of its step. */
+  fcd_real *wsc, wsc_f;
+  fcd_index wsc_m, wsc_facts;
+  uint64_t wsc_csver;
   /* the system's pattern and the set's versions at which every contact dof was last
    * found free (a check over all of H's entries: dense rows make it a step's cost) */
   uint64_t free_pv, free_csv;
@@ -298,6 +305,7 @@ void fcd_integrator_destroy(fcd_integrator *it) {
   fcd__free(it->wrp);
   fcd__free(it->wci);
   fcd__wcache_free(&it->wall);
+  fcd__free(it->wsc);
   fcd__fc_ws_clear(&it->fcws);
   fcd__free(it->Mv);
   work_free(&it->ws);
@@ -555,7 +563,7 @@ static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) 
   return na;
 }
 
-/* W of the active contacts (na d x na d, dense, into Wd): copied from the cached W of
+/* W of some active contacts (na d x na d, dense, into Wd): gathered from the cached W of
  * all contacts, or built for this step by delassus.c (keeping X = A^-1 H_a^T in w->X). */
 static fcd_status active_delassus(fcd_integrator *it, const work *w, const fcd__csr *H,
                                   fcd_index na, int cached, fcd_real *Wd) {
@@ -563,9 +571,7 @@ static fcd_status active_delassus(fcd_integrator *it, const work *w, const fcd__
   int d = cdim(it);
   fcd_index m = ncontacts(it) * d, ma = na * d;
   fcd_status st = FCD_OK;
-  if (cached && na == ncontacts(it)) { /* every contact active: W as it is kept */
-    memcpy(Wd, it->wall.W, (size_t)ma * (size_t)ma * sizeof *Wd);
-  } else if (cached) {
+  if (cached) {
     for (fcd_index a = 0; a < na; a++)
       for (int k = 0; k < d; k++)
         for (fcd_index b = 0; b < na; b++)
@@ -846,27 +852,60 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
   return FCD_OK;
 }
 
+/* The scheme's scaling of W (Fremond: theta) and fcd__fc_solve_balanced's power of two
+ * in one factor: the impulses are solved for in 2^-kb units and the law recomputed from
+ * them is the same to the bit (powers of two are exact). Returns the factor, kb in *kb. */
+static fcd_real local_scaling(const fcd_integrator *it, const work *w, fcd_index ma,
+                              fcd_real *W, int *kb) {
+  fcd__csr Wc = {ma, w->wrp, w->wci, W, 0, 0, 1, 1, 0, NULL};
+  fcd_real scale = it->ops->w_scale(it->theta);
+  *kb = fcd__fc_balance_exponent(&Wc, scale);
+  return ldexp(scale, *kb);
+}
+
+/* this step's W of the active contacts (Wd, its own copy) scaled in place; kb */
+static int scale_local(const fcd_integrator *it, const work *w, fcd_index na, fcd_real *Wd) {
+  fcd_index ma = na * cdim(it);
+  int kb = 0;
+  fcd_real f = local_scaling(it, w, ma, Wd, &kb);
+  if (f != 1)
+    for (fcd_index i = 0; i < ma * ma; i++) Wd[i] *= f;
+  return kb;
+}
+
+/* every contact active, W cached: the scaled copy kept from the last such step while it
+ * is the same W and the same factor (NULL when out of memory); kb */
+static fcd_real *scaled_wall(fcd_integrator *it, const work *w, int *kb) {
+  fcd_index ma = ncontacts(it) * cdim(it);
+  fcd_real f = local_scaling(it, w, ma, it->wall.W, kb);
+  if (it->wsc && it->wsc_m == ma && it->wsc_facts == it->wall.facts &&
+      it->wsc_csver == it->wall.csver && it->wsc_f == f)
+    return it->wsc;
+  if (it->wsc_m != ma || !it->wsc) {
+    fcd__free(it->wsc);
+    it->wsc = fcd__malloc_array((size_t)ma * (size_t)ma, sizeof *it->wsc);
+    it->wsc_m = it->wsc ? ma : 0;
+    if (!it->wsc) return NULL;
+  }
+  for (fcd_index i = 0; i < ma * ma; i++) it->wsc[i] = f * it->wall.W[i];
+  it->wsc_facts = it->wall.facts;
+  it->wsc_csver = it->wall.csver;
+  it->wsc_f = f;
+  return it->wsc;
+}
+
 /* The local problem of the active contacts, ul = Wd pl + ql with the scheme's scaling of
  * W (Fremond: theta), solved from the previous impulses (pl in: warm start; out: the
  * impulses). w->law receives the law vector recomputed from pl, for the certificate,
  * and *wmin the smallest diagonal of W, its velocity scale. wrp and wci hold the CSR
  * view of the dense Wd. */
 static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, fcd_real *Wd,
-                              const fcd_real *ql, const fcd_real *mul, fcd_real *pl,
+                              int kb, const fcd_real *ql, const fcd_real *mul, fcd_real *pl,
                               fcd_real *ul, fcd_index *wrp, fcd_index *wci, fcd_real *wmin) {
   fcd_system *sys = it->sys;
   int d = cdim(it);
   fcd_index ma = na * d;
-  fcd_real th = it->theta;
   fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1, 1, 0, NULL}; /* every entry: dense */
-  /* the scheme's scaling and fcd__fc_solve_balanced's power of two in one pass over W,
-   * which stays scaled (this step's copy): the impulses are solved for in 2^-kb units
-   * and the law recomputed from them is the same to the bit (powers of two are exact) */
-  fcd_real scale = it->ops->w_scale(th);
-  int kb = fcd__fc_balance_exponent(&Wc, scale);
-  fcd_real f = ldexp(scale, kb);
-  if (f != 1)
-    for (fcd_index i = 0; i < ma * ma; i++) Wd[i] *= f;
   /* warm start from the previous impulses of the same contacts */
   for (fcd_index a = 0; a < na; a++)
     for (int k = 0; k < d; k++) pl[a * d + k] = ldexp(it->p[w->act[a] * d + k], -kb);
@@ -963,10 +1002,18 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, 
   int cached = ncontacts(it) * d <= it->wall_limit;
   fcd_status st = FCD_OK;
   if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, fcd__factor_solve_free, it->cs, H));
-  st = active_delassus(it, w, H, na, cached, w->Wd);
+  fcd_real *Wl = w->Wd;
+  int kb = 0;
+  if (cached && na == ncontacts(it)) {
+    Wl = scaled_wall(it, w, &kb);
+    if (!Wl) st = fcd__err(sys, FCD_E_NOMEM, "out of memory for the scaled Delassus operator");
+  } else {
+    st = active_delassus(it, w, H, na, cached, w->Wd);
+    if (st == FCD_OK) kb = scale_local(it, w, na, w->Wd);
+  }
   if (st == FCD_OK) {
     local_rhs(it, w, na, split, h, w->ql, w->mul);
-    st = solve_local(it, w, na, w->Wd, w->ql, w->mul, w->pl, w->ul, w->wrp, w->wci, wmin);
+    st = solve_local(it, w, na, Wl, kb, w->ql, w->mul, w->pl, w->ul, w->wrp, w->wci, wmin);
   }
   if (st == FCD_OK)
     for (fcd_index a = 0; a < na; a++)

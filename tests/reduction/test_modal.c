@@ -359,8 +359,70 @@ static void test_vectors(void) {
   tb_block_free(&b);
 }
 
+/* An integrator keeps its Delassus operator scaled for the local problem from step to
+ * step while every contact is active (closed): it must follow a new step size and a new
+ * theta (a new factor, a new W). 10 steps of h = 0.05, then 5 of h = 0.02, then 5 with
+ * theta = 0.7, against a new integrator started from the state after the first 10 steps
+ * that does the same: the same states to the solver's tolerance (a stale W would be
+ * off by the step's ratio). */
+static void run_phases(fcd_integrator *it, int from_phase, double *u, double *v) {
+  if (from_phase <= 0)
+    for (int k = 0; k < 10; k++) CHECK_ST(fcd_integrator_step(it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 0.02), FCD_OK);
+  for (int k = 0; k < 5; k++) CHECK_ST(fcd_integrator_step(it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_THETA, 0.7), FCD_OK);
+  for (int k = 0; k < 5; k++) CHECK_ST(fcd_integrator_step(it), FCD_OK);
+  CHECK_ST(fcd_integrator_get_state(it, NULL, u, v), FCD_OK);
+}
+
+static void test_scaled_w_follows(void) {
+  tb_block b;
+  fcd_system *sys;
+  fcd_contact_set *cs;
+  pressed_block(&b, &sys, &cs, 0.002, -0.01, 1);
+  fcd_reduction *mo = NULL;
+  CHECK_ST(fcd_reduction_create_modal(sys, cs, 8, &mo), FCD_OK);
+  if (!mo) return;
+  fcd_system *rs = fcd_reduction_system(mo);
+  fcd_contact_set *rcs = fcd_reduction_contact_set(mo);
+  fcd_index nr = fcd_system_ndofs(rs), nc = fcd_contact_set_size(rcs);
+  double *z = calloc((size_t)nr, sizeof *z), *u10 = malloc((size_t)nr * sizeof *u10);
+  double *v10 = malloc((size_t)nr * sizeof *v10), *ua = malloc((size_t)nr * sizeof *ua);
+  double *va = malloc((size_t)nr * sizeof *va), *ub = malloc((size_t)nr * sizeof *ub);
+  double *vb = malloc((size_t)nr * sizeof *vb);
+  int *status = malloc((size_t)nc * sizeof *status);
+  fcd_integrator *it = NULL, *it2 = NULL;
+  CHECK_ST(fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it, FCD_PARAM_STEP, 0.05), FCD_OK);
+  CHECK_ST(fcd_integrator_set_state(it, 0.0, z, z), FCD_OK);
+  for (int k = 0; k < 10; k++) CHECK_ST(fcd_integrator_step(it), FCD_OK);
+  double t10 = 0;
+  CHECK_ST(fcd_integrator_get_state(it, &t10, u10, v10), FCD_OK);
+  CHECK_ST(fcd_integrator_get_contact_status(it, status), FCD_OK);
+  int closed = 0;
+  for (fcd_index c = 0; c < nc; c++) closed += status[c] != FCD_CONTACT_OPEN;
+  CHECK(closed == nc); /* the path under test: every contact active */
+  run_phases(it, 1, ua, va);
+  CHECK_ST(fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it2), FCD_OK);
+  CHECK_ST(fcd_integrator_set_param(it2, FCD_PARAM_STEP, 0.02), FCD_OK);
+  CHECK_ST(fcd_integrator_set_state(it2, t10, u10, v10), FCD_OK);
+  run_phases(it2, 1, ub, vb);
+  double du = rel_diff(ua, ub, nr), dv = rel_diff(va, vb, nr);
+  printf("scaled W through a new step and theta: |du| / |u| = %.1e, |dv| / |v| = %.1e "
+         "(%lld of %lld contacts closed)\n", du, dv, (long long)closed, (long long)nc);
+  CHECK(du <= 1e-8 && dv <= 1e-6);
+  fcd_integrator_destroy(it);
+  fcd_integrator_destroy(it2);
+  free(z); free(u10); free(v10); free(ua); free(va); free(ub); free(vb); free(status);
+  fcd_reduction_destroy(mo);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  tb_block_free(&b);
+}
+
 int main(void) {
   test_pencil();
+  test_scaled_w_follows();
   test_same_model();
   test_stability_refused();
   test_vectors();
