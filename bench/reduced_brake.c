@@ -9,7 +9,7 @@
  * and their sum, with the full model's transient beside them.
  *
  *   reduced_brake [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H]
- *                 [--window W] [--full] [--modal] [--chart [--proj P] [--undamped]] [--long MU [--amp A]]
+ *                 [--window W] [--full] [--modal] [--inertia P] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]]
  *                 [--shoot] [--follow NPTS]
  *                 [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]
  *
@@ -41,6 +41,12 @@
  * --shoot and --long (--chart and --scale are the stability analysis or start from it,
  * and it refuses modal rows; --long takes its sliding state and mode from a
  * Craig-Bampton twin of the same modes, restricted onto the modal coordinates).
+ *
+ * --inertia P enriches every reduced basis with P inertia correction vectors
+ * (fcd_reduction_create_enriched): the interior's response to the constraint modes'
+ * inertia that the kept modes miss, in the P kept-dof patterns where it stores the most
+ * strain energy. --chart --reduced-only leaves the full model's chart out (the reduced
+ * rows then have no comparison: for exploring against recorded figures).
  *
  * --long MU integrates the reduced model (the first of --modes) at a coefficient with one
  * unstable mode from its own sliding equilibrium plus that mode alone (amplitude A, its
@@ -215,8 +221,8 @@ static void print_row(FILE *csv, const char *what, long nmodes, long nkept, doub
 typedef struct {
   int nr, nt, nz, full, chart, proj, undamped, shoot, follow, modal;
   double tend, h, window, mu_long, amp;
-  long modes[32];
-  int nmodes, nscale, ninterface;
+  long modes[32], inertia;
+  int reduced_only, nmodes, nscale, ninterface;
   long scale[16], interface[16];
   const char *csv;
 } options;
@@ -224,6 +230,7 @@ typedef struct {
 /* the reduction the options ask for: modal coordinates with --modal */
 static fcd_status reduce(const options *o, fcd_system *sys, fcd_contact_set *cs, long m,
                          fcd_reduction **red) {
+  if (o->inertia > 0) return fcd_reduction_create_enriched(sys, cs, m, o->inertia, o->modal, red);
   return o->modal ? fcd_reduction_create_modal(sys, cs, m, red)
                   : fcd_reduction_create(sys, cs, m, red);
 }
@@ -241,7 +248,7 @@ static int int_list(const char *p, const char *name, const char *arg, long lo, l
 
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 1, 0, 0, {0}, {0}, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 0, 0, 1, 0, 0, {0}, {0}, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -268,6 +275,10 @@ static void parse(int argc, char **argv, options *o) {
     } else if (!strcmp(argv[i], "--follow") && i + 1 < argc) {
       o->shoot = 1;
       o->follow = (int)bench_int(p, "--follow", argv[++i], 1, 100);
+    } else if (!strcmp(argv[i], "--inertia") && i + 1 < argc) {
+      o->inertia = bench_int(p, "--inertia", argv[++i], 0, 100000);
+    } else if (!strcmp(argv[i], "--reduced-only")) {
+      o->reduced_only = 1;
     } else if (!strcmp(argv[i], "--modal")) {
       o->modal = 1;
     } else if (!strcmp(argv[i], "--full")) {
@@ -282,7 +293,7 @@ static void parse(int argc, char **argv, options *o) {
       o->csv = argv[++i];
     } else {
       fprintf(stderr, "usage: %s [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H] "
-              "[--window W] [--full] [--modal] [--chart [--proj P] [--undamped]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
+              "[--window W] [--full] [--modal] [--inertia P] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
       exit(2);
     }
   }
@@ -292,6 +303,9 @@ static void parse(int argc, char **argv, options *o) {
     fprintf(stderr, "%s: --modal goes with the transient, --shoot and --long only\n", p);
     exit(2);
   }
+  if (o->inertia > 0)
+    printf("reduced bases enriched with %ld inertia correction vectors (fewer when they "
+           "vanish: the modes column counts those kept)\n", o->inertia);
 }
 
 /* the start of the transient: the sliding equilibrium at mu_tr plus a tenth of the pins'
@@ -668,8 +682,10 @@ static int charts(const options *o) {
   chart c;
   double re45, hz45, secs, ref[CF_N], f[CF_N];
   int rc = 0;
-  if (st == FCD_OK && (st = run_chart(b.sys, b.cs, status, slip, rn, b.vg, o, &c, &re45,
-                                      &hz45, &secs)) == FCD_OK) {
+  if (o->reduced_only) {
+    memset(ref, 0, sizeof ref);
+  } else if (st == FCD_OK && (st = run_chart(b.sys, b.cs, status, slip, rn, b.vg, o, &c,
+                                             &re45, &hz45, &secs)) == FCD_OK) {
     chart_figs(&c, re45, hz45, ref);
     chart_line("full", 0, 0, secs, ref, NULL);
   } else {
@@ -685,7 +701,7 @@ static int charts(const options *o) {
                      rn, b.vg, o, &c, &re45, &hz45, &secs);
     if (s2 == FCD_OK) {
       chart_figs(&c, re45, hz45, f);
-      chart_line("reduced", o->modes[k], t_red, secs, f, ref);
+      chart_line("reduced", o->modes[k], t_red, secs, f, o->reduced_only ? NULL : ref);
     }
     else rc = 1;
     fcd_reduction_destroy(red);
@@ -859,7 +875,8 @@ static fcd_status long_setup(const options *o, brake *b, long_start *ls) {
   /* the stability analysis refuses modal rows: it runs on the Craig-Bampton model of the
    * same modes, whose states restrict onto the modal coordinates exactly */
   t0 = now();
-  if (st == FCD_OK && o->modal) st = fcd_reduction_create(b->sys, b->cs, o->modes[0], &ls->twin);
+  if (st == FCD_OK && o->modal)
+    st = fcd_reduction_create_enriched(b->sys, b->cs, o->modes[0], o->inertia, 0, &ls->twin);
   ls->t_twin = now() - t0;
   if (st != FCD_OK) return st;
   fcd_reduction *ar = ls->twin ? ls->twin : ls->red;

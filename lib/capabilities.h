@@ -27,19 +27,21 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
  * column-major) are T' K T, T' M T and T' C T of the stored matrices (C NULL when the
  * system has no damping matrix; Rayleigh terms apply to the reduced K and M as they
  * are). Mass and stiffness must be symmetric, the interior's stiffness positive definite.
+ * ninertia: the inertia correction vectors (inertia_correction in reduction.c).
  * dense_max: the largest interior solved densely for its modes (0: the default), the
  * block solver beyond (SLEPc when it declines; a negative dense_max, -d, is d with
  * SLEPc alone, for the tests). Serial systems only. */
 typedef struct {
   fcd_index n, nb, m, nr;
   fcd_index ncorr; /* static correction columns (0 or 1): the last of the m modal ones */
+  fcd_index ndyn;  /* inertia correction columns, after the modes, before the static one */
   fcd_index *bdofs;
   fcd_real *omega2;
   fcd_real *T;
   fcd_real *K, *M, *C;
 } fcd__cb;
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
-                         fcd_index dense_max, fcd__cb *cb);
+                         fcd_index ninertia, fcd_index dense_max, fcd__cb *cb);
 /* The nev lowest modes of the clamped system ci (its free dofs, the interior), f the
  * factor of its stiffness, by block shift-and-invert Lanczos (reduction_modes.c): omega2
  * ascending, X (ni x nev, column-major) M-orthonormal, *done = 1; *done = 0 with FCD_OK

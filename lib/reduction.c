@@ -160,7 +160,7 @@ static void interior_dense(const fcd_system *ci, const fcd__csr *a, fcd_real *D)
  * the clamped system where that declines */
 static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd__factor *f,
                                   fcd_index dense_max, fcd__cb *cb) {
-  fcd_index n = sys->n, ni = ci->nfree, m = cb->m - cb->ncorr;
+  fcd_index n = sys->n, ni = ci->nfree, m = cb->m - cb->ncorr - cb->ndyn;
   fcd_real *Phi = cb->T + cb->nb * n;
   if (m == 0) return FCD_OK;
   int slepc_only = dense_max < 0;
@@ -284,6 +284,180 @@ static fcd_status static_correction(fcd_system *sys, fcd_system *ci, fcd__factor
   return st;
 }
 
+/* The inertia correction (an enriched Craig-Bampton basis; docs/reduction.md). The
+ * constraint modes' inertia forces G = M T_b load the interior, and what the kept modes
+ * miss of its response is R = F_rs G_i, F_rs = K_ii^-1 - Phi Lambda^-1 Phi' the residual
+ * flexibility: the reduced dynamic stiffness of the kept dofs lacks omega^4 G' R +
+ * O(omega^6), the first term truncation loses at low frequency (the coupling of a
+ * friction instability reaches far above its own band). G' R = R' K R, so the dominant
+ * eigenvectors V of that nb x nb matrix are the kept-dof patterns whose missing
+ * flexibility stores the most strain energy; R V for the p largest (fewer when the rest
+ * vanish against the largest: every mode kept, or fewer independent patterns) become
+ * modal columns, M-orthonormal and M-orthogonal to the modes. Their T' K T_b is zero
+ * like the modes' (they vanish on the kept dofs), so the projections stand.
+ * The modes' part is not removed from all nb columns: with A = Phi' G, G' R = G' K_ii^-1 G
+ * - A' Lambda^-1 A and R V = K_ii^-1 G V - Phi Lambda^-1 A V, and only the p columns kept
+ * are made M-orthogonal to the modes explicitly (the identities hold to the modes'
+ * residuals). */
+typedef struct {
+  fcd_index n, nb, mfi, p;
+  fcd_real *G, *R0, *A, *S, *w, *V, *B;
+} inertia_ws;
+
+static void inertia_free(inertia_ws *w) {
+  fcd__free(w->G);
+  fcd__free(w->R0);
+  fcd__free(w->A);
+  fcd__free(w->S);
+  fcd__free(w->w);
+  fcd__free(w->V);
+  fcd__free(w->B);
+}
+
+/* G = M T_b and R0 = K_ii^-1 G_i (full length, zero on the kept dofs), by blocks */
+static fcd_status inertia_loads(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                const fcd__cb *cb, inertia_ws *w) {
+  fcd_index n = w->n, ni = ci->nfree;
+  fcd_real *rhs = fcd__malloc_array((size_t)ni * CB_BLOCK + 1, sizeof *rhs);
+  fcd_status st = rhs ? FCD_OK : FCD_E_NOMEM;
+  for (fcd_index j0 = 0; j0 < w->nb && st == FCD_OK; j0 += CB_BLOCK) {
+    fcd_index nj = w->nb - j0 < CB_BLOCK ? w->nb - j0 : CB_BLOCK;
+    for (fcd_index j = 0; j < nj; j++) {
+      fcd_real *g = w->G + (j0 + j) * n;
+      memset(g, 0, (size_t)n * sizeof *g);
+      fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, cb->T + (j0 + j) * n, g);
+      fcd__full_to_free(ci, g, rhs + j * ni);
+    }
+    st = fcd__factor_solve(f, nj, rhs, rhs);
+    for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
+      fcd_real *col = w->R0 + (j0 + j) * n;
+      memset(col, 0, (size_t)n * sizeof *col);
+      fcd__free_to_full(ci, rhs + j * ni, col);
+    }
+  }
+  fcd__free(rhs);
+  return st;
+}
+
+/* The Gram matrix G' R = G' R0 - A' Lambda^-1 A and its p dominant eigenvectors (w->V,
+ * ascending eigenvalues in w->w); A = Phi' G kept for the columns */
+static int inertia_directions(const fcd__cb *cb, inertia_ws *w) {
+  fcd_index n = w->n, nb = w->nb, m = w->mfi;
+  const fcd_real *Phi = cb->T + nb * n;
+  int info = fcd__la_gemm_tn(nb, nb, n, w->G, w->R0, w->S);
+  if (info == 0 && m > 0) {
+    info = fcd__la_gemm_tn(m, nb, n, Phi, w->G, w->A);
+    /* B = Lambda^-1 A, then S -= A' B */
+    for (fcd_index j = 0; j < nb && info == 0; j++)
+      for (fcd_index k = 0; k < m; k++) w->B[j * m + k] = w->A[j * m + k] / cb->omega2[k];
+    if (info == 0) info = fcd__la_gemm_tn_acc(nb, nb, m, -1.0, w->A, w->B, w->S);
+  }
+  /* symmetric in exact arithmetic; its upper triangle is read */
+  if (info == 0) info = fcd__la_syev_top_cm(nb, w->p, w->S, w->w, w->V);
+  return info;
+}
+
+/* X (n x k) M-orthonormal in place: X U diag(s)^-1/2 for X' M X = U diag(s) U', the
+ * directions with s below 1e-13 of the largest dropped (*kept of them stay).
+ * work: n x k; S, U: k x k; w: k. */
+static int m_orthonormalize(const fcd__csr *M, fcd_index n, fcd_index k, fcd_real *X,
+                            fcd_real *work, fcd_real *S, fcd_real *U, fcd_real *w,
+                            fcd_index *kept) {
+  *kept = 0;
+  if (k == 0) return 0;
+  for (fcd_index j = 0; j < k; j++) {
+    memset(work + j * n, 0, (size_t)n * sizeof *work);
+    fcd__csr_gaxpy(M, 1.0, X + j * n, work + j * n);
+  }
+  int info = fcd__la_gemm_tn(k, k, n, X, work, S);
+  if (info == 0) info = fcd__la_syev_top_cm(k, k, S, w, U);
+  if (info != 0) return info;
+  /* ascending: the largest last; the columns of U from the largest down */
+  fcd_index nk = 0;
+  for (fcd_index j = k - 1; j >= 0 && w[j] > 1e-13 * w[k - 1] && w[j] > 0; j--) {
+    fcd_real sc = 1 / sqrt(w[j]);
+    for (fcd_index i = 0; i < k; i++) S[nk * k + i] = U[j * k + i] * sc;
+    nk++;
+  }
+  memcpy(work, X, (size_t)n * (size_t)k * sizeof *work);
+  if (nk > 0) info = fcd__la_gemm_nn(n, nk, k, 1.0, work, S, 0.0, X);
+  *kept = nk;
+  return info;
+}
+
+/* X = R V for the p kept directions (V's last p columns), then their part in the modes
+ * removed once more explicitly (M-orthogonal Gram-Schmidt against Phi; work: n x p) */
+static int inertia_columns(const fcd_system *sys, const fcd__cb *cb, inertia_ws *w,
+                           fcd_index p, fcd_real *X, fcd_real *work) {
+  fcd_index n = w->n, nb = w->nb, m = w->mfi;
+  const fcd_real *Phi = cb->T + nb * n, *V = w->V + (w->p - p) * nb;
+  int info = fcd__la_gemm_nn(n, p, nb, 1.0, w->R0, V, 0.0, X);
+  if (info == 0 && m > 0) {
+    /* C = Lambda^-1 A V (m x p), X -= Phi C */
+    info = fcd__la_gemm_nn(m, p, nb, 1.0, w->B, V, 0.0, w->S);
+    if (info == 0) info = fcd__la_gemm_nn(n, p, m, -1.0, Phi, w->S, 1.0, X);
+    for (fcd_index j = 0; j < p && info == 0; j++) {
+      memset(work + j * n, 0, (size_t)n * sizeof *work);
+      fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, X + j * n, work + j * n);
+    }
+    if (info == 0) info = fcd__la_gemm_tn(m, p, n, Phi, work, w->S);
+    if (info == 0) info = fcd__la_gemm_nn(n, p, m, -1.0, Phi, w->S, 1.0, X);
+  }
+  return info;
+}
+
+static fcd_status inertia_correction(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                     fcd__cb *cb) {
+  inertia_ws w = {.n = sys->n, .nb = cb->nb, .mfi = cb->m - cb->ncorr - cb->ndyn,
+                  .p = cb->ndyn};
+  fcd_index n = w.n, nb = w.nb, m = w.mfi, smax = nb > m ? nb : m;
+  w.G = fcd__malloc_array((size_t)n * (size_t)nb, sizeof *w.G);
+  w.R0 = fcd__malloc_array((size_t)n * (size_t)nb, sizeof *w.R0);
+  w.A = fcd__malloc_array((size_t)m * (size_t)nb + 1, sizeof *w.A);
+  w.B = fcd__malloc_array((size_t)m * (size_t)nb + 1, sizeof *w.B);
+  w.S = fcd__malloc_array((size_t)smax * (size_t)nb, sizeof *w.S);
+  w.w = fcd__malloc_array((size_t)nb, sizeof *w.w);
+  w.V = fcd__malloc_array((size_t)nb * (size_t)w.p, sizeof *w.V);
+  fcd_status st = FCD_OK;
+  if (!w.G || !w.R0 || !w.A || !w.B || !w.S || !w.w || !w.V) st = FCD_E_NOMEM;
+  if (st == FCD_OK) st = inertia_loads(sys, ci, f, cb, &w);
+  int info = st == FCD_OK ? inertia_directions(cb, &w) : 0;
+  /* ascending: the kept directions are the last p */
+  fcd_index p = 0, kept = 0;
+  fcd_real *X = cb->T + (nb + m) * n;
+  if (st == FCD_OK && info == 0) {
+    fcd_real top = w.w[w.p - 1];
+    while (p < w.p && top > 0 && w.w[w.p - 1 - p] > 1e-12 * top) p++;
+    /* G's storage is the work from here on */
+    if (p > 0) info = inertia_columns(sys, cb, &w, p, X, w.G);
+  }
+  if (st == FCD_OK && info == 0)
+    info = m_orthonormalize(&sys->mat[FCD_MASS], n, p, X, w.G, w.S, w.V, w.w, &kept);
+  for (fcd_index k = 0; k < kept && st == FCD_OK && info == 0; k++) {
+    fcd_real *y = w.R0;
+    memset(y, 0, (size_t)n * sizeof *y);
+    fcd__csr_gaxpy(&sys->mat[FCD_STIFFNESS], 1.0, X + k * n, y);
+    fcd_real xkx = 0;
+    for (fcd_index i = 0; i < n; i++) xkx += X[k * n + i] * y[i];
+    cb->omega2[m + k] = xkx;
+  }
+  inertia_free(&w);
+  if (st != FCD_OK)
+    return fcd__err(sys, st, "%s for the inertia correction of %lld kept dofs",
+                    st == FCD_E_NOMEM ? "out of memory" : "a solve failed", (long long)nb);
+  if (info != 0)
+    return fcd__err(sys, info == FCD__LA_TOO_BIG ? FCD_E_UNSUPPORTED : FCD_E_BACKEND,
+                    "the inertia correction of a reduction: %s %d",
+                    info == FCD__LA_TOO_BIG ? "beyond BLAS' int indices," : "LAPACK returned",
+                    info);
+  /* the dropped directions leave the basis (the static correction comes next) */
+  fcd_index lost = cb->ndyn - kept;
+  cb->ndyn = kept;
+  cb->m -= lost;
+  cb->nr -= lost;
+  return FCD_OK;
+}
+
 /* The columns j0 .. j0 + nj - 1 of T' A T from Y = A T_blk (tmp: nr x nj). The stiffness
  * needs only part of the product: K T_b vanishes on the interior (K_ii Psi = -K_ib, to the
  * factor's accuracy), so T' K T_b is the kept rows of K T_b, the coupling Phi' K T_b is
@@ -390,6 +564,7 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
   }
   if (st == FCD_OK) st = constraint_modes(sys, ci, f, cb);
   if (st == FCD_OK) st = interface_modes(sys, ci, f, dense_max, cb);
+  if (st == FCD_OK && cb->ndyn > 0) st = inertia_correction(sys, ci, f, cb);
   if (st == FCD_OK && cb->ncorr > 0) st = static_correction(sys, ci, f, cb);
   fcd__factor_destroy(f);
   if (st == FCD_OK) st = project(sys, cb, FCD_STIFFNESS, cb->K);
@@ -399,7 +574,7 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
 }
 
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
-                         fcd_index dense_max, fcd__cb *cb) {
+                         fcd_index ninertia, fcd_index dense_max, fcd__cb *cb) {
   memset(cb, 0, sizeof *cb);
   FCD_TRY(cb_check(sys, m));
   if (cs && cs->sys != sys)
@@ -407,13 +582,24 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                     "system");
   cb->n = sys->n;
   fcd_status st = kept_dofs(sys, cs, cb);
+  /* the interior: neither kept nor prescribed (a dof held at zero is not kept) */
   fcd_index ni = sys->n - cb->nb;
+  for (fcd_index k = 0, j = 0; st == FCD_OK && k < sys->nfixed; k++) {
+    fcd_index d = sys->fixed_list[k]; /* both lists increase: one merge */
+    while (j < cb->nb && cb->bdofs[j] < d) j++;
+    if (!(j < cb->nb && cb->bdofs[j] == d)) ni--;
+  }
   if (st == FCD_OK && m > ni)
     st = fcd__err(sys, FCD_E_INVALID_ARG, "reduction: %lld modes asked, the interior has "
                   "%lld dofs", (long long)m, (long long)ni);
+  if (st == FCD_OK && (ninertia < 0 || ninertia > cb->nb || ninertia > ni - m))
+    st = fcd__err(sys, FCD_E_INVALID_ARG, "reduction: %lld inertia correction vectors asked; "
+                  "at most the kept dofs (%lld) and the interior's dofs less the modes (%lld)",
+                  (long long)ninertia, (long long)cb->nb, (long long)(ni - m));
+  cb->ndyn = st == FCD_OK ? ninertia : 0;
   /* a constant interior load adds its static correction, unless every mode is kept */
   cb->ncorr = st == FCD_OK && m < ni && interior_loaded(sys, cb) ? 1 : 0;
-  cb->m = m + cb->ncorr;
+  cb->m = m + cb->ncorr + cb->ndyn;
   cb->nr = cb->nb + cb->m;
   fcd_system *ci = NULL;
   if (st == FCD_OK) st = clamped_system(sys, cb, &ci);
@@ -583,8 +769,8 @@ void fcd_reduction_destroy(fcd_reduction *r) {
   fcd__free(r);
 }
 
-static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes, int modal,
-                             fcd_reduction **out) {
+static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                             fcd_index ninertia, int modal, fcd_reduction **out) {
   FCD_CHECK_SYS(sys);
   if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: out is NULL");
   *out = NULL;
@@ -596,7 +782,7 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
   r->magic = FCD_REDUCTION_MAGIC;
   r->full = sys;
   fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
-  fcd_status st = fcd__cb_build(sys, cs, nmodes, 0, &r->cb);
+  fcd_status st = fcd__cb_build(sys, cs, nmodes, ninertia, 0, &r->cb);
   if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
   if (st == FCD_OK) st = red_system(r);
   if (st == FCD_OK && cs) st = modal ? fcd__modal_contacts(r, cs) : red_contacts(r, cs);
@@ -610,12 +796,25 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
 
 fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                 fcd_reduction **out) {
-  return red_create(sys, cs, nmodes, 0, out);
+  return red_create(sys, cs, nmodes, 0, 0, out);
 }
 
 fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                       fcd_reduction **out) {
-  return red_create(sys, cs, nmodes, 1, out);
+  return red_create(sys, cs, nmodes, 0, 1, out);
+}
+
+fcd_status fcd_reduction_create_enriched(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                                         fcd_index ninertia, int modal, fcd_reduction **out) {
+  return red_create(sys, cs, nmodes, ninertia, modal != 0, out);
+}
+
+fcd_status fcd_reduction_get_inertia(const fcd_reduction *r, fcd_index *ninertia) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (!ninertia) return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_get_inertia: ninertia "
+                                 "is NULL");
+  *ninertia = r->cb.ndyn;
+  return FCD_OK;
 }
 
 fcd_system *fcd_reduction_system(const fcd_reduction *r) {
@@ -718,7 +917,7 @@ fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept, fcd_
   const fcd__cb *cb = &r->cb;
   if (nkept) *nkept = cb->nb;
   if (nmodes) *nmodes = cb->m;
-  fcd_index nfi = cb->m - cb->ncorr; /* the highest fixed-interface mode, not the correction */
+  fcd_index nfi = cb->m - cb->ncorr - cb->ndyn; /* the highest mode, not a correction */
   if (max_freq_hz)
     *max_freq_hz = nfi > 0 ? sqrt(fmax(cb->omega2[nfi - 1], 0)) / (2 * 3.14159265358979323846) : 0;
   if (kept) memcpy(kept, cb->bdofs, (size_t)cb->nb * sizeof *kept);

@@ -54,6 +54,7 @@ enum { CLI_DENSE_MAX = 400 };
   X(ESTIMATE_MODES, "--estimate-modes", NONNEG_INT, NONE, estimate_modes)                   \
   X(REDUCE, "--reduce", NONNEG_INT, NONE, reduce)                                           \
   X(MODAL, "--modal", FLAG, NONE, modal)                                                     \
+  X(INERTIA, "--inertia", NONNEG_INT, NONE, inertia)                                        \
   X(DT, "--dt", REAL, NONE, dt)                                                             \
   X(T_END, "--t-end", REAL, NONE, t_end)                                                    \
   X(PERIOD, "--period", POS_REAL, NONE, period)                                             \

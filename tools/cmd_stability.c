@@ -264,6 +264,7 @@ static const cli_opt stability_opts[] = {
     {CLI_PLOT, "chart.png", 0, "the stability chart (gnuplot)"},
     {CLI_ESTIMATE_MODES, "N", 0, "beside a partial window, the modal basis of the global estimate (default 40, 0: none)"},
     {CLI_REDUCE, "MODES", 0, "analyse a reduced model: the contact dofs kept, MODES fixed-interface modes"},
+    {CLI_INERTIA, "P", 0, "with --reduce: P inertia correction vectors added to the modes (docs/reduction.md)"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
     {CLI_VTK_BINARY, "", 0, "with --vtk: the BINARY legacy form (exact values, 8 bytes each)"},
@@ -283,7 +284,8 @@ const cli_command cli_stability = {
     "min_sym, the smallest eigenvalue of the symmetric part of K*; necessary_divergence,\n"
     "min_sym <= 0, which a divergence instability needs (docs/stability.md). --reduce\n"
     "MODES analyses a Craig-Bampton reduction of the model about the same contact state\n"
-    "(docs/reduction.md); its modes are expanded to the full dofs for --vtk\n",
+    "(docs/reduction.md), --inertia P with P inertia correction vectors besides the modes;\n"
+    "its modes are expanded to the full dofs for --vtk\n",
     "chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind. --nev defaults to 10 pairs\n"
     "(20 eigenvalues) nearest --target-hz (default 0); unstable=yes|no on the last line\n"
     "speaks for that window only. --plot needs gnuplot (exit status 1 without it); --vtk\n"
@@ -404,15 +406,17 @@ static int stab_contact_state(const options *o, fcd_system *sys, fcd_contact_set
  * its line: 0, or 1 with the reason */
 static int stab_reduce(const options *o, fcd_system *sys, fcd_contact_set *cs,
                        fcd_reduction **red, fcd_system **asys, fcd_contact_set **acs) {
-  fcd_status s = fcd_reduction_create(sys, cs, o->reduce, red);
+  fcd_status s = fcd_reduction_create_enriched(sys, cs, o->reduce, o->inertia, 0, red);
   if (s != FCD_OK) return fail(sys, s, "reducing the model");
   *asys = fcd_reduction_system(*red);
   *acs = fcd_reduction_contact_set(*red);
   fcd_index nk = 0, nm = 0;
   double fmax = 0;
   fcd_reduction_get_info(*red, &nk, &nm, &fmax, NULL);
-  printf("reduced: kept_dofs=%lld modes=%lld max_mode_hz=%.6g reduced_dofs=%lld\n",
-         (long long)nk, (long long)nm, fmax, (long long)(nk + nm));
+  fcd_index ni = 0;
+  fcd_reduction_get_inertia(*red, &ni);
+  printf("reduced: kept_dofs=%lld modes=%lld max_mode_hz=%.6g reduced_dofs=%lld inertia=%lld\n",
+         (long long)nk, (long long)nm, fmax, (long long)(nk + nm), (long long)ni);
   return 0;
 }
 

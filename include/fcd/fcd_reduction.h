@@ -83,6 +83,44 @@ FCD_API fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs,
 FCD_API fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs,
                                               fcd_index nmodes, fcd_reduction **out);
 
+/** A reduction as fcd_reduction_create (@p modal 0) or fcd_reduction_create_modal
+ *  (@p modal nonzero) whose basis is enriched by up to @p ninertia inertia correction
+ *  vectors: the interior's response to the constraint modes' inertia forces that the kept
+ *  modes miss (its residual flexibility times M T_b), in the @p ninertia kept-dof patterns
+ *  where that missing flexibility stores the most strain energy. Truncation's first error
+ *  at frequencies well below the highest kept mode is that term (the reduced dynamic
+ *  stiffness of the kept dofs lacks omega^4 of it): with them a friction instability's
+ *  coupling, which reaches far above its own band, converges with far fewer modes
+ *  (docs/reduction.md has the figures). They are modal coordinates after the modes and
+ *  before a static correction, M-orthonormal and M-orthogonal to the modes, zero on the
+ *  kept dofs; statics stay exact. Directions that vanish against the largest (1e-12 of
+ *  its energy) are dropped: fcd_reduction_get_inertia tells how many were kept. 0 is
+ *  fcd_reduction_create's (or _modal's) basis exactly. Cost: one block of solves with the
+ *  interior's factor per kept dof and dense products of n x nkept blocks (memory: two
+ *  n x nkept arrays while building).
+ *  @param sys the full system, as for fcd_reduction_create
+ *  @param cs the contact set whose dofs are kept, or NULL
+ *  @param nmodes the fixed-interface modes kept
+ *  @param ninertia the inertia correction vectors asked: 0 to the kept dofs' count and to
+ *      the interior's dofs less @p nmodes
+ *  @param modal nonzero for fcd_reduction_create_modal's coordinates
+ *  @param out receives the reduction, owned by the caller; NULL on failure
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_INVALID_ARG, FCD_E_NOMEM,
+ *      FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE,
+ *      FCD_E_UNSUPPORTED
+ *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_create_enriched(fcd_system *sys, fcd_contact_set *cs,
+                                                 fcd_index nmodes, fcd_index ninertia,
+                                                 int modal, fcd_reduction **out);
+
+/** The inertia correction vectors the reduction kept (fcd_reduction_create_enriched; 0
+ *  for the others), counted among fcd_reduction_get_info's modal coordinates.
+ *  @param r the reduction
+ *  @param ninertia receives the count
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_get_inertia(const fcd_reduction *r, fcd_index *ninertia);
+
 /** Frees the reduction, its system and its contact set (NULL is a no-op). Analyses made
  *  from the reduced system must be destroyed first.
  *  @param r the reduction
@@ -165,8 +203,8 @@ FCD_API fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t,
                                           const fcd_real *ar, fcd_real *rel);
 
 /** What the reduction kept: @p nkept physical dofs, @p nmodes modal coordinates (the
- *  fixed-interface modes and the static correction of a constant interior load, if
- *  any: the reduced system has nkept + nmodes dofs, in Craig-Bampton coordinates), the highest fixed-interface mode's
+ *  fixed-interface modes, the inertia correction vectors and the static correction of a
+ *  constant interior load, if any: the reduced system has nkept + nmodes dofs, in Craig-Bampton coordinates), the highest fixed-interface mode's
  *  frequency @p max_freq_hz (0 without modes); @p kept (may be NULL)
  *  receives the full numbers of the kept dofs, nkept entries, increasing. Any output
  *  may be NULL.

@@ -53,6 +53,16 @@ int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
   return 0;
 }
 
+int fcd__la_gemm_tn_acc(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha,
+                        const fcd_real *A, const fcd_real *B, fcd_real *C) {
+  if (!fits(m) || !fits(n) || !fits(k)) return FCD__LA_TOO_BIG;
+  if (m == 0 || n == 0) return 0;
+  int mm = (int)m, nn = (int)n, kk = (int)k, lda = k > 0 ? (int)k : 1;
+  const double one = 1;
+  dgemm_("T", "N", &mm, &nn, &kk, &alpha, A, &lda, B, &lda, &one, C, &mm);
+  return 0;
+}
+
 int fcd__la_gemm_nn(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha, const fcd_real *A,
                     const fcd_real *B, fcd_real beta, fcd_real *C) {
   if (!fits(m) || !fits(n) || !fits(k)) return FCD__LA_TOO_BIG;

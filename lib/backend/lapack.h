@@ -55,6 +55,9 @@ void fcd__la_gemv_rm(int trans, fcd_index m, fcd_index n, fcd_real alpha, const 
 /* C (m x n) = A^T B for A (k x m) and B (k x n), all column-major (BLAS dgemm) */
 int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
                     const fcd_real *B, fcd_real *C);
+/* C (m x n) += alpha A^T B for A (k x m) and B (k x n), all column-major (dgemm) */
+int fcd__la_gemm_tn_acc(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha,
+                        const fcd_real *A, const fcd_real *B, fcd_real *C);
 /* C (m x n) = alpha A B + beta C for A (m x k) and B (k x n), all column-major (dgemm) */
 int fcd__la_gemm_nn(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha, const fcd_real *A,
                     const fcd_real *B, fcd_real beta, fcd_real *C);

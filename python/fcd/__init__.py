@@ -200,6 +200,8 @@ for _name, _res, _args in [
                                           _preal, _pindex]),
     ("fcd_reduction_create", _st, [_p, _p, _index, _C.POINTER(_p)]),
     ("fcd_reduction_create_modal", _st, [_p, _p, _index, _C.POINTER(_p)]),
+    ("fcd_reduction_create_enriched", _st, [_p, _p, _index, _index, _C.c_int, _C.POINTER(_p)]),
+    ("fcd_reduction_get_inertia", _st, [_p, _pindex]),
     ("fcd_reduction_expand_dofs", _st, [_p, _preal, _index, _pindex, _preal]),
     ("fcd_reduction_destroy", None, [_p]),
     ("fcd_reduction_system", _p, [_p]),
@@ -1163,24 +1165,31 @@ class Reduction(_Owner):
     model in the modes of its reduced pencil (fcd_reduction_create_modal: identity mass,
     diagonal stiffness, a step in O(n) but for the contacts; not for the stability
     analysis); ``ndofs`` is then the reduced system's size, and vectors go through
-    ``expand``, ``expand_dofs`` and ``restrict``."""
+    ``expand``, ``expand_dofs`` and ``restrict``. ``inertia=P`` enriches the basis with P
+    inertia correction vectors (fcd_reduction_create_enriched: what the truncated modes'
+    inertia does at low frequency; far fewer modes for the same accuracy); ``ninertia``
+    tells how many were kept (counted in ``nmodes``)."""
     _destroy = "fcd_reduction_destroy"
 
-    def __init__(self, system, contacts=None, modes=0, modal=False):
+    def __init__(self, system, contacts=None, modes=0, modal=False, inertia=0):
         if not isinstance(system, System):
             raise TypeError("system must be an fcd.System")
         if contacts is not None and not isinstance(contacts, ContactSet):
             raise TypeError("contacts must be an fcd.ContactSet or None")
         m = _int(modes, "modes", 0)
+        p = _int(inertia, "inertia", 0)
         if not isinstance(modal, (bool, _np.bool_)):
             raise TypeError("modal: expected a bool, got %s" % type(modal).__name__)
         self._full, self._full_contacts, self._sysh = system, contacts, system._h
         h = _p()
-        create = _f["fcd_reduction_create_modal" if modal else "fcd_reduction_create"]
-        self._check(create(system._h, contacts._h if contacts is not None else None, m,
-                           _C.byref(h)))
+        self._check(_f["fcd_reduction_create_enriched"](
+            system._h, contacts._h if contacts is not None else None, m, p, 1 if modal else 0,
+            _C.byref(h)))
         self.modal = bool(modal)
         self._h = h
+        ni = _index(0)
+        self._check(_f["fcd_reduction_get_inertia"](h, _C.byref(ni)))
+        self.ninertia = ni.value
         nk, nm, fx = _index(0), _index(0), _real(0)
         self._check(_f["fcd_reduction_get_info"](h, _C.byref(nk), _C.byref(nm), _C.byref(fx),
                                                  None))

@@ -157,3 +157,44 @@ def test_modal_coordinates_are_the_same_model():
     assert np.max(np.abs(ends[1] - ends[0])) <= 1e-9 * np.max(np.abs(ends[0]))
     with pytest.raises(TypeError):
         fcd.Reduction(sys, cs, 8, modal=1)
+
+
+def test_inertia_vectors_against_scipy():
+    """fcd.Reduction(..., inertia=P): the reduced pencil's eigenvalues (scipy) stay upper
+    bounds of the full ones and come closer than with the modes alone; every kept-dof
+    pattern (P = nkept) brings the lowest ones at least ten times closer (the order of
+    the basis error doubles, tests/reduction/test_reduction.c says why); bad counts
+    raise."""
+    K, M, top, bottom, sys, cs = block_on_flat()
+    n = K.shape[0]
+    fixed = [2 * p + 1 for p in top]
+    free = [i for i in range(n) if i not in fixed]
+    dense = (lambda A: A.toarray() if hasattr(A, "toarray") else A)
+    full = free_pencil_values(dense(K), dense(M), free)
+    errs = []
+    nkept = None
+    for p in (0, 6, None):
+        red = fcd.Reduction(sys, cs, 4, inertia=nkept if p is None else p)
+        nkept = red.nkept
+        if p is None:
+            assert red.ninertia == red.nkept
+        else:
+            assert red.ninertia == p
+        assert red.nmodes == 4 + red.ninertia
+        Kr = red.system.matrix("stiffness").toarray()
+        Mr = red.system.matrix("mass").toarray()
+        rfixed = [j for j, d in enumerate(red.kept) if d in fixed]
+        rfree = [j for j in range(red.ndofs) if j not in rfixed]
+        lam = sla.eigh(Kr[np.ix_(rfree, rfree)], Mr[np.ix_(rfree, rfree)], eigvals_only=True)
+        e = lam[1:5] / full[1:5] - 1
+        assert np.all(e >= -1e-10)
+        errs.append(e)
+        red.close()
+    assert np.all(errs[1] <= errs[0] + 1e-12) and np.all(errs[2] <= errs[1] + 1e-12)
+    assert np.all(errs[2][:3] <= 0.1 * errs[0][:3])
+    with pytest.raises(fcd.FcdError):
+        fcd.Reduction(sys, cs, 4, inertia=10 ** 6)
+    with pytest.raises(OverflowError):
+        fcd.Reduction(sys, cs, 4, inertia=-1)
+    with pytest.raises(TypeError):
+        fcd.Reduction(sys, cs, 4, inertia=2.0)
