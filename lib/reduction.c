@@ -433,14 +433,6 @@ static fcd_status inertia_correction(fcd_system *sys, fcd_system *ci, fcd__facto
   }
   if (st == FCD_OK && info == 0)
     info = m_orthonormalize(&sys->mat[FCD_MASS], n, p, X, w.G, w.S, w.V, w.w, &kept);
-  for (fcd_index k = 0; k < kept && st == FCD_OK && info == 0; k++) {
-    fcd_real *y = w.R0;
-    memset(y, 0, (size_t)n * sizeof *y);
-    fcd__csr_gaxpy(&sys->mat[FCD_STIFFNESS], 1.0, X + k * n, y);
-    fcd_real xkx = 0;
-    for (fcd_index i = 0; i < n; i++) xkx += X[k * n + i] * y[i];
-    cb->omega2[m + k] = xkx;
-  }
   inertia_free(&w);
   if (st != FCD_OK)
     return fcd__err(sys, st, "%s for the inertia correction of %lld kept dofs",
@@ -568,6 +560,9 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
   if (st == FCD_OK && cb->ncorr > 0) st = static_correction(sys, ci, f, cb);
   fcd__factor_destroy(f);
   if (st == FCD_OK) st = project(sys, cb, FCD_STIFFNESS, cb->K);
+  /* the inertia columns' omega^2: their Rayleigh quotients, K_r's diagonal */
+  for (fcd_index k = cb->m - cb->ncorr - cb->ndyn; st == FCD_OK && k < cb->m - cb->ncorr; k++)
+    cb->omega2[k] = cb->K[(cb->nb + k) * cb->nr + cb->nb + k];
   if (st == FCD_OK) st = project(sys, cb, FCD_MASS, cb->M);
   if (st == FCD_OK && damped) st = project(sys, cb, FCD_DAMPING, cb->C);
   return st;
@@ -582,13 +577,11 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                     "system");
   cb->n = sys->n;
   fcd_status st = kept_dofs(sys, cs, cb);
-  /* the interior: neither kept nor prescribed (a dof held at zero is not kept) */
-  fcd_index ni = sys->n - cb->nb;
-  for (fcd_index k = 0, j = 0; st == FCD_OK && k < sys->nfixed; k++) {
-    fcd_index d = sys->fixed_list[k]; /* both lists increase: one merge */
-    while (j < cb->nb && cb->bdofs[j] < d) j++;
-    if (!(j < cb->nb && cb->bdofs[j] == d)) ni--;
-  }
+  fcd_system *ci = NULL;
+  if (st == FCD_OK) st = clamped_system(sys, cb, &ci);
+  /* the interior: ci's free dofs, neither kept nor prescribed (a dof held at zero is not
+   * kept) */
+  fcd_index ni = ci ? ci->nfree : 0;
   if (st == FCD_OK && m > ni)
     st = fcd__err(sys, FCD_E_INVALID_ARG, "reduction: %lld modes asked, the interior has "
                   "%lld dofs", (long long)m, (long long)ni);
@@ -601,8 +594,6 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
   cb->ncorr = st == FCD_OK && m < ni && interior_loaded(sys, cb) ? 1 : 0;
   cb->m = m + cb->ncorr + cb->ndyn;
   cb->nr = cb->nb + cb->m;
-  fcd_system *ci = NULL;
-  if (st == FCD_OK) st = clamped_system(sys, cb, &ci);
   if (st == FCD_OK) st = cb_basis(sys, ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
   fcd_system_destroy(ci);
   if (st != FCD_OK) fcd__cb_clear(cb);

@@ -43,24 +43,24 @@ void fcd__la_gemv_rm(int trans, fcd_index m, fcd_index n, fcd_real alpha, const 
     }
 }
 
-int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
-                    const fcd_real *B, fcd_real *C) {
+/* C = alpha A^T B + beta C, column-major (A k x m, B k x n) */
+static int gemm_tn(fcd_index m, fcd_index n, fcd_index k, double alpha, const fcd_real *A,
+                   const fcd_real *B, double beta, fcd_real *C) {
   if (!fits(m) || !fits(n) || !fits(k)) return FCD__LA_TOO_BIG;
   if (m == 0 || n == 0) return 0;
   int mm = (int)m, nn = (int)n, kk = (int)k, lda = k > 0 ? (int)k : 1;
-  const double one = 1, zero = 0;
-  dgemm_("T", "N", &mm, &nn, &kk, &one, A, &lda, B, &lda, &zero, C, &mm);
+  dgemm_("T", "N", &mm, &nn, &kk, &alpha, A, &lda, B, &lda, &beta, C, &mm);
   return 0;
+}
+
+int fcd__la_gemm_tn(fcd_index m, fcd_index n, fcd_index k, const fcd_real *A,
+                    const fcd_real *B, fcd_real *C) {
+  return gemm_tn(m, n, k, 1.0, A, B, 0.0, C);
 }
 
 int fcd__la_gemm_tn_acc(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha,
                         const fcd_real *A, const fcd_real *B, fcd_real *C) {
-  if (!fits(m) || !fits(n) || !fits(k)) return FCD__LA_TOO_BIG;
-  if (m == 0 || n == 0) return 0;
-  int mm = (int)m, nn = (int)n, kk = (int)k, lda = k > 0 ? (int)k : 1;
-  const double one = 1;
-  dgemm_("T", "N", &mm, &nn, &kk, &alpha, A, &lda, B, &lda, &one, C, &mm);
-  return 0;
+  return gemm_tn(m, n, k, alpha, A, B, 1.0, C);
 }
 
 int fcd__la_gemm_nn(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha, const fcd_real *A,
