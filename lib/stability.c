@@ -294,6 +294,7 @@ fcd_status fcd_stability_solve(fcd_stability *st, fcd_index *nconv) {
   if (nconv) *nconv = 0;
   results prev;
   results_take(st, &prev);
+  st->had_results = prev.solved;
   fcd_status status = solve_now(st, nconv);
   if (status == FCD_OK) {
     fcd__free(prev.lre);

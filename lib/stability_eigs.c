@@ -123,8 +123,9 @@ static fcd_real min_sym_eig(fcd_index nr, const fcd_real *A, int *nomem) {
 }
 
 /* The eigenpairs of A x = lambda B x (n x n, row-major) by LAPACK's QZ, as complex
- * values and vectors (n per pair); infinite eigenvalues (|beta| below 1e3 eps |alpha|)
- * are dropped and counted. Ward's balancing (dggevx 'B': permutation, then row and
+ * values and vectors (n per pair); infinite eigenvalues (fcd__qz_infinite: relative to
+ * the pencil's norms, whatever its units) are counted in *ninf and left out of the
+ * count returned, their vectors stored last (lam[n - *ninf .. n - 1] = INFINITY). Ward's balancing (dggevx 'B': permutation, then row and
  * column scaling), which dggev itself does not do, is asked for where it matters: a
  * sliding contact with a huge mu puts entries of mu and 1/mu in the same pencil, and
  * unbalanced QZ loses the eigenvalues that depend on the small ones (the pin of seed 000
@@ -146,8 +147,9 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
   fcd_real *ls = fcd__malloc_array((size_t)nn + 1, sizeof *ls);
   fcd_real *rs = fcd__malloc_array((size_t)nn + 1, sizeof *rs);
   fcd_index cnt = (ar && ai && be && vr && ls && rs) ? -1 : -2;
+  fcd_real norms[2];
   if (cnt == -1 &&
-      fcd__la_ggev(balance, nn, A, B, ar, ai, be, vr, ls, rs) == 0) {
+      fcd__la_ggev(balance, nn, A, B, ar, ai, be, vr, ls, rs, norms) == 0) {
     cnt = 0;
     /* the whole answer is checked before any of it is read as pairs */
     for (fcd_index k = 0; k < nn && cnt == 0; k++) {
@@ -160,30 +162,20 @@ static fcd_index dense_ggev(fcd_index nn, fcd_real *A, fcd_real *B, double compl
     }
     for (fcd_index i = 0; i < nn * nn && cnt == 0; i++)
       if (!isfinite(vr[i])) cnt = -4;
+    /* finite pairs from the front, infinite ones' vectors from the back (a caller may
+     * need them: Rayleigh damping turns a mass-less direction into a finite root) */
+    fcd_index back = nn;
     for (fcd_index k = 0; k < nn && cnt >= 0; k++) {
-      if (fabs(be[k]) <= 1e3 * DBL_EPSILON * hypot(ar[k], ai[k])) {
-        (*ninf)++;
-        if (ai[k] != 0) {
-          k++; /* its conjugate is infinite too */
-          (*ninf)++;
-        }
-        continue;
+      int inf = fcd__qz_infinite(ar[k], ai[k], be[k], norms, nn);
+      for (int sgn = 1, np = ai[k] != 0 ? 2 : 1; np > 0; sgn -= 2, np--) {
+        fcd_index at = inf ? --back : cnt++;
+        lam[at] = inf ? INFINITY : (ar[k] + sgn * I * ai[k]) / be[k];
+        for (fcd_index i = 0; i < nn; i++)
+          vec[at * nn + i] = vr[i * nn + k] + (ai[k] != 0 ? sgn * I * vr[i * nn + k + 1] : 0);
       }
-      if (ai[k] == 0) {
-        lam[cnt] = ar[k] / be[k];
-        for (fcd_index i = 0; i < nn; i++) vec[cnt * nn + i] = vr[i * nn + k];
-        cnt++;
-      } else {
-        /* a conjugate pair in columns k, k+1 (checked above) */
-        for (int sgn = 1; sgn >= -1; sgn -= 2) {
-          lam[cnt] = (ar[k] + sgn * I * ai[k]) / be[k];
-          for (fcd_index i = 0; i < nn; i++)
-            vec[cnt * nn + i] = vr[i * nn + k] + sgn * I * vr[i * nn + k + 1];
-          cnt++;
-        }
-        k++;
-      }
+      if (ai[k] != 0) k++; /* a conjugate pair in columns k, k+1 (checked above) */
     }
+    *ninf = nn - back;
     for (fcd_index k = 0; k < cnt; k++)
       if (!isfinite(creal(lam[k])) || !isfinite(cimag(lam[k]))) cnt = -4;
   }
@@ -423,9 +415,6 @@ static fcd_real pep_backward_error_csr(fcd_index n, const fcd__csr *K, const fcd
   return worst;
 }
 
-/* bound on the backward error of a dense eigen-solve's pairs: QZ is backward stable, so
- * anything above a few hundred eps is a defect (a wrong pencil or a failed balance) */
-#define FCD__EIG_CERT_TOL 1e-8
 
 
 /* The status and message of a dense eigen-solve that returned no pairs (dense_ggev's
@@ -496,10 +485,15 @@ static int dense_pairs(const fcd_system *sys, fcd_index nr, const fcd_real *Kr,
     lam = vec = NULL;
     goto done;
   }
-  *ninf *= 2; /* each infinite Lambda = -lambda^2 is a pair of infinite lambda */
+  /* An infinite Lambda (M* v = 0, K* v != 0) is a pair of infinite lambda without
+   * damping; with Rayleigh damping lambda^2 M* v + lambda (a M* + b K*) v + K* v =
+   * (lambda b + 1) K* v vanishes at the finite lambda = -1 / b, a first-order mode of
+   * the stiffness-proportional dashpot, and only its other root is infinite */
+  fcd_index linf = *ninf, nfin = rayleigh && sys->ray_beta != 0 ? linf : 0;
+  *ninf = 2 * linf - nfin;
   /* lambda = +- sqrt(-Lambda) */
-  l2 = fcd__malloc_array((size_t)(2 * nl) + 1, sizeof *l2);
-  v2 = fcd__malloc_array((size_t)(2 * nl * nr) + 1, sizeof *v2);
+  l2 = fcd__malloc_array((size_t)(2 * nl + nfin) + 1, sizeof *l2);
+  v2 = fcd__malloc_array((size_t)((2 * nl + nfin) * nr) + 1, sizeof *v2);
   if (!l2 || !v2) {
     rc = -2;
     goto done;
@@ -518,11 +512,16 @@ static int dense_pairs(const fcd_system *sys, fcd_index nr, const fcd_real *Kr,
     memcpy(v2 + 2 * k * nr, vec + k * nr, (size_t)nr * sizeof *v2);
     memcpy(v2 + (2 * k + 1) * nr, vec + k * nr, (size_t)nr * sizeof *v2);
   }
+  for (fcd_index j = 0; j < nfin; j++) {
+    l2[2 * nl + j] = -1 / sys->ray_beta;
+    memcpy(v2 + (2 * nl + j) * nr, vec + (nr - 1 - j) * nr, (size_t)nr * sizeof *v2);
+  }
+  nl = 2 * nl + nfin;
   *berr = pep_backward_error(nr, Kr, Mr, NULL, rayleigh ? sys->ray_alpha : 0,
-                             rayleigh ? sys->ray_beta : 0, 2 * nl, l2, v2, bnorm);
+                             rayleigh ? sys->ray_beta : 0, nl, l2, v2, bnorm);
   *out_lam = l2;
   *out_vec = v2;
-  *nraw = 2 * nl;
+  *nraw = nl;
   l2 = v2 = NULL;
 done:
   fcd__free(A);
@@ -595,15 +594,21 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
       fcd__free(l);
       fcd__free(v);
     }
-    if (st->berr <= FCD__EIG_CERT_TOL) break;
+    if (st->berr <= fcd__stab_bound(st)) break;
   }
   status = store(st, tn, cnt, lam, vec);
   if (status == FCD_OK) st->ninf = ninf;
-  st->btol = FCD__EIG_CERT_TOL;
-  if (status == FCD_OK && !(st->berr <= FCD__EIG_CERT_TOL))
+  /* QZ is backward stable for the pencil it is given; the row-wise measure of the
+   * quadratic can still exceed 1e-8 on a badly scaled pencil (dense modal rows beside
+   * physical ones), and then the user, told the figure, decides */
+  st->btol = fcd__stab_bound(st);
+  if (status == FCD_OK && !(st->berr <= st->btol))
     status = fcd__err(sys, FCD_E_NOT_CONVERGED, "dense eigen-solve: an eigenpair has a "
-                      "backward error of %.3e (bound %.0e, relative to |K*| = %.3e); the "
-                      "previous results are kept", st->berr, FCD__EIG_CERT_TOL, st->bnorm);
+                      "backward error of %.3e (bound %.0e = max(1e-8, 100 x "
+                      "FCD_STAB_TOLERANCE), relative to |K*| = %.3e): set FCD_STAB_TOLERANCE "
+                      "(fcd stability --tol) to %.0e or more to accept pairs of this "
+                      "accuracy; %s", st->berr, st->btol, st->bnorm, st->berr / 100,
+                      fcd__stab_kept(st));
   goto done;
 nomem:
   status = fcd__err(sys, FCD_E_NOMEM, "out of memory in the dense eigen-solve");
@@ -678,8 +683,8 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   if (m == 0) {
     status = fcd__err(sys, FCD_E_NOT_CONVERGED, "modal projection: no undamped eigenvector "
                       "converged near %g Hz to %g in %lld iterations (error estimate "
-                      "reached %.3e); the previous results are kept", st->target_hz, st->tol,
-                      (long long)st->max_it, reached);
+                      "reached %.3e); %s", st->target_hz, st->tol,
+                      (long long)st->max_it, reached, fcd__stab_kept(st));
     goto done;
   }
   Kp = fcd__calloc((size_t)(m * m), sizeof *Kp);
@@ -944,8 +949,8 @@ static fcd_status sparse_eigs(fcd_stability *st, const tmap *tn, const tmap *tm,
                                   &r->reached, r->order));
   if (r->got == 0)
     return fcd__err(sys, FCD_E_NOT_CONVERGED, "no eigenvalue converged to %g in %lld "
-                    "iterations (error estimate reached %.3e); the previous results are "
-                    "kept", st->tol, (long long)st->max_it, r->reached);
+                    "iterations (error estimate reached %.3e); %s", st->tol,
+                    (long long)st->max_it, r->reached, fcd__stab_kept(st));
   return FCD_OK;
 }
 
@@ -1001,11 +1006,13 @@ static fcd_status sparse_certify(fcd_stability *st, sparse_run *r, fcd_status ns
   }
   if (isnan(st->berr))
     return fcd__err(sys, FCD_E_NOMEM, "out of memory in the eigenpairs' certificate");
-  st->btol = fmax(FCD__EIG_CERT_TOL, 100 * st->tol);
+  st->btol = fcd__stab_bound(st);
   if (!(st->berr <= st->btol))
     return fcd__err(sys, FCD_E_NOT_CONVERGED, "sparse eigen-solve: an eigenpair has a "
-                    "backward error of %.3e (bound %.0e, relative to |K*| = %.3e); the "
-                    "previous results are kept", st->berr, st->btol, st->bnorm);
+                    "backward error of %.3e (bound %.0e = max(1e-8, 100 x "
+                    "FCD_STAB_TOLERANCE), relative to |K*| = %.3e): set "
+                    "FCD_STAB_TOLERANCE (fcd stability --tol) to %.0e or more to accept it; "
+                    "%s", st->berr, st->btol, st->bnorm, st->berr / 100, fcd__stab_kept(st));
   return FCD_OK;
 }
 

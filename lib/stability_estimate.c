@@ -112,15 +112,16 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
   }
   fcd__csr_project(Kr, m, P, y, Kp);
   fcd__csr_project(Mr, m, P, y, Mp);
-  if (fcd__la_ggev(1, m, Kp, Mp, ar, ai, be, vr, ls, rs) != 0) {
+  fcd_real norms[2];
+  if (fcd__la_ggev(1, m, Kp, Mp, ar, ai, be, vr, ls, rs, norms) != 0) {
     st = fcd__err(sys, FCD_E_BACKEND, "LAPACK's QZ failed on the %lld-mode projection",
                   (long long)m);
     goto done;
   }
   fcd_real best = -INFINITY, bim = 0;
   for (fcd_index k = 0; k < m; k++) {
-    if (!(fabs(be[k]) > 1e3 * 2.2e-16 * hypot(ar[k], ai[k])) || !isfinite(ar[k]) ||
-        !isfinite(ai[k]))
+    if (fcd__qz_infinite(ar[k], ai[k], be[k], norms, m) || !isfinite(ar[k]) ||
+        !isfinite(ai[k]) || !isfinite(be[k]))
       continue; /* infinite or not finite: no growth rate */
     fcd_real lr = ar[k] / be[k], li = ai[k] / be[k], mod = hypot(lr, li);
     /* sqrt(Lambda) = p + i q; lambda = +-(-q + i p): growth |q| at frequency |p| */

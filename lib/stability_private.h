@@ -42,6 +42,7 @@ struct fcd_stability {
                          * norm it is relative to */
   fcd_real btol;        /* the bound berr was checked against; +inf: reported only (a
                          * modal projection is an approximation, not a backward-stable solve) */
+  int had_results;      /* a solve's failure message: whether earlier results are kept */
   /* the global estimate beside a partial window (stability_estimate.c) */
   fcd_index est_modes;  /* FCD_STAB_ESTIMATE_MODES */
   int est_have, est_fresh;
@@ -61,6 +62,19 @@ typedef struct {
   fcd_index *sidx;         /* reduced column */
   fcd_real *sval;
 } tmap;
+
+/* What a failed solve leaves, for its message: "the previous results are kept" or
+ * "no earlier solve's results exist" (fcd_stability_solve sets had_results). */
+static inline const char *fcd__stab_kept(const fcd_stability *st) {
+  return st->had_results ? "the previous results are kept" : "there are no earlier results";
+}
+
+/* The bound on the eigenpairs' backward error, dense and sparse alike: max(1e-8, 100 x
+ * FCD_STAB_TOLERANCE), so that the tolerance is the knob a user turns when a badly scaled
+ * pencil's pairs are good to, say, 2e-8. */
+static inline fcd_real fcd__stab_bound(const fcd_stability *st) {
+  return 100 * st->tol > 1e-8 ? 100 * st->tol : 1e-8;
+}
 
 /* frees a map and zeroes it */
 void fcd__stab_tmap_free(tmap *t);

@@ -128,8 +128,15 @@ static int stab_check_options(const options *o, double *mu0, double *mu1, long *
   return 0;
 }
 
-/* The lines after a stability run: notes of the sparse path, the certificate, infinite
- * eigenvalues, the window of the spectrum, and the summary. */
+/* the number of eigenvalues the last solve holds */
+static fcd_index nc_last(const fcd_stability *st) {
+  fcd_index n = 0;
+  while (fcd_stability_get_eigenvalue(st, n, NULL, NULL) == FCD_OK) n++;
+  return n;
+}
+
+/* The lines after a stability run: notes of the sparse path, the certificate, the
+ * window of the spectrum, infinite eigenvalues, and the summary. */
 static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const options *o,
                                fcd_index n, fcd_index nc, long steps, int any_unstable) {
   int fl, dv, nec;
@@ -146,20 +153,25 @@ static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const o
   if (fcd_stability_get_certificate(st, &cert) == FCD_OK)
     printf("certificate: backward_error=%.3e tolerance=%.1e norm=%.3e\n", cert.worst,
            cert.tolerance, cert.force_scale);
-  fcd_index ninf = 0;
-  if (fcd_stability_get_infinite_count(st, &ninf) == FCD_OK && ninf > 0)
-    printf("infinite: %lld eigenvalues dropped as infinite (a mass-less constraint "
-           "direction, typically a sliding contact at huge mu)\n", (long long)ninf);
-  /* what part of the spectrum unstable=yes/no speaks for */
-  fcd_index nred = fcd_stability_reduced_size(st);
+  fcd_index ninf = 0, nred = fcd_stability_reduced_size(st);
+  fcd_stability_get_infinite_count(st, &ninf);
+  /* what part of the spectrum unstable=yes/no speaks for; infinite eigenvalues are
+   * part of a whole spectrum, counted apart, and every finite one is in the chart */
   if (nred <= CLI_DENSE_MAX)
-    printf("window: the whole spectrum, every eigenvalue of the %lld-dof reduced pencil "
-           "(dense)\n", (long long)nred);
+    printf("window: the whole spectrum of the %lld-dof reduced pencil (dense): %lld finite "
+           "eigenvalues, every one in the chart, and %lld infinite\n", (long long)nred,
+           (long long)nc_last(st), (long long)ninf);
   else
     printf("window: the %ld eigenvalue pairs (lambda and its conjugate) nearest %g Hz of "
            "the %lld-dof reduced pencil (sparse, --nev %ld --target-hz %g); unstable= "
            "below speaks for this window only: the pencil's other eigenvalues were not "
            "computed\n", o->nev, o->target_hz, (long long)nred, o->nev, o->target_hz);
+  if (ninf > 0)
+    printf("infinite: %lld eigenvalues are infinite: the reduced pencil has mass-less "
+           "directions (M* v = 0: a dof without mass, or a sliding contact at a friction "
+           "coefficient so large that its second root is beyond double precision); each "
+           "gives two, one with stiffness-proportional Rayleigh damping (its other root is "
+           "-1/beta)\n", (long long)ninf);
   double ere, eim, eband;
   fcd_index eused;
   if (nred > CLI_DENSE_MAX && steps == 1 &&
@@ -260,6 +272,7 @@ static const cli_opt stability_opts[] = {
     {CLI_NEV, "N", 0, "eigenpairs wanted of a large pencil (default 10: 20 eigenvalues)"},
     {CLI_TARGET_HZ, "F", 0, "the frequency they are nearest to (default 0)"},
     {CLI_UNDAMPED, "", 0, "leave damping out of the pencil"},
+    {CLI_TOL, "X", 0, "eigen-solver tolerance (default 1e-10); the certificate's bound on the pairs' backward error is max(1e-8, 100 X)"},
     {CLI_OUT, "chart.csv", 1, "mu,mode,track,re,im,freq_hz,damping_ratio,kind"},
     {CLI_PLOT, "chart.png", 0, "the stability chart (gnuplot)"},
     {CLI_ESTIMATE_MODES, "N", 0, "beside a partial window, the modal basis of the global estimate (default 40, 0: none)"},
@@ -278,8 +291,8 @@ const cli_command cli_stability = {
     "nearest --target-hz; the 'window:' line says which. A sweep prints 'critical:\n"
     "track=T mu_from=A mu_to=B freq_hz=F becomes unstable|stable' where a tracked mode\n"
     "crosses Re = 0. Then 'certificate: backward_error=E tolerance=T norm=N' (the\n"
-    "eigenpairs' largest backward error, relative to |K*|), 'infinite:' when some were\n"
-    "infinite, and 'stability: ... unstable=yes|no necessary_divergence=yes|no\n"
+    "eigenpairs' largest backward error, relative to |K*|), 'infinite:' when some are\n"
+    "infinite (mass-less directions), and 'stability: ... unstable=yes|no necessary_divergence=yes|no\n"
     "min_sym=X|n/a chart=FILE': unstable, an eigenvalue with Re > 0 within the window;\n"
     "min_sym, the smallest eigenvalue of the symmetric part of K*; necessary_divergence,\n"
     "min_sym <= 0, which a divergence instability needs (docs/stability.md). --reduce\n"
@@ -432,6 +445,7 @@ static fcd_status stab_create(const options *o, fcd_system *sys, fcd_contact_set
   if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_NEV, (double)o->nev);
   if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, o->target_hz);
   if (s == FCD_OK && o->undamped) s = fcd_stability_set_param(st, FCD_STAB_DAMPING, 0);
+  if (s == FCD_OK && o->tol > 0) s = fcd_stability_set_param(st, FCD_STAB_TOLERANCE, o->tol);
   /* a single solve on a partial window also estimates what lies beyond it */
   if (s == FCD_OK && !o->mu_sweep)
     s = fcd_stability_set_param(st, FCD_STAB_ESTIMATE_MODES,

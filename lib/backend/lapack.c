@@ -3,7 +3,9 @@
  * small (reduced pencils, Rayleigh-Ritz blocks, lattice projections). */
 #include "lapack.h"
 
+#include <float.h>
 #include <lapacke.h>
+#include <math.h>
 #include <string.h>
 #include <limits.h>
 
@@ -269,16 +271,41 @@ int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im) {
   return (int)LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', nn, A, nn, re, im, NULL, 1, NULL, 1);
 }
 
+/* 1-norm of the row-major n x n A */
+static fcd_real norm1(fcd_index n, const fcd_real *A) {
+  fcd_real m = 0;
+  for (fcd_index j = 0; j < n; j++) {
+    fcd_real s = 0;
+    for (fcd_index i = 0; i < n; i++) s += fabs(A[i * n + j]);
+    if (s > m) m = s;
+  }
+  return m;
+}
+
 int fcd__la_ggev(int balance, fcd_index n, fcd_real *A, fcd_real *B, fcd_real *ar,
-                 fcd_real *ai, fcd_real *be, fcd_real *vr, fcd_real *ls, fcd_real *rs) {
+                 fcd_real *ai, fcd_real *be, fcd_real *vr, fcd_real *ls, fcd_real *rs,
+                 fcd_real norms[2]) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
+  norms[0] = norms[1] = 0;
   if (n == 0) return 0;
   lapack_int nn = (lapack_int)n;
-  if (!balance)
+  if (!balance) {
+    norms[0] = norm1(n, A);
+    norms[1] = norm1(n, B);
     return (int)LAPACKE_dggev(LAPACK_ROW_MAJOR, 'N', 'V', nn, A, nn, B, nn, ar, ai, be, NULL,
                               1, vr, nn);
+  }
   lapack_int ilo, ihi;
-  fcd_real abn, bbn;
+  /* the balanced pencil's 1-norms: alpha and beta are that pencil's */
   return (int)LAPACKE_dggevx(LAPACK_ROW_MAJOR, 'B', 'N', 'V', 'N', nn, A, nn, B, nn, ar, ai,
-                             be, NULL, nn, vr, nn, &ilo, &ihi, ls, rs, &abn, &bbn, NULL, NULL);
+                             be, NULL, nn, vr, nn, &ilo, &ihi, ls, rs, &norms[0], &norms[1],
+                             NULL, NULL);
+}
+
+int fcd__qz_infinite(fcd_real ar, fcd_real ai, fcd_real be, const fcd_real norms[2],
+                     fcd_index n) {
+  fcd_real tau = (n > 1000 ? (fcd_real)n : 1e3) * DBL_EPSILON;
+  fcd_real a = hypot(ar, ai) / (norms[0] > 0 ? norms[0] : 1);
+  fcd_real b = fabs(be) / (norms[1] > 0 ? norms[1] : 1);
+  return b <= tau * a;
 }

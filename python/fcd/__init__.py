@@ -159,6 +159,7 @@ for _name, _res, _args in [
     ("fcd_stability_get_eigenvalue", _st, [_p, _index, _preal, _preal]),
     ("fcd_stability_get_mode", _st, [_p, _index, _preal, _preal]),
     ("fcd_stability_get_summary", _st, [_p, _pint, _pint, _pint, _preal]),
+    ("fcd_stability_get_infinite_count", _st, [_p, _pindex]),
     ("fcd_mesh_create", _st, [_p, _C.c_int, _index, _preal, _pindex, _C.POINTER(_p)]),
     ("fcd_mesh_destroy", None, [_p]),
     ("fcd_mesh_add_cells", _st, [_p, _C.c_int, _index, _pindex]),
@@ -982,6 +983,16 @@ class Stability(_Child):
                                                     _C.byref(c), _C.byref(m)))
         return {"flutter": bool(a.value), "divergence": bool(b.value),
                 "necessary": bool(c.value), "min_sym": m.value}
+
+
+    @property
+    def infinite(self):
+        """The number of infinite eigenvalues of the last solve (fcd_stability_get_infinite_count):
+        the reduced pencil's mass-less directions, each two without damping and one with
+        stiffness-proportional Rayleigh damping; 0 from the sparse solver."""
+        n = _index(0)
+        self._check(_f["fcd_stability_get_infinite_count"](self._h, _C.byref(n)))
+        return n.value
 
 
 class Equilibrium(_Child):

@@ -283,6 +283,20 @@ static void stability(int variant) {
   CHECK_REACHED(fcd_system_last_error(sys), 1e-300);
   CHECK_MSG(sys, "previous results are kept");
   CHECK(nc1 == 0);
+  /* a first solve that fails has nothing to keep, and says so */
+  fcd_stability *st2 = NULL;
+  CHECK_ST(fcd_stability_create(sys, cs, &st2), FCD_OK);
+  if (st2) {
+    CHECK_ST(fcd_stability_set_contact_state(st2, status, slip), FCD_OK);
+    CHECK_ST(fcd_stability_set_param(st2, FCD_STAB_DENSE_MAX, 0), FCD_OK);
+    CHECK_ST(fcd_stability_set_param(st2, FCD_STAB_TARGET_HZ, variant == 2 ? 0.0 : 3.0), FCD_OK);
+    CHECK_ST(fcd_stability_set_param(st2, FCD_STAB_DAMPING, variant > 0), FCD_OK);
+    CHECK_ST(fcd_stability_set_param(st2, FCD_STAB_MAX_ITER, 1), FCD_OK);
+    CHECK_ST(fcd_stability_set_param(st2, FCD_STAB_TOLERANCE, 1e-300), FCD_OK);
+    CHECK_ST(fcd_stability_solve(st2, &nc1), FCD_E_NOT_CONVERGED);
+    CHECK_MSG(sys, "there are no earlier results");
+    fcd_stability_destroy(st2);
+  }
   /* the previous eigenvalues stay */
   for (int i = 0; i < 6; i++) CHECK_ST(fcd_stability_get_eigenvalue(st, i, re1 + i, im1 + i), FCD_OK);
   CHECK(same(re, re1, 6) && same(im, im1, 6));

@@ -107,3 +107,43 @@ def test_damped_stability_in_si_units():
         st.solve()
         cert = st.certificate
         assert cert["worst"] <= cert["tolerance"], (mu, cert)
+
+
+def test_stability_infinite_count_and_time_unit():
+    """The binding's infinite count, and a dense stability solve in seconds and in
+    milliseconds. A chain ground -k- m1 -k- m2 -k- (no mass) -k- ground, m2 in contact
+    with a rigid flat below, stuck: one mass-less dof, two infinite eigenvalues; the
+    finite ones are those of the chain with the mass-less dof condensed (two springs in
+    series, k/2, on m2), lambda = +-i sqrt(eigenvalues of (K_c, M)) by scipy. In
+    milliseconds (M times 1e6) each lambda is divided by 1e3; stiff springs (1e10 N/m)
+    on grams put |lambda|^2 up to 2e13 s^-2, beyond which an absolute test of infinity
+    dropped eigenvalues (4.5e12)."""
+    import scipy.linalg as sla
+    k, m1, m2 = 1e10, 2e-3, 1e-3
+    # dofs: x1, x2, y2 (the contact's normal), x3 (mass-less)
+    K = np.zeros((4, 4))
+    for (a, b) in ((None, 0), (0, 1), (1, 3), (3, None)):
+        for (i, j, s) in ((a, a, 1), (b, b, 1), (a, b, -1), (b, a, -1)):
+            if i is not None and j is not None:
+                K[i, j] += s * k
+    K[2, 2] = k
+    lam = {}
+    for unit, ms in (("s", 1.0), ("ms", 1e6)):
+        M = np.diag([m1, m2, m2, 0.0]) * ms
+        s = fcd.System(4)
+        s.set_matrix("stiffness", K)
+        s.set_matrix("mass", M)
+        cs = fcd.ContactSet(s, 2)
+        cs.add_rigid([2, 1], [1.0, 0.0], [0.0, 1.0], mu=0.3)
+        st = fcd.Stability(s, cs)
+        st.set_contact_state(["slip"], [1.0])
+        lam[unit] = np.sort_complex(st.solve())
+        assert st.infinite == 2
+    # the slipping contact keeps y2 = 0 and leaves x2 free (frictionless in x: its force
+    # is mu times a normal force that does not enter the x equations here)
+    Kc = np.array([[2 * k, -k], [-k, k + k / 2]])
+    w2 = sla.eigh(Kc, np.diag([m1, m2]), eigvals_only=True)
+    ref = np.sort_complex(np.concatenate([1j * np.sqrt(w2), -1j * np.sqrt(w2)]))
+    assert len(lam["s"]) == 4
+    assert np.abs(lam["s"] - ref).max() <= 1e-9 * np.abs(ref).max()
+    assert np.abs(lam["ms"] * 1e3 - lam["s"]).max() <= 1e-9 * np.abs(ref).max()
