@@ -12,6 +12,7 @@ typedef struct {
    * rptr[row0 + k] .. rptr[row0 + k + 1] of the set's rdof and rw; no dofs_a, no frame */
   int rows;
   int mortar; /* a dual mortar row contact: its reaction is a pressure (series.c) */
+  int surf;   /* made by a surface pair: its normal row's first node is the slave node */
   fcd_index row0;
   fcd_index dofs_a[3], dofs_b[3];
   fcd_real frame[3][3]; /* rows N, T(, B), orthonormal */

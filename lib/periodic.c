@@ -1071,7 +1071,7 @@ static fcd_status corrector(fcd_periodic *p, branch *b, fcd_real ds, fcd_real *m
     for (fcd_index i = 0; i < nx; i++) z->x[i] = cur->x[i] + zs[i] * (i < nf ? cur->au : cur->av);
     z->T = cur->T * (1 + zs[nx]);
     *mu = b->mu + zs[nx + 1];
-    if (!(z->T > 0) || !(*mu >= 0))
+    if (!(z->T > 0) || !(*mu >= 0) || !isfinite(z->T) || !isfinite(*mu))
       return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the step leaves T > 0, "
                       "mu >= 0");
     scatter(p, z->x);
@@ -1319,6 +1319,14 @@ fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
   if (!(dmu > 0) || !isfinite(dmu) || max_points < 1)
     return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue: %s",
                     max_points < 1 ? "max_points must be >= 1" : "dmu must be > 0 and finite");
+  /* in the scaled coordinates the orbit's own size is 1 and mu's way is |mu_end - mu0|: a
+   * first step beyond both leaves the branch at once (dmu = 1e300 sent NaN into a
+   * factorization) */
+  fcd_real dmax = fmax(1.0, fabs(mu_end - mu0));
+  if (dmu > dmax)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue: dmu = %g is out of range: at "
+                    "most max(1, |mu_end - mu|) = %g (the orbit's scale in the arclength's "
+                    "coordinates, or the whole way to mu_end)", dmu, dmax);
   branch b;
   FCD_TRY(branch_alloc(p, &b));
   b.N = p->info.steps;

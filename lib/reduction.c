@@ -589,12 +589,22 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
     st = fcd__err(sys, FCD_E_INVALID_ARG, "reduction: %lld inertia correction vectors asked; "
                   "at most the kept dofs (%lld) and the interior's dofs less the modes (%lld)",
                   (long long)ninertia, (long long)cb->nb, (long long)(ni - m));
-  cb->ndyn = st == FCD_OK ? ninertia : 0;
-  /* a constant interior load adds its static correction, unless every mode is kept */
-  cb->ncorr = st == FCD_OK && m < ni && interior_loaded(sys, cb) ? 1 : 0;
-  cb->m = m + cb->ncorr + cb->ndyn;
-  cb->nr = cb->nb + cb->m;
-  if (st == FCD_OK) st = cb_basis(sys, ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
+  if (st == FCD_OK) {
+    /* the counts only once they are checked: m = INT64_MAX overflowed nb + m here */
+    cb->ndyn = ninertia;
+    /* a constant interior load adds its static correction, unless every mode is kept */
+    cb->ncorr = m < ni && interior_loaded(sys, cb) ? 1 : 0;
+    cb->m = m + cb->ncorr + cb->ndyn;
+    cb->nr = cb->nb + cb->m;
+    if (cb->nr == 0)
+      st = ni == 0 ? fcd__err(sys, FCD_E_INVALID_ARG, "reduction: every dof of the system is "
+                              "prescribed at zero: the reduced model would have no dof")
+                   : fcd__err(sys, FCD_E_INVALID_ARG, "reduction: nothing is kept (no contact "
+                              "row, no moving prescribed dof) and no mode is asked: the "
+                              "reduced model would have no dof");
+    else
+      st = cb_basis(sys, ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
+  }
   fcd_system_destroy(ci);
   if (st != FCD_OK) fcd__cb_clear(cb);
   return st;
@@ -696,8 +706,23 @@ static fcd_status red_system(fcd_reduction *r) {
   }
   if (st == FCD_OK && (full->load || full->load_fn)) {
     r->fbuf = fcd__malloc_array((size_t)full->n, sizeof *r->fbuf);
-    st = r->fbuf ? fcd_system_set_load_fn(r->sys, red_load, r)
-                 : fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced load");
+    if (!r->fbuf) return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced load");
+    if (full->load_fn) {
+      st = fcd_system_set_load_fn(r->sys, red_load, r);
+    } else {
+      /* a constant load stays constant: T' f once (the reduction is a snapshot), so that
+       * the reduced system is as autonomous as the full one (shooting refused a load
+       * function) */
+      fcd_real *fr = fcd__malloc_array((size_t)red_size(r) + 1, sizeof *fr);
+      if (!fr) return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced load");
+      int bad = r->md ? fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, full->load, r->md->g) != 0 ||
+                            fcd__modal_load(r, r->md->g, fr) != 0
+                      : fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, full->load, fr) != 0;
+      st = !bad ? fcd_system_set_load(r->sys, fr)
+                : fcd__err(full, FCD_E_UNSUPPORTED, "projecting the constant load: %lld dofs "
+                           "are beyond BLAS' int indices", (long long)cb->n);
+      fcd__free(fr);
+    }
   }
   if (st != FCD_OK && st != FCD_E_NOMEM)
     fcd__err(full, st, "the reduced system: %s", fcd_system_last_error(r->sys));
@@ -827,11 +852,21 @@ static fcd_status cb_coordinates(const fcd_reduction *r, const fcd_real *z, fcd_
   return FCD_OK;
 }
 
+/* every entry of the reduced vector xr finite, as restrict and residual require */
+static fcd_status finite_reduced(const fcd_reduction *r, const fcd_real *xr, const char *who) {
+  for (fcd_index k = 0; k < red_size(r); k++)
+    if (!isfinite(xr[k]))
+      return fcd__err(r->full, FCD_E_INVALID_ARG, "%s: xr[%lld] is not finite", who,
+                      (long long)k);
+  return FCD_OK;
+}
+
 fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_real *x) {
   if (!red_valid(r)) return FCD_E_INVALID_ARG;
   if (!xr || !x)
     return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand: %s is NULL",
                     !xr ? "xr" : "x");
+  FCD_TRY(finite_reduced(r, xr, "reduction_expand"));
   const fcd__cb *cb = &r->cb;
   fcd_real *y = NULL;
   if (r->md) { /* the Craig-Bampton coordinates first */
@@ -886,6 +921,7 @@ fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
                     ndofs < 0 ? "ndofs is negative" : !xr ? "xr is NULL"
                                                       : !dofs ? "dofs is NULL" : "x is NULL");
   const fcd__cb *cb = &r->cb;
+  if (ndofs > 0) FCD_TRY(finite_reduced(r, xr, "reduction_expand_dofs"));
   for (fcd_index k = 0; k < ndofs; k++)
     if (dofs[k] < 0 || dofs[k] >= cb->n)
       return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand_dofs: dofs[%lld] = %lld "

@@ -43,6 +43,7 @@ struct fcd_series {
   fcd_real *loc;    /* cdim per contact */
   fcd_real *glob;   /* ndofs */
   long long footer; /* the collection's closing tags' offset */
+  fcd_real last_t;  /* the last frame's time: each frame's is later */
   int nfd;          /* field data of every frame from now on (fcd_series_set_field) */
   char fd_name[FCD_SERIES_MAX_FIELDS][64];
   fcd_real fd_val[FCD_SERIES_MAX_FIELDS];
@@ -134,6 +135,20 @@ static fcd_status contact_nodes(fcd_series *s) {
   s->hptr[cs->n] = q;
   fcd__free(dof_node);
   return FCD_OK;
+}
+
+/* the frames of an earlier series of this name in this directory (NAME-000000.vtu and on,
+ * up to the first missing): the new collection replaces that series, and frames of it
+ * beyond the new one's count would otherwise stay beside it, looking like its own */
+static fcd_status remove_old_frames(fcd_series *s) {
+  char path[4300];
+  for (long long k = 0;; k++) {
+    snprintf(path, sizeof path, "%s/%s-%06lld.vtu", s->dir, s->name, k);
+    if (remove(path) == 0) continue;
+    if (errno == ENOENT) return FCD_OK;
+    return fcd__err(s->sys, FCD_E_IO, "series: cannot remove '%s', a frame of an earlier "
+                    "series of this name: %s", path, strerror(errno));
+  }
 }
 
 /* the empty collection, whole, replacing any earlier one */
@@ -232,6 +247,7 @@ fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs, const
     st = fcd__err(sys, FCD_E_NOMEM, "series_create: out of memory");
   if (st == FCD_OK && cs) st = contact_nodes(s);
   if (st == FCD_OK) st = pvd_start(s);
+  if (st == FCD_OK) st = remove_old_frames(s);
   if (st != FCD_OK) {
     series_free(s);
     return st;
@@ -311,6 +327,17 @@ static fcd_status frame_check(fcd_series *s, const fcd_real *u, const fcd_real *
                     (*layout & HAS_R) ? ", reactions" : ", no reactions",
                     (*layout & HAS_S) ? ", statuses" : ", no statuses",
                     s->layout == *layout ? "did" : "did not");
+  /* a NaN reaches ParaView as a hole in the colour map and a point thrown to nowhere
+   * by the warp filter: refused, with the first one named */
+  const fcd_real *arr[3] = {u, v, r};
+  const char *an[3] = {"u", "v", "reactions"};
+  fcd_index len[3] = {s->ndofs, s->ndofs, s->cs ? s->ncont * s->cdim : 0};
+  for (int a = 0; a < 3; a++)
+    for (fcd_index i = 0; arr[a] && i < len[a]; i++)
+      if (!isfinite(arr[a][i]))
+        return fcd__err(sys, FCD_E_INVALID_ARG, "series_write: %s[%lld] is not finite (%g); "
+                        "the series keeps its %lld frames", an[a], (long long)i, arr[a][i],
+                        (long long)s->nframes);
   if (status)
     for (fcd_index c = 0; c < s->cs->n; c++)
       if (status[c] < FCD_CONTACT_OPEN || status[c] > FCD_CONTACT_SLIP)
@@ -467,6 +494,10 @@ fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u, const 
                             const fcd_real *r, const int *status) {
   if (!series_valid(s)) return FCD_E_INVALID_ARG;
   if (!isfinite(t)) return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_write: t is not finite");
+  /* ParaView orders a collection by time and shows one of two frames of the same time */
+  if (s->nframes > 0 && !(t > s->last_t))
+    return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_write: t = %.17g is not after the "
+                    "last frame's %.17g: a series' times increase", t, s->last_t);
   int layout = 0;
   FCD_TRY(frame_check(s, u, v, r, status, &layout));
   array a[16];
@@ -493,6 +524,7 @@ fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u, const 
   FCD_TRY(pvd_add(s, t, file));
   s->bytes += size > 0 ? (uint64_t)size : 0;
   s->layout = layout;
+  s->last_t = t;
   s->nframes++;
   return FCD_OK;
 }
@@ -537,6 +569,15 @@ fcd_status fcd_series_write_mode(fcd_series *s, const fcd_real *re, const fcd_re
   if (nframes < 1 || nframes > 100000)
     return fcd__err(sys, FCD_E_INVALID_ARG, "series_write_mode: %lld frames (1 to 100000)",
                     (long long)nframes);
+  for (fcd_index i = 0; i < sys->n; i++)
+    if (!isfinite(re[i]) || (im && !isfinite(im[i])))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "series_write_mode: the mode is not finite at "
+                      "dof %lld (%g%+gi); no frame written", (long long)i, re[i],
+                      im ? im[i] : 0.0);
+  if (s->nframes > 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "series_write_mode: the series has %lld frames "
+                    "already; a mode's period starts a series of its own",
+                    (long long)s->nframes);
   fcd_real w = fabs(lambda_im), mag = hypot(lambda_re, lambda_im);
   FCD_TRY(fcd_series_set_field(s, "eigenvalue_re", lambda_re));
   FCD_TRY(fcd_series_set_field(s, "eigenvalue_im", lambda_im));

@@ -25,6 +25,7 @@
 #include "geometry.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -388,6 +389,67 @@ static fcd_status surface_pair_2d(fcd_contact_set *cs, const surf *s,
   return st;
 }
 
+/* a surface-pair contact's slave node (its normal row's first dim dofs) and its normal
+ * there, for the check below */
+typedef struct {
+  fcd_index d0;
+  fcd_index c;
+} slave_key;
+
+static int cmp_slave(const void *a, const void *b) {
+  const slave_key *x = a, *y = b;
+  return x->d0 != y->d0 ? (x->d0 > y->d0) - (x->d0 < y->d0) : (x->c > y->c) - (x->c < y->c);
+}
+
+/* whether contacts a and b hold the same slave node along the same normal */
+static int same_slave_normal(const fcd_contact_set *cs, fcd_index a, fcd_index b) {
+  const fcd_index qa = cs->rptr[cs->c[a].row0], qb = cs->rptr[cs->c[b].row0];
+  fcd_real dot = 0, na = 0, nb = 0;
+  for (int k = 0; k < cs->dim; k++) {
+    if (cs->rdof[qa + k] != cs->rdof[qb + k]) return 0;
+    dot += cs->rw[qa + k] * cs->rw[qb + k];
+    na += cs->rw[qa + k] * cs->rw[qa + k];
+    nb += cs->rw[qb + k] * cs->rw[qb + k];
+  }
+  return dot > (1 - 1e-6) * sqrt(na * nb);
+}
+
+/* The surface pair's new contacts (n0 on) against the set's earlier surface-pair
+ * contacts: a slave node already held along the same normal by an earlier pair is that
+ * pair given again (by the other method, whose weights differ, so the repeated-row check
+ * does not see it): one constraint twice, its reactions split arbitrarily. Rows from
+ * other surfaces (a corner node against two walls) have other normals and pass. */
+static fcd_status repeated_pair(fcd_contact_set *cs, fcd_index n0) {
+  fcd_index nold = 0;
+  for (fcd_index c = 0; c < n0; c++) nold += cs->c[c].surf && cs->c[c].rows;
+  if (nold == 0) return FCD_OK;
+  slave_key *k = fcd__malloc_array((size_t)nold, sizeof *k);
+  if (!k) return fcd__err(cs->sys, FCD_E_NOMEM, "surface pair: out of memory");
+  fcd_index m = 0;
+  for (fcd_index c = 0; c < n0; c++)
+    if (cs->c[c].surf && cs->c[c].rows) k[m++] = (slave_key){cs->rdof[cs->rptr[cs->c[c].row0]], c};
+  qsort(k, (size_t)m, sizeof *k, cmp_slave);
+  fcd_status st = FCD_OK;
+  for (fcd_index c = n0; c < cs->n && st == FCD_OK; c++) {
+    fcd_index d0 = cs->rdof[cs->rptr[cs->c[c].row0]], lo = 0, hi = m;
+    while (lo < hi) {
+      fcd_index mid = lo + (hi - lo) / 2;
+      if (k[mid].d0 < d0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (fcd_index q = lo; q < m && k[q].d0 == d0 && st == FCD_OK; q++)
+      if (same_slave_normal(cs, c, k[q].c))
+        st = fcd__err(cs->sys, FCD_E_INVALID_ARG, "surface pair: its contact %lld holds the "
+                      "slave node of dof %lld along the normal contact %lld of an earlier "
+                      "surface pair holds it: the same pair given twice (by another "
+                      "method?) is one constraint twice, whose reaction the two would share "
+                      "arbitrarily; give each surface pair once", (long long)c, (long long)d0,
+                      (long long)k[q].c);
+  }
+  fcd__free(k);
+  return st;
+}
+
 fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh *mesh,
                                             fcd_index nslave, const fcd_index *slave,
                                             fcd_index nmaster, const fcd_index *master,
@@ -421,11 +483,15 @@ fcd_status fcd_contact_set_add_surface_pair(fcd_contact_set *cs, const fcd_mesh 
     s.mseg = master;
     st = surface_pair_2d(cs, &s, method, mu, &first, &inactive);
   }
+  if (st == FCD_OK) st = repeated_pair(cs, n0);
   if (st != FCD_OK) {
     fcd__contact_set_truncate(cs, n0); /* all or nothing */
     return st;
   }
-  for (fcd_index c = n0; c < cs->n; c++) cs->c[c].mortar = method == FCD_SURFACE_DUAL_MORTAR;
+  for (fcd_index c = n0; c < cs->n; c++) {
+    cs->c[c].mortar = method == FCD_SURFACE_DUAL_MORTAR;
+    cs->c[c].surf = 1;
+  }
   /* the coordinates name a mechanism (fcd_equilibrium_get_mechanism); without them the
    * names are only poorer, so a failed copy fails nothing */
   if (!cs->geo) (void)fcd__geometry_from_mesh(mesh, &cs->geo);

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -70,7 +71,55 @@ static int same_file(const char *a, const char *b) {
   return strcmp(ca, cb) == 0;
 }
 
-int cli_check_paths(const options *o, const char *operand_name, const char *operand) {
+/* Whether path p names a file directly inside directory dir whose name matches one of
+ * the space-separated shell patterns of pats: the file a run writing pats into dir would
+ * overwrite. The directory may not exist yet (nothing then is inside it but outputs). */
+static int written_into(const char *p, const char *dir, const char *pats) {
+  const char *slash = strrchr(p, '/');
+  const char *base = slash ? slash + 1 : p;
+  char parent[PATH_MAX];
+  size_t dl = slash ? (size_t)(slash - p) : 0;
+  if (dl >= sizeof parent) return 0;
+  memcpy(parent, p, dl);
+  parent[dl] = 0;
+  char d[PATH_MAX];
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--; /* "a/" is "a", which may not exist yet */
+  if (n >= sizeof d) return 0;
+  memcpy(d, dir, n);
+  d[n] = 0;
+  if (!same_file(slash ? (dl ? parent : "/") : ".", d)) return 0;
+  char pat[128];
+  for (const char *q = pats; *q;) {
+    size_t len = strcspn(q, " ");
+    if (len > 0 && len < sizeof pat) {
+      memcpy(pat, q, len);
+      pat[len] = 0;
+      if (fnmatch(pat, base, 0) == 0) return 1;
+    }
+    q += len;
+    while (*q == ' ') q++;
+  }
+  return 0;
+}
+
+/* The names each command writes into its directories (shell patterns, space-separated,
+ * their temporary names included), so that an input or output inside such a directory
+ * under such a name is refused before the run. */
+static const struct {
+  const char *cmd;
+  cli_option_id id;
+  const char *writes;
+} dir_writes[] = {
+    {"simulate", CLI_VTK, "final.vtk final.vtk.tmp-*"},
+    {"simulate", CLI_SERIES, "series.pvd series.pvd.tmp series-[0-9]*.vtu series-[0-9]*.vtu.tmp"},
+    {"stability", CLI_VTK, "mode-[0-9]*.vtk mode-[0-9]*.vtk.tmp-*"},
+    {"stability", CLI_SERIES,
+     "mode-[0-9]*.pvd mode-[0-9]*.pvd.tmp mode-[0-9]*-[0-9]*.vtu mode-[0-9]*-[0-9]*.vtu.tmp"},
+};
+
+int cli_check_paths(const options *o, const cli_command *cmd, const char *operand_name,
+                    const char *operand) {
   /* the options' paths with their roles, and the command's input operand */
   const char *path[sizeof opt_table / sizeof opt_table[0] + 1];
   const char *name[sizeof opt_table / sizeof opt_table[0] + 1];
@@ -100,6 +149,24 @@ int cli_check_paths(const options *o, const char *operand_name, const char *oper
               role[j] == ROLE_IN ? "overwrite what it reads" : "write both into one file");
       return -1;
     }
+  /* the files written into a directory (--series, --vtk) are outputs too, known by
+   * their names before the first is written: an input or another output among them
+   * would be overwritten (simulate --out a/series.pvd --series a wrote the history and
+   * then the collection over it) */
+  for (size_t k = 0; cmd && k < sizeof dir_writes / sizeof dir_writes[0]; k++) {
+    cli_option_id id = dir_writes[k].id;
+    if (strcmp(dir_writes[k].cmd, cmd->name) != 0) continue;
+    const char *dir = *(const char *const *)(const void *)((const char *)o + opt_table[id].off);
+    if (!dir) continue;
+    for (size_t j = 0; j < n; j++) {
+      if (role[j] == ROLE_OUT_DIR || !written_into(path[j], dir, dir_writes[k].writes)) continue;
+      fprintf(stderr, "fcd: %s '%s' is inside %s '%s' under a name the run writes there "
+              "(%s): the run would %s; give another path\n", name[j], path[j],
+              opt_table[id].name, dir, dir_writes[k].writes,
+              role[j] == ROLE_IN ? "overwrite what it reads" : "write both into one file");
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -154,7 +221,7 @@ int parse_options(int argc, char **argv, options *o, const cli_command *cmd) {
     case OPT_FLAG: break;
     }
   }
-  return cli_check_paths(o, NULL, NULL);
+  return cli_check_paths(o, cmd, NULL, NULL);
 }
 
 int fail(fcd_system *sys, fcd_status st, const char *what) {

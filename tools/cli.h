@@ -152,7 +152,8 @@ int parse_options(int argc, char **argv, options *o, const cli_command *cmd);
 /* 0, or -1 (the reason on stderr) when an output path names the same file as an input
  * (operand: an input the command took before its options, or NULL) or as another output;
  * parse_options calls it on the options */
-int cli_check_paths(const options *o, const char *operand_name, const char *operand);
+int cli_check_paths(const options *o, const cli_command *cmd, const char *operand_name,
+                    const char *operand);
 int parse_real(const char *opt, const char *v, double *x);
 
 /* prints "fcd: WHAT: <the system's message> (<status>)"; returns 1 */

@@ -35,7 +35,7 @@ int cmd_solve(int argc, char **argv) {
   const char *path = argv[0];
   options o = {.solver = "auto", .tol = 1e-8, .max_iter = 10000};
   if (parse_options(argc - 1, argv + 1, &o, &cli_solve) ||
-      cli_check_paths(&o, "the problem file", path))
+      cli_check_paths(&o, &cli_solve, "the problem file", path))
     return 2;
   static const char *const names[] = {"auto", "fixed-point", "nsgs", "newton", "admm", "prox"};
   int solver = -1;

@@ -212,7 +212,9 @@ typedef int (*fcd_periodic_point_fn)(void *user_data, fcd_real mu, const fcd_per
  *  holds the last point's orbit. The steps per period stay those of the solve.
  *  @param p the solver, with a converged orbit
  *  @param mu_end where to stop (the first point beyond it is the last), >= 0
- *  @param dmu the first step's length, > 0, in the scaled coordinates above (its
+ *  @param dmu the first step's length, > 0 and at most max(1, |mu_end - mu|) (the orbit's
+ *      own scale in these coordinates, or the whole way: a longer one is
+ *      FCD_E_INVALID_ARG), in the scaled coordinates above (its
  *      direction is towards mu_end): the first step in mu is dmu times the unit
  *      tangent's mu component, close to dmu on a model of a few dofs and much smaller on
  *      one whose thousands of state coordinates share the tangent (the reduced brake's

@@ -23,13 +23,16 @@ extern "C" {
  *  nkept + nmodes dofs: the kept dofs first, in increasing order of their full numbers,
  *  then the modal coordinates), which every analysis accepts, with the contact set
  *  mapped onto it. Its prescribed dofs take the full system's values and prescribed
- *  function, its loads are the full loads projected (T' f(t)): a load on kept dofs is
+ *  function, its loads are the full loads projected (T' f(t); a constant load stays a
+ *  constant load, T' f computed once, so that a reduced model is as autonomous as the
+ *  full one and shooting accepts it; a load function stays a load function): a load on
+ *  kept dofs is
  *  represented exactly in statics; a constant load (fcd_system_set_load) on the interior
  *  adds one modal coordinate, its static correction (the interior's static response to
  *  it, less its part in the modes), so that its statics are exact too; a load function's
  *  interior part is represented to the extent of the modes and that correction.
- *  The reduction is a snapshot: changing the full system's matrices, prescribed dofs or
- *  contacts afterwards needs a new one. Serial systems; symmetric mass and stiffness.
+ *  The reduction is a snapshot: changing the full system's matrices, prescribed dofs,
+ *  constant load or contacts afterwards needs a new one. Serial systems; symmetric mass and stiffness.
  *  @{ */
 
 /** Opaque reduced model. */

@@ -148,6 +148,9 @@ typedef enum {
  *  surface (its nodes are the ones kept out); dual mortar, a slave no finer than its
  *  master (the multipliers live on the slave nodes and oscillate when the master cannot
  *  resolve them: docs/contact.md, Hertz). The dofs of every node involved must be free.
+ *  A slave node that an earlier surface pair of the set holds along the same normal is
+ *  refused (FCD_E_INVALID_ARG): the same pair given twice, by either method, is one
+ *  constraint twice whose reaction the two would share arbitrarily.
  *  All or nothing: on failure no contact is added.
  *  @param cs the contact set (2D or 3D, as the mesh)
  *  @param mesh a mesh of the same system and dimension whose surface nodes carry a dof
@@ -211,7 +214,10 @@ typedef struct fcd_series fcd_series;
  *  DIR/NAME-00000k.vtu (VTK XML unstructured grid, version 1.0, its arrays appended as
  *  raw binary in the machine's byte order) and DIR/NAME.pvd, the collection ParaView
  *  opens as one animated dataset, lists the frames with their times. The collection is
- *  written empty here (replacing one of the same name) and grows with each frame; each
+ *  written empty here and grows with each frame. An earlier series of the same name in
+ *  @p dir is replaced: its collection is overwritten and its frames (NAME-000000.vtu on,
+ *  up to the first missing number) are removed here, so that none of them stays beside
+ *  the new collection looking like its own; other files are not touched. Each
  *  file is whole at every moment, so a run that stops early leaves the frames it wrote
  *  readable. Point data of a frame: displacement and velocity (3 components per node);
  *  with @p cs, at the nodes of each contact (both nodes of a pair, the node of a node
@@ -245,10 +251,12 @@ FCD_API void fcd_series_destroy(fcd_series *s);
  *  velocities (ndofs, or NULL), @p r the local reactions (dim per contact, or NULL) and
  *  @p status the contacts' statuses (FCD_CONTACT_*, or NULL); reactions and statuses
  *  need the series' contact set. Every frame gives the same of these as the first
- *  (FCD_E_INVALID_ARG names the difference). On failure the series keeps its earlier
- *  frames and the collection lists exactly them.
+ *  (FCD_E_INVALID_ARG names the difference). Every value must be finite and @p t later
+ *  than the last frame's (ParaView orders frames by time and shows one of two at the same
+ *  time): otherwise FCD_E_INVALID_ARG naming the entry. On failure the series keeps its
+ *  earlier frames and the collection lists exactly them.
  *  @param s the series
- *  @param t the frame's time (finite)
+ *  @param t the frame's time (finite, later than the last frame's)
  *  @param u displacements, ndofs entries
  *  @param v velocities, ndofs entries, or NULL
  *  @param r local reactions, dim per contact, or NULL
@@ -286,7 +294,9 @@ FCD_API fcd_status fcd_series_set_field(fcd_series *s, const char *name, fcd_rea
  *  (-Re lambda / |Im lambda|, 0 for a real one) and modulus (|lambda|). The growth is
  *  not applied: each frame has the mode's own amplitude. A series of modes writes no
  *  velocities, reactions or statuses (make it without a contact set, or with one for the
- *  gaps only). @p re and @p im as fcd_stability_get_mode gives them.
+ *  gaps only). @p re and @p im as fcd_stability_get_mode gives them, finite. The mode
+ *  starts the series: a series that has frames already is refused (FCD_E_INVALID_ARG;
+ *  its frames' times would go back), as is a mode with a NaN or infinite entry.
  *  @param s the series
  *  @param re the mode's real parts, ndofs entries
  *  @param im its imaginary parts, ndofs entries (NULL: a real mode)

@@ -26,6 +26,7 @@ usual places of an installed tree, then by the system's loader (libfcd.so.0.1).
 """
 import ctypes as _C
 import ctypes.util as _cu
+import numbers as _numbers
 import os as _os
 
 import numpy as _np
@@ -306,6 +307,14 @@ def _real_array(x, name, shape=None):
 _I64 = (-(1 << 63), (1 << 63) - 1)
 
 
+def _scalar(x, name):
+    """A real scalar argument as C will take it: an int, float or numpy real (a string,
+    None or a complex number raises TypeError: float("1e-3") would pass a string on)."""
+    if not isinstance(x, (_numbers.Real, _np.integer, _np.floating)):
+        raise TypeError("%s: expected a real number, got %s" % (name, type(x).__name__))
+    return float(x)
+
+
 def _int(x, name, lo=_I64[0], hi=_I64[1]):
     """An integer argument as C will take it: an int or numpy integer (not a bool, not a
     float), within [lo, hi]. ctypes would wrap 2**64 + 3 to 3 without a word."""
@@ -497,7 +506,7 @@ class System(_Owner):
 
     def set_rayleigh(self, alpha, beta):
         """Rayleigh damping C += alpha M + beta K."""
-        self._check(_f["fcd_system_set_rayleigh"](self._h, float(alpha), float(beta)))
+        self._check(_f["fcd_system_set_rayleigh"](self._h, _scalar(alpha, "alpha"), _scalar(beta, "beta")))
 
     def set_distribution(self, comm_f, row_begin, row_end):
         """Distributes the system over the communicator whose Fortran handle is ``comm_f``
@@ -558,7 +567,7 @@ class System(_Owner):
         vv = _real_array(v, "v", (n,)) if v is not None else None
         aa = _real_array(a, "a", (n,)) if a is not None else None
         r = _np.empty(max(int(_f["fcd_system_num_fixed"](self._h)), 1))
-        self._check(_f["fcd_system_support_reactions"](self._h, float(t), _pr(uu), _pr(vv),
+        self._check(_f["fcd_system_support_reactions"](self._h, _scalar(t, "t"), _pr(uu), _pr(vv),
                                                        _pr(aa), _pr(r)))
         return r[: int(_f["fcd_system_num_fixed"](self._h))]
 
@@ -627,7 +636,7 @@ class ContactSet(_Child):
         n, t = self._frame(normal, tangent)
         cid = _index(-1)
         self._check(_f["fcd_contact_set_add_rigid"](self._h, _pi(d), _pr(n), _pr(t),
-                                                    float(gap), float(mu), _C.byref(cid)))
+                                                    _scalar(gap, "gap"), _scalar(mu, "mu"), _C.byref(cid)))
         return cid.value
 
     def add_pair(self, dofs_a, dofs_b, normal, tangent, gap=0.0, mu=0.0):
@@ -637,7 +646,7 @@ class ContactSet(_Child):
         n, t = self._frame(normal, tangent)
         cid = _index(-1)
         self._check(_f["fcd_contact_set_add_pair"](self._h, _pi(a), _pi(b), _pr(n), _pr(t),
-                                                   float(gap), float(mu), _C.byref(cid)))
+                                                   _scalar(gap, "gap"), _scalar(mu, "mu"), _C.byref(cid)))
         return cid.value
 
     def add_rows(self, rows, gap=0.0, mu=0.0):
@@ -661,7 +670,7 @@ class ContactSet(_Child):
         wa = _real_array(w, "weights")
         cid = _index(-1)
         self._check(_f["fcd_contact_set_add_rows"](self._h, _pi(p), _pi(d), _pr(wa),
-                                                   float(gap), float(mu), _C.byref(cid)))
+                                                   _scalar(gap, "gap"), _scalar(mu, "mu"), _C.byref(cid)))
         return cid.value
 
     def add_surface_pair(self, mesh, slave, master, method="dual-mortar", mu=0.0):
@@ -693,7 +702,7 @@ class ContactSet(_Child):
         first, inactive, n0 = _index(-1), _index(0), len(self)
         self._check(_f["fcd_contact_set_add_surface_pair"](
             self._h, mesh._h, len(s) // per, _pi(s), len(t) // per, _pi(t), m[method],
-            float(mu), _C.byref(first), _C.byref(inactive)))
+            _scalar(mu, "mu"), _C.byref(first), _C.byref(inactive)))
         return list(range(n0, len(self))), inactive.value
 
     @classmethod
@@ -742,12 +751,12 @@ class ContactSet(_Child):
         return int(_f["fcd_contact_set_size"](self._h))
 
     def set_restitution(self, e):
-        self._check(_f["fcd_contact_set_set_restitution"](self._h, float(e)))
+        self._check(_f["fcd_contact_set_set_restitution"](self._h, _scalar(e, "e")))
 
     def set_friction(self, contact, mu):
         """Friction coefficient of one contact for every later solve."""
         self._check(_f["fcd_contact_set_set_friction"](self._h, _int(contact, "contact"),
-                                                       float(mu)))
+                                                       _scalar(mu, "mu")))
 
     def set_sliding_velocity(self, contact, vg):
         v = _real_array(vg, "vg", (self.dim - 1,))
@@ -789,12 +798,12 @@ class Integrator(_Child):
         k = _key(_IT_PARAM, key, "integrator parameter")
         if key == "contact_solver":
             value = _key(_FC_SOLVER, value, "contact solver")
-        self._check(_f["fcd_integrator_set_param"](self._h, k, float(value)))
+        self._check(_f["fcd_integrator_set_param"](self._h, k, _scalar(value, "value")))
 
     def set_state(self, t, u, v):
         n = self._ndofs
         a, b = _real_array(u, "u", (n,)), _real_array(v, "v", (n,))
-        self._check(_f["fcd_integrator_set_state"](self._h, float(t), _pr(a), _pr(b)))
+        self._check(_f["fcd_integrator_set_state"](self._h, _scalar(t, "t"), _pr(a), _pr(b)))
 
     def step(self):
         self._raised = []
@@ -802,7 +811,7 @@ class Integrator(_Child):
 
     def advance(self, t_end):
         self._raised = []
-        _reraise(self._raised, self, _f["fcd_integrator_advance"](self._h, float(t_end)))
+        _reraise(self._raised, self, _f["fcd_integrator_advance"](self._h, _scalar(t_end, "t_end")))
 
     @property
     def state(self):
@@ -892,7 +901,7 @@ class Stability(_Child):
         """'nev', 'target_hz', 'mu', 'tolerance', 'damping', 'dense_max',
         'projection_modes', 'max_iter' or 'share_sweep'."""
         self._check(_f["fcd_stability_set_param"](self._h, _key(_ST_PARAM, key, "stability "
-                                                                 "parameter"), float(value)))
+                                                                 "parameter"), _scalar(value, "value")))
 
     def set_contact_state(self, status, slip=None):
         """``status``: one of 'open', 'stick', 'slip' per contact; ``slip``: the unit
@@ -953,7 +962,7 @@ class Stability(_Child):
                 return 1
 
         cb = _SWEEP(tramp)
-        st = _f["fcd_stability_sweep"](self._h, float(mu0), float(mu1), steps,
+        st = _f["fcd_stability_sweep"](self._h, _scalar(mu0, "mu0"), _scalar(mu1, "mu1"), steps,
                                        _C.cast(cb, _C.c_void_p), None)
         _reraise(raised, self, st)
         return out
@@ -1011,13 +1020,13 @@ class Equilibrium(_Child):
         k = _key(_EQ_PARAM, key, "equilibrium parameter")
         if key == "contact_solver":
             value = _key(_FC_SOLVER, value, "contact solver")
-        self._check(_f["fcd_equilibrium_set_param"](self._h, k, float(value)))
+        self._check(_f["fcd_equilibrium_set_param"](self._h, k, _scalar(value, "value")))
 
     def solve(self, kind="static", t=0.0):
         """Solves; returns (u, r): displacements (ndofs) and local reactions
         (ncontacts x dim)."""
         self._check(_f["fcd_equilibrium_solve"](self._h, _key(_EQ_KIND, kind, "equilibrium"),
-                                                float(t)))
+                                                _scalar(t, "t")))
         n, nc, d = self._ndofs, self._nc(), self._cdim
         u, r = _np.empty(n), _np.empty(nc * d)
         self._check(_f["fcd_equilibrium_get_state"](self._h, _pr(u)))
@@ -1262,7 +1271,7 @@ class Reduction(_Owner):
         if arrs[0] is None:
             raise TypeError("u is required")
         rel = _real(0)
-        self._check(_f["fcd_reduction_residual"](self._h, float(t), _pr(arrs[0]), _pr(arrs[1]),
+        self._check(_f["fcd_reduction_residual"](self._h, _scalar(t, "t"), _pr(arrs[0]), _pr(arrs[1]),
                                                  _pr(arrs[2]), _C.byref(rel)))
         return rel.value
 
@@ -1321,7 +1330,7 @@ class Series(_Child):
                                 (nc * self._cdim,))
             if status is not None:
                 st = _statuses(list(status), nc)
-        self._check(_f["fcd_series_write"](self._h, float(t), _pr(a),
+        self._check(_f["fcd_series_write"](self._h, _scalar(t, "t"), _pr(a),
                                            _pr(b) if b is not None else None,
                                            _pr(r) if r is not None else None,
                                            st.ctypes.data_as(_pint) if st is not None
@@ -1338,7 +1347,7 @@ class Series(_Child):
         """A scalar in the field data of every later frame (fcd_series_set_field)."""
         if not isinstance(name, str):
             raise TypeError("name: expected a str, got %s" % type(name).__name__)
-        self._check(_f["fcd_series_set_field"](self._h, name.encode(), float(value)))
+        self._check(_f["fcd_series_set_field"](self._h, name.encode(), _scalar(value, "value")))
 
     def write_mode(self, mode, eigenvalue, frames=24):
         """A mode animated over one period: ``mode`` a complex (or real) vector over the
@@ -1400,14 +1409,14 @@ class Periodic(_Child):
             value = _key(_FC_SOLVER, value, "contact solver")
         elif key == "jacobian":
             value = _key(_PERIODIC_JACOBIAN, value, "Jacobian ('dense', 'krylov', 'auto')")
-        self._check(_f["fcd_periodic_set_param"](self._h, k, float(value)))
+        self._check(_f["fcd_periodic_set_param"](self._h, k, _scalar(value, "value")))
 
     def solve(self, u, v, period):
         """Newton from the guess (u, v) and the period guess; raises FcdError when it does
         not converge (``info`` and ``orbit`` then hold the best iterate)."""
         n = self._ndofs
         a, b = _real_array(u, "u", (n,)), _real_array(v, "v", (n,))
-        self._check(_f["fcd_periodic_solve"](self._h, _pr(a), _pr(b), float(period)))
+        self._check(_f["fcd_periodic_solve"](self._h, _pr(a), _pr(b), _scalar(period, "period")))
         return self.info
 
     @property
@@ -1470,7 +1479,7 @@ class Periodic(_Child):
                 return 1
 
         cb = _PERIODIC_POINT_FN(point)
-        st = _f["fcd_periodic_continue"](self._h, float(mu_end), float(dmu),
+        st = _f["fcd_periodic_continue"](self._h, _scalar(mu_end, "mu_end"), _scalar(dmu, "dmu"),
                                          _int(max_points, "max_points", 1), _C.cast(cb, _p),
                                          None)
         if raised:

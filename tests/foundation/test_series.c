@@ -147,6 +147,23 @@ int main(void) {
   CHECK_ST(fcd_series_write(s, 1.0, u, v, r, bad), FCD_E_INVALID_ARG);
   CHECK_MSG(sys, "status 5");
   CHECK_ST(fcd_series_write(NULL, 1.0, u, v, r, status), FCD_E_INVALID_ARG);
+  /* a NaN anywhere, or a time not after the last frame's (issue 84: accepted before) */
+  double un[6], vn[6], rn[4];
+  memcpy(un, u, sizeof un);
+  memcpy(vn, v, sizeof vn);
+  memcpy(rn, r, sizeof rn);
+  un[3] = NAN;
+  CHECK_ST(fcd_series_write(s, 1.0, un, v, r, status), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "u[3] is not finite");
+  vn[5] = INFINITY;
+  CHECK_ST(fcd_series_write(s, 1.0, u, vn, r, status), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "v[5] is not finite");
+  rn[2] = NAN;
+  CHECK_ST(fcd_series_write(s, 1.0, u, v, rn, status), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "reactions[2] is not finite");
+  CHECK_ST(fcd_series_write(s, 0.5, u, v, r, status), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "is not after the last frame's 0.5");
+  CHECK_ST(fcd_series_write(s, 0.25, u, v, r, status), FCD_E_INVALID_ARG);
   /* a frame that cannot be written: the collection still lists the two before it */
   snprintf(path, sizeof path, "%s/run-000002.vtu.tmp", dir);
   mkdir(path, 0755);
@@ -198,7 +215,34 @@ int main(void) {
   fcd_index nm = 0;
   CHECK_ST(fcd_series_get_info(s, &nm, NULL), FCD_OK);
   CHECK(nm == 4);
+  /* a second mode into the same series would send its frames' times back: refused */
+  CHECK_ST(fcd_series_write_mode(s, u, v, 0.5, 100, 4), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "has 4 frames already");
   fcd_series_destroy(s);
+
+  /* a shorter series of the same name replaces the earlier one: none of its frames stays
+   * beside the new collection (issue 84: mode-000001 .. 3 were left over) */
+  CHECK_ST(fcd_mesh_create(sys, 2, 3, xy, NULL, &m), FCD_OK);
+  CHECK_ST(fcd_mesh_add_cells(m, FCD_VTK_TRIANGLE, 1, tri), FCD_OK);
+  CHECK_ST(fcd_series_create(m, NULL, dir, "mode", &s), FCD_OK);
+  double mnan[6];
+  memcpy(mnan, u, sizeof mnan);
+  mnan[4] = NAN;
+  CHECK_ST(fcd_series_write_mode(s, mnan, v, 0.5, 100, 4), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "not finite at dof 4");
+  CHECK_ST(fcd_series_write(s, 0.0, u, NULL, NULL, NULL), FCD_OK);
+  fcd_series_destroy(s);
+  fcd_mesh_destroy(m);
+  struct stat sb;
+  snprintf(path, sizeof path, "%s/mode-000000.vtu", dir);
+  CHECK(stat(path, &sb) == 0);
+  for (int k = 1; k < 4; k++) {
+    snprintf(path, sizeof path, "%s/mode-%06d.vtu", dir, k);
+    CHECK(stat(path, &sb) != 0);
+  }
+  /* other files are not touched */
+  snprintf(path, sizeof path, "%s/run-000000.vtu", dir);
+  CHECK(stat(path, &sb) == 0);
   fcd_system_destroy(sys);
   return fcdt_finish("series");
 }

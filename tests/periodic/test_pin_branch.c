@@ -89,6 +89,10 @@ int main(void) {
   CHECK_ST(fcd_periodic_continue(b.p, 2.2, 0.05, 10, NULL, NULL), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_periodic_continue(b.p, 1.0, 0, 10, NULL, NULL), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_periodic_continue(b.p, 1.0, 0.05, 0, NULL, NULL), FCD_E_INVALID_ARG);
+  /* issue 84: reached a factorization with NaN entries; refused by name */
+  CHECK_ST(fcd_periodic_continue(b.p, 1.0, 1e300, 10, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_MSG(sys, "dmu = 1e+300 is out of range");
+  CHECK_ST(fcd_periodic_continue(b.p, 1.0, 1.5, 10, NULL, NULL), FCD_E_INVALID_ARG);
   CHECK_ST(fcd_periodic_continue(b.p, 1.0, 0.1, 6, on_point, &b), FCD_OK);
   CHECK(b.n == 6);
   /* the coefficient is restored */

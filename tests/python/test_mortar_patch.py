@@ -219,6 +219,25 @@ def test_surface_pairing_reports_uncovered_slave_nodes():
     assert len(cs) == 1  # nothing added by the refused call
 
 
+@pytest.mark.parametrize("first,second", [("dual-mortar", "node-to-segment"),
+                                          ("node-to-segment", "dual-mortar"),
+                                          ("dual-mortar", "dual-mortar")])
+def test_surface_pair_given_twice_is_refused(first, second):
+    """The same surface pair added a second time, by either method, is one constraint
+    twice on every slave node (issue 84: mortar then node-to-segment was accepted, 4
+    slave nodes, 8 contacts); refused by name, the set left as it was (by the same
+    method its rows repeat the first ones', which the contact set refuses already)."""
+    sys, xy, slave, master = model()
+    mesh = fcd.Mesh(sys, xy)
+    cs = fcd.ContactSet(sys, 2)
+    sseg = [(a, b) for a, b in zip(slave[:-1], slave[1:])]
+    mseg = [(a, b) for a, b in zip(master[:-1], master[1:])]
+    ids, _ = cs.add_surface_pair(mesh, sseg, mseg, first)
+    with pytest.raises(fcd.FcdError, match="the same pair given twice|repeats contact"):
+        cs.add_surface_pair(mesh, sseg, mseg, second)
+    assert len(cs) == len(ids)
+
+
 def weighted_gaps(rows, u):
     return np.array([sum(w * u[d] for d, w in nrow) for nrow, _ in rows])
 

@@ -189,3 +189,16 @@ def test_program_reads_3d_surface_pairs(tmp_path):
     u = np.loadtxt(tmp_path / "u.txt")
     ue = exact(xyz)
     assert np.abs(u - ue).max() <= 1e-10 * np.abs(ue).max()
+
+
+@pytest.mark.parametrize("first,second", [("dual-mortar", "node-to-segment"),
+                                          ("node-to-segment", "dual-mortar")])
+def test_3d_surface_pair_given_twice_is_refused(first, second):
+    """As in 2D: the same 3D pair by the other method is the same constraints twice."""
+    sys, xyz, slave, master = model()
+    mesh = fcd.Mesh(sys, xyz)
+    cs = fcd.ContactSet(sys, 3)
+    ids, _ = cs.add_surface_pair(mesh, slave, master, first)
+    with pytest.raises(fcd.FcdError, match="the same pair given twice"):
+        cs.add_surface_pair(mesh, slave, master, second)
+    assert len(cs) == len(ids)

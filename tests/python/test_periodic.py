@@ -61,6 +61,30 @@ def test_orbit_returns_and_matches_the_transient():
         assert info["stable"] == 1 and np.all(np.abs(mu[1:]) < 1)
 
 
+@pytest.mark.parametrize("modal", [False, True])
+def test_orbit_of_a_reduced_model_with_a_load(modal):
+    """Shooting accepts a reduced model of a system with a constant load (issue 84: the
+    reduction turned the load into a load function and shooting refused every reduced
+    model with a load). The pin's interior is one dof, so its reduction with that one
+    mode is the full model in other coordinates: the orbit it finds has the full model's
+    period to 1e-9 and, expanded, the same start."""
+    with tempfile.TemporaryDirectory() as tmp:
+        s, cs = pin(tmp, mu=2.2)
+        (u, v), period = transient_state(s, cs)
+        full = fcd.Periodic(s, cs, step=1e-3)
+        info = full.solve(u, v, period)
+        T, u0, v0 = full.orbit
+        red = fcd.Reduction(s, cs, modes=1, modal=modal)
+        p = fcd.Periodic(red.system, red.contacts, step=1e-3)
+        rinfo = p.solve(red.restrict(u0), red.restrict(v0), T)
+        assert rinfo["converged"] == 1 and rinfo["residual"] <= 1e-9
+        Tr, ur, vr = p.orbit
+        assert Tr == pytest.approx(T, rel=1e-9)
+        assert rinfo["steps"] == info["steps"]
+        free = [1, 2, 3]
+        assert np.max(np.abs(red.expand(ur) - u0)[free]) <= 1e-7 * info["amplitude_u"]
+
+
 def test_branch_folds_below_the_flutter_threshold():
     """fcd_periodic_continue through Python: the branch from mu = 2.2 downwards (h = 2e-3)
     passes the flutter threshold of steady sliding (1.7357) stable and folds back unstable
@@ -226,3 +250,23 @@ def test_cli_periodic_matches_the_api():
             cwd=tmp, capture_output=True, text=True)
         assert bad.returncode == 1 and "penetrates" in bad.stderr
         assert not os.path.exists(os.path.join(tmp, "none.csv"))
+
+
+def test_scalars_are_numbers():
+    """A period, a time or a parameter given as a string raises TypeError, as arrays of
+    strings do (issue 84: Periodic.solve took "6" through float())."""
+    with tempfile.TemporaryDirectory() as tmp:
+        s, cs = pin(tmp, mu=2.2)
+        p = fcd.Periodic(s, cs, step=1e-3)
+        with pytest.raises(TypeError, match="period"):
+            p.solve(np.zeros(4), np.zeros(4), "6")
+        with pytest.raises(TypeError, match="value"):
+            p.set_param("step", "1e-3")
+        with pytest.raises(TypeError, match="mu"):
+            cs.set_friction(0, None)
+        it = fcd.Integrator(s, cs, scheme="modified-theta", step=1e-3)
+        with pytest.raises(TypeError, match="t_end"):
+            it.advance("1.0")
+        with pytest.raises(TypeError, match="alpha"):
+            s.set_rayleigh(1j, 0.0)
+        it.set_param("step", np.float32(2e-3))  # numpy reals are numbers

@@ -420,3 +420,99 @@ def test_reduced_series_names_pressures(tmp_path):
         _, a, _ = read_vtu(tmp_path / ("red-%s-000000.vtu" % kind))
         other = "contact_normal_force" if name == "contact_pressure" else "contact_pressure"
         assert name in a and other not in a, (kind, sorted(a))
+
+
+def test_cli_outputs_inside_directories(tmp_path):
+    """Every file the program will write is checked against its inputs and other outputs
+    before the first is written, the files it writes inside --series and --vtk
+    directories included (issue 84: each of these ran with exit 0 and lost a file)."""
+    import os
+    import shutil
+    import subprocess
+    exe = os.environ["FCD_EXE"]
+    sys, cs, v0, j = block_files(str(tmp_path))
+    sim = [exe, "simulate", "--mass", j("M.mtx"), "--stiffness", j("K.mtx"),
+           "--contacts", j("contacts.txt"), "--v0", j("v0.txt"), "--dt", "1e-4",
+           "--t-end", "1e-3"]
+    os.makedirs(j("a"))
+    os.makedirs(j("b"))
+    shutil.copy(j("mesh.vtk"), j("b/series.pvd"))
+    mesh_before = open(j("mesh.vtk"), "rb").read()
+    cases = [
+        # the history where the collection goes
+        sim + ["--out", j("a/series.pvd"), "--mesh", j("mesh.vtk"), "--series", j("a")],
+        # an input mesh named like the collection
+        sim + ["--out", j("h.csv"), "--mesh", j("b/series.pvd"), "--series", j("b")],
+        # a frame's name, and a directory given with a trailing slash that does not exist
+        sim + ["--out", j("c/series-000003.vtu"), "--mesh", j("mesh.vtk"), "--series", j("c") + "/"],
+        # the final state over the history
+        sim + ["--out", j("a/final.vtk"), "--mesh", j("mesh.vtk"), "--vtk", j("a")],
+    ]
+    for args in cases:
+        r = subprocess.run(args, capture_output=True, text=True)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "under a name the run writes there" in r.stderr, r.stderr
+    assert not os.path.exists(j("a/series.pvd")) and not os.path.exists(j("c"))
+    assert open(j("b/series.pvd"), "rb").read() == mesh_before
+    # stability: the input mesh among the modes, the chart among the collections
+    os.makedirs(str(tmp_path / "m"))
+    _, _, st, lam, k = block_modes(str(tmp_path / "m"))
+    stab = [exe, "stability", "--mass", k("M.mtx"), "--stiffness", k("K.mtx"),
+            "--contacts", k("contacts.txt"), "--state", k("state.csv")]
+    os.makedirs(k("c"))
+    shutil.copy(k("mesh.vtk"), k("c/mode-0.vtk"))
+    for args in (stab + ["--out", k("chart.csv"), "--mesh", k("c/mode-0.vtk"), "--vtk", k("c")],
+                 stab + ["--out", k("d/mode-0.pvd"), "--mesh", k("mesh.vtk"), "--series", k("d")]):
+        r = subprocess.run(args, capture_output=True, text=True)
+        assert r.returncode == 2 and "under a name the run writes there" in r.stderr, r.stderr
+    assert not os.path.exists(k("d"))
+    # other names inside the directories are the user's own and stay allowed
+    r = subprocess.run(sim + ["--out", j("a/history.csv"), "--mesh", j("mesh.vtk"),
+                              "--series", j("a")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_cli_series_rerun_replaces(tmp_path):
+    """A run into a directory that holds a longer series of the same name leaves exactly
+    the new frames beside the new collection (the earlier run's extra frames are
+    removed: fcd_series_create's documented replacement)."""
+    import os
+    import subprocess
+    exe = os.environ["FCD_EXE"]
+    sys, cs, v0, j = block_files(str(tmp_path))
+    base = [exe, "simulate", "--mass", j("M.mtx"), "--stiffness", j("K.mtx"),
+            "--contacts", j("contacts.txt"), "--v0", j("v0.txt"), "--dt", "1e-4",
+            "--out", j("h.csv"), "--mesh", j("mesh.vtk"), "--series", j("run")]
+    r = subprocess.run(base + ["--t-end", "2e-3"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert len([f for f in os.listdir(j("run")) if f.endswith(".vtu")]) == 21
+    with open(j("run/notes.txt"), "w") as f:
+        f.write("mine\n")
+    r = subprocess.run(base + ["--t-end", "5e-4"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    vtu = sorted(f for f in os.listdir(j("run")) if f.endswith(".vtu"))
+    assert vtu == ["series-%06d.vtu" % k for k in range(6)]
+    sets = ET.parse(j("run/series.pvd")).getroot().find("Collection").findall("DataSet")
+    assert [d.get("file") for d in sets] == vtu
+    assert open(j("run/notes.txt")).read() == "mine\n"
+
+
+def test_series_refuses_nan_and_time_going_back(tmp_path):
+    """NaN displacements, velocities or reactions, and frame times that go back or repeat,
+    are refused by name and leave the series as it was (issue 84: all were written)."""
+    sys, xy, mesh, cs, rows, homes = build("pairs", 4, 4)
+    n = sys.ndofs
+    s = fcd.Series(mesh, tmp_path, "z", contacts=cs)
+    s.write(0.0, np.zeros(n), np.zeros(n))
+    bad = np.zeros(n)
+    bad[3] = np.nan
+    with pytest.raises(fcd.FcdError, match=r"u\[3\] is not finite"):
+        s.write(1.0, bad, np.zeros(n))
+    with pytest.raises(fcd.FcdError, match=r"v\[3\] is not finite"):
+        s.write(1.0, np.zeros(n), bad)
+    with pytest.raises(fcd.FcdError, match="is not after the last frame"):
+        s.write(0.0, np.zeros(n), np.zeros(n))
+    with pytest.raises(fcd.FcdError, match="is not after the last frame"):
+        s.write(-1.0, np.zeros(n), np.zeros(n))
+    s.write(1.0, np.zeros(n), np.zeros(n))
+    assert s.frames == 2

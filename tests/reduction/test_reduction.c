@@ -484,6 +484,40 @@ static void test_refusals(model *md) {
   CHECK_MSG(skew, "stiffness matrix is not symmetric");
   fcd_system_destroy(skew);
   fcd_system_destroy(loose);
+  /* issue 84: INT64_MAX modes overflowed nb + m (UBSan) before the refusal */
+  fcd_reduction *red = NULL;
+  CHECK_ST(fcd_reduction_create(md->sys, md->cs, INT64_MAX, &red), FCD_E_INVALID_ARG);
+  CHECK_MSG(md->sys, "modes asked, the interior has 54 dofs");
+  CHECK_ST(fcd_reduction_create_enriched(md->sys, md->cs, INT64_MAX, INT64_MAX, 1, &red),
+           FCD_E_INVALID_ARG);
+  CHECK(red == NULL);
+  /* every dof held at zero: was "out of memory" */
+  fcd_system *held;
+  CHECK_ST(tb_block_system(&md->b, &held), FCD_OK);
+  fcd_index nall = md->b.ndofs;
+  fcd_index *all = malloc(sizeof *all * (size_t)nall);
+  for (fcd_index i = 0; i < nall; i++) all[i] = i;
+  CHECK_ST(fcd_system_fix_dofs(held, nall, all, NULL), FCD_OK);
+  CHECK_ST(fcd_reduction_create(held, NULL, 0, &red), FCD_E_INVALID_ARG);
+  CHECK_MSG(held, "every dof of the system is prescribed at zero");
+  free(all);
+  fcd_system_destroy(held);
+  /* a reduced vector with a NaN: refused by expand as by restrict (was expanded) */
+  CHECK_ST(fcd_reduction_create(md->sys, md->cs, 4, &red), FCD_OK);
+  if (red) {
+    fcd_index nr = fcd_system_ndofs(fcd_reduction_system(red));
+    double *xr = calloc((size_t)nr, sizeof *xr), *x = calloc((size_t)md->n, sizeof *x);
+    xr[nr - 1] = NAN;
+    CHECK_ST(fcd_reduction_expand(red, xr, x), FCD_E_INVALID_ARG);
+    CHECK_MSG(md->sys, "is not finite");
+    const fcd_index d0 = 0;
+    CHECK_ST(fcd_reduction_expand_dofs(red, xr, 1, &d0, x), FCD_E_INVALID_ARG);
+    xr[nr - 1] = 0;
+    CHECK_ST(fcd_reduction_expand(red, xr, x), FCD_OK);
+    free(xr);
+    free(x);
+    fcd_reduction_destroy(red);
+  }
 }
 
 /* fcd's static equilibrium of sys with cs: the state (n) and reactions (m) */

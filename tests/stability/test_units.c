@@ -161,7 +161,8 @@ static void test_units(void) {
   const char *what[3] = {"undamped", "Rayleigh", "explicit C"};
   for (int path = 0; path < 3; path++) {
     double beta = 1e-8; /* s */
-    variant v = {1, 1, path == 1 ? beta : 0, path == 2 ? beta : 0, 0, 0};
+    variant v = {.kscale = 1, .mscale = 1, .ray_beta = path == 1 ? beta : 0,
+                 .cdamp = path == 2 ? beta : 0};
     fcd_index ninf = -1;
     double berr = 0;
     int n = solve(&v, si, &ninf, &berr);
@@ -171,14 +172,16 @@ static void test_units(void) {
     /* the regime an absolute test of infinity lost: Lambda above 4.5e12 s^-2 */
     CHECK(lmax > 2.2e6);
     /* milliseconds: M (kg = N s^2 / m) times 1e6, C times 1e3, lambda (1/ms) / 1e3 */
-    variant ms = {1, 1e6, path == 1 ? beta * 1e3 : 0, path == 2 ? beta * 1e3 : 0, 0, 0};
+    variant ms = {.kscale = 1, .mscale = 1e6, .ray_beta = path == 1 ? beta * 1e3 : 0,
+                  .cdamp = path == 2 ? beta * 1e3 : 0};
     fcd_index ninf_ms = -1;
     int nms = solve(&ms, other, &ninf_ms, &berr);
     CHECK(nms == n && ninf_ms == 0);
     double dms = nms == n ? spectrum_distance(n, si, 1e-3, other) : INFINITY;
     CHECK(dms <= 1e-8);
     /* kilonewtons: K, M and C divided by 1e3, the same eigenvalues */
-    variant kn = {1e-3, 1e-3, v.ray_beta, v.cdamp, 0, 0, path == 0 ? 1e-9 : 0};
+    variant kn = {.kscale = 1e-3, .mscale = 1e-3, .ray_beta = v.ray_beta, .cdamp = v.cdamp,
+                  .tol = path == 0 ? 1e-9 : 0};
     fcd_index ninf_kn = -1;
     int nkn = solve(&kn, other, &ninf_kn, &berr);
     CHECK(nkn == n && ninf_kn == 0);
@@ -194,7 +197,8 @@ static void test_massless(void) {
   static double complex lam[CAP], ref[CAP];
   double beta = 1e-8;
   for (int damped = 0; damped < 2; damped++) {
-    variant v = {1, 1, damped ? beta : 0, 0, 1, 0}, c = {1, 1, damped ? beta : 0, 0, 0, 1};
+    variant v = {.kscale = 1, .mscale = 1, .ray_beta = damped ? beta : 0, .extra = 1};
+    variant c = {.kscale = 1, .mscale = 1, .ray_beta = damped ? beta : 0, .condensed = 1};
     fcd_index ninf = -1, ninf_c = -1;
     double berr = 0;
     int n = solve(&v, lam, &ninf, &berr);

@@ -24,6 +24,14 @@ out=$(timeout 20 "$fcd" lattice --rect 70000x70000 --count-only) || { echo "huge
 out=$(timeout 20 "$fcd" lattice --tri 70000x70000 --count-only 2>"$err") || { echo "tri count"; exit 1; }
 echo "$out" | grep -q 'selfstress_dim=unknown$' && grep -q 'the counts are exact' "$err" ||
   { echo "tri count: $out"; cat "$err"; exit 1; }
+# issue 84: the --tri NXx3 lattices hold a mechanism; counting printed nothing (exit 1).
+# By the generator's rule (row j holds columns floor(j/2) .. floor((2 nx + j - 1)/2)):
+# rows of 5, 6 and 5 nodes; 5 horizontal springs (the middle row only), 10 between rows
+# 0 and 1 and 10 between rows 1 and 2; the two outer rows' y and one x held
+out=$("$fcd" lattice --tri 5x3 --count-only 2>"$err") || { echo "tri 5x3 count"; cat "$err"; exit 1; }
+[ "$out" = "nodes=16 springs=25 constraints=11 selfstress_dim=unknown" ] &&
+  grep -q 'kinematically indeterminate' "$err" && grep -q 'at least 4,' "$err" ||
+  { echo "tri 5x3: $out"; cat "$err"; exit 1; }
 # a run that cannot fit is refused before anything is built; a size out of range names
 # the range, not the springs' parameters
 err2=$(timeout 20 "$fcd" lattice --tri 70000x70000 --out big 2>&1); [ $? -eq 1 ] &&
