@@ -1,5 +1,6 @@
 /* The capabilities layer (lib/layers.txt): what its files share beyond their own
- * private headers (equilibrium_private.h, mechanism.h, schemes.h). */
+ * private headers (equilibrium_private.h, mechanism.h, schemes.h, reduction_private.h,
+ * stability_private.h, lattice_private.h). */
 #ifndef FCD_LIB_CAPABILITIES_H
 #define FCD_LIB_CAPABILITIES_H
 
@@ -20,10 +21,12 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
 
 /* ---- component mode synthesis (reduction.c) ----
  * The Craig-Bampton basis of sys with the dofs of cs's contact rows and the prescribed
- * dofs kept physical (bdofs, nb of them, ascending) and the m lowest fixed-interface
- * modes (omega2, ascending): T (n x nr, column-major, nr = nb + m) holds the constraint
- * modes (column j: 1 on bdofs[j], 0 on the other kept dofs, the interior's static
- * response) then the modes (M-normalized, 0 on the kept dofs); K, M, C (nr x nr,
+ * dofs that can move kept physical (bdofs, nb of them, ascending; a dof held at zero is
+ * left out) and the m lowest fixed-interface modes (omega2, ascending): T (n x nr,
+ * column-major, nr = nb + m, m counting the modes, then the inertia and static
+ * corrections) holds the constraint modes (column j: 1 on bdofs[j], 0 on the other kept
+ * dofs, the interior's static response) then the modal columns (M-normalized, 0 on the
+ * kept dofs); K, M, C (nr x nr,
  * column-major) are T' K T, T' M T and T' C T of the stored matrices (C NULL when the
  * system has no damping matrix; Rayleigh terms apply to the reduced K and M as they
  * are). Mass and stiffness must be symmetric, the interior's stiffness positive definite.

@@ -1,8 +1,9 @@
 /* The equilibrium solver's internals, shared by its drivers (equilibrium.c: static and
- * steady sliding, the certificate and classification, the public calls) and its
- * rigid-mode machinery (equilibrium_rigid.c: the rank probe of K, the pseudo-inverse,
- * the existence test's operators and the method of multipliers of bodies held by their
- * contacts). Private to those two files. */
+ * steady sliding, the certificate and classification, the public calls), its contact
+ * problems (equilibrium_contact.c: the static problem on W, steady sliding's LCP by
+ * Lemke) and its rigid-mode machinery (equilibrium_rigid.c: the rank probe of K, the
+ * pseudo-inverse, the existence test's operators and the method of multipliers of
+ * bodies held by their contacts). Private to those three files. */
 #ifndef FCD_EQUILIBRIUM_PRIVATE_H
 #define FCD_EQUILIBRIUM_PRIVATE_H
 

@@ -1,4 +1,7 @@
-/* Internal interface of the frictional contact problems and solvers. */
+/* The contact-laws layer (lib/layers.txt): the frictional contact problems and their
+ * solvers (fc_solvers.c, fc_state.c, lemke.c), the projections and the classification
+ * of contact states (projection.c, contact_state.c), certificates (certificate.c), the
+ * Delassus builder (delassus.c) and one-step problems (fc_problem.c). */
 #ifndef FCD_FC_PRIVATE_H
 #define FCD_FC_PRIVATE_H
 
@@ -6,7 +9,6 @@
 #include "fcd/fcd_fc.h"
 #include "model.h"
 
-/* The local problem u = W r + q seen by the solvers (borrowed arrays). */
 /* u = W r + q computed without W (solves with a factorization) */
 typedef fcd_status (*fcd__fc_apply_fn)(void *ctx, const fcd_real *r, fcd_real *u);
 
@@ -28,6 +30,7 @@ typedef struct {
 /* frees the buffers (not ws itself); NULL-safe */
 void fcd__fc_ws_clear(fcd__fc_ws *ws);
 
+/* The local problem u = W r + q seen by the solvers (borrowed arrays). */
 typedef struct {
   int dim;
   fcd_index nc, m;

@@ -358,6 +358,103 @@ static int slip3d_warm(const fcd_real *a, const fcd_real *qh, fcd_real mu, fcd_r
   return 0;
 }
 
+/* 3D slip by a scan of 64 directions of the tangent plane, each sign change of g
+ * refined by Illinois regula falsi; the admissible root of least residual into best
+ * (*best_res, INFINITY for none): the exact fallback of the local searches */
+static void slip3d_scan(const fcd_real *a, const fcd_real *qh, fcd_real mu, fcd_real scale,
+                        fcd_real *best, fcd_real *best_res) {
+  const int d = 3;
+  fcd_real ut[2], cand[3], den;
+  enum { NS = 64 };
+  fcd_real g0 = 0, phi0 = 0;
+  /* the grid's directions by rotation (cos and sin of 2 pi / 64) rather than 65
+   * calls of sincos, half the scan's cost; they drift from the exact angles by
+   * round-off only, and the bracket's refinement below evaluates exact angles */
+  const fcd_real ch = 0.99518472667219688624, sh = 0.098017140329560601994;
+  fcd_real cs = 1, sn = 0;
+  for (int i = 0; i <= NS; i++) {
+    fcd_real phi = 6.283185307179586476925 * i / NS;
+    fcd_real s[2] = {cs, sn}, rot = cs * ch - sn * sh;
+    sn = sn * ch + cs * sh;
+    cs = rot;
+    fcd_real g = slip_eval(d, a, qh, mu, s, cand, ut, &den);
+    if (i > 0 && ((g0 < 0) != (g < 0) || g == 0)) {
+      /* Illinois regula falsi on [phi0, phi] (superlinear; bisection took 60 steps),
+       * stopped when g is at round-off of the velocities */
+      fcd_real lo = phi0, hi = phi, glo = g0, ghi = g, ph = g == 0 ? phi : phi0;
+      int side = 0;
+      for (int it = 0; it < 100 && g != 0 && hi - lo > 1e-15; it++) {
+        ph = (lo * ghi - hi * glo) / (ghi - glo);
+        fcd_real sx[2] = {cos(ph), sin(ph)};
+        fcd_real gx = slip_eval(d, a, qh, mu, sx, cand, ut, &den);
+        if (fabs(gx) <= 1e-15 * scale) break;
+        if ((gx < 0) == (glo < 0)) {
+          lo = ph;
+          glo = gx;
+          if (side == -1) ghi *= 0.5;
+          side = -1;
+        } else {
+          hi = ph;
+          ghi = gx;
+          if (side == 1) glo *= 0.5;
+          side = 1;
+        }
+      }
+      fcd_real sm[2] = {cos(ph), sin(ph)};
+      slip_eval(d, a, qh, mu, sm, cand, ut, &den);
+      if (den > 0 && cand[0] < 0 && ut[0] * sm[0] + ut[1] * sm[1] >= -1e-14 * scale) {
+        fcd_real res = local_res(d, a, qh, mu, cand);
+        if (res < *best_res) {
+          *best_res = res;
+          memcpy(best, cand, sizeof cand);
+        }
+      }
+    }
+    g0 = g;
+    phi0 = phi;
+  }
+}
+
+/* 3D slip from local searches: the contact's own previous direction (r, on entry), the
+ * stick candidate's (x, when solved with x_N < 0) and -qh_T's; 1 with r set when one
+ * finds a checked root, else 0 and the scan's best root into best (*best_res) */
+static int slip3d(const fcd_real *a, const fcd_real *qh, fcd_real mu, fcd_real scale,
+                  int solved, const fcd_real *x, fcd_real *r, fcd_real *best,
+                  fcd_real *best_res) {
+  /* Warm start: from the slip direction the contact had (r_T = mu r_N s), bracket a
+   * root of g locally and refine it by Illinois steps; most NSGS sweeps end here.
+   * The full scan remains the exact fallback. */
+  if (slip3d_warm(a, qh, mu, scale, r)) return 1;
+  /* no usable previous direction (first sweep, or the contact was open or stuck):
+   * the same local search from the stick candidate's direction, which the slip
+   * reaction is near when the stick candidate leaves the cone, then from -qh_T (the
+   * reaction opposing the slip a diagonal block would give). Found roots are checked
+   * as the scan's are; the scan stays the exact fallback. */
+  fcd_real guess[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  if (solved && x[0] < 0) {
+    fcd_real t = fcd__hypot(x[1], x[2]);
+    if (t > 0) {
+      guess[0][0] = x[0];
+      guess[0][1] = mu * -x[0] * x[1] / t;
+      guess[0][2] = mu * -x[0] * x[2] / t;
+    }
+  }
+  fcd_real qt = fcd__hypot(qh[1], qh[2]);
+  if (qt > 0 && a[0] > 0) {
+    fcd_real rn = -qh[0] / a[0];
+    guess[1][0] = rn;
+    guess[1][1] = mu * -rn * -qh[1] / qt;
+    guess[1][2] = mu * -rn * -qh[2] / qt;
+  }
+  for (int g = 0; g < 2; g++)
+    if (guess[g][0] < 0 && slip3d_warm(a, qh, mu, scale, guess[g])) {
+      for (int k = 0; k < 3; k++) r[k] = guess[g][k];
+      return 1;
+    }
+  slip3d_scan(a, qh, mu, scale, best, best_res);
+  return 0;
+}
+
 /* always inlined into the d = 2 and d = 3 copies below (as small_inverse_d) */
 static inline __attribute__((always_inline)) int local_exact_d(const int d, const fcd_real *a,
                                                                const fcd_real *ainv,
@@ -395,7 +492,7 @@ static inline __attribute__((always_inline)) int local_exact_d(const int d, cons
     }
   }
   /* slip: u_N = 0, r_T = mu r_N s, u_T = lambda s with lambda >= 0 */
-  fcd_real best[3] = {0, 0, 0}, best_res = INFINITY, ut[2], cand[3], den;
+  fcd_real best[3] = {0, 0, 0}, best_res = INFINITY, ut[2], den;
   fcd_real scale = fabs(qh[0]) + fcd__tnorm(d, qh);
   if (d == 2) {
     /* both directions; a candidate meets the law by construction (u_N = 0, r on the
@@ -419,85 +516,8 @@ static inline __attribute__((always_inline)) int local_exact_d(const int d, cons
           memcpy(best, c2[k], sizeof best);
         }
       }
-  } else {
-    /* Warm start: from the slip direction the contact had (r_T = mu r_N s), bracket a
-     * root of g locally and refine it by Illinois steps; most NSGS sweeps end here.
-     * The full scan below remains the exact fallback. */
-    if (slip3d_warm(a, qh, mu, scale, r)) return 1;
-    /* no usable previous direction (first sweep, or the contact was open or stuck):
-     * the same local search from the stick candidate's direction, which the slip
-     * reaction is near when the stick candidate leaves the cone, then from -qh_T (the
-     * reaction opposing the slip a diagonal block would give). Found roots are checked
-     * as the scan's are; the scan stays the exact fallback. */
-    fcd_real guess[2][3] = {{0, 0, 0}, {0, 0, 0}};
-    if (solved && x[0] < 0) {
-      fcd_real t = fcd__hypot(x[1], x[2]);
-      if (t > 0) {
-        guess[0][0] = x[0];
-        guess[0][1] = mu * -x[0] * x[1] / t;
-        guess[0][2] = mu * -x[0] * x[2] / t;
-      }
-    }
-    fcd_real qt = fcd__hypot(qh[1], qh[2]);
-    if (qt > 0 && a[0] > 0) {
-      fcd_real rn = -qh[0] / a[0];
-      guess[1][0] = rn;
-      guess[1][1] = mu * -rn * -qh[1] / qt;
-      guess[1][2] = mu * -rn * -qh[2] / qt;
-    }
-    for (int g = 0; g < 2; g++)
-      if (guess[g][0] < 0 && slip3d_warm(a, qh, mu, scale, guess[g])) {
-        for (int k = 0; k < d; k++) r[k] = guess[g][k];
-        return 1;
-      }
-    enum { NS = 64 };
-    fcd_real g0 = 0, phi0 = 0;
-    /* the grid's directions by rotation (cos and sin of 2 pi / 64) rather than 65
-     * calls of sincos, half the scan's cost; they drift from the exact angles by
-     * round-off only, and the bracket's refinement below evaluates exact angles */
-    const fcd_real ch = 0.99518472667219688624, sh = 0.098017140329560601994;
-    fcd_real cs = 1, sn = 0;
-    for (int i = 0; i <= NS; i++) {
-      fcd_real phi = 6.283185307179586476925 * i / NS;
-      fcd_real s[2] = {cs, sn}, rot = cs * ch - sn * sh;
-      sn = sn * ch + cs * sh;
-      cs = rot;
-      fcd_real g = slip_eval(d, a, qh, mu, s, cand, ut, &den);
-      if (i > 0 && ((g0 < 0) != (g < 0) || g == 0)) {
-        /* Illinois regula falsi on [phi0, phi] (superlinear; bisection took 60 steps),
-         * stopped when g is at round-off of the velocities */
-        fcd_real lo = phi0, hi = phi, glo = g0, ghi = g, ph = g == 0 ? phi : phi0;
-        int side = 0;
-        for (int it = 0; it < 100 && g != 0 && hi - lo > 1e-15; it++) {
-          ph = (lo * ghi - hi * glo) / (ghi - glo);
-          fcd_real sx[2] = {cos(ph), sin(ph)};
-          fcd_real gx = slip_eval(d, a, qh, mu, sx, cand, ut, &den);
-          if (fabs(gx) <= 1e-15 * scale) break;
-          if ((gx < 0) == (glo < 0)) {
-            lo = ph;
-            glo = gx;
-            if (side == -1) ghi *= 0.5;
-            side = -1;
-          } else {
-            hi = ph;
-            ghi = gx;
-            if (side == 1) glo *= 0.5;
-            side = 1;
-          }
-        }
-        fcd_real sm[2] = {cos(ph), sin(ph)};
-        slip_eval(d, a, qh, mu, sm, cand, ut, &den);
-        if (den > 0 && cand[0] < 0 && ut[0] * sm[0] + ut[1] * sm[1] >= -1e-14 * scale) {
-          fcd_real res = local_res(d, a, qh, mu, cand);
-          if (res < best_res) {
-            best_res = res;
-            memcpy(best, cand, sizeof cand);
-          }
-        }
-      }
-      g0 = g;
-      phi0 = phi;
-    }
+  } else if (slip3d(a, qh, mu, scale, solved, x, r, best, &best_res)) {
+    return 1;
   }
   if (best_res <= 1e-10 * (scale > 0 ? scale : 1)) {
     for (int k = 0; k < d; k++) r[k] = best[k];
@@ -1784,19 +1804,14 @@ static fcd_status state_stage(fcd_system *sink, const fcd__fc_local *p, const fc
   return FCD_OK;
 }
 
-static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
-                               const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
-                               fcd__fc_result *res, const fcd_real *r0) {
-  fcd_index done = 0;
+/* auto's NSGS in blocks (after the state stage of the smallest 2D problems' first
+ * sweeps) while the measured rates predict convergence within the budget; *done_io
+ * counts the iterations spent */
+static fcd_status auto_nsgs(fcd_system *sink, const fcd__fc_local *p, const fcd__fc_opts *o,
+                            fcd_real *r, fcd_real *u, fcd__fc_result *res, const fcd_real *r0,
+                            fcd_index *done_io) {
+  fcd_index done = *done_io;
   fcd_real prev = -1, rate1 = -1, rate2 = -1; /* the two previous block rates */
-  res->nstages = 0;
-  /* a warm start (an integrator's previous impulses) whose contact states hold: one
-   * dense solve of those states where NSGS would sweep (fc_state.c) */
-  if (fcd__fc_state_worth(p, r0)) {
-    FCD_TRY(state_stage(sink, p, o, r, u, res, r0));
-    done = res->iterations;
-    if (res->converged || done >= o->max_iter) return FCD_OK;
-  }
   nsgs_ws ws;
   FCD_TRY(nsgs_ws_init(sink, p, &ws));
   /* the smallest 2D problems from a zero guess: the states of the first sweeps solved
@@ -1833,6 +1848,7 @@ static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
       fcd_status sst = state_stage(sink, p, &os, r, u, &sr, rs);
       if (sst != FCD_OK) {
         nsgs_ws_done(&ws);
+        *done_io = done;
         return sst;
       }
       done += sr.iterations;
@@ -1860,7 +1876,16 @@ static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
   }
   nsgs_ws_done(&ws);
   trail_add(res, FCD_FC_NSGS, done, res->residual);
-  if (res->converged || done >= o->max_iter) return FCD_OK;
+  *done_io = done;
+  return FCD_OK;
+}
+
+/* auto after NSGS: ADMM as a probe, the proximal point, Newton, ADMM again and NSGS to
+ * the end of the budget, each from the caller's guess or the best iterate so far; a
+ * failure hands back the best iterate */
+static fcd_status auto_fallbacks(fcd_system *sink, const fcd__fc_local *p,
+                                 const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
+                                 fcd__fc_result *res, const fcd_real *r0, fcd_index done) {
   /* the best iterate so far stays in best while the proximal point restarts from r0 */
   fcd_real *best = p->ws ? p->ws->best : fcd__malloc_array((size_t)p->m + 1, sizeof *best);
   if (!best) return fcd__err(sink, FCD_E_NOMEM, "out of memory in the contact solver");
@@ -1915,4 +1940,21 @@ out:
   }
   if (!p->ws) fcd__free(best);
   return st;
+}
+
+static fcd_status fcd__fc_auto(fcd_system *sink, const fcd__fc_local *p,
+                               const fcd__fc_opts *o, fcd_real *r, fcd_real *u,
+                               fcd__fc_result *res, const fcd_real *r0) {
+  fcd_index done = 0;
+  res->nstages = 0;
+  /* a warm start (an integrator's previous impulses) whose contact states hold: one
+   * dense solve of those states where NSGS would sweep (fc_state.c) */
+  if (fcd__fc_state_worth(p, r0)) {
+    FCD_TRY(state_stage(sink, p, o, r, u, res, r0));
+    done = res->iterations;
+    if (res->converged || done >= o->max_iter) return FCD_OK;
+  }
+  FCD_TRY(auto_nsgs(sink, p, o, r, u, res, r0, &done));
+  if (res->converged || done >= o->max_iter) return FCD_OK;
+  return auto_fallbacks(sink, p, o, r, u, res, r0, done);
 }

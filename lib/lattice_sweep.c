@@ -193,36 +193,28 @@ static void b_apply(const fcd_lattice *lat, const fcd_real *sig, fcd_real *out) 
   }
 }
 
-/* One active-set solve of Algorithm 1 (full space): the sparse Schur system of the
- * header comment for the na active rows (spring row_s[j], face row_g[j]), giving the
- * primal solution sig, a and the multipliers lam. */
-static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_real *aprev,
-                             const fcd_real *at, const fcd_real *ff, fcd_index na,
-                             const fcd_index *row_s, const int *row_g, fcd_real *sig,
-                             fcd_real *a, fcd_real *lam) {
+/* The active-set system of Algorithm 1 for the na active rows (spring row_s[j], face
+ * row_g[j]): the sparse Schur matrix assembled (both triangles) and factored into
+ * lat->act_f, the cache recording the rows and faces once the factor exists. The
+ * return is a failure that ends the solve (memory, assembly); *fst receives the
+ * factorization's own status, which the solve reports as a singular system. */
+static fcd_status active_factor(fcd_lattice *lat, fcd_index na, const fcd_index *row_s,
+                                const int *row_g, int same_rows, fcd_status *fst) {
   int d = lat->dim;
-  fcd_index m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0, N = nf + na;
+  fcd_index nf = lat->kff ? fcd__factor_size(lat->kff) : 0, N = nf + na;
   const fcd__free_pattern *fp = lat->fp;
   const fcd_system *sys = lat->sys;
   fcd_status st = FCD_OK;
-  /* the same rows as the cached system: the same pattern; and the same faces: the same
-   * matrix, already factored */
-  int same_rows = lat->act_f && lat->act_na == na &&
-                  (na == 0 || !memcmp(lat->act_rows, row_s, (size_t)na * sizeof *row_s));
-  int hit = same_rows && lat->act_valid &&
-            (na == 0 || !memcmp(lat->act_g, row_g, (size_t)na * sizeof *row_g));
-  size_t cap = hit ? 1 : 2 * ((size_t)fp->nnz + (size_t)na * (size_t)(2 * d + 2)) + 1;
+  *fst = FCD_OK;
+  size_t cap = 2 * ((size_t)fp->nnz + (size_t)na * (size_t)(2 * d + 2)) + 1;
   fcd_index *ri = fcd__malloc_array(cap, sizeof *ri), *ci = fcd__malloc_array(cap, sizeof *ci);
   fcd_real *vv = fcd__malloc_array(cap, sizeof *vv);
-  fcd_real *rhs = fcd__calloc((size_t)N + 1, sizeof *rhs);
   fcd_index *rp = NULL, *cc = NULL;
   fcd_real *cv = NULL;
-  if (!ri || !ci || !vv || !rhs) {
+  if (!ri || !ci || !vv) {
     st = fcd__lat_err(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
     goto done;
   }
-  if (hit) goto solve;
-  /* the Schur matrix in COO, both triangles */
   size_t ne = 0;
 #define PUT(r_, c_, v_)                                                                \
   do {                                                                                 \
@@ -279,8 +271,8 @@ static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_re
     goto done;
   }
   if (!same_rows) lat->act_id++;
-  st = N > 0 ? fcd__factor_csr(lat->act_f, N, rp, cc, cv, lat->act_id) : FCD_OK;
-  if (st == FCD_OK) {
+  *fst = N > 0 ? fcd__factor_csr(lat->act_f, N, rp, cc, cv, lat->act_id) : FCD_OK;
+  if (*fst == FCD_OK) {
     lat->act_na = na;
     if (na > 0) {
       memcpy(lat->act_rows, row_s, (size_t)na * sizeof *row_s);
@@ -291,7 +283,40 @@ static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_re
     /* a failed analysis or factorization leaves nothing to reuse */
     lat->act_na = -1;
   }
-solve:
+done:
+  fcd__free(ri);
+  fcd__free(ci);
+  fcd__free(vv);
+  fcd__free(rp);
+  fcd__free(cc);
+  fcd__free(cv);
+  return st;
+}
+
+/* One active-set solve of Algorithm 1 (full space): the sparse Schur system of the
+ * header comment for the na active rows (spring row_s[j], face row_g[j]), giving the
+ * primal solution sig, a and the multipliers lam. */
+static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_real *aprev,
+                             const fcd_real *at, const fcd_real *ff, fcd_index na,
+                             const fcd_index *row_s, const int *row_g, fcd_real *sig,
+                             fcd_real *a, fcd_real *lam) {
+  int d = lat->dim;
+  fcd_index m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0, N = nf + na;
+  const fcd_system *sys = lat->sys;
+  fcd_status st = FCD_OK;
+  /* the same rows as the cached system: the same pattern; and the same faces: the same
+   * matrix, already factored */
+  int same_rows = lat->act_f && lat->act_na == na &&
+                  (na == 0 || !memcmp(lat->act_rows, row_s, (size_t)na * sizeof *row_s));
+  int hit = same_rows && lat->act_valid &&
+            (na == 0 || !memcmp(lat->act_g, row_g, (size_t)na * sizeof *row_g));
+  fcd_real *rhs = fcd__calloc((size_t)N + 1, sizeof *rhs);
+  if (!rhs) return fcd__lat_err(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
+  fcd_status fatal = hit ? FCD_OK : active_factor(lat, na, row_s, row_g, same_rows, &st);
+  if (fatal != FCD_OK) {
+    fcd__free(rhs);
+    return fatal;
+  }
   /* right-hand side: B sigma_tr - f ; E sigma_tr - S a_prev - c */
   b_apply(lat, spr, rhs);
   if (ff)
@@ -335,13 +360,7 @@ solve:
     lam[j] = rhs[nf + j];
   }
 done:
-  fcd__free(ri);
-  fcd__free(ci);
-  fcd__free(vv);
   fcd__free(rhs);
-  fcd__free(rp);
-  fcd__free(cc);
-  fcd__free(cv);
   return st;
 }
 
@@ -455,6 +474,36 @@ done:
   return st;
 }
 
+/* The KKT residual of a settled active set, relative to the largest stress (or the
+ * largest c0): equilibrium, feasibility, the multipliers' signs and complementarity
+ * (eq: nf-long work) */
+static fcd_real kkt_residual(const fcd_lattice *lat, const fcd_real *sig, const fcd_real *a,
+                             const fcd_real *at, const fcd_real *ff, fcd_index na,
+                             const fcd_index *row_s, const int *row_g, const fcd_real *lam,
+                             fcd_real scale, fcd_real *eq) {
+  fcd_index m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0;
+  fcd_real r = 0, ss = 0;
+  for (fcd_index i = 0; i < m; i++) ss = fmax(ss, fabs(sig[i]));
+  ss = fmax(ss, scale);
+  memset(eq, 0, (size_t)nf * sizeof *eq);
+  b_apply(lat, sig, eq);
+  if (ff)
+    for (fcd_index k = 0; k < nf; k++) eq[k] -= ff[k];
+  for (fcd_index k = 0; k < nf; k++) r = fmax(r, fabs(eq[k]) / ss);
+  for (fcd_index i = 0; i < m; i++) {
+    const spring *sp = &lat->sp[i];
+    fcd_real rad = sp->c0 + sp->s * (a[i] - sp->h * at[i]);
+    r = fmax(r, fmax(0.0, fabs(sig[i]) - rad) / ss);
+  }
+  for (fcd_index j = 0; j < na; j++) {
+    const spring *sp = &lat->sp[row_s[j]];
+    fcd_real rad = sp->c0 + sp->s * (a[row_s[j]] - sp->h * at[row_s[j]]);
+    r = fmax(r, fabs(row_g[j] * sig[row_s[j]] - rad) / ss);
+    r = fmax(r, fmax(0.0, -lam[j]) / ss);
+  }
+  return r;
+}
+
 /* The projection for the catch-up map at a~ (at), from the trial stress spr and a_prev,
  * with the force ff on the free coordinates at the step's time (NULL: none); act (2
  * bits per spring: 1 upper, 2 lower) is the warm start and the result. */
@@ -530,27 +579,7 @@ static fcd_status project(fcd_lattice *lat, const fcd_real *spr, const fcd_real 
       changed = 1;
     }
     if (!changed) {
-      /* KKT residual: equilibrium, feasibility, signs, complementarity */
-      fcd_real r = 0, ss = 0;
-      for (fcd_index i = 0; i < m; i++) ss = fmax(ss, fabs(sig[i]));
-      ss = fmax(ss, scale);
-      memset(eq, 0, (size_t)nf * sizeof *eq);
-      b_apply(lat, sig, eq);
-      if (ff)
-        for (fcd_index k = 0; k < nf; k++) eq[k] -= ff[k];
-      for (fcd_index k = 0; k < nf; k++) r = fmax(r, fabs(eq[k]) / ss);
-      for (fcd_index i = 0; i < m; i++) {
-        const spring *sp = &lat->sp[i];
-        fcd_real rad = sp->c0 + sp->s * (a[i] - sp->h * at[i]);
-        r = fmax(r, fmax(0.0, fabs(sig[i]) - rad) / ss);
-      }
-      for (fcd_index j = 0; j < na; j++) {
-        const spring *sp = &lat->sp[row_s[j]];
-        fcd_real rad = sp->c0 + sp->s * (a[row_s[j]] - sp->h * at[row_s[j]]);
-        r = fmax(r, fabs(row_g[j] * sig[row_s[j]] - rad) / ss);
-        r = fmax(r, fmax(0.0, -lam[j]) / ss);
-      }
-      *kkt = r;
+      *kkt = kkt_residual(lat, sig, a, at, ff, na, row_s, row_g, lam, scale, eq);
       goto done;
     }
   }

@@ -656,11 +656,92 @@ static fcd_index modal_basis(fcd_index nr, fcd_index got, const fcd_real *xr, co
   return m;
 }
 
+/* Kp, Mp, Cp = P^T {K, M, C} P (m x m, zeroed by the caller; an unset operator leaves
+ * its projection zero), and the 3D sliding damping, rank one per slipping contact:
+ * Cp += coef (P^T bl)(br^T P). bl, br: nr-long work. 0, or -1 out of memory. */
+static int projected_pencil(fcd_stability *st, const tmap *tn, const tmap *tm,
+                            const fcd__csr *Kr, const fcd__csr *Mr, const fcd__csr *Cr,
+                            const fcd_real *P, fcd_index m, fcd_real *y, fcd_real *bl,
+                            fcd_real *br, fcd_real *Kp, fcd_real *Mp, fcd_real *Cp) {
+  fcd_index nr = tn->nred, nc = fcd__stab_nct(st);
+  const fcd__csr *ops[3] = {Kr, Mr, Cr};
+  fcd_real *outs[3] = {Kp, Mp, Cp};
+  for (int o = 0; o < 3; o++)
+    if (ops[o] && ops[o]->set) fcd__csr_project(ops[o], m, P, y, outs[o]);
+  for (fcd_index c = 0; c < nc; c++) {
+    int nomem = 0;
+    fcd_real coef = fcd__stab_sliding_vectors(st, tn, tm, c, bl, br, &nomem);
+    if (nomem) return -1;
+    if (coef == 0) continue;
+    fcd_real *pl = fcd__malloc_array((size_t)(2 * m), sizeof *pl), *pr = pl ? pl + m : NULL;
+    if (!pl) return -1;
+    for (fcd_index i = 0; i < m; i++) {
+      const fcd_real *pi = P + i * nr;
+      fcd_real a = 0, b = 0;
+      for (fcd_index k = 0; k < nr; k++) {
+        a += pi[k] * bl[k];
+        b += pi[k] * br[k];
+      }
+      pl[i] = a;
+      pr[i] = b;
+    }
+    for (fcd_index i = 0; i < m; i++)
+      for (fcd_index j = 0; j < m; j++) Cp[i * m + j] += coef * pl[i] * pr[j];
+    fcd__free(pl);
+  }
+  return 0;
+}
+
+/* the want of the nl projected pairs (lam, vec: nn-long vectors whose first m entries
+ * are the basis coefficients) nearest +-i w, each once (used: nl flags, zeroed), lifted
+ * back through the basis P (m vectors of nr) into sel and svec */
+static void nearest_lifted(fcd_index nl, const double complex *lam, const double complex *vec,
+                           fcd_index nn, fcd_index nr, const fcd_real *P, fcd_index m,
+                           fcd_real w, fcd_index want, unsigned char *used,
+                           double complex *sel, double complex *svec) {
+  for (fcd_index k = 0; k < want; k++) {
+    fcd_index best = -1;
+    fcd_real bd = INFINITY;
+    for (fcd_index q = 0; q < nl; q++) {
+      if (used[q]) continue;
+      fcd_real d = fmin(cabs(lam[q] - I * w), cabs(lam[q] + I * w));
+      if (d < bd) {
+        bd = d;
+        best = q;
+      }
+    }
+    used[best] = 1;
+    sel[k] = lam[best];
+    for (fcd_index i = 0; i < nr; i++) {
+      double complex s = 0;
+      for (fcd_index j = 0; j < m; j++) s += P[j * nr + i] * vec[best * nn + j];
+      svec[k * nr + i] = s;
+    }
+  }
+}
+
+/* The figure of a modal projection's pairs (sel, svec: want of them) on the reduced
+ * quadratic with its sliding terms, reported and never checked (btol = +inf: a partial
+ * basis is an approximation). 0, or -1 out of memory. */
+static int projected_certificate(fcd_stability *st, const tmap *tn, const tmap *tm,
+                                 const fcd__csr *Kr, const fcd__csr *Mr, const fcd__csr *Cr,
+                                 fcd_index want, const double complex *sel,
+                                 const double complex *svec) {
+  slide_terms sl;
+  if (slide_terms_build(st, tn, tm, &sl) != 0) return -1;
+  st->berr = pep_backward_error_csr(tn->nred, Kr, Mr, Cr, 0, 0, &sl, want, sel, svec, 0, 1,
+                                    &st->bnorm);
+  slide_terms_free(&sl);
+  if (isnan(st->berr)) return -1;
+  st->btol = INFINITY;
+  return 0;
+}
+
 static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap *tm,
                                   const fcd__csr *Kr, const fcd__csr *Mr, const fcd__csr *Cr,
                                   fcd_index nev) {
   fcd_system *sys = st->sys;
-  fcd_index nr = tn->nred, nc = fcd__stab_nct(st);
+  fcd_index nr = tn->nred;
   fcd_index nb = st->proj_modes > 0 ? st->proj_modes : (2 * nev > nev + 20 ? 2 * nev : nev + 20);
   if (nb > nr) nb = nr;
   fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
@@ -693,33 +774,7 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   bl = fcd__malloc_array((size_t)nr + 1, sizeof *bl);
   br = fcd__malloc_array((size_t)nr + 1, sizeof *br);
   if (!Kp || !Mp || !Cp || !bl || !br) goto nomem;
-  /* Kp, Mp, Cp = P^T {K, M, C} P; an unset operator leaves its projection zero */
-  const fcd__csr *ops[3] = {Kr, Mr, Cr};
-  fcd_real *outs[3] = {Kp, Mp, Cp};
-  for (int o = 0; o < 3; o++)
-    if (ops[o] && ops[o]->set) fcd__csr_project(ops[o], m, P, y, outs[o]);
-  /* the 3D sliding damping, rank one per slipping contact: Cp += coef (P^T bl)(br^T P) */
-  for (fcd_index c = 0; c < nc; c++) {
-    int nomem = 0;
-    fcd_real coef = fcd__stab_sliding_vectors(st, tn, tm, c, bl, br, &nomem);
-    if (nomem) goto nomem;
-    if (coef == 0) continue;
-    fcd_real *pl = fcd__malloc_array((size_t)(2 * m), sizeof *pl), *pr = pl ? pl + m : NULL;
-    if (!pl) goto nomem;
-    for (fcd_index i = 0; i < m; i++) {
-      const fcd_real *pi = P + i * nr;
-      fcd_real a = 0, b = 0;
-      for (fcd_index k = 0; k < nr; k++) {
-        a += pi[k] * bl[k];
-        b += pi[k] * br[k];
-      }
-      pl[i] = a;
-      pr[i] = b;
-    }
-    for (fcd_index i = 0; i < m; i++)
-      for (fcd_index j = 0; j < m; j++) Cp[i * m + j] += coef * pl[i] * pr[j];
-    fcd__free(pl);
-  }
+  if (projected_pencil(st, tn, tm, Kr, Mr, Cr, P, m, y, bl, br, Kp, Mp, Cp) != 0) goto nomem;
   fcd_index nn = 2 * m;
   A = fcd__calloc((size_t)(nn * nn), sizeof *A);
   B = fcd__calloc((size_t)(nn * nn), sizeof *B);
@@ -748,35 +803,9 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
     fcd__free(used);
     goto nomem;
   }
-  for (fcd_index k = 0; k < want; k++) {
-    fcd_index best = -1;
-    fcd_real bd = INFINITY;
-    for (fcd_index q = 0; q < nl; q++) {
-      if (used[q]) continue;
-      fcd_real d = fmin(cabs(lam[q] - I * w), cabs(lam[q] + I * w));
-      if (d < bd) {
-        bd = d;
-        best = q;
-      }
-    }
-    used[best] = 1;
-    sel[k] = lam[best];
-    for (fcd_index i = 0; i < nr; i++) {
-      double complex s = 0;
-      for (fcd_index j = 0; j < m; j++) s += P[j * nr + i] * vec[best * nn + j];
-      svec[k * nr + i] = s;
-    }
-  }
+  nearest_lifted(nl, lam, vec, nn, nr, P, m, w, want, used, sel, svec);
   fcd__free(used);
-  {
-    slide_terms sl;
-    if (slide_terms_build(st, tn, tm, &sl) != 0) goto nomem;
-    st->berr = pep_backward_error_csr(nr, Kr, Mr, Cr, 0, 0, &sl, want, sel, svec, 0, 1,
-                                      &st->bnorm);
-    slide_terms_free(&sl);
-    if (isnan(st->berr)) goto nomem;
-    st->btol = INFINITY;
-  }
+  if (projected_certificate(st, tn, tm, Kr, Mr, Cr, want, sel, svec) != 0) goto nomem;
   status = store(st, tn, want, sel, svec);
   if (status == FCD_OK)
     fcd__err(sys, FCD_OK, "damped eigenvalues by modal projection on %lld undamped modes "

@@ -44,36 +44,10 @@ static fcd_status union_pattern(const fcd_system *sys, const fcd__csr *A, const 
   return FCD_OK;
 }
 
-fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fcd__csr *M0,
-                                   const fcd__csr *Kr, const fcd__csr *Mr, fcd_index nm,
-                                   fcd_real *re, fcd_real *im, fcd_real *band_hz,
-                                   fcd_index *used) {
-  fcd_index nr = Kr->n;
-  *re = *im = *band_hz = NAN;
-  *used = 0;
-  if (nm > nr) nm = nr;
-  fcd__csr Ks, Ms;
-  memset(&Ks, 0, sizeof Ks);
-  memset(&Ms, 0, sizeof Ms);
-  fcd_index *rp = NULL, *ci = NULL, m = 0;
-  fcd_real *kv = NULL, *mv = NULL, *w2 = NULL, *P = NULL, *y = NULL, *Kp = NULL, *Mp = NULL;
-  fcd_real *ar = NULL, *ai = NULL, *be = NULL, *vr = NULL, *ls = NULL, *rs = NULL;
-  /* the basis pencil is symmetric up to round-off of its reduction: its symmetric part */
-  fcd_status st = fcd__csr_symmetric_part(sys, K0, &Ks);
-  if (st == FCD_OK) st = fcd__csr_symmetric_part(sys, M0, &Ms);
-  if (st == FCD_OK) st = union_pattern(sys, &Ks, &Ms, &rp, &ci, &kv, &mv);
-  if (st != FCD_OK) goto done;
-  w2 = fcd__malloc_array((size_t)nm + 1, sizeof *w2);
-  P = fcd__malloc_array((size_t)(nm * nr) + 1, sizeof *P);
-  y = fcd__malloc_array((size_t)nr + 1, sizeof *y);
-  if (!w2 || !P || !y) {
-    st = fcd__err(sys, FCD_E_NOMEM, "out of memory estimating beyond the window");
-    goto done;
-  }
-  fcd_index got = 0;
-  st = fcd__slepc_gen_sym_lowest(sys, nr, rp, ci, kv, mv, nm, w2, P, &got);
-  if (st != FCD_OK) goto done;
-  /* an orthonormal basis of the modes (Gram-Schmidt twice; dependent ones dropped) */
+/* The got modes (columns of P, nr each) made an orthonormal basis in place by
+ * Gram-Schmidt twice, dependent ones dropped; returns how many are kept */
+static fcd_index orthonormal_modes(fcd_index nr, fcd_index got, fcd_real *P) {
+  fcd_index m = 0;
   for (fcd_index j = 0; j < got; j++) {
     fcd_real *x = P + m * nr;
     if (x != P + j * nr) memmove(x, P + j * nr, (size_t)nr * sizeof *x);
@@ -94,18 +68,24 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
     for (fcd_index k = 0; k < nr; k++) x[k] /= nn;
     m++;
   }
-  if (m == 0) {
-    st = fcd__err(sys, FCD_E_NOT_CONVERGED, "no mode of the symmetric part converged");
-    goto done;
-  }
-  Kp = fcd__malloc_array((size_t)(m * m), sizeof *Kp);
-  Mp = fcd__malloc_array((size_t)(m * m), sizeof *Mp);
-  ar = fcd__malloc_array((size_t)m, sizeof *ar);
-  ai = fcd__malloc_array((size_t)m, sizeof *ai);
-  be = fcd__malloc_array((size_t)m, sizeof *be);
-  vr = fcd__malloc_array((size_t)(m * m), sizeof *vr);
-  ls = fcd__malloc_array((size_t)m + 1, sizeof *ls);
-  rs = fcd__malloc_array((size_t)m + 1, sizeof *rs);
+  return m;
+}
+
+/* The undamped pencil projected on the m basis vectors P (Kr, Mr reduced; y nr-long
+ * work) and solved whole by balanced QZ: its largest growth rate *best at the
+ * frequency *bim (rad/s) */
+static fcd_status projected_growth(fcd_system *sys, const fcd__csr *Kr, const fcd__csr *Mr,
+                                   const fcd_real *P, fcd_index m, fcd_real *y, fcd_real *best,
+                                   fcd_real *bim) {
+  fcd_status st = FCD_OK;
+  fcd_real *Kp = fcd__malloc_array((size_t)(m * m), sizeof *Kp);
+  fcd_real *Mp = fcd__malloc_array((size_t)(m * m), sizeof *Mp);
+  fcd_real *ar = fcd__malloc_array((size_t)m, sizeof *ar);
+  fcd_real *ai = fcd__malloc_array((size_t)m, sizeof *ai);
+  fcd_real *be = fcd__malloc_array((size_t)m, sizeof *be);
+  fcd_real *vr = fcd__malloc_array((size_t)(m * m), sizeof *vr);
+  fcd_real *ls = fcd__malloc_array((size_t)m + 1, sizeof *ls);
+  fcd_real *rs = fcd__malloc_array((size_t)m + 1, sizeof *rs);
   if (!Kp || !Mp || !ar || !ai || !be || !vr || !ls || !rs) {
     st = fcd__err(sys, FCD_E_NOMEM, "out of memory estimating beyond the window");
     goto done;
@@ -118,7 +98,8 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
                   (long long)m);
     goto done;
   }
-  fcd_real best = -INFINITY, bim = 0;
+  *best = -INFINITY;
+  *bim = 0;
   for (fcd_index k = 0; k < m; k++) {
     if (fcd__qz_infinite(ar[k], ai[k], be[k], norms, m) || !isfinite(ar[k]) ||
         !isfinite(ai[k]) || !isfinite(be[k]))
@@ -126,15 +107,60 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
     fcd_real lr = ar[k] / be[k], li = ai[k] / be[k], mod = hypot(lr, li);
     /* sqrt(Lambda) = p + i q; lambda = +-(-q + i p): growth |q| at frequency |p| */
     fcd_real p = sqrt(fmax(0.0, (mod + lr) / 2)), q = sqrt(fmax(0.0, (mod - lr) / 2));
-    if (q > best) {
-      best = q;
-      bim = p;
+    if (q > *best) {
+      *best = q;
+      *bim = p;
     }
   }
-  if (best == -INFINITY) {
+  if (*best == -INFINITY)
     st = fcd__err(sys, FCD_E_NOT_CONVERGED, "the projected pencil has no finite eigenvalue");
+done:
+  fcd__free(Kp);
+  fcd__free(Mp);
+  fcd__free(ar);
+  fcd__free(ai);
+  fcd__free(be);
+  fcd__free(vr);
+  fcd__free(ls);
+  fcd__free(rs);
+  return st;
+}
+
+fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fcd__csr *M0,
+                                   const fcd__csr *Kr, const fcd__csr *Mr, fcd_index nm,
+                                   fcd_real *re, fcd_real *im, fcd_real *band_hz,
+                                   fcd_index *used) {
+  fcd_index nr = Kr->n;
+  *re = *im = *band_hz = NAN;
+  *used = 0;
+  if (nm > nr) nm = nr;
+  fcd__csr Ks, Ms;
+  memset(&Ks, 0, sizeof Ks);
+  memset(&Ms, 0, sizeof Ms);
+  fcd_index *rp = NULL, *ci = NULL, m = 0;
+  fcd_real *kv = NULL, *mv = NULL, *w2 = NULL, *P = NULL, *y = NULL;
+  /* the basis pencil is symmetric up to round-off of its reduction: its symmetric part */
+  fcd_status st = fcd__csr_symmetric_part(sys, K0, &Ks);
+  if (st == FCD_OK) st = fcd__csr_symmetric_part(sys, M0, &Ms);
+  if (st == FCD_OK) st = union_pattern(sys, &Ks, &Ms, &rp, &ci, &kv, &mv);
+  if (st != FCD_OK) goto done;
+  w2 = fcd__malloc_array((size_t)nm + 1, sizeof *w2);
+  P = fcd__malloc_array((size_t)(nm * nr) + 1, sizeof *P);
+  y = fcd__malloc_array((size_t)nr + 1, sizeof *y);
+  if (!w2 || !P || !y) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory estimating beyond the window");
     goto done;
   }
+  fcd_index got = 0;
+  st = fcd__slepc_gen_sym_lowest(sys, nr, rp, ci, kv, mv, nm, w2, P, &got);
+  if (st != FCD_OK) goto done;
+  m = orthonormal_modes(nr, got, P);
+  if (m == 0) {
+    st = fcd__err(sys, FCD_E_NOT_CONVERGED, "no mode of the symmetric part converged");
+    goto done;
+  }
+  fcd_real best = -INFINITY, bim = 0;
+  if ((st = projected_growth(sys, Kr, Mr, P, m, y, &best, &bim)) != FCD_OK) goto done;
   fcd_real wmax = 0;
   for (fcd_index k = 0; k < got; k++) wmax = fmax(wmax, w2[k]);
   *re = best;
@@ -151,13 +177,5 @@ done:
   fcd__free(w2);
   fcd__free(P);
   fcd__free(y);
-  fcd__free(Kp);
-  fcd__free(Mp);
-  fcd__free(ar);
-  fcd__free(ai);
-  fcd__free(be);
-  fcd__free(vr);
-  fcd__free(ls);
-  fcd__free(rs);
   return st;
 }

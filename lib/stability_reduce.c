@@ -351,36 +351,26 @@ void fcd__stab_reduce_dense(const fcd__free_pattern *fp, const fcd_real *val, co
   }
 }
 
-/* A* = T_mu^T A T_n in CSR (for the sparse path), same loops with a row accumulator */
-fcd_status fcd__stab_reduce_csr(const fcd_system *sys, const fcd__free_pattern *fp,
-                                const fcd_real *val, const tmap *tn, const tmap *tm,
-                                fcd__csr *out) {
-  fcd_index nr = tn->nred;
-  /* test rows of T_mu^T: reduced row r collects free rows i with (T_mu)_{i,r} != 0 */
-  fcd_index *cnt = fcd__calloc((size_t)nr + 1, sizeof *cnt);
-  fcd_index *acc_col = fcd__malloc_array((size_t)nr + 1, sizeof *acc_col);
-  fcd_real *acc = fcd__calloc((size_t)nr + 1, sizeof *acc);
-  fcd_index *mark = fcd__malloc_array((size_t)nr + 1, sizeof *mark);
-  fcd_index *tr_ptr = NULL, *tr_row = NULL;
-  fcd_real *tr_w = NULL;
-  fcd_status status = FCD_OK;
-  memset(out, 0, sizeof *out);
-  if (!cnt || !acc_col || !acc || !mark) goto nomem;
-  for (fcd_index i = 0; i < fp->n; i++) {
+/* The test rows of T_mu^T: reduced row r collects the free rows i with (T_mu)_{i,r} != 0,
+ * as tr_row[tr_ptr[r] .. tr_ptr[r + 1]) with weights tr_w (cnt: nr zeroed counters).
+ * 0, or -1 out of memory (the caller frees what was allocated). */
+static int test_rows(fcd_index nf, const tmap *tm, fcd_index nr, fcd_index *cnt,
+                     fcd_index **ptr, fcd_index **row, fcd_real **w) {
+  for (fcd_index i = 0; i < nf; i++) {
     if (tm->col_of[i] >= 0) cnt[tm->col_of[i]]++;
     else
       for (fcd_index q = tm->srow_ptr[i]; q < tm->srow_ptr[i + 1]; q++) cnt[tm->sidx[q]]++;
   }
-  tr_ptr = fcd__malloc_array((size_t)nr + 1, sizeof *tr_ptr);
+  fcd_index *tr_ptr = *ptr = fcd__malloc_array((size_t)nr + 1, sizeof *tr_ptr);
   fcd_index tot = 0;
   for (fcd_index r = 0; r < nr; r++) tot += cnt[r];
-  tr_row = fcd__malloc_array((size_t)tot + 1, sizeof *tr_row);
-  tr_w = fcd__malloc_array((size_t)tot + 1, sizeof *tr_w);
-  if (!tr_ptr || !tr_row || !tr_w) goto nomem;
+  fcd_index *tr_row = *row = fcd__malloc_array((size_t)tot + 1, sizeof *tr_row);
+  fcd_real *tr_w = *w = fcd__malloc_array((size_t)tot + 1, sizeof *tr_w);
+  if (!tr_ptr || !tr_row || !tr_w) return -1;
   tr_ptr[0] = 0;
   for (fcd_index r = 0; r < nr; r++) tr_ptr[r + 1] = tr_ptr[r] + cnt[r];
   for (fcd_index r = 0; r < nr; r++) cnt[r] = tr_ptr[r];
-  for (fcd_index i = 0; i < fp->n; i++) {
+  for (fcd_index i = 0; i < nf; i++) {
     if (tm->col_of[i] >= 0) {
       fcd_index r = tm->col_of[i];
       tr_row[cnt[r]] = i;
@@ -393,6 +383,25 @@ fcd_status fcd__stab_reduce_csr(const fcd_system *sys, const fcd__free_pattern *
       }
     }
   }
+  return 0;
+}
+
+/* A* = T_mu^T A T_n in CSR (for the sparse path), same loops with a row accumulator */
+fcd_status fcd__stab_reduce_csr(const fcd_system *sys, const fcd__free_pattern *fp,
+                                const fcd_real *val, const tmap *tn, const tmap *tm,
+                                fcd__csr *out) {
+  fcd_index nr = tn->nred;
+  fcd_index *cnt = fcd__calloc((size_t)nr + 1, sizeof *cnt);
+  fcd_index *acc_col = fcd__malloc_array((size_t)nr + 1, sizeof *acc_col);
+  fcd_real *acc = fcd__calloc((size_t)nr + 1, sizeof *acc);
+  fcd_index *mark = fcd__malloc_array((size_t)nr + 1, sizeof *mark);
+  /* test rows of T_mu^T: reduced row r collects free rows i with (T_mu)_{i,r} != 0 */
+  fcd_index *tr_ptr = NULL, *tr_row = NULL;
+  fcd_real *tr_w = NULL;
+  fcd_status status = FCD_OK;
+  memset(out, 0, sizeof *out);
+  if (!cnt || !acc_col || !acc || !mark) goto nomem;
+  if (test_rows(fp->n, tm, nr, cnt, &tr_ptr, &tr_row, &tr_w) != 0) goto nomem;
   /* two passes: count, then fill */
   for (int pass = 0; pass < 2; pass++) {
     fcd_index nnz = 0;

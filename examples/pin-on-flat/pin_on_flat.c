@@ -440,8 +440,8 @@ static int part_cycles(ex_run *ex) {
     ex_close(ex, "shooting at mu = 2.2: u_theta half range against the transient's",
              0.5 * (hi[1] - lo[1]), amp, 1e-6);
     ex_check(ex, in.stable == 1 && in.trivial_error < 1e-3, "the cycle is stable (largest "
-             "other multiplier %.3f; trivial multiplier within %.1e of 1)", in.max_multiplier,
-             in.trivial_error);
+             "other multiplier %.4f; trivial multiplier within %.1e of 1; %lld Newton "
+             "iterations)", in.max_multiplier, in.trivial_error, (long long)in.iterations);
     b.csv = ex_open(ex, "branch.csv");
     if (!b.csv) st = FCD_E_IO;
     else fprintf(b.csv, "mu,period,amplitude,stable,event\n2.2,%.10g,%.10g,1,0\n", in.period,

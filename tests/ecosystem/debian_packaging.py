@@ -66,13 +66,25 @@ else:
 # what meson installs, relative to the prefix as the packages see it (prefix /usr)
 installed = json.loads(subprocess.run(["meson", "introspect", "--installed", build],
                                       capture_output=True, text=True, check=True).stdout)
-prefix = json.loads(subprocess.run(["meson", "introspect", "--buildoptions", build],
-                                   capture_output=True, text=True, check=True).stdout)
-prefix = next(o["value"] for o in prefix if o["name"] == "prefix")
+opts = json.loads(subprocess.run(["meson", "introspect", "--buildoptions", build],
+                                 capture_output=True, text=True, check=True).stdout)
+prefix = next(o["value"] for o in opts if o["name"] == "prefix")
+# the build's own libdir (a prefix install as docs/getting-started.md shows it has
+# --libdir lib), which the packages see as Debian's multiarch directory: debhelper
+# configures with --libdir=lib/<triplet>. Python's directory is not under it.
+libdir = next(o["value"] for o in opts if o["name"] == "libdir")
+if os.path.isabs(libdir):
+    libdir = os.path.relpath(libdir, prefix)
+triplet = subprocess.run(["gcc", "-print-multiarch"], capture_output=True,
+                         text=True).stdout.strip() or "x86_64-linux-gnu"
 files = set()
 for dest in installed.values():
     rel = os.path.relpath(dest, prefix)
-    files.add("usr/" + rel.replace("local/", "", 1) if rel.startswith("local/") else "usr/" + rel)
+    if rel.startswith("local/"):
+        rel = rel.replace("local/", "", 1)
+    if rel.startswith(libdir + "/") and not rel.startswith("lib/python3/"):
+        rel = "lib/" + triplet + rel[len(libdir):]
+    files.add("usr/" + rel)
 # the shared library's symlinks meson makes beside it
 for f in list(files):
     m = re.match(r"(.*/libfcd\.so)\.(\d+)\.(\d+)\.(\d+)$", f)
