@@ -12,6 +12,11 @@ fcd_status fcd__system_free_pattern(fcd_system *sys, const fcd__free_pattern **f
  * C + alpha M + beta K the full damping operator. */
 fcd_status fcd__system_combination(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c,
                                    fcd_real *val);
+/* The same for eigen-analyses: a reduced model's damping without the part its reduction
+ * gave the dynamics above its band (fcd__system_set_band), which they report against
+ * the band instead. */
+fcd_status fcd__system_combination_eig(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c,
+                                       fcd_real *val);
 /* y = A x on free dofs for a free-pattern matrix with values val */
 void fcd__free_matvec(const fcd__free_pattern *fp, const fcd_real *val,
                       const fcd_real *x, fcd_real *y);

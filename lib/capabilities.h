@@ -36,13 +36,34 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
  * SLEPc alone, for the tests). Serial systems only. */
 typedef struct {
   fcd_index n, nb, m, nr;
+  fcd_index ni;    /* the interior's dofs (neither kept nor prescribed) */
   fcd_index ncorr; /* static correction columns (0 or 1): the last of the m modal ones */
   fcd_index ndyn;  /* inertia correction columns, after the modes, before the static one */
   fcd_index *bdofs;
   fcd_real *omega2;
   fcd_real *T;
   fcd_real *K, *M, *C;
+  /* the band (reduction_band.c): band_hz, below which the model's eigenvalues are the
+   * full model's (INFINITY: every interior mode kept, the model is exact; 0: no mode);
+   * cut_hz, above which its dynamics are damped (INFINITY: none), over ndamp directions
+   * (their damping is part of C) */
+  fcd_real band_hz, cut_hz;
+  fcd_index ndamp;
+  fcd_real *Cband; /* that damping alone (nr x nr, column-major), or NULL */
+  int cband_only;  /* C is the band's damping alone (the system has no damping matrix) */
+  /* the reduced pencil's modes (contacts free) on the nfree free reduced dofs fpos:
+   * Phi (nfree x nfree, column-major, M-orthonormal), phiw2 their omega^2 ascending;
+   * NULL when the band is 0 or infinite (the band's energy indicator reads them) */
+  fcd_index nfree, *fpos;
+  fcd_real *Phi, *phiw2;
 } fcd__cb;
+/* The band of a Craig-Bampton basis and its damping above the cut (reduction_band.c):
+ * band_hz = f_m / 1.5 for f_m the highest kept fixed-interface mode; with cut > 0 and
+ * xi > 0, the part of the free reduced space M-orthogonal to the modes below cut f_m of
+ * both the reduced pencil and the pencil with every contact's normal held gets the
+ * damping ratio xi in its own modes, added to C. cs may be NULL. */
+fcd_status fcd__cb_band_limit(fcd_system *sys, const fcd_contact_set *cs, fcd__cb *cb,
+                              fcd_real cut, fcd_real xi);
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                          fcd_index ninertia, fcd_index dense_max, fcd__cb *cb);
 /* The nev lowest modes of the clamped system ci (its free dofs, the interior), f the

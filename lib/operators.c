@@ -108,8 +108,8 @@ fcd_status fcd__system_free_pattern(fcd_system *sys, const fcd__free_pattern **f
   return FCD_OK;
 }
 
-fcd_status fcd__system_combination(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c,
-                                   fcd_real *val) {
+static fcd_status combination(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c,
+                              fcd_real *val, int eig) {
   const fcd__free_pattern *fp;
   FCD_TRY(fcd__system_free_pattern(sys, &fp));
   const fcd_real coef[3] = {a + b * sys->ray_alpha, c + b * sys->ray_beta, b};
@@ -120,14 +120,25 @@ fcd_status fcd__system_combination(fcd_system *sys, fcd_real a, fcd_real b, fcd_
     if (!m->set || coef[k] == 0.0) continue;
     fcd_index nk = fcd__csr_nnz(m);
     const fcd_index *map = fp->map[k], *mapt = fp->mapt[k];
+    const fcd_real *band = eig && k == FCD_DAMPING ? sys->cband : NULL;
     for (fcd_index p = 0; p < nk; p++) {
       if (map[p] < 0) continue;
-      fcd_real v = coef[k] * m->val[p];
+      fcd_real v = coef[k] * (band ? m->val[p] - band[p] : m->val[p]);
       val[map[p]] += v;
       if (mapt[p] >= 0) val[mapt[p]] += v;
     }
   }
   return FCD_OK;
+}
+
+fcd_status fcd__system_combination(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c,
+                                   fcd_real *val) {
+  return combination(sys, a, b, c, val, 0);
+}
+
+fcd_status fcd__system_combination_eig(fcd_system *sys, fcd_real a, fcd_real b, fcd_real c,
+                                       fcd_real *val) {
+  return combination(sys, a, b, c, val, 1);
 }
 
 void fcd__free_matvec(const fcd__free_pattern *fp, const fcd_real *val,

@@ -24,6 +24,10 @@ void fcd__cb_clear(fcd__cb *cb) {
   fcd__free(cb->K);
   fcd__free(cb->M);
   fcd__free(cb->C);
+  fcd__free(cb->fpos);
+  fcd__free(cb->Cband);
+  fcd__free(cb->Phi);
+  fcd__free(cb->phiw2);
   memset(cb, 0, sizeof *cb);
 }
 
@@ -591,6 +595,8 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                   (long long)ninertia, (long long)cb->nb, (long long)(ni - m));
   if (st == FCD_OK) {
     /* the counts only once they are checked: m = INT64_MAX overflowed nb + m here */
+    cb->ni = ni;
+    cb->band_hz = cb->cut_hz = INFINITY;
     cb->ndyn = ninertia;
     /* a constant interior load adds its static correction, unless every mode is kept */
     cb->ncorr = m < ni && interior_loaded(sys, cb) ? 1 : 0;
@@ -683,6 +689,19 @@ static fcd_status red_system(fcd_reduction *r) {
     FCD_TRY(red_matrix(r, FCD_MASS, cb->M, 1));
     if (cb->C) FCD_TRY(red_matrix(r, FCD_DAMPING, cb->C, 0));
     st = fcd_system_set_rayleigh(r->sys, full->ray_alpha, full->ray_beta);
+  }
+  /* the band, which an eigen-analysis reports its eigenvalues against, and (Craig-Bampton
+   * coordinates) the band's damping in red_matrix's layout, which it leaves out */
+  if (st == FCD_OK) {
+    fcd_index nr = cb->nr;
+    fcd_real *cv = cb->Cband && !r->md ? fcd__malloc_array((size_t)nr * (size_t)nr + 1, sizeof *cv)
+                                       : NULL;
+    if (cb->Cband && !r->md && !cv)
+      return fcd__err(full, FCD_E_NOMEM, "out of memory for the band's damping");
+    for (fcd_index i = 0; cv && i < nr; i++)
+      for (fcd_index j = 0; j < nr; j++) cv[i * nr + j] = cb->Cband[j * nr + i];
+    st = fcd__system_set_band(r->sys, cb->band_hz, cv, cb->cband_only);
+    fcd__free(cv);
   }
   if (st == FCD_OK && full->nfixed > 0 && !r->md) {
     fcd_index *kf = fcd__malloc_array((size_t)full->nfixed, sizeof *kf);
@@ -786,7 +805,8 @@ void fcd_reduction_destroy(fcd_reduction *r) {
 }
 
 static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
-                             fcd_index ninertia, int modal, fcd_reduction **out) {
+                             fcd_index ninertia, int modal, fcd_real cut, fcd_real xi,
+                             fcd_reduction **out) {
   FCD_CHECK_SYS(sys);
   if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: out is NULL");
   *out = NULL;
@@ -799,6 +819,7 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
   r->full = sys;
   fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
   fcd_status st = fcd__cb_build(sys, cs, nmodes, ninertia, 0, &r->cb);
+  if (st == FCD_OK) st = fcd__cb_band_limit(sys, cs, &r->cb, cut, xi);
   if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
   if (st == FCD_OK) st = red_system(r);
   if (st == FCD_OK && cs) st = modal ? fcd__modal_contacts(r, cs) : red_contacts(r, cs);
@@ -812,17 +833,43 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
 
 fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                 fcd_reduction **out) {
-  return red_create(sys, cs, nmodes, 0, 0, out);
+  return red_create(sys, cs, nmodes, 0, 0, FCD_REDUCTION_CUT_DEFAULT,
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
 }
 
 fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                       fcd_reduction **out) {
-  return red_create(sys, cs, nmodes, 0, 1, out);
+  return red_create(sys, cs, nmodes, 0, 1, FCD_REDUCTION_CUT_DEFAULT,
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
 }
 
 fcd_status fcd_reduction_create_enriched(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                          fcd_index ninertia, int modal, fcd_reduction **out) {
-  return red_create(sys, cs, nmodes, ninertia, modal != 0, out);
+  return red_create(sys, cs, nmodes, ninertia, modal != 0, FCD_REDUCTION_CUT_DEFAULT,
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
+}
+
+fcd_status fcd_reduction_create_band(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                                     fcd_index ninertia, int modal, fcd_real cut,
+                                     fcd_real damping, fcd_reduction **out) {
+  if (out) *out = NULL;
+  FCD_CHECK_SYS(sys);
+  if (!(cut >= 1 && isfinite(cut)))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_band: cut = %g: a finite "
+                    "multiple >= 1 of the highest kept mode's frequency", cut);
+  if (!(damping >= 0 && damping <= 10))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_band: damping = %g: a damping "
+                    "ratio in [0, 10] (0: none, the Galerkin model's own dynamics)", damping);
+  return red_create(sys, cs, nmodes, ninertia, modal != 0, cut, damping, out);
+}
+
+fcd_status fcd_reduction_get_band(const fcd_reduction *r, fcd_real *band_hz, fcd_real *cut_hz,
+                                  fcd_index *ndamped) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (band_hz) *band_hz = r->cb.band_hz;
+  if (cut_hz) *cut_hz = r->cb.cut_hz;
+  if (ndamped) *ndamped = r->cb.ndamp;
+  return FCD_OK;
 }
 
 fcd_status fcd_reduction_get_inertia(const fcd_reduction *r, fcd_index *ninertia) {
@@ -936,6 +983,54 @@ fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
   }
   fcd__free(y);
   return st;
+}
+
+fcd_status fcd_reduction_band_energy(const fcd_reduction *r, const fcd_real *v,
+                                     fcd_real *fraction) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (!v || !fraction)
+    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_band_energy: %s is NULL",
+                    !v ? "v" : "fraction");
+  FCD_TRY(finite_reduced(r, v, "reduction_band_energy"));
+  const fcd__cb *cb = &r->cb;
+  *fraction = 0;
+  if (cb->band_hz == INFINITY) return FCD_OK; /* the full model: nothing is outside */
+  fcd_real *y = NULL;
+  if (r->md) { /* the Craig-Bampton coordinates first */
+    FCD_TRY(cb_coordinates(r, v, &y, "reduction_band_energy"));
+    v = y;
+  }
+  fcd_index nf = cb->nfree, nr = cb->nr;
+  fcd_real wb = 2 * 3.14159265358979323846 * cb->band_hz, tot = 0, out = 0;
+  fcd_real *t = fcd__malloc_array((size_t)(nf > 0 ? nf : 1), sizeof *t);
+  if (!t) {
+    fcd__free(y);
+    return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_band_energy");
+  }
+  if (cb->Phi) {
+    /* t = M_FF v_F; the modes' shares e_k = phi_k' t, sum e_k^2 = v_F' M_FF v_F */
+    for (fcd_index i = 0; i < nf; i++) {
+      fcd_real s = 0;
+      for (fcd_index l = 0; l < nf; l++) s += cb->M[cb->fpos[l] * nr + cb->fpos[i]] * v[cb->fpos[l]];
+      t[i] = s;
+      tot += s * v[cb->fpos[i]];
+    }
+    for (fcd_index k = 0; k < nf; k++) {
+      if (!(cb->phiw2[k] > wb * wb)) continue;
+      fcd_real e = 0;
+      for (fcd_index i = 0; i < nf; i++) e += cb->Phi[k * nf + i] * t[i];
+      out += e * e;
+    }
+  } else {
+    /* band 0 (no mode): the whole kinetic energy is outside */
+    for (fcd_index i = 0; i < nr; i++)
+      for (fcd_index j = 0; j < nr; j++) tot += v[i] * cb->M[j * nr + i] * v[j];
+    out = tot;
+  }
+  *fraction = tot > 0 ? fmin(1.0, fmax(0.0, out / tot)) : 0;
+  fcd__free(t);
+  fcd__free(y);
+  return FCD_OK;
 }
 
 fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept, fcd_index *nmodes,

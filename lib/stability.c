@@ -72,6 +72,7 @@ fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs, fcd_stabil
   st->nev = 10;
   st->mu_override = -1;
   st->tol = 1e-10;
+  st->band_hz = INFINITY;
   st->max_it = 1000;
   st->damping = 1;
   st->dense_max = 400;
@@ -228,6 +229,11 @@ fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
                       "integer (0: automatic)", value);
     st->proj_modes = (fcd_index)value;
     return FCD_OK;
+  case FCD_STAB_BAND_HZ:
+    if (isnan(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "FCD_STAB_BAND_HZ is NaN");
+    st->band_set = value > 0 ? value : 0;
+    return FCD_OK;
   case FCD_STAB_ESTIMATE_MODES:
     if (!fcd__is_whole(value, 0, 1e5))
       return fcd__err(sys, FCD_E_INVALID_ARG, "estimate modes = %g must be an integer in "
@@ -253,12 +259,15 @@ typedef struct {
   fcd_real *lre, *lim, *vre, *vim, min_sym;
   fcd_index ninf;
   fcd_real berr, bnorm, btol;
+  fcd_real band_hz;
+  fcd_index noutside, nunstable_out;
 } results;
 
 static void results_take(fcd_stability *st, results *r) {
   *r = (results){st->solved, st->any_flutter, st->any_divergence, st->necessary, st->nred,
                  st->nfree, st->nconv, st->lre, st->lim, st->vre, st->vim, st->min_sym,
-                 st->ninf, st->berr, st->bnorm, st->btol};
+                 st->ninf, st->berr, st->bnorm, st->btol, st->band_hz, st->noutside,
+                 st->nunstable_out};
   st->lre = st->lim = st->vre = st->vim = NULL;
   st->ninf = 0;
   st->berr = NAN;
@@ -285,6 +294,9 @@ static void results_put(fcd_stability *st, const results *r) {
   st->berr = r->berr;
   st->bnorm = r->bnorm;
   st->btol = r->btol;
+  st->band_hz = r->band_hz;
+  st->noutside = r->noutside;
+  st->nunstable_out = r->nunstable_out;
 }
 
 static fcd_status solve_now(fcd_stability *st, fcd_index *nconv);
@@ -553,7 +565,7 @@ typedef struct {
   int shown; /* a coefficient's results reached st */
 } sweep_share;
 
-enum { SHARE_H = 8, SHARE_X = 4 };
+enum { SHARE_H = 10, SHARE_X = 5 };
 
 static fcd_real share_mu(void *ctx, fcd_index k) {
   sweep_share *s = ctx;
@@ -587,8 +599,9 @@ static fcd_status share_pack(void *ctx, fcd_index k, void **buf, size_t *bytes) 
   results *r = &s->mine[k - s->lo];
   size_t nc = (size_t)r->nconv, n = (size_t)s->st->sys->n;
   long long h[SHARE_H] = {r->solved, r->any_flutter, r->any_divergence, r->necessary,
-                          r->nred, r->nfree, r->nconv, r->ninf};
-  double x[SHARE_X] = {r->min_sym, r->berr, r->bnorm, r->btol};
+                          r->nred, r->nfree, r->nconv, r->ninf, r->noutside,
+                          r->nunstable_out};
+  double x[SHARE_X] = {r->min_sym, r->berr, r->bnorm, r->btol, r->band_hz};
   size_t total = sizeof h + sizeof x + (2 * nc + 2 * nc * n) * sizeof(fcd_real);
   char *b = fcd__malloc(total);
   if (!b) return fcd__err(s->st->sys, FCD_E_NOMEM, "out of memory sending a sweep's results");
@@ -621,7 +634,8 @@ static fcd_status share_visit(void *ctx, fcd_index k, const void *buf, size_t by
   if (bytes != sizeof h + sizeof x + (2 * nc + 2 * nc * n) * sizeof(fcd_real))
     return fcd__err(st->sys, FCD_E_INTERNAL, "a sweep's results arrived with %zu bytes", bytes);
   results r = {(int)h[0], (int)h[1], (int)h[2], (int)h[3], (fcd_index)h[4], (fcd_index)h[5],
-               (fcd_index)nc, NULL, NULL, NULL, NULL, x[0], (fcd_index)h[7], x[1], x[2], x[3]};
+               (fcd_index)nc, NULL, NULL, NULL, NULL, x[0], (fcd_index)h[7], x[1], x[2], x[3],
+               x[4], (fcd_index)h[8], (fcd_index)h[9]};
   r.lre = fcd__malloc_array(nc + 1, sizeof *r.lre);
   r.lim = fcd__malloc_array(nc + 1, sizeof *r.lim);
   r.vre = fcd__malloc_array(nc * n + 1, sizeof *r.vre);
@@ -726,5 +740,16 @@ fcd_status fcd_stability_get_certificate(const fcd_stability *st, fcd_certificat
   cert->tolerance = st->btol;
   cert->force_scale = st->bnorm > 0 ? st->bnorm : 1.0;
   cert->length_scale = 1.0;
+  return FCD_OK;
+}
+
+fcd_status fcd_stability_get_band(const fcd_stability *st, fcd_real *band_hz,
+                                  fcd_index *noutside, fcd_index *nunstable_outside) {
+  CHECK_ST_(st);
+  if (!st->solved)
+    return fcd__err(st->sys, FCD_E_STATE, "stability_get_band: no solve yet");
+  if (band_hz) *band_hz = st->band_hz;
+  if (noutside) *noutside = st->noutside;
+  if (nunstable_outside) *nunstable_outside = st->nunstable_out;
   return FCD_OK;
 }

@@ -88,12 +88,20 @@ static fcd_status store(fcd_stability *st, const tmap *tn, fcd_index nraw,
   }
   qsort(key, (size_t)nraw, sizeof *key, cmp_eig);
   st->any_flutter = st->any_divergence = 0;
+  /* a reduced model's eigenvalues above its band are outside the model: kept and
+   * counted, not judged (fcd_stability_get_band) */
+  st->band_hz = st->band_set > 0 ? st->band_set : sys->band_hz;
+  st->noutside = st->nunstable_out = 0;
   for (fcd_index k = 0; k < nraw; k++) {
     st->lre[k] = key[k].re;
     st->lim[k] = key[k].im;
     lift(sys, tn, vec + key[k].k * nr, st->vre + k * n, st->vim + k * n);
-    fcd_real scale = fmax(1.0, hypot(key[k].re, key[k].im));
-    if (key[k].re > 1e-9 * scale) {
+    fcd_real mod = hypot(key[k].re, key[k].im), scale = fmax(1.0, mod);
+    int unstable = key[k].re > 1e-9 * scale;
+    if (mod > 2 * 3.14159265358979323846 * st->band_hz) {
+      st->noutside++;
+      st->nunstable_out += unstable;
+    } else if (unstable) {
       if (fabs(key[k].im) > 1e-9 * scale) st->any_flutter = 1;
       else st->any_divergence = 1;
     }
@@ -540,7 +548,8 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
    * keeps the eigenvectors of the undamped pencil: each Lambda gives its two lambda by
    * lambda^2 + (alpha + beta Lambda) lambda + Lambda = 0, exactly, at an eighth of the
    * cost of the companion form */
-  int rayleigh = damped && !sys->mat[FCD_DAMPING].set && !(fcd__stab_cdim(st) == 3 && st->rn);
+  int rayleigh = damped && (!sys->mat[FCD_DAMPING].set || sys->cband_only) &&
+                 !(fcd__stab_cdim(st) == 3 && st->rn);
   if (rayleigh) damped = 0;
   fcd_index nr = tn->nred;
   fcd_real *val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *val);
@@ -550,12 +559,12 @@ static fcd_status solve_dense(fcd_stability *st, const fcd__free_pattern *fp, co
   double complex *lam = NULL, *vec = NULL;
   fcd_status status = FCD_OK;
   if (!val || !Kr || !Mr || (damped && !Cr)) goto nomem;
-  if ((status = fcd__system_combination(sys, 0, 0, 1, val)) != FCD_OK) goto done;
+  if ((status = fcd__system_combination_eig(sys, 0, 0, 1, val)) != FCD_OK) goto done;
   fcd__stab_reduce_dense(fp, val, tn, tm, Kr);
-  if ((status = fcd__system_combination(sys, 1, 0, 0, val)) != FCD_OK) goto done;
+  if ((status = fcd__system_combination_eig(sys, 1, 0, 0, val)) != FCD_OK) goto done;
   fcd__stab_reduce_dense(fp, val, tn, tm, Mr);
   if (damped) {
-    if ((status = fcd__system_combination(sys, 0, 1, 0, val)) != FCD_OK) goto done;
+    if ((status = fcd__system_combination_eig(sys, 0, 1, 0, val)) != FCD_OK) goto done;
     fcd__stab_reduce_dense(fp, val, tn, tm, Cr);
     if (fcd__stab_add_sliding_damping(st, tn, tm, Cr)) goto nomem;
   }
@@ -891,9 +900,9 @@ static void estimate(fcd_stability *st, const fcd__free_pattern *fp, const tmap 
   memset(&M0, 0, sizeof M0);
   fcd_real *val = fcd__malloc_array((size_t)fp->nnz + 1, sizeof *val);
   fcd_status e = val ? FCD_OK : fcd__err(sys, FCD_E_NOMEM, "out of memory");
-  if (e == FCD_OK) e = fcd__system_combination(sys, 0, 0, 1, val);
+  if (e == FCD_OK) e = fcd__system_combination_eig(sys, 0, 0, 1, val);
   if (e == FCD_OK) e = fcd__stab_reduce_csr(sys, fp, val, tn, tn, &K0);
-  if (e == FCD_OK) e = fcd__system_combination(sys, 1, 0, 0, val);
+  if (e == FCD_OK) e = fcd__system_combination_eig(sys, 1, 0, 0, val);
   if (e == FCD_OK) e = fcd__stab_reduce_csr(sys, fp, val, tn, tn, &M0);
   if (e == FCD_OK)
     e = fcd__stability_estimate(sys, &K0, &M0, Kr, Mr, st->est_modes, &st->est_re,
@@ -950,12 +959,12 @@ static fcd_status sparse_begin(fcd_stability *st, fcd__eig_path path,
   }
   if (!r->val || !r->lre || !r->lim || !r->xr || !r->xi || !r->lam || !r->vec)
     return fcd__err(sys, FCD_E_NOMEM, "out of memory in the sparse eigen-solve");
-  FCD_TRY(fcd__system_combination(sys, 0, 0, 1, r->val));
+  FCD_TRY(fcd__system_combination_eig(sys, 0, 0, 1, r->val));
   FCD_TRY(fcd__stab_reduce_csr(sys, fp, r->val, tn, tm, &r->Kr));
-  FCD_TRY(fcd__system_combination(sys, 1, 0, 0, r->val));
+  FCD_TRY(fcd__system_combination_eig(sys, 1, 0, 0, r->val));
   FCD_TRY(fcd__stab_reduce_csr(sys, fp, r->val, tn, tm, &r->Mr));
   if (r->pep) {
-    FCD_TRY(fcd__system_combination(sys, 0, 1, 0, r->val));
+    FCD_TRY(fcd__system_combination_eig(sys, 0, 1, 0, r->val));
     FCD_TRY(fcd__stab_reduce_csr(sys, fp, r->val, tn, tm, &r->Cr));
   }
   return FCD_OK;
@@ -1108,7 +1117,8 @@ fcd__eig_path fcd__stab_path(const fcd_stability *st, fcd_index nr, int damped) 
   if (nr <= st->dense_max) return FCD__EIG_DENSE;
   int sliding3d = fcd__stab_cdim(st) == 3 && st->rn != NULL;
   /* general damping needs the quadratic problem, whose shift must be real here */
-  int quadratic = damped && (st->sys->mat[FCD_DAMPING].set || sliding3d);
+  int assembled = st->sys->mat[FCD_DAMPING].set && !st->sys->cband_only;
+  int quadratic = damped && (assembled || sliding3d);
   if (!quadratic) return FCD__EIG_PENCIL;
   return st->target_hz > 0 || sliding3d ? FCD__EIG_PROJECTED : FCD__EIG_PEP;
 }

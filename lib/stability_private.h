@@ -35,7 +35,10 @@ struct fcd_stability {
   fcd_index nconv;
   fcd_real *lre, *lim; /* nconv eigenvalues, sorted */
   fcd_real *vre, *vim; /* nconv x ndofs mode shapes */
-  int any_flutter, any_divergence, necessary;
+  int any_flutter, any_divergence, necessary; /* of the eigenvalues within the band */
+  fcd_real band_set;    /* FCD_STAB_BAND_HZ, 0: the system's own (a reduced model's) */
+  fcd_real band_hz;     /* the band of the last solve (INFINITY: none) */
+  fcd_index noutside, nunstable_out; /* eigenvalues above it, and the unstable ones */
   fcd_real min_sym;
   fcd_index ninf; /* eigenvalues lambda dropped as infinite by the last (dense) solve */
   fcd_real berr, bnorm; /* worst eigenpair backward error of the last solve, and the

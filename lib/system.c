@@ -58,6 +58,7 @@ static void system_free(fcd_system *sys) {
   fcd__free(sys->scratch);
   fcd__free(sys->contact_uses);
   fcd__free(sys->load);
+  fcd__free(sys->cband);
   fcd__dist_free(sys->dist);
   sys->h.magic = 0;
   fcd__free(sys);
@@ -92,6 +93,7 @@ fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out) {
     return FCD_E_NOMEM;
   }
   sys->h.magic = FCD_SYSTEM_MAGIC;
+  sys->band_hz = INFINITY;
   rebuild_free(sys);
   sys->pattern_version = 1;
   sys->value_version = 1;
@@ -111,6 +113,22 @@ void fcd_system_destroy(fcd_system *sys) {
 
 void fcd__system_retain(fcd_system *sys) { sys->children++; }
 
+fcd_status fcd__system_set_band(fcd_system *sys, fcd_real band_hz, const fcd_real *cband,
+                                int cband_only) {
+  fcd_real *copy = NULL;
+  if (cband) {
+    fcd_index nnz = sys->mat[FCD_DAMPING].set ? fcd__csr_nnz(&sys->mat[FCD_DAMPING]) : 0;
+    copy = fcd__malloc_array((size_t)nnz + 1, sizeof *copy);
+    if (!copy) return fcd__err(sys, FCD_E_NOMEM, "out of memory for the band's damping");
+    memcpy(copy, cband, (size_t)nnz * sizeof *copy);
+  }
+  fcd__free(sys->cband);
+  sys->cband = copy;
+  sys->cband_only = copy ? cband_only : 0;
+  sys->band_hz = band_hz;
+  return FCD_OK;
+}
+
 void fcd__system_release(fcd_system *sys) {
   if (--sys->children == 0 && sys->zombie) system_free(sys);
 }
@@ -128,6 +146,11 @@ fcd_index fcd_system_ndofs(const fcd_system *sys) {
 /* Installs a fully built matrix; on success the old one is released. */
 static void install_matrix(fcd_system *sys, fcd_matrix_kind which, fcd__csr *a) {
   fcd__csr_clear(&sys->mat[which]);
+  if (which == FCD_DAMPING) { /* the band's part of another matrix means nothing now */
+    fcd__free(sys->cband);
+    sys->cband = NULL;
+    sys->cband_only = 0;
+  }
   fcd__csr_mark_dense(a);
   sys->mat[which] = *a;
   sys->pattern_version++;

@@ -30,6 +30,14 @@ fcd_status fcd__system_combination_symmetry(fcd_system *sys, fcd_real a, fcd_rea
  * whose work the energy ledgers book as external work. Collective when distributed. */
 int fcd__system_circulatory(fcd_system *sys);
 
+/* A reduced model's band (Hz; INFINITY: none), which an eigen-analysis of the system
+ * reports its eigenvalues against, and the damping the reduction gave its dynamics above
+ * it (cband: values in the stored damping's pattern, copied; NULL: none; cband_only: the
+ * stored damping is that alone), which eigen-analyses leave out
+ * (fcd__system_combination_eig). Set by the reduction on the system it owns. */
+fcd_status fcd__system_set_band(fcd_system *sys, fcd_real band_hz, const fcd_real *cband,
+                                int cband_only);
+
 void fcd__system_retain(fcd_system *sys);
 void fcd__system_release(fcd_system *sys);
 

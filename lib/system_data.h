@@ -64,6 +64,14 @@ struct fcd_system {
    * only marks it (zombie); the last of them frees it. */
   fcd_index children;
   int zombie;
+  /* a reduced model's band (reduction.c, fcd__system_set_band): below it the model's
+   * eigenvalues are the full model's (Hz; INFINITY for any other system); the damping
+   * the reduction gave its dynamics above the band, in the stored damping's pattern,
+   * which eigen-analyses leave out (NULL: none; dropped when the damping is replaced),
+   * and whether the stored damping is that alone */
+  fcd_real band_hz;
+  fcd_real *cband;
+  int cband_only;
 };
 
 #endif

@@ -77,7 +77,9 @@ enum { CLI_DENSE_MAX = 400 };
   X(S, "--s", REAL, NONE, s)                                                                \
   X(H, "--h", REAL, NONE, h)                                                                \
   X(RATE, "--rate", REAL, NONE, rate)                                                       \
-  X(SPACING, "--spacing", REAL, NONE, spacing)
+  X(SPACING, "--spacing", REAL, NONE, spacing)                                              \
+  X(CUT, "--cut", REAL, NONE, cut)                                                          \
+  X(BAND_DAMPING, "--band-damping", REAL, NONE, band_damping)
 
 #define CLI_CTYPE_FLAG int
 #define CLI_CTYPE_TEXT const char *

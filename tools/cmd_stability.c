@@ -30,13 +30,18 @@ static int stab_row(void *ud, double mu, fcd_index n, const double *re, const do
                     const fcd_index *track) {
   stab_ctx *c = ud;
   static const char *const kinds[] = {"stable", "flutter", "divergence"};
+  double band = INFINITY;
+  fcd_stability_get_band(c->st, &band, NULL, NULL);
   for (fcd_index i = 0; i < n; i++) {
     double f, xi;
     int kind;
     fcd_stability_get_mode_info(c->st, i, &f, &xi, &kind);
-    fprintf(c->csv, "%.10g,%lld,%lld,%.12g,%.12g,%.10g,%.10g,%s\n", mu, (long long)i,
-            (long long)track[i], re[i] + 0.0, im[i] + 0.0, f, xi + 0.0, kinds[kind]);
-    if (kind != FCD_MODE_STABLE) c->any_unstable = 1;
+    /* a reduced model's eigenvalues above its band are outside the model: in the chart,
+     * labelled, and not what unstable= speaks of */
+    int in_band = hypot(re[i], im[i]) <= 2 * PI * band;
+    fprintf(c->csv, "%.10g,%lld,%lld,%.12g,%.12g,%.10g,%.10g,%s,%d\n", mu, (long long)i,
+            (long long)track[i], re[i] + 0.0, im[i] + 0.0, f, xi + 0.0, kinds[kind], in_band);
+    if (kind != FCD_MODE_STABLE && in_band) c->any_unstable = 1;
     if (im[i] < 0) continue; /* one member of each conjugate pair */
     long t = (long)track[i];
     if (t >= c->ntracks) {
@@ -56,8 +61,9 @@ static int stab_row(void *ud, double mu, fcd_index n, const double *re, const do
     /* a crossing of Re = 0 between the previous coefficient and this one */
     if (!isnan(c->last_mu[t]) && (c->last_re[t] <= 1e-9) != (re[i] <= 1e-9)) {
       /* the bracket, not an interpolation: past a coalescence Re grows like a square root */
-      printf("critical: track=%ld mu_from=%.6g mu_to=%.6g freq_hz=%.6g %s\n", t,
-             c->last_mu[t], mu, f, re[i] > 1e-9 ? "becomes unstable" : "becomes stable");
+      printf("critical: track=%ld mu_from=%.6g mu_to=%.6g freq_hz=%.6g %s%s\n", t,
+             c->last_mu[t], mu, f, re[i] > 1e-9 ? "becomes unstable" : "becomes stable",
+             in_band ? "" : " outside_band");
     }
     if (isnan(c->last_mu[t])) c->first_f[t] = f;
     c->last_mu[t] = mu;
@@ -190,12 +196,26 @@ static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const o
                         : "stable");
   }
   char msym[32];
-  if (isnan(ms)) snprintf(msym, sizeof msym, "n/a");
+  if (isnan(ms) || o->reduce >= 0) snprintf(msym, sizeof msym, "n/a");
   else snprintf(msym, sizeof msym, "%.6g", ms);
+  /* seed 000's condition is a property of the full model's own dofs: a reduction's
+   * coordinates change the trial and test spaces differently (the test vectors carry mu
+   * times the normal row), and sym(K*) with them, even its sign */
+  if (o->reduce >= 0)
+    printf("necessary: the necessary divergence condition (sym(K*) not positive definite) "
+           "is the full model's; a reduced model's coordinates change it, so it is not "
+           "given here: run it on the full model\n");
+  double band = INFINITY;
+  fcd_index nout = 0, nuout = 0;
+  fcd_stability_get_band(st, &band, &nout, &nuout);
+  if (nout > 0)
+    printf("band: %lld eigenvalues above the reduced model's band of %.6g Hz are outside the "
+           "model (%lld of them with Re > 0): kept in the chart with in_band=0, not counted "
+           "in unstable=\n", (long long)nout, band, (long long)nuout);
   printf("stability: dofs=%lld reduced=%lld contacts=%lld steps=%ld unstable=%s "
-         "necessary_divergence=%s min_sym=%s chart=%s\n", (long long)n,
-         (long long)nred, (long long)nc, steps,
-         any_unstable ? "yes" : "no", nec ? "yes" : "no", msym, o->out);
+         "necessary_divergence=%s min_sym=%s band_hz=%.6g outside_band=%lld chart=%s\n",
+         (long long)n, (long long)nred, (long long)nc, steps, any_unstable ? "yes" : "no",
+         o->reduce >= 0 ? "n/a" : nec ? "yes" : "no", msym, band, (long long)nout, o->out);
 }
 
 /* --plot: the chart drawn by gnuplot (no path enters the script: the chart is linked as
@@ -273,7 +293,7 @@ static const cli_opt stability_opts[] = {
     {CLI_TARGET_HZ, "F", 0, "the frequency they are nearest to (default 0)"},
     {CLI_UNDAMPED, "", 0, "leave damping out of the pencil"},
     {CLI_TOL, "X", 0, "eigen-solver tolerance (default 1e-10); the certificate's bound on the pairs' backward error is max(1e-8, 100 X)"},
-    {CLI_OUT, "chart.csv", 1, "mu,mode,track,re,im,freq_hz,damping_ratio,kind"},
+    {CLI_OUT, "chart.csv", 1, "mu,mode,track,re,im,freq_hz,damping_ratio,kind,in_band"},
     {CLI_PLOT, "chart.png", 0, "the stability chart (gnuplot)"},
     {CLI_ESTIMATE_MODES, "N", 0, "beside a partial window, the modal basis of the global estimate (default 40, 0: none)"},
     {CLI_REDUCE, "MODES", 0, "analyse a reduced model: the contact dofs kept, MODES fixed-interface modes"},
@@ -299,7 +319,8 @@ const cli_command cli_stability = {
     "MODES analyses a Craig-Bampton reduction of the model about the same contact state\n"
     "(docs/reduction.md), --inertia P with P inertia correction vectors besides the modes;\n"
     "its modes are expanded to the full dofs for --vtk\n",
-    "chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind. --nev defaults to 10 pairs\n"
+    "chart.csv: mu,mode,track,re,im,freq_hz,damping_ratio,kind,in_band (0: above a reduced\n"
+    "model's band, outside the model). --nev defaults to 10 pairs\n"
     "(20 eigenvalues) nearest --target-hz (default 0); unstable=yes|no on the last line\n"
     "speaks for that window only. --plot needs gnuplot (exit status 1 without it); --vtk\n"
     "writes the modes of a single solve (DIR/mode-K.vtk) and is refused with --mu or\n"
@@ -427,9 +448,12 @@ static int stab_reduce(const options *o, fcd_system *sys, fcd_contact_set *cs,
   double fmax = 0;
   fcd_reduction_get_info(*red, &nk, &nm, &fmax, NULL);
   fcd_index ni = 0;
+  double band = INFINITY;
   fcd_reduction_get_inertia(*red, &ni);
-  printf("reduced: kept_dofs=%lld modes=%lld max_mode_hz=%.6g reduced_dofs=%lld inertia=%lld\n",
-         (long long)nk, (long long)nm, fmax, (long long)(nk + nm), (long long)ni);
+  fcd_reduction_get_band(*red, &band, NULL, NULL);
+  printf("reduced: kept_dofs=%lld modes=%lld max_mode_hz=%.6g reduced_dofs=%lld inertia=%lld "
+         "band_hz=%.6g\n", (long long)nk, (long long)nm, fmax, (long long)(nk + nm),
+         (long long)ni, band);
   return 0;
 }
 
@@ -511,7 +535,7 @@ int cmd_stability(int argc, char **argv) {
     if (ctx.csv) cli_rank == 0 ? out_discard(&chart) : (void)fclose(ctx.csv);
     goto out;
   }
-  fprintf(ctx.csv, "mu,mode,track,re,im,freq_hz,damping_ratio,kind\n");
+  fprintf(ctx.csv, "mu,mode,track,re,im,freq_hz,damping_ratio,kind,in_band\n");
   ctx.st = st;
   ctx.steps = steps;
   ctx.tty = isatty(2) && steps > 1;

@@ -83,11 +83,15 @@ enum {
                                       modal basis on which the undamped pencil is solved
                                       whole for a global estimate of the growth rate
                                       (fcd_stability_get_estimate); 0 (default): none */
-  FCD_STAB_SHARE_SWEEP = 508 /**< on a communicator of several ranks, 1 (default): a
+  FCD_STAB_SHARE_SWEEP = 508, /**< on a communicator of several ranks, 1 (default): a
                                   friction sweep shares its coefficients out, each rank
                                   solving its own serially (serial memory per rank);
                                   0: every coefficient solved by all ranks together (the
                                   LU distributed by MUMPS: less memory per rank) */
+  FCD_STAB_BAND_HZ = 510 /**< the band of validity (Hz) above which eigenvalues are
+                              outside the model (fcd_stability_get_band); <= 0
+                              (default): the system's own, a reduced model's f_m / 1.5
+                              (fcd_reduction_get_band), none (+inf) for any other */
 };
 
 /** Classification of one eigenvalue. */
@@ -195,7 +199,7 @@ FCD_API fcd_status fcd_stability_get_mode(const fcd_stability *st, fcd_index i,
                                           fcd_real *re, fcd_real *im);
 
 /** Summary of the last solve: @p flutter and @p divergence, whether any computed
- *  eigenvalue is of that kind; @p necessary, seed 000's necessary divergence condition
+ *  eigenvalue within the band (fcd_stability_get_band) is of that kind; @p necessary, seed 000's necessary divergence condition
  *  (the symmetric part of K* not positive definite, eq. 118); @p min_sym, the smallest
  *  eigenvalue of that symmetric part (computed up to FCD_STAB_DENSE_MAX reduced dofs,
  *  NaN above). Any output may be NULL.
@@ -309,6 +313,25 @@ FCD_API fcd_status fcd_stability_get_infinite_count(const fcd_stability *st, fcd
 FCD_API fcd_status fcd_stability_get_estimate(const fcd_stability *st, fcd_real *re,
                                               fcd_real *im, fcd_real *band_hz,
                                               fcd_index *nmodes);
+
+/** The band of the last solve and the eigenvalues above it. A reduced model
+ *  (fcd_reduction_create_band) is the full model only below its band, f_m / 1.5 for f_m
+ *  its highest kept fixed-interface mode; above, its modes are the interface's own and
+ *  its eigenvalues are no prediction of the full model's (a steel block's reductions
+ *  show unstable pairs there, growing at up to 4.1e5 1/s, where the full model is
+ *  stable). An eigenvalue lambda is outside the band when |lambda| > 2 pi band_hz: it is
+ *  kept in the list (fcd_stability_get_eigenvalue), and fcd_stability_get_summary's
+ *  flutter and divergence speak of the eigenvalues within the band only. The band is the
+ *  system's own (+inf for a system that is no reduced model: nothing is outside), or
+ *  FCD_STAB_BAND_HZ. Any output may be NULL.
+ *  @param st the stability analysis
+ *  @param band_hz receives the band (Hz; +inf: none)
+ *  @param noutside receives the count of eigenvalues outside it
+ *  @param nunstable_outside receives how many of those have Re(lambda) > 0
+ *  @return FCD_OK, FCD_E_STATE before a solve, FCD_E_INVALID_ARG for a bad handle
+ *  @since 0.1 */
+FCD_API fcd_status fcd_stability_get_band(const fcd_stability *st, fcd_real *band_hz,
+                                          fcd_index *noutside, fcd_index *nunstable_outside);
 
 /** The certificate of the last solve (fcd/fcd_certificate.h): @c equilibrium and
  *  @c worst hold the largest backward error of its eigenpairs on the reduced quadratic

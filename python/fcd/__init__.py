@@ -161,6 +161,7 @@ for _name, _res, _args in [
     ("fcd_stability_get_mode", _st, [_p, _index, _preal, _preal]),
     ("fcd_stability_get_summary", _st, [_p, _pint, _pint, _pint, _preal]),
     ("fcd_stability_get_infinite_count", _st, [_p, _pindex]),
+    ("fcd_stability_get_band", _st, [_p, _preal, _pindex, _pindex]),
     ("fcd_mesh_create", _st, [_p, _C.c_int, _index, _preal, _pindex, _C.POINTER(_p)]),
     ("fcd_mesh_destroy", None, [_p]),
     ("fcd_mesh_add_cells", _st, [_p, _C.c_int, _index, _pindex]),
@@ -204,6 +205,10 @@ for _name, _res, _args in [
     ("fcd_reduction_create_modal", _st, [_p, _p, _index, _C.POINTER(_p)]),
     ("fcd_reduction_create_enriched", _st, [_p, _p, _index, _index, _C.c_int, _C.POINTER(_p)]),
     ("fcd_reduction_get_inertia", _st, [_p, _pindex]),
+    ("fcd_reduction_create_band", _st, [_p, _p, _index, _index, _C.c_int, _real, _real,
+                                        _C.POINTER(_p)]),
+    ("fcd_reduction_get_band", _st, [_p, _preal, _preal, _pindex]),
+    ("fcd_reduction_band_energy", _st, [_p, _preal, _preal]),
     ("fcd_reduction_expand_dofs", _st, [_p, _preal, _index, _pindex, _preal]),
     ("fcd_reduction_destroy", None, [_p]),
     ("fcd_reduction_system", _p, [_p]),
@@ -270,7 +275,7 @@ _IT_PARAM = {"step": 100, "theta": 101, "tolerance": 102, "max_iter": 103, "cont
 _FC_SOLVER = {"auto": 0, "fixed-point": 1, "nsgs": 2, "newton": 3, "admm": 4, "prox": 5}
 _ST_PARAM = {"nev": 500, "target_hz": 501, "mu": 502, "tolerance": 503, "damping": 504,
              "dense_max": 505, "projection_modes": 506, "max_iter": 507,
-             "share_sweep": 508, "estimate_modes": 509}
+             "share_sweep": 508, "estimate_modes": 509, "band_hz": 510}
 _EQ_KIND = {"static": 0, "steady-sliding": 1}
 _EQ_PARAM = {"tolerance": 102, "max_iter": 103, "contact_solver": 104, "classify_tol": 400}
 
@@ -899,7 +904,7 @@ class Stability(_Child):
 
     def set_param(self, key, value):
         """'nev', 'target_hz', 'mu', 'tolerance', 'damping', 'dense_max',
-        'projection_modes', 'max_iter' or 'share_sweep'."""
+        'projection_modes', 'max_iter', 'share_sweep', 'estimate_modes' or 'band_hz'."""
         self._check(_f["fcd_stability_set_param"](self._h, _key(_ST_PARAM, key, "stability "
                                                                  "parameter"), _scalar(value, "value")))
 
@@ -993,6 +998,18 @@ class Stability(_Child):
         return {"flutter": bool(a.value), "divergence": bool(b.value),
                 "necessary": bool(c.value), "min_sym": m.value}
 
+
+    @property
+    def band(self):
+        """dict: band_hz (a reduced model's band of validity, inf for any other system or
+        FCD_STAB_BAND_HZ's 'band_hz' parameter), outside (how many eigenvalues of the last
+        solve lie above it, |lambda| > 2 pi band_hz: outside the model) and
+        unstable_outside (those of them with Re > 0); summary's flutter and divergence
+        speak of the eigenvalues within the band only."""
+        b, no, nu = _real(0), _index(0), _index(0)
+        self._check(_f["fcd_stability_get_band"](self._h, _C.byref(b), _C.byref(no),
+                                                 _C.byref(nu)))
+        return {"band_hz": b.value, "outside": no.value, "unstable_outside": nu.value}
 
     @property
     def infinite(self):
@@ -1188,10 +1205,15 @@ class Reduction(_Owner):
     ``expand``, ``expand_dofs`` and ``restrict``. ``inertia=P`` enriches the basis with P
     inertia correction vectors (fcd_reduction_create_enriched: what the truncated modes'
     inertia does at low frequency; far fewer modes for the same accuracy); ``ninertia``
-    tells how many were kept (counted in ``nmodes``)."""
+    tells how many were kept (counted in ``nmodes``). ``band_hz`` is the band below which
+    the model's eigenvalues are the full model's (f_m / 1.5), ``cut_hz`` the frequency
+    above which its dynamics are damped (``cut`` times f_m, default 1, with the damping
+    ratio ``band_damping``, default 0.1, 0 for none: fcd_reduction_create_band),
+    ``ndamped`` the directions damped there."""
     _destroy = "fcd_reduction_destroy"
 
-    def __init__(self, system, contacts=None, modes=0, modal=False, inertia=0):
+    def __init__(self, system, contacts=None, modes=0, modal=False, inertia=0, cut=None,
+                 band_damping=None):
         if not isinstance(system, System):
             raise TypeError("system must be an fcd.System")
         if contacts is not None and not isinstance(contacts, ContactSet):
@@ -1202,9 +1224,15 @@ class Reduction(_Owner):
             raise TypeError("modal: expected a bool, got %s" % type(modal).__name__)
         self._full, self._full_contacts, self._sysh = system, contacts, system._h
         h = _p()
-        self._check(_f["fcd_reduction_create_enriched"](
-            system._h, contacts._h if contacts is not None else None, m, p, 1 if modal else 0,
-            _C.byref(h)))
+        ch = contacts._h if contacts is not None else None
+        if cut is None and band_damping is None:
+            self._check(_f["fcd_reduction_create_enriched"](system._h, ch, m, p,
+                                                            1 if modal else 0, _C.byref(h)))
+        else:
+            c = 1.0 if cut is None else _scalar(cut, "cut")
+            z = 0.1 if band_damping is None else _scalar(band_damping, "band_damping")
+            self._check(_f["fcd_reduction_create_band"](system._h, ch, m, p, 1 if modal else 0,
+                                                        c, z, _C.byref(h)))
         self.modal = bool(modal)
         self._h = h
         ni = _index(0)
@@ -1214,6 +1242,9 @@ class Reduction(_Owner):
         self._check(_f["fcd_reduction_get_info"](h, _C.byref(nk), _C.byref(nm), _C.byref(fx),
                                                  None))
         self.nkept, self.nmodes, self.max_freq_hz = nk.value, nm.value, fx.value
+        bb, bc, bn = _real(0), _real(0), _index(0)
+        self._check(_f["fcd_reduction_get_band"](h, _C.byref(bb), _C.byref(bc), _C.byref(bn)))
+        self.band_hz, self.cut_hz, self.ndamped = bb.value, bc.value, bn.value
         kept = _np.zeros(self.nkept, dtype=_np.int64)
         self._check(_f["fcd_reduction_get_info"](h, None, None, None, _pi(kept)))
         self.kept = kept
@@ -1262,6 +1293,15 @@ class Reduction(_Owner):
         xr = _np.zeros(self.ndofs)
         self._check(_f["fcd_reduction_restrict"](self._h, _pr(a), _pr(xr)))
         return xr
+
+    def band_energy(self, v):
+        """The share of the reduced velocity's kinetic energy carried by the reduced
+        pencil's modes above the band (fcd_reduction_band_energy): near 1, a run follows
+        dynamics the full model does not have."""
+        a = _real_array(v, "v", (self.ndofs,))
+        f = _real(0)
+        self._check(_f["fcd_reduction_band_energy"](self._h, _pr(a), _C.byref(f)))
+        return f.value
 
     def residual(self, t, u, v=None, a=None):
         """The indicator: the full equations' interior rows at the expanded state

@@ -883,7 +883,7 @@ static void test_residual(void) {
 /* the nev eigenvalues of the friction-linearized pencil with every contact slipping
  * forward at mu (seed 000's row rule), by decreasing real part */
 static void slip_spectrum(fcd_system *sys, fcd_contact_set *cs, int nev, double *re,
-                          double *im) {
+                          double *im, double *min_sym) {
   fcd_stability *st = NULL;
   fcd_index nc = fcd_contact_set_size(cs);
   int *status = malloc((size_t)nc * sizeof *status);
@@ -901,6 +901,7 @@ static void slip_spectrum(fcd_system *sys, fcd_contact_set *cs, int nev, double 
   CHECK(nconv >= nev);
   for (int k = 0; k < nev && k < nconv; k++)
     CHECK_ST(fcd_stability_get_eigenvalue(st, k, &re[k], &im[k]), FCD_OK);
+  CHECK_ST(fcd_stability_get_summary(st, NULL, NULL, NULL, min_sym), FCD_OK);
   fcd_stability_destroy(st);
   free(status);
   free(dir);
@@ -915,11 +916,13 @@ static void test_stability(void) {
   fcd_index top[2 * (NX + 1)];
   pressed_block(&b, &sys, &cs, 0, 0, top);
   enum { NEV = 10 };
-  double re[NEV] = {0}, im[NEV] = {0}, rre[NEV] = {0}, rim[NEV] = {0};
-  slip_spectrum(sys, cs, NEV, re, im);
+  double re[NEV] = {0}, im[NEV] = {0}, rre[NEV] = {0}, rim[NEV] = {0}, ms = NAN, rms = 0;
+  slip_spectrum(sys, cs, NEV, re, im, &ms);
   fcd_reduction *red = NULL;
   CHECK_ST(fcd_reduction_create(sys, cs, b.ndofs - 4 * (NX + 1), &red), FCD_OK);
-  if (red) slip_spectrum(fcd_reduction_system(red), fcd_reduction_contact_set(red), NEV, rre, rim);
+  if (red)
+    slip_spectrum(fcd_reduction_system(red), fcd_reduction_contact_set(red), NEV, rre, rim,
+                  &rms);
   double worst = 0, scale = 0;
   for (int k = 0; k < NEV; k++) scale = fmax(scale, hypot(re[k], im[k]));
   for (int k = 0; k < NEV; k++) worst = fmax(worst, hypot(rre[k] - re[k], rim[k] - im[k]));
@@ -927,7 +930,13 @@ static void test_stability(void) {
          "%.6f%+.6fi), largest difference of %d: %.2e of |lambda|\n", rre[0], rim[0], re[0],
          im[0], NEV, worst / scale);
   CHECK(worst <= 1e-8 * scale);
-  fcd_reduction_destroy(red);
+  /* seed 000's necessary divergence condition is not a property of the model but of its
+   * coordinates: the trial and test spaces change differently with them (the test
+   * vectors carry mu times the normal row), so sym(K*) is no congruence of the full
+   * one's, and here even its sign differs: fcd stability --reduce prints n/a for it */
+  printf("min_sym, the smallest eigenvalue of sym(K*): full %.6g, every mode kept %.6g\n",
+         ms, rms);
+  CHECK(ms < 0 && rms > 0);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
   tb_block_free(&b);
