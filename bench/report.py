@@ -353,7 +353,7 @@ def distributed(dist_log):
 
 
 def getfem(gf_log):
-    print("## Contact against GetFEM's own bricks (issue 26)\n")
+    print("## Contact against GetFEM's own bricks\n")
     print(STAMP + "\n")
     print("`bench/getfem_peer.py`: the press-then-shear path of examples/hosts/getfem on")
     print("GetFEM's own discretization, and two non-matching cases (the contact patch test,")
@@ -397,6 +397,63 @@ def old_sections(path):
     return sections, rows
 
 
+# each part of bench/run: its section's heading, and the peer its ratios are against
+PEERS = {
+    "contact": "Siconos 4.4, the best of its 21 solvers per problem",
+    "small": "Siconos 4.4's best solver on each problem",
+    "step": "one solve with CHOLMOD's factor (no peer: the step's own floor)",
+    "dynamics": "Siconos 4.4's MoreauJeanOSI",
+    "stability": "scipy (ARPACK shift-and-invert, and LAPACK)",
+    "lattice": "a dense QP per projection (the seed's Algorithm 2 as a QP)",
+    "kinematics": "node-to-node pairs on matching meshes",
+    "getfem": "GetFEM's own contact bricks",
+    "distributed": "serial CHOLMOD on the same machine",
+}
+FIGURES = "Current figures"
+
+
+def stamp_of(text):
+    """(date, machine) of a section's 'Measured by' line, or None"""
+    m = re.search(r"Measured by `bench/run` \(mode: \w+\) on (\S+), (.+?), (\d+) cores\.",
+                  text)
+    return (m.group(1), "%s, %s cores" % (m.group(2), m.group(3))) if m else None
+
+
+def figure_rows(part, head, text):
+    """the rows of the current-figures table for one section: one per ratio line"""
+    st = stamp_of(text) or ("undated", "-")
+    rows = []
+    for m in re.finditer(r"^\s*ratio (\S+) (\S+)", text, re.M):
+        rows.append((m.group(1), "| %s | %s | %s | %s | %s | %s | `bench/run --only %s` |"
+                     % (m.group(1), m.group(2), head, PEERS.get(part, "-"), st[0], st[1], part)))
+    return rows
+
+
+def old_figure_rows(old):
+    """the previous page's current-figures rows not written by bench/run's parts (figures
+    measured by hand, with their own command), by name"""
+    rows = {}
+    for line in old.get(FIGURES, "").splitlines():
+        m = re.match(r"\| (\S+) \|", line)
+        if m and m.group(1) not in ("figure", "---") and "`bench/run --only" not in line:
+            rows[m.group(1)] = line
+    return rows
+
+
+def figures_table(rows, hand):
+    """the page's first section: every figure, its ratio, what and against whom, when
+    and where, and the command that measures it again"""
+    out = ["## %s\n" % FIGURES,
+           "Ratios fcd / peer (below 1: fcd is faster), one row per figure; each section below",
+           "says how it is measured. Rows of parts this run did not measure keep their date;",
+           "rows measured by hand name their own command.\n",
+           "| figure | ratio | what | against | measured | machine | reproduce |",
+           "|---|---|---|---|---|---|---|"]
+    out += [r for _, r in rows]
+    out += list(hand.values())
+    return "\n".join(out) + "\n"
+
+
 def from_file(name):
     path = os.path.join(here, name)
     return open(path).read().strip("\n") + "\n" if os.path.exists(path) else None
@@ -405,38 +462,49 @@ def from_file(name):
 def page():
     old, mem_rows = old_sections(args.keep)
     parts = [
-        ("Contact solvers against Siconos 4.4", contact, args.contact),
-        ("Contact problems of one and two contacts", small, args.small),
-        ("Time integration: one step against one solve with the factor", step, args.step),
-        ("Time integration against Siconos 4.4 (MoreauJeanOSI)", dynamics, args.dynamics),
-        ("Stability analysis against scipy", stability, args.stability),
-        ("Lattices: sparse catch-up against dense projections", lattice, args.lattice),
-        ("Non-matching meshes: the cost of mortar rows", kinematics, args.kinematics),
-        ("Contact against GetFEM's own bricks (issue 26)", getfem, args.getfem),
+        ("Contact solvers against Siconos 4.4", contact, args.contact, "contact"),
+        ("Contact problems of one and two contacts", small, args.small, "small"),
+        ("Time integration: one step against one solve with the factor", step, args.step,
+         "step"),
+        ("Time integration against Siconos 4.4 (MoreauJeanOSI)", dynamics, args.dynamics,
+         "dynamics"),
+        ("Stability analysis against scipy", stability, args.stability, "stability"),
+        ("Lattices: sparse catch-up against dense projections", lattice, args.lattice,
+         "lattice"),
+        ("Non-matching meshes: the cost of mortar rows", kinematics, args.kinematics,
+         "kinematics"),
+        ("Contact against GetFEM's own bricks", getfem, args.getfem, "getfem"),
         ("Distributed: serial CHOLMOD against MUMPS on one and two ranks", distributed,
-         args.distributed),
+         args.distributed, "distributed"),
     ]
     out = ["# Performance\n\nWritten by `bench/run`. fcd and its peer run in the same "
            "invocation on the same\nmachine; figures are ratios fcd / peer (below 1: fcd is "
-           "faster). Each section says\nwhen and in what mode it was measured: `bench/run "
-           "--only PARTS` measures some parts\nand keeps the others' sections as they were. "
-           "Reproduce with `bench/run` (or\n`bench/run --quick`).\n"]
-    for head, fn, given in parts:
+           "faster). The first table holds\nevery current figure with its date, machine and "
+           "command; a section per benchmark\nfollows, saying what is measured and how. "
+           "`bench/run --only PARTS` measures some\nparts and keeps the others as they were. "
+           "How the figures were reached is in\nCHANGELOG.md and the history of this "
+           "page.\n"]
+    rows = []
+    for head, fn, given, part in parts:
+        text = None
         if given:
-            out.append(captured(fn, *(given if isinstance(given, list) else [given])))
+            text = captured(fn, *(given if isinstance(given, list) else [given]))
         elif head in old:
             text = old[head].strip("\n") + "\n"
             if "Measured by" not in text:
                 lines = text.split("\n", 2)
                 text = "\n".join([lines[0], "", "Kept from an earlier `bench/run` (that page "
                                   "did not date its sections).", ""] + lines[2:])
+        if text:
             out.append(text)
+            rows += figure_rows(part, head, text)
+    out.insert(1, figures_table(rows, old_figure_rows(old)))
     text = from_file("ON_PAPER.md")
     if text:
         out.append(text)
     # sections written by hand in the page itself (the reduced models' measurements, made
     # by bench/reduced_brake runs of hours that bench/run does not repeat): kept as they are
-    made = {h for h, _, _ in parts} | {"Peak memory per benchmark"}
+    made = {h for h, _, _, _ in parts} | {"Peak memory per benchmark", FIGURES}
     for name in ("ON_PAPER.md", "PROFILE.md"):
         t = from_file(name)
         if t and t.startswith("## "):

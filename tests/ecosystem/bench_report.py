@@ -37,6 +37,13 @@ old = write("old.md", """# Performance
 
 Generated long ago.
 
+## Current figures
+
+| figure | ratio | what | against | measured | machine | reproduce |
+|---|---|---|---|---|---|---|
+| step_vs_cholmod_solve | 9.999 | Time integration | x | 2020-01-01 | m | `bench/run --only step` |
+| brake_transient_reduced | 0.108 | Reduced models | the full model | 2026-11-30 | m | `bench/reduced_brake --full` |
+
 ## Time integration: one step against one solve with the factor
 
     ratio step_vs_cholmod_solve 9.999
@@ -116,6 +123,17 @@ check("| contact_vs_siconos | 3047 (2026-11-24, cap 10 s) |" in m, "a row not me
 check("| step_vs_cholmod_solve | 120 (2031-01-02) |" in m, "a row measured is replaced")
 check("999" not in m, "the replaced row's old figure is gone")
 
+f = text.get("Current figures", "")
+check(list(sections)[0] == "Current figures", "the current figures come first")
+check("| step_vs_cholmod_solve | 2.345 | Time integration: one step against one solve with the "
+      "factor |" in f and "| 2031-01-02 |" in f and "`bench/run --only step` |" in f,
+      "a figure measured this run, dated, with its command")
+check("9.999" not in f, "the re-measured figure's old row is gone")
+check("| dynamics_vs_siconos | 0.0652 | Time integration against Siconos 4.4 (MoreauJeanOSI) |"
+      in f and "| undated | - | `bench/run --only dynamics` |" in f,
+      "a figure of a section not run is kept, undated as its section")
+check("| brake_transient_reduced | 0.108 | Reduced models | the full model | 2026-11-30 | m | "
+      "`bench/reduced_brake --full` |" in f, "a figure measured by hand keeps its row")
 check(any(k.startswith("Distributed: a 10-million-dof model") for k in sections),
       "the section written by hand (bench/ON_PAPER.md) is copied in")
 check("Contact solvers against Siconos 4.4" not in sections,
