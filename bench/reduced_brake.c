@@ -9,7 +9,7 @@
  * and their sum, with the full model's transient beside them.
  *
  *   reduced_brake [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H]
- *                 [--window W] [--full] [--modal] [--inertia P] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]]
+ *                 [--window W] [--full] [--modal] [--inertia P] [--cut X] [--band-damping XI] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]]
  *                 [--shoot] [--follow NPTS]
  *                 [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]
  *
@@ -41,6 +41,11 @@
  * --shoot and --long (--chart and --scale are the stability analysis or start from it,
  * and it refuses modal rows; --long takes its sliding state and mode from a
  * Craig-Bampton twin of the same modes, restricted onto the modal coordinates).
+ *
+ * --cut X and --band-damping XI set the reduced models' damping above the band
+ * (fcd_reduction_create_band: above X times the highest kept mode's frequency, damping
+ * ratio XI; --band-damping 0 leaves it out). Each reduced row is followed by the band,
+ * the cut and the share of the last step's kinetic energy above the band.
  *
  * --inertia P enriches every reduced basis with P inertia correction vectors
  * (fcd_reduction_create_enriched): the interior's response to the constraint modes'
@@ -220,19 +225,20 @@ static void print_row(FILE *csv, const char *what, long nmodes, long nkept, doub
 
 typedef struct {
   int nr, nt, nz, full, chart, proj, undamped, shoot, follow, modal;
-  double tend, h, window, mu_long, amp;
+  double tend, h, window, mu_long, amp, cut, band_damping;
   long modes[32], inertia;
   int reduced_only, nmodes, nscale, ninterface;
   long scale[16], interface[16];
   const char *csv;
 } options;
 
-/* the reduction the options ask for: modal coordinates with --modal */
+/* the reduction the options ask for: modal coordinates with --modal, inertia vectors with
+   --inertia, the band's damping as --cut and --band-damping set it (the library's defaults
+   otherwise) */
 static fcd_status reduce(const options *o, fcd_system *sys, fcd_contact_set *cs, long m,
                          fcd_reduction **red) {
-  if (o->inertia > 0) return fcd_reduction_create_enriched(sys, cs, m, o->inertia, o->modal, red);
-  return o->modal ? fcd_reduction_create_modal(sys, cs, m, red)
-                  : fcd_reduction_create(sys, cs, m, red);
+  return fcd_reduction_create_band(sys, cs, m, o->inertia, o->modal, o->cut, o->band_damping,
+                                   red);
 }
 
 /* a comma-separated list of integers in [lo, hi] into out (at most cap); returns the count */
@@ -248,7 +254,9 @@ static int int_list(const char *p, const char *name, const char *arg, long lo, l
 
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
-  *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8, {50}, 0, 0, 1, 0, 0, {0}, {0}, NULL};
+  *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8,
+                 FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT, {50}, 0, 0, 1, 0,
+                 0, {0}, {0}, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -277,6 +285,10 @@ static void parse(int argc, char **argv, options *o) {
       o->follow = (int)bench_int(p, "--follow", argv[++i], 1, 100);
     } else if (!strcmp(argv[i], "--inertia") && i + 1 < argc) {
       o->inertia = bench_int(p, "--inertia", argv[++i], 0, 100000);
+    } else if (!strcmp(argv[i], "--cut") && i + 1 < argc) {
+      o->cut = bench_real(p, "--cut", argv[++i], 1e-3, 1e3);
+    } else if (!strcmp(argv[i], "--band-damping") && i + 1 < argc) {
+      o->band_damping = bench_real(p, "--band-damping", argv[++i], 0, 10);
     } else if (!strcmp(argv[i], "--reduced-only")) {
       o->reduced_only = 1;
     } else if (!strcmp(argv[i], "--modal")) {
@@ -293,7 +305,7 @@ static void parse(int argc, char **argv, options *o) {
       o->csv = argv[++i];
     } else {
       fprintf(stderr, "usage: %s [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H] "
-              "[--window W] [--full] [--modal] [--inertia P] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
+              "[--window W] [--full] [--modal] [--inertia P] [--cut X] [--band-damping XI] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
       exit(2);
     }
   }
@@ -483,6 +495,12 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
     char what[32];
     snprintf(what, sizeof what, "reduced");
     print_row(csv, what, (long)nm, (long)nk, fmax_hz, t_red, &c, ref, rel);
+    double band = 0, cut = 0, share = -1;
+    fcd_index ndamp = 0;
+    fcd_reduction_get_band(red, &band, &cut, &ndamp);
+    fcd_reduction_band_energy(red, vb, &share);
+    printf("  band %.1f Hz, damped above %.1f Hz (%ld directions, xi = %g); kinetic energy "
+           "above the band at the end: %.2e\n", band, cut, (long)ndamp, o->band_damping, share);
   }
   if (st == FCD_OK && o->shoot)
     st = shoot_cycle(rs, fcd_reduction_contact_set(red), ub, vb, o->h, &c, &w, o->follow);

@@ -78,7 +78,7 @@ def contact(csv_path, log_path):
     print()
     for l in summary:
         print("    " + l)
-    print("\nTargets (issue 23): fcd auto over the peer's best at most 0.3 in geometric mean over")
+    print("\nTargets: fcd auto over the peer's best at most 0.3 in geometric mean over")
     print("the problems both solve; at most 1.0x on every problem where the peer's best takes")
     print(">= 1 ms; auto reaching the tolerance on every problem.")
 
@@ -126,7 +126,7 @@ def contact(csv_path, log_path):
 def small(small_log):
     print("## Contact problems of one and two contacts\n")
     print(STAMP + "\n")
-    print("`bench/small_contact` (issue 69): the contact solve of every step of a small model.")
+    print("`bench/small_contact`: the contact solve of every step of a small model.")
     print("The pin on a flat of `fcd demo` (seed 000, Ex. 4.6; mu = 2.2, h = 1e-3) run onto")
     print("its limit cycle, then 10^5 steps of Moreau-Jean and of the modified theta method")
     print("(time per step, fastest of 10 blocks); and two local problems solved 10^5 times")
@@ -136,9 +136,8 @@ def small(small_log):
     print("slider-crank problem FC2D_SliderCrankLagrangian00000 (both tangential rows of W")
     print("alike). The ratios are fcd auto over Siconos' fastest. Counted by callgrind and")
     print("memcheck on 10^4 steps of the modified theta method (noise-free, unlike the times):")
-    print("before issue 69's changes (81a1824) a step of the pin cost 13.0k instructions and")
-    print("12 heap allocations, since then 7.9k and none; the pin's contact problem 3.2k ->")
-    print("2.0k instructions a solve, the slider-crank 142k -> 9.8k (Siconos' enum: 11.5k).\n")
+    print("a step of the pin costs 7.9k instructions and no heap allocation, the pin's contact")
+    print("problem 2.0k instructions a solve, the slider-crank's 9.8k (Siconos' enum: 11.5k).\n")
     for l in open(small_log).read().splitlines():
         print("    " + l)
 
@@ -155,9 +154,9 @@ def step(step_log):
     lines = open(step_log).read().splitlines()
     for l in lines:
         print("    " + l)
-    print("\nTarget (issues 4 and 10): at most 3.")
+    print("\nTarget: at most 3.")
     if any(l.startswith("ratio output_every") for l in lines):
-        print("\nThe `output:` line: what a ParaView time series (`fcd_series`, issue 67) adds, on")
+        print("\nThe `output:` line: what a ParaView time series (`fcd_series`) adds, on")
         print("the same block, in blocks of steps alternating with those above: a frame after")
         print("every step, and one every 10 steps, each frame a VTK XML file with the points,")
         print("the cells and eight point arrays (displacement, velocity, the contact fields),")
@@ -192,7 +191,7 @@ def stability(stab_dir):
     for f in ("fcd.txt", "scipy.txt", "ratio.txt"):
         for l in open(os.path.join(stab_dir, f)).read().splitlines():
             print("    " + l)
-    print("\nTarget (issues 6 and 10): at most 0.5.\n")
+    print("\nTarget: at most 0.5.\n")
     print("### Time and memory against size\n")
     print("The whole analysis (reduction, necessary condition, eigen-solve), best of two, and")
     print("the LU factorization alone of the shifted operator it factors (MUMPS through")
@@ -262,11 +261,11 @@ def lattice(lat_log):
     print("fcd's 1000-step run (`fcd lattice`) and a 100 x 100 lattice near its first yield.\n")
     for l in open(lat_log).read().splitlines():
         print("    " + l)
-    print("\nTarget (issues 7 and 10): at least 50x faster, i.e. a ratio of at most 0.02.")
+    print("\nTarget: at least 50x faster, i.e. a ratio of at most 0.02.")
 
 
 
-KIN_TEXT = """`bench/kinematics_cost` (issue 22), measured in the same run. First the cost of
+KIN_TEXT = """`bench/kinematics_cost`, measured in the same run. First the cost of
 pairing two non-matching surfaces: two tetrahedral blocks, the upper one's bottom of
 10,000 slave nodes (100 x 100) on the lower one's top of 119 x 119 squares, their
 dual-mortar and node-to-facet rows (`fcd_contact_set_add_surface_pair`) against one
@@ -288,7 +287,7 @@ def kinematics(kin_log):
 
 
 
-DIST_TEXT = """`bench/distributed_block` (issue 24): the 3D block of `bench/block_model.h` (1 x 1 x
+DIST_TEXT = """`bench/distributed_block`: the 3D block of `bench/block_model.h` (1 x 1 x
 0.5 m, six linear tetrahedra per cell, E = 1e7 Pa), its top face held, every bottom node
 sliding along +x on a rigid flat (mu = 0.3): the steady-sliding equilibrium, then 20
 Moreau-Jean steps (h = 1e-4 s) from it. The first step (the factorization of the
@@ -348,7 +347,7 @@ def distributed(dist_log):
                 ok = base and two and two[k] > 0
                 row.append("%.2f" % (base[k] / two[k]) if ok else "-")
         print("| %s | %s |" % (size, " | ".join(row)))
-    print("\nTarget (issue 24): a speed-up of at least 1.5 at two ranks for the equilibrium "
+    print("\nTarget: a speed-up of at least 1.5 at two ranks for the equilibrium "
           "at 100k dofs\nand more (over `mpiexec -n 1`).")
 
 

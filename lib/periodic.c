@@ -1113,16 +1113,23 @@ static fcd_status corrector(fcd_periodic *p, branch *b, fcd_real ds, fcd_real *m
  * component there is the differences' round-off (1e-9 on Hoffmann's oscillator), which
  * flips sign from point to point; at the folds measured it is 1e-3 or more. */
 #define FOLD_TMU 1e-6
+/* the trivial multiplier's largest error at which a second one at +1 is told apart */
+#define FAMILY_TRIVIAL 1e-4
 
 /* the event at the new point from the previous one's figures; fold: mu turned back */
 static int point_event(const fcd_periodic *p, int fold, int pd0, int ns0,
-                       int up0, int *pd, int *ns, int *up) {
-  *pd = *ns = *up = 0;
+                       int up0, int *pd, int *ns, int *up, int *family) {
+  *pd = *ns = *up = *family = 0;
   fcd_real band = fmax(10 * p->info.trivial_error, 10 * p->fd);
   fcd_index triv = 0;
   for (fcd_index i = 1; i < p->nx; i++)
     if (hypot(p->mre[i] - 1, p->mim[i]) < hypot(p->mre[triv] - 1, p->mim[triv])) triv = i;
   for (fcd_index i = 0; i < p->nx; i++) {
+    /* a second multiplier at +1 to the trivial one's accuracy, when that is good enough to
+     * tell: an orbit of a family at this mu (a fold passes +1 once; a family keeps it) */
+    if (i != triv && p->info.trivial_error <= FAMILY_TRIVIAL &&
+        hypot(p->mre[i] - 1, p->mim[i]) <= band)
+      *family = 1;
     if (i == triv || hypot(p->mre[i], p->mim[i]) <= 1 + band) continue;
     if (p->mim[i] != 0) (*ns)++;
     else if (p->mre[i] < 0) (*pd)++;
@@ -1251,8 +1258,8 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
   memset(r, 0, (size_t)b->m2 * sizeof *r);
   r[nx + 1] = dir;
   FCD_TRY(at_point(p, b, r));
-  int pd = 0, ns = 0, up = 0;
-  (void)point_event(p, 0, 0, 0, 0, &pd, &ns, &up);
+  int pd = 0, ns = 0, up = 0, fam = 0, nfam = 0;
+  (void)point_event(p, 0, 0, 0, 0, &pd, &ns, &up, &fam);
   /* the direction of mu along the branch, from the last tangent that was not vertical */
   fcd_real sig = fabs(b->t[nx + 1]) > FOLD_TMU ? copysign(1.0, b->t[nx + 1]) : dir;
   for (fcd_index k = 0; k < max_points; k++) {
@@ -1286,15 +1293,22 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
     fcd_real tmu = b->t[nx + 1];
     int fold = fabs(tmu) > FOLD_TMU && tmu * sig < 0;
     if (fabs(tmu) > FOLD_TMU) sig = copysign(1.0, tmu);
-    int ev = point_event(p, fold, pd, ns, up, &pd1, &ns1, &up1);
+    int ev = point_event(p, fold, pd, ns, up, &pd1, &ns1, &up1, &fam);
     pd = pd1;
     ns = ns1;
     up = up1;
+    nfam = fam ? nfam + 1 : 0;
     if (b->cur.au < 1e-3 * au_first) ev = FCD_PERIODIC_EVENT_COLLAPSE;
+    /* two points running, mu still moving: the orbits fill a sheet in (amplitude, mu), the
+     * tangent is not defined and mu would wander over it with spurious folds. A vertical
+     * family (a center at one mu, Hoffmann's at its threshold) is a curve: followed on */
+    else if (nfam >= 2 && fabs(tmu) > FOLD_TMU) ev = FCD_PERIODIC_EVENT_FAMILY;
     if (fn && fn(ud, mu, &p->info, p->mre, p->mim, ev))
       return fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped it at "
                       "mu = %.10g", mu);
-    if (ev == FCD_PERIODIC_EVENT_COLLAPSE || (mu - mu_end) * dir >= 0) break;
+    if (ev == FCD_PERIODIC_EVENT_COLLAPSE || ev == FCD_PERIODIC_EVENT_FAMILY ||
+        (mu - mu_end) * dir >= 0)
+      break;
     ds = iters <= 3 ? fmin(1.5 * ds, 8 * dmu) : ds;
   }
   return FCD_OK;

@@ -46,7 +46,7 @@ const cli_command cli_periodic = {
     "integrates from the start, so a guess can be a transient's end. --follow continues the\n"
     "branch by pseudo-arclength in the contacts' common friction coefficient: branch.csv has\n"
     "mu, period, amplitudes, residual, stable (1, 0, -1: no verdict), the event (fold,\n"
-    "period-doubling, torus, stability, collapse) and the largest other multiplier. The\n"
+    "period-doubling, torus, stability, collapse, family) and the largest other multiplier. The\n"
     "system must be autonomous (constant loads and prescribed values).\n",
     CLI_MPI_NO};
 
@@ -192,18 +192,23 @@ static int per_write_orbit(fcd_system *sys, fcd_contact_set *cs, fcd_scheme sche
 }
 
 static const char *const per_events[] = {"none", "fold", "period-doubling", "torus",
-                                         "stability", "collapse"};
+                                         "stability", "collapse", "family"};
 
 static int per_point(void *ud, double mu, const fcd_periodic_info *in, const double *re,
                      const double *im, int ev) {
   (void)re;
   (void)im;
-  const char *name = ev >= 0 && ev <= 5 ? per_events[ev] : "?";
+  const char *name = ev >= 0 && ev <= FCD_PERIODIC_EVENT_FAMILY ? per_events[ev] : "?";
   fprintf((FILE *)ud, "%.10g,%.12g,%.10g,%.10g,%.3e,%d,%s,%.8g\n", mu, in->period,
           in->amplitude_u, in->amplitude_v, in->residual, in->stable, name, in->max_multiplier);
   printf("  mu %.8g: T %.10g, amplitude %.6g, %s%s%s\n", mu, in->period, in->amplitude_u,
          in->stable == 1 ? "stable" : in->stable == 0 ? "unstable" : "no verdict",
          ev ? ", " : "", ev ? name : "");
+  if (ev == FCD_PERIODIC_EVENT_FAMILY)
+    printf("  stopped: a second Floquet multiplier sits at +1 here and at the point before, "
+           "so these orbits are one of a family at this mu (any amplitude, as an undamped "
+           "model moves while its contacts stay closed and slipping); a branch in mu is "
+           "not defined from here\n");
   return 0;
 }
 

@@ -190,9 +190,18 @@ enum {
                                                 (Neimark-Sacker) */
   FCD_PERIODIC_EVENT_STABILITY = 4,        /**< a real multiplier crossed +1 with mu
                                                 still going the same way */
-  FCD_PERIODIC_EVENT_COLLAPSE = 5          /**< the orbit shrank below 1e-3 of the first
+  FCD_PERIODIC_EVENT_COLLAPSE = 5,         /**< the orbit shrank below 1e-3 of the first
                                                 point's amplitude: the branch reaches the
                                                 equilibrium (its Hopf point); the last */
+  FCD_PERIODIC_EVENT_FAMILY = 6            /**< a second multiplier sits at +1 at this
+                                                point and the one before, and mu still
+                                                moves: the orbits are not isolated but fill
+                                                a sheet, a family at every mu nearby (an
+                                                undamped model whose contacts stay closed
+                                                and slipping one way moves linearly, at any
+                                                amplitude), where a branch in mu is not
+                                                defined; the last. A family at one mu only
+                                                (a vertical branch) is followed */
 };
 
 /** Called at each point of a continuation with the point's friction coefficient, its
@@ -222,8 +231,8 @@ typedef int (*fcd_periodic_point_fn)(void *user_data, fcd_real mu, const fcd_per
  *  @param max_points the most points to compute, >= 1
  *  @param fn called at each point (may be NULL)
  *  @param user_data passed to fn unchanged
- *  @return FCD_OK (mu_end passed, max_points reached, or the branch collapsed onto the
- *      equilibrium), FCD_E_CALLBACK (fn stopped it), FCD_E_NOT_CONVERGED (the corrector
+ *  @return FCD_OK (mu_end passed, max_points reached, the branch collapsed onto the
+ *      equilibrium, or it entered a family of orbits: the last point's event says which), FCD_E_CALLBACK (fn stopped it), FCD_E_NOT_CONVERGED (the corrector
  *      failed at the smallest step; the points so far were reported), FCD_E_STATE (no
  *      converged orbit), FCD_E_UNSUPPORTED (no contacts, or contacts with different
  *      coefficients), FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_SINGULAR, and what a step

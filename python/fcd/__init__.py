@@ -1494,11 +1494,11 @@ class Periodic(_Child):
     def follow(self, mu_end, dmu, max_points=100):
         """Continues the branch from the last converged orbit towards ``mu_end``
         (fcd_periodic_continue): a list of points, each the ``info`` dict plus 'event'
-        ('none', 'fold', 'period-doubling', 'torus', 'stability', 'collapse'),
+        ('none', 'fold', 'period-doubling', 'torus', 'stability', 'collapse', 'family'),
         'multipliers' (complex) and 'range' ((umin, umax)). A corrector that fails at the
         smallest step raises FcdError; the points found before are on the exception's
         ``points`` attribute."""
-        names = ["none", "fold", "period-doubling", "torus", "stability", "collapse"]
+        names = ["none", "fold", "period-doubling", "torus", "stability", "collapse", "family"]
         pts, raised = [], []
         n = self._ndofs
 

@@ -506,7 +506,7 @@ PIN_M = "%%MatrixMarket matrix coordinate real symmetric\n4 4 5\n1 1 3\n2 2 0.02
 
 def pin(tmp, mu=2.2):
     files = {"K.mtx": PIN_K, "M.mtx": PIN_M, "fixed.txt": "0\n", "f.txt": "0 0 0 0.01\n",
-             "contacts.txt": "fcd-contacts 1\ndim 2\nrigid 2 3   0 1   1 0   0 %g   0.015\n" % mu}
+             "contacts.txt": "fcd-contacts 1\ndim 2\nrigid 2 3   0 1   1 0   0 %.17g   0.015\n" % mu}
     for name, text in files.items():
         with open(os.path.join(tmp, name), "w") as fh:
             fh.write(text)

@@ -107,6 +107,56 @@ def test_branch_folds_below_the_flutter_threshold():
         assert (hi[1] - lo[1]) / 2 == pytest.approx(0.3849, rel=1e-3)
 
 
+def test_branch_stops_where_the_orbits_form_a_family():
+    """Past the grazing near mu = 1.707 the pin's orbit keeps its contact closed and
+    slipping one way: this model has no damping, so it moves linearly there and every
+    amplitude is an orbit at the same mu. A second Floquet multiplier then sits at +1, the
+    branch in mu is not defined, and a continuation towards 0 used to wander along the
+    family with a dozen spurious folds. It now stops at the second such point with the
+    event 'family'. The family is checked independently with fcd.Integrator: the last
+    orbit's deviation from steady sliding scaled by 0.8 (and by 0.5) returns to itself
+    after one period, the same period, to 1e-9 of the orbit's size, where the isolated cycle
+    at mu = 2.2 scaled by 0.8 misses itself by more than 1e-2."""
+    with tempfile.TemporaryDirectory() as tmp:
+        s, cs = pin(tmp, mu=2.2)
+        (u, v), period = transient_state(s, cs, h=2e-3)
+        p = fcd.Periodic(s, cs, step=2e-3)
+        p.solve(u, v, period)
+        T22, u22, v22 = p.orbit
+        steps22 = p.info["steps"]
+        pts = p.follow(0.0, 0.05, max_points=60)
+        events = [q["event"] for q in pts]
+        assert events[-1] == "family" and events.count("family") == 1
+        assert events.count("fold") == 1  # the real fold near 1.677, nothing spurious
+        mu_last = pts[-1]["mu"]
+        assert 1.70 < mu_last < 1.71
+        m = np.sort(np.abs(pts[-1]["multipliers"] - 1))
+        assert m[1] < 1e-5  # the second multiplier at +1
+        T, u0, v0 = p.orbit
+        assert pts[-1]["steps"] == steps22
+
+        def returns(mu, u0, v0, T, scale, steps=steps22):
+            with tempfile.TemporaryDirectory() as tmp2:
+                s2, cs2 = pin(tmp2, mu=mu)
+                us, _ = fcd.Equilibrium(s2, cs2).solve("steady-sliding")
+                us = np.array(us)
+                ua, va = us + scale * (np.array(u0) - us), scale * np.array(v0)
+                it = fcd.Integrator(s2, cs2, scheme="modified-theta", step=T / steps)
+                it.set_state(0.0, ua, va)
+                for _ in range(steps):
+                    it.step()
+                _, u1, v1 = it.state
+                size = np.max(np.abs(ua - us)) + np.max(np.abs(va))
+                return max(np.max(np.abs(u1 - ua)), np.max(np.abs(v1 - va))) / size
+
+        assert returns(mu_last, u0, v0, T, 1.0) < 1e-9
+        assert returns(mu_last, u0, v0, T, 0.8) < 1e-9
+        assert returns(mu_last, u0, v0, T, 0.5) < 1e-9
+        # the stick-slip-flight cycle at mu = 2.2 is isolated: its scaled copy is no orbit
+        assert returns(2.2, u22, v22, T22, 1.0) < 1e-9
+        assert returns(2.2, u22, v22, T22, 0.8) > 1e-2
+
+
 def test_period_of_the_sliding_center_tends_to_the_flutter_frequency():
     """The birth of the pin's oscillations (issue 68): below the flutter threshold
     mu_c = 1.7357 the linearization of steady sliding has two pairs of imaginary
