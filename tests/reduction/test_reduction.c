@@ -937,6 +937,7 @@ static void test_stability(void) {
   printf("min_sym, the smallest eigenvalue of sym(K*): full %.6g, every mode kept %.6g\n",
          ms, rms);
   CHECK(ms < 0 && rms > 0);
+  fcd_reduction_destroy(red);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
   tb_block_free(&b);
