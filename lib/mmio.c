@@ -1,6 +1,7 @@
 /* Matrix Market (coordinate real/integer, general/symmetric) and the prescribed-dof
  * text file. Every defect is reported with the file and the line number. */
 #include "model.h"
+#include "import_private.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -201,6 +202,47 @@ static fcd_status read_entries(reader *r, const mm_header *h, fcd__route *rt) {
     return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: file ends after %lld of %lld declared entries",
                     path, r->L.lineno, k, h->nnz);
   return FCD_OK;
+}
+
+/* The whole file as a matrix file (fcd_matrix_file_read): the entries 0-based, one
+ * triangle of a symmetric file kept as it is */
+fcd_status fcd__mm_read_mfile(const char *path, fcd_matrix_file *m, char *errbuf,
+                              size_t errcap) {
+  reader r;
+  FCD_TRY(open_reader(&r, path, NULL, errbuf, errcap));
+  mm_header h;
+  fcd_status st = read_header(&r, &h, NULL, errbuf, errcap);
+  long long k = 0;
+  int got = 1;
+  while (st == FCD_OK && (got = next_line(&r)) > 0) {
+    if (r.L.line[0] == '%' || blank(r.L.line)) continue;
+    const char *s = r.L.line;
+    long long i, j;
+    double v;
+    if (k >= h.nnz)
+      st = fcd__err_to(NULL, errbuf, errcap, FCD_E_FORMAT, "%s:%ld: more entries than the "
+                       "%lld declared", path, r.L.lineno, h.nnz);
+    else if (!parse_index(&s, &i) || !parse_index(&s, &j) || !parse_real(&s, &v) || !blank(s))
+      st = fcd__err_to(NULL, errbuf, errcap, FCD_E_FORMAT, "%s:%ld: expected 'row column "
+                       "value', got '%.60s'", path, r.L.lineno, r.L.line);
+    else if (i < 1 || i > h.nrows || j < 1 || j > h.ncols)
+      st = fcd__err_to(NULL, errbuf, errcap, FCD_E_FORMAT, "%s:%ld: index (%lld, %lld) "
+                       "outside the declared %lld x %lld (1-based)", path, r.L.lineno, i, j,
+                       h.nrows, h.ncols);
+    else if (!fcd__mfile_push(m, i - 1, 0, j - 1, 0, v))
+      st = fcd__err_to(NULL, errbuf, errcap, FCD_E_NOMEM, "%s: out of memory", path);
+    else
+      k++;
+  }
+  if (st == FCD_OK && got < 0) st = r.st;
+  if (st == FCD_OK && k != h.nnz)
+    st = fcd__err_to(NULL, errbuf, errcap, FCD_E_FORMAT, "%s: file ends after %lld of %lld "
+                     "declared entries", path, k, h.nnz);
+  close_reader(&r);
+  m->symmetric = h.symmetric;
+  m->nrows = h.nrows;
+  m->ncols = h.ncols;
+  return st;
 }
 
 /* On a distributed system rank 0 reads the file and sends each rank the entries of its

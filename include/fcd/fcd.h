@@ -22,5 +22,6 @@
 #include <fcd/fcd_vtk.h>
 #include <fcd/fcd_reduction.h>
 #include <fcd/fcd_periodic.h>
+#include <fcd/fcd_import.h>
 
 #endif /* FCD_H */

@@ -1,0 +1,375 @@
+/* Harwell-Boeing and Rutherford-Boeing assembled real matrices (what ANSYS' HBMAT writes,
+ * and the collections' files): fields cut by the widths of the header's Fortran formats,
+ * never by blanks (fields touch), values with D or missing exponent letters. ANSYS'
+ * `.mapping` file beside the matrix turns its equations into (node, dof) pairs. */
+#include "import_private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define RERR(code, ...) fcd__err_to(NULL, r->errbuf, r->errcap, code, __VA_ARGS__)
+
+/* A Fortran edit descriptor list such as (16I5), (4E20.12), (1P,4E20.12), (1P4D25.16),
+ * (10I8): fields per card and their width */
+typedef struct {
+  int per, width;
+  char kind; /* 'I' or 'E' (E, D, F, G) */
+} ffmt;
+
+static int parse_ffmt(const char *s, ffmt *f) {
+  char b[64];
+  size_t n = 0;
+  for (; *s && n + 1 < sizeof b; s++)
+    if (!isspace((unsigned char)*s)) b[n++] = (char)toupper((unsigned char)*s);
+  b[n] = 0;
+  const char *p = b;
+  if (*p != '(') return 0;
+  p++;
+  /* a scale factor kP, with or without a comma after it */
+  const char *q = p;
+  while (isdigit((unsigned char)*q)) q++;
+  if (*q == 'P' && q > p) {
+    p = q + 1;
+    if (*p == ',') p++;
+  }
+  int rep = 0;
+  while (isdigit((unsigned char)*p)) rep = 10 * rep + (*p++ - '0');
+  if (rep == 0) rep = 1;
+  char k = *p++;
+  if (k == 'I') f->kind = 'I';
+  else if (k == 'E' || k == 'D' || k == 'F' || k == 'G') f->kind = 'E';
+  else return 0;
+  int w = 0;
+  while (isdigit((unsigned char)*p)) w = 10 * w + (*p++ - '0');
+  if (w <= 0 || w > 64) return 0;
+  if (*p == '.') {
+    p++;
+    while (isdigit((unsigned char)*p)) p++;
+  }
+  if (*p == 'E') { /* an exponent width, Ew.dEe */
+    p++;
+    while (isdigit((unsigned char)*p)) p++;
+  }
+  if (*p != ')') return 0;
+  f->per = rep;
+  f->width = w;
+  return 1;
+}
+
+int fcd__fortran_real(const char *s, size_t len, double *out) {
+  char b[80];
+  size_t n = 0;
+  size_t i = 0;
+  while (i < len && s[i] == ' ') i++;
+  while (len > i && s[len - 1] == ' ') len--;
+  if (i == len || len - i >= sizeof b - 2) return 0;
+  int mant_digit = 0, exp_seen = 0;
+  for (; i < len; i++) {
+    char c = s[i];
+    if (c == 'D' || c == 'd' || c == 'E' || c == 'e' || c == 'Q' || c == 'q') {
+      if (exp_seen || !mant_digit) return 0;
+      b[n++] = 'e';
+      exp_seen = 1;
+    } else if ((c == '+' || c == '-') && n > 0 && !exp_seen && b[n - 1] != 'e') {
+      /* Fortran's exponent without its letter: 1.556+2 */
+      b[n++] = 'e';
+      b[n++] = c;
+      exp_seen = 1;
+    } else if (isdigit((unsigned char)c) || c == '.' || c == '+' || c == '-') {
+      if (isdigit((unsigned char)c) && !exp_seen) mant_digit = 1;
+      b[n++] = c;
+    } else {
+      return 0;
+    }
+  }
+  b[n] = 0;
+  char *end;
+  errno = 0;
+  double v = strtod(b, &end);
+  if (end == b || *end) return 0;
+  *out = v;
+  return 1;
+}
+
+static int next_line(fcd__mreader *r) {
+  return fcd__lines_next(&r->L, NULL, r->errbuf, r->errcap, &r->st);
+}
+
+/* the count fields of a header card: whitespace-separated integers, as many as given */
+static int header_ints(const char *s, long long *v, int cap) {
+  int n = 0;
+  while (n < cap) {
+    while (*s == ' ' || *s == '\t') s++;
+    if (!*s) break;
+    char *e;
+    errno = 0;
+    long long x = strtoll(s, &e, 10);
+    if (e == s || errno == ERANGE) return -1;
+    v[n++] = x;
+    s = e;
+  }
+  while (*s == ' ' || *s == '\t') s++;
+  return *s ? -1 : n;
+}
+
+/* reads `count` fields of format f from the following cards into ints (I) or reals (E) */
+static fcd_status read_fields(fcd__mreader *r, const ffmt *f, long long count, const char *what,
+                              int64_t *iv, double *rv) {
+  long long k = 0;
+  while (k < count) {
+    int got = next_line(r);
+    if (got < 0) return r->st;
+    if (!got)
+      return RERR(FCD_E_FORMAT, "%s: the file ends after %lld of the %lld %s", r->path, k,
+                  count, what);
+    const char *line = r->L.line;
+    size_t len = strlen(line);
+    for (int j = 0; j < f->per && k < count; j++) {
+      size_t a = (size_t)j * (size_t)f->width;
+      if (a >= len) break; /* a short card: the rest of its fields are not there */
+      size_t w = len - a < (size_t)f->width ? len - a : (size_t)f->width;
+      const char *fld = line + a;
+      int only_blank = 1;
+      for (size_t c = 0; c < w; c++)
+        if (fld[c] != ' ') only_blank = 0;
+      if (only_blank) break;
+      if (f->kind == 'I') {
+        char b[72];
+        memcpy(b, fld, w);
+        b[w] = 0;
+        char *e;
+        errno = 0;
+        long long x = strtoll(b, &e, 10);
+        while (*e == ' ') e++;
+        if (e == b || *e || errno == ERANGE)
+          return RERR(FCD_E_FORMAT, "%s:%ld: field %d ('%.*s') of the %s is not an integer",
+                      r->path, r->L.lineno, j + 1, (int)w, fld, what);
+        iv[k++] = x;
+      } else {
+        double x;
+        if (!fcd__fortran_real(fld, w, &x))
+          return RERR(FCD_E_FORMAT, "%s:%ld: field %d ('%.*s') of the %s is not a number",
+                      r->path, r->L.lineno, j + 1, (int)w, fld, what);
+        rv[k++] = x;
+      }
+    }
+  }
+  return FCD_OK;
+}
+
+/* ANSYS' dof names, in the order of its dof numbers */
+static int ansys_dof(const char *name) {
+  static const char *const names[] = {"UX", "UY", "UZ", "ROTX", "ROTY", "ROTZ"};
+  for (int k = 0; k < 6; k++)
+    if (!strcasecmp(name, names[k])) return k + 1;
+  return 0;
+}
+
+/* FNAME.mapping beside FNAME.EXT (or beside FNAME): NULL when there is none */
+static char *mapping_path(const char *path) {
+  size_t n = strlen(path);
+  char *p = fcd__malloc(n + 16);
+  if (!p) return NULL;
+  memcpy(p, path, n + 1);
+  char *slash = strrchr(p, '/'), *dot = strrchr(p, '.');
+  if (dot && (!slash || dot > slash)) *dot = 0;
+  strcat(p, ".mapping");
+  FILE *f = fopen(p, "rb");
+  if (!f) {
+    size_t m = strlen(p);
+    memcpy(p + m - 8, ".MAPPING", 8); /* ANSYS' documentation names it so */
+    f = fopen(p, "rb");
+  }
+  if (!f) {
+    fcd__free(p);
+    return NULL;
+  }
+  fclose(f);
+  return p;
+}
+
+/* the mapping's `equation node dof` lines into eq_node, eq_dof (1-based equations) */
+static fcd_status read_mapping(fcd__mreader *r, const char *mpath, long long n, int64_t *node,
+                               signed char *dof) {
+  FILE *fp;
+  FCD_TRY(fcd__open_input(NULL, mpath, &fp, r->errbuf, r->errcap));
+  fcd__lines L;
+  fcd__lines_init(&L, fp, mpath);
+  fcd_status st = FCD_OK;
+  long long seen = 0;
+  int got;
+  for (long long k = 0; k < n; k++) node[k] = 0, dof[k] = -1;
+  while ((got = fcd__lines_next(&L, NULL, r->errbuf, r->errcap, &st)) > 0) {
+    const char *s = L.line;
+    while (*s == ' ' || *s == '\t') s++;
+    if (!isdigit((unsigned char)*s)) continue; /* the header line(s) */
+    long long eq, nd;
+    char name[16];
+    char tail;
+    int f = sscanf(s, "%lld %lld %15s %c", &eq, &nd, name, &tail);
+    if (f != 3) {
+      st = RERR(FCD_E_FORMAT, "%s:%ld: expected 'equation node dof', got '%.60s'", mpath,
+                L.lineno, L.line);
+      break;
+    }
+    if (eq < 1 || eq > n) {
+      st = RERR(FCD_E_FORMAT, "%s:%ld: equation %lld outside the matrix's 1..%lld", mpath,
+                L.lineno, eq, n);
+      break;
+    }
+    int d = ansys_dof(name);
+    if (!d) {
+      st = RERR(FCD_E_UNSUPPORTED, "%s:%ld: dof '%s' is not a structural one (UX, UY, UZ, "
+                "ROTX, ROTY, ROTZ)", mpath, L.lineno, name);
+      break;
+    }
+    if (dof[eq - 1] >= 0) {
+      st = RERR(FCD_E_FORMAT, "%s:%ld: equation %lld mapped twice", mpath, L.lineno, eq);
+      break;
+    }
+    node[eq - 1] = nd;
+    dof[eq - 1] = (signed char)d;
+    seen++;
+  }
+  if (st == FCD_OK && got < 0) st = FCD_E_FORMAT;
+  if (st == FCD_OK && seen != n)
+    st = RERR(FCD_E_FORMAT, "%s: maps %lld of the matrix's %lld equations", mpath, seen, n);
+  fclose(fp);
+  fcd__lines_free(&L);
+  return st;
+}
+
+fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
+  char title[81] = "", type[4] = "";
+  long long cnt[5] = {0}, dims[4] = {0};
+  int got = next_line(r);
+  if (got <= 0) return got < 0 ? r->st : RERR(FCD_E_FORMAT, "%s: empty file", r->path);
+  snprintf(title, sizeof title, "%s", r->L.line);
+  /* the key: columns 73-80 of the title card */
+  if (strlen(title) > 72) {
+    const char *key = title + 72;
+    while (*key == ' ') key++;
+    snprintf(m->name, sizeof m->name, "%.8s", key);
+    for (size_t k = strlen(m->name); k > 0 && m->name[k - 1] == ' '; k--) m->name[k - 1] = 0;
+  }
+  if ((got = next_line(r)) <= 0)
+    return got < 0 ? r->st : RERR(FCD_E_FORMAT, "%s: ends after its title", r->path);
+  int nc = header_ints(r->L.line, cnt, 5);
+  if (nc < 4)
+    return RERR(FCD_E_FORMAT, "%s:%ld: expected the card counts (4 in Rutherford-Boeing, 5 "
+                "in Harwell-Boeing), got '%.60s'", r->path, r->L.lineno, r->L.line);
+  if ((got = next_line(r)) <= 0)
+    return got < 0 ? r->st : RERR(FCD_E_FORMAT, "%s: ends before its type card", r->path);
+  memcpy(type, r->L.line, 3);
+  type[3] = 0;
+  for (int k = 0; k < 3; k++) type[k] = (char)toupper((unsigned char)type[k]);
+  int nd = strlen(r->L.line) > 3 ? header_ints(r->L.line + 3, dims, 4) : -1;
+  if (nd < 3)
+    return RERR(FCD_E_FORMAT, "%s:%ld: expected the type and 'rows columns entries', got "
+                "'%.60s'", r->path, r->L.lineno, r->L.line);
+  if (type[0] == 'P')
+    return RERR(FCD_E_UNSUPPORTED, "%s:%ld: a pattern matrix (%s) has no values", r->path,
+                r->L.lineno, type);
+  if (type[0] == 'C' || type[0] == 'Q')
+    return RERR(FCD_E_UNSUPPORTED, "%s:%ld: a complex matrix (%s)", r->path, r->L.lineno, type);
+  if (type[0] != 'R' && type[0] != 'I')
+    return RERR(FCD_E_FORMAT, "%s:%ld: unknown value type '%c' in '%s'", r->path, r->L.lineno,
+                type[0], type);
+  if (type[1] == 'H' || type[1] == 'Z')
+    return RERR(FCD_E_UNSUPPORTED, "%s:%ld: a %s matrix (%s): only symmetric (S), unsymmetric "
+                "(U) and rectangular (R) ones", r->path, r->L.lineno,
+                type[1] == 'H' ? "Hermitian" : "skew-symmetric", type);
+  if (type[2] == 'E')
+    return RERR(FCD_E_UNSUPPORTED, "%s:%ld: an elemental matrix (%s): only assembled ones "
+                "(A)", r->path, r->L.lineno, type);
+  long long nrow = dims[0], ncol = dims[1], nnz = dims[2];
+  if (nrow <= 0 || ncol <= 0 || nnz < 0 || (type[1] == 'S' && nrow != ncol))
+    return RERR(FCD_E_FORMAT, "%s:%ld: invalid sizes %lld x %lld with %lld entries", r->path,
+                r->L.lineno, nrow, ncol, nnz);
+  if ((double)nnz > (double)nrow * (double)ncol)
+    return RERR(FCD_E_FORMAT, "%s:%ld: %lld entries declared, more than a %lld x %lld matrix "
+                "has", r->path, r->L.lineno, nnz, nrow, ncol);
+  if ((got = next_line(r)) <= 0)
+    return got < 0 ? r->st : RERR(FCD_E_FORMAT, "%s: ends before its format card", r->path);
+  ffmt fp, fi, fv;
+  char fmt[3][24];
+  const char *fl = r->L.line;
+  size_t fll = strlen(fl);
+  for (int k = 0; k < 3; k++) { /* A16, A16, A20 */
+    size_t a = (size_t)(16 * k), w = k < 2 ? 16 : 20;
+    size_t c = a < fll ? (fll - a < w ? fll - a : w) : 0;
+    memcpy(fmt[k], fl + (a < fll ? a : fll), c);
+    fmt[k][c] = 0;
+  }
+  if (!parse_ffmt(fmt[0], &fp) || fp.kind != 'I' || !parse_ffmt(fmt[1], &fi) ||
+      fi.kind != 'I' || !parse_ffmt(fmt[2], &fv))
+    return RERR(FCD_E_UNSUPPORTED, "%s:%ld: Fortran formats '%s' '%s' '%s': only (nIw) for "
+                "pointers and indices and (nEw.d) (D, F, G, a scale factor kP) for values",
+                r->path, r->L.lineno, fmt[0], fmt[1], fmt[2]);
+  /* Harwell-Boeing's right-hand sides: their header card is skipped, their cards never
+   * read (the matrix's cards come first) */
+  if (nc == 5 && cnt[4] > 0 && (got = next_line(r)) <= 0)
+    return got < 0 ? r->st : RERR(FCD_E_FORMAT, "%s: ends before its right-hand side card",
+                                  r->path);
+  int64_t *ptr = fcd__malloc_array((size_t)ncol + 1, sizeof *ptr);
+  int64_t *ind = fcd__malloc_array((size_t)nnz + 1, sizeof *ind);
+  double *val = fcd__malloc_array((size_t)nnz + 1, sizeof *val);
+  fcd_status st = (!ptr || !ind || !val)
+                      ? RERR(FCD_E_NOMEM, "%s: out of memory for %lld entries", r->path, nnz)
+                      : FCD_OK;
+  if (st == FCD_OK) st = read_fields(r, &fp, ncol + 1, "column pointers", ptr, NULL);
+  if (st == FCD_OK && (ptr[0] != 1 || ptr[ncol] != nnz + 1))
+    st = RERR(FCD_E_FORMAT, "%s: the column pointers run from %lld to %lld, not from 1 to "
+              "%lld (the entries + 1)", r->path, (long long)ptr[0], (long long)ptr[ncol],
+              nnz + 1);
+  for (long long j = 0; st == FCD_OK && j < ncol; j++)
+    if (ptr[j + 1] < ptr[j])
+      st = RERR(FCD_E_FORMAT, "%s: column pointer %lld (%lld) below the one before (%lld)",
+                r->path, j + 2, (long long)ptr[j + 1], (long long)ptr[j]);
+  if (st == FCD_OK) st = read_fields(r, &fi, nnz, "row indices", ind, NULL);
+  for (long long k = 0; st == FCD_OK && k < nnz; k++)
+    if (ind[k] < 1 || ind[k] > nrow)
+      st = RERR(FCD_E_FORMAT, "%s: row index %lld (entry %lld) outside 1..%lld", r->path,
+                (long long)ind[k], k + 1, nrow);
+  if (st == FCD_OK) st = read_fields(r, &fv, nnz, "values", NULL, val);
+  /* ANSYS' equations by (node, dof) */
+  char *mpath = st == FCD_OK ? mapping_path(r->path) : NULL;
+  int64_t *node = NULL;
+  signed char *dof = NULL;
+  if (mpath) {
+    node = fcd__malloc_array((size_t)nrow + 1, sizeof *node);
+    dof = fcd__malloc_array((size_t)nrow + 1, 1);
+    st = (!node || !dof) ? RERR(FCD_E_NOMEM, "%s: out of memory", mpath)
+                         : read_mapping(r, mpath, nrow, node, dof);
+    if (st == FCD_OK && nrow != ncol)
+      st = RERR(FCD_E_FORMAT, "%s: a mapping for a %lld x %lld matrix", mpath, nrow, ncol);
+    m->labelled = 1;
+  }
+  m->symmetric = type[1] == 'S';
+  m->nrows = nrow;
+  m->ncols = ncol;
+  for (long long j = 0; st == FCD_OK && j < ncol; j++)
+    for (int64_t p = ptr[j] - 1; p < ptr[j + 1] - 1; p++) {
+      int64_t i = ind[p] - 1;
+      int ok = m->labelled ? fcd__mfile_push(m, node[i], dof[i], node[j], dof[j], val[p])
+                           : fcd__mfile_push(m, i, 0, j, 0, val[p]);
+      if (!ok) {
+        st = RERR(FCD_E_NOMEM, "%s: out of memory for %lld entries", r->path, nnz);
+        break;
+      }
+    }
+  if (st == FCD_OK && m->labelled) {
+    m->nrows = nrow;
+    m->ncols = ncol;
+  }
+  fcd__free(mpath);
+  fcd__free(node);
+  fcd__free(dof);
+  fcd__free(ptr);
+  fcd__free(ind);
+  fcd__free(val);
+  return st;
+}

@@ -1,0 +1,59 @@
+/* Matrices written by finite-element codes (import.c, the readers import_*.c) and the dof
+ * map between (node label, dof) pairs and indices (dofmap.c). */
+#ifndef FCD_LIB_IMPORT_PRIVATE_H
+#define FCD_LIB_IMPORT_PRIVATE_H
+
+#include "core.h"
+
+#include <fcd/fcd_import.h>
+
+#include <stdio.h>
+
+#define FCD_MATRIX_FILE_MAGIC 0x66636d66u /* "fcmf" */
+#define FCD_DOFMAP_MAGIC 0x6663646du      /* "fcdm" */
+
+struct fcd_matrix_file {
+  uint32_t magic;
+  fcd_matrix_format format;
+  int labelled, symmetric;
+  fcd_index nrows, ncols; /* indexed: the stated order; labelled: distinct pairs */
+  char name[32];
+  /* the entries: 0-based indices, or labels with their dofs in rd, cd (labelled) */
+  fcd_index n, cap;
+  int64_t *ri, *ci;
+  signed char *rd, *cd;
+  double *v;
+};
+
+/* a reader's state: the file, its path for messages, the message buffer */
+typedef struct {
+  const char *path;
+  char *errbuf;
+  size_t errcap;
+  FILE *fp;
+  fcd__lines L;
+  fcd_status st; /* of the failed line read */
+} fcd__mreader;
+
+/* one entry appended (grown by doubling); 0 when out of memory */
+int fcd__mfile_push(fcd_matrix_file *m, int64_t r, int rd, int64_t c, int cd, double v);
+/* every entry checked finite; FCD_E_FORMAT naming the first that is not */
+fcd_status fcd__mfile_finite(const fcd_matrix_file *m, const char *path, char *errbuf,
+                             size_t errcap);
+/* distinct (label, dof) pairs of the rows and of the columns of a labelled matrix */
+fcd_status fcd__mfile_count_pairs(fcd_matrix_file *m, char *errbuf, size_t errcap);
+
+/* the readers: each fills m (format, entries, sizes) from r's open file */
+fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m);
+fcd_status fcd__read_abaqus(fcd__mreader *r, fcd_matrix_file *m, fcd_matrix_format format);
+
+/* Matrix Market through the same entries (mmio.c) */
+fcd_status fcd__mm_read_mfile(const char *path, fcd_matrix_file *m, char *errbuf,
+                              size_t errcap);
+/* the index of a pair; FCD_E_INVALID_ARG when the map lacks it, FCD_E_NOMEM */
+fcd_status fcd__dofmap_lookup(const fcd_dofmap *map, int64_t label, int dof, fcd_index *index);
+
+/* a Fortran real ("1.5D+03", "-1.556+2", "  .5E-1") in s[0..len): 1 and *out, or 0 */
+int fcd__fortran_real(const char *s, size_t len, double *out);
+
+#endif
