@@ -59,41 +59,6 @@ static int parse_ffmt(const char *s, ffmt *f) {
   return 1;
 }
 
-int fcd__fortran_real(const char *s, size_t len, double *out) {
-  char b[80];
-  size_t n = 0;
-  size_t i = 0;
-  while (i < len && s[i] == ' ') i++;
-  while (len > i && s[len - 1] == ' ') len--;
-  if (i == len || len - i >= sizeof b - 2) return 0;
-  int mant_digit = 0, exp_seen = 0;
-  for (; i < len; i++) {
-    char c = s[i];
-    if (c == 'D' || c == 'd' || c == 'E' || c == 'e' || c == 'Q' || c == 'q') {
-      if (exp_seen || !mant_digit) return 0;
-      b[n++] = 'e';
-      exp_seen = 1;
-    } else if ((c == '+' || c == '-') && n > 0 && !exp_seen && b[n - 1] != 'e') {
-      /* Fortran's exponent without its letter: 1.556+2 */
-      b[n++] = 'e';
-      b[n++] = c;
-      exp_seen = 1;
-    } else if (isdigit((unsigned char)c) || c == '.' || c == '+' || c == '-') {
-      if (isdigit((unsigned char)c) && !exp_seen) mant_digit = 1;
-      b[n++] = c;
-    } else {
-      return 0;
-    }
-  }
-  b[n] = 0;
-  char *end;
-  errno = 0;
-  double v = strtod(b, &end);
-  if (end == b || *end) return 0;
-  *out = v;
-  return 1;
-}
-
 static int next_line(fcd__mreader *r) {
   return fcd__lines_next(&r->L, NULL, r->errbuf, r->errcap, &r->st);
 }
@@ -242,8 +207,15 @@ static fcd_status read_mapping(fcd__mreader *r, const char *mpath, long long n, 
   return st;
 }
 
-fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
-  char title[81] = "", type[4] = "";
+/* the header's cards: the title and key, the counts, the type and sizes, the formats */
+typedef struct {
+  char type[4];
+  long long nrow, ncol, nnz;
+  ffmt fp, fi, fv;
+} hb_head;
+
+static fcd_status hb_header(fcd__mreader *r, fcd_matrix_file *m, hb_head *h) {
+  char title[81] = "", *type = h->type;
   long long cnt[5] = {0}, dims[4] = {0};
   int got = next_line(r);
   if (got <= 0) return got < 0 ? r->st : RERR(FCD_E_FORMAT, "%s: empty file", r->path);
@@ -285,7 +257,7 @@ fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
   if (type[2] == 'E')
     return RERR(FCD_E_UNSUPPORTED, "%s:%ld: an elemental matrix (%s): only assembled ones "
                 "(A)", r->path, r->L.lineno, type);
-  long long nrow = dims[0], ncol = dims[1], nnz = dims[2];
+  long long nrow = h->nrow = dims[0], ncol = h->ncol = dims[1], nnz = h->nnz = dims[2];
   if (nrow <= 0 || ncol <= 0 || nnz < 0 || (type[1] == 'S' && nrow != ncol))
     return RERR(FCD_E_FORMAT, "%s:%ld: invalid sizes %lld x %lld with %lld entries", r->path,
                 r->L.lineno, nrow, ncol, nnz);
@@ -294,7 +266,7 @@ fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
                 "has", r->path, r->L.lineno, nnz, nrow, ncol);
   if ((got = next_line(r)) <= 0)
     return got < 0 ? r->st : RERR(FCD_E_FORMAT, "%s: ends before its format card", r->path);
-  ffmt fp, fi, fv;
+  ffmt *fp = &h->fp, *fi = &h->fi, *fv = &h->fv;
   char fmt[3][24];
   const char *fl = r->L.line;
   size_t fll = strlen(fl);
@@ -304,8 +276,8 @@ fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
     memcpy(fmt[k], fl + (a < fll ? a : fll), c);
     fmt[k][c] = 0;
   }
-  if (!parse_ffmt(fmt[0], &fp) || fp.kind != 'I' || !parse_ffmt(fmt[1], &fi) ||
-      fi.kind != 'I' || !parse_ffmt(fmt[2], &fv))
+  if (!parse_ffmt(fmt[0], fp) || fp->kind != 'I' || !parse_ffmt(fmt[1], fi) ||
+      fi->kind != 'I' || !parse_ffmt(fmt[2], fv))
     return RERR(FCD_E_UNSUPPORTED, "%s:%ld: Fortran formats '%s' '%s' '%s': only (nIw) for "
                 "pointers and indices and (nEw.d) (D, F, G, a scale factor kP) for values",
                 r->path, r->L.lineno, fmt[0], fmt[1], fmt[2]);
@@ -314,13 +286,22 @@ fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
   if (nc == 5 && cnt[4] > 0 && (got = next_line(r)) <= 0)
     return got < 0 ? r->st : RERR(FCD_E_FORMAT, "%s: ends before its right-hand side card",
                                   r->path);
+  return FCD_OK;
+}
+
+fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
+  hb_head h;
+  memset(&h, 0, sizeof h);
+  FCD_TRY(hb_header(r, m, &h));
+  long long nrow = h.nrow, ncol = h.ncol, nnz = h.nnz;
+  const char *type = h.type;
   int64_t *ptr = fcd__malloc_array((size_t)ncol + 1, sizeof *ptr);
   int64_t *ind = fcd__malloc_array((size_t)nnz + 1, sizeof *ind);
   double *val = fcd__malloc_array((size_t)nnz + 1, sizeof *val);
   fcd_status st = (!ptr || !ind || !val)
                       ? RERR(FCD_E_NOMEM, "%s: out of memory for %lld entries", r->path, nnz)
                       : FCD_OK;
-  if (st == FCD_OK) st = read_fields(r, &fp, ncol + 1, "column pointers", ptr, NULL);
+  if (st == FCD_OK) st = read_fields(r, &h.fp, ncol + 1, "column pointers", ptr, NULL);
   if (st == FCD_OK && (ptr[0] != 1 || ptr[ncol] != nnz + 1))
     st = RERR(FCD_E_FORMAT, "%s: the column pointers run from %lld to %lld, not from 1 to "
               "%lld (the entries + 1)", r->path, (long long)ptr[0], (long long)ptr[ncol],
@@ -329,12 +310,12 @@ fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
     if (ptr[j + 1] < ptr[j])
       st = RERR(FCD_E_FORMAT, "%s: column pointer %lld (%lld) below the one before (%lld)",
                 r->path, j + 2, (long long)ptr[j + 1], (long long)ptr[j]);
-  if (st == FCD_OK) st = read_fields(r, &fi, nnz, "row indices", ind, NULL);
+  if (st == FCD_OK) st = read_fields(r, &h.fi, nnz, "row indices", ind, NULL);
   for (long long k = 0; st == FCD_OK && k < nnz; k++)
     if (ind[k] < 1 || ind[k] > nrow)
       st = RERR(FCD_E_FORMAT, "%s: row index %lld (entry %lld) outside 1..%lld", r->path,
                 (long long)ind[k], k + 1, nrow);
-  if (st == FCD_OK) st = read_fields(r, &fv, nnz, "values", NULL, val);
+  if (st == FCD_OK) st = read_fields(r, &h.fv, nnz, "values", NULL, val);
   /* ANSYS' equations by (node, dof) */
   char *mpath = st == FCD_OK ? mapping_path(r->path) : NULL;
   int64_t *node = NULL;

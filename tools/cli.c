@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -297,12 +298,88 @@ static int distributed(const fcd_system *sys) {
   return nranks > 1;
 }
 
+/* Matrices of the other formats (fcd_matrix_file_read), read once when the model is
+ * sized and kept for the reads that follow; the dof map of labelled ones (the union of
+ * M's, K's and C's pairs) */
+static struct {
+  const char *path;
+  fcd_matrix_file *m;
+} mcache[3];
+static fcd_dofmap *cli_map;
+
+static int matrix_market(const char *path) {
+  char b[16] = "";
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  size_t got = fread(b, 1, 14, f);
+  fclose(f);
+  return got == 14 && !strncasecmp(b, "%%MatrixMarket", 14);
+}
+
+/* the matrix file of path (read now, or kept from the sizing); NULL with the reason
+ * printed */
+static fcd_matrix_file *cached_matrix(const char *path) {
+  for (int k = 0; k < 3; k++)
+    if (mcache[k].path && !strcmp(mcache[k].path, path)) return mcache[k].m;
+  fcd_matrix_file *m = NULL;
+  char err[1024];
+  fcd_status st = fcd_matrix_file_read(path, FCD_MATRIX_FORMAT_AUTO, &m, err, sizeof err);
+  if (st != FCD_OK) {
+    fprintf(stderr, "fcd: %s (%s)\n", err, fcd_status_str(st));
+    return NULL;
+  }
+  for (int k = 0; k < 3; k++)
+    if (!mcache[k].path) {
+      mcache[k].path = path;
+      mcache[k].m = m;
+      return m;
+    }
+  fcd_matrix_file_destroy(m); /* more than three: not kept */
+  fprintf(stderr, "fcd: %s: too many matrix files\n", path);
+  return NULL;
+}
+
+void cli_release_matrices(void) {
+  for (int k = 0; k < 3; k++) {
+    fcd_matrix_file_destroy(mcache[k].m);
+    mcache[k].m = NULL;
+    mcache[k].path = NULL;
+  }
+  fcd_dofmap_destroy(cli_map);
+  cli_map = NULL;
+}
+
+static int labelled(const fcd_matrix_file *m) {
+  fcd_matrix_file_info in = {.struct_size = sizeof in};
+  return fcd_matrix_file_get_info(m, &in) == FCD_OK && in.labelled;
+}
+
 /* *own: the failure is this rank's to report (its message in the system): not another
  * rank's, and of a distributed Matrix Market read, which gives every rank rank 0's
  * message, rank 0's alone */
 static fcd_status read_any(fcd_system *sys, fcd_matrix_kind which, const char *path, int *own) {
   long long pb = petsc_binary(path);
   *own = 1;
+  if (!pb && !matrix_market(path)) {
+    if (distributed(sys)) {
+      fprintf(stderr, "fcd: %s: under mpiexec the matrices are read as Matrix Market or "
+              "PETSc binary files (fcd info converts)\n", path);
+      *own = 0;
+      return FCD_E_UNSUPPORTED;
+    }
+    fcd_matrix_file *m = cached_matrix(path);
+    if (!m) {
+      *own = 0;
+      return FCD_E_FORMAT;
+    }
+    if (labelled(m) && !cli_map) {
+      fprintf(stderr, "fcd: %s names its dofs by node label, the model's matrices by index\n",
+              path);
+      *own = 0;
+      return FCD_E_INVALID_ARG;
+    }
+    return fcd_system_set_matrix_file(sys, which, m, labelled(m) ? cli_map : NULL);
+  }
   if (!distributed(sys))
     return pb ? fcd_system_read_petsc_binary(sys, which, path)
               : fcd_system_read_matrix_market(sys, which, path);
@@ -344,10 +421,57 @@ int cli_read_matrix(fcd_system *sys, fcd_matrix_kind which, const char *path) {
   return 1;
 }
 
+/* the dof map of labelled matrices: the union of the model's M, K and C; 0, or 1 with
+ * the reason printed */
+static int model_map(const options *o, fcd_index *n) {
+  const char *paths[3] = {o->mass, o->stiffness, o->damping};
+  int nlab = 0, nidx = 0;
+  for (int k = 0; k < 3; k++) {
+    if (!paths[k]) continue;
+    if (petsc_binary(paths[k]) || matrix_market(paths[k])) {
+      nidx++;
+      continue;
+    }
+    fcd_matrix_file *m = cached_matrix(paths[k]);
+    if (!m) return 1;
+    if (labelled(m)) nlab++;
+    else nidx++;
+  }
+  if (!nlab) return 0;
+  if (nidx) {
+    fprintf(stderr, "fcd: the model's matrices name their dofs partly by node label and "
+            "partly by index: give them all in one kind\n");
+    return 1;
+  }
+  if (fcd_dofmap_create(&cli_map) != FCD_OK) return 1;
+  for (int k = 0; k < 3; k++)
+    if (paths[k] && fcd_dofmap_add_matrix(cli_map, cached_matrix(paths[k])) != FCD_OK) {
+      fprintf(stderr, "fcd: out of memory for the dof map\n");
+      return 1;
+    }
+  *n = fcd_dofmap_size(cli_map);
+  return 0;
+}
+
 /* the size of the model from its mass or stiffness file: 0, or 1 with the reason printed */
 static int model_size(const char *path, const char *name, fcd_index *n) {
   fcd_index nr = 0, nc = 0, nnz;
   char msg[512];
+  if (!petsc_binary(path) && !matrix_market(path)) {
+    fcd_matrix_file *m = cached_matrix(path);
+    if (!m) return 1;
+    fcd_matrix_file_info in = {.struct_size = sizeof in};
+    fcd_matrix_file_get_info(m, &in);
+    nr = in.nrows;
+    nc = in.ncols;
+    if (nr != nc) {
+      fprintf(stderr, "fcd: %s: the %s matrix is %lld x %lld, not square\n", path, name,
+              (long long)nr, (long long)nc);
+      return 1;
+    }
+    *n = nr;
+    return 0;
+  }
   fcd_status st = petsc_binary(path)
                       ? fcd_petsc_binary_size(path, &nr, &nc, &nnz, msg, sizeof msg)
                       : fcd_matrix_market_size(path, &nr, &nc, &nnz, msg, sizeof msg);
@@ -376,7 +500,21 @@ int load_system_opt(const options *o, int need_mass, int distribute, fcd_system 
   /* distributed, rank 0 sizes the model: a Matrix Market file need only be there */
   long long v[2] = {0, 0};
   fcd_index nr = 0;
-  if (!distribute || cli_rank == 0) v[0] = model_size(sizer, o->mass ? "mass" : "stiffness", &nr);
+  if (!distribute || cli_rank == 0) {
+    v[0] = model_map(o, &nr);
+    if (!v[0] && !cli_map) v[0] = model_size(sizer, o->mass ? "mass" : "stiffness", &nr);
+  }
+  if (o->write_dofs && !v[0]) {
+    char err[512];
+    fcd_status ws = cli_map ? fcd_dofmap_write(cli_map, o->write_dofs, err, sizeof err)
+                            : FCD_E_INVALID_ARG;
+    if (ws != FCD_OK) {
+      if (cli_map) fprintf(stderr, "fcd: %s (%s)\n", err, fcd_status_str(ws));
+      else fprintf(stderr, "fcd: --write-dofs: the matrices name their dofs by index (no "
+                   "node labels to map)\n");
+      v[0] = 1;
+    }
+  }
   v[1] = (long long)nr;
   if (distribute) cli_bcast(v, 2);
   nr = (fcd_index)v[1];

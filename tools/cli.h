@@ -79,7 +79,8 @@ enum { CLI_DENSE_MAX = 400 };
   X(RATE, "--rate", REAL, NONE, rate)                                                       \
   X(SPACING, "--spacing", REAL, NONE, spacing)                                              \
   X(CUT, "--cut", REAL, NONE, cut)                                                          \
-  X(BAND_DAMPING, "--band-damping", REAL, NONE, band_damping)
+  X(BAND_DAMPING, "--band-damping", REAL, NONE, band_damping)                              \
+  X(WRITE_DOFS, "--write-dofs", TEXT, OUT, write_dofs)
 
 #define CLI_CTYPE_FLAG int
 #define CLI_CTYPE_TEXT const char *
@@ -132,8 +133,12 @@ typedef struct {
 
 /* the options several commands take, with one meaning everywhere */
 #define CLI_OPT_MODEL(mass_required)                                                        \
-  {CLI_MASS, "M.mtx", mass_required, "mass matrix (Matrix Market or PETSc binary)"},        \
-      {CLI_STIFFNESS, "K.mtx", 1, "stiffness matrix"}
+  {CLI_MASS, "M.mtx", mass_required,                                                        \
+   "mass matrix: Matrix Market, PETSc binary, Harwell-Boeing (ANSYS HBMAT), Abaqus matrix "  \
+   "output; told from the content (FILE:NAME picks one of several)"},                      \
+      {CLI_STIFFNESS, "K.mtx", 1, "stiffness matrix"},                                      \
+      {CLI_WRITE_DOFS, "FILE", 0,                                                           \
+       "write the map of the matrices' (node label, dof) pairs to fcd's dof indices"}
 #define CLI_OPT_DAMPING                                                                     \
   {CLI_DAMPING, "C.mtx", 0, "damping matrix"},                                              \
       {CLI_RAYLEIGH, "A,B", 0, "Rayleigh damping C = A M + B K (instead of --damping)"}
@@ -180,6 +185,8 @@ extern int cli_rank, cli_nranks;
 extern long long cli_comm_f; /* MPI_COMM_WORLD's Fortran handle; -1 without MPI */
 void cli_mpi_start(int *argc, char ***argv);
 void cli_mpi_stop(void);
+/* the matrix files and the dof map a model's loading kept */
+void cli_release_matrices(void);
 /* The largest exit status of all ranks (each rank passes its own): after any step that
  * can fail on one rank only, so that none goes on into a collective call alone. */
 int cli_agree(int rc);

@@ -132,6 +132,7 @@ int main(int argc, char **argv) {
     rc = 0;
   } else if (c) {
     rc = c->run(ac - 2, av + 2);
+    cli_release_matrices();
   } else {
     fprintf(stderr, "fcd: unknown command '%s'\n\n", cmd);
     usage(stderr);

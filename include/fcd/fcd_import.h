@@ -138,7 +138,8 @@ FCD_API fcd_index fcd_dofmap_size(const fcd_dofmap *map);
  *  @param label the node label
  *  @param dof the dof
  *  @param index receives the 0-based index (-1 when the pair is not in the map)
- *  @return FCD_OK, or FCD_E_INVALID_ARG (NULL arguments, or a pair not in the map)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG (NULL arguments, or a pair not in the map),
+ *      FCD_E_NOMEM (sorting the pairs added since the last lookup)
  *  @since 0.1 */
 FCD_API fcd_status fcd_dofmap_index(const fcd_dofmap *map, int64_t label, int dof,
                                     fcd_index *index);
@@ -148,7 +149,7 @@ FCD_API fcd_status fcd_dofmap_index(const fcd_dofmap *map, int64_t label, int do
  *  @param index 0-based, below fcd_dofmap_size
  *  @param label receives the node label (may be NULL)
  *  @param dof receives the dof (may be NULL)
- *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
  *  @since 0.1 */
 FCD_API fcd_status fcd_dofmap_pair(const fcd_dofmap *map, fcd_index index, int64_t *label,
                                    int *dof);
@@ -159,7 +160,7 @@ FCD_API fcd_status fcd_dofmap_pair(const fcd_dofmap *map, fcd_index index, int64
  *  @param path the file (replaced only by a complete file)
  *  @param errbuf receives a message on failure (may be NULL)
  *  @param errcap capacity of errbuf
- *  @return FCD_OK, or FCD_E_IO, FCD_E_INVALID_ARG
+ *  @return FCD_OK, or FCD_E_IO, FCD_E_INVALID_ARG, FCD_E_NOMEM
  *  @since 0.1 */
 FCD_API fcd_status fcd_dofmap_write(const fcd_dofmap *map, const char *path, char *errbuf,
                                     size_t errcap);

@@ -32,7 +32,8 @@ import os as _os
 import numpy as _np
 
 __all__ = ["FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium", "Mesh", "Series",
-           "Reduction", "Periodic", "version", "has_feature", "features", "library_path"]
+           "Reduction", "Periodic", "MatrixFile", "DofMap", "version", "has_feature", "features",
+           "library_path"]
 
 _real = _C.c_double
 _index = _C.c_int64
@@ -130,6 +131,20 @@ for _name, _res, _args in [
     ("fcd_system_get_matrix_coo", _st, [_p, _C.c_int, _pindex, _pindex, _preal]),
     ("fcd_system_write_matrix_market", _st, [_p, _C.c_int, _C.c_char_p]),
     ("fcd_system_read_petsc_binary", _st, [_p, _C.c_int, _C.c_char_p]),
+    ("fcd_matrix_file_read", _st, [_C.c_char_p, _C.c_int, _C.POINTER(_p), _C.c_char_p, _C.c_size_t]),
+    ("fcd_matrix_file_get_info", _st, [_p, _p]),
+    ("fcd_matrix_file_destroy", None, [_p]),
+    ("fcd_matrix_format_name", _C.c_char_p, [_C.c_int]),
+    ("fcd_matrix_format_from_name", _st, [_C.c_char_p, _C.POINTER(_C.c_int)]),
+    ("fcd_dofmap_create", _st, [_C.POINTER(_p)]),
+    ("fcd_dofmap_add_matrix", _st, [_p, _p]),
+    ("fcd_dofmap_add", _st, [_p, _C.c_int64, _C.c_int]),
+    ("fcd_dofmap_size", _index, [_p]),
+    ("fcd_dofmap_index", _st, [_p, _C.c_int64, _C.c_int, _pindex]),
+    ("fcd_dofmap_pair", _st, [_p, _index, _pindex, _pint]),
+    ("fcd_dofmap_write", _st, [_p, _C.c_char_p, _C.c_char_p, _C.c_size_t]),
+    ("fcd_dofmap_destroy", None, [_p]),
+    ("fcd_system_set_matrix_file", _st, [_p, _C.c_int, _p, _p]),
     ("fcd_system_write_petsc_binary", _st, [_p, _C.c_int, _C.c_char_p]),
     ("fcd_contact_set_create", _st, [_p, _C.c_int, _C.POINTER(_p)]),
     ("fcd_contact_set_destroy", None, [_p]),
@@ -584,6 +599,18 @@ class System(_Owner):
 
     def read_petsc_binary(self, which, path):
         self._io("fcd_system_read_petsc_binary", which, path)
+
+    def set_matrix_file(self, which, matrix, dofmap=None):
+        """Sets matrix ``which`` from an fcd.MatrixFile: an indexed one of the system's
+        order, a labelled one through ``dofmap`` (an fcd.DofMap of the system's size)."""
+        kind = _key(_MATRIX, which, "matrix")
+        if not isinstance(matrix, MatrixFile):
+            raise TypeError("matrix must be an fcd.MatrixFile, not %s" % type(matrix).__name__)
+        if dofmap is not None and not isinstance(dofmap, DofMap):
+            raise TypeError("dofmap must be an fcd.DofMap or None, not %s"
+                            % type(dofmap).__name__)
+        self._check(_f["fcd_system_set_matrix_file"](self._h, kind, matrix._h,
+                                                     dofmap._h if dofmap is not None else None))
 
     def write_petsc_binary(self, which, path):
         self._io("fcd_system_write_petsc_binary", which, path)
@@ -1534,3 +1561,115 @@ class Periodic(_Child):
 
 _PERIODIC_POINT_FN = _C.CFUNCTYPE(_C.c_int, _p, _real, _C.POINTER(_PeriodicInfo), _preal,
                                   _preal, _C.c_int)
+
+
+# ---- matrices of other programs -------------------------------------------------------
+
+class _MatrixFileInfo(_C.Structure):
+    _fields_ = [("struct_size", _C.c_size_t), ("format", _C.c_int), ("labelled", _C.c_int),
+                ("symmetric", _C.c_int), ("nrows", _C.c_int64), ("ncols", _C.c_int64),
+                ("nnz", _C.c_int64), ("name", _C.c_char * 32)]
+
+
+def _format_code(fmt):
+    if fmt is None:
+        return 0
+    if not isinstance(fmt, str):
+        raise TypeError("format must be a format's name or None, not %s" % type(fmt).__name__)
+    code = _C.c_int(0)
+    if _f["fcd_matrix_format_from_name"](fmt.encode(), _C.byref(code)) != 0:
+        raise ValueError("unknown matrix format %r" % fmt)
+    return code.value
+
+
+class MatrixFile(_Owner):
+    """One matrix read from a file written by a finite-element code (docs/import.md): Matrix
+    Market, Harwell-Boeing or Rutherford-Boeing (ANSYS' HBMAT, with its .mapping), Abaqus
+    matrix or coordinate output; the format told from the content unless ``format`` names
+    it; ``PATH:NAME`` picks one matrix of a file holding several. ``info`` says what it
+    holds; entries by (node label, dof) need an fcd.DofMap to go onto a system."""
+    _destroy = "fcd_matrix_file_destroy"
+
+    def __init__(self, spec, format=None):
+        if not isinstance(spec, (str, bytes, _os.PathLike)):
+            raise TypeError("spec must be a path, not %s" % type(spec).__name__)
+        code = _format_code(format)
+        h = _p()
+        err = _C.create_string_buffer(1024)
+        st = _f["fcd_matrix_file_read"](_os.fsencode(spec), code, _C.byref(h), err, 1024)
+        if st != 0:
+            raise FcdError(st, err.value.decode(errors="replace"))
+        self._h = h
+
+    def _check(self, status):
+        if status != 0:
+            raise FcdError(status, "matrix file: %s" % _STATUS_NAMES.get(status, status))
+
+    @property
+    def info(self):
+        """format, labelled, symmetric, nrows, ncols, nnz and name, as a dict"""
+        i = _MatrixFileInfo()
+        i.struct_size = _C.sizeof(i)
+        self._check(_f["fcd_matrix_file_get_info"](self._h, _C.byref(i)))
+        return {"format": _f["fcd_matrix_format_name"](i.format).decode(),
+                "labelled": bool(i.labelled), "symmetric": bool(i.symmetric),
+                "nrows": int(i.nrows), "ncols": int(i.ncols), "nnz": int(i.nnz),
+                "name": i.name.decode(errors="replace")}
+
+
+class DofMap(_Owner):
+    """The map between (node label, dof) pairs and dof indices: the sorted union (label
+    as a signed integer, then dof) of the pairs of the matrices added."""
+    _destroy = "fcd_dofmap_destroy"
+
+    def __init__(self, *matrices):
+        h = _p()
+        st = _f["fcd_dofmap_create"](_C.byref(h))
+        if st != 0:
+            raise FcdError(st, "dofmap_create")
+        self._h = h
+        for m in matrices:
+            self.add_matrix(m)
+
+    def _check(self, status):
+        if status != 0:
+            raise FcdError(status, "dof map: %s" % _STATUS_NAMES.get(status, status))
+
+    def add_matrix(self, matrix):
+        if not isinstance(matrix, MatrixFile):
+            raise TypeError("matrix must be an fcd.MatrixFile, not %s" % type(matrix).__name__)
+        st = _f["fcd_dofmap_add_matrix"](self._h, matrix._h)
+        if st != 0:
+            raise FcdError(st, "dofmap_add_matrix: %s" % (
+                "an indexed matrix has no (node label, dof) pairs" if st == -1 else
+                _STATUS_NAMES.get(st, st)))
+
+    def add(self, label, dof):
+        self._check(_f["fcd_dofmap_add"](self._h, _int(label, "label"), _int(dof, "dof", 0, 6)))
+
+    def __len__(self):
+        return int(_f["fcd_dofmap_size"](self._h))
+
+    def index(self, label, dof):
+        """The 0-based index of (label, dof); KeyError when the map does not hold it."""
+        i = _index(-1)
+        st = _f["fcd_dofmap_index"](self._h, _int(label, "label"), _int(dof, "dof", 0, 6),
+                                    _C.byref(i))
+        if st != 0:
+            raise KeyError((label, dof))
+        return int(i.value)
+
+    def pair(self, index):
+        """The (label, dof) of a 0-based index."""
+        lab, dof = _index(0), _C.c_int(0)
+        k = _int(index, "index")
+        if not 0 <= k < len(self):
+            raise IndexError("index %d outside the map's %d dofs" % (k, len(self)))
+        self._check(_f["fcd_dofmap_pair"](self._h, k, _C.byref(lab), _C.byref(dof)))
+        return int(lab.value), int(dof.value)
+
+    def write(self, path):
+        err = _C.create_string_buffer(1024)
+        st = _f["fcd_dofmap_write"](self._h, _os.fsencode(path), err, 1024)
+        if st != 0:
+            raise FcdError(st, err.value.decode(errors="replace"))
