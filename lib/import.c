@@ -115,6 +115,14 @@ static fcd_status detect(const char *path, FILE *fp, fcd_matrix_format *out, cha
     *out = FCD_MATRIX_FORMAT_HARWELL_BOEING;
     return FCD_OK;
   }
+  /* Nastran bulk data: a card named DMIG (or DMIG*) at the start of a line, after comment
+   * lines ($) and other cards */
+  for (size_t p = 0; p + 4 <= n; p++)
+    if ((p == 0 || b[p - 1] == '\n') && !strncasecmp((const char *)b + p, "DMIG", 4) &&
+        (p + 4 == n || b[p + 4] == ' ' || b[p + 4] == '*' || b[p + 4] == ',')) {
+      *out = FCD_MATRIX_FORMAT_NASTRAN_DMIG;
+      return FCD_OK;
+    }
   for (int k = 0; k < nl; k++) {
     if (!strncmp(L[k], "**", 2)) continue; /* Abaqus comments */
     if (abaqus_line(L[k], 4)) {
@@ -129,7 +137,7 @@ static fcd_status detect(const char *path, FILE *fp, fcd_matrix_format *out, cha
   }
   return MERR(FCD_E_FORMAT, "%s: not a matrix file of a known format (Matrix Market, PETSc "
               "binary, Harwell-Boeing or Rutherford-Boeing, Abaqus matrix or coordinate "
-              "output); its first line: '%.60s'", path, nl ? L[0] : "");
+              "output, Nastran DMIG); its first line: '%.60s'", path, nl ? L[0] : "");
 }
 
 /* ---- the matrix in a file holding several, PATH:NAME ---- */
@@ -214,6 +222,9 @@ fcd_status fcd_matrix_file_read(const char *spec, fcd_matrix_format format,
     case FCD_MATRIX_FORMAT_ABAQUS_MATRIX:
     case FCD_MATRIX_FORMAT_ABAQUS_COORDINATE:
       st = fcd__read_abaqus(&r, m, format);
+      break;
+    case FCD_MATRIX_FORMAT_NASTRAN_DMIG:
+      st = fcd__read_dmig(&r, m, name);
       break;
     case FCD_MATRIX_FORMAT_MATRIX_MARKET:
       st = fcd__mm_read_mfile(path, m, errbuf, errcap);

@@ -46,6 +46,8 @@ fcd_status fcd__mfile_count_pairs(fcd_matrix_file *m, char *errbuf, size_t errca
 /* the readers: each fills m (format, entries, sizes) from r's open file */
 fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m);
 fcd_status fcd__read_abaqus(fcd__mreader *r, fcd_matrix_file *m, fcd_matrix_format format);
+/* want: the matrix's name, or "" for the file's only one */
+fcd_status fcd__read_dmig(fcd__mreader *r, fcd_matrix_file *m, const char *want);
 
 /* Matrix Market through the same entries (mmio.c) */
 fcd_status fcd__mm_read_mfile(const char *path, fcd_matrix_file *m, char *errbuf,

@@ -153,6 +153,82 @@ static void test_abaqus(void) {
   fcd_matrix_file_destroy(M);
 }
 
+static void test_dmig(void) {
+  fcd_matrix_file_info in;
+  fcd_matrix_file *k = read_ok("nastran/dmig.pch:KAAX", &in);
+  if (!k) return;
+  CHECK(in.format == FCD_MATRIX_FORMAT_NASTRAN_DMIG && in.labelled && in.symmetric);
+  CHECK(in.nrows == 15 && in.nnz == 29 && !strcmp(in.name, "KAAX"));
+  fcd_dofmap *map = NULL;
+  CHECK_ST(fcd_dofmap_create(&map), FCD_OK);
+  CHECK_ST(fcd_dofmap_add_matrix(map, k), FCD_OK);
+  fcd_index i101 = -1, i102 = -1;
+  CHECK_ST(fcd_dofmap_index(map, 101, 1, &i101), FCD_OK);
+  CHECK_ST(fcd_dofmap_index(map, 102, 1, &i102), FCD_OK);
+  fcd_system *sys = NULL;
+  CHECK_ST(fcd_system_create(fcd_dofmap_size(map), &sys), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_file(sys, FCD_STIFFNESS, k, map), FCD_OK);
+  double e[15] = {0}, col[15] = {0};
+  e[i101] = 1;
+  CHECK_ST(fcd_system_apply(sys, FCD_STIFFNESS, e, col), FCD_OK);
+  /* the file's lines `101 1 1.556000000D+02` and, under column 102, `101 1 -1.556D+02` */
+  CHECK(col[i101] == 155.6 && col[i102] == -155.6);
+  fcd_system_destroy(sys);
+  fcd_dofmap_destroy(map);
+  fcd_matrix_file_destroy(k);
+  /* several matrices and no name: the list */
+  fcd_matrix_file *m = NULL;
+  char err[512];
+  CHECK_ST(fcd_matrix_file_read(path_of("nastran/dmig_sparse.pch"), FCD_MATRIX_FORMAT_AUTO, &m,
+                                err, sizeof err), FCD_E_INVALID_ARG);
+  CHECK(m == NULL && strstr(err, "KAAX, PAX"));
+  CHECK_ST(fcd_matrix_file_read(path_of("nastran/dmig_sparse.pch:KGG"), FCD_MATRIX_FORMAT_AUTO,
+                                &m, err, sizeof err), FCD_E_INVALID_ARG);
+  CHECK(strstr(err, "no DMIG matrix 'KGG'"));
+  /* small field: D and short exponents filling their fields, a continuation with a blank
+   * first field; a free-field card */
+  char gen[1024];
+  const char *tmp = getenv("FCD_TEST_TMPDIR") ? getenv("FCD_TEST_TMPDIR") : ".";
+  fcdt_mkdirs(tmp);
+  snprintf(gen, sizeof gen, "%s/small.pch", tmp);
+  FILE *f = fopen(gen, "w");
+  fprintf(f, "$ written by this test\n"
+             "DMIG    KX      0       6       2       0                       2\n"
+             "DMIG    KX      10000   3               10000   3       1.D6    \n"
+             "DMIG    KX      10001   3               10000   3       -1.556+2\n"
+             "        10001   3       4.5-1   \n"
+             "DMIG,KX,10002,3,,10002,3,2.5E+0\n");
+  fclose(f);
+  CHECK_ST(fcd_matrix_file_read(gen, FCD_MATRIX_FORMAT_AUTO, &m, err, sizeof err), FCD_OK);
+  if (m) {
+    fcd_dofmap *gm = NULL;
+    fcd_dofmap_create(&gm);
+    fcd_dofmap_add_matrix(gm, m);
+    CHECK(fcd_dofmap_size(gm) == 3);
+    fcd_system *gs = NULL;
+    fcd_system_create(3, &gs);
+    CHECK_ST(fcd_system_set_matrix_file(gs, FCD_STIFFNESS, m, gm), FCD_OK);
+    double x[3] = {1, 0, 0}, y[3] = {0, 0, 0};
+    fcd_system_apply(gs, FCD_STIFFNESS, x, y);
+    CHECK(y[0] == 1e6 && y[1] == -155.6 && y[2] == 0);
+    x[0] = 0;
+    x[1] = 1;
+    fcd_system_apply(gs, FCD_STIFFNESS, x, y);
+    CHECK(y[0] == -155.6 && y[1] == 0.45);
+    x[1] = 0;
+    x[2] = 1;
+    fcd_system_apply(gs, FCD_STIFFNESS, x, y);
+    CHECK(y[2] == 2.5);
+    fcd_system_destroy(gs);
+    fcd_dofmap_destroy(gm);
+    fcd_matrix_file_destroy(m);
+    m = NULL;
+  }
+  fcd_matrix_file *sp = read_ok("nastran/dmig_sparse.pch:KAAX", &in);
+  CHECK(sp && in.nrows == 36 && in.nnz == 220 && in.symmetric);
+  fcd_matrix_file_destroy(sp);
+}
+
 static void test_refusals(void) {
   fcd_matrix_file *m = NULL;
   char err[512];
@@ -191,6 +267,7 @@ int main(int argc, char **argv) {
   data_dir = argc > 1 ? argv[1] : "tests/data/import";
   test_harwell_boeing();
   test_abaqus();
+  test_dmig();
   test_refusals();
   return fcdt_finish("import");
 }

@@ -99,3 +99,62 @@ def test_program_reads_labelled_matrices_and_writes_the_map():
         r = subprocess.run([exe, "info", "--mass", hb, "--stiffness", hb, "--write-dofs", out],
                            capture_output=True, text=True)
         assert r.returncode == 1 and "by index" in r.stderr
+
+
+def nastran_large_field(path, name):
+    """numpy's own reading of a large-field DMIG matrix: 16-character fields after the
+    8-character card name, D exponents; {(gi, ci, gj, cj): value}"""
+    out, col, cur = {}, None, None
+    for line in open(path):
+        line = line.rstrip("\n")
+        if line.startswith("DMIG*"):
+            cur = line[8:24].strip()
+            col = (int(line[24:40]), int(line[40:56])) if cur == name else None
+        elif line.startswith("*") and col is not None:
+            g, c = int(line[8:24]), int(line[24:40])
+            out[(g, c) + col] = float(line[40:56].replace("D", "E"))
+        elif not line.startswith("*"):
+            col = None
+    return out
+
+
+def test_nastran_dmig_against_its_own_lines_and_lapack():
+    pch = os.path.join(DATA, "nastran", "dmig.pch")
+    k = fcd.MatrixFile(pch + ":KAAX")
+    m = fcd.MatrixFile(pch + ":MAAX")
+    assert k.info["format"] == "nastran-dmig" and k.info["symmetric"] and k.info["name"] == "KAAX"
+    dm = fcd.DofMap(k, m)
+    n = len(dm)
+    assert n == 15
+    for mat, name in ((k, "KAAX"), (m, "MAAX")):
+        ref = np.zeros((n, n))
+        for (gi, ci, gj, cj), v in nastran_large_field(pch, name).items():
+            i, j = dm.index(gi, ci), dm.index(gj, cj)
+            ref[i, j] += v
+            if i != j:
+                ref[j, i] += v
+        got = dense(mat, n, dm)
+        assert np.max(np.abs(got - ref)) <= 1e-15 * np.max(np.abs(ref))
+    # the program's lowest frequencies against LAPACK's on numpy's own matrices
+    import scipy.linalg
+    K = dense(k, n, dm)
+    M = np.zeros((n, n))
+    for (gi, ci, gj, cj), v in nastran_large_field(pch, "MAAX").items():
+        M[dm.index(gi, ci), dm.index(gj, cj)] += v
+    w = scipy.linalg.eigh(K, M, eigvals_only=True)
+    f_ref = np.sqrt(np.maximum(w, 0)) / (2 * np.pi)
+    exe = os.environ.get("FCD_EXE", "fcd")
+    r = subprocess.run([exe, "info", "--mass", pch + ":MAAX", "--stiffness", pch + ":KAAX",
+                        "--nev", "4"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    f = [float(l.split(":")[1].split()[0]) for l in r.stdout.splitlines()
+         if l.startswith("frequency")]
+    assert len(f) == 4
+    # a rigid-body mode first (zero to round-off on both sides), then three to the 9
+    # significant digits the program prints
+    assert f[0] < 1e-6 * f_ref[-1] and f_ref[0] < 1e-6 * f_ref[-1]
+    assert np.allclose(f[1:], f_ref[1:4], rtol=1e-8, atol=0)
+    # a file of several matrices needs a name, and says which it holds
+    with pytest.raises(fcd.FcdError) as e:
+        fcd.MatrixFile(pch)
+    assert "KAAX, MAAX, BAAX, VAX, RVA, MUG1T" in e.value.message
