@@ -94,6 +94,23 @@ static int hb_type_line(const char *s) {
          (s[3] == 0 || isspace((unsigned char)s[3]));
 }
 
+/* an OP4 ASCII header: four I8 integers, an 8-character name, a real Fortran format */
+static int op4_header(const char *s) {
+  if (strlen(s) < 41) return 0;
+  for (int k = 0; k < 4; k++) {
+    char f[9];
+    memcpy(f, s + 8 * k, 8);
+    f[8] = 0;
+    char *e;
+    errno = 0;
+    (void)strtoll(f, &e, 10);
+    while (*e == ' ') e++;
+    if (e == f || *e) return 0;
+  }
+  fcd__ffmt ff;
+  return fcd__parse_ffmt(s + 40, &ff) && ff.kind == 'E';
+}
+
 static fcd_status detect(const char *path, FILE *fp, fcd_matrix_format *out, char *errbuf,
                          size_t errcap) {
   unsigned char b[8192];
@@ -105,8 +122,17 @@ static fcd_status detect(const char *path, FILE *fp, fcd_matrix_format *out, cha
     *out = FCD_MATRIX_FORMAT_PETSC_BINARY;
     return FCD_OK;
   }
+  /* OP4 binary: a first Fortran record of 24 bytes (the header), either byte order */
+  if (n >= 8 && ((b[0] == 24 && !b[1] && !b[2] && !b[3]) || (!b[0] && !b[1] && !b[2] && b[3] == 24))) {
+    *out = FCD_MATRIX_FORMAT_NASTRAN_OP4;
+    return FCD_OK;
+  }
   char L[6][256];
   int nl = head_lines(b, n, L, 6);
+  if (nl >= 1 && op4_header(L[0])) {
+    *out = FCD_MATRIX_FORMAT_NASTRAN_OP4;
+    return FCD_OK;
+  }
   if (nl >= 1 && !strncasecmp(L[0], "%%MatrixMarket", 14)) {
     *out = FCD_MATRIX_FORMAT_MATRIX_MARKET;
     return FCD_OK;
@@ -137,7 +163,7 @@ static fcd_status detect(const char *path, FILE *fp, fcd_matrix_format *out, cha
   }
   return MERR(FCD_E_FORMAT, "%s: not a matrix file of a known format (Matrix Market, PETSc "
               "binary, Harwell-Boeing or Rutherford-Boeing, Abaqus matrix or coordinate "
-              "output, Nastran DMIG); its first line: '%.60s'", path, nl ? L[0] : "");
+              "output, Nastran DMIG or OP4); its first line: '%.60s'", path, nl ? L[0] : "");
 }
 
 /* ---- the matrix in a file holding several, PATH:NAME ---- */
@@ -225,6 +251,9 @@ fcd_status fcd_matrix_file_read(const char *spec, fcd_matrix_format format,
       break;
     case FCD_MATRIX_FORMAT_NASTRAN_DMIG:
       st = fcd__read_dmig(&r, m, name);
+      break;
+    case FCD_MATRIX_FORMAT_NASTRAN_OP4:
+      st = fcd__read_op4(&r, m, name);
       break;
     case FCD_MATRIX_FORMAT_MATRIX_MARKET:
       st = fcd__mm_read_mfile(path, m, errbuf, errcap);

@@ -40,40 +40,6 @@ static int real_field(const char **s, double *v) {
   return **s == 0;
 }
 
-typedef struct {
-  int64_t a, b; /* the pair's smaller and larger key (label * 8 + dof, or the index) */
-  int dir;      /* 1: stored as (a, b); -1: as (b, a) */
-} tri_key;
-
-static int cmp_tri(const void *x, const void *y) {
-  const tri_key *p = x, *q = y;
-  if (p->a != q->a) return p->a < q->a ? -1 : 1;
-  if (p->b != q->b) return p->b < q->b ? -1 : 1;
-  return (p->dir > q->dir) - (p->dir < q->dir);
-}
-
-/* 1 when no off-diagonal entry has its mirror among the entries (one triangle) */
-static fcd_status one_triangle(const fcd_matrix_file *m, int *tri, fcd__mreader *r) {
-  tri_key *k = fcd__malloc_array((size_t)m->n + 1, sizeof *k);
-  if (!k) return RERR(FCD_E_NOMEM, "%s: out of memory", r->path);
-  fcd_index n = 0;
-  for (fcd_index e = 0; e < m->n; e++) {
-    int64_t i = m->labelled ? m->ri[e] * 8 + m->rd[e] : m->ri[e];
-    int64_t j = m->labelled ? m->ci[e] * 8 + m->cd[e] : m->ci[e];
-    if (i == j) continue;
-    k[n].a = i < j ? i : j;
-    k[n].b = i < j ? j : i;
-    k[n].dir = i < j ? 1 : -1;
-    n++;
-  }
-  qsort(k, (size_t)n, sizeof *k, cmp_tri);
-  *tri = 1;
-  for (fcd_index e = 1; e < n && *tri; e++)
-    if (k[e].a == k[e - 1].a && k[e].b == k[e - 1].b && k[e].dir != k[e - 1].dir) *tri = 0;
-  fcd__free(k);
-  return FCD_OK;
-}
-
 fcd_status fcd__read_abaqus(fcd__mreader *r, fcd_matrix_file *m, fcd_matrix_format format) {
   int labelled = format == FCD_MATRIX_FORMAT_ABAQUS_MATRIX;
   m->labelled = labelled;
@@ -108,7 +74,7 @@ fcd_status fcd__read_abaqus(fcd__mreader *r, fcd_matrix_file *m, fcd_matrix_form
   if (got < 0) return r->st;
   if (m->n == 0) return RERR(FCD_E_FORMAT, "%s: no entries", r->path);
   int tri = 0;
-  FCD_TRY(one_triangle(m, &tri, r));
+  FCD_TRY(fcd__mfile_one_triangle(m, &tri, r->path, r->errbuf, r->errcap));
   m->symmetric = tri;
   if (labelled) return fcd__mfile_count_pairs(m, r->errbuf, r->errcap);
   /* no header: the order is the largest equation named (either way for one triangle) */

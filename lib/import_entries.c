@@ -114,3 +114,82 @@ int fcd__fortran_real(const char *s, size_t len, double *out) {
   return 1;
 }
 
+/* A Fortran edit descriptor list such as (16I5), (4E20.12), (1P,4E20.12), (1P4D25.16),
+ * (10I8): fields per card and their width */
+int fcd__parse_ffmt(const char *s, fcd__ffmt *f) {
+  char b[64];
+  size_t n = 0;
+  for (; *s && n + 1 < sizeof b; s++)
+    if (!isspace((unsigned char)*s)) b[n++] = (char)toupper((unsigned char)*s);
+  b[n] = 0;
+  const char *p = b;
+  int paren = *p == '('; /* OP4 writes its format without the parentheses */
+  if (paren) p++;
+  /* a scale factor kP, with or without a comma after it */
+  const char *q = p;
+  while (isdigit((unsigned char)*q)) q++;
+  if (*q == 'P' && q > p) {
+    p = q + 1;
+    if (*p == ',') p++;
+  }
+  int rep = 0;
+  while (isdigit((unsigned char)*p))
+    if ((rep = 10 * rep + (*p++ - '0')) > 100000) return 0;
+  if (rep == 0) rep = 1;
+  char k = *p++;
+  if (k == 'I') f->kind = 'I';
+  else if (k == 'E' || k == 'D' || k == 'F' || k == 'G') f->kind = 'E';
+  else return 0;
+  int w = 0;
+  while (isdigit((unsigned char)*p))
+    if ((w = 10 * w + (*p++ - '0')) > 64) return 0;
+  if (w <= 0) return 0;
+  if (*p == '.') {
+    p++;
+    while (isdigit((unsigned char)*p)) p++;
+  }
+  if (*p == 'E') { /* an exponent width, Ew.dEe */
+    p++;
+    while (isdigit((unsigned char)*p)) p++;
+  }
+  if (paren ? *p != ')' : *p != 0) return 0;
+  f->per = rep;
+  f->width = w;
+  return 1;
+}
+
+typedef struct {
+  int64_t a, b; /* the pair's smaller and larger key (label * 8 + dof, or the index; labels
+                 * of FE codes stay far below 2^59) */
+  int dir;      /* 1: stored as (a, b); -1: as (b, a) */
+} tri_key;
+
+static int cmp_tri(const void *x, const void *y) {
+  const tri_key *p = x, *q = y;
+  if (p->a != q->a) return p->a < q->a ? -1 : 1;
+  if (p->b != q->b) return p->b < q->b ? -1 : 1;
+  return (p->dir > q->dir) - (p->dir < q->dir);
+}
+
+fcd_status fcd__mfile_one_triangle(const fcd_matrix_file *m, int *tri, const char *path,
+                                   char *errbuf, size_t errcap) {
+  tri_key *k = fcd__malloc_array((size_t)m->n + 1, sizeof *k);
+  if (!k) return MERR(FCD_E_NOMEM, "%s: out of memory", path);
+  fcd_index n = 0;
+  for (fcd_index e = 0; e < m->n; e++) {
+    int64_t i = m->labelled ? m->ri[e] * 8 + m->rd[e] : m->ri[e];
+    int64_t j = m->labelled ? m->ci[e] * 8 + m->cd[e] : m->ci[e];
+    if (i == j) continue;
+    k[n].a = i < j ? i : j;
+    k[n].b = i < j ? j : i;
+    k[n].dir = i < j ? 1 : -1;
+    n++;
+  }
+  qsort(k, (size_t)n, sizeof *k, cmp_tri);
+  *tri = 1;
+  for (fcd_index e = 1; e < n && *tri; e++)
+    if (k[e].a == k[e - 1].a && k[e].b == k[e - 1].b && k[e].dir != k[e - 1].dir) *tri = 0;
+  fcd__free(k);
+  return FCD_OK;
+}
+

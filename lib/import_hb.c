@@ -12,53 +12,6 @@
 
 #define RERR(code, ...) fcd__err_to(NULL, r->errbuf, r->errcap, code, __VA_ARGS__)
 
-/* A Fortran edit descriptor list such as (16I5), (4E20.12), (1P,4E20.12), (1P4D25.16),
- * (10I8): fields per card and their width */
-typedef struct {
-  int per, width;
-  char kind; /* 'I' or 'E' (E, D, F, G) */
-} ffmt;
-
-static int parse_ffmt(const char *s, ffmt *f) {
-  char b[64];
-  size_t n = 0;
-  for (; *s && n + 1 < sizeof b; s++)
-    if (!isspace((unsigned char)*s)) b[n++] = (char)toupper((unsigned char)*s);
-  b[n] = 0;
-  const char *p = b;
-  if (*p != '(') return 0;
-  p++;
-  /* a scale factor kP, with or without a comma after it */
-  const char *q = p;
-  while (isdigit((unsigned char)*q)) q++;
-  if (*q == 'P' && q > p) {
-    p = q + 1;
-    if (*p == ',') p++;
-  }
-  int rep = 0;
-  while (isdigit((unsigned char)*p)) rep = 10 * rep + (*p++ - '0');
-  if (rep == 0) rep = 1;
-  char k = *p++;
-  if (k == 'I') f->kind = 'I';
-  else if (k == 'E' || k == 'D' || k == 'F' || k == 'G') f->kind = 'E';
-  else return 0;
-  int w = 0;
-  while (isdigit((unsigned char)*p)) w = 10 * w + (*p++ - '0');
-  if (w <= 0 || w > 64) return 0;
-  if (*p == '.') {
-    p++;
-    while (isdigit((unsigned char)*p)) p++;
-  }
-  if (*p == 'E') { /* an exponent width, Ew.dEe */
-    p++;
-    while (isdigit((unsigned char)*p)) p++;
-  }
-  if (*p != ')') return 0;
-  f->per = rep;
-  f->width = w;
-  return 1;
-}
-
 static int next_line(fcd__mreader *r) {
   return fcd__lines_next(&r->L, NULL, r->errbuf, r->errcap, &r->st);
 }
@@ -81,7 +34,7 @@ static int header_ints(const char *s, long long *v, int cap) {
 }
 
 /* reads `count` fields of format f from the following cards into ints (I) or reals (E) */
-static fcd_status read_fields(fcd__mreader *r, const ffmt *f, long long count, const char *what,
+static fcd_status read_fields(fcd__mreader *r, const fcd__ffmt *f, long long count, const char *what,
                               int64_t *iv, double *rv) {
   long long k = 0;
   while (k < count) {
@@ -211,7 +164,7 @@ static fcd_status read_mapping(fcd__mreader *r, const char *mpath, long long n, 
 typedef struct {
   char type[4];
   long long nrow, ncol, nnz;
-  ffmt fp, fi, fv;
+  fcd__ffmt fp, fi, fv;
 } hb_head;
 
 static fcd_status hb_header(fcd__mreader *r, fcd_matrix_file *m, hb_head *h) {
@@ -266,7 +219,7 @@ static fcd_status hb_header(fcd__mreader *r, fcd_matrix_file *m, hb_head *h) {
                 "has", r->path, r->L.lineno, nnz, nrow, ncol);
   if ((got = next_line(r)) <= 0)
     return got < 0 ? r->st : RERR(FCD_E_FORMAT, "%s: ends before its format card", r->path);
-  ffmt *fp = &h->fp, *fi = &h->fi, *fv = &h->fv;
+  fcd__ffmt *fp = &h->fp, *fi = &h->fi, *fv = &h->fv;
   char fmt[3][24];
   const char *fl = r->L.line;
   size_t fll = strlen(fl);
@@ -276,8 +229,8 @@ static fcd_status hb_header(fcd__mreader *r, fcd_matrix_file *m, hb_head *h) {
     memcpy(fmt[k], fl + (a < fll ? a : fll), c);
     fmt[k][c] = 0;
   }
-  if (!parse_ffmt(fmt[0], fp) || fp->kind != 'I' || !parse_ffmt(fmt[1], fi) ||
-      fi->kind != 'I' || !parse_ffmt(fmt[2], fv))
+  if (!fcd__parse_ffmt(fmt[0], fp) || fp->kind != 'I' || !fcd__parse_ffmt(fmt[1], fi) ||
+      fi->kind != 'I' || !fcd__parse_ffmt(fmt[2], fv))
     return RERR(FCD_E_UNSUPPORTED, "%s:%ld: Fortran formats '%s' '%s' '%s': only (nIw) for "
                 "pointers and indices and (nEw.d) (D, F, G, a scale factor kP) for values",
                 r->path, r->L.lineno, fmt[0], fmt[1], fmt[2]);

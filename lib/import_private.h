@@ -43,17 +43,31 @@ fcd_status fcd__mfile_finite(const fcd_matrix_file *m, const char *path, char *e
 /* distinct (label, dof) pairs of the rows and of the columns of a labelled matrix */
 fcd_status fcd__mfile_count_pairs(fcd_matrix_file *m, char *errbuf, size_t errcap);
 
+/* 1 in *tri when no off-diagonal entry has its mirror among the entries (one stored
+ * triangle of a symmetric matrix) */
+fcd_status fcd__mfile_one_triangle(const fcd_matrix_file *m, int *tri, const char *path,
+                                   char *errbuf, size_t errcap);
+
 /* the readers: each fills m (format, entries, sizes) from r's open file */
 fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m);
 fcd_status fcd__read_abaqus(fcd__mreader *r, fcd_matrix_file *m, fcd_matrix_format format);
 /* want: the matrix's name, or "" for the file's only one */
 fcd_status fcd__read_dmig(fcd__mreader *r, fcd_matrix_file *m, const char *want);
+fcd_status fcd__read_op4(fcd__mreader *r, fcd_matrix_file *m, const char *want);
 
 /* Matrix Market through the same entries (mmio.c) */
 fcd_status fcd__mm_read_mfile(const char *path, fcd_matrix_file *m, char *errbuf,
                               size_t errcap);
 /* the index of a pair; FCD_E_INVALID_ARG when the map lacks it, FCD_E_NOMEM */
 fcd_status fcd__dofmap_lookup(const fcd_dofmap *map, int64_t label, int dof, fcd_index *index);
+
+/* A Fortran edit descriptor list such as (16I5), (4E20.12), (1P,4E20.12), 1P,3E23.16:
+ * fields per card and their width; 1 when it is one */
+typedef struct {
+  int per, width;
+  char kind; /* 'I' or 'E' (E, D, F, G) */
+} fcd__ffmt;
+int fcd__parse_ffmt(const char *s, fcd__ffmt *f);
 
 /* a Fortran real ("1.5D+03", "-1.556+2", "  .5E-1") in s[0..len): 1 and *out, or 0 */
 int fcd__fortran_real(const char *s, size_t len, double *out);

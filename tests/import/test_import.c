@@ -229,6 +229,50 @@ static void test_dmig(void) {
   fcd_matrix_file_destroy(sp);
 }
 
+/* Nastran's OP4: the same matrices written as text and binary, dense, sparse and BIGMAT */
+static void test_op4(void) {
+  static const char *const files[] = {"mat_t_dn", "mat_t_s1", "mat_t_s2",
+                                      "mat_b_dn", "mat_b_s1", "mat_b_s2"};
+  double *ref = NULL;
+  for (int f = 0; f < 6; f++) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "nastran/%s.op4:RND1RD", files[f]);
+    fcd_matrix_file_info in;
+    fcd_matrix_file *m = read_ok(spec, &in);
+    if (!m) continue;
+    CHECK(in.format == FCD_MATRIX_FORMAT_NASTRAN_OP4 && !in.labelled && in.nrows == 4);
+    double *d = dense_of(m, 4);
+    if (!ref) ref = d;
+    else {
+      int same = 1;
+      for (int k = 0; k < 16; k++) same &= d[k] == ref[k];
+      CHECK(same);
+      free(d);
+    }
+    fcd_matrix_file_destroy(m);
+  }
+  free(ref);
+  fcd_matrix_file_info in;
+  fcd_matrix_file *eye = read_ok("nastran/mat_b_s2.op4:EYE10", &in);
+  if (eye) {
+    double *d = dense_of(eye, 10);
+    int id = 1;
+    for (int i = 0; i < 10; i++)
+      for (int j = 0; j < 10; j++) id &= d[i * 10 + j] == (i == j);
+    CHECK(id && in.symmetric);
+    free(d);
+    fcd_matrix_file_destroy(eye);
+  }
+  fcd_matrix_file *m = NULL;
+  char err[512];
+  CHECK_ST(fcd_matrix_file_read(path_of("nastran/mat_t_dn.op4:RND1CS"), FCD_MATRIX_FORMAT_AUTO,
+                                &m, err, sizeof err), FCD_E_UNSUPPORTED);
+  CHECK(strstr(err, "complex"));
+  CHECK_ST(fcd_matrix_file_read(path_of("nastran/mat_t_dn.op4"), FCD_MATRIX_FORMAT_AUTO, &m, err,
+                                sizeof err), FCD_E_INVALID_ARG);
+  CHECK(strstr(err, "9 matrices"));
+}
+
 static void test_refusals(void) {
   fcd_matrix_file *m = NULL;
   char err[512];
@@ -268,6 +312,7 @@ int main(int argc, char **argv) {
   test_harwell_boeing();
   test_abaqus();
   test_dmig();
+  test_op4();
   test_refusals();
   return fcdt_finish("import");
 }

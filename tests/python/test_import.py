@@ -158,3 +158,72 @@ def test_nastran_dmig_against_its_own_lines_and_lapack():
     with pytest.raises(fcd.FcdError) as e:
         fcd.MatrixFile(pch)
     assert "KAAX, MAAX, BAAX, VAX, RVA, MUG1T" in e.value.message
+
+
+def op4_binary_numpy(path):
+    """numpy's own reading of a little-endian binary OP4 file of dense columns: Fortran
+    records, a 24-byte header (columns, rows, form, type, name), then (column, row,
+    words, values) records until a column past the last; {name: dense matrix}"""
+    import struct
+    data, pos, out = open(path, "rb").read(), 0, {}
+
+    def record():
+        nonlocal pos
+        (n,) = struct.unpack_from("<i", data, pos)
+        body = data[pos + 4:pos + 4 + n]
+        pos += n + 8
+        return body
+
+    while pos < len(data):
+        head = record()
+        ncol, nrow, form, typ = struct.unpack_from("<4i", head)
+        name = head[16:24].decode().strip()
+        a = np.zeros((abs(nrow), ncol))
+        while True:
+            rec = record()
+            col, row, nw = struct.unpack_from("<3i", rec)
+            if col > ncol:
+                break
+            if typ in (1, 2):
+                fmt = "<%dd" % (nw // 2) if typ == 2 else "<%df" % nw
+                vals = struct.unpack_from(fmt, rec, 12)
+                a[row - 1:row - 1 + len(vals), col - 1] = vals
+        if typ in (1, 2):
+            out[name] = a
+    return out
+
+
+def op4_dense(spec):
+    m = fcd.MatrixFile(spec)
+    i = m.info
+    if i["nrows"] == i["ncols"]:
+        return dense(m, i["nrows"])
+    return None
+
+
+def test_nastran_op4_text_binary_dense_sparse_bigmat_agree():
+    nas = os.path.join(DATA, "nastran")
+    ref = op4_binary_numpy(os.path.join(nas, "mat_b_dn.op4"))
+    assert set(ref) == {"EYE10", "LOW", "RND1RS", "RND1RD", "NULL", "STRINGS"}
+    assert np.array_equal(ref["EYE10"], np.eye(10))
+    for name in ("EYE10", "RND1RS", "RND1RD"):
+        for f in ("mat_t_dn", "mat_t_s1", "mat_t_s2", "mat_b_dn", "mat_b_s1", "mat_b_s2"):
+            got = op4_dense(os.path.join(nas, f + ".op4") + ":" + name)
+            # 17 digits in text, the same doubles (and floats) in binary: exactly equal
+            assert np.array_equal(got, ref[name]), (f, name)
+    # a complex one beside them is read past; asked for, it is refused by name
+    with pytest.raises(fcd.FcdError) as e:
+        fcd.MatrixFile(os.path.join(nas, "mat_t_s1.op4") + ":RND1CD")
+    assert e.value.name == "FCD_E_UNSUPPORTED" and "complex" in e.value.message
+    with pytest.raises(fcd.FcdError) as e:
+        fcd.MatrixFile(os.path.join(nas, "mat_b_dn.op4"))
+    assert "9 matrices" in e.value.message
+    # the plate's stiffness: binary against its ASCII twin (10 digits printed), a free
+    # plate's six rigid-body modes
+    kb = op4_dense(os.path.join(nas, "testplate_kgg.op4"))
+    ka = op4_dense(os.path.join(nas, "testplate_kgg_ascii.op4"))
+    assert kb.shape == (726, 726)
+    assert np.max(np.abs(ka - kb)) <= 1e-9 * np.max(np.abs(kb))
+    assert np.max(np.abs(kb - kb.T)) == 0
+    w = np.linalg.eigvalsh(kb)
+    assert np.sum(np.abs(w) < 1e-12 * w[-1]) == 6
