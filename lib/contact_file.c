@@ -1,5 +1,6 @@
 /* The contact file and plain vector files of the `fcd` program. */
 #include "model.h"
+#include "import_private.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -279,10 +280,38 @@ fcd_status fcd_system_read_vector(fcd_system *sys, const char *path, fcd_index n
   fcd_status st = FCD_OK;
   fcd_real *tmp = fcd__malloc_array((size_t)n + 1, sizeof *tmp);
   if (!tmp) st = fcd__err(sys, FCD_E_NOMEM, "out of memory");
-  /* any number of values per line, up to the line bound */
+  /* any number of values per line, up to the line bound; or, by node label, lines `node
+   * LABEL DOF VALUE` with the other entries zero (never both in one file) */
+  int by_node = 0;
   while (st == FCD_OK && fcd__lines_next(&L, sys, NULL, 0, &st) > 0) {
     char *hash = strchr(L.line, '#');
     if (hash) *hash = 0;
+    const char *ln = L.line;
+    char why[200];
+    fcd_index d = -1;
+    int ref = fcd__node_ref(sys, &ln, &d, why, sizeof why);
+    if (ref < 0) {
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "%s:%ld: %s", path, L.lineno, why);
+      break;
+    }
+    if (ref > 0 || by_node) {
+      char *e;
+      double v = ref > 0 ? strtod(ln, &e) : 0;
+      if (ref > 0) while (*e == ' ' || *e == '\t' || *e == '\r') e++;
+      if (ref == 0 && ln[strspn(ln, " \t\r")] == 0) continue;
+      if (ref == 0 || (by_node == 0 && k > 0) || e == ln || *e || !isfinite(v)) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: %s", path, L.lineno,
+                      ref == 0 || (by_node == 0 && k > 0)
+                          ? "a vector gives its values either all in order or all by 'node "
+                            "LABEL DOF VALUE', not both"
+                          : "expected 'node LABEL DOF VALUE' with a finite value");
+        break;
+      }
+      if (!by_node) memset(tmp, 0, (size_t)n * sizeof *tmp);
+      by_node = 1;
+      tmp[d] += v;
+      continue;
+    }
     char *save = NULL;
     for (char *t = strtok_r(L.line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
       if (k == n) {
@@ -297,7 +326,7 @@ fcd_status fcd_system_read_vector(fcd_system *sys, const char *path, fcd_index n
       }
     }
   }
-  if (st == FCD_OK && k != n)
+  if (st == FCD_OK && !by_node && k != n)
     st = fcd__err(sys, FCD_E_FORMAT, "%s: %lld values, expected %lld", path, (long long)k,
                   (long long)n);
   if (st == FCD_OK && n) memcpy(x, tmp, (size_t)n * sizeof *x);

@@ -2,10 +2,12 @@
  * added unsorted and the table is sorted and made unique on the first lookup after an
  * addition; lookups bisect it. */
 #include "import_private.h"
+#include "system.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct fcd_dofmap {
   uint32_t magic;
@@ -170,4 +172,85 @@ fcd_status fcd_dofmap_write(const fcd_dofmap *cm, const char *path, char *errbuf
   }
   fcd__free(tmp);
   return st;
+}
+
+fcd_status fcd_system_set_dofmap(fcd_system *sys, const fcd_dofmap *cm) {
+  FCD_CHECK_SYS(sys);
+  fcd_dofmap *m = (fcd_dofmap *)cm;
+  if (m && !CHECK_MAP(m))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "set_dofmap: not a dof map");
+  if (m && !settle(m)) return fcd__err(sys, FCD_E_NOMEM, "set_dofmap: out of memory");
+  if (m && m->n != sys->n)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "set_dofmap: the map has %lld dofs, the system "
+                    "%lld", (long long)m->n, (long long)sys->n);
+  int64_t *lab = NULL;
+  signed char *dof = NULL;
+  if (m) {
+    lab = fcd__malloc_array((size_t)m->n, sizeof *lab);
+    dof = fcd__malloc_array((size_t)m->n, 1);
+    if (!lab || !dof) {
+      fcd__free(lab);
+      fcd__free(dof);
+      return fcd__err(sys, FCD_E_NOMEM, "set_dofmap: out of memory");
+    }
+    memcpy(lab, m->lab, (size_t)m->n * sizeof *lab);
+    memcpy(dof, m->dof, (size_t)m->n);
+  }
+  fcd__free(sys->map_label);
+  fcd__free(sys->map_dof);
+  sys->map_label = lab;
+  sys->map_dof = dof;
+  return FCD_OK;
+}
+
+int fcd__system_dof_of(const fcd_system *sys, int64_t label, int dof, fcd_index *index) {
+  *index = -1;
+  if (!sys->map_label) return 1;
+  fcd_index lo = 0, hi = sys->n;
+  while (lo < hi) {
+    fcd_index mid = lo + (hi - lo) / 2;
+    int64_t l = sys->map_label[mid];
+    int d = sys->map_dof[mid];
+    if (l == label && d == dof) {
+      *index = mid;
+      return 0;
+    }
+    if (l < label || (l == label && d < dof)) lo = mid + 1;
+    else hi = mid;
+  }
+  return 2;
+}
+
+int fcd__node_ref(const fcd_system *sys, const char **s, fcd_index *index, char *why,
+                  size_t cap) {
+  const char *p = *s;
+  while (*p == ' ' || *p == '\t') p++;
+  if (strncasecmp(p, "node", 4) || (p[4] != ' ' && p[4] != '\t')) return 0;
+  p += 4;
+  char *e;
+  errno = 0;
+  long long label = strtoll(p, &e, 10);
+  if (e == p || errno == ERANGE) {
+    snprintf(why, cap, "'node' needs a label and a dof");
+    return -1;
+  }
+  p = e;
+  long dof = strtol(p, &e, 10);
+  if (e == p || dof < 0 || dof > 6) {
+    snprintf(why, cap, "'node %lld' needs a dof 0..6 after it", label);
+    return -1;
+  }
+  int got = fcd__system_dof_of(sys, label, (int)dof, index);
+  if (got == 1) {
+    snprintf(why, cap, "names node %lld dof %ld, but the system has no dof map "
+             "(fcd_system_set_dofmap; the program makes one from labelled matrices)",
+             label, dof);
+    return -1;
+  }
+  if (got) {
+    snprintf(why, cap, "node %lld dof %ld is not a dof of the model's matrices", label, dof);
+    return -1;
+  }
+  *s = e;
+  return 1;
 }

@@ -61,6 +61,13 @@ fcd_status fcd__mm_read_mfile(const char *path, fcd_matrix_file *m, char *errbuf
 /* the index of a pair; FCD_E_INVALID_ARG when the map lacks it, FCD_E_NOMEM */
 fcd_status fcd__dofmap_lookup(const fcd_dofmap *map, int64_t label, int dof, fcd_index *index);
 
+/* the dof of (label, dof) through the system's map: 0, 1 (no map), 2 (not in it) */
+int fcd__system_dof_of(const fcd_system *sys, int64_t label, int dof, fcd_index *index);
+/* `node LABEL DOF` at *s: 1 (index set, *s past it), 0 (not such a reference), -1 (one that
+ * fails: the reason in why) */
+int fcd__node_ref(const fcd_system *sys, const char **s, fcd_index *index, char *why,
+                  size_t cap);
+
 /* A Fortran edit descriptor list such as (16I5), (4E20.12), (1P,4E20.12), 1P,3E23.16:
  * fields per card and their width; 1 when it is one */
 typedef struct {

@@ -343,9 +343,18 @@ fcd_status fcd_system_read_fixed(fcd_system *sys, const char *path) {
     const char *s = r.L.line;
     long long d;
     double v = 0.0;
-    if (!parse_index(&s, &d)) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected a dof index, got '%.60s'", path,
-                    r.L.lineno, r.L.line);
+    char why[200];
+    fcd_index byref = -1;
+    int ref = fcd__node_ref(sys, &s, &byref, why, sizeof why);
+    if (ref < 0) {
+      st = fcd__err(sys, FCD_E_INVALID_ARG, "%s:%ld: %s", path, r.L.lineno, why);
+      break;
+    }
+    if (ref > 0) {
+      d = byref;
+    } else if (!parse_index(&s, &d)) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: expected a dof index or 'node LABEL DOF', "
+                    "got '%.60s'", path, r.L.lineno, r.L.line);
       break;
     }
     if (!blank(s) && (!parse_real(&s, &v) || !blank(s))) {

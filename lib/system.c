@@ -59,6 +59,8 @@ static void system_free(fcd_system *sys) {
   fcd__free(sys->contact_uses);
   fcd__free(sys->load);
   fcd__free(sys->cband);
+  fcd__free(sys->map_label);
+  fcd__free(sys->map_dof);
   fcd__dist_free(sys->dist);
   sys->h.magic = 0;
   fcd__free(sys);

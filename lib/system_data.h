@@ -64,6 +64,10 @@ struct fcd_system {
    * only marks it (zombie); the last of them frees it. */
   fcd_index children;
   int zombie;
+  /* the (node label, dof) of each dof, sorted (dofmap.c, fcd_system_set_dofmap), so that
+   * the readers of fixed dofs, vectors and contacts take `node LABEL DOF`; NULL: none */
+  int64_t *map_label;
+  signed char *map_dof;
   /* a reduced model's band (reduction.c, fcd__system_set_band): below it the model's
    * eigenvalues are the full model's (Hz; INFINITY for any other system); the damping
    * the reduction gave its dynamics above the band, in the stored damping's pattern,

@@ -532,6 +532,11 @@ int load_system_opt(const options *o, int need_mass, int distribute, fcd_system 
     fcd_system_destroy(sys);
     return rc;
   }
+  if (cli_map && (st = fcd_system_set_dofmap(sys, cli_map)) != FCD_OK) {
+    fail(sys, st, "the dof map");
+    fcd_system_destroy(sys);
+    return 1;
+  }
   if (distribute) {
     long long b, e;
     cli_rows(nr, &b, &e);

@@ -220,7 +220,9 @@ FCD_API fcd_status fcd_contact_set_read_state(const fcd_contact_set *cs, const c
                                               int *status, fcd_real *slip);
 
 /** Reads @p n reals from a text file (whitespace or newline separated, `#` comments), for
- *  loads and initial states. Exactly @p n values are required.
+ *  loads and initial states. Exactly @p n values are required; or, with a dof map
+ *  (fcd_system_set_dofmap), lines `node LABEL DOF VALUE` give some entries by node label
+ *  and the others are zero (a file does one or the other).
  *  @param sys the system (borrowed; it must outlive every object made from it)
  *  @param path text file of numbers, one or more per line
  *  @param n number of values expected

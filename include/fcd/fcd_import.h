@@ -185,6 +185,16 @@ FCD_API fcd_status fcd_system_set_matrix_file(fcd_system *sys, fcd_matrix_kind w
                                               const fcd_matrix_file *m,
                                               const fcd_dofmap *map);
 
+/** Gives the system a copy of the dof map, so that its files may name dofs by node label:
+ *  fcd_system_read_fixed takes lines `node LABEL DOF [VALUE]`, fcd_system_read_vector
+ *  lines `node LABEL DOF VALUE` (the other entries zero; a file gives all its values in
+ *  order or all by node, never both). Replaces an earlier map; NULL removes it.
+ *  @param sys the system
+ *  @param map the map (its size must be the system's dofs), or NULL
+ *  @return FCD_OK, or FCD_E_INVALID_ARG (a size that differs), FCD_E_NOMEM
+ *  @since 0.1 */
+FCD_API fcd_status fcd_system_set_dofmap(fcd_system *sys, const fcd_dofmap *map);
+
 FCD_END_DECLS
 
 #endif

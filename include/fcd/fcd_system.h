@@ -286,7 +286,9 @@ FCD_API fcd_status fcd_system_fix_dofs(fcd_system *sys, fcd_index n,
 FCD_API fcd_status fcd_system_clear_fixed(fcd_system *sys);
 
 /** Reads prescribed dofs from a text file: one 0-based index per line, optionally
- *  followed by its value (zero when absent); '#' starts a comment. All or nothing.
+ *  followed by its value (zero when absent); '#' starts a comment. With a dof map
+ *  (fcd_system_set_dofmap) a line may name its dof `node LABEL DOF [VALUE]`; a pair the
+ *  map lacks is FCD_E_INVALID_ARG naming the line. All or nothing.
  *  @param sys the system (borrowed; it must outlive every object made from it)
  *  @param path fixed-dof file (docs/file-formats.md)
  *  @return FCD_OK, or FCD_E_FORMAT, FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM

@@ -145,6 +145,7 @@ for _name, _res, _args in [
     ("fcd_dofmap_write", _st, [_p, _C.c_char_p, _C.c_char_p, _C.c_size_t]),
     ("fcd_dofmap_destroy", None, [_p]),
     ("fcd_system_set_matrix_file", _st, [_p, _C.c_int, _p, _p]),
+    ("fcd_system_set_dofmap", _st, [_p, _p]),
     ("fcd_system_write_petsc_binary", _st, [_p, _C.c_int, _C.c_char_p]),
     ("fcd_contact_set_create", _st, [_p, _C.c_int, _C.POINTER(_p)]),
     ("fcd_contact_set_destroy", None, [_p]),
@@ -599,6 +600,15 @@ class System(_Owner):
 
     def read_petsc_binary(self, which, path):
         self._io("fcd_system_read_petsc_binary", which, path)
+
+    def set_dofmap(self, dofmap):
+        """Gives the system a copy of an fcd.DofMap (None removes it): its files may then
+        name dofs as `node LABEL DOF` (read_fixed, read_vector, contact files)."""
+        if dofmap is not None and not isinstance(dofmap, DofMap):
+            raise TypeError("dofmap must be an fcd.DofMap or None, not %s"
+                            % type(dofmap).__name__)
+        self._check(_f["fcd_system_set_dofmap"](self._h,
+                                                dofmap._h if dofmap is not None else None))
 
     def set_matrix_file(self, which, matrix, dofmap=None):
         """Sets matrix ``which`` from an fcd.MatrixFile: an indexed one of the system's

@@ -227,3 +227,57 @@ def test_nastran_op4_text_binary_dense_sparse_bigmat_agree():
     assert np.max(np.abs(kb - kb.T)) == 0
     w = np.linalg.eigvalsh(kb)
     assert np.sum(np.abs(w) < 1e-12 * w[-1]) == 6
+
+
+def test_fixed_dofs_and_loads_by_node_label():
+    """The same supports given by index (from the written map) and by node label give the
+    same frequencies; a load by node label is the vector with those entries; a label the
+    matrices lack is named."""
+    exe = os.environ.get("FCD_EXE", "fcd")
+    pch = os.path.join(DATA, "nastran", "dmig.pch")
+    base = [exe, "info", "--mass", pch + ":MAAX", "--stiffness", pch + ":KAAX", "--nev", "3"]
+    with tempfile.TemporaryDirectory() as tmp:
+        dofs = os.path.join(tmp, "dofs.txt")
+        r = subprocess.run(base + ["--write-dofs", dofs], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        index = {(int(l.split()[1]), int(l.split()[2])): int(l.split()[0])
+                 for l in open(dofs) if not l.startswith("#")}
+        by_label = os.path.join(tmp, "fixed_label.txt")
+        by_index = os.path.join(tmp, "fixed_index.txt")
+        open(by_label, "w").write("node 101 1\nnode 309 1 0.0\n")
+        open(by_index, "w").write("%d\n%d 0.0\n" % (index[(101, 1)], index[(309, 1)]))
+        out = []
+        for f in (by_label, by_index):
+            r = subprocess.run(base + ["--fixed", f], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            out.append([l for l in r.stdout.splitlines() if l.startswith("frequency")])
+        assert out[0] == out[1] and len(out[0]) == 3
+        assert "prescribed 2" in r.stdout
+        bad = os.path.join(tmp, "bad.txt")
+        open(bad, "w").write("node 999 1\n")
+        r = subprocess.run(base + ["--fixed", bad], capture_output=True, text=True)
+        assert r.returncode == 1 and "node 999 dof 1 is not a dof" in r.stderr
+    # the library: a vector by node label, other entries zero
+    k = fcd.MatrixFile(pch + ":KAAX")
+    dm = fcd.DofMap(k)
+    s = fcd.System(len(dm))
+    s.set_dofmap(dm)
+    with tempfile.TemporaryDirectory() as tmp:
+        f = os.path.join(tmp, "load.txt")
+        open(f, "w").write("# a load\nnode 102 1 2.5\nnode 309 1 -1\n")
+        x = s.read_vector(f)
+        want = np.zeros(len(dm))
+        want[dm.index(102, 1)] = 2.5
+        want[dm.index(309, 1)] = -1
+        assert np.array_equal(x, want)
+        open(f, "w").write("0.5\nnode 102 1 2.5\n")
+        with pytest.raises(fcd.FcdError) as e:
+            s.read_vector(f)
+        assert "not both" in e.value.message
+    s2 = fcd.System(len(dm))
+    with tempfile.TemporaryDirectory() as tmp:
+        f = os.path.join(tmp, "fixed.txt")
+        open(f, "w").write("node 101 1\n")
+        with pytest.raises(fcd.FcdError) as e:
+            s2.read_fixed(f)
+        assert "no dof map" in e.value.message
