@@ -91,6 +91,33 @@ static fcd_status read_rows(fcd_contact_set *cs, char **tok, int nt, const char 
   return st;
 }
 
+/* 'surface-pair METHOD MU slave NAME master NAME': two surfaces the mesh names */
+static fcd_status surface_pair_named(fcd_contact_set *cs, char **tok, const char *path,
+                                     long lineno, const char *mesh_path, fcd_mesh **mesh,
+                                     fcd_surface_method method) {
+  fcd_system *sys = cs->sys;
+  fcd_real mu;
+  if (!to_real(tok[2], &mu))
+    return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: the friction coefficient '%.40s' is not a "
+                    "number", path, lineno, tok[2]);
+  fcd_status st = FCD_OK;
+  if (!*mesh) st = fcd_mesh_read(sys, cs->dim, mesh_path, mesh);
+  fcd_index ns = 0, nm = 0;
+  const fcd_index *fs = NULL, *fm = NULL;
+  if (st == FCD_OK) st = fcd_mesh_get_surface(*mesh, tok[4], &ns, &fs);
+  if (st == FCD_OK) st = fcd_mesh_get_surface(*mesh, tok[6], &nm, &fm);
+  fcd_index inactive = 0;
+  if (st == FCD_OK)
+    st = fcd_contact_set_add_surface_pair(cs, *mesh, ns, fs, nm, fm, method, mu, NULL,
+                                          &inactive);
+  if (st != FCD_OK && st != FCD_E_NOMEM) {
+    char msg[FCD_ERRMSG_CAP];
+    snprintf(msg, sizeof msg, "%s", sys->h.err);
+    st = fcd__err(sys, st, "%s:%ld: %s", path, lineno, msg);
+  }
+  return st;
+}
+
 /* A line 'surface-pair METHOD MU slave A B ... master C D ...' of a version 2 file: the
  * node ids of the two surfaces' segments (2D) or facets (3D) in the mesh (read from mesh_path on the first
  * such line) and fcd_contact_set_add_surface_pair. */
@@ -109,6 +136,9 @@ static fcd_status read_surface_pair(fcd_contact_set *cs, char **tok, int nt, con
   fcd_real mu;
   int ms = 4;
   while (ms < nt && strcmp(tok[ms], "master") != 0) ms++;
+  fcd_index probe;
+  if (nt == 7 && ms == 5 && strcmp(tok[3], "slave") == 0 && !to_index(tok[4], &probe))
+    return surface_pair_named(cs, tok, path, lineno, mesh_path, mesh, method);
   /* 2D: two node ids per segment; 3D: four per facet, -1 fourth for a triangle */
   fcd_index ns = ms - 4, nm = nt - ms - 1, per = cs->dim == 3 ? 4 : 2;
   if (nt < 4 || !to_real(tok[2], &mu) || strcmp(tok[3], "slave") != 0 || ms == nt ||
@@ -126,7 +156,7 @@ static fcd_status read_surface_pair(fcd_contact_set *cs, char **tok, int nt, con
   fcd_status st = ok ? FCD_OK
                      : fcd__err(sys, FCD_E_FORMAT, "%s:%ld: a node id is not an integer", path,
                                 lineno);
-  if (st == FCD_OK && !*mesh) st = fcd_mesh_read_vtk(sys, cs->dim, mesh_path, mesh);
+  if (st == FCD_OK && !*mesh) st = fcd_mesh_read(sys, cs->dim, mesh_path, mesh);
   fcd_index inactive = 0;
   if (st == FCD_OK)
     st = fcd_contact_set_add_surface_pair(cs, *mesh, ns / per, ids, nm / per, ids + ns, method,

@@ -4,6 +4,7 @@
  * stays a few tens of MB. */
 #include "model.h"
 #include "geometry.h"
+#include "mesh_private.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,21 +15,7 @@
 
 /* fcd.h includes fcd_vtk.h */
 
-#define FCD_MESH_MAGIC 0x66636d73u /* "fcms" */
-
-struct fcd_mesh {
-  uint32_t magic;
-  fcd_system *sys; /* retained: messages go there */
-  int dim;
-  fcd_index nnodes, ndofs;
-  fcd_real *coords;    /* dim per node */
-  fcd_index *node_dofs; /* dim per node, -1: none */
-  fcd_index ncells, conn_len, conn_cap, cells_cap;
-  fcd_index *conn;     /* nodes of all cells */
-  fcd_index *offset;   /* ncells + 1 */
-  int *type;           /* ncells */
-  int binary;          /* fcd_mesh_write_vtk writes BINARY legacy VTK */
-};
+/* struct fcd_mesh: mesh_private.h */
 
 static int mesh_valid(const fcd_mesh *m) {
   return m && m->magic == FCD_MESH_MAGIC && fcd__system_valid(m->sys);
@@ -56,7 +43,7 @@ int fcd__mesh_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_index **offs
 
 const int *fcd__mesh_types(const fcd_mesh *m) { return mesh_valid(m) ? m->type : NULL; }
 
-static int nodes_of(int vtk_type) {
+int fcd__vtk_nodes_of(int vtk_type) {
   switch (vtk_type) {
   case FCD_VTK_VERTEX: return 1;
   case FCD_VTK_LINE: return 2;
@@ -65,7 +52,27 @@ static int nodes_of(int vtk_type) {
   case FCD_VTK_TETRA: return 4;
   case FCD_VTK_WEDGE: return 6;
   case FCD_VTK_HEXAHEDRON: return 8;
+  case FCD_VTK_QUADRATIC_EDGE: return 3;
+  case FCD_VTK_QUADRATIC_TRIANGLE: return 6;
+  case FCD_VTK_QUADRATIC_QUAD: return 8;
+  case FCD_VTK_QUADRATIC_TETRA: return 10;
+  case FCD_VTK_QUADRATIC_HEXAHEDRON: return 20;
+  case FCD_VTK_QUADRATIC_WEDGE: return 15;
   default: return 0;
+  }
+}
+#define nodes_of fcd__vtk_nodes_of
+
+/* the linear type of a quadratic one (its corners come first in VTK's order) */
+static int linear_of(int vtk_type) {
+  switch (vtk_type) {
+  case FCD_VTK_QUADRATIC_EDGE: return FCD_VTK_LINE;
+  case FCD_VTK_QUADRATIC_TRIANGLE: return FCD_VTK_TRIANGLE;
+  case FCD_VTK_QUADRATIC_QUAD: return FCD_VTK_QUAD;
+  case FCD_VTK_QUADRATIC_TETRA: return FCD_VTK_TETRA;
+  case FCD_VTK_QUADRATIC_HEXAHEDRON: return FCD_VTK_HEXAHEDRON;
+  case FCD_VTK_QUADRATIC_WEDGE: return FCD_VTK_WEDGE;
+  default: return vtk_type;
   }
 }
 
@@ -138,6 +145,12 @@ void fcd_mesh_destroy(fcd_mesh *m) {
   fcd__free(m->conn);
   fcd__free(m->offset);
   fcd__free(m->type);
+  fcd__free(m->label);
+  for (fcd_index k = 0; k < m->nsurf; k++) {
+    fcd__free(m->surf[k].name);
+    fcd__free(m->surf[k].f);
+  }
+  fcd__free(m->surf);
   m->magic = 0;
   fcd__free(m);
   fcd__system_release(sys);
@@ -256,7 +269,8 @@ fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
   int per = nodes_of(vtk_type);
   if (per == 0)
     return fcd__err(sys, FCD_E_UNSUPPORTED, "mesh_add_cells: VTK cell type %d is not one of "
-                    "vertex 1, line 3, triangle 5, quad 9, tetra 10, hexahedron 12, wedge 13",
+                    "vertex 1, line 3, triangle 5, quad 9, tetra 10, hexahedron 12, wedge 13 "
+                    "or their quadratic forms 21 to 26",
                     vtk_type);
   if (ncells < 0)
     return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_add_cells: negative cell count %lld",
@@ -270,8 +284,12 @@ fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
   static const char *const measure[4] = {"", "length", "area", "volume"};
   for (fcd_index c = 0; c < ncells; c++) {
     fcd_real v;
-    int bad = cell_measure(m, vtk_type, per, nodes + c * per, &v);
-    int md = vtk_type == FCD_VTK_LINE ? 1 : per == 3 || vtk_type == FCD_VTK_QUAD ? 2 : 3;
+    /* a quadratic cell is checked by its corners: its mid-side nodes may curve it */
+    int lin = linear_of(vtk_type), lper = nodes_of(lin);
+    int bad = cell_measure(m, lin, lper, nodes + c * per, &v);
+    for (int i = lper; i < per && !bad; i++)
+      for (int j = 0; j < i && !bad; j++) bad = nodes[c * per + i] == nodes[c * per + j];
+    int md = lin == FCD_VTK_LINE ? 1 : lper == 3 || lin == FCD_VTK_QUAD ? 2 : 3;
     if (bad == 1)
       return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_add_cells: cell %lld is degenerate (a "
                       "node listed twice, or its %s is zero to round-off: %.3g)",
@@ -674,6 +692,78 @@ static fcd_status read_points(fcd_system *sys, const char *path, cursor *c, int 
   return FCD_OK;
 }
 
+/* one integer of a 5.1 array: text, or big-endian of size bytes (4 or 8) */
+static int array_int(cursor *c, int size, long long *v) {
+  if (!c->binary) return token_int(c, v);
+  if (c->end - c->s < size) return 0;
+  const unsigned char *b = (const unsigned char *)c->s;
+  uint64_t x = 0;
+  for (int k = 0; k < size; k++) x = (x << 8) | b[k];
+  c->s += size;
+  *v = size == 8 ? (long long)(int64_t)x : (long long)(int32_t)(uint32_t)x;
+  return 1;
+}
+
+/* The version 5.1 layout, VTK 9's default: CELLS noffsets nconnectivity, then OFFSETS and
+ * CONNECTIVITY arrays (vtktypeint64 or vtktypeint32); rewritten here in the classic one
+ * (each cell's node count, then its nodes) */
+static fcd_status read_cells51(fcd_system *sys, const char *path, cursor *c, size_t len,
+                               long long *ncells, long long *nconn, fcd_index **conn) {
+  long long noff, nc;
+  char t[64];
+  if (*ncells >= 0 || !token_int(c, &noff) || !token_int(c, &nc) || noff < 1 || nc < 0 ||
+      noff > (long long)(len / 2) || nc > (long long)(len / 2))
+    return fcd__err(sys, FCD_E_FORMAT, "%s: bad CELLS header (version 5.1: the offsets' "
+                    "and the connectivity's counts)", path);
+  long long *off = fcd__malloc_array((size_t)noff, sizeof *off);
+  long long *cn = fcd__malloc_array((size_t)nc + 1, sizeof *cn);
+  *conn = fcd__malloc_array((size_t)(nc + noff), sizeof **conn);
+  fcd_status st = FCD_OK;
+  if (!off || !cn || !*conn) st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
+  for (int pass = 0; pass < 2 && st == FCD_OK; pass++) {
+    const char *want = pass ? "CONNECTIVITY" : "OFFSETS";
+    long long n = pass ? nc : noff, *dst = pass ? cn : off;
+    if (!token(c, t, sizeof t) || strcmp(t, want) != 0 || !token(c, t, sizeof t)) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s: CELLS of version 5.1 need %s next", path, want);
+      break;
+    }
+    int size = !strcmp(t, "vtktypeint64") ? 8 : !strcmp(t, "vtktypeint32") ? 4 : 0;
+    if (!size) {
+      st = fcd__err(sys, FCD_E_UNSUPPORTED, "%s: %s of type '%.30s' (vtktypeint64 or "
+                    "vtktypeint32 are read)", path, want, t);
+      break;
+    }
+    if (c->binary && !block_start(c, (size_t)n * (size_t)size)) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s: the file ends inside the BINARY %s", path, want);
+      break;
+    }
+    for (long long q = 0; q < n; q++)
+      if (!array_int(c, size, &dst[q])) {
+        st = fcd__err(sys, FCD_E_FORMAT, "%s: %s: entry %lld of %lld missing or not an "
+                      "integer", path, want, q, n);
+        break;
+      }
+  }
+  if (st == FCD_OK && (off[0] != 0 || off[noff - 1] != nc))
+    st = fcd__err(sys, FCD_E_FORMAT, "%s: OFFSETS must run from 0 to the connectivity's "
+                  "size %lld", path, nc);
+  long long q = 0;
+  for (long long k = 0; st == FCD_OK && k + 1 < noff; k++) {
+    if (off[k + 1] < off[k]) {
+      st = fcd__err(sys, FCD_E_FORMAT, "%s: OFFSETS decrease at cell %lld", path, k);
+      break;
+    }
+    (*conn)[q++] = (fcd_index)(off[k + 1] - off[k]);
+    for (long long a = off[k]; a < off[k + 1]; a++) (*conn)[q++] = (fcd_index)cn[a];
+  }
+  fcd__free(off);
+  fcd__free(cn);
+  if (st != FCD_OK) return st;
+  *ncells = noff - 1;
+  *nconn = q;
+  return FCD_OK;
+}
+
 /* CELLS n size, then size integers: each cell's node count and nodes */
 static fcd_status read_cells(fcd_system *sys, const char *path, cursor *c, size_t len,
                              long long *ncells, long long *nconn, fcd_index **conn) {
@@ -774,6 +864,8 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
     st = fcd__err(sys, FCD_E_FORMAT, "%s: not a legacy VTK file (no '# vtk' header)", path);
     goto done;
   }
+  /* version 5.x writes its cells as offsets and connectivity */
+  int v51 = len > 26 && strncmp(text, "# vtk DataFile Version 5", 24) == 0;
   skip_line(&c);
   skip_line(&c);
   if (!token(&c, t, sizeof t) || (strcmp(t, "ASCII") != 0 && strcmp(t, "BINARY") != 0)) {
@@ -791,7 +883,14 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
     if (!strcmp(t, "POINTS")) {
       if ((st = read_points(sys, path, &c, dim, len, &npts, &xy)) != FCD_OK) goto done;
     } else if (!strcmp(t, "CELLS")) {
-      if ((st = read_cells(sys, path, &c, len, &ncells, &nconn, &conn)) != FCD_OK) goto done;
+      st = v51 ? read_cells51(sys, path, &c, len, &ncells, &nconn, &conn)
+               : read_cells(sys, path, &c, len, &ncells, &nconn, &conn);
+      if (st != FCD_OK) goto done;
+    } else if (!strcmp(t, "METADATA")) {
+      /* 5.1: an array's metadata, up to the next blank line */
+      skip_line(&c);
+      while (c.s < c.end && *c.s != '\n' && !(*c.s == '\r' && c.s + 1 < c.end && c.s[1] == '\n'))
+        skip_line(&c);
     } else if (!strcmp(t, "CELL_TYPES")) {
       if ((st = read_cell_types(sys, path, &c, ncells, &types)) != FCD_OK) goto done;
     } else if (!strcmp(t, "POINT_DATA") || !strcmp(t, "CELL_DATA")) {

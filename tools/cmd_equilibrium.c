@@ -144,7 +144,7 @@ int cmd_equilibrium(int argc, char **argv) {
   /* a mesh the surface pairs did not need is read all the same: a missing or malformed
    * --mesh is an error, not a silent no-op, and its coordinates name a mechanism */
   if (st == FCD_OK && o.mesh && !mesh)
-    st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
+    st = fcd_mesh_read(sys, fcd_contact_set_dim(cs), o.mesh, &mesh);
   if (st == FCD_OK) {
     what = "setting up the equilibrium";
     st = fcd_equilibrium_create(sys, cs, &eq);

@@ -535,7 +535,7 @@ static fcd_status sim_read_inputs(const options *o, fcd_system *sys, double *u, 
   if (st == FCD_OK && o->v0) st = fcd_system_read_vector(sys, o->v0, n, v);
   if (st == FCD_OK) st = fcd_contact_set_read_mesh(sys, o->contacts, o->mesh, cs, mesh);
   if (st == FCD_OK && o->mesh && !*mesh)
-    st = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(*cs), o->mesh, mesh);
+    st = fcd_mesh_read(sys, fcd_contact_set_dim(*cs), o->mesh, mesh);
   if (st == FCD_OK && *mesh && o->vtk_binary) st = fcd_mesh_set_vtk_format(*mesh, FCD_VTK_BINARY);
   if (st == FCD_OK) st = fcd_contact_set_set_restitution(*cs, o->restitution);
   if (st == FCD_OK && parse_monitor(o->monitor, n, mon, nmon)) *usage = 1;

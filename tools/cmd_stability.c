@@ -413,7 +413,7 @@ static int stab_inputs(const options *o, fcd_system *sys, fcd_status s, double *
   if (usage) return 2;
   if (s == FCD_OK) s = fcd_contact_set_read_mesh(sys, o->contacts, o->mesh, cs, mesh);
   if (s == FCD_OK && o->mesh && !*mesh)
-    s = fcd_mesh_read_vtk(sys, fcd_contact_set_dim(*cs), o->mesh, mesh);
+    s = fcd_mesh_read(sys, fcd_contact_set_dim(*cs), o->mesh, mesh);
   if (s == FCD_OK && *mesh && o->vtk_binary) s = fcd_mesh_set_vtk_format(*mesh, FCD_VTK_BINARY);
   return s == FCD_OK ? 0 : fail(sys, s, "reading input");
 }

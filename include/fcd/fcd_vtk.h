@@ -27,7 +27,15 @@ enum {
   FCD_VTK_QUAD = 9,       /**< 4 nodes */
   FCD_VTK_TETRA = 10,     /**< 4 nodes */
   FCD_VTK_HEXAHEDRON = 12, /**< 8 nodes */
-  FCD_VTK_WEDGE = 13      /**< 6 nodes */
+  FCD_VTK_WEDGE = 13,     /**< 6 nodes */
+  FCD_VTK_QUADRATIC_EDGE = 21,       /**< 3 nodes: the ends, then the middle */
+  FCD_VTK_QUADRATIC_TRIANGLE = 22,   /**< 6 nodes: corners, then edges 01 12 20 */
+  FCD_VTK_QUADRATIC_QUAD = 23,       /**< 8 nodes: corners, then edges 01 12 23 30 */
+  FCD_VTK_QUADRATIC_TETRA = 24,      /**< 10 nodes: corners, then edges 01 12 20 03 13 23 */
+  FCD_VTK_QUADRATIC_HEXAHEDRON = 25, /**< 20 nodes: corners, then edges 01 12 23 30 45 56
+                                          67 74 04 15 26 37 */
+  FCD_VTK_QUADRATIC_WEDGE = 26       /**< 15 nodes: corners, then edges 01 12 20 34 45 53
+                                          03 14 25 */
 };
 
 /** A mesh of @p nnodes nodes in dimension @p dim (2 or 3) over the dofs of @p sys:
@@ -64,6 +72,107 @@ FCD_API fcd_status fcd_mesh_create(const fcd_system *sys, int dim, fcd_index nno
 FCD_API fcd_status fcd_mesh_read_vtk(const fcd_system *sys, int dim, const char *path,
                                      fcd_mesh **out);
 
+/** Formats of mesh files (fcd_mesh_read, fcd_mesh_get_format). */
+enum {
+  FCD_MESH_VTK_LEGACY = 1, /**< legacy VTK, versions up to 5.1, ASCII or BINARY */
+  FCD_MESH_VTU = 2,        /**< VTK XML unstructured grid */
+  FCD_MESH_GMSH = 3,       /**< Gmsh MSH 2.2 or 4.1, ASCII or binary */
+  FCD_MESH_ABAQUS = 4,     /**< Abaqus input file (.inp) without parts */
+  FCD_MESH_NASTRAN = 5     /**< Nastran bulk data (.bdf, .dat) */
+};
+
+/** Reads a mesh written by another program, its format told from its content: legacy VTK
+ *  (as fcd_mesh_read_vtk, and the OFFSETS/CONNECTIVITY layout of version 5.1), Gmsh MSH
+ *  2.2 and 4.1 (ASCII and binary) with their physical groups, Abaqus input files
+ *  (*NODE, *ELEMENT, *NSET, *ELSET, *SURFACE) and Nastran bulk data (GRID, CTRIA3,
+ *  CQUAD4, CTRIA6, CQUAD8, CTETRA, CPENTA, CHEXA, CROD/CBAR/CBEAM, SET1, BSURF, BSURFS).
+ *  Linear and serendipity quadratic elements are read; their nodes are put in VTK's
+ *  order. Nodes keep their labels: when the system has a dof map (matrices by node
+ *  label, fcd_system_set_dofmap), node L's components are its dofs (L, 1..dim), -1 where
+ *  the map lacks one; without a map node p of the file owns dofs dim p .. dim p + dim -
+ *  1, as in fcd_mesh_read_vtk. Named groups become surfaces (fcd_mesh_get_surface): a
+ *  Gmsh physical group ("physical:TAG" when unnamed), an Abaqus *SURFACE, *ELSET of
+ *  surface elements or *NSET, a Nastran BSURF, BSURFS or SET1 ("BSURF:ID", ...) or the
+ *  elements of a property ("PID:ID").
+ *  @param sys the system (borrowed; it must outlive every object made from it)
+ *  @param dim spatial dimension, 2 or 3
+ *  @param path the file
+ *  @param out receives the new mesh, owned by the caller; NULL on failure
+ *  @return FCD_OK, or FCD_E_FORMAT (naming the file, line and field), FCD_E_INVALID_ARG,
+ *      FCD_E_IO, FCD_E_NOMEM, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
+FCD_API fcd_status fcd_mesh_read(const fcd_system *sys, int dim, const char *path,
+                                 fcd_mesh **out);
+
+/** The format a mesh was read from.
+ *  @param m the mesh
+ *  @return FCD_MESH_*, 0 for a mesh made by fcd_mesh_create, -1 for an invalid handle
+ *  @since 0.1 */
+FCD_API int fcd_mesh_get_format(const fcd_mesh *m);
+
+/** The number of nodes of a mesh.
+ *  @param m the mesh
+ *  @return the count, -1 for an invalid handle
+ *  @since 0.1 */
+FCD_API fcd_index fcd_mesh_node_count(const fcd_mesh *m);
+
+/** The label a mesh file gave node @p node (its index for meshes without labels).
+ *  @param m the mesh
+ *  @param node a node index
+ *  @param label receives the label
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_mesh_get_node_label(const fcd_mesh *m, fcd_index node, int64_t *label);
+
+/** A mesh's node coordinates: dim per node, the mesh's own array (valid while it lives).
+ *  @param m the mesh
+ *  @param coords receives the array
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_mesh_get_coords(const fcd_mesh *m, const fcd_real **coords);
+
+/** A mesh's cells: cell c has VTK type types[c] and nodes nodes[offsets[c]] ..
+ *  nodes[offsets[c + 1] - 1] (VTK's order); the mesh's own arrays.
+ *  @param m the mesh
+ *  @param ncells receives the number of cells
+ *  @param offsets receives ncells + 1 offsets
+ *  @param nodes receives the nodes of all cells
+ *  @param types receives the VTK type of each cell
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_mesh_get_cells(const fcd_mesh *m, fcd_index *ncells,
+                                      const fcd_index **offsets, const fcd_index **nodes,
+                                      const int **types);
+
+/** The number of named surfaces of a mesh read from a file.
+ *  @param m the mesh
+ *  @return the count, -1 for an invalid handle
+ *  @since 0.1 */
+FCD_API fcd_index fcd_mesh_surface_count(const fcd_mesh *m);
+
+/** The name of surface @p k.
+ *  @param m the mesh
+ *  @param k the surface
+ *  @return the mesh's own string, NULL outside [0, fcd_mesh_surface_count)
+ *  @since 0.1 */
+FCD_API const char *fcd_mesh_surface_name(const fcd_mesh *m, fcd_index k);
+
+/** The facets of the surface named @p name (exact, else ignoring case) as
+ *  fcd_contact_set_add_surface_pair takes them: two node indices per segment in 2D, four
+ *  per facet in 3D (-1 fourth for a triangle), oriented outward from the element that
+ *  owns each; a quadratic face is given as the linear facets of its nodes (a 6-node
+ *  triangle as four triangles, an 8-node quadrilateral as four corner triangles and the
+ *  quadrilateral of its mid-side nodes, a 3-node edge as two segments).
+ *  @param m the mesh
+ *  @param name the surface's name
+ *  @param nfacets receives the number of facets
+ *  @param facets receives the mesh's own array (valid while the mesh lives)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG (no such surface: the message lists those there
+ *      are)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_mesh_get_surface(const fcd_mesh *m, const char *name,
+                                        fcd_index *nfacets, const fcd_index **facets);
+
 /** Destroys a mesh (NULL-safe).
  *  @param m the mesh, or NULL
  *  @since 0.1 */
@@ -73,7 +182,8 @@ FCD_API void fcd_mesh_destroy(fcd_mesh *m);
  *  @p nodes (as many per cell as the type has, in VTK's order). Other types:
  *  FCD_E_UNSUPPORTED; a node out of range: FCD_E_INVALID_ARG, and no cell is added.
  *  @param m the mesh
- *  @param vtk_type VTK cell type (3 line, 5 triangle, 9 quad, 10 tetra, 12 hexahedron)
+ *  @param vtk_type VTK cell type (3 line, 5 triangle, 9 quad, 10 tetra, 12 hexahedron,
+ *      13 wedge, 21-26 their quadratic forms, checked by their corners)
  *  @param ncells number of cells
  *  @param nodes their nodes, the type's count per cell
  *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED

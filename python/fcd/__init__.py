@@ -181,6 +181,17 @@ for _name, _res, _args in [
     ("fcd_mesh_create", _st, [_p, _C.c_int, _index, _preal, _pindex, _C.POINTER(_p)]),
     ("fcd_mesh_destroy", None, [_p]),
     ("fcd_mesh_add_cells", _st, [_p, _C.c_int, _index, _pindex]),
+    ("fcd_mesh_read", _st, [_p, _C.c_int, _C.c_char_p, _C.POINTER(_p)]),
+    ("fcd_mesh_read_vtk", _st, [_p, _C.c_int, _C.c_char_p, _C.POINTER(_p)]),
+    ("fcd_mesh_get_format", _C.c_int, [_p]),
+    ("fcd_mesh_get_coords", _st, [_p, _C.POINTER(_preal)]),
+    ("fcd_mesh_get_cells", _st, [_p, _C.POINTER(_index), _C.POINTER(_pindex), _C.POINTER(_pindex),
+                                 _C.POINTER(_C.POINTER(_C.c_int))]),
+    ("fcd_mesh_node_count", _index, [_p]),
+    ("fcd_mesh_get_node_label", _st, [_p, _index, _C.POINTER(_C.c_int64)]),
+    ("fcd_mesh_surface_count", _index, [_p]),
+    ("fcd_mesh_surface_name", _C.c_char_p, [_p, _index]),
+    ("fcd_mesh_get_surface", _st, [_p, _C.c_char_p, _C.POINTER(_index), _C.POINTER(_pindex)]),
     ("fcd_mesh_set_vtk_format", _st, [_p, _C.c_int]),
     ("fcd_mesh_write_vtk", _st, [_p, _C.c_char_p, _index, _C.POINTER(_C.c_char_p),
                                  _C.POINTER(_preal), _p, _pint]),
@@ -1176,6 +1187,77 @@ class Mesh(_Child):
         self._check(_f["fcd_mesh_create"](system._h, dim, nn, _pr(x), _pi(d), _C.byref(h)))
         self._h = h
         self.dim, self.nnodes = dim, nn
+
+    _FORMATS = {1: "vtk", 2: "vtu", 3: "gmsh", 4: "abaqus", 5: "nastran"}
+
+    @classmethod
+    def read(cls, system, path, dim=3):
+        """A mesh file told from its content (legacy VTK up to 5.1, Gmsh .msh 2.2 and
+        4.1, Abaqus .inp, Nastran bulk data): its nodes keep their labels, its named
+        groups are surfaces (``surfaces``, ``surface(name)``). With a dof map on the
+        system node L owns dofs (L, 1..dim), else node p owns dim p .. dim p + dim - 1."""
+        self = cls.__new__(cls)
+        self._bind(system)
+        h = _p()
+        self._check(_f["fcd_mesh_read"](system._h, _int(dim, "dim", 2, 3), _os.fsencode(path),
+                                        _C.byref(h)))
+        self._h = h
+        self.dim, self.nnodes = dim, _f["fcd_mesh_node_count"](h)
+        return self
+
+    @property
+    def format(self):
+        """'vtk', 'gmsh', 'abaqus', 'nastran', or None for a mesh made here."""
+        return self._FORMATS.get(_f["fcd_mesh_get_format"](self._h))
+
+    @property
+    def coords(self):
+        """The node coordinates (nnodes x dim, a copy)."""
+        c = _preal()
+        self._check(_f["fcd_mesh_get_coords"](self._h, _C.byref(c)))
+        return _np.ctypeslib.as_array(c, shape=(self.nnodes * self.dim,)).reshape(
+            self.nnodes, self.dim).copy() if self.nnodes else _np.empty((0, self.dim))
+
+    @property
+    def cells(self):
+        """The cells as a list of (VTK type, node indices in VTK's order)."""
+        n, off, nodes = _index(), _pindex(), _pindex()
+        types = _C.POINTER(_C.c_int)()
+        self._check(_f["fcd_mesh_get_cells"](self._h, _C.byref(n), _C.byref(off),
+                                             _C.byref(nodes), _C.byref(types)))
+        if n.value == 0:
+            return []
+        o = _np.ctypeslib.as_array(off, shape=(n.value + 1,))
+        c = _np.ctypeslib.as_array(nodes, shape=(int(o[-1]),)) if o[-1] else _np.empty(0, _np.int64)
+        t = _np.ctypeslib.as_array(types, shape=(n.value,))
+        return [(int(t[k]), c[o[k]:o[k + 1]].copy()) for k in range(n.value)]
+
+    @property
+    def node_labels(self):
+        """The file's label of each node (numpy int64)."""
+        out = _np.empty(self.nnodes, dtype=_np.int64)
+        lab = _C.c_int64()
+        for p in range(self.nnodes):
+            self._check(_f["fcd_mesh_get_node_label"](self._h, p, _C.byref(lab)))
+            out[p] = lab.value
+        return out
+
+    @property
+    def surfaces(self):
+        """The names of the mesh's surfaces."""
+        n = _f["fcd_mesh_surface_count"](self._h)
+        return [_f["fcd_mesh_surface_name"](self._h, k).decode() for k in range(max(n, 0))]
+
+    def surface(self, name):
+        """The facets of a named surface as ``ContactSet.add_surface_pair`` takes them:
+        nfacets x 2 node indices (2D) or x 4 (3D, -1 fourth for a triangle)."""
+        n = _index()
+        f = _pindex()
+        self._check(_f["fcd_mesh_get_surface"](self._h, str(name).encode(), _C.byref(n),
+                                               _C.byref(f)))
+        per = 2 if self.dim == 2 else 4
+        return _np.ctypeslib.as_array(f, shape=(n.value * per,)).reshape(-1, per).copy() \
+            if n.value else _np.empty((0, per), dtype=_np.int64)
 
     def add_cells(self, kind, nodes):
         """Cells of one type ('triangle', 'quad', 'tetra', 'hexahedron', 'wedge',

@@ -47,8 +47,6 @@ def block(nx, ny, nz, lx, ly, lz, z0=0.0, E=1e7, nu=0.3, rho=1000.0, tets=False)
     px, py = nx + 1, ny + 1
     xyz = np.array([(i * lx / nx, j * ly / ny, z0 + k * lz / nz)
                     for k in range(nz + 1) for j in range(py) for i in range(px)])
-    D = elasticity(E, nu)
-    rows, cols, kv, mv = [], [], [], []
     elems = []
     for k in range(nz):
         for j in range(ny):
@@ -65,6 +63,15 @@ def block(nx, ny, nz, lx, ly, lz, z0=0.0, E=1e7, nu=0.3, rho=1000.0, tets=False)
                         v[ax] = 1
                         path.append(tuple(v))
                     elems.append([ids[[tuple(h) for h in HEX].index(p)] for p in path])
+    K, M = assemble(elems, xyz, E, nu, rho)
+    return K, M, xyz, faces(elems, xyz, z0 + lz), faces(elems, xyz, z0)
+
+
+def assemble(elems, xyz, E=1e7, nu=0.3, rho=1000.0):
+    """K and M (scipy CSR) of linear tetrahedra (4 node ids) and trilinear hexahedra (8,
+    VTK's order) over the nodes xyz; node p owns dofs 3 p .. 3 p + 2."""
+    D = elasticity(E, nu)
+    rows, cols, kv, mv = [], [], [], []
     g = np.array([-1, 1]) / np.sqrt(3)
     for ids in elems:
         X = xyz[ids]
@@ -106,7 +113,7 @@ def block(nx, ny, nz, lx, ly, lz, z0=0.0, E=1e7, nu=0.3, rho=1000.0, tets=False)
     r, c = np.concatenate(rows), np.concatenate(cols)
     K = sp.csr_matrix((np.concatenate(kv), (r, c)), shape=(nd, nd))
     M = sp.csr_matrix((np.concatenate(mv), (r, c)), shape=(nd, nd))
-    return K, M, xyz, faces(elems, xyz, z0 + lz), faces(elems, xyz, z0)
+    return K, M
 
 
 def faces(elems, xyz, z):
