@@ -172,10 +172,56 @@ static fcd_status read_surface_pair(fcd_contact_set *cs, char **tok, int nt, con
 
 /* a 'rigid' or 'pair' line: dofs, normal, tangent, gap, mu and an optional sliding
  * velocity */
+/* 'node LABEL' in a contact line's dofs: the node's dim dofs (LABEL, 1..dim) through the
+ * system's dof map, written into buf and put in place of the two tokens of tok (nt of
+ * them, room for 6 more); the new count, or -1 with the error set */
+static int expand_nodes(fcd_system *sys, char **tok, int nt, int dim, int pair,
+                        char (*buf)[24], const char *path, long lineno, fcd_status *st) {
+  int at = 1, nb = 0;
+  for (int body = 0; body < (pair ? 2 : 1) && at < nt; body++) {
+    if (strcmp(tok[at], "node") != 0) {
+      at += dim;
+      continue;
+    }
+    char *e;
+    errno = 0;
+    long long label = at + 1 < nt ? strtoll(tok[at + 1], &e, 10) : 0;
+    if (at + 1 >= nt || *e || errno || e == tok[at + 1]) {
+      *st = fcd__err(sys, FCD_E_FORMAT, "%s:%ld: 'node' needs a node label", path, lineno);
+      return -1;
+    }
+    char *idx[3];
+    for (int d = 0; d < dim; d++) {
+      fcd_index i;
+      int got = fcd__system_dof_of(sys, label, d + 1, &i);
+      if (got) {
+        *st = fcd__err(sys, FCD_E_INVALID_ARG, "%s:%ld: node %lld dof %d %s", path, lineno,
+                       label, d + 1, got == 1 ? "named, but the system has no dof map (the "
+                       "program makes one from matrices by node label)"
+                                              : "is not a dof of the model's matrices");
+        return -1;
+      }
+      snprintf(buf[nb], sizeof buf[nb], "%lld", (long long)i);
+      idx[d] = buf[nb++];
+    }
+    /* dim tokens where there were two */
+    memmove(tok + at + dim, tok + at + 2, (size_t)(nt - at - 2) * sizeof *tok);
+    for (int d = 0; d < dim; d++) tok[at + d] = idx[d];
+    nt += dim - 2;
+    at += dim;
+  }
+  return nt;
+}
+
 static fcd_status read_point_contact(fcd_contact_set *cs, char **tok, int nt, const char *path,
                                      long lineno, int dim, int version) {
   fcd_system *sys = cs->sys;
   int pair = strcmp(tok[0], "pair") == 0;
+  char nodebuf[6][24];
+  fcd_status xst = FCD_OK;
+  if ((pair || strcmp(tok[0], "rigid") == 0) &&
+      (nt = expand_nodes(sys, tok, nt, dim, pair, nodebuf, path, lineno, &xst)) < 0)
+    return xst;
   if (!pair && strcmp(tok[0], "rigid") != 0)
     return fcd__err(sys, FCD_E_FORMAT, "%s:%ld: unknown contact kind '%.20s' (rigid%s)",
                     path, lineno, tok[0],
@@ -238,7 +284,7 @@ fcd_status fcd_contact_set_read_mesh(fcd_system *sys, const char *path, const ch
   fcd_status st = FCD_OK;
   while (st == FCD_OK && (got = fcd__lines_next(&L, sys, NULL, 0, &st)) > 0) {
     lineno = L.lineno;
-    char *tok[ROWS_MAX_TOKENS + 2];
+    char *tok[ROWS_MAX_TOKENS + 8]; /* room for 'node LABEL' growing to dim dofs */
     int nt = tokens(L.line, tok, ROWS_MAX_TOKENS + 1);
     if (nt == 0) continue;
     if (stage == 0) {

@@ -307,6 +307,8 @@ static struct {
 } mcache[3];
 static fcd_dofmap *cli_map;
 
+const fcd_dofmap *cli_dofmap(void) { return cli_map; }
+
 static int matrix_market(const char *path) {
   char b[16] = "";
   FILE *f = fopen(path, "rb");
@@ -647,5 +649,58 @@ int series_mode_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const
   fcd_series_destroy(s);
   if (st != FCD_OK) return fail(sys, st, "writing the mode's series");
   printf("series: %s/%s.pvd\n", dir, name);
+  return 0;
+}
+
+/* --monitor DOF,DOF,...: distinct dofs of [0, n), each an index or LABEL:DOF through the
+ * dof map of labelled matrices; 0, or -1 with the reason on stderr */
+int cli_parse_monitor(const char *text, fcd_index n, fcd_index **out, fcd_index *count) {
+  *out = NULL;
+  *count = 0;
+  if (!text) return 0;
+  size_t len = strlen(text);
+  fcd_index *d = malloc((len / 2 + 2) * sizeof *d);
+  if (!d) return -1;
+  const char *p = text;
+  fcd_index k = 0;
+  for (;;) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (end != p && !errno && *end == ':') { /* node label and dof */
+      char *e2;
+      long dof = strtol(end + 1, &e2, 10);
+      fcd_index idx = -1;
+      const fcd_dofmap *map = cli_dofmap();
+      if (!map || e2 == end + 1 || (*e2 && *e2 != ',') ||
+          fcd_dofmap_index(map, v, (int)dof, &idx) != FCD_OK) {
+        fprintf(stderr, "fcd: --monitor %.*s: %s\n", (int)(e2 - p), p,
+                map ? "not a (node label, dof) of the model's matrices"
+                    : "LABEL:DOF needs matrices by node label");
+        free(d);
+        return -1;
+      }
+      v = idx;
+      end = e2;
+    }
+    if (end == p || errno || v < 0 || v >= n || (*end && *end != ',')) {
+      fprintf(stderr, "fcd: --monitor needs dofs of [0, %lld) (or LABEL:DOF) separated by "
+              "commas, got '%s'\n",
+              (long long)n, text);
+      free(d);
+      return -1;
+    }
+    for (fcd_index j = 0; j < k; j++)
+      if (d[j] == v) {
+        fprintf(stderr, "fcd: --monitor lists dof %lld twice\n", v);
+        free(d);
+        return -1;
+      }
+    d[k++] = (fcd_index)v;
+    if (!*end) break;
+    p = end + 1;
+  }
+  *out = d;
+  *count = k;
   return 0;
 }

@@ -187,6 +187,11 @@ void cli_mpi_start(int *argc, char ***argv);
 void cli_mpi_stop(void);
 /* the matrix files and the dof map a model's loading kept */
 void cli_release_matrices(void);
+/* the dof map of the run's labelled matrices, or NULL */
+const fcd_dofmap *cli_dofmap(void);
+/* --monitor DOF,DOF,...: distinct dofs of [0, n), each an index or LABEL:DOF through the
+ * dof map; 0, or -1 with the reason on stderr (*out malloc'ed) */
+int cli_parse_monitor(const char *text, fcd_index n, fcd_index **out, fcd_index *count);
 /* The largest exit status of all ranks (each rank passes its own): after any step that
  * can fail on one rank only, so that none goes on into a collective call alone. */
 int cli_agree(int rc);

@@ -102,19 +102,9 @@ static int per_monitor(const char *text, fcd_index n, fcd_index **mon, fcd_index
     for (fcd_index i = 0; i < n; i++) (*mon)[(*nmon)++] = i;
     return 0;
   }
-  const char *p = text;
-  while (*p) {
-    char *end;
-    long long d = strtoll(p, &end, 10);
-    if (end == p || d < 0 || d >= n || *nmon >= n || (*end && *end != ',')) {
-      fprintf(stderr, "fcd: --monitor needs dofs 0 to %lld separated by commas, got '%s'\n",
-              (long long)n - 1, text);
-      return 2;
-    }
-    (*mon)[(*nmon)++] = (fcd_index)d;
-    p = *end ? end + 1 : end;
-  }
-  return 0;
+  free(*mon);
+  *mon = NULL;
+  return cli_parse_monitor(text, n, mon, nmon) ? 2 : 0;
 }
 
 /* the integrator of the options' scheme, step and theta; t_end > 0: (u, v) advanced */

@@ -87,41 +87,6 @@ static int sim_series_start(const options *o, fcd_system *sys, const fcd_contact
   return 0;
 }
 
-/* --monitor DOF,DOF,...: distinct dofs of [0, n); 0, or -1 with the reason on stderr */
-static int parse_monitor(const char *text, fcd_index n, fcd_index **out, fcd_index *count) {
-  *out = NULL;
-  *count = 0;
-  if (!text) return 0;
-  size_t len = strlen(text);
-  fcd_index *d = malloc((len / 2 + 2) * sizeof *d);
-  if (!d) return -1;
-  const char *p = text;
-  fcd_index k = 0;
-  for (;;) {
-    char *end;
-    errno = 0;
-    long long v = strtoll(p, &end, 10);
-    if (end == p || errno || v < 0 || v >= n || (*end && *end != ',')) {
-      fprintf(stderr, "fcd: --monitor needs dofs of [0, %lld) separated by commas, got '%s'\n",
-              (long long)n, text);
-      free(d);
-      return -1;
-    }
-    for (fcd_index j = 0; j < k; j++)
-      if (d[j] == v) {
-        fprintf(stderr, "fcd: --monitor lists dof %lld twice\n", v);
-        free(d);
-        return -1;
-      }
-    d[k++] = (fcd_index)v;
-    if (!*end) break;
-    p = end + 1;
-  }
-  *out = d;
-  *count = k;
-  return 0;
-}
-
 /* --perturb-mode K --amplitude A: the stability analysis about the contact state of
  * --state (as `fcd stability --state` takes it), mode K (eigenvalues by decreasing real
  * part: 0 is the most unstable), and the start u0 + A Re(phi), v0 + A Re(lambda phi), on
@@ -236,7 +201,7 @@ static const cli_opt simulate_opts[] = {
     {CLI_V0, "FILE", 0, "initial velocity, one value per dof"},
     {CLI_MAX_ITER, "N", 0, "the contact solver's iterations per step"},
     {CLI_OUT, "history.csv", 1, "one row per step: time, energy ledger, contact status counts"},
-    {CLI_MONITOR, "DOF,DOF", 0, "a column u_DOF of the history per dof listed"},
+    {CLI_MONITOR, "DOF,DOF", 0, "a column u_DOF of the history per dof listed (an index, or LABEL:DOF with matrices by node label)"},
     {CLI_STATE, "state.csv", 0, "with --perturb-mode: the contact state of the stability analysis"},
     {CLI_PERTURB_MODE, "K", 0, "start from u0 + A Re(phi_K), v0 + A Re(lambda_K phi_K)"},
     {CLI_AMPLITUDE, "A", 0, "the perturbation's amplitude (default 1e-6)"},
@@ -538,7 +503,7 @@ static fcd_status sim_read_inputs(const options *o, fcd_system *sys, double *u, 
     st = fcd_mesh_read(sys, fcd_contact_set_dim(*cs), o->mesh, mesh);
   if (st == FCD_OK && *mesh && o->vtk_binary) st = fcd_mesh_set_vtk_format(*mesh, FCD_VTK_BINARY);
   if (st == FCD_OK) st = fcd_contact_set_set_restitution(*cs, o->restitution);
-  if (st == FCD_OK && parse_monitor(o->monitor, n, mon, nmon)) *usage = 1;
+  if (st == FCD_OK && cli_parse_monitor(o->monitor, n, mon, nmon)) *usage = 1;
   return st;
 }
 

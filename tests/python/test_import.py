@@ -281,3 +281,61 @@ def test_fixed_dofs_and_loads_by_node_label():
         with pytest.raises(fcd.FcdError) as e:
             s2.read_fixed(f)
         assert "no dof map" in e.value.message
+
+
+def test_contacts_and_monitor_by_node_label():
+    """A contact line may give a node by label (`rigid node LABEL ...`, the node's dofs
+    (LABEL, 1..dim) through the map) and --monitor LABEL:DOF: the Abaqus beam pressed on
+    an obstacle at its free end gives the same equilibrium, and the same transient, as
+    with the dof indices from the written map."""
+    exe = os.environ.get("FCD_EXE", "fcd")
+    d = os.path.join(DATA, "abaqus_b33")
+    model = ["--mass", os.path.join(d, "model_MASS1.mtx"),
+             "--stiffness", os.path.join(d, "model_STIF1.mtx")]
+    with tempfile.TemporaryDirectory() as tmp:
+        j = lambda f: os.path.join(tmp, f)
+        # the beam's end nodes are 1 and 2 (its internal node -1 has dofs 1 and 2 only)
+        root, tip = 1, 2
+        open(j("fixed.txt"), "w").write("".join("node %d %d\n" % (root, k) for k in range(1, 7)))
+        r = subprocess.run([exe, "info"] + model + ["--fixed", j("fixed.txt"), "--write-dofs",
+                                                    j("dofs.txt")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        index = {(int(l.split()[1]), int(l.split()[2])): int(l.split()[0])
+                 for l in open(j("dofs.txt")) if not l.startswith("#")}
+        open(j("load.txt"), "w").write("node %d 3 -100\n" % tip)
+        frame = "0 0 -1  1 0 0  1e-6 0.3\n"
+        open(j("c_label.txt"), "w").write("fcd-contacts 1\ndim 3\nrigid node %d  %s" % (tip, frame))
+        open(j("c_index.txt"), "w").write("fcd-contacts 1\ndim 3\nrigid %d %d %d  %s" % (
+            index[(tip, 1)], index[(tip, 2)], index[(tip, 3)], frame))
+        out = {}
+        for kind in ("label", "index"):
+            r = subprocess.run([exe, "equilibrium"] + model +
+                               ["--fixed", j("fixed.txt"), "--load", j("load.txt"),
+                                "--contacts", j("c_%s.txt" % kind), "--out", j("s_%s.csv" % kind),
+                                "--displacements", j("u_%s.txt" % kind)],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            mon = "%d:3" % tip if kind == "label" else str(index[(tip, 3)])
+            r = subprocess.run([exe, "simulate"] + model +
+                               ["--fixed", j("fixed.txt"), "--load", j("load.txt"),
+                                "--contacts", j("c_%s.txt" % kind), "--dt", "1e-4",
+                                "--t-end", "2e-3", "--monitor", mon,
+                                "--out", j("h_%s.csv" % kind)], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            out[kind] = (open(j("s_%s.csv" % kind)).read(), open(j("u_%s.txt" % kind)).read(),
+                         open(j("h_%s.csv" % kind)).read().splitlines()[1:])
+        assert out["label"] == out["index"]
+        # the tip pressed onto the obstacle: closed at u_z = -gap, not open
+        u = np.loadtxt(j("u_label.txt"))
+        assert u[index[(tip, 3)]] == pytest.approx(-1e-6, rel=1e-6)
+        assert open(j("s_label.csv")).read().splitlines()[1].split(",")[1] in ("stick", "slip")
+        open(j("c_bad.txt"), "w").write("fcd-contacts 1\ndim 3\nrigid node 999 %s" % frame)
+        r = subprocess.run([exe, "equilibrium"] + model +
+                           ["--fixed", j("fixed.txt"), "--contacts", j("c_bad.txt"),
+                            "--out", j("s.csv")], capture_output=True, text=True)
+        assert r.returncode != 0 and "c_bad.txt:3: node 999 dof 1 is not a dof" in r.stderr
+        r = subprocess.run([exe, "simulate"] + model +
+                           ["--fixed", j("fixed.txt"), "--contacts", j("c_index.txt"),
+                            "--dt", "1e-4", "--t-end", "1e-3", "--monitor", "999:3",
+                            "--out", j("h.csv")], capture_output=True, text=True)
+        assert r.returncode != 0 and "--monitor 999:3" in r.stderr
