@@ -214,6 +214,25 @@ void fcd_matrix_file_destroy(fcd_matrix_file *m) {
   fcd__free(m);
 }
 
+/* the most entries a file of this size can hold in this format (its shortest entry's
+ * bytes): the entry arrays are made that long at once and never move, and since pages
+ * not written are not resident, the peak is the storage of the entries read */
+static fcd_index entries_bound(FILE *fp, fcd_matrix_format format) {
+  struct stat sb;
+  if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) return 0;
+  int least = 0;
+  switch (format) {
+  case FCD_MATRIX_FORMAT_ABAQUS_MATRIX: least = 10; break;   /* 1,1,1,1,1\n */
+  case FCD_MATRIX_FORMAT_ABAQUS_COORDINATE: least = 6; break; /* 1,1,1\n */
+  case FCD_MATRIX_FORMAT_NASTRAN_DMIG: least = 6; break;     /* free field ,1,1,1 */
+  case FCD_MATRIX_FORMAT_NASTRAN_OP4: least = 2; break;      /* ASCII digits, or words */
+  case FCD_MATRIX_FORMAT_HARWELL_BOEING: least = 2; break;   /* an index and a value */
+  default: return 0;                                         /* Matrix Market: its header */
+  }
+  uint64_t n = (uint64_t)sb.st_size / (uint64_t)least + 1;
+  return n > (uint64_t)INT64_MAX / 64 ? 0 : (fcd_index)n;
+}
+
 fcd_status fcd_matrix_file_read(const char *spec, fcd_matrix_format format,
                                 fcd_matrix_file **out, char *errbuf, size_t errcap) {
   if (out) *out = NULL;
@@ -241,6 +260,7 @@ fcd_status fcd_matrix_file_read(const char *spec, fcd_matrix_format format,
   if (st == FCD_OK) {
     fcd__lines_init(&r.L, r.fp, path);
     m->format = format;
+    m->reserve = entries_bound(r.fp, format);
     switch (format) {
     case FCD_MATRIX_FORMAT_HARWELL_BOEING:
       st = fcd__read_harwell_boeing(&r, m);

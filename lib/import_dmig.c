@@ -14,14 +14,33 @@
 
 #define RERR(code, ...) fcd__err_to(NULL, r->errbuf, r->errcap, code, __VA_ARGS__)
 
-#define MAXF 160 /* data fields of one card (its line and continuations) kept */
-
+/* a card's data fields over its line and continuations, as many as it has (a column of
+ * a large matrix runs to thousands of terms) */
 typedef struct {
-  char f[MAXF][24];
-  int n;       /* data fields (the card's fields after its name) */
+  char (*f)[24];
+  int n, cap;  /* data fields (the card's fields after its name) */
+  int oom;     /* a field could not be kept: out of memory */
   int dmig;    /* 1: a DMIG card */
   long line;   /* its first line */
 } card;
+
+/* one more field of k characters at p (trimmed later) */
+static void push(card *c, const char *p, size_t k) {
+  if (c->n == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 64;
+    char(*f)[24] = cap > 0 ? fcd__grow_array(c->f, (size_t)c->n, (size_t)cap, sizeof *f) : NULL;
+    if (!f) {
+      c->oom = 1;
+      return;
+    }
+    c->f = f;
+    c->cap = cap;
+  }
+  if (k > 23) k = 23;
+  memcpy(c->f[c->n], p, k);
+  c->f[c->n][k] = 0;
+  c->n++;
+}
 
 /* the fields 2.. of one line into c (small: 8 wide, large: 16 wide, free: commas) */
 static void line_fields(const char *s, card *c) {
@@ -32,12 +51,7 @@ static void line_fields(const char *s, card *c) {
     for (;;) {
       const char *e = strchr(p, ',');
       size_t w = e ? (size_t)(e - p) : strlen(p);
-      if (c->n < MAXF) {
-        size_t k = w < 23 ? w : 23;
-        memcpy(c->f[c->n], p, k);
-        c->f[c->n][k] = 0;
-        c->n++;
-      }
+      push(c, p, w);
       if (!e) break;
       p = e + 1;
     }
@@ -45,16 +59,10 @@ static void line_fields(const char *s, card *c) {
   }
   int large = s[0] == '*' || (len > 4 && strchr(s, '*') && strchr(s, '*') < s + 8);
   size_t w = large ? 16 : 8;
-  for (size_t a = 8; a < 72 && a < len; a += w) {
-    if (c->n >= MAXF) break;
-    size_t k = len - a < w ? len - a : w;
-    memcpy(c->f[c->n], s + a, k);
-    c->f[c->n][k] = 0;
-    c->n++;
-  }
+  for (size_t a = 8; a < 72 && a < len; a += w) push(c, s + a, len - a < w ? len - a : w);
   /* a short line's missing fields are blank: pad to the line's width */
   size_t want = large ? 4 : 8, have = len > 8 ? (len - 8 + w - 1) / w : 0;
-  for (size_t k = have; k < want && c->n < MAXF; k++) c->f[c->n++][0] = 0;
+  for (size_t k = have; k < want; k++) push(c, "", 0);
 }
 
 static void trim(char *s) {
@@ -85,14 +93,13 @@ static int card_name_is_dmig(const char *s) {
 }
 
 static int int_of(const char *s, long long *v) {
-  char b[24];
-  snprintf(b, sizeof b, "%s", s);
-  trim(b);
-  if (!*b) return 0;
+  while (*s == ' ' || *s == '\t') s++;
+  if (!*s) return 0;
   char *e;
   errno = 0;
-  *v = strtoll(b, &e, 10);
-  return !*e && errno != ERANGE;
+  *v = strtoll(s, &e, 10);
+  while (*e == ' ' || *e == '\t' || *e == '\r') e++;
+  return e != s && !*e && errno != ERANGE;
 }
 
 typedef struct {
@@ -175,17 +182,23 @@ fcd_status fcd__read_dmig(fcd__mreader *r, fcd_matrix_file *m, const char *want)
       if (c->dmig) line_fields(s, c);
       continue;
     }
-    if (open && c->dmig) st = take_card(r, c, &d, m);
+    if (open && c->dmig)
+      st = c->oom ? RERR(FCD_E_NOMEM, "%s:%ld: out of memory for a card's fields", r->path, c->line)
+                  : take_card(r, c, &d, m);
     open = 0;
     if (st != FCD_OK) break;
-    memset(c, 0, sizeof *c);
+    c->n = 0;
+    c->dmig = 0;
     c->dmig = card_name_is_dmig(s);
     c->line = r->L.lineno;
     if (c->dmig) line_fields(s, c);
     open = 1;
   }
   if (st == FCD_OK && got < 0) st = r->st;
-  if (st == FCD_OK && open && c->dmig) st = take_card(r, c, &d, m);
+  if (st == FCD_OK && open && c->dmig)
+    st = c->oom ? RERR(FCD_E_NOMEM, "%s:%ld: out of memory for a card's fields", r->path, c->line)
+                : take_card(r, c, &d, m);
+  fcd__free(c->f);
   fcd__free(c);
   if (st != FCD_OK) return st;
   if (d.nnames == 0) return RERR(FCD_E_FORMAT, "%s: no DMIG header card", r->path);

@@ -13,6 +13,7 @@
 int fcd__mfile_push(fcd_matrix_file *m, int64_t r, int rd, int64_t c, int cd, double v) {
   if (m->n == m->cap) {
     size_t oc = (size_t)m->cap, nc = oc ? 2 * oc : 1024;
+    if (!oc && m->reserve > (fcd_index)nc) nc = (size_t)m->reserve;
     int64_t *ri = fcd__grow_array(m->ri, oc, nc, sizeof *ri);
     if (!ri) return 0;
     m->ri = ri;
@@ -52,31 +53,102 @@ fcd_status fcd__mfile_finite(const fcd_matrix_file *m, const char *path, char *e
   return FCD_OK;
 }
 
-static int cmp_pair(const void *a, const void *b) {
-  const int64_t *x = a, *y = b;
-  return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return (a > b) - (a < b);
 }
 
-/* distinct pairs of (keys, dofs) */
-static fcd_index distinct(const int64_t *lab, const signed char *dof, fcd_index n, int64_t *w) {
-  for (fcd_index k = 0; k < n; k++) {
-    w[2 * k] = lab[k];
-    w[2 * k + 1] = dof[k];
+/* LSD radix sort of n 64-bit keys, 16 bits a pass, passes whose digit is the same in
+ * every key skipped; tmp holds n keys. Counting a matrix's dofs and finding its mirrored
+ * entries sort millions of keys: qsort with a comparator took half of the read. */
+static void radix_sort(uint64_t *a, size_t n, uint64_t *tmp) {
+  static const int bits = 16;
+  size_t *count = fcd__calloc((size_t)1 << bits, sizeof *count);
+  uint64_t *src = a, *dst = tmp;
+  for (int shift = 0; shift < 64; shift += bits) {
+    if (!count) break; /* out of memory: the caller sorts otherwise */
+    memset(count, 0, ((size_t)1 << bits) * sizeof *count);
+    for (size_t k = 0; k < n; k++) count[(src[k] >> shift) & 0xffff]++;
+    if (n && count[(src[0] >> shift) & 0xffff] == n) continue;
+    size_t sum = 0;
+    for (size_t d = 0; d < ((size_t)1 << bits); d++) {
+      size_t c = count[d];
+      count[d] = sum;
+      sum += c;
+    }
+    for (size_t k = 0; k < n; k++) dst[count[(src[k] >> shift) & 0xffff]++] = src[k];
+    uint64_t *t = src;
+    src = dst;
+    dst = t;
   }
-  qsort(w, (size_t)n, 2 * sizeof *w, cmp_pair);
-  fcd_index d = 0;
-  for (fcd_index k = 0; k < n; k++)
-    if (k == 0 || w[2 * k] != w[2 * k - 2] || w[2 * k + 1] != w[2 * k - 1]) d++;
-  return d;
+  if (src != a) memcpy(a, src, n * sizeof *a);
+  if (!count) qsort(a, n, sizeof *a, cmp_u64); /* the counts' 512 KiB were not there */
+  fcd__free(count);
+}
+
+/* a (label, dof) pair as one sortable key: labels of FE codes stay far below 2^59 */
+static uint64_t pair_key(int64_t lab, int dof) {
+  return ((uint64_t)(lab + ((int64_t)1 << 59)) << 3) | (uint64_t)(dof & 7);
+}
+
+/* the distinct pairs of (labels, dofs) by an open-addressing set of their keys: its
+ * memory follows the dofs, not the entries (a stiffness has tens of entries a dof);
+ * -1 when out of memory */
+static fcd_index distinct(const int64_t *lab, const signed char *dof, fcd_index n) {
+  size_t cap = 1024, used = 0;
+  uint64_t *t = fcd__calloc(cap, sizeof *t); /* 0 is free: keys are never 0 */
+  if (!t) return -1;
+  for (fcd_index k = 0; k < n; k++) {
+    uint64_t key = pair_key(lab[k], dof ? dof[k] : 0) | ((uint64_t)1 << 63);
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+    while (t[h] && t[h] != key) h = (h + 1) & (cap - 1);
+    if (t[h]) continue;
+    t[h] = key;
+    if (++used * 2 > cap) { /* rehash into twice the room */
+      uint64_t *u = fcd__calloc(2 * cap, sizeof *u);
+      if (!u) {
+        fcd__free(t);
+        return -1;
+      }
+      for (size_t q = 0; q < cap; q++)
+        if (t[q]) {
+          size_t g = (size_t)((t[q] * 0x9E3779B97F4A7C15ull) >> 20) & (2 * cap - 1);
+          while (u[g]) g = (g + 1) & (2 * cap - 1);
+          u[g] = t[q];
+        }
+      fcd__free(t);
+      t = u;
+      cap *= 2;
+    }
+  }
+  fcd__free(t);
+  return (fcd_index)used;
 }
 
 fcd_status fcd__mfile_count_pairs(fcd_matrix_file *m, char *errbuf, size_t errcap) {
-  int64_t *w = fcd__malloc_array(2 * (size_t)m->n + 1, sizeof *w);
-  if (!w) return MERR(FCD_E_NOMEM, "out of memory counting a matrix's dofs");
-  m->nrows = distinct(m->ri, m->rd, m->n, w);
-  m->ncols = distinct(m->ci, m->cd, m->n, w);
-  fcd__free(w);
+  m->nrows = distinct(m->ri, m->rd, m->n);
+  m->ncols = distinct(m->ci, m->cd, m->n);
+  if (m->nrows < 0 || m->ncols < 0) return MERR(FCD_E_NOMEM, "out of memory counting a matrix's dofs");
   return FCD_OK;
+}
+
+/* 1 when s[0..len) is a number C's strtod reads as Fortran would (digits, a point, signs,
+ * E exponents: no D, no exponent without its letter) and the character after it cannot
+ * continue it, so that strtod may read it in place */
+static int plain_real(const char *s, size_t len) {
+  int digit = 0;
+  for (size_t k = 0; k < len; k++) {
+    char c = s[k];
+    if (c >= '0' && c <= '9') digit = 1;
+    else if (c == '+' || c == '-') {
+      if (k > 0 && s[k - 1] != 'e' && s[k - 1] != 'E') return 0;
+    } else if (c != '.' && c != 'e' && c != 'E')
+      return 0;
+  }
+  char after = s[len];
+  return digit && !((after >= '0' && after <= '9') || after == '.' || after == 'e' ||
+                    after == 'E' || after == 'd' || after == 'D' || after == '+' ||
+                    after == '-' || after == 'x' || after == 'X');
 }
 
 int fcd__fortran_real(const char *s, size_t len, double *out) {
@@ -86,6 +158,14 @@ int fcd__fortran_real(const char *s, size_t len, double *out) {
   while (i < len && s[i] == ' ') i++;
   while (len > i && s[len - 1] == ' ') len--;
   if (i == len || len - i >= sizeof b - 2) return 0;
+  if (plain_real(s + i, len - i)) { /* the common case, without a copy */
+    char *end;
+    double v = strtod(s + i, &end);
+    if (end == s + len) {
+      *out = v;
+      return 1;
+    }
+  }
   int mant_digit = 0, exp_seen = 0;
   for (; i < len; i++) {
     char c = s[i];
@@ -171,8 +251,63 @@ static int cmp_tri(const void *x, const void *y) {
   return (p->dir > q->dir) - (p->dir < q->dir);
 }
 
+/* the keys of the entries stored as (a, b) with a < b (up) or a > b (down), each as
+ * min << 32 | max; 0 when some key does not fit in 32 bits */
+static int split_keys(const fcd_matrix_file *m, uint64_t *up, size_t *nu, uint64_t *down,
+                      size_t *nd) {
+  *nu = *nd = 0;
+  for (fcd_index e = 0; e < m->n; e++) {
+    int64_t i = m->labelled ? (int64_t)(pair_key(m->ri[e], m->rd[e]) - ((uint64_t)1 << 62))
+                            : m->ri[e];
+    int64_t j = m->labelled ? (int64_t)(pair_key(m->ci[e], m->cd[e]) - ((uint64_t)1 << 62))
+                            : m->ci[e];
+    if (i == j) continue;
+    int64_t a = i < j ? i : j, b = i < j ? j : i;
+    if (a < 0 || b >= ((int64_t)1 << 32)) return 0;
+    uint64_t key = ((uint64_t)a << 32) | (uint64_t)b;
+    if (i < j) up[(*nu)++] = key;
+    else down[(*nd)++] = key;
+  }
+  return 1;
+}
+
 fcd_status fcd__mfile_one_triangle(const fcd_matrix_file *m, int *tri, const char *path,
                                    char *errbuf, size_t errcap) {
+  /* entries on one side of the diagonal only: no mirror, nothing to sort (the usual
+   * file of a symmetric matrix) */
+  fcd_index above = 0, below = 0;
+  for (fcd_index e = 0; e < m->n; e++) {
+    int64_t i = m->labelled ? (int64_t)pair_key(m->ri[e], m->rd[e]) : m->ri[e];
+    int64_t j = m->labelled ? (int64_t)pair_key(m->ci[e], m->cd[e]) : m->ci[e];
+    above += i < j;
+    below += i > j;
+  }
+  if (!above || !below) {
+    *tri = 1;
+    return FCD_OK;
+  }
+  /* sorted keys of the entries above and below the diagonal: a key in both is a mirror */
+  uint64_t *w = fcd__malloc_array(2 * (size_t)m->n + 1, sizeof *w);
+  if (!w) return MERR(FCD_E_NOMEM, "%s: out of memory", path);
+  size_t nu, nd;
+  if (split_keys(m, w, &nu, w + m->n, &nd)) {
+    uint64_t *tmp = fcd__malloc_array((size_t)(nu > nd ? nu : nd) + 1, sizeof *tmp);
+    if (tmp) {
+      radix_sort(w, nu, tmp);
+      radix_sort(w + m->n, nd, tmp);
+      fcd__free(tmp);
+      *tri = 1;
+      for (size_t p = 0, q = 0; p < nu && q < nd && *tri;) {
+        uint64_t x = w[p], y = w[m->n + q];
+        if (x == y) *tri = 0;
+        else if (x < y) p++;
+        else q++;
+      }
+      fcd__free(w);
+      return FCD_OK;
+    }
+  }
+  fcd__free(w);
   tri_key *k = fcd__malloc_array((size_t)m->n + 1, sizeof *k);
   if (!k) return MERR(FCD_E_NOMEM, "%s: out of memory", path);
   fcd_index n = 0;

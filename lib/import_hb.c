@@ -33,6 +33,68 @@ static int header_ints(const char *s, long long *v, int cap) {
   return *s ? -1 : n;
 }
 
+/* one card's fields by their widths into iv or rv from *k on; -1 when every field read,
+ * else the field that is not a number (its start and width in *at, *w) */
+static int fixed_card(const char *line, size_t len, const fcd__ffmt *f, long long *k,
+                      long long count, int64_t *iv, double *rv, const char **at, size_t *wp) {
+  for (int j = 0; j < f->per && *k < count; j++) {
+    size_t a = (size_t)j * (size_t)f->width;
+    if (a >= len) break; /* a short card: the rest of its fields are not there */
+    size_t w = len - a < (size_t)f->width ? len - a : (size_t)f->width;
+    const char *fld = line + a;
+    int only_blank = 1;
+    for (size_t c = 0; c < w; c++)
+      if (fld[c] != ' ') only_blank = 0;
+    if (only_blank) break;
+    *at = fld;
+    *wp = w;
+    if (f->kind == 'I') {
+      char b[72];
+      memcpy(b, fld, w);
+      b[w] = 0;
+      char *e;
+      errno = 0;
+      long long x = strtoll(b, &e, 10);
+      while (*e == ' ') e++;
+      if (e == b || *e || errno == ERANGE) return j;
+      iv[(*k)++] = x;
+    } else {
+      double x;
+      if (!fcd__fortran_real(fld, w, &x)) return j;
+      rv[(*k)++] = x;
+    }
+  }
+  return -1;
+}
+
+/* exactly need blank-separated numbers on the card; 1 when so */
+static int blank_card(const char *line, char kind, int need, int64_t *iv, double *rv) {
+  const char *p = line;
+  int got = 0;
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+    if (!*p) break;
+    const char *e = p;
+    while (*e && *e != ' ' && *e != '\t' && *e != '\r') e++;
+    if (got == need || e - p > 64) return 0;
+    if (kind == 'I') {
+      char b[72], *q;
+      memcpy(b, p, (size_t)(e - p));
+      b[e - p] = 0;
+      errno = 0;
+      long long x = strtoll(b, &q, 10);
+      if (*q || errno == ERANGE) return 0;
+      iv[got++] = x;
+    } else {
+      double x;
+      if (!fcd__fortran_real(p, (size_t)(e - p), &x)) return 0;
+      rv[got++] = x;
+    }
+    p = e;
+  }
+  return got == need;
+}
+
 /* reads `count` fields of format f from the following cards into ints (I) or reals (E) */
 static fcd_status read_fields(fcd__mreader *r, const fcd__ffmt *f, long long count, const char *what,
                               int64_t *iv, double *rv) {
@@ -43,37 +105,22 @@ static fcd_status read_fields(fcd__mreader *r, const fcd__ffmt *f, long long cou
     if (!got)
       return RERR(FCD_E_FORMAT, "%s: the file ends after %lld of the %lld %s", r->path, k,
                   count, what);
-    const char *line = r->L.line;
-    size_t len = strlen(line);
-    for (int j = 0; j < f->per && k < count; j++) {
-      size_t a = (size_t)j * (size_t)f->width;
-      if (a >= len) break; /* a short card: the rest of its fields are not there */
-      size_t w = len - a < (size_t)f->width ? len - a : (size_t)f->width;
-      const char *fld = line + a;
-      int only_blank = 1;
-      for (size_t c = 0; c < w; c++)
-        if (fld[c] != ' ') only_blank = 0;
-      if (only_blank) break;
-      if (f->kind == 'I') {
-        char b[72];
-        memcpy(b, fld, w);
-        b[w] = 0;
-        char *e;
-        errno = 0;
-        long long x = strtoll(b, &e, 10);
-        while (*e == ' ') e++;
-        if (e == b || *e || errno == ERANGE)
-          return RERR(FCD_E_FORMAT, "%s:%ld: field %d ('%.*s') of the %s is not an integer",
-                      r->path, r->L.lineno, j + 1, (int)w, fld, what);
-        iv[k++] = x;
-      } else {
-        double x;
-        if (!fcd__fortran_real(fld, w, &x))
-          return RERR(FCD_E_FORMAT, "%s:%ld: field %d ('%.*s') of the %s is not a number",
-                      r->path, r->L.lineno, j + 1, (int)w, fld, what);
-        rv[k++] = x;
-      }
+    const char *line = r->L.line, *fld = line;
+    size_t len = strlen(line), w = 0;
+    long long k0 = k;
+    int bad = fixed_card(line, len, f, &k, count, iv, rv, &fld, &w);
+    if (bad < 0) continue;
+    /* fields narrower than the format says, blank-separated (scipy's hb_write writes
+     * (3E25.16) values 24 characters wide): read by their blanks when the card holds
+     * exactly the values it should */
+    int need = count - k0 < f->per ? (int)(count - k0) : f->per;
+    if (blank_card(line, f->kind, need, iv ? iv + k0 : NULL, rv ? rv + k0 : NULL)) {
+      k = k0 + need;
+      continue;
     }
+    return RERR(FCD_E_FORMAT, "%s:%ld: field %d ('%.*s') of the %s is not %s", r->path,
+                r->L.lineno, bad + 1, (int)w, fld, what,
+                f->kind == 'I' ? "an integer" : "a number");
   }
   return FCD_OK;
 }
@@ -248,10 +295,13 @@ fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
   FCD_TRY(hb_header(r, m, &h));
   long long nrow = h.nrow, ncol = h.ncol, nnz = h.nnz;
   const char *type = h.type;
+  /* the indices and values are read into the entry arrays themselves: no second copy */
   int64_t *ptr = fcd__malloc_array((size_t)ncol + 1, sizeof *ptr);
-  int64_t *ind = fcd__malloc_array((size_t)nnz + 1, sizeof *ind);
-  double *val = fcd__malloc_array((size_t)nnz + 1, sizeof *val);
-  fcd_status st = (!ptr || !ind || !val)
+  m->ri = fcd__malloc_array((size_t)nnz + 1, sizeof *m->ri);
+  m->ci = fcd__malloc_array((size_t)nnz + 1, sizeof *m->ci);
+  m->v = fcd__malloc_array((size_t)nnz + 1, sizeof *m->v);
+  m->cap = m->ri && m->ci && m->v ? (fcd_index)nnz + 1 : 0;
+  fcd_status st = (!ptr || !m->cap)
                       ? RERR(FCD_E_NOMEM, "%s: out of memory for %lld entries", r->path, nnz)
                       : FCD_OK;
   if (st == FCD_OK) st = read_fields(r, &h.fp, ncol + 1, "column pointers", ptr, NULL);
@@ -263,12 +313,12 @@ fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
     if (ptr[j + 1] < ptr[j])
       st = RERR(FCD_E_FORMAT, "%s: column pointer %lld (%lld) below the one before (%lld)",
                 r->path, j + 2, (long long)ptr[j + 1], (long long)ptr[j]);
-  if (st == FCD_OK) st = read_fields(r, &h.fi, nnz, "row indices", ind, NULL);
+  if (st == FCD_OK) st = read_fields(r, &h.fi, nnz, "row indices", m->ri, NULL);
   for (long long k = 0; st == FCD_OK && k < nnz; k++)
-    if (ind[k] < 1 || ind[k] > nrow)
+    if (m->ri[k] < 1 || m->ri[k] > nrow)
       st = RERR(FCD_E_FORMAT, "%s: row index %lld (entry %lld) outside 1..%lld", r->path,
-                (long long)ind[k], k + 1, nrow);
-  if (st == FCD_OK) st = read_fields(r, &h.fv, nnz, "values", NULL, val);
+                (long long)m->ri[k], k + 1, nrow);
+  if (st == FCD_OK) st = read_fields(r, &h.fv, nnz, "values", NULL, m->v);
   /* ANSYS' equations by (node, dof) */
   char *mpath = st == FCD_OK ? mapping_path(r->path) : NULL;
   int64_t *node = NULL;
@@ -280,30 +330,33 @@ fcd_status fcd__read_harwell_boeing(fcd__mreader *r, fcd_matrix_file *m) {
                          : read_mapping(r, mpath, nrow, node, dof);
     if (st == FCD_OK && nrow != ncol)
       st = RERR(FCD_E_FORMAT, "%s: a mapping for a %lld x %lld matrix", mpath, nrow, ncol);
-    m->labelled = 1;
+    if (st == FCD_OK) {
+      m->rd = fcd__malloc_array((size_t)nnz + 1, 1);
+      m->cd = fcd__malloc_array((size_t)nnz + 1, 1);
+      if (!m->rd || !m->cd) st = RERR(FCD_E_NOMEM, "%s: out of memory", r->path);
+    }
+    if (st == FCD_OK) m->labelled = 1;
   }
   m->symmetric = type[1] == 'S';
   m->nrows = nrow;
   m->ncols = ncol;
   for (long long j = 0; st == FCD_OK && j < ncol; j++)
     for (int64_t p = ptr[j] - 1; p < ptr[j + 1] - 1; p++) {
-      int64_t i = ind[p] - 1;
-      int ok = m->labelled ? fcd__mfile_push(m, node[i], dof[i], node[j], dof[j], val[p])
-                           : fcd__mfile_push(m, i, 0, j, 0, val[p]);
-      if (!ok) {
-        st = RERR(FCD_E_NOMEM, "%s: out of memory for %lld entries", r->path, nnz);
-        break;
+      int64_t i = m->ri[p] - 1;
+      if (m->labelled) {
+        m->ri[p] = node[i];
+        m->rd[p] = dof[i];
+        m->ci[p] = node[j];
+        m->cd[p] = dof[j];
+      } else {
+        m->ri[p] = i;
+        m->ci[p] = j;
       }
     }
-  if (st == FCD_OK && m->labelled) {
-    m->nrows = nrow;
-    m->ncols = ncol;
-  }
+  if (st == FCD_OK) m->n = (fcd_index)nnz;
   fcd__free(mpath);
   fcd__free(node);
   fcd__free(dof);
   fcd__free(ptr);
-  fcd__free(ind);
-  fcd__free(val);
   return st;
 }

@@ -20,6 +20,8 @@ struct fcd_matrix_file {
   char name[32];
   /* the entries: 0-based indices, or labels with their dofs in rd, cd (labelled) */
   fcd_index n, cap;
+  fcd_index reserve; /* the first capacity: the most entries the file's size allows, so
+                      * that the arrays never move (pages not written are not resident) */
   int64_t *ri, *ci;
   signed char *rd, *cd;
   double *v;
@@ -76,7 +78,8 @@ typedef struct {
 } fcd__ffmt;
 int fcd__parse_ffmt(const char *s, fcd__ffmt *f);
 
-/* a Fortran real ("1.5D+03", "-1.556+2", "  .5E-1") in s[0..len): 1 and *out, or 0 */
+/* a Fortran real ("1.5D+03", "-1.556+2", "  .5E-1") in s[0..len): 1 and *out, or 0;
+ * s[len] must be readable (the next field, or the line's NUL) */
 int fcd__fortran_real(const char *s, size_t len, double *out);
 
 #endif

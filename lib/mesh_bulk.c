@@ -11,12 +11,13 @@
 #include <strings.h>
 #include <string.h>
 
-#define MAXF 400 /* a card's fields over all its lines */
-
+/* a card: its name and data fields over all its lines (a SET1 or BSURF lists as many
+ * ids as it has) */
 typedef struct {
   char name[16];
-  char f[MAXF][20]; /* the data fields, trimmed */
-  int n;
+  char (*f)[20]; /* the data fields, trimmed */
+  int n, cap;
+  int oom;
   long line;
 } card;
 
@@ -38,7 +39,16 @@ static fcd_status nomem(const rd *r) {
 static void put(card *c, const char *s, size_t n) {
   while (n && (*s == ' ' || *s == '\t')) s++, n--;
   while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) n--;
-  if (c->n >= MAXF) return;
+  if (c->n == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 32;
+    char(*f)[20] = fcd__grow_array(c->f, (size_t)c->n, (size_t)cap, sizeof *f);
+    if (!f) {
+      c->oom = 1;
+      return;
+    }
+    c->f = f;
+    c->cap = cap;
+  }
   if (n >= sizeof c->f[0]) n = sizeof c->f[0] - 1;
   memcpy(c->f[c->n], s, n);
   c->f[c->n][n] = 0;
@@ -71,7 +81,7 @@ static void split(card *c, const char *s, size_t len, int first) {
       k++;
       p = q + 1;
     }
-    while (c->n < start + 8 && c->n < MAXF) put(c, "", 0);
+    while (c->n < start + 8 && !c->oom) put(c, "", 0);
     return;
   }
   int large = 0;
@@ -187,6 +197,7 @@ static fcd_status finish_card(rd *r) {
   card *c = &r->c;
   fcd__meshsrc *ms = r->ms;
   r->open = 0;
+  if (c->oom) return nomem(r);
   char nm[16];
   snprintf(nm, sizeof nm, "%s", c->name);
   for (char *p = nm; *p; p++) *p = (char)toupper((unsigned char)*p);
@@ -304,7 +315,11 @@ fcd_status fcd__read_bulk(fcd__meshsrc *ms, const char *text, size_t len) {
     if (!cont) {
       if (r->open) st = finish_card(r);
       if (st != FCD_OK) break;
+      char(*keep)[20] = r->c.f;
+      int cap = r->c.cap;
       memset(&r->c, 0, sizeof r->c);
+      r->c.f = keep; /* the fields' block is kept from card to card */
+      r->c.cap = cap;
       r->c.line = lineno;
       r->open = 1;
       split(&r->c, s, tl, 1);
@@ -312,6 +327,7 @@ fcd_status fcd__read_bulk(fcd__meshsrc *ms, const char *text, size_t len) {
       split(&r->c, s, tl, 0);
   }
   if (st == FCD_OK && r->open) st = finish_card(r);
+  fcd__free(r->c.f);
   fcd__free(r);
   return st;
 }

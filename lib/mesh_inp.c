@@ -50,7 +50,8 @@ static int fields(char *s, char **f, int cap, int *more) {
       *more = 1;
       break;
     }
-    if (n < cap) f[n++] = start;
+    if (n == cap) return -1; /* more than a line may hold: never dropped in silence */
+    f[n++] = start;
     if (last) break;
     s++;
   }
@@ -343,6 +344,10 @@ fcd_status fcd__read_inp(fcd__meshsrc *ms, const char *text, size_t len) {
     if (!*s || *s == '\r' || (s[0] == '*' && s[1] == '*')) continue;
     char *f[MAXF];
     int more, nf = fields(s, f, MAXF, &more);
+    if (nf < 0) {
+      st = bad(&r, "more than %d fields on a line", MAXF);
+      break;
+    }
     if (s[0] == '*') {
       if (S.kw == ELEMENT && S.npend)
         st = bad(&r, "the element above ends early");
