@@ -339,3 +339,39 @@ def test_contacts_and_monitor_by_node_label():
                             "--dt", "1e-4", "--t-end", "1e-3", "--monitor", "999:3",
                             "--out", j("h.csv")], capture_output=True, text=True)
         assert r.returncode != 0 and "--monitor 999:3" in r.stderr
+
+
+def test_long_dmig_columns_and_scipy_harwell_boeing(tmp_path):
+    """A DMIG column of 300 terms keeps every term (a card once kept 160 fields and
+    dropped the rest in silence); a Harwell-Boeing file written by scipy's hb_write, whose
+    values are narrower than the E25.16 its header declares, reads to scipy's own reading
+    bit for bit."""
+    import scipy.io
+    import scipy.sparse as sp
+    n = 300
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((n, n))
+    A = A + A.T + n * np.eye(n)
+    lines = ["DMIG    KAAX           0       6       2       0%24d\n" % n]
+    for j in range(n):
+        lines.append("DMIG*   %-16s%16d%16d\n" % ("KAAX", j + 1, 1))
+        for i in range(j, n):
+            lines.append("*       %16d%16d%s\n" % (i + 1, 1, ("%16.9E" % A[i, j]).replace("E", "D")))
+    (tmp_path / "big.pch").write_text("".join(lines))
+    m = fcd.MatrixFile(str(tmp_path / "big.pch"))
+    assert m.info["nnz"] == n * (n + 1) // 2
+    dm = fcd.DofMap(m)
+    s = fcd.System(len(dm))
+    s.set_matrix_file("stiffness", m, dm)
+    K = np.asarray(sp.csr_matrix(s.matrix("stiffness")).todense())
+    want = np.array([[float(("%16.9E" % A[max(i, j), min(i, j)])) for j in range(n)]
+                     for i in range(n)])
+    assert np.array_equal(K, want)
+    B = sp.random(200, 200, density=0.05, random_state=3, format="csc") + sp.identity(200)
+    scipy.io.hb_write(str(tmp_path / "b.rua"), sp.csc_matrix(B))
+    ref = scipy.io.hb_read(str(tmp_path / "b.rua")).toarray()
+    h = fcd.MatrixFile(str(tmp_path / "b.rua"))
+    s2 = fcd.System(200)
+    s2.set_matrix_file("stiffness", h)
+    got = np.asarray(sp.csr_matrix(s2.matrix("stiffness")).todense())
+    assert np.array_equal(got, ref)
