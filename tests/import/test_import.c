@@ -307,6 +307,71 @@ static void test_refusals(void) {
   CHECK(!strcmp(fcd_matrix_format_name((fcd_matrix_format)99), "?"));
 }
 
+/* The meshes Gmsh and VTK wrote of two blocks (tests/data/import/gmsh): each format's
+ * surfaces are the blocks' faces, the unit square (area 1) with their facets' normals out
+ * of their block (+z on a top, -z on a bottom), whatever the format names them. */
+static void mesh_faces(const char *file, fcd_index nnodes, const char *const names[4]) {
+  char rel[128];
+  snprintf(rel, sizeof rel, "gmsh/%s", file);
+  char *p = path_of(rel);
+  fcd_system *sys = NULL;
+  fcd_mesh *m = NULL;
+  CHECK(fcd_system_create(3 * nnodes, &sys) == FCD_OK);
+  fcd_status st = fcd_mesh_read(sys, 3, p, &m);
+  CHECK(st == FCD_OK);
+  if (st != FCD_OK) fprintf(stderr, "%s\n", fcd_system_last_error(sys));
+  const fcd_real *x = NULL;
+  if (m) CHECK(fcd_mesh_get_coords(m, &x) == FCD_OK && fcd_mesh_node_count(m) == nnodes);
+  static const double nz[4] = {1, -1, 1, -1}; /* lower_top, upper_bottom, upper_top, lower_bottom */
+  for (int s = 0; m && s < 4; s++) {
+    fcd_index nf = 0;
+    const fcd_index *f = NULL;
+    CHECK(fcd_mesh_get_surface(m, names[s], &nf, &f) == FCD_OK && nf > 0);
+    double area = 0, worst = 0;
+    for (fcd_index k = 0; k < nf; k++) {
+      const fcd_index *q = f + 4 * k;
+      int nc = q[3] < 0 ? 3 : 4;
+      const double *a = x + 3 * q[0], *b = x + 3 * q[1], *c = x + 3 * q[2];
+      const double *d = nc == 4 ? x + 3 * q[3] : NULL;
+      double u[3], v[3], n[3];
+      for (int i = 0; i < 3; i++) {
+        u[i] = nc == 4 ? c[i] - a[i] : b[i] - a[i];
+        v[i] = nc == 4 ? d[i] - b[i] : c[i] - a[i];
+      }
+      n[0] = u[1] * v[2] - u[2] * v[1];
+      n[1] = u[2] * v[0] - u[0] * v[2];
+      n[2] = u[0] * v[1] - u[1] * v[0];
+      double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      area += len / 2;
+      worst = fmax(worst, fabs(n[2] / len - nz[s]));
+    }
+    CHECK(fabs(area - 1) < 1e-12 && worst < 1e-9);
+    if (!(fabs(area - 1) < 1e-12 && worst < 1e-9))
+      fprintf(stderr, "%s %s: area %.15g, normal off by %g\n", file, names[s], area, worst);
+  }
+  fcd_mesh_destroy(m);
+  fcd_system_destroy(sys);
+}
+
+static void test_meshes(void) {
+  static const char *const gmsh[4] = {"lower_top", "upper_bottom", "upper_top", "lower_bottom"};
+  static const char *const pid[4] = {"PID:3", "PID:4", "PID:5", "PID:6"};
+  static const char *const vtu[4] = {"CellEntityIds:3", "CellEntityIds:4", "CellEntityIds:5",
+                                     "CellEntityIds:6"};
+  static const char *const msh[] = {"tets.msh", "tets_bin.msh", "tets22.msh", "tets22_bin.msh",
+                                    "tets.inp"};
+  for (size_t k = 0; k < sizeof msh / sizeof *msh; k++) mesh_faces(msh[k], 172, gmsh);
+  mesh_faces("tets.bdf", 172, pid);
+  static const char *const vt[] = {"tets.vtu", "tets_ascii.vtu", "tets_raw.vtu",
+                                   "tets_inline.vtu", "tets_b64.vtu"};
+  for (size_t k = 0; k < sizeof vt / sizeof *vt; k++) mesh_faces(vt[k], 172, vtu);
+  mesh_faces("hexes.msh", 123, gmsh);
+  mesh_faces("hexes20.inp", 397, gmsh);
+  mesh_faces("hexes20.bdf", 397, pid);
+  mesh_faces("tets10.msh", 933, gmsh);
+  mesh_faces("tets10.bdf", 933, pid);
+}
+
 int main(int argc, char **argv) {
   data_dir = argc > 1 ? argv[1] : "tests/data/import";
   test_harwell_boeing();
@@ -314,5 +379,6 @@ int main(int argc, char **argv) {
   test_dmig();
   test_op4();
   test_refusals();
+  test_meshes();
   return fcdt_finish("import");
 }
