@@ -179,11 +179,13 @@ fcd_status fcd__read_file(fcd_system *sys, const char *path, char **out, size_t 
 
 /* ---- element topology in VTK's numbering ---- */
 
-static int is_quadratic(int t) { return t >= FCD_VTK_QUADRATIC_EDGE && t <= FCD_VTK_QUADRATIC_WEDGE; }
+static int is_quadratic(int t) {
+  return t >= FCD_VTK_QUADRATIC_EDGE && t <= FCD_VTK_QUADRATIC_PYRAMID;
+}
 
 static int linear(int t) {
   static const int lin[] = {FCD_VTK_LINE, FCD_VTK_TRIANGLE, FCD_VTK_QUAD, FCD_VTK_TETRA,
-                            FCD_VTK_HEXAHEDRON, FCD_VTK_WEDGE};
+                            FCD_VTK_HEXAHEDRON, FCD_VTK_WEDGE, FCD_VTK_PYRAMID};
   return is_quadratic(t) ? lin[t - FCD_VTK_QUADRATIC_EDGE] : t;
 }
 
@@ -209,12 +211,15 @@ static int faces_of(int t, int dim, const signed char (**f)[4]) {
                                         {1, 5, 6, 2}, {2, 6, 7, 3}, {3, 7, 4, 0}};
   static const signed char wedge[5][4] = {{0, 1, 2, -1}, {3, 5, 4, -1}, {0, 3, 4, 1},
                                           {1, 4, 5, 2}, {2, 5, 3, 0}};
+  static const signed char pyramid[5][4] = {{0, 3, 2, 1}, {0, 1, 4, -1}, {1, 2, 4, -1},
+                                            {2, 3, 4, -1}, {3, 0, 4, -1}};
   switch (linear(t)) {
   case FCD_VTK_TRIANGLE: *f = tri; return dim == 2 ? 3 : 0;
   case FCD_VTK_QUAD: *f = quad; return dim == 2 ? 4 : 0;
   case FCD_VTK_TETRA: *f = tet; return 4;
   case FCD_VTK_HEXAHEDRON: *f = hex; return 6;
   case FCD_VTK_WEDGE: *f = wedge; return 5;
+  case FCD_VTK_PYRAMID: *f = pyramid; return 5;
   default: return 0;
   }
 }
@@ -229,6 +234,8 @@ static int edges_of(int t, const signed char (**e)[2], int *nc) {
                                          {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
   static const signed char wedge[9][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5},
                                           {5, 3}, {0, 3}, {1, 4}, {2, 5}};
+  static const signed char pyramid[8][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0},
+                                            {0, 4}, {1, 4}, {2, 4}, {3, 4}};
   switch (t) {
   case FCD_VTK_QUADRATIC_EDGE: *e = line; *nc = 2; return 1;
   case FCD_VTK_QUADRATIC_TRIANGLE: *e = tri; *nc = 3; return 3;
@@ -236,6 +243,7 @@ static int edges_of(int t, const signed char (**e)[2], int *nc) {
   case FCD_VTK_QUADRATIC_TETRA: *e = tet; *nc = 4; return 6;
   case FCD_VTK_QUADRATIC_HEXAHEDRON: *e = hex; *nc = 8; return 12;
   case FCD_VTK_QUADRATIC_WEDGE: *e = wedge; *nc = 6; return 9;
+  case FCD_VTK_QUADRATIC_PYRAMID: *e = pyramid; *nc = 5; return 8;
   default: *nc = fcd__vtk_nodes_of(t); return 0;
   }
 }
@@ -573,24 +581,83 @@ static fcd_status node_group_facets(ctx *x, const fcd__mgroup *g, facets *F) {
 }
 
 
+/* the faces of a group's volume elements that no other element of the group shares: the
+ * skin of the body the group is (a Gmsh physical volume, an Abaqus element set of solids,
+ * the solid elements of a Nastran BSURF) */
+static fcd_status skin_facets(ctx *x, const fcd_index *elems, fcd_index n, facets *F) {
+  fcd__meshsrc *ms = x->ms;
+  fcd_index nf = 0;
+  for (fcd_index k = 0; k < n; k++) {
+    const signed char(*f)[4];
+    nf += faces_of(ms->etype[elems[k]], ms->dim, &f);
+  }
+  facekey *fk = fcd__malloc_array((size_t)nf + 1, sizeof *fk);
+  if (!fk) return fcd__err(ms->sys, FCD_E_NOMEM, "%s: out of memory", ms->path);
+  nf = 0;
+  for (fcd_index k = 0; k < n; k++) {
+    const signed char(*f)[4];
+    int q = faces_of(ms->etype[elems[k]], ms->dim, &f);
+    for (int j = 0; j < q; j++) {
+      fcd_index nodes[4];
+      int c = 0;
+      while (c < 4 && f[j][c] >= 0) {
+        nodes[c] = x->conn[ms->eoff[elems[k]] + f[j][c]];
+        c++;
+      }
+      make_key(fk[nf].key, nodes, c);
+      fk[nf].elem = elems[k];
+      fk[nf++].face = j;
+    }
+  }
+  qsort(fk, (size_t)nf, sizeof *fk, cmp_facekey);
+  fcd_status st = FCD_OK;
+  for (fcd_index a = 0; a < nf && st == FCD_OK;) {
+    fcd_index b = a + 1;
+    while (b < nf && cmp_facekey(&fk[a], &fk[b]) == 0) b++;
+    if (b == a + 1) {
+      const signed char(*f)[4];
+      faces_of(ms->etype[fk[a].elem], ms->dim, &f);
+      int nc = 0;
+      while (nc < 4 && f[fk[a].face][nc] >= 0) nc++;
+      st = add_face(x, F, fk[a].elem, f[fk[a].face], nc);
+    }
+    a = b;
+  }
+  fcd__free(fk);
+  return st;
+}
+
 static fcd_status group_facets(ctx *x, const fcd__mgroup *g, facets *F) {
   fcd__meshsrc *ms = x->ms;
-  if (g->kind == FCD__G_ELEMENTS) {
-    for (fcd_index k = 0; k < g->n; k++) {
-      fcd_index e = find_label(ms->elab, x->elem_order, ms->ne, g->item[k]);
-      if (e < 0 && ms->skipped) continue;
-      if (e < 0)
-        return fcd__err(ms->sys, FCD_E_INVALID_ARG, "%s: set '%s' names element %lld, which "
-                        "the file does not define", ms->path, g->name, (long long)g->item[k]);
-      if (topo_dim(ms->etype[e]) != ms->dim - 1) continue;
-      int nc = fcd__vtk_nodes_of(linear(ms->etype[e]));
-      static const signed char all[4] = {0, 1, 2, 3};
-      FCD_TRY(add_face(x, F, e, all, nc));
-    }
-    return FCD_OK;
-  }
   if (g->kind == FCD__G_FACES) return face_group_facets(x, g, F);
-  return node_group_facets(x, g, F);
+  if (g->kind == FCD__G_NODES) return node_group_facets(x, g, F);
+  /* elements: surface elements are facets; volume elements give their skin */
+  fcd_index *vol = fcd__malloc_array((size_t)g->n + 1, sizeof *vol), nv = 0;
+  if (!vol) return fcd__err(ms->sys, FCD_E_NOMEM, "%s: out of memory", ms->path);
+  fcd_status st = FCD_OK;
+  for (fcd_index k = 0; k < g->n && st == FCD_OK; k++) {
+    fcd_index e = find_label(ms->elab, x->elem_order, ms->ne, g->item[k]);
+    if (e < 0 && ms->skipped) continue;
+    if (e < 0) {
+      st = fcd__err(ms->sys, FCD_E_INVALID_ARG, "%s: set '%s' names element %lld, which "
+                    "the file does not define", ms->path, g->name, (long long)g->item[k]);
+      break;
+    }
+    if (topo_dim(ms->etype[e]) == ms->dim) vol[nv++] = e;
+    if (topo_dim(ms->etype[e]) != ms->dim - 1) continue;
+    int nc = fcd__vtk_nodes_of(linear(ms->etype[e]));
+    static const signed char all[4] = {0, 1, 2, 3};
+    st = add_face(x, F, e, all, nc);
+  }
+  if (st == FCD_OK && nv) { /* an element listed twice is one element of the body */
+    qsort(vol, (size_t)nv, sizeof *vol, cmp_index);
+    fcd_index u = 0;
+    for (fcd_index k = 0; k < nv; k++)
+      if (k == 0 || vol[k] != vol[k - 1]) vol[u++] = vol[k];
+    st = skin_facets(x, vol, u, F);
+  }
+  fcd__free(vol);
+  return st;
 }
 
 /* labels checked unique, the elements' nodes as indices, the coordinates (dim per node) */

@@ -25,6 +25,7 @@ typedef struct {
   fcd__meshsrc *ms;
   card c;
   int open;
+  int comma_end; /* the card's last line was free field ending with a comma */
 } rd;
 
 static fcd_status bad(const rd *r, const char *what, int field) {
@@ -55,8 +56,18 @@ static void put(card *c, const char *s, size_t n) {
   c->n++;
 }
 
-/* the data fields of one line into c (the first line's name too) */
+/* the data fields of one line into c: first 1, the card's first line (its name too); 0 a
+ * continuation line with its marker; 2 a free-field one without (after a trailing comma) */
 static void split(card *c, const char *s, size_t len, int first) {
+  if (first == 2) { /* a free-field continuation without a marker: every entry is data */
+    for (const char *p = s, *end = s + len; p <= end;) {
+      const char *q = memchr(p, ',', (size_t)(end - p));
+      if (!q) q = end;
+      put(c, p, (size_t)(q - p));
+      p = q + 1;
+    }
+    return;
+  }
   if (memchr(s, ',', len)) {
     /* free field: the name (or a continuation marker), eight data fields, and a
      * continuation marker in the tenth that is dropped; a short line has blank fields */
@@ -178,7 +189,11 @@ static fcd_status element(rd *r, int lin, int quad, int nlin, int nquad,
   }
   int t;
   int64_t v[20];
-  if (n == nlin || (n > nlin && nquad == nlin)) t = lin;
+  /* Nastran lets a solid or a quadratic shell omit some of its mid-side grids (a
+   * transition to linear neighbours): read as its corners, the grids given kept out of
+   * the cell (docs/import.md) */
+  int partial = quad && n > nlin && n < nquad;
+  if (n == nlin || (n > nlin && nquad == nlin) || partial) t = lin;
   else if (n == nquad && quad) {
     t = quad;
     if (edges) {
@@ -234,6 +249,18 @@ static fcd_status finish_card(rd *r) {
     return element(r, FCD_VTK_WEDGE, FCD_VTK_QUADRATIC_WEDGE, 6, 15, penta15);
   if (!strcmp(nm, "CHEXA"))
     return element(r, FCD_VTK_HEXAHEDRON, FCD_VTK_QUADRATIC_HEXAHEDRON, 8, 20, hex20);
+  static const signed char pyr13[8][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0},
+                                           {0, 4}, {1, 4}, {2, 4}, {3, 4}};
+  if (!strcmp(nm, "CPYRAM"))
+    return element(r, FCD_VTK_PYRAMID, FCD_VTK_QUADRATIC_PYRAMID, 5, 13, pyr13);
+  /* elements fcd does not read: refused, never passed over (a surface would lose them) */
+  static const char *const refused[] = {"CQUADR", "CTRIAR", "CQUAD", "CQUADX", "CTRIAX",
+                                        "CTRIAX6", "CSHEAR", "CHEXCZ", "CPENTCZ"};
+  for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
+    if (!strcmp(nm, refused[k]))
+      return fcd__err(ms->sys, FCD_E_UNSUPPORTED, "%s:%ld: %s elements are not read (GRID, "
+                      "CTRIA3, CQUAD4, CTRIA6, CQUAD8, CTETRA, CPENTA, CHEXA, CPYRAM, CROD, "
+                      "CBAR, CBEAM are)", ms->path, c->line, nm);
   if (!strcmp(nm, "CROD") || !strcmp(nm, "CBAR") || !strcmp(nm, "CBEAM") ||
       !strcmp(nm, "CTUBE")) {
     int keep = c->n;
@@ -306,12 +333,16 @@ fcd_status fcd__read_bulk(fcd__meshsrc *ms, const char *text, size_t len) {
     if (tl >= 7 && strncasecmp(s, "ENDDATA", 7) == 0) break;
     const char *dollar = memchr(s, '$', tl); /* a comment after the data */
     if (dollar) tl = (size_t)(dollar - s);
-    int cont = s[0] == '+' || s[0] == '*' || s[0] == ',' || (s[0] == ' ' && r->open);
+    /* free field: a card whose line ends with a comma goes on on the next line, which
+     * then needs no marker (NX and MSC write BSURF lists so) */
+    int cont = s[0] == '+' || s[0] == '*' || s[0] == ',' || (s[0] == ' ' && r->open) ||
+               (r->open && r->comma_end);
     if (cont && !r->open) {
       st = fcd__err(ms->sys, FCD_E_FORMAT, "%s:%ld: a continuation line without a card "
                     "before it", ms->path, lineno);
       break;
     }
+    int ends = memchr(s, ',', tl) && s[tl - 1] == ',';
     if (!cont) {
       if (r->open) st = finish_card(r);
       if (st != FCD_OK) break;
@@ -322,9 +353,10 @@ fcd_status fcd__read_bulk(fcd__meshsrc *ms, const char *text, size_t len) {
       r->c.cap = cap;
       r->c.line = lineno;
       r->open = 1;
-      split(&r->c, s, tl, 1);
+      split(&r->c, s, ends ? tl - 1 : tl, 1);
     } else
-      split(&r->c, s, tl, 0);
+      split(&r->c, s, ends ? tl - 1 : tl, r->comma_end && s[0] != '+' && s[0] != ',' ? 2 : 0);
+    r->comma_end = ends;
   }
   if (st == FCD_OK && r->open) st = finish_card(r);
   fcd__free(r->c.f);

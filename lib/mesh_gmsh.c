@@ -126,6 +126,7 @@ static int gmsh_type(int64_t t, int *vtk, int *nn, const signed char (**edges)[2
   case 4: *vtk = FCD_VTK_TETRA; *nn = 4; return 1;
   case 5: *vtk = FCD_VTK_HEXAHEDRON; *nn = 8; return 1;
   case 6: *vtk = FCD_VTK_WEDGE; *nn = 6; return 1;
+  case 7: *vtk = FCD_VTK_PYRAMID; *nn = 5; return 1;
   case 8: *vtk = FCD_VTK_QUADRATIC_EDGE; *nn = 3; *edges = line3; return 1;
   case 9: *vtk = FCD_VTK_QUADRATIC_TRIANGLE; *nn = 6; *edges = tri6; return 1;
   case 11: *vtk = FCD_VTK_QUADRATIC_TETRA; *nn = 10; *edges = tet10; return 1;
@@ -138,7 +139,7 @@ static int gmsh_type(int64_t t, int *vtk, int *nn, const signed char (**edges)[2
 
 static fcd_status unsupported_type(const cur *c, int64_t t) {
   return fcd__err(c->ms->sys, FCD_E_UNSUPPORTED, "%s:%ld: Gmsh element type %lld is not read "
-                  "(points, lines, triangles, quadrangles, tetrahedra, hexahedra, prisms and "
+                  "(points, lines, triangles, quadrangles, tetrahedra, hexahedra, prisms, pyramids and "
                   "their serendipity second-order forms 8, 9, 11, 16, 17, 18: a complete "
                   "second-order mesh, 9-node quadrangles or 27-node hexahedra, is written "
                   "serendipity with Mesh.SecondOrderIncomplete = 1)", c->ms->path, line_of(c),

@@ -45,7 +45,7 @@ static const char *find_tag(const char *p, const char *end, const char *name, co
 /* attribute name="value" of the tag [s, e) into out; 0 when absent */
 static int attr(const char *s, const char *e, const char *name, char *out, size_t cap) {
   size_t n = strlen(name);
-  for (const char *p = s; p + n + 2 < e; p++) {
+  for (const char *p = s + 1; p + n + 2 < e; p++) { /* s is the tag's '<' */
     if ((p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t' || p[-1] == '\r') &&
         strncmp(p, name, n) == 0 && p[n] == '=' && (p[n + 1] == '"' || p[n + 1] == '\'')) {
       char q = p[n + 1];

@@ -51,6 +51,7 @@ int fcd__vtk_nodes_of(int vtk_type) {
   case FCD_VTK_QUAD:
   case FCD_VTK_TETRA: return 4;
   case FCD_VTK_WEDGE: return 6;
+  case FCD_VTK_PYRAMID: return 5;
   case FCD_VTK_HEXAHEDRON: return 8;
   case FCD_VTK_QUADRATIC_EDGE: return 3;
   case FCD_VTK_QUADRATIC_TRIANGLE: return 6;
@@ -58,6 +59,7 @@ int fcd__vtk_nodes_of(int vtk_type) {
   case FCD_VTK_QUADRATIC_TETRA: return 10;
   case FCD_VTK_QUADRATIC_HEXAHEDRON: return 20;
   case FCD_VTK_QUADRATIC_WEDGE: return 15;
+  case FCD_VTK_QUADRATIC_PYRAMID: return 13;
   default: return 0;
   }
 }
@@ -72,6 +74,7 @@ static int linear_of(int vtk_type) {
   case FCD_VTK_QUADRATIC_TETRA: return FCD_VTK_TETRA;
   case FCD_VTK_QUADRATIC_HEXAHEDRON: return FCD_VTK_HEXAHEDRON;
   case FCD_VTK_QUADRATIC_WEDGE: return FCD_VTK_WEDGE;
+  case FCD_VTK_QUADRATIC_PYRAMID: return FCD_VTK_PYRAMID;
   default: return vtk_type;
   }
 }
@@ -258,6 +261,11 @@ static int cell_measure(const fcd_mesh *m, int vtk_type, int per, const fcd_inde
     *what = v / 2;
     return fabs(v) > eps * h * h * h ? 0 : 1;
   }
+  case FCD_VTK_PYRAMID: {
+    fcd_real v = tet_det(x[0], x[1], x[3], x[4]) + tet_det(x[1], x[2], x[3], x[4]);
+    *what = v / 6;
+    return fabs(v) > eps * h * h * h ? 0 : 1;
+  }
   default: return 0;
   }
 }
@@ -269,8 +277,8 @@ fcd_status fcd_mesh_add_cells(fcd_mesh *m, int vtk_type, fcd_index ncells,
   int per = nodes_of(vtk_type);
   if (per == 0)
     return fcd__err(sys, FCD_E_UNSUPPORTED, "mesh_add_cells: VTK cell type %d is not one of "
-                    "vertex 1, line 3, triangle 5, quad 9, tetra 10, hexahedron 12, wedge 13 "
-                    "or their quadratic forms 21 to 26",
+                    "vertex 1, line 3, triangle 5, quad 9, tetra 10, hexahedron 12, wedge 13, "
+                    "pyramid 14 or the quadratic forms 21 to 27",
                     vtk_type);
   if (ncells < 0)
     return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_add_cells: negative cell count %lld",

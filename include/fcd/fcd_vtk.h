@@ -28,14 +28,17 @@ enum {
   FCD_VTK_TETRA = 10,     /**< 4 nodes */
   FCD_VTK_HEXAHEDRON = 12, /**< 8 nodes */
   FCD_VTK_WEDGE = 13,     /**< 6 nodes */
+  FCD_VTK_PYRAMID = 14,   /**< 5 nodes: the base's four, then the apex */
   FCD_VTK_QUADRATIC_EDGE = 21,       /**< 3 nodes: the ends, then the middle */
   FCD_VTK_QUADRATIC_TRIANGLE = 22,   /**< 6 nodes: corners, then edges 01 12 20 */
   FCD_VTK_QUADRATIC_QUAD = 23,       /**< 8 nodes: corners, then edges 01 12 23 30 */
   FCD_VTK_QUADRATIC_TETRA = 24,      /**< 10 nodes: corners, then edges 01 12 20 03 13 23 */
   FCD_VTK_QUADRATIC_HEXAHEDRON = 25, /**< 20 nodes: corners, then edges 01 12 23 30 45 56
                                           67 74 04 15 26 37 */
-  FCD_VTK_QUADRATIC_WEDGE = 26       /**< 15 nodes: corners, then edges 01 12 20 34 45 53
+  FCD_VTK_QUADRATIC_WEDGE = 26,      /**< 15 nodes: corners, then edges 01 12 20 34 45 53
                                           03 14 25 */
+  FCD_VTK_QUADRATIC_PYRAMID = 27     /**< 13 nodes: corners, then edges 01 12 23 30 04 14
+                                          24 34 */
 };
 
 /** A mesh of @p nnodes nodes in dimension @p dim (2 or 3) over the dofs of @p sys:
@@ -183,7 +186,7 @@ FCD_API void fcd_mesh_destroy(fcd_mesh *m);
  *  FCD_E_UNSUPPORTED; a node out of range: FCD_E_INVALID_ARG, and no cell is added.
  *  @param m the mesh
  *  @param vtk_type VTK cell type (3 line, 5 triangle, 9 quad, 10 tetra, 12 hexahedron,
- *      13 wedge, 21-26 their quadratic forms, checked by their corners)
+ *      13 wedge, 14 pyramid, 21-27 the quadratic forms, checked by their corners)
  *  @param ncells number of cells
  *  @param nodes their nodes, the type's count per cell
  *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED

@@ -328,3 +328,83 @@ def test_bad_input_is_named(tmp_path):
     sys, mesh = read("tets.msh")
     with pytest.raises(fcd.FcdError, match=r"no surface named 'top'.*lower_top"):
         mesh.surface("top")
+
+
+NASTRAN = os.path.join(DATA, "nastran_models")
+
+
+def geometry_of(mesh, name):
+    x = mesh.coords
+    out = []
+    for f in mesh.surface(name):
+        ids = [i for i in f if i >= 0]
+        p = x[ids]
+        n = (np.cross(p[1] - p[0], p[2] - p[0]) if len(ids) == 3
+             else np.cross(p[2] - p[0], p[3] - p[1]))
+        out.append((np.linalg.norm(n) / 2, n / np.linalg.norm(n), ids))
+    return out
+
+
+def test_nx_nastran_contact_faces():
+    """A contact model that NX wrote for NX Nastran (pyNastran's models/contact): hexahedra,
+    10-node tetrahedra (some with mid-side grids omitted, as Nastran allows), 13-node
+    pyramids, large-field GRID*; the contact's two BSURFS (solid faces by three grids) are
+    flat squares facing each other: every facet's normal the same, the two opposite, each
+    covering its nodes' bounding rectangle (area = its two extents' product)."""
+    path = os.path.join(NASTRAN, "model1_sim1-solution_1.bdf")
+    n = sum(1 for ln in open(path) if ln.startswith("GRID"))
+    mesh = fcd.Mesh.read(fcd.System(3 * n), path, 3)
+    assert mesh.format == "nastran" and mesh.nnodes == n
+    assert {t for t, _ in mesh.cells} >= {12, 24, 27}
+    x = mesh.coords
+    normals = []
+    for name in ("BSURFS:1", "BSURFS:2"):
+        g = geometry_of(mesh, name)
+        nr = np.array([v for _, v, _ in g])
+        assert np.abs(nr - nr[0]).max() < 1e-9, name
+        nodes = sorted({i for _, _, ids in g for i in ids})
+        ext = np.ptp(x[nodes], axis=0)
+        flat = int(np.argmin(ext))
+        assert ext[flat] < 1e-9 * ext.max()
+        area = np.prod(np.delete(ext, flat))
+        assert sum(a for a, _, _ in g) == pytest.approx(area, rel=1e-12)
+        normals.append(nr[0])
+    assert np.dot(normals[0], normals[1]) == pytest.approx(-1.0, abs=1e-12)
+
+
+def test_msc_nastran_bsurf_of_solids_is_their_skin():
+    """pyNastran's models/contact/contact.bdf (MSC SOL 400 contact: BCBODY, BCTABLE): BSURF 3
+    lists the CQUAD4 shells, one facet each; BSURF 1, in free field continued by lines that
+    end with a comma, lists tetrahedra: its surface is their skin, the faces no other listed
+    tetrahedron shares, counted here from the file's own cards."""
+    path = os.path.join(NASTRAN, "contact.bdf")
+    lines = open(path).read().splitlines()
+    n = sum(1 for ln in lines if ln.startswith("GRID"))
+    mesh = fcd.Mesh.read(fcd.System(3 * n), path, 3)
+    # the cards, read here: CTETRA (small field, one line) and BSURF 1 (free field)
+    tets = {}
+    for ln in lines:
+        if ln.startswith("CTETRA"):
+            f = [ln[8 * k:8 * k + 8].strip() for k in range(1, 7)]
+            tets[int(f[0])] = [int(v) for v in f[2:6]]
+    k = next(i for i, ln in enumerate(lines) if ln.startswith("BSURF,"))
+    ids = []
+    for ln in lines[k:]:
+        vals = [v.strip() for v in ln.split(",") if v.strip()]
+        ids += [int(v) for v in vals if v.isdigit()]
+        if not ln.rstrip().endswith(","):
+            break
+    ids = ids[1:]  # the set's own id first
+    assert all(i in tets for i in ids)
+    faces = {}
+    for e in ids:
+        g = tets[e]
+        for q in ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)):
+            key = tuple(sorted(g[a] for a in q))
+            faces[key] = faces.get(key, 0) + 1
+    skin = sorted(key for key, c in faces.items() if c == 1)
+    lab = mesh.node_labels
+    got = sorted(tuple(sorted(lab[i] for i in f if i >= 0)) for f in mesh.surface("BSURF:1"))
+    assert got == skin
+    ncquad = sum(1 for ln in lines if ln.startswith("CQUAD4"))
+    assert len(mesh.surface("BSURF:3")) == ncquad
