@@ -360,13 +360,13 @@ static fcd_status build_faces(ctx *x) {
   x->faces_built = 1;
   fcd_index n = 0;
   for (fcd_index e = 0; e < ms->ne; e++) {
-    const signed char(*f)[4];
+    const signed char(*f)[4] = NULL;
     if (topo_dim(ms->etype[e]) == ms->dim) n += faces_of(ms->etype[e], ms->dim, &f);
   }
   x->faces = fcd__malloc_array((size_t)n + 1, sizeof *x->faces);
   if (!x->faces) return fcd__err(ms->sys, FCD_E_NOMEM, "%s: out of memory", ms->path);
   for (fcd_index e = 0; e < ms->ne; e++) {
-    const signed char(*f)[4];
+    const signed char(*f)[4] = NULL;
     if (topo_dim(ms->etype[e]) != ms->dim) continue;
     int nf = faces_of(ms->etype[e], ms->dim, &f);
     for (int k = 0; k < nf; k++) {
@@ -487,7 +487,7 @@ static fcd_status face_group_facets(ctx *x, const fcd__mgroup *g, facets *F) {
       return fcd__err(ms->sys, FCD_E_INVALID_ARG, "%s: surface '%s' names element %lld, "
                       "which the file does not define", ms->path, g->name,
                       (long long)g->item[k]);
-    const signed char(*f)[4];
+    const signed char(*f)[4] = NULL;
     int nf = faces_of(ms->etype[e], ms->dim, &f), face = g->face[k];
     if (face == -2 && topo_dim(ms->etype[e]) == ms->dim - 1) {
       static const signed char all[4] = {0, 1, 2, 3};
@@ -566,7 +566,7 @@ static fcd_status node_group_facets(ctx *x, const fcd__mgroup *g, facets *F) {
       for (int c = 0; c < 4 && all && x->faces[a].key[c] != INT64_MAX; c++)
         all = bsearch(&x->faces[a].key[c], in, (size_t)nin, sizeof *in, cmp_index) != NULL;
       if (all) {
-        const signed char(*f)[4];
+        const signed char(*f)[4] = NULL;
         fcd_index e = x->faces[a].elem;
         faces_of(ms->etype[e], ms->dim, &f);
         int nc = 0;
@@ -588,14 +588,14 @@ static fcd_status skin_facets(ctx *x, const fcd_index *elems, fcd_index n, facet
   fcd__meshsrc *ms = x->ms;
   fcd_index nf = 0;
   for (fcd_index k = 0; k < n; k++) {
-    const signed char(*f)[4];
+    const signed char(*f)[4] = NULL;
     nf += faces_of(ms->etype[elems[k]], ms->dim, &f);
   }
   facekey *fk = fcd__malloc_array((size_t)nf + 1, sizeof *fk);
   if (!fk) return fcd__err(ms->sys, FCD_E_NOMEM, "%s: out of memory", ms->path);
   nf = 0;
   for (fcd_index k = 0; k < n; k++) {
-    const signed char(*f)[4];
+    const signed char(*f)[4] = NULL;
     int q = faces_of(ms->etype[elems[k]], ms->dim, &f);
     for (int j = 0; j < q; j++) {
       fcd_index nodes[4];
@@ -615,7 +615,7 @@ static fcd_status skin_facets(ctx *x, const fcd_index *elems, fcd_index n, facet
     fcd_index b = a + 1;
     while (b < nf && cmp_facekey(&fk[a], &fk[b]) == 0) b++;
     if (b == a + 1) {
-      const signed char(*f)[4];
+      const signed char(*f)[4] = NULL;
       faces_of(ms->etype[fk[a].elem], ms->dim, &f);
       int nc = 0;
       while (nc < 4 && f[fk[a].face][nc] >= 0) nc++;

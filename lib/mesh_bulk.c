@@ -117,6 +117,9 @@ static void split(card *c, const char *s, size_t len, int first) {
   }
 }
 
+/* field k of the card, "" past its last (a card cut short) */
+static const char *fld(const card *c, int k) { return k < c->n ? c->f[k] : ""; }
+
 static int i64(const char *s, int64_t *v) {
   if (!*s) return 0;
   char *e;
@@ -179,8 +182,8 @@ static fcd_status element(rd *r, int lin, int quad, int nlin, int nquad,
                           const signed char (*edges)[2]) {
   card *c = &r->c;
   int64_t eid, pid, g[20];
-  if (!i64(c->f[0], &eid)) return bad(r, "the element id is not an integer", 0);
-  if (!i64d(c->f[1], eid, &pid)) return bad(r, "the property id is not an integer", 1);
+  if (!i64(fld(c, 0), &eid)) return bad(r, "the element id is not an integer", 0);
+  if (!i64d(fld(c, 1), eid, &pid)) return bad(r, "the property id is not an integer", 1);
   int n = 0;
   for (int k = 0; k < nquad && 2 + k < c->n; k++) {
     if (!*c->f[2 + k]) break;
@@ -227,14 +230,14 @@ static fcd_status finish_card(rd *r) {
   if (!strcmp(nm, "GRID")) {
     int64_t id, cp;
     double x[3];
-    if (!i64(c->f[0], &id)) return bad(r, "the grid id is not an integer", 0);
-    if (!i64d(c->f[1], 0, &cp)) return bad(r, "CP is not an integer", 1);
+    if (!i64(fld(c, 0), &id)) return bad(r, "the grid id is not an integer", 0);
+    if (!i64d(fld(c, 1), 0, &cp)) return bad(r, "CP is not an integer", 1);
     if (cp != 0)
       return fcd__err(ms->sys, FCD_E_UNSUPPORTED, "%s:%ld: GRID %lld is given in coordinate "
                       "system %lld; only the basic system (CP blank or 0) is read", ms->path,
                       c->line, (long long)id, (long long)cp);
     for (int a = 0; a < 3; a++)
-      if (!realf(c->f[2 + a], &x[a])) return bad(r, "a coordinate is not a number", 2 + a);
+      if (!realf(fld(c, 2 + a), &x[a])) return bad(r, "a coordinate is not a number", 2 + a);
     if (!fcd__ms_node(ms, id, x[0], x[1], x[2])) return nomem(r);
     return FCD_OK;
   }
@@ -277,12 +280,12 @@ static fcd_status finish_card(rd *r) {
   }
   if (!strcmp(nm, "SET1") || !strcmp(nm, "BSURF")) {
     int64_t sid;
-    if (!i64(c->f[0], &sid)) return bad(r, "the set id is not an integer", 0);
+    if (!i64(fld(c, 0), &sid)) return bad(r, "the set id is not an integer", 0);
     return id_list(r, 1, nm, sid, nm[0] == 'S' ? FCD__G_NODES : FCD__G_ELEMENTS);
   }
   if (!strcmp(nm, "BSURFS")) {
     int64_t id;
-    if (!i64(c->f[0], &id)) return bad(r, "the id is not an integer", 0);
+    if (!i64(fld(c, 0), &id)) return bad(r, "the id is not an integer", 0);
     for (int k = 4; k + 3 < c->n + 3 && k < c->n; k += 4) {
       int64_t eid, g[3];
       if (!*c->f[k]) continue;

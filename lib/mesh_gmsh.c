@@ -179,6 +179,7 @@ static fcd_status add_to_group(cur *c, const groups *G, int dim, int64_t tag, in
 
 static fcd_status read_names(cur *c, groups *G) {
   int64_t n;
+  if (G->p) return bad(c, "a second $PhysicalNames section");
   if (!get_i64(c, &n) || n < 0 || n > c->end - c->s) return bad(c, "bad count");
   G->p = fcd__calloc((size_t)n + 1, sizeof *G->p);
   if (!G->p) return fcd__err(c->ms->sys, FCD_E_NOMEM, "out of memory");
@@ -241,7 +242,7 @@ static fcd_status elements22(cur *c, const groups *G) {
     c->s = nl ? nl + 1 : c->end;
   }
   for (int64_t k = 0; k < n;) {
-    int64_t type, count = 1, ntags, id;
+    int64_t type, count = 1, ntags, id = 0;
     if (c->binary) {
       if (!bin_int(c, 0, &type) || !bin_int(c, 0, &count) || !bin_int(c, 0, &ntags) ||
           count < 1 || count > n - k || ntags < 0 || ntags > 64)
@@ -276,6 +277,7 @@ static fcd_status elements22(cur *c, const groups *G) {
 
 static fcd_status entities41(cur *c, groups *G) {
   int64_t cnt[4];
+  if (G->ent) return bad(c, "a second $Entities section");
   for (int d = 0; d < 4; d++)
     if (!num(c, 1, &cnt[d]) || cnt[d] < 0 || cnt[d] > c->end - c->s)
       return bad(c, "bad entity counts");

@@ -61,6 +61,16 @@ static int attr(const char *s, const char *e, const char *name, char *out, size_
   return 0;
 }
 
+/* an array's value as an integer: whole, and within +-2^53 (a double holds those
+ * exactly; a cast of anything else is undefined) */
+static long long whole(double d, int *ok) {
+  if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0) || d != (double)(long long)d) {
+    *ok = 0;
+    return 0;
+  }
+  return (long long)d;
+}
+
 static int b64val(char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
   if (c >= 'a' && c <= 'z') return c - 'a' + 26;
@@ -349,7 +359,13 @@ static fcd_status cell_groups(vtu *v, const char *pe, const char *pend, long lon
     if ((st = read_array(v, p, de, (size_t)nc, grp)) != FCD_OK) break;
     for (long long c = 0; c < nc && st == FCD_OK; c++) {
       char g[96];
-      snprintf(g, sizeof g, "%s:%lld", name, (long long)grp[c]);
+      int ok = 1;
+      long long val = whole(grp[c], &ok);
+      if (!ok) {
+        st = bad(v, "a cell-data value is not an integer");
+        break;
+      }
+      snprintf(g, sizeof g, "%s:%lld", name, val);
       fcd__mgroup *G = fcd__ms_group(ms, g, FCD__G_ELEMENTS);
       if (!G || !fcd__ms_group_add(G, c, 0, NULL))
         st = fcd__err(ms->sys, FCD_E_NOMEM, "out of memory");
@@ -420,16 +436,23 @@ fcd_status fcd__read_vtu(fcd__meshsrc *ms, const char *text, size_t len) {
     st = bad(&v, "Cells need connectivity, offsets and types");
   if (st == FCD_OK) st = read_array(&v, aoff, e2, (size_t)nc, off);
   if (st == FCD_OK) st = read_array(&v, atyp, e3, (size_t)nc, ty);
-  long long nconn = nc ? (long long)off[nc - 1] : 0;
-  if (st == FCD_OK && (nconn < 0 || nconn > (long long)len))
+  int whole_ok = 1;
+  long long nconn = st == FCD_OK && nc ? whole(off[nc - 1], &whole_ok) : 0;
+  if (st == FCD_OK && (!whole_ok || nconn < 0 || nconn > (long long)len))
     st = bad(&v, "the last offset is not the connectivity's size");
   if (st == FCD_OK && !(conn = fcd__malloc_array((size_t)nconn + 1, sizeof *conn)))
     st = fcd__err(ms->sys, FCD_E_NOMEM, "out of memory");
   if (st == FCD_OK) st = read_array(&v, aconn, e1, (size_t)nconn, conn);
   int64_t nodes[32];
   for (long long c = 0; st == FCD_OK && c < nc; c++) {
-    long long a0 = c ? (long long)off[c - 1] : 0, a1 = (long long)off[c];
-    int ct = (int)ty[c], per = fcd__vtk_nodes_of(ct);
+    int ok = 1;
+    long long a0 = c ? whole(off[c - 1], &ok) : 0, a1 = whole(off[c], &ok);
+    long long tt = whole(ty[c], &ok);
+    int ct = ok && tt >= 0 && tt <= 100 ? (int)tt : -1, per = fcd__vtk_nodes_of(ct);
+    if (!ok) {
+      st = bad(&v, "a cell's offset or type is not an integer");
+      break;
+    }
     if (!per) {
       st = fcd__err(ms->sys, FCD_E_UNSUPPORTED, "%s: cell %lld: VTK type %d is not read",
                     ms->path, c, ct);
@@ -439,7 +462,11 @@ fcd_status fcd__read_vtu(fcd__meshsrc *ms, const char *text, size_t len) {
       st = bad(&v, "a cell's node count does not match its type");
       break;
     }
-    for (int k = 0; k < per; k++) nodes[k] = (int64_t)conn[a0 + k];
+    for (int k = 0; k < per; k++) nodes[k] = whole(conn[a0 + k], &ok);
+    if (!ok) {
+      st = bad(&v, "a cell's node is not an integer");
+      break;
+    }
     if (!fcd__ms_elem(ms, c, ct, nodes)) st = fcd__err(ms->sys, FCD_E_NOMEM, "out of memory");
   }
   if (st == FCD_OK) st = cell_groups(&v, pe, pend, nc);

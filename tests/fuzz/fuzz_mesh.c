@@ -29,8 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (m) fz_fail("a failed read returned a mesh", NULL);
       continue;
     }
-    fcd_index nn = fcd_mesh_node_count(m), nc;
-    const fcd_index *off, *nodes;
+    fcd_index nn = fcd_mesh_node_count(m), nc = 0;
+    const fcd_index *off = NULL, *nodes = NULL;
     const int *types;
     if (nn < 0 || fcd_mesh_get_cells(m, &nc, &off, &nodes, &types) != FCD_OK) fz_fail("cells", NULL);
     for (fcd_index c = 0; c < nc; c++) {
@@ -41,8 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fcd_index ns = fcd_mesh_surface_count(m);
     for (fcd_index s = 0; s < ns; s++) {
       const char *name = fcd_mesh_surface_name(m, s);
-      fcd_index nf;
-      const fcd_index *f;
+      fcd_index nf = 0;
+      const fcd_index *f = NULL;
       if (!name || fcd_mesh_get_surface(m, name, &nf, &f) != FCD_OK) fz_fail("surface", name);
       int per = dim == 3 ? 4 : 2;
       for (fcd_index k = 0; k < nf * per; k++)

@@ -13,6 +13,7 @@ import scipy.io
 import fcd
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "import")
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def dense(m, n, dofmap=None):
@@ -375,3 +376,41 @@ def test_long_dmig_columns_and_scipy_harwell_boeing(tmp_path):
     s2.set_matrix_file("stiffness", h)
     got = np.asarray(sp.csr_matrix(s2.matrix("stiffness")).todense())
     assert np.array_equal(got, ref)
+
+
+def test_every_matrix_format_gives_the_matrix_market_twin(tmp_path):
+    """The route's writers (examples/import-formats/route.py) put one model's K in every
+    matrix format; each reads back to the same matrix as its Matrix Market twin: bit for
+    bit where the format keeps 17 digits, to DMIG's ten digits otherwise."""
+    import importlib.util
+    import scipy.io
+    import scipy.sparse as sp
+    spec = importlib.util.spec_from_file_location(
+        "route", os.path.join(HERE, "..", "..", "examples", "import-formats", "route.py"))
+    route = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(route)
+    labels, xyz, cells, nlow, K, M = route.model()
+    j = lambda f: str(tmp_path / f)
+    route.write_mm(j("K.mtx"), K)
+    route.write_hb(j("K.rsa"), K, labels)
+    route.write_abaqus(j("K_STIF1.mtx"), K, labels)
+    route.write_coordinate(j("K_coord.mtx"), K)
+    route.write_dmig(j("K.pch"), [("KAAX", K)], labels)
+    route.write_op4_ascii(j("K_ascii.op4"), [("KGG", K)])
+    route.write_op4_binary(j("K.op4"), [("KGG", K)])
+    ref = sp.csr_matrix(scipy.io.mmread(j("K.mtx")))
+    for f, digits in (("K.rsa", None), ("K_STIF1.mtx", None), ("K_coord.mtx", None),
+                      ("K.pch", 10), ("K_ascii.op4", None), ("K.op4", None)):
+        m = fcd.MatrixFile(j(f))
+        s = fcd.System(K.shape[0])
+        if m.info["labelled"]:
+            dm = fcd.DofMap(m)
+            s.set_matrix_file("stiffness", m, dm)
+        else:
+            s.set_matrix_file("stiffness", m)
+        A = sp.csr_matrix(s.matrix("stiffness"))
+        d = abs(A - ref).max()
+        if digits is None:
+            assert d == 0, f
+        else:
+            assert d <= 10.0 ** (1 - digits) * abs(ref).max(), (f, d)
