@@ -306,10 +306,14 @@ static struct {
   fcd_matrix_file *m;
 } mcache[3];
 static fcd_dofmap *cli_map;
+/* --format: every matrix file read as this format (AUTO: each told from its content) */
+static fcd_matrix_format cli_format = FCD_MATRIX_FORMAT_AUTO;
 
 const fcd_dofmap *cli_dofmap(void) { return cli_map; }
 
 static int matrix_market(const char *path) {
+  /* --format: a Matrix Market file by fcd's own reader, any other by fcd_matrix_file_read */
+  if (cli_format != FCD_MATRIX_FORMAT_AUTO) return cli_format == FCD_MATRIX_FORMAT_MATRIX_MARKET;
   char b[16] = "";
   FILE *f = fopen(path, "rb");
   if (!f) return 0;
@@ -325,7 +329,7 @@ static fcd_matrix_file *cached_matrix(const char *path) {
     if (mcache[k].path && !strcmp(mcache[k].path, path)) return mcache[k].m;
   fcd_matrix_file *m = NULL;
   char err[1024];
-  fcd_status st = fcd_matrix_file_read(path, FCD_MATRIX_FORMAT_AUTO, &m, err, sizeof err);
+  fcd_status st = fcd_matrix_file_read(path, cli_format, &m, err, sizeof err);
   if (st != FCD_OK) {
     fprintf(stderr, "fcd: %s (%s)\n", err, fcd_status_str(st));
     return NULL;
@@ -492,6 +496,11 @@ static int model_size(const char *path, const char *name, fcd_index *n) {
 
 int load_system_opt(const options *o, int need_mass, int distribute, fcd_system **out) {
   *out = NULL;
+  if (o->format && fcd_matrix_format_from_name(o->format, &cli_format) != FCD_OK) {
+    fprintf(stderr, "fcd: --format %s: not a matrix format (matrix-market, harwell-boeing, "
+            "abaqus-matrix, abaqus-coordinate, nastran-dmig, nastran-op4)\n", o->format);
+    return 2;
+  }
   if ((need_mass && !o->mass) || !o->stiffness) {
     fprintf(stderr, need_mass ? "fcd: --mass and --stiffness are required\n"
                               : "fcd: --stiffness is required\n");

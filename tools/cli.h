@@ -80,7 +80,8 @@ enum { CLI_DENSE_MAX = 400 };
   X(SPACING, "--spacing", REAL, NONE, spacing)                                              \
   X(CUT, "--cut", REAL, NONE, cut)                                                          \
   X(BAND_DAMPING, "--band-damping", REAL, NONE, band_damping)                              \
-  X(WRITE_DOFS, "--write-dofs", TEXT, OUT, write_dofs)
+  X(WRITE_DOFS, "--write-dofs", TEXT, OUT, write_dofs)                                    \
+  X(FORMAT, "--format", TEXT, NONE, format)
 
 #define CLI_CTYPE_FLAG int
 #define CLI_CTYPE_TEXT const char *
@@ -135,10 +136,14 @@ typedef struct {
 #define CLI_OPT_MODEL(mass_required)                                                        \
   {CLI_MASS, "M.mtx", mass_required,                                                        \
    "mass matrix: Matrix Market, PETSc binary, Harwell-Boeing (ANSYS HBMAT), Abaqus matrix "  \
-   "output; told from the content (FILE:NAME picks one of several)"},                      \
+   "output, Nastran DMIG or OP4; told from the content (FILE:NAME picks one of several)"},  \
       {CLI_STIFFNESS, "K.mtx", 1, "stiffness matrix"},                                      \
       {CLI_WRITE_DOFS, "FILE", 0,                                                           \
-       "write the map of the matrices' (node label, dof) pairs to fcd's dof indices"}
+       "write the map of the matrices' (node label, dof) pairs to fcd's dof indices"},      \
+      {CLI_FORMAT, "NAME", 0,                                                               \
+       "read the matrices as this format instead of telling it from their content "        \
+       "(matrix-market, harwell-boeing, abaqus-matrix, abaqus-coordinate, nastran-dmig, "  \
+       "nastran-op4)"}
 #define CLI_OPT_DAMPING                                                                     \
   {CLI_DAMPING, "C.mtx", 0, "damping matrix"},                                              \
       {CLI_RAYLEIGH, "A,B", 0, "Rayleigh damping C = A M + B K (instead of --damping)"}
@@ -147,7 +152,9 @@ typedef struct {
 #define CLI_OPT_LOAD {CLI_LOAD, "f.txt", 0, "constant load, one value per dof"}
 #define CLI_OPT_CONTACTS {CLI_CONTACTS, "FILE", 1, "contact file (docs/file-formats.md)"}
 #define CLI_OPT_MESH                                                                        \
-  {CLI_MESH, "mesh.vtk", 0, "a legacy VTK mesh of the model (node p owns dofs dim p ..)"}
+  {CLI_MESH, "mesh.vtk", 0,                                                                \
+   "the model's mesh: legacy VTK, VTK XML, Gmsh, Abaqus .inp or Nastran bulk data, told "  \
+   "from the content; its named surfaces pair in the contact file (docs/import.md)"}
 #define CLI_OPT_END {CLI_END, NULL, 0, NULL}
 
 extern const cli_command cli_info, cli_solve, cli_simulate, cli_equilibrium, cli_stability,

@@ -414,3 +414,27 @@ def test_every_matrix_format_gives_the_matrix_market_twin(tmp_path):
             assert d == 0, f
         else:
             assert d <= 10.0 ** (1 - digits) * abs(ref).max(), (f, d)
+
+
+def test_format_named_on_the_command_line(tmp_path):
+    """--format NAME reads every matrix as that format instead of telling it from the
+    content: the same frequencies as told; a file of another format is refused with the
+    reader's reason; an unknown name is a usage error listing the names."""
+    exe = os.environ.get("FCD_EXE", "fcd")
+    d = os.path.join(DATA, "abaqus_b33")
+    model = ["--mass", os.path.join(d, "model_MASS1.mtx"),
+             "--stiffness", os.path.join(d, "model_STIF1.mtx"), "--nev", "3"]
+    fixed = tmp_path / "fixed.txt"
+    fixed.write_text("".join("node 1 %d\n" % k for k in range(1, 7)))
+    runs = [subprocess.run([exe, "info"] + model + ["--fixed", str(fixed)] + extra,
+                           capture_output=True, text=True)
+            for extra in ([], ["--format", "abaqus-matrix"])]
+    assert all(r.returncode == 0 for r in runs), runs[1].stderr
+    freq = lambda r: [l for l in r.stdout.splitlines() if l.startswith("frequency")]
+    assert freq(runs[0]) == freq(runs[1]) and len(freq(runs[0])) == 3
+    r = subprocess.run([exe, "info"] + model + ["--format", "nastran-dmig"], capture_output=True,
+                       text=True)
+    assert r.returncode != 0 and "model_MASS1.mtx: no DMIG header card" in r.stderr
+    r = subprocess.run([exe, "info"] + model + ["--format", "bogus"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "--format bogus: not a matrix format" in r.stderr
