@@ -112,6 +112,11 @@ void fcd__lines_free(fcd__lines *r);
  * a NUL byte, a read error, out of memory) */
 int fcd__lines_next(fcd__lines *r, const fcd_system *sys, char *errbuf, size_t errcap,
                     fcd_status *st);
+/* a whole file into memory (fcd__free it, NUL-terminated), bounded by a regular file's
+ * size or FCD__STREAM_MAX; a NUL byte stops the read at once (/dev/zero) unless
+ * nul_ok(text so far) says the file is binary (NULL: NULs are data) */
+fcd_status fcd__read_file(const fcd_system *sys, const char *path, char **out, size_t *len,
+                          int (*nul_ok)(const char *text, size_t len));
 
 /* ---- memory: every allocation of fcd's own goes through these ---- */
 void *fcd__malloc(size_t size);

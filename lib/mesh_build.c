@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void fcd__ms_init(fcd__meshsrc *ms, fcd_system *sys, const char *path, int dim, int format) {
   memset(ms, 0, sizeof *ms);
@@ -128,53 +127,6 @@ int fcd__ms_group_add(fcd__mgroup *g, int64_t item, int face, const int64_t *by3
   }
   g->n++;
   return 1;
-}
-
-fcd_status fcd__read_file(fcd_system *sys, const char *path, char **out, size_t *outlen) {
-  FILE *fp;
-  FCD_TRY(fcd__open_input(sys, path, &fp, NULL, 0));
-  struct stat sb;
-  memset(&sb, 0, sizeof sb);
-  size_t limit = FCD__STREAM_MAX;
-  if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
-      (uint64_t)sb.st_size < (uint64_t)SIZE_MAX / 2)
-    limit = (size_t)sb.st_size + 1;
-  char *text = NULL;
-  size_t len = 0, cap = 0;
-  fcd_status st = FCD_OK;
-  for (;;) {
-    if (len > limit) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s: longer than %zu bytes (%s)", path, limit - 1,
-                    S_ISREG(sb.st_mode) ? "it grew while read" : "the bound of a stream");
-      break;
-    }
-    if (len + 65536 > cap) {
-      size_t nc = cap + 65536 + cap / 2;
-      if (S_ISREG(sb.st_mode) && nc > limit + 65536) nc = limit + 65536;
-      char *t = fcd__grow_array(text, len, nc + 1, 1);
-      if (!t) {
-        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
-        break;
-      }
-      text = t;
-      cap = nc;
-    }
-    size_t got = fread(text + len, 1, cap - len, fp);
-    len += got;
-    if (got == 0) break;
-  }
-  int ioerr = ferror(fp);
-  fclose(fp);
-  if (st == FCD_OK && ioerr) st = fcd__err(sys, FCD_E_IO, "%s: read error", path);
-  if (st != FCD_OK) {
-    fcd__free(text);
-    return st;
-  }
-  if (!text && !(text = fcd__malloc(1))) return fcd__err(sys, FCD_E_NOMEM, "out of memory");
-  text[len] = 0;
-  *out = text;
-  *outlen = len;
-  return FCD_OK;
 }
 
 /* ---- element topology in VTK's numbering ---- */
@@ -541,6 +493,30 @@ static fcd_status face_group_facets(ctx *x, const fcd__mgroup *g, facets *F) {
 return FCD_OK;
 }
 
+/* the faces of sorted keys fk that no other face shares (a body's boundary), those with
+ * every corner in the sorted nodes in[] when in is given, as facets */
+static fcd_status add_unshared(ctx *x, const facekey *fk, fcd_index n, const fcd_index *in,
+                               fcd_index nin, facets *F) {
+  fcd__meshsrc *ms = x->ms;
+  fcd_status st = FCD_OK;
+  for (fcd_index a = 0; a < n && st == FCD_OK;) {
+    fcd_index b = a + 1;
+    while (b < n && cmp_facekey(&fk[a], &fk[b]) == 0) b++;
+    int take = b == a + 1;
+    for (int c = 0; take && in && c < 4 && fk[a].key[c] != INT64_MAX; c++)
+      take = bsearch(&fk[a].key[c], in, (size_t)nin, sizeof *in, cmp_index) != NULL;
+    if (take) {
+      const signed char(*f)[4] = NULL;
+      faces_of(ms->etype[fk[a].elem], ms->dim, &f);
+      int nc = 0;
+      while (nc < 4 && f[fk[a].face][nc] >= 0) nc++;
+      st = add_face(x, F, fk[a].elem, f[fk[a].face], nc);
+    }
+    a = b;
+  }
+  return st;
+}
+
 static fcd_status node_group_facets(ctx *x, const fcd__mgroup *g, facets *F) {
   fcd__meshsrc *ms = x->ms;
   /* a node set: the boundary faces of the volume elements with every corner in it */
@@ -558,24 +534,7 @@ static fcd_status node_group_facets(ctx *x, const fcd__mgroup *g, facets *F) {
   }
   qsort(in, (size_t)nin, sizeof *in, cmp_index);
   fcd_status st = build_faces(x);
-  for (fcd_index a = 0; st == FCD_OK && a < x->nfaces;) {
-    fcd_index b = a + 1;
-    while (b < x->nfaces && cmp_facekey(&x->faces[a], &x->faces[b]) == 0) b++;
-    if (b == a + 1) {
-      int all = 1;
-      for (int c = 0; c < 4 && all && x->faces[a].key[c] != INT64_MAX; c++)
-        all = bsearch(&x->faces[a].key[c], in, (size_t)nin, sizeof *in, cmp_index) != NULL;
-      if (all) {
-        const signed char(*f)[4] = NULL;
-        fcd_index e = x->faces[a].elem;
-        faces_of(ms->etype[e], ms->dim, &f);
-        int nc = 0;
-        while (nc < 4 && f[x->faces[a].face][nc] >= 0) nc++;
-        st = add_face(x, F, e, f[x->faces[a].face], nc);
-      }
-    }
-    a = b;
-  }
+  if (st == FCD_OK) st = add_unshared(x, x->faces, x->nfaces, in, nin, F);
   fcd__free(in);
   return st;
 }
@@ -610,19 +569,7 @@ static fcd_status skin_facets(ctx *x, const fcd_index *elems, fcd_index n, facet
     }
   }
   qsort(fk, (size_t)nf, sizeof *fk, cmp_facekey);
-  fcd_status st = FCD_OK;
-  for (fcd_index a = 0; a < nf && st == FCD_OK;) {
-    fcd_index b = a + 1;
-    while (b < nf && cmp_facekey(&fk[a], &fk[b]) == 0) b++;
-    if (b == a + 1) {
-      const signed char(*f)[4] = NULL;
-      faces_of(ms->etype[fk[a].elem], ms->dim, &f);
-      int nc = 0;
-      while (nc < 4 && f[fk[a].face][nc] >= 0) nc++;
-      st = add_face(x, F, fk[a].elem, f[fk[a].face], nc);
-    }
-    a = b;
-  }
+  fcd_status st = add_unshared(x, fk, nf, NULL, 0, F);
   fcd__free(fk);
   return st;
 }

@@ -89,9 +89,11 @@ int fcd__ms_reorder(int vtk_type, const signed char (*edges)[2], const int64_t *
  * dim p .. when it has none), the cells, the groups made surfaces */
 fcd_status fcd__ms_finish(fcd__meshsrc *ms, fcd_mesh **out);
 
-/* a whole file into memory (fcd__free it), bounded by a regular file's size or
- * FCD__STREAM_MAX */
-fcd_status fcd__read_file(fcd_system *sys, const char *path, char **out, size_t *len);
+/* legacy VTK (vtk.c): 1 when the header's third line says BINARY; a mesh of text, which
+ * stays the caller's */
+int fcd__vtk_binary_header(const char *text, size_t len);
+fcd_status fcd__mesh_parse_vtk(fcd_system *sys, int dim, const char *path, const char *text,
+                               size_t len, fcd_mesh **out);
 
 fcd_status fcd__read_gmsh(fcd__meshsrc *ms, const char *text, size_t len);
 fcd_status fcd__read_inp(fcd__meshsrc *ms, const char *text, size_t len);

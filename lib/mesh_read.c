@@ -37,6 +37,13 @@ static int detect(const char *text, size_t len) {
   return 0;
 }
 
+/* NUL bytes are data in the formats that have binary forms, when the header says so */
+static int binary_ok(const char *text, size_t len) {
+  int fmt = detect(text, len);
+  return fmt == FCD_MESH_GMSH || fmt == FCD_MESH_VTU ||
+         (fmt == FCD_MESH_VTK_LEGACY && fcd__vtk_binary_header(text, len));
+}
+
 fcd_status fcd_mesh_read(const fcd_system *csys, int dim, const char *path, fcd_mesh **out) {
   if (!out) return FCD_E_INVALID_ARG;
   *out = NULL;
@@ -47,11 +54,11 @@ fcd_status fcd_mesh_read(const fcd_system *csys, int dim, const char *path, fcd_
   if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read: path is NULL");
   char *text = NULL;
   size_t len = 0;
-  FCD_TRY(fcd__read_file(sys, path, &text, &len));
+  FCD_TRY(fcd__read_file(sys, path, &text, &len, binary_ok));
   int fmt = detect(text, len);
   if (fmt == FCD_MESH_VTK_LEGACY) {
+    fcd_status st = fcd__mesh_parse_vtk(sys, dim, path, text, len, out);
     fcd__free(text);
-    fcd_status st = fcd_mesh_read_vtk(sys, dim, path, out);
     if (st == FCD_OK) (*out)->format = FCD_MESH_VTK_LEGACY;
     return st;
   }

@@ -582,7 +582,7 @@ static void skip_line(cursor *c) {
 }
 
 /* 1 when text (len bytes) begins with a legacy VTK header whose third line is BINARY */
-static int binary_header(const char *text, size_t len) {
+int fcd__vtk_binary_header(const char *text, size_t len) {
   if (len < 5 || strncmp(text, "# vtk", 5) != 0) return 0;
   const char *p = text, *end = text + len;
   for (int line = 0; line < 2; line++) {
@@ -593,65 +593,6 @@ static int binary_header(const char *text, size_t len) {
   while (p < end && (*p == ' ' || *p == '\t')) p++;
   return end - p >= 6 && strncmp(p, "BINARY", 6) == 0 &&
          (end - p == 6 || p[6] == '\n' || p[6] == '\r' || p[6] == ' ');
-}
-
-/* The whole file at path, NUL-free (ASCII) unless its header says BINARY, into *out
- * (fcd__free it) of *outlen bytes:
- * a regular file's size bounds the read, anything else (a pipe, a device)
- * FCD__STREAM_MAX, and a NUL byte stops it at once (/dev/zero). */
-static fcd_status read_whole(const fcd_system *sys, const char *path, char **out,
-                             size_t *outlen) {
-  FILE *fp;
-  FCD_TRY(fcd__open_input(sys, path, &fp, NULL, 0));
-  /* the whole file is read: a regular file's size bounds it, anything else (a pipe, a
-   * device) FCD__STREAM_MAX; an ASCII file has no NUL byte (/dev/zero stops at once) */
-  struct stat sb;
-  memset(&sb, 0, sizeof sb);
-  size_t limit = FCD__STREAM_MAX;
-  if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
-      (uint64_t)sb.st_size < (uint64_t)SIZE_MAX / 2)
-    limit = (size_t)sb.st_size + 1;
-  char *text = NULL;
-  size_t len = 0, cap = 0;
-  int binary = 0;
-  fcd_status st = FCD_OK;
-  for (;;) {
-    if (len > limit) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s: longer than %zu bytes (%s)", path, limit - 1,
-                    S_ISREG(sb.st_mode) ? "it grew while read" : "the bound of a stream");
-      break;
-    }
-    if (len + 65536 > cap) {
-      char *t = fcd__grow_array(text, len, cap + 65536 + cap / 2, 1);
-      if (!t) {
-        st = fcd__err(sys, FCD_E_NOMEM, "%s: out of memory", path);
-        break;
-      }
-      text = t;
-      cap = cap + 65536 + cap / 2;
-    }
-    size_t got = fread(text + len, 1, cap - len, fp);
-    if (got && !binary && memchr(text + len, 0, got) && !(binary = binary_header(text, len + got))) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s: a NUL byte near offset %zu: not an ASCII legacy "
-                    "VTK file", path, len + (size_t)((char *)memchr(text + len, 0, got) - (text + len)));
-      break;
-    }
-    len += got;
-    if (got == 0) break;
-  }
-  int ioerr = ferror(fp);
-  fclose(fp);
-  if (st != FCD_OK) {
-    fcd__free(text);
-    return st;
-  }
-  if (ioerr) {
-    fcd__free(text);
-    return fcd__err(sys, FCD_E_IO, "%s: read error", path);
-  }
-  *out = text;
-  *outlen = len;
-  return FCD_OK;
 }
 
 /* The POINTS section (its header read up to the count): npts points of 3 coordinates,
@@ -858,7 +799,15 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
   if (!path) return fcd__err(sys, FCD_E_INVALID_ARG, "mesh_read_vtk: path is NULL");
   char *text = NULL;
   size_t len = 0;
-  FCD_TRY(read_whole(sys, path, &text, &len));
+  /* an ASCII file has no NUL byte: one stops the read at once (/dev/zero) */
+  FCD_TRY(fcd__read_file(sys, path, &text, &len, fcd__vtk_binary_header));
+  fcd_status st = fcd__mesh_parse_vtk(sys, dim, path, text, len, out);
+  fcd__free(text);
+  return st;
+}
+
+fcd_status fcd__mesh_parse_vtk(fcd_system *sys, int dim, const char *path, const char *text,
+                               size_t len, fcd_mesh **out) {
   fcd_status st = FCD_OK;
   cursor c = {text, text + len, 0};
   double *xy = NULL;
@@ -920,7 +869,6 @@ fcd_status fcd_mesh_read_vtk(const fcd_system *csys, int dim, const char *path, 
   }
   st = add_cells(sys, path, m, ncells, nconn, conn, types);
 done:
-  fcd__free(text);
   fcd__free(xy);
   fcd__free(conn);
   fcd__free(types);

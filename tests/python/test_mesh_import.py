@@ -134,7 +134,7 @@ def facet_labels(mesh, surface):
 
 
 def facet_geometry(mesh, surface):
-    """Each facet's area and unit normal (right-hand rule over its nodes)."""
+    """Each facet's area, unit normal (right-hand rule over its nodes) and nodes."""
     x = mesh.coords
     out = []
     for f in mesh.surface(surface):
@@ -142,7 +142,7 @@ def facet_geometry(mesh, surface):
         p = x[ids]
         n = (np.cross(p[1] - p[0], p[2] - p[0]) if len(ids) == 3
              else np.cross(p[2] - p[0], p[3] - p[1]))
-        out.append((np.linalg.norm(n) / 2, n / np.linalg.norm(n)))
+        out.append((np.linalg.norm(n) / 2, n / np.linalg.norm(n), ids))
     return out
 
 
@@ -152,9 +152,9 @@ def test_surfaces_are_the_blocks_faces_outward(fname):
     for surface, nz in (("lower_top", 1), ("upper_bottom", -1), ("upper_top", 1),
                         ("lower_bottom", -1)):
         geo = facet_geometry(mesh, name(fname, surface))
-        area = sum(a for a, _ in geo)
+        area = sum(a for a, _, _ in geo)
         assert area == pytest.approx(1.0, rel=1e-6 if fname.endswith(".bdf") else 1e-12)
-        normals = np.array([n for _, n in geo])
+        normals = np.array([n for _, n, _ in geo])
         assert np.abs(normals[:, 2] - nz).max() < 1e-9, surface
 
 
@@ -281,10 +281,10 @@ def test_hypermesh_abaqus_contact_surfaces():
     assert mesh.format == "abaqus"
     a, b = facet_geometry(mesh, "LOWER_TO_UPPER"), facet_geometry(mesh, "upper_to_lower")
     assert (len(a), len(b)) == (18, 32)
-    na, nb = np.array([n for _, n in a]), np.array([n for _, n in b])
+    na, nb = np.array([n for _, n, _ in a]), np.array([n for _, n, _ in b])
     assert np.abs(na - na[0]).max() < 1e-9 and np.abs(nb - nb[0]).max() < 1e-9
     assert np.dot(na[0], nb[0]) == pytest.approx(-1.0, abs=1e-12)
-    assert sum(s for s, _ in a) == pytest.approx(sum(s for s, _ in b), rel=1e-12)
+    assert sum(s for s, _, _ in a) == pytest.approx(sum(s for s, _, _ in b), rel=1e-12)
 
 
 def test_hypermesh_quadratic_tetrahedra_and_node_set_surface():
@@ -301,7 +301,7 @@ def test_hypermesh_quadratic_tetrahedra_and_node_set_surface():
         for k, (i, j) in enumerate(EDGES[24]):
             assert np.abs(x[c[4 + k]] - (x[c[i]] + x[c[j]]) / 2).max() < 1e-5
     geo = facet_geometry(mesh, "TOP")
-    normals = np.array([n for _, n in geo])
+    normals = np.array([n for _, n, _ in geo])
     assert len(geo) > 0 and np.abs(normals - normals[0]).max() < 1e-9
 
 
@@ -333,18 +333,6 @@ def test_bad_input_is_named(tmp_path):
 NASTRAN = os.path.join(DATA, "nastran_models")
 
 
-def geometry_of(mesh, name):
-    x = mesh.coords
-    out = []
-    for f in mesh.surface(name):
-        ids = [i for i in f if i >= 0]
-        p = x[ids]
-        n = (np.cross(p[1] - p[0], p[2] - p[0]) if len(ids) == 3
-             else np.cross(p[2] - p[0], p[3] - p[1]))
-        out.append((np.linalg.norm(n) / 2, n / np.linalg.norm(n), ids))
-    return out
-
-
 def test_nx_nastran_contact_faces():
     """A contact model that NX wrote for NX Nastran (pyNastran's models/contact): hexahedra,
     10-node tetrahedra (some with mid-side grids omitted, as Nastran allows), 13-node
@@ -359,7 +347,7 @@ def test_nx_nastran_contact_faces():
     x = mesh.coords
     normals = []
     for name in ("BSURFS:1", "BSURFS:2"):
-        g = geometry_of(mesh, name)
+        g = facet_geometry(mesh, name)
         nr = np.array([v for _, v, _ in g])
         assert np.abs(nr - nr[0]).max() < 1e-9, name
         nodes = sorted({i for _, _, ids in g for i in ids})
