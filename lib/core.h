@@ -98,9 +98,13 @@ static inline int fcd__is_whole(fcd_real v, fcd_real lo, fcd_real hi) {
 typedef struct {
   FILE *fp;
   const char *path;
-  char *line; /* the current line, NUL-terminated, without its newline or CR */
-  size_t cap;
+  char *line; /* the current line, NUL-terminated, without its newline or CR: inside buf,
+               * valid (and writable) until the next call */
+  size_t len; /* its length */
   long lineno;
+  char *buf;  /* the bytes read ahead: lines are found by memchr, not a call a byte */
+  size_t cap, pos, end;
+  int eof;
 } fcd__lines;
 /* fopen(path, "rb") refusing a directory; both failures FCD_E_IO naming the path (errbuf
  * gets the message too when not NULL: callers without a system) */
@@ -112,6 +116,19 @@ void fcd__lines_free(fcd__lines *r);
  * a NUL byte, a read error, out of memory) */
 int fcd__lines_next(fcd__lines *r, const fcd_system *sys, char *errbuf, size_t errcap,
                     fcd_status *st);
+/* Numbers read in place, without strtod's or strtoll's cost where that is exact. A decimal
+ * of at most 19 significant digits whose value is m * 10^e with m <= 2^53 and |e| <= 22 is
+ * one exact IEEE operation, so correctly rounded (Clinger's fast path).
+ * fcd__fast_decimal: s[0..len) from its first character (no blanks), C's syntax or with
+ * fortran Fortran's (D and Q exponents, 1.556+2); 1 and the characters read in *used when
+ * the fast path decides the value, 0 when strtod must (or s holds no number there). */
+int fcd__fast_decimal(const char *s, size_t len, int fortran, double *out, size_t *used);
+/* a C number after blanks of a NUL-terminated s, as strtod reads it: the characters read,
+ * 0 when none */
+size_t fcd__scan_real(const char *s, double *out);
+/* a decimal integer after blanks (an optional sign, at most 18 digits): the characters
+ * read, 0 when none or too long */
+size_t fcd__scan_int(const char *s, long long *out);
 /* a whole file into memory (fcd__free it, NUL-terminated), bounded by a regular file's
  * size or FCD__STREAM_MAX; a NUL byte stops the read at once (/dev/zero) unless
  * nul_ok(text so far) says the file is binary (NULL: NULs are data) */

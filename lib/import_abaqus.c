@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +38,12 @@ static int real_field(const char **s, double *v) {
   const char *p = *s;
   while (*p == ' ' || *p == '\t') p++;
   size_t n = 0;
-  while (p[n] && p[n] != ',' && p[n] != ' ' && p[n] != '\t') n++;
-  if (!n || !fcd__fortran_real(p, n, v)) return 0;
+  if (!fcd__fast_decimal(p, SIZE_MAX, 1, v, &n) || (p[n] && p[n] != ',' && p[n] != ' ' &&
+                                                    p[n] != '\t')) { /* stops at the NUL */
+    n = 0;
+    while (p[n] && p[n] != ',' && p[n] != ' ' && p[n] != '\t') n++;
+    if (!n || !fcd__fortran_real(p, n, v)) return 0;
+  }
   p += n;
   while (*p == ' ' || *p == '\t' || *p == ',') p++;
   *s = p;

@@ -16,11 +16,16 @@
 
 /* a card's data fields over its line and continuations, as many as it has (a column of
  * a large matrix runs to thousands of terms) */
+enum { CARD_OPEN, CARD_HEADER, CARD_COLUMN, CARD_SKIP };
 typedef struct {
   char (*f)[24];
-  int n, cap;  /* data fields (the card's fields after its name) */
+  int n, cap;  /* data fields (the card's fields after its name) not yet taken */
   int oom;     /* a field could not be kept: out of memory */
   int dmig;    /* 1: a DMIG card */
+  int mode;    /* CARD_*: what it is, once its first fields are there */
+  int next;    /* a column's next term: its first field */
+  long long gj, cj;
+  char name[24];
   long line;   /* its first line */
 } card;
 
@@ -43,8 +48,7 @@ static void push(card *c, const char *p, size_t k) {
 }
 
 /* the fields 2.. of one line into c (small: 8 wide, large: 16 wide, free: commas) */
-static void line_fields(const char *s, card *c) {
-  size_t len = strlen(s);
+static void line_fields(const char *s, size_t len, card *c) {
   const char *comma = memchr(s, ',', len < 10 ? len : 10);
   if (comma) { /* free field: NAME,f2,f3,... */
     const char *p = comma + 1;
@@ -57,7 +61,7 @@ static void line_fields(const char *s, card *c) {
     }
     return;
   }
-  int large = s[0] == '*' || (len > 4 && strchr(s, '*') && strchr(s, '*') < s + 8);
+  int large = s[0] == '*' || (len > 4 && memchr(s, '*', len < 8 ? len : 8));
   size_t w = large ? 16 : 8;
   for (size_t a = 8; a < 72 && a < len; a += w) push(c, s + a, len - a < w ? len - a : w);
   /* a short line's missing fields are blank: pad to the line's width */
@@ -65,11 +69,16 @@ static void line_fields(const char *s, card *c) {
   for (size_t k = have; k < want; k++) push(c, "", 0);
 }
 
+static int blank(const char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  return !*s;
+}
+
 static void trim(char *s) {
   size_t a = 0, n = strlen(s);
   while (a < n && isspace((unsigned char)s[a])) a++;
   while (n > a && isspace((unsigned char)s[n - 1])) n--;
-  memmove(s, s + a, n - a);
+  if (a) memmove(s, s + a, n - a);
   s[n - a] = 0;
 }
 
@@ -92,14 +101,13 @@ static int card_name_is_dmig(const char *s) {
   return !strcmp(b, "DMIG") || !strcmp(b, "DMIG*");
 }
 
+/* a field holding one integer and blanks */
 static int int_of(const char *s, long long *v) {
-  while (*s == ' ' || *s == '\t') s++;
-  if (!*s) return 0;
-  char *e;
-  errno = 0;
-  *v = strtoll(s, &e, 10);
-  while (*e == ' ' || *e == '\t' || *e == '\r') e++;
-  return e != s && !*e && errno != ERANGE;
+  size_t n = fcd__scan_int(s, v);
+  if (!n) return 0;
+  s += n;
+  while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+  return !*s;
 }
 
 typedef struct {
@@ -117,52 +125,127 @@ static void note_name(dmig_state *d, const char *name) {
   d->nnames++;
 }
 
-/* one complete DMIG card: a header or a column of the matrix asked for */
-static fcd_status take_card(fcd__mreader *r, card *c, dmig_state *d, fcd_matrix_file *m) {
-  for (int k = 0; k < c->n; k++) trim(c->f[k]);
+/* the header card, whole: `NAME 0 IFO TIN TOUT POLAR - NCOL` */
+static fcd_status take_header(fcd__mreader *r, card *c, dmig_state *d, fcd_matrix_file *m) {
+  const char *name = c->f[0];
+  note_name(d, name);
+  if (d->want[0] ? strcasecmp(d->want, name) : d->found) return FCD_OK;
+  long long ifo, tin, ncol = 0;
+  if (c->n < 4 || !int_of(c->f[2], &ifo) || !int_of(c->f[3], &tin))
+    return RERR(FCD_E_FORMAT, "%s:%ld: DMIG %s: expected 'IFO TIN' in fields 4 and 5",
+                r->path, c->line, name);
+  if (tin != 1 && tin != 2)
+    return RERR(FCD_E_UNSUPPORTED, "%s:%ld: DMIG %s is complex (TIN %lld): only real "
+                "matrices (TIN 1 or 2)", r->path, c->line, name, tin);
+  if (c->n >= 8) int_of(c->f[7], &ncol);
+  d->found = 1;
+  d->ifo = ifo;
+  d->tin = tin;
+  d->ncol = ncol;
+  snprintf(m->name, sizeof m->name, "%s", name);
+  m->symmetric = ifo == 6;
+  return FCD_OK;
+}
+
+/* what the card is, once its first fields `NAME GJ CJ` are there: a header (kept whole
+ * until its end), a column of the matrix asked for (its terms read as they come) or of
+ * another (read past) */
+static fcd_status decide(fcd__mreader *r, card *c, dmig_state *d, fcd_matrix_file *m) {
+  for (int k = 0; k < c->n && k < 2; k++) trim(c->f[k]); /* the name, GJ (0: a header) */
   if (c->n < 3)
     return RERR(FCD_E_FORMAT, "%s:%ld: a DMIG card with %d fields", r->path, c->line, c->n);
-  const char *name = c->f[0];
-  long long gj, cj;
-  if (!int_of(c->f[1], &gj))
+  memcpy(c->name, c->f[0], sizeof c->name); /* the same size, NUL-terminated */
+  if (!int_of(c->f[1], &c->gj))
     return RERR(FCD_E_FORMAT, "%s:%ld: field 3 of DMIG %s ('%s') is not an integer", r->path,
-                c->line, name, c->f[1]);
-  if (gj == 0 && !strcmp(c->f[1], "0")) { /* the header */
-    note_name(d, name);
-    if (d->want[0] ? strcasecmp(d->want, name) : d->found) return FCD_OK;
-    long long ifo, tin, ncol = 0;
-    if (c->n < 4 || !int_of(c->f[2], &ifo) || !int_of(c->f[3], &tin))
-      return RERR(FCD_E_FORMAT, "%s:%ld: DMIG %s: expected 'IFO TIN' in fields 4 and 5",
-                  r->path, c->line, name);
-    if (tin != 1 && tin != 2)
-      return RERR(FCD_E_UNSUPPORTED, "%s:%ld: DMIG %s is complex (TIN %lld): only real "
-                  "matrices (TIN 1 or 2)", r->path, c->line, name, tin);
-    if (c->n >= 8) int_of(c->f[7], &ncol);
-    d->found = 1;
-    d->ifo = ifo;
-    d->tin = tin;
-    d->ncol = ncol;
-    snprintf(m->name, sizeof m->name, "%s", name);
-    m->symmetric = ifo == 6;
+                c->line, c->name, c->f[1]);
+  if (c->gj == 0 && !strcmp(c->f[1], "0")) {
+    for (int k = 2; k < c->n && k < 4; k++) trim(c->f[k]);
+    c->mode = CARD_HEADER;
     return FCD_OK;
   }
-  if (!d->found || strcasecmp(m->name, name)) return FCD_OK; /* another matrix's column */
-  if (!int_of(c->f[2], &cj) || cj < 0 || cj > 6)
-    return RERR(FCD_E_FORMAT, "%s:%ld: DMIG %s column %lld: component '%s' is not 0..6",
-                r->path, c->line, name, gj, c->f[2]);
-  /* terms in groups of four fields (G, C, A, B) after NAME GJ CJ and a blank */
-  for (int k = 4; k < c->n; k += 4) {
-    if (!c->f[k][0] && (k + 1 >= c->n || !c->f[k + 1][0])) continue; /* an empty group */
-    long long gi, ci;
-    double a;
-    if (!int_of(c->f[k], &gi) || k + 2 >= c->n || !int_of(c->f[k + 1], &ci) || ci < 0 ||
-        ci > 6 || !fcd__fortran_real(c->f[k + 2], strlen(c->f[k + 2]), &a))
-      return RERR(FCD_E_FORMAT, "%s:%ld: DMIG %s column %lld: term '%s' '%s' '%s' is not "
-                  "'grid component value'", r->path, c->line, name, gj, c->f[k],
-                  k + 1 < c->n ? c->f[k + 1] : "", k + 2 < c->n ? c->f[k + 2] : "");
-    if (!fcd__mfile_push(m, gi, (int)ci, gj, (int)cj, a))
-      return RERR(FCD_E_NOMEM, "%s: out of memory", r->path);
+  if (!d->found || strcasecmp(m->name, c->name)) {
+    c->mode = CARD_SKIP;
+    c->n = 0;
+    return FCD_OK;
   }
+  if (!int_of(c->f[2], &c->cj) || c->cj < 0 || c->cj > 6) {
+    trim(c->f[2]);
+    return RERR(FCD_E_FORMAT, "%s:%ld: DMIG %s column %lld: component '%s' is not 0..6",
+                r->path, c->line, c->name, c->gj, c->f[2]);
+  }
+  c->mode = CARD_COLUMN;
+  c->next = 4; /* the terms follow NAME GJ CJ and a blank */
+  return FCD_OK;
+}
+
+/* the term (G, C, A[, B]) of fields k.. */
+static fcd_status term(fcd__mreader *r, card *c, int k, fcd_matrix_file *m) {
+  if (blank(c->f[k]) && (k + 1 >= c->n || blank(c->f[k + 1]))) return FCD_OK; /* empty */
+  long long gi, ci;
+  double a;
+  if (!int_of(c->f[k], &gi) || k + 2 >= c->n || !int_of(c->f[k + 1], &ci) || ci < 0 ||
+      ci > 6 || !fcd__fortran_real(c->f[k + 2], strlen(c->f[k + 2]), &a)) {
+    for (int q = k; q < k + 3 && q < c->n; q++) trim(c->f[q]);
+    return RERR(FCD_E_FORMAT, "%s:%ld: DMIG %s column %lld: term '%s' '%s' '%s' is not "
+                "'grid component value'", r->path, c->line, c->name, c->gj, c->f[k],
+                k + 1 < c->n ? c->f[k + 1] : "", k + 2 < c->n ? c->f[k + 2] : "");
+  }
+  if (!fcd__mfile_push(m, gi, (int)ci, c->gj, (int)c->cj, a))
+    return RERR(FCD_E_NOMEM, "%s: out of memory", r->path);
+  return FCD_OK;
+}
+
+/* a w-wide field holding an integer between blanks */
+static int field_int(const char *p, size_t w, long long *v) {
+  size_t k = 0;
+  while (k < w && p[k] == ' ') k++;
+  if (k == w) return 0;
+  int neg = p[k] == '-';
+  if (p[k] == '-' || p[k] == '+') k++;
+  size_t d0 = k;
+  unsigned long long u = 0;
+  while (k < w && p[k] >= '0' && p[k] <= '9' && k - d0 < 18) u = 10 * u + (unsigned)(p[k++] - '0');
+  if (k == d0) return 0;
+  while (k < w && p[k] == ' ') k++;
+  if (k < w) return 0;
+  *v = neg ? -(long long)u : (long long)u;
+  return 1;
+}
+
+/* a large-field continuation `*  G  C  A  [B]` of a column with no field pending, read in
+ * place (most of a punch file's lines); 0: not that shape, or not plain, read by fields */
+static int direct_term(const char *s, size_t len, card *c, fcd_matrix_file *m, int *oom) {
+  if (s[0] != '*' || len < 41 || len > 72 || c->n || c->next != 0) return 0;
+  long long gi, ci;
+  double a;
+  size_t wa = len < 56 ? len - 40 : 16;
+  if (!field_int(s + 8, 16, &gi) || !field_int(s + 24, 16, &ci) || ci < 0 || ci > 6 ||
+      !fcd__fortran_real(s + 40, wa, &a))
+    return 0;
+  if (!fcd__mfile_push(m, gi, (int)ci, c->gj, (int)c->cj, a)) *oom = 1;
+  return 1;
+}
+
+/* the card's fields so far (final: all of them): a column's whole terms are taken and
+ * dropped, so that a column of thousands of terms holds a line's fields at a time */
+static fcd_status feed(fcd__mreader *r, card *c, dmig_state *d, fcd_matrix_file *m,
+                       int final) {
+  if (c->oom)
+    return RERR(FCD_E_NOMEM, "%s:%ld: out of memory for a card's fields", r->path, c->line);
+  if (c->mode == CARD_OPEN) {
+    if (c->n < 4 && !final) return FCD_OK;
+    FCD_TRY(decide(r, c, d, m));
+  }
+  if (c->mode == CARD_HEADER) return final ? take_header(r, c, d, m) : FCD_OK;
+  if (c->mode != CARD_COLUMN) return FCD_OK;
+  int k = c->next;
+  for (; k + 4 <= c->n || (final && k < c->n); k += 4) FCD_TRY(term(r, c, k, m));
+  if (k > 0 && k <= c->n) { /* keep the fields of a term not yet whole */
+    memmove(c->f, c->f + k, (size_t)(c->n - k) * sizeof *c->f);
+    c->n -= k;
+    k = 0;
+  }
+  c->next = k;
   return FCD_OK;
 }
 
@@ -179,25 +262,32 @@ fcd_status fcd__read_dmig(fcd__mreader *r, fcd_matrix_file *m, const char *want)
     const char *s = r->L.line;
     if (s[0] == '$') continue;
     if (open && continuation(s)) {
-      if (c->dmig) line_fields(s, c);
+      if (c->dmig && c->mode != CARD_SKIP) {
+        int oom = 0;
+        if (c->mode == CARD_COLUMN && direct_term(s, r->L.len, c, m, &oom)) {
+          if (oom) st = RERR(FCD_E_NOMEM, "%s: out of memory", r->path);
+          continue;
+        }
+        line_fields(s, r->L.len, c);
+        st = feed(r, c, &d, m, 0);
+      }
       continue;
     }
-    if (open && c->dmig)
-      st = c->oom ? RERR(FCD_E_NOMEM, "%s:%ld: out of memory for a card's fields", r->path, c->line)
-                  : take_card(r, c, &d, m);
+    if (open && c->dmig) st = feed(r, c, &d, m, 1);
     open = 0;
     if (st != FCD_OK) break;
     c->n = 0;
-    c->dmig = 0;
+    c->mode = CARD_OPEN;
     c->dmig = card_name_is_dmig(s);
     c->line = r->L.lineno;
-    if (c->dmig) line_fields(s, c);
+    if (c->dmig) {
+      line_fields(s, r->L.len, c);
+      st = feed(r, c, &d, m, 0);
+    }
     open = 1;
   }
   if (st == FCD_OK && got < 0) st = r->st;
-  if (st == FCD_OK && open && c->dmig)
-    st = c->oom ? RERR(FCD_E_NOMEM, "%s:%ld: out of memory for a card's fields", r->path, c->line)
-                : take_card(r, c, &d, m);
+  if (st == FCD_OK && open && c->dmig) st = feed(r, c, &d, m, 1);
   fcd__free(c->f);
   fcd__free(c);
   if (st != FCD_OK) return st;

@@ -10,10 +10,11 @@
 
 #define MERR(code, ...) fcd__err_to(NULL, errbuf, errcap, code, __VA_ARGS__)
 
-int fcd__mfile_push(fcd_matrix_file *m, int64_t r, int rd, int64_t c, int cd, double v) {
-  if (m->n == m->cap) {
+int fcd__mfile_room(fcd_matrix_file *m, fcd_index more) {
+  if (m->n + more > m->cap) {
     size_t oc = (size_t)m->cap, nc = oc ? 2 * oc : 1024;
     if (!oc && m->reserve > (fcd_index)nc) nc = (size_t)m->reserve;
+    if (nc < (size_t)(m->n + more)) nc = (size_t)(m->n + more);
     int64_t *ri = fcd__grow_array(m->ri, oc, nc, sizeof *ri);
     if (!ri) return 0;
     m->ri = ri;
@@ -33,6 +34,11 @@ int fcd__mfile_push(fcd_matrix_file *m, int64_t r, int rd, int64_t c, int cd, do
     }
     m->cap = (fcd_index)nc;
   }
+  return 1;
+}
+
+int fcd__mfile_push(fcd_matrix_file *m, int64_t r, int rd, int64_t c, int cd, double v) {
+  if (m->n == m->cap && !fcd__mfile_room(m, 1)) return 0;
   m->ri[m->n] = r;
   m->ci[m->n] = c;
   m->v[m->n] = v;
@@ -46,7 +52,7 @@ int fcd__mfile_push(fcd_matrix_file *m, int64_t r, int rd, int64_t c, int cd, do
 
 fcd_status fcd__mfile_finite(const fcd_matrix_file *m, const char *path, char *errbuf,
                              size_t errcap) {
-  for (fcd_index k = 0; k < m->n; k++)
+  for (fcd_index k = m->finite_upto; k < m->n; k++)
     if (!isfinite(m->v[k]))
       return MERR(FCD_E_FORMAT, "%s: entry %lld (row %lld, column %lld) is not finite", path,
                   (long long)k + 1, (long long)m->ri[k], (long long)m->ci[k]);
@@ -94,12 +100,15 @@ static uint64_t pair_key(int64_t lab, int dof) {
 /* the distinct pairs of (labels, dofs) by an open-addressing set of their keys: its
  * memory follows the dofs, not the entries (a stiffness has tens of entries a dof);
  * -1 when out of memory */
-static fcd_index distinct(const int64_t *lab, const signed char *dof, fcd_index n) {
+static fcd_index distinct_hashed(const int64_t *lab, const signed char *dof, fcd_index n) {
   size_t cap = 1024, used = 0;
   uint64_t *t = fcd__calloc(cap, sizeof *t); /* 0 is free: keys are never 0 */
   if (!t) return -1;
+  uint64_t last = 0; /* entries come by column: a column's pair repeats line after line */
   for (fcd_index k = 0; k < n; k++) {
     uint64_t key = pair_key(lab[k], dof ? dof[k] : 0) | ((uint64_t)1 << 63);
+    if (key == last) continue;
+    last = key;
     size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
     while (t[h] && t[h] != key) h = (h + 1) & (cap - 1);
     if (t[h]) continue;
@@ -123,6 +132,34 @@ static fcd_index distinct(const int64_t *lab, const signed char *dof, fcd_index 
   }
   fcd__free(t);
   return (fcd_index)used;
+}
+
+/* the same count by a bitmap of (label - least, dof) when the labels are dense enough that
+ * it holds no more bits than 16 an entry (FE codes number their nodes nearly densely):
+ * its 8 bits a label stay in cache where the set's random probes would not */
+static fcd_index distinct(const int64_t *lab, const signed char *dof, fcd_index n) {
+  if (n == 0) return 0;
+  int64_t lo = lab[0], hi = lab[0];
+  for (fcd_index k = 1; k < n; k++) {
+    lo = lab[k] < lo ? lab[k] : lo;
+    hi = lab[k] > hi ? lab[k] : hi;
+  }
+  uint64_t span = (uint64_t)hi - (uint64_t)lo; /* labels stay far below 2^59 */
+  if (span >= (uint64_t)1 << 40 || (span + 1) * 8 > 16 * (uint64_t)n + ((uint64_t)1 << 20))
+    return distinct_hashed(lab, dof, n);
+  uint64_t *bits = fcd__calloc((size_t)((span + 1) * 8 / 64 + 1), sizeof *bits);
+  if (!bits) return distinct_hashed(lab, dof, n);
+  fcd_index used = 0;
+  for (fcd_index k = 0; k < n; k++) {
+    uint64_t b = ((uint64_t)(lab[k] - lo) << 3) | (uint64_t)(dof ? dof[k] & 7 : 0);
+    uint64_t w = (uint64_t)1 << (b & 63);
+    if (!(bits[b >> 6] & w)) {
+      bits[b >> 6] |= w;
+      used++;
+    }
+  }
+  fcd__free(bits);
+  return used;
 }
 
 fcd_status fcd__mfile_count_pairs(fcd_matrix_file *m, char *errbuf, size_t errcap) {
@@ -158,7 +195,9 @@ int fcd__fortran_real(const char *s, size_t len, double *out) {
   while (i < len && s[i] == ' ') i++;
   while (len > i && s[len - 1] == ' ') len--;
   if (i == len || len - i >= sizeof b - 2) return 0;
-  if (plain_real(s + i, len - i)) { /* the common case, without a copy */
+  size_t used = 0;
+  if (fcd__fast_decimal(s + i, len - i, 1, out, &used) && used == len - i) return 1;
+  if (plain_real(s + i, len - i)) { /* strtod in place, without a copy */
     char *end;
     double v = strtod(s + i, &end);
     if (end == s + len) {
@@ -275,8 +314,8 @@ fcd_status fcd__mfile_one_triangle(const fcd_matrix_file *m, int *tri, const cha
                                    char *errbuf, size_t errcap) {
   /* entries on one side of the diagonal only: no mirror, nothing to sort (the usual
    * file of a symmetric matrix) */
-  fcd_index above = 0, below = 0;
-  for (fcd_index e = 0; e < m->n; e++) {
+  fcd_index above = m->above, below = m->below;
+  for (fcd_index e = 0; e < m->n && !m->sides_known; e++) {
     int64_t i = m->labelled ? (int64_t)pair_key(m->ri[e], m->rd[e]) : m->ri[e];
     int64_t j = m->labelled ? (int64_t)pair_key(m->ci[e], m->cd[e]) : m->ci[e];
     above += i < j;

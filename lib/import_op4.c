@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -253,6 +254,8 @@ typedef struct {
   FILE *fp;
   int swap;
   long long rec;
+  unsigned char *buf; /* read ahead by megabytes: a call of fread a record costs more */
+  size_t cap, pos, end;  /* than its column's words */
 } bin;
 
 static uint32_t u32(const unsigned char *b, int swap) {
@@ -260,40 +263,69 @@ static uint32_t u32(const unsigned char *b, int swap) {
               : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
 }
 
-/* the next record's payload into *buf (grown), its length in *len; 0 at the end of file */
-static int record(fcd__mreader *r, bin *b, unsigned char **buf, size_t *cap, size_t *len,
+/* at least want bytes after pos (fewer only at the end of the file); 0 when out of memory.
+ * The buffer grows as bytes come, so that a marker promising a gigabyte in a small file
+ * costs the file's size, not the promise. */
+static int ahead(bin *b, size_t want) {
+  if (b->end - b->pos >= want) return 1;
+  size_t have = b->end - b->pos;
+  if (b->pos) memmove(b->buf, b->buf + b->pos, have);
+  b->pos = 0;
+  b->end = have;
+  while (b->end < want) {
+    if (b->end == b->cap) {
+      size_t nc = b->cap ? 2 * b->cap : (size_t)1 << 20;
+      if (nc > want && want > b->cap) nc = want > ((size_t)1 << 20) ? want : (size_t)1 << 20;
+      unsigned char *t = fcd__grow_array(b->buf, b->end, nc, 1);
+      if (!t) return 0;
+      b->buf = t;
+      b->cap = nc;
+    }
+    size_t got = fread(b->buf + b->end, 1, b->cap - b->end, b->fp);
+    if (!got) break;
+    b->end += got;
+  }
+  return 1;
+}
+
+/* the next record's payload in place (*rec, valid until the next call), its length in
+ * *len; 0 at the end of file */
+static int record(fcd__mreader *r, bin *b, const unsigned char **rec, size_t *len,
                   fcd_status *st) {
-  unsigned char m4[4];
-  size_t got = fread(m4, 1, 4, b->fp);
   *st = FCD_OK;
+  if (!ahead(b, 4)) goto oom;
+  size_t got = b->end - b->pos;
   if (got == 0) return 0;
-  if (got != 4) {
+  if (got < 4) {
     *st = RERR(FCD_E_FORMAT, "%s: record %lld: a truncated record marker", r->path, b->rec);
     return -1;
   }
-  uint32_t n = u32(m4, b->swap);
+  uint32_t n = u32(b->buf + b->pos, b->swap);
   if (n > (1u << 30)) {
     *st = RERR(FCD_E_FORMAT, "%s: record %lld: a record of %u bytes", r->path, b->rec, n);
     return -1;
   }
-  if (n > *cap) {
-    unsigned char *nb = fcd__grow_array(*buf, 0, n, 1);
-    if (!nb) {
-      *st = RERR(FCD_E_NOMEM, "%s: out of memory for a record of %u bytes", r->path, n);
-      return -1;
-    }
-    *buf = nb;
-    *cap = n;
-  }
-  unsigned char t4[4];
-  if (fread(*buf, 1, n, b->fp) != n || fread(t4, 1, 4, b->fp) != 4 || u32(t4, b->swap) != n) {
+  if (!ahead(b, (size_t)n + 8)) goto oom;
+  if (b->end - b->pos < (size_t)n + 8 || u32(b->buf + b->pos + 4 + n, b->swap) != n) {
     *st = RERR(FCD_E_FORMAT, "%s: record %lld: truncated, or its closing marker differs",
                r->path, b->rec);
     return -1;
   }
+  *rec = b->buf + b->pos + 4;
   *len = n;
+  b->pos += (size_t)n + 8;
   b->rec++;
   return 1;
+oom:
+  *st = RERR(FCD_E_NOMEM, "%s: out of memory for record %lld", r->path, b->rec);
+  return -1;
+}
+
+static int host_little(void) {
+  const uint16_t one = 1;
+  unsigned char b;
+  memcpy(&b, &one, 1);
+  return b == 1;
 }
 
 static double value_at(const unsigned char *p, int dbl, int swap) {
@@ -336,14 +368,30 @@ static fcd_status bin_column(fcd__mreader *r, const unsigned char *d, long long 
     if (words < 0 || words % wpv || w + words > nw)
       return RERR(FCD_E_FORMAT, "%s: column %lld of %s: a run of %lld words past its %lld",
                   r->path, col, h->name, words, nw);
-    for (long long k = 0; k < words / wpv; k++) {
-      long long i = row + k;
-      if (i < 1 || i > h->nrow)
-        return RERR(FCD_E_FORMAT, "%s: column %lld of %s: row %lld outside 1..%lld", r->path,
-                    col, h->name, i, h->nrow);
-      double v = value_at(d + 4 * (w + k * wpv), dbl, swap);
-      if (keep && !fcd__mfile_push(m, i - 1, 0, col - 1, 0, v))
+    long long cnt = words / wpv;
+    if (cnt && (row < 1 || row + cnt - 1 > h->nrow))
+      return RERR(FCD_E_FORMAT, "%s: column %lld of %s: rows %lld..%lld outside 1..%lld",
+                  r->path, col, h->name, row, row + cnt - 1, h->nrow);
+    if (keep && cnt > 0 && cnt < (1LL << 28)) { /* a record holds at most 2^28 words */
+      if (!fcd__mfile_room(m, (fcd_index)cnt))
         return RERR(FCD_E_NOMEM, "%s: out of memory", r->path);
+      fcd_index at = m->n;
+      for (long long k = 0; k < cnt; k++) {
+        m->ri[at + k] = row + k - 1;
+        m->ci[at + k] = col - 1;
+      }
+      const unsigned char *p = d + 4 * w;
+      if (dbl && !swap && host_little()) memcpy(m->v + at, p, 8 * (size_t)cnt); /* in place */
+      else
+        for (long long k = 0; k < cnt; k++) m->v[at + k] = value_at(p + 4 * k * wpv, dbl, swap);
+      int finite = 1;
+      for (long long k = 0; k < cnt; k++) finite &= isfinite(m->v[at + k]) != 0;
+      if (finite && m->finite_upto == at) m->finite_upto = at + (fcd_index)cnt;
+      long long a = row - 1, b = row + cnt - 2, c = col - 1; /* rows a..b of column c */
+      if (b < c) m->above += (fcd_index)cnt;
+      else if (a > c) m->below += (fcd_index)cnt;
+      else m->above += (fcd_index)(c - a), m->below += (fcd_index)(b - c);
+      m->n += (fcd_index)cnt;
     }
     w += words;
   }
@@ -351,14 +399,15 @@ static fcd_status bin_column(fcd__mreader *r, const unsigned char *d, long long 
 }
 
 static fcd_status read_binary(fcd__mreader *r, fcd_matrix_file *m, op4_pick *p, int swap) {
-  bin b = {r->fp, swap, 1};
-  unsigned char *buf = NULL;
-  size_t cap = 0, len = 0;
+  bin b = {r->fp, swap, 1, NULL, 0, 0, 0};
+  m->sides_known = 1; /* every entry kept is counted by its run (bin_column) */
+  const unsigned char *buf = NULL;
+  size_t len = 0;
   fcd_status st = FCD_OK;
   op4_head kept, h;
   memset(&kept, 0, sizeof kept);
   int got, in = 0, keep = 0;
-  while ((got = record(r, &b, &buf, &cap, &len, &st)) > 0) {
+  while ((got = record(r, &b, &buf, &len, &st)) > 0) {
     if (!in) {
       if (len != 24) {
         st = RERR(FCD_E_FORMAT, "%s: record %lld: an OP4 header of %zu bytes (24 expected)",
@@ -400,7 +449,7 @@ static fcd_status read_binary(fcd__mreader *r, fcd_matrix_file *m, op4_pick *p, 
     if (keep && (st = bin_column(r, buf + 12, nw, col, irow, &h, m, keep, swap)) != FCD_OK)
       break;
   }
-  fcd__free(buf);
+  fcd__free(b.buf);
   if (st != FCD_OK || got < 0) return st;
   if (in)
     return RERR(FCD_E_FORMAT, "%s: the file ends inside %s (no closing column)", r->path,

@@ -25,6 +25,11 @@ struct fcd_matrix_file {
   int64_t *ri, *ci;
   signed char *rd, *cd;
   double *v;
+  /* what a reader already knows of its entries, so that the checks after it skip a pass:
+   * the first finite_upto are finite; with sides_known, above and below count the
+   * entries on each side of the diagonal (indexed files) */
+  fcd_index finite_upto, above, below;
+  int sides_known;
 };
 
 /* a reader's state: the file, its path for messages, the message buffer */
@@ -39,6 +44,8 @@ typedef struct {
 
 /* one entry appended (grown by doubling); 0 when out of memory */
 int fcd__mfile_push(fcd_matrix_file *m, int64_t r, int rd, int64_t c, int cd, double v);
+/* room for more entries after the n there (grown by doubling); 0 when out of memory */
+int fcd__mfile_room(fcd_matrix_file *m, fcd_index more);
 /* every entry checked finite; FCD_E_FORMAT naming the first that is not */
 fcd_status fcd__mfile_finite(const fcd_matrix_file *m, const char *path, char *errbuf,
                              size_t errcap);

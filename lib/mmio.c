@@ -32,22 +32,16 @@ static int blank(const char *s) {
 }
 
 static int parse_index(const char **s, long long *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(*s, &end, 10);
-  if (end == *s || errno == ERANGE || (*end && !isspace((unsigned char)*end))) return 0;
-  *s = end;
-  *out = v;
+  size_t n = fcd__scan_int(*s, out);
+  if (!n || ((*s)[n] && !isspace((unsigned char)(*s)[n]))) return 0;
+  *s += n;
   return 1;
 }
 
 static int parse_real(const char **s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(*s, &end);
-  if (end == *s || (*end && !isspace((unsigned char)*end))) return 0;
-  *s = end;
-  *out = v;
+  size_t n = fcd__scan_real(*s, out);
+  if (!n || ((*s)[n] && !isspace((unsigned char)(*s)[n]))) return 0;
+  *s += n;
   return 1;
 }
 
