@@ -62,6 +62,63 @@ def test_abaqus_beam_against_numpy():
     assert np.sum(np.abs(w) < 1e-9 * np.max(w)) == 6
 
 
+def test_ansys_hbmat_and_its_mapping_against_ansys_export():
+    """ANSYS' own files (tests/data/import/ansys: eight SOLID5 hexahedra, 27 nodes, no
+    support, StiffMavansys.mac): HBMAT's Harwell-Boeing matrix with its .mapping, read
+    by node and dof, equals the same stiffness that ANSYS' *EXPORT wrote as Matrix Market
+    (read by scipy, the equations mapped by numpy's own reading of the .mapping) to the
+    15 digits HBMAT prints, and K times each of the six rigid motions of the nodes that
+    the macro places is zero."""
+    d = os.path.join(DATA, "ansys")
+    k = fcd.MatrixFile(os.path.join(d, "STIFF_ANSYS.hb"))
+    info = k.info
+    assert info["format"] == "harwell-boeing" and info["labelled"] and info["symmetric"]
+    assert info["nnz"] == 1565
+    dm = fcd.DofMap(k)
+    assert len(dm) == 81
+    got = dense(k, 81, dm)
+    # the reference: ANSYS' Matrix Market export, equation i -> (node, dof) by the mapping
+    names = {"UX": 1, "UY": 2, "UZ": 3}
+    eq = {}
+    with open(os.path.join(d, "STIFF_ANSYS.mapping")) as f:
+        next(f)
+        for line in f:
+            e, node, dof = line.split()
+            eq[int(e) - 1] = dm.index(int(node), names[dof])
+    mm = scipy.io.mmread(os.path.join(d, "STIFF_ANSYS.mmf")).toarray()
+    ref = np.zeros((81, 81))
+    for i in range(81):
+        for j in range(81):
+            ref[eq[i], eq[j]] = mm[i, j]
+    scale = np.max(np.abs(ref))
+    assert np.max(np.abs(got - ref)) <= 1e-14 * scale
+    # fcd's Matrix Market reader on ANSYS' export: scipy's matrix
+    e = fcd.MatrixFile(os.path.join(d, "STIFF_ANSYS.mmf"))
+    assert e.info["format"] == "matrix-market" and not e.info["labelled"]
+    assert np.max(np.abs(dense(e, 81) - mm)) <= 1e-15 * scale
+    # rigid motions of the nodes the macro places (N,label,x,y,z)
+    xyz = {}
+    with open(os.path.join(d, "StiffMavansys.mac")) as f:
+        for line in f:
+            if line.startswith("N,"):
+                _, lab, x, y, z = line.strip().split(",")[:5]
+                xyz[int(lab)] = np.array([float(x), float(y), float(z)])
+    assert len(xyz) == 27
+    for r in range(6):
+        u = np.zeros(81)
+        for lab, p in xyz.items():
+            if r < 3:
+                v = np.eye(3)[r]
+            else:
+                v = np.cross(np.eye(3)[r - 3], p)
+            for c in range(3):
+                u[dm.index(lab, c + 1)] = v[c]
+        assert np.linalg.norm(got @ u) <= 1e-12 * scale * np.linalg.norm(u)
+    # and nothing else is rigid: six zero eigenvalues, the seventh far from zero
+    w = np.linalg.eigvalsh(got)
+    assert np.sum(np.abs(w) < 1e-9 * np.max(w)) == 6
+
+
 def test_refusals():
     with pytest.raises(fcd.FcdError) as e:
         fcd.MatrixFile(os.path.join(DATA, "can_24.psa"))
