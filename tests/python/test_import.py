@@ -119,6 +119,36 @@ def test_ansys_hbmat_and_its_mapping_against_ansys_export():
     assert np.sum(np.abs(w) < 1e-9 * np.max(w)) == 6
 
 
+def test_abaqus_coordinate_both_layouts(tmp_path):
+    """FORMAT=COORDINATE as Abaqus 2024 writes it (a shell element's stiffness seen in a
+    public repository: `1 2  3.749985979900784e+08`, blanks between the fields, both
+    triangles) and as older releases do (`1, 2, 3.74e+08`, one triangle): the same
+    matrix, read as numpy reads the lines."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((24, 24))
+    k = a @ a.T
+    k[np.abs(k) < 0.5] = 0.0
+    both, tri = tmp_path / "s4_STIF1.mtx", tmp_path / "old_STIF1.mtx"
+    with open(both, "w") as f:
+        for i in range(24):
+            for j in range(24):
+                if k[i, j] != 0:
+                    f.write("%d %d % .15e\n" % (i + 1, j + 1, k[i, j]))
+    with open(tri, "w") as f:
+        for i in range(24):
+            for j in range(i + 1):
+                if k[i, j] != 0:
+                    f.write("%d, %d, %.17e\n" % (i + 1, j + 1, k[i, j]))
+    ref = np.zeros((24, 24))
+    for i, j, v in np.loadtxt(both):
+        ref[int(i) - 1, int(j) - 1] = v
+    m1, m2 = fcd.MatrixFile(str(both)), fcd.MatrixFile(str(tri))
+    assert m1.info["format"] == m2.info["format"] == "abaqus-coordinate"
+    assert not m1.info["symmetric"] and m2.info["symmetric"]
+    assert np.array_equal(dense(m1, 24), ref)
+    assert np.max(np.abs(dense(m2, 24) - k)) == 0.0
+
+
 def test_refusals():
     with pytest.raises(fcd.FcdError) as e:
         fcd.MatrixFile(os.path.join(DATA, "can_24.psa"))
