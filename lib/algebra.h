@@ -55,6 +55,8 @@ fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                              fcd_real *x);
 fcd_index fcd__factor_size(const fcd__factor *f);
 fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f);
+/* the numeric factorizations done: what a cache of the factor's products is keyed on */
+fcd_index fcd__factor_count(const fcd__factor *f);
 /* SPD factors only (FCD_E_UNSUPPORTED otherwise): the halves of a solve, in the free
  * numbering of fcd__factor_solve. z = L^-1 P b (backward = 0) or x = P' L^-T z. */
 fcd_status fcd__factor_half(fcd__factor *f, int backward, const fcd_real *b, fcd_real *x);

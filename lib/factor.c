@@ -280,6 +280,8 @@ static fcd_status not_spd_at_dof(fcd__factor *f) {
 
 fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f) { return f->stats; }
 
+fcd_index fcd__factor_count(const fcd__factor *f) { return f->stats.factorizations; }
+
 fcd_status fcd__chol_is_pd(fcd_system *sys, const fcd__csr *S, int *pd) {
   fcd__factor *f;
   *pd = 0;

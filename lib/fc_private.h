@@ -179,6 +179,93 @@ fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor
 fcd_status fcd__wcache_ensure_y(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
                                 const fcd_contact_set *cs, const fcd__csr *H);
 void fcd__wcache_free(fcd__wcache *c);
+/* ---- the step's linear algebra in the contacts' space (contact_space.c) ----
+ * One object per integrator, its way chosen once per step's configuration by
+ * fcd__cspace_choose and called through its table: the free motion from the step's
+ * right-hand side b, the free velocity at the active contacts, the impulse's correction
+ * v1 = v_free + A^-1 H_a^T p, and v1 when no contact is active. z holds the prescribed
+ * velocities (v1's entries off the free dofs). */
+typedef struct fcd__cspace fcd__cspace;
+typedef struct {
+  const char *name;
+  fcd_status (*free_motion)(fcd__cspace *s, const fcd_real *b, const fcd_real *z,
+                            fcd_real *v1, int *v1_done);
+  void (*free_velocity)(fcd__cspace *s, fcd_index na, const fcd_index *act,
+                        const fcd_real *v1, fcd_real *locv);
+  fcd_status (*correct)(fcd__cspace *s, fcd_index na, const fcd_index *act,
+                        const fcd_real *pl, const fcd_real *p, const fcd_real *z,
+                        fcd_real *v1, int *v1_done);
+  fcd_status (*finish)(fcd__cspace *s, const fcd_real *z, fcd_real *v1);
+} fcd__cspace_ops;
+struct fcd__cspace {
+  const fcd__cspace_ops *ops;
+  fcd_system *sys;
+  fcd__factor *fac;
+  const fcd_contact_set *cs;
+  const fcd__csr *H;
+  fcd__wcache *wall;
+  int cached;         /* W of every contact kept (the wall cache) */
+  fcd_real *htp;      /* n: H^T p, when the correction made it (htp_ok) */
+  int htp_ok;
+  fcd_index nf;       /* the free dofs rf, xf were allocated for */
+  fcd_real *rf, *xf;  /* nf each: the way's free-dof vectors */
+  fcd_real *X;        /* nf x ma, A^-1 H_a^T, a step's own beyond the cache */
+  /* the Schur way: the factor's Schur set (ns free dofs sidx; spos[k] the place of free
+   * dof k in it), the free motion there (xs), the impulse's right-hand side on it (sg),
+   * allocated for hz entries of H */
+  fcd_index ns, *sidx, *spos, hz;
+  fcd_real *xs, *sg;
+  /* what the way was chosen for: a step whose factor, contacts, pattern and options are
+   * those keeps it (the choice, Y's check and the Schur set cost a pin's step a tenth) */
+  int chosen, wall_ok; /* wall_ok: W of every contact made current for this choice */
+  const fcd__factor *k_fac;
+  fcd_index k_facts;
+  uint64_t k_csver, k_pv;
+  const fcd__csr *k_H;
+  int k_cached, k_allow, k_diag;
+};
+typedef struct {
+  fcd_system *sys;
+  fcd__factor *fac;
+  const fcd_contact_set *cs;
+  const fcd__csr *H;
+  fcd__wcache *wall;
+  fcd_real *htp;
+  int cached;       /* m within the wall cache's limit */
+  int allow_halves; /* 0: the plain way even where halves apply (tests compare) */
+  int diagonal;     /* the iteration matrix is diagonal (a modal reduced model) */
+} fcd__cspace_config;
+fcd_status fcd__cspace_choose(fcd__cspace *s, const fcd__cspace_config *c);
+/* the arrays of the free dofs, and of the Schur way for nz entries of H (nz < 0: none),
+ * allocated at a step's entry, before its agreement: a rank out of memory fails with
+ * every other there and never alone inside a collective. The inline parts are the
+ * steady step's: a check each, where a call each was a pin's step's 2 %. */
+fcd_status fcd__cspace_reserve_(fcd__cspace *s, fcd_system *sys, fcd_index nz);
+static inline fcd_status fcd__cspace_reserve(fcd__cspace *s, fcd_system *sys, fcd_index nz) {
+  if (s->rf && s->nf == sys->nfree && (nz < 0 || (s->sidx && s->hz >= nz))) return FCD_OK;
+  return fcd__cspace_reserve_(s, sys, nz);
+}
+/* a step's ma active contact directions: X beyond the cache (cached 0), allocated with
+ * the step's other arrays before its agreement (fcd__cspace_end_active frees it) */
+fcd_status fcd__cspace_begin_active_(fcd__cspace *s, fcd_system *sys, fcd_index ma);
+void fcd__cspace_end_active_(fcd__cspace *s);
+static inline void fcd__cspace_end_active(fcd__cspace *s) {
+  if (s->X) fcd__cspace_end_active_(s);
+}
+static inline fcd_status fcd__cspace_begin_active(fcd__cspace *s, fcd_system *sys,
+                                                  fcd_index ma, int cached) {
+  fcd__cspace_end_active(s);
+  return cached || ma == 0 ? FCD_OK : fcd__cspace_begin_active_(s, sys, ma);
+}
+/* W of every contact made current (with the cache), and W of the active ones, dense */
+fcd_status fcd__cspace_ensure_wall_(fcd__cspace *s);
+static inline fcd_status fcd__cspace_ensure_wall(fcd__cspace *s) {
+  return !s->cached || s->wall_ok ? FCD_OK : fcd__cspace_ensure_wall_(s);
+}
+fcd_status fcd__cspace_delassus(fcd__cspace *s, fcd_index na, const fcd_index *act,
+                                fcd_real *Wd);
+void fcd__cspace_free(fcd__cspace *s);
+
 /* FCD_E_STATE naming the dof when a contact dof has been prescribed after the contact
  * was added. */
 fcd_status fcd__contact_dofs_free(const fcd_system *sys, const fcd__csr *H);

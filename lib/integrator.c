@@ -26,9 +26,8 @@
 /* workspace of a step, kept across steps (arrays of ndofs are large enough for malloc
  * to map and unmap them on every call) */
 typedef struct {
-  fcd_real *f0, *f1, *b, *tmp, *z, *v1, *u1, *vth, *rf, *xf;
+  fcd_real *f0, *f1, *b, *tmp, *z, *v1, *u1, *vth;
   fcd_real *loc0, *locq, *locv, *uth;
-  fcd_real *X; /* nf x ma, Mh^-1 H_a^T */
   fcd_index *act;
   fcd_real *ur, *vr;
   /* the step's certificate: h F_theta, H^T p, round-off scale of the balance (n each),
@@ -36,27 +35,19 @@ typedef struct {
    * the index set (nc) */
   fcd_real *hf, *htp, *sx, *sy, *law, *mut;
   unsigned char *amask;
-  /* a distributed step in halves (SPLIT_SCHUR, the step's own): the factor's Schur set
-   * (ns free dofs sidx; spos[k] the place of free dof k in it), the free motion there
-   * (xs) and the impulse's right-hand side on it (sg) */
-  fcd_index ns, *sidx, *spos;
-  fcd_real *xs, *sg;
-  fcd_index hz; /* the entries of H that sidx, xs, sg were allocated for (halves_ensure) */
   fcd_real *pn; /* the step's impulses (m), zero where inactive */
   /* the contact phase of this step (contact_alloc, released when the step ends): na
    * active contacts (step_active_set, from the state at the step's entry), their W (Wd,
-   * na d x na d), local problem (ql, mul), impulses (pl) and velocities (ul); X when the
-   * W of every contact is not cached; the dense pattern of Wd (wrp, wci: the
-   * integrator's, kept across steps) */
+   * na d x na d), local problem (ql, mul), impulses (pl) and velocities (ul); the dense
+   * pattern of Wd (wrp, wci: the integrator's, kept across steps) */
   fcd_index na;
   fcd_real *Wd, *ql, *pl, *ul, *mul;
   fcd_index *wrp, *wci;
   /* the room of Wd, ql, pl, ul, mul in active rows: they are kept from step to step (a
    * step of a small model allocated six arrays and freed them again: under ASan's slow
-   * unwinder, which the test suite uses, nine tenths of the pin on a flat's step); X,
-   * nf x ma, which only a contact set beyond the Delassus cache uses, is the step's own */
+   * unwinder, which the test suite uses, nine tenths of the pin on a flat's step) */
   fcd_index cap_ma;
-  /* htp holds H^T p of this step's final impulses (apply_impulse's dense rows made it):
+  /* htp holds H^T p of this step's final impulses (the plain way's correction with dense rows made it):
    * the certificate reads it rather than making the same product again */
   int htp_ok;
   /* dense contact rows (H_dlen): H u and H v of the integrator's state (hu, hv), made by
@@ -64,13 +55,6 @@ typedef struct {
    * not read H again for them; valid while the integrator's hloc_ok */
   fcd_real *hu, *hv, *hu1, *hv1;
 } work;
-
-/* How a step with the Delassus cache solves: two whole solves (free motion, then the
- * correction); a Cholesky's half solves with the kept Y = L^-1 P H^T (CHOLMOD); or a
- * distributed factor's condensation and expansion around the contact solve (MUMPS with
- * the contact dofs as its Schur set: one forward and one backward sweep of the factor,
- * where two whole solves make two of each). */
-enum { SPLIT_NONE = 0, SPLIT_HALF = 1, SPLIT_SCHUR = 2 };
 
 
 struct fcd_integrator {
@@ -96,6 +80,9 @@ struct fcd_integrator {
    * factor and the contact frames stay: a step then costs two solves with the factor
    * (free velocity, impulse correction) instead of one per active contact direction. */
   fcd__wcache wall;
+  /* the step's linear algebra in the contacts' space (contact_space.c): its way (plain,
+   * Cholesky halves, a distributed factor's Schur set) chosen at each step's entry */
+  fcd__cspace csp;
   fcd__fc_ws fcws; /* the contact solver's buffers, kept from step to step */
   /* the dense pattern of an na d x na d local W in compressed rows (wrp, wci), kept for
    * the next step with as many active directions: wci alone is 8 (na d)^2 bytes, written
@@ -112,6 +99,10 @@ struct fcd_integrator {
   /* the system's pattern and the set's versions at which every contact dof was last
    * found free (a check over all of H's entries: dense rows make it a step's cost) */
   uint64_t free_pv, free_csv;
+  /* the contact set's and the free pattern's versions the factor's Schur set was last
+   * derived for (schur_ok) */
+  int schur_ok;
+  uint64_t schur_csv, schur_fpv;
   int split;              /* steps from half solves when the cache and a Cholesky
                            * factor allow (tests turn it off to compare) */
   /* M v, K u, K v, C v of the current state, carried from the step that produced it (the
@@ -140,16 +131,14 @@ struct fcd_integrator {
 #define FCD__WALL_LIMIT 16384
 
 static void work_free(work *w) {
-  fcd_real **r[] = {&w->f0, &w->f1, &w->b, &w->tmp, &w->z, &w->v1, &w->u1, &w->vth, &w->rf,
-                    &w->xf, &w->loc0, &w->locq, &w->locv, &w->uth, &w->X, &w->ur, &w->vr,
-                    &w->hf, &w->htp, &w->sx, &w->sy, &w->law, &w->mut, &w->xs, &w->sg,
-                    &w->pn, &w->Wd, &w->ql, &w->pl, &w->ul, &w->mul, &w->hu, &w->hv,
+  fcd_real **r[] = {&w->f0, &w->f1, &w->b,   &w->tmp, &w->z,  &w->v1,  &w->u1,
+                    &w->vth, &w->loc0, &w->locq, &w->locv, &w->uth, &w->ur, &w->vr,
+                    &w->hf, &w->htp, &w->sx,  &w->sy,  &w->law, &w->mut, &w->pn,
+                    &w->Wd, &w->ql,  &w->pl,  &w->ul,  &w->mul, &w->hu,  &w->hv,
                     &w->hu1, &w->hv1};
   for (size_t k = 0; k < sizeof r / sizeof *r; k++) fcd__free(*r[k]);
   fcd__free(w->act);
   fcd__free(w->amask);
-  fcd__free(w->sidx);
-  fcd__free(w->spos);
 }
 
 static fcd_status work_ensure(fcd_integrator *it, fcd_index n, fcd_index nf, fcd_index nc,
@@ -167,8 +156,6 @@ static fcd_status work_ensure(fcd_integrator *it, fcd_index n, fcd_index nf, fcd
   ws->v1 = fcd__malloc_array((size_t)n, sizeof(fcd_real));
   ws->u1 = fcd__malloc_array((size_t)n, sizeof(fcd_real));
   ws->vth = fcd__malloc_array((size_t)n, sizeof(fcd_real));
-  ws->rf = fcd__malloc_array((size_t)nf + 1, sizeof(fcd_real));
-  ws->xf = fcd__malloc_array((size_t)nf + 1, sizeof(fcd_real));
   ws->loc0 = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
   ws->locq = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
   ws->locv = fcd__malloc_array((size_t)m + 1, sizeof(fcd_real));
@@ -192,7 +179,7 @@ static fcd_status work_ensure(fcd_integrator *it, fcd_index n, fcd_index nf, fcd
   if (!ws->pn || !ws->hu || !ws->hv || !ws->hu1 || !ws->hv1 || !ws->hf || !ws->htp ||
       !ws->sx || !ws->sy || !ws->law || !ws->mut || !ws->amask ||
       !ws->f0 || !ws->f1 || !ws->b || !ws->tmp || !ws->z || !ws->v1 || !ws->u1 ||
-      !ws->vth || !ws->rf || !ws->xf || !ws->loc0 || !ws->locq || !ws->locv || !ws->uth ||
+      !ws->vth || !ws->loc0 || !ws->locq || !ws->locv || !ws->uth ||
       !ws->act || !ws->ur || !ws->vr) {
     work_free(ws);
     memset(ws, 0, sizeof *ws);
@@ -305,6 +292,7 @@ void fcd_integrator_destroy(fcd_integrator *it) {
   fcd__free(it->wrp);
   fcd__free(it->wci);
   fcd__wcache_free(&it->wall);
+  fcd__cspace_free(&it->csp);
   fcd__free(it->wsc);
   fcd__fc_ws_clear(&it->fcws);
   fcd__free(it->Mv);
@@ -563,55 +551,13 @@ static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) 
   return na;
 }
 
-/* W of some active contacts (na d x na d, dense, into Wd): gathered from the cached W of
- * all contacts, or built for this step by delassus.c (keeping X = A^-1 H_a^T in w->X). */
-static fcd_status active_delassus(fcd_integrator *it, const work *w, const fcd__csr *H,
-                                  fcd_index na, int cached, fcd_real *Wd) {
-  fcd_system *sys = it->sys;
-  int d = cdim(it);
-  fcd_index m = ncontacts(it) * d, ma = na * d;
-  fcd_status st = FCD_OK;
-  if (cached) {
-    for (fcd_index a = 0; a < na; a++)
-      for (int k = 0; k < d; k++)
-        for (fcd_index b = 0; b < na; b++)
-          for (int l = 0; l < d; l++)
-            Wd[(a * d + k) * ma + b * d + l] =
-                it->wall.W[(w->act[a] * d + k) * m + w->act[b] * d + l];
-  } else {
-    st = fcd__delassus_active(sys, it->fac, fcd__factor_solve_free, H, d, na, w->act, w->X, Wd);
-  }
-  return st;
-}
-
 /* The local problem's right-hand side and friction: ql from the scheme (schemes.c) for
  * each active contact, minus the obstacle's sliding velocity on its tangential part;
  * mul the coefficients. */
-static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, int split, fcd_real h,
+static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, fcd_real h,
                       fcd_real *ql, fcd_real *mul) {
   int d = cdim(it);
-  fcd_index nf = it->sys->nfree;
-  if (split == SPLIT_HALF && it->wall.yd) {
-    /* the same from the dense Y: all rows at once, or each active contact's d rows */
-    if (na == ncontacts(it))
-      fcd__la_gemv_rm(0, na * d, nf, 1.0, it->wall.yd, w->rf, 0.0, w->locv);
-    else
-      for (fcd_index a = 0; a < na; a++)
-        fcd__la_gemv_rm(0, d, nf, 1.0, it->wall.yd + w->act[a] * d * nf, w->rf, 0.0,
-                        w->locv + w->act[a] * d);
-  } else if (split == SPLIT_HALF) {
-    /* u_free = H v_free = Y' z, at the active contacts (the only ones read) */
-    for (fcd_index a = 0; a < na; a++)
-      for (int k = 0; k < d; k++) {
-        fcd_index r = w->act[a] * d + k;
-        fcd_real acc = 0;
-        for (fcd_index q = it->wall.yp[r]; q < it->wall.yp[r + 1]; q++)
-          acc += it->wall.yx[q] * w->rf[it->wall.yi[q]];
-        w->locv[r] = acc;
-      }
-  } else {
-    fcd_contact_set_local(it->cs, w->v1, w->locv); /* u_free */
-  }
+  it->csp.ops->free_velocity(&it->csp, na, w->act, w->v1, w->locv); /* u_free */
   for (fcd_index a = 0; a < na; a++) {
     fcd_index c = w->act[a];
     mul[a] = it->cs->c[c].mu;
@@ -622,84 +568,6 @@ static void local_rhs(fcd_integrator *it, const work *w, fcd_index na, int split
      * velocity (a moving belt, a brake disc), in every scheme */
     for (int k = 1; k < d; k++) ql[a * d + k] -= it->cs->c[c].vg[k - 1];
   }
-}
-
-/* v1 += A^-1 H_a^T p: by the split half-solve (v1 = P' L^-T (z + Y_a p)), by one solve
- * of the factor, or from the step's X = A^-1 H_a^T. */
-static fcd_status apply_impulse(fcd_integrator *it, work *w, const fcd__csr *H,
-                                fcd_index na, int split, int cached, const fcd_real *pl,
-                                const fcd_real *p, int *v1_done) {
-  fcd_system *sys = it->sys;
-  int d = cdim(it);
-  fcd_index n = sys->n, nf = sys->nfree, ma = na * d;
-  fcd_status st = FCD_OK;
-  if (split == SPLIT_SCHUR) {
-    /* v1 = A^-1 (b + H_a^T p): the expansion, H_a^T p on the Schur set's dofs */
-    memset(w->sg, 0, (size_t)w->ns * sizeof *w->sg);
-    for (fcd_index a = 0; a < na; a++)
-      for (int k = 0; k < d; k++) {
-        fcd_index row = w->act[a] * d + k;
-        for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++) {
-          fcd_index f = sys->free_of[H->col[q]];
-          if (f >= 0) w->sg[w->spos[f]] += H->val[q] * pl[a * d + k];
-        }
-      }
-    st = fcd__factor_expand_free(it->fac, w->sg, w->xf);
-    if (st == FCD_OK) {
-      memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
-      fcd__free_to_full(sys, w->xf, w->v1);
-      *v1_done = 1;
-    }
-  } else if (split == SPLIT_HALF) {
-    /* v1 = P' L^-T (z + Y_a p) */
-    memcpy(w->xf, w->rf, (size_t)nf * sizeof *w->xf);
-    if (it->wall.yd && na == ncontacts(it)) {
-      fcd__la_gemv_rm(1, ma, nf, 1.0, it->wall.yd, pl, 1.0, w->xf);
-    } else if (it->wall.yd) {
-      for (fcd_index a = 0; a < na; a++)
-        fcd__la_gemv_rm(1, d, nf, 1.0, it->wall.yd + w->act[a] * d * nf, pl + a * d, 1.0,
-                        w->xf);
-    } else {
-      for (fcd_index a = 0; a < na; a++)
-        for (int k = 0; k < d; k++) {
-          fcd_index row = w->act[a] * d + k;
-          fcd_real pk = pl[a * d + k];
-          for (fcd_index q = it->wall.yp[row]; q < it->wall.yp[row + 1]; q++)
-            w->xf[it->wall.yi[q]] += it->wall.yx[q] * pk;
-        }
-    }
-    st = fcd__factor_half(it->fac, 1, w->xf, w->xf);
-    if (st == FCD_OK) {
-      memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
-      fcd__free_to_full(sys, w->xf, w->v1);
-      *v1_done = 1;
-    }
-  } else if (cached && it->cs->H_dlen > 0) {
-    /* dense rows: H^T p over every row at once by BLAS (p is zero off the active set),
-     * which the certificate's balance reads too */
-    FCD_TRY(fcd_contact_set_global(it->cs, p, w->htp));
-    w->htp_ok = 1;
-    fcd__full_to_free(sys, w->htp, w->xf);
-    st = fcd__factor_solve_free(it->fac, 1, w->xf, w->xf);
-    if (st == FCD_OK)
-      fcd__free_add_full(sys, 1.0, w->xf, w->v1);
-  } else if (cached) {
-    memset(w->xf, 0, (size_t)nf * sizeof *w->xf);
-    for (fcd_index a = 0; a < na; a++)
-      for (int k = 0; k < d; k++) {
-        fcd_index row = w->act[a] * d + k;
-        for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++)
-          w->xf[sys->free_of[H->col[q]]] += H->val[q] * pl[a * d + k];
-      }
-    st = fcd__factor_solve_free(it->fac, 1, w->xf, w->xf);
-    if (st == FCD_OK)
-      fcd__free_add_full(sys, 1.0, w->xf, w->v1);
-  } else {
-    for (fcd_index j = 0; j < ma; j++)
-      for (fcd_index k = 0; k < nf; k++)
-        w->v1[sys->dof_of[k]] += w->X[j * nf + k] * pl[j];
-  }
-  return st;
 }
 
 /* Each contact's status after the step, by the one classification (contact_state.c)
@@ -944,28 +812,6 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_index na, f
   return st;
 }
 
-/* The free motion: w->rf = z (split: the forward half solve) or v_free on the free dofs,
- * and then w->v1 = v_free with *v1_done set. */
-static fcd_status step_free(fcd_integrator *it, const work *w, int split, int *v1_done) {
-  fcd_system *sys = it->sys;
-  fcd_index n = sys->n;
-  fcd__full_to_free(sys, w->b, w->rf);
-  if (split == SPLIT_HALF) return fcd__factor_half(it->fac, 0, w->rf, w->rf); /* z */
-  if (split == SPLIT_SCHUR) {
-    /* v_free at the Schur set's dofs (the contacts read no other free dof) */
-    FCD_TRY(fcd__factor_condense_free(it->fac, w->rf, w->xs));
-    memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
-    for (fcd_index a = 0; a < w->ns; a++) w->v1[sys->dof_of[w->sidx[a]]] = w->xs[a];
-    return FCD_OK;
-  }
-  FCD_TRY(fcd__factor_solve_free(it->fac, 1, w->rf, w->rf));
-  /* v1 = v_free (prescribed entries included) */
-  memcpy(w->v1, w->z, (size_t)n * sizeof *w->v1);
-  fcd__free_to_full(sys, w->rf, w->v1);
-  *v1_done = 1;
-  return FCD_OK;
-}
-
 /* *wrp, *wci: the integrator's dense pattern of a ma x ma matrix (NULL when out of
  * memory), made only when ma changed */
 static void dense_pattern(fcd_integrator *it, fcd_index ma, fcd_index **wrp, fcd_index **wci) {
@@ -994,31 +840,32 @@ static void dense_pattern(fcd_integrator *it, fcd_index ma, fcd_index **wrp, fcd
  * the scheme's local problem, its solve, and the impulse's correction of v1; the
  * impulses go to p (all contacts, zero where inactive), the smallest diagonal of W to
  * *wmin. */
-static fcd_status step_contacts(fcd_integrator *it, work *w, const fcd__csr *H, fcd_index na,
-                                int split, fcd_real h, fcd_real *p, fcd_real *wmin,
-                                int *v1_done) {
+static fcd_status step_contacts(fcd_integrator *it, work *w, fcd_index na, fcd_real h,
+                                fcd_real *p, fcd_real *wmin, int *v1_done) {
   fcd_system *sys = it->sys;
+  fcd__cspace *csp = &it->csp;
   int d = cdim(it);
-  int cached = ncontacts(it) * d <= it->wall_limit;
   fcd_status st = FCD_OK;
-  if (cached) FCD_TRY(fcd__wcache_ensure(&it->wall, sys, it->fac, fcd__factor_solve_free, it->cs, H));
+  FCD_TRY(fcd__cspace_ensure_wall(csp));
   fcd_real *Wl = w->Wd;
   int kb = 0;
-  if (cached && na == ncontacts(it)) {
+  if (csp->cached && na == ncontacts(it)) {
     Wl = scaled_wall(it, w, &kb);
     if (!Wl) st = fcd__err(sys, FCD_E_NOMEM, "out of memory for the scaled Delassus operator");
   } else {
-    st = active_delassus(it, w, H, na, cached, w->Wd);
+    st = fcd__cspace_delassus(csp, na, w->act, w->Wd);
     if (st == FCD_OK) kb = scale_local(it, w, na, w->Wd);
   }
   if (st == FCD_OK) {
-    local_rhs(it, w, na, split, h, w->ql, w->mul);
+    local_rhs(it, w, na, h, w->ql, w->mul);
     st = solve_local(it, w, na, Wl, kb, w->ql, w->mul, w->pl, w->ul, w->wrp, w->wci, wmin);
   }
   if (st == FCD_OK)
     for (fcd_index a = 0; a < na; a++)
       for (int k = 0; k < d; k++) p[w->act[a] * d + k] = w->pl[a * d + k];
-  if (st == FCD_OK) st = apply_impulse(it, w, H, na, split, cached, w->pl, p, v1_done);
+  /* v1 = v_free + A^-1 H_a^T p */
+  if (st == FCD_OK) st = csp->ops->correct(csp, na, w->act, w->pl, p, w->z, w->v1, v1_done);
+  w->htp_ok = csp->htp_ok;
   return st;
 }
 
@@ -1061,10 +908,9 @@ static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fc
  * alone before a collective solve. */
 static fcd_status contact_alloc(fcd_integrator *it, work *w, fcd_index na) {
   int d = cdim(it);
-  fcd_index ma = na * d, nf = it->sys->nfree;
+  fcd_index ma = na * d;
   int cached = ncontacts(it) * d <= it->wall_limit;
-  /* without the cache: X = Mh^-1 H_a^T (free rows) and W = H_a X for this step */
-  if (!cached) w->X = fcd__calloc((size_t)nf * (size_t)ma, sizeof *w->X);
+  FCD_TRY(fcd__cspace_begin_active(&it->csp, it->sys, ma, cached));
   if (ma > w->cap_ma) {
     fcd_real **r[] = {&w->Wd, &w->ql, &w->pl, &w->ul, &w->mul};
     for (size_t k = 0; k < sizeof r / sizeof *r; k++) {
@@ -1080,49 +926,20 @@ static fcd_status contact_alloc(fcd_integrator *it, work *w, fcd_index na) {
     if (w->Wd && w->ql && w->pl && w->ul && w->mul) w->cap_ma = ma;
   }
   dense_pattern(it, ma, &w->wrp, &w->wci);
-  if ((!cached && !w->X) || w->cap_ma < ma || !w->wrp || !w->wci)
+  if (w->cap_ma < ma || !w->wrp || !w->wci)
     return fcd__err(it->sys, FCD_E_NOMEM, "out of memory for the %lld active contacts of "
                     "an integrator step", (long long)na);
-  /* the cached W is copied over every entry (active_delassus): a pass less a step */
+  /* the cached W is copied over every entry (fcd__cspace_delassus): a pass less a step */
   if (!cached) memset(w->Wd, 0, (size_t)ma * (size_t)ma * sizeof *w->Wd);
   memset(w->pl, 0, (size_t)ma * sizeof *w->pl);
   return FCD_OK;
 }
 
 /* the step's own X freed; the kept arrays stay for the next step */
-static void contact_release(work *w) {
-  fcd__free(w->X);
-  w->X = NULL;
+static void contact_release(fcd_integrator *it, work *w) {
+  fcd__cspace_end_active(&it->csp);
   w->wrp = w->wci = NULL;
   w->na = 0;
-}
-
-/* The arrays of a step in halves (SPLIT_SCHUR) for H's nz entries, in it->ws: allocated
- * with the step's other work arrays, before its agreement, so that a rank out of memory
- * fails with every other at the step's entry and never alone inside a collective. */
-static fcd_status halves_ensure(fcd_integrator *it, fcd_index nz) {
-  work *w = &it->ws;
-  if (w->sidx && w->hz >= nz) return FCD_OK;
-  fcd__free(w->sidx);
-  fcd__free(w->spos);
-  fcd__free(w->xs);
-  fcd__free(w->sg);
-  w->hz = 0;
-  w->sidx = fcd__malloc_array((size_t)nz + 1, sizeof *w->sidx);
-  w->spos = fcd__malloc_array((size_t)it->sys->nfree + 1, sizeof *w->spos);
-  w->xs = fcd__malloc_array((size_t)nz + 1, sizeof *w->xs);
-  w->sg = fcd__malloc_array((size_t)nz + 1, sizeof *w->sg);
-  if (!w->sidx || !w->spos || !w->xs || !w->sg) {
-    fcd__free(w->sidx);
-    fcd__free(w->spos);
-    fcd__free(w->xs);
-    fcd__free(w->sg);
-    w->sidx = w->spos = NULL;
-    w->xs = w->sg = NULL;
-    return fcd__err(it->sys, FCD_E_NOMEM, "out of memory in an integrator step");
-  }
-  w->hz = nz;
-  return FCD_OK;
 }
 
 /* The step's inputs, evaluated by each rank alone: the work space, the loads at both
@@ -1134,11 +951,13 @@ static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pa
   fcd_real t1 = it->t + h;
   fcd_status st = fcd__system_free_pattern(sys, fp);
   if (st == FCD_OK) st = work_ensure(it, n, (*fp)->n, nc, m, nfix);
+  fcd_index nz = -1; /* the Schur way's arrays: a distributed factor's only */
   if (st == FCD_OK && nc > 0 && fcd__factor_spread(it->fac)) {
     const fcd__csr *H;
     st = fcd__contact_set_operator(it->cs, &H);
-    if (st == FCD_OK) st = halves_ensure(it, H->rowptr[H->n]);
+    if (st == FCD_OK) nz = H->rowptr[H->n];
   }
+  if (st == FCD_OK) st = fcd__cspace_reserve(&it->csp, sys, nz);
   work w = it->ws;
   if (st == FCD_OK) {
     memset(w.z, 0, (size_t)n * sizeof *w.z);
@@ -1158,32 +977,15 @@ static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pa
   return fcd__dist_agree_replicas(sys, st, "integrator step", rep, sizeof rep / sizeof *rep);
 }
 
-/* The step's way of solving (SPLIT_*), and what it needs */
-static fcd_status step_split(fcd_integrator *it, work *w, const fcd__csr *H,
-                             const fcd__free_pattern *fp, int *split) {
-  fcd_system *sys = it->sys;
+/* The step's way in the contacts' space (contact_space.c), chosen from the factor, the
+ * contacts and the Delassus cache */
+static fcd_status step_cspace(fcd_integrator *it, work *w, const fcd__csr *H,
+                              const fcd__free_pattern *fp) {
   fcd_index m = ncontacts(it) * cdim(it);
-  int cached = it->split && m > 0 && m <= it->wall_limit;
-  *split = SPLIT_NONE;
-  /* a diagonal iteration matrix (a reduced model's modal coordinates) with dense contact
-   * rows: its solves cost O(n), so the plain way (the free motion by one solve, its
-   * contact velocities and the impulse's H^T p by one pass over H each) reads H where
-   * the halves would read Y = L^-1 P H^T, as large, and H besides */
-  if (cached && it->cs->H_dlen > 0 && fp && fp->nnz == fp->n && !fcd__factor_spread(it->fac))
-    return FCD_OK;
-  if (cached && !fcd__factor_spread(it->fac) &&
-      fcd__factor_get_kind(it->fac) == FCD__FACTOR_SPD) {
-    *split = SPLIT_HALF;
-    return fcd__wcache_ensure_y(&it->wall, sys, it->fac, it->cs, H);
-  }
-  /* every rank decides alike: the factor and the contacts are the same on all; the
-   * Schur set is the one the factor was given (fcd__factor_schur_on_contacts derives it
-   * the same way) */
-  if (cached && fcd__factor_halves_free(it->fac)) {
-    fcd__contact_free_dofs(sys, H, w->sidx, w->spos, &w->ns);
-    *split = SPLIT_SCHUR;
-  }
-  return FCD_OK;
+  fcd__cspace_config c = {it->sys,  it->fac,         it->cs, H, &it->wall, w->htp,
+                          m > 0 && m <= it->wall_limit, it->split,
+                          fp && fp->nnz == fp->n};
+  return fcd__cspace_choose(&it->csp, &c);
 }
 
 /* One step of a dynamic scheme: predict (loads, iteration matrix, right-hand side, free
@@ -1205,16 +1007,23 @@ static fcd_status step_body(fcd_integrator *it, fcd_real h) {
   w.htp_ok = 0;
   /* the iteration matrix, refactored only when h or theta (or the system) changed; on a
    * distributed system with the Delassus cache, with the contact dofs eliminated last */
-  if (m > 0 && m <= it->wall_limit) FCD_TRY(fcd__factor_schur_on_contacts(sys, it->fac, it->cs));
+  if (m > 0 && m <= it->wall_limit) {
+    /* derived again only when the contacts or the free numbering changed (the factor
+     * keeps it; its key is a hash of both versions, a tenth of a pin's step) */
+    if (!it->schur_ok || it->schur_csv != it->cs->version || it->schur_fpv != fp->version) {
+      it->schur_ok = 0;
+      FCD_TRY(fcd__factor_schur_on_contacts(sys, it->fac, it->cs));
+      it->schur_ok = 1;
+      it->schur_csv = it->cs->version;
+      it->schur_fpv = fp->version;
+    }
+  } else {
+    it->schur_ok = 0;
+  }
   FCD_TRY(fcd__factor_combination_free(it->fac, 1.0, h * th, h * h * th * th));
   step_rhs(it, &w, h);
   const fcd__csr *H = NULL;
-  /* With the Delassus cache and a Cholesky factor A = P' L L' P, the step needs the free
-   * velocity only at the contacts, H v_free = Y' z with z = L^-1 P b and the kept
-   * Y = L^-1 P H', and then v1 = P' L^-T (z + Y p): one forward and one backward half
-   * solve, where the plain way makes two full solves (free motion, correction). A
-   * distributed factor does the same by condensation and expansion (SPLIT_SCHUR). */
-  int split = SPLIT_NONE, v1_done = 0;
+  int v1_done = 0;
   if (nc > 0) {
     FCD_TRY(fcd__contact_set_operator(it->cs, &H));
     /* dofs may have been prescribed after the contacts were added */
@@ -1223,28 +1032,20 @@ static fcd_status step_body(fcd_integrator *it, fcd_real h) {
       it->free_pv = sys->pattern_version;
       it->free_csv = it->cs->version;
     }
-    if ((st = step_split(it, &w, H, fp, &split)) != FCD_OK) goto done;
   }
-  if ((st = step_free(it, &w, split, &v1_done)) != FCD_OK) goto done;
+  /* the step is a driver: its linear algebra goes through the way chosen here */
+  fcd__cspace *csp = &it->csp;
+  if ((st = step_cspace(it, &w, H, fp)) != FCD_OK) goto done;
+  if ((st = csp->ops->free_motion(csp, w.b, w.z, w.v1, &v1_done)) != FCD_OK) goto done;
   if (nc > 0) {
     fcd_index na = w.na; /* the active set of the step's entry (step_inputs) */
     p = w.pn;
     memset(p, 0, (size_t)m * sizeof *p);
-    if (na > 0 && (st = step_contacts(it, &w, H, na, split, h, p, &wmin, &v1_done)) != FCD_OK)
+    if (na > 0 && (st = step_contacts(it, &w, na, h, p, &wmin, &v1_done)) != FCD_OK)
       goto done;
   }
-  if (!v1_done) {
-    /* split step without an active contact: v1 = v_free, P' L^-T z or the expansion */
-    if (split == SPLIT_SCHUR) {
-      memset(w.sg, 0, (size_t)w.ns * sizeof *w.sg);
-      st = fcd__factor_expand_free(it->fac, w.sg, w.rf);
-    } else {
-      st = fcd__factor_half(it->fac, 1, w.rf, w.rf);
-    }
-    if (st != FCD_OK) goto done;
-    memcpy(w.v1, w.z, (size_t)n * sizeof *w.v1);
-    fcd__free_to_full(sys, w.rf, w.v1);
-  }
+  /* no active contact, and a way that left v1 for last: v1 = v_free */
+  if (!v1_done && (st = csp->ops->finish(csp, w.z, w.v1)) != FCD_OK) goto done;
   /* u1 = u0 + h v_theta; prescribed entries from the system */
   for (fcd_index i = 0; i < n; i++) {
     w.vth[i] = (1 - th) * it->v[i] + th * w.v1[i];
@@ -1264,7 +1065,7 @@ done:
 /* A step and the release of its contact phase's arrays, however it ends */
 static fcd_status step_once(fcd_integrator *it, fcd_real h) {
   fcd_status st = step_body(it, h);
-  contact_release(&it->ws);
+  contact_release(it, &it->ws);
   return st;
 }
 
