@@ -88,6 +88,15 @@ static inline int fcd__is_whole(fcd_real v, fcd_real lo, fcd_real hi) {
     if (fcd__st_ != FCD_OK) return fcd__st_;                                           \
   } while (0)
 
+/* ---- registries (registry.c): one named entry of a family's table ---- */
+typedef struct {
+  int value;
+  const char *name, *summary;
+} fcd__named;
+/* entry k of a family's table into *out; 0 past its end (each family's file keeps its
+ * table: schemes.c, fc_solvers.c, import.c, mesh_read.c) */
+typedef int (*fcd__registry_fn)(int k, fcd__named *out);
+
 /* ---- bounded text input (textio.c) ---- */
 /* The longest line any reader accepts: 16 MiB, some 700,000 numbers (a state vector on
  * one line), and the most a stream without newlines can cost. */

@@ -179,6 +179,9 @@ fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor
 fcd_status fcd__wcache_ensure_y(fcd__wcache *c, const fcd_system *sys, fcd__factor *fac,
                                 const fcd_contact_set *cs, const fcd__csr *H);
 void fcd__wcache_free(fcd__wcache *c);
+/* the contact solvers' registry (FCD_FAMILY_CONTACT_SOLVER): row k of fc_solvers.c's table */
+int fcd__fc_solver_registry(int k, fcd__named *out);
+
 /* ---- the step's linear algebra in the contacts' space (contact_space.c) ----
  * One object per integrator, its way chosen once per step's configuration by
  * fcd__cspace_choose and called through its table: the free motion from the step's

@@ -7,12 +7,36 @@
 
 #include <string.h>
 
+/* The contact solvers, the one table of their names (the registry,
+ * FCD_FAMILY_CONTACT_SOLVER): a new solver is a row here, its enumerator in fcd/fcd_fc.h
+ * and its case in fcd__fc_solve. */
+static const fcd__named fc_solvers[] = {
+    {FCD_FC_AUTO, "auto", "NSGS while its rates predict convergence, else Newton (the default)"},
+    {FCD_FC_FIXED_POINT, "fixed-point", "projected fixed point with diagonal augmentation"},
+    {FCD_FC_NSGS, "nsgs", "nonsmooth Gauss-Seidel, an exact local solve per contact"},
+    {FCD_FC_NEWTON, "newton", "semismooth Newton on the Alart-Curnier function"},
+    {FCD_FC_ADMM, "admm", "ADMM on the De Saxce-shifted convex problem"},
+    {FCD_FC_PROX, "prox", "proximal point: Newton on W + sigma I"},
+};
+#define NSOLVERS ((int)(sizeof fc_solvers / sizeof fc_solvers[0]))
+
+int fcd__fc_solver_registry(int k, fcd__named *out) {
+  if (k < 0 || k >= NSOLVERS) return 0;
+  *out = fc_solvers[k];
+  return 1;
+}
+
+static int solver_known(fcd_real value) {
+  for (int k = 0; k < NSOLVERS; k++)
+    if (value == fc_solvers[k].value) return 1;
+  return 0;
+}
+
 fcd_status fcd__fc_opts_set(const fcd_system *sink, fcd__fc_opts *o, fcd__fc_opt which,
                             fcd_real value) {
   switch (which) {
   case FCD__OPT_SOLVER:
-    if (value != FCD_FC_AUTO && value != FCD_FC_FIXED_POINT && value != FCD_FC_NSGS &&
-        value != FCD_FC_NEWTON && value != FCD_FC_ADMM && value != FCD_FC_PROX)
+    if (!solver_known(value))
       return fcd__err(sink, FCD_E_INVALID_ARG, "unknown contact solver %g", value);
     o->solver = (int)value;
     return FCD_OK;

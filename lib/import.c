@@ -14,21 +14,39 @@
 
 #define MERR(code, ...) fcd__err_to(NULL, errbuf, errcap, code, __VA_ARGS__)
 
-static const char *const format_names[] = {"auto", "matrix-market", "petsc-binary",
-                                           "harwell-boeing", "abaqus-matrix",
-                                           "abaqus-coordinate", "nastran-dmig",
-                                           "nastran-op4"};
-#define NFORMATS ((int)(sizeof format_names / sizeof format_names[0]))
+/* The matrix formats, the one table of their names (the registry,
+ * FCD_FAMILY_MATRIX_FORMAT), indexed by fcd_matrix_format: a new format is a row here,
+ * its enumerator in fcd/fcd_import.h and its reader's case in fcd_matrix_file_read. */
+static const fcd__named formats[] = {
+    {FCD_MATRIX_FORMAT_AUTO, "auto", "told from the file's content (the default)"},
+    {FCD_MATRIX_FORMAT_MATRIX_MARKET, "matrix-market", "Matrix Market coordinate, real"},
+    {FCD_MATRIX_FORMAT_PETSC_BINARY, "petsc-binary", "PETSc's binary AIJ matrix"},
+    {FCD_MATRIX_FORMAT_HARWELL_BOEING, "harwell-boeing",
+     "Harwell-Boeing and Rutherford-Boeing, assembled real (ANSYS HBMAT, with its .mapping)"},
+    {FCD_MATRIX_FORMAT_ABAQUS_MATRIX, "abaqus-matrix",
+     "Abaqus *MATRIX OUTPUT, FORMAT=MATRIX INPUT: entries by node and dof"},
+    {FCD_MATRIX_FORMAT_ABAQUS_COORDINATE, "abaqus-coordinate",
+     "Abaqus *MATRIX OUTPUT, FORMAT=COORDINATE: entries by equation"},
+    {FCD_MATRIX_FORMAT_NASTRAN_DMIG, "nastran-dmig", "Nastran DMIG bulk data, punch files"},
+    {FCD_MATRIX_FORMAT_NASTRAN_OP4, "nastran-op4", "Nastran OP4, ASCII or binary"},
+};
+#define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
+
+int fcd__matrix_format_registry(int k, fcd__named *out) {
+  if (k < 0 || k >= NFORMATS) return 0;
+  *out = formats[k];
+  return 1;
+}
 
 const char *fcd_matrix_format_name(fcd_matrix_format format) {
-  return (int)format >= 0 && (int)format < NFORMATS ? format_names[format] : "?";
+  return (int)format >= 0 && (int)format < NFORMATS ? formats[format].name : "?";
 }
 
 fcd_status fcd_matrix_format_from_name(const char *name, fcd_matrix_format *format) {
   if (!name || !format) return FCD_E_INVALID_ARG;
   for (int k = 0; k < NFORMATS; k++)
-    if (!strcasecmp(name, format_names[k])) {
-      *format = (fcd_matrix_format)k;
+    if (!strcasecmp(name, formats[k].name)) {
+      *format = (fcd_matrix_format)formats[k].value;
       return FCD_OK;
     }
   return FCD_E_INVALID_ARG;

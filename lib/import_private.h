@@ -43,6 +43,8 @@ typedef struct {
 } fcd__mreader;
 
 /* one entry appended (grown by doubling); 0 when out of memory */
+/* the matrix formats' registry (FCD_FAMILY_MATRIX_FORMAT): row k of import.c's table */
+int fcd__matrix_format_registry(int k, fcd__named *out);
 int fcd__mfile_push(fcd_matrix_file *m, int64_t r, int rd, int64_t c, int cd, double v);
 /* room for more entries after the n there (grown by doubling); 0 when out of memory */
 int fcd__mfile_room(fcd_matrix_file *m, fcd_index more);

@@ -212,8 +212,7 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
     return fcd__err(sys, FCD_E_INVALID_ARG,
                     "integrator_create: the contact set is invalid or belongs to another system");
-  if (scheme != FCD_SCHEME_MOREAU_JEAN && scheme != FCD_SCHEME_FREMOND &&
-      scheme != FCD_SCHEME_MODIFIED_THETA && scheme != FCD_SCHEME_QUASISTATIC)
+  if (!fcd__scheme_known(scheme))
     return fcd__err(sys, FCD_E_INVALID_ARG, "unknown scheme %d", (int)scheme);
   int qs = scheme == FCD_SCHEME_QUASISTATIC;
   if (!qs && !sys->mat[FCD_MASS].set)

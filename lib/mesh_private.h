@@ -40,6 +40,8 @@ struct fcd_mesh {
 
 /* nodes of a VTK cell type fcd_mesh takes, 0 for others */
 int fcd__vtk_nodes_of(int vtk_type);
+/* the mesh formats' registry (FCD_FAMILY_MESH_FORMAT): row k of mesh_read.c's table */
+int fcd__mesh_format_registry(int k, fcd__named *out);
 
 /* ---- what a reader gathers ---- */
 enum { FCD__G_ELEMENTS = 0, FCD__G_FACES = 1, FCD__G_NODES = 2 };

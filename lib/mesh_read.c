@@ -108,6 +108,23 @@ fcd_status fcd_mesh_get_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_in
 
 int fcd_mesh_get_format(const fcd_mesh *m) { return mesh_ok(m) ? m->format : -1; }
 
+/* The mesh formats, the one table of their names (the registry, FCD_FAMILY_MESH_FORMAT):
+ * a new format is a row here, its enumerator in fcd/fcd_vtk.h, its test in detect and
+ * its reader's case in fcd_mesh_read. */
+static const fcd__named mesh_formats[] = {
+    {FCD_MESH_VTK_LEGACY, "vtk", "legacy VTK, versions up to 5.1, ASCII or BINARY"},
+    {FCD_MESH_VTU, "vtu", "VTK XML unstructured grid (ascii, binary, appended, zlib)"},
+    {FCD_MESH_GMSH, "gmsh", "Gmsh MSH 2.2 or 4.1, ASCII or binary, with physical groups"},
+    {FCD_MESH_ABAQUS, "abaqus", "Abaqus input file without parts: nodes, elements, sets, surfaces"},
+    {FCD_MESH_NASTRAN, "nastran", "Nastran bulk data: grids, elements, SET1, BSURF, BSURFS"},
+};
+
+int fcd__mesh_format_registry(int k, fcd__named *out) {
+  if (k < 0 || k >= (int)(sizeof mesh_formats / sizeof mesh_formats[0])) return 0;
+  *out = mesh_formats[k];
+  return 1;
+}
+
 fcd_index fcd_mesh_surface_count(const fcd_mesh *m) { return mesh_ok(m) ? m->nsurf : -1; }
 
 const char *fcd_mesh_surface_name(const fcd_mesh *m, fcd_index k) {

@@ -59,14 +59,39 @@ static void mtheta_rhs(const fcd__scheme_contact *c, int d, fcd_real *q) {
   q[0] += (1 - c->theta) * c->u0[0] + c->gap / c->h;
 }
 
+/* The schemes, the one table of their names (the registry, FCD_FAMILY_SCHEME): a new
+ * scheme is a row here, its enumerator in fcd/fcd_integrator.h and its functions above. */
 static const fcd__scheme_ops schemes[] = {
-    {FCD_SCHEME_MOREAU_JEAN, "moreau-jean", activate_predicted, 0, mj_rhs, w_unit, 0},
-    {FCD_SCHEME_MODIFIED_THETA, "modified-theta", activate_all, 1, mtheta_rhs, w_unit, 0},
-    {FCD_SCHEME_FREMOND, "fremond", activate_predicted, 0, fremond_rhs, w_theta, 1},
+    {FCD_SCHEME_MOREAU_JEAN, "moreau-jean",
+     "theta scheme on velocities, Newton's impact law (the default)", activate_predicted, 0,
+     mj_rhs, w_unit, 0},
+    {FCD_SCHEME_MODIFIED_THETA, "modified-theta",
+     "position-level contact, a continuous step map (seed 003)", activate_all, 1,
+     mtheta_rhs, w_unit, 0},
+    {FCD_SCHEME_FREMOND, "fremond",
+     "energy-consistent: the law on u_theta, W scaled by theta (seed 004)",
+     activate_predicted, 0, fremond_rhs, w_theta, 1},
+    {FCD_SCHEME_QUASISTATIC, "quasistatic",
+     "incremental static problems with the friction history", NULL, 0, NULL, NULL, 0},
 };
+#define NSCHEMES (sizeof schemes / sizeof schemes[0])
 
 const fcd__scheme_ops *fcd__scheme_ops_of(fcd_scheme scheme) {
-  for (size_t k = 0; k < sizeof schemes / sizeof schemes[0]; k++)
-    if (schemes[k].id == scheme) return &schemes[k];
+  for (size_t k = 0; k < NSCHEMES; k++)
+    if (schemes[k].id == scheme) return schemes[k].activate ? &schemes[k] : NULL;
   return NULL;
+}
+
+int fcd__scheme_known(fcd_scheme scheme) {
+  for (size_t k = 0; k < NSCHEMES; k++)
+    if (schemes[k].id == scheme) return 1;
+  return 0;
+}
+
+int fcd__scheme_registry(int k, fcd__named *out) {
+  if (k < 0 || (size_t)k >= NSCHEMES) return 0;
+  out->value = (int)schemes[k].id;
+  out->name = schemes[k].name;
+  out->summary = schemes[k].summary;
+  return 1;
 }

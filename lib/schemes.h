@@ -11,6 +11,7 @@
 #ifndef FCD_SCHEMES_H
 #define FCD_SCHEMES_H
 
+#include "core.h"
 #include "fcd/fcd_integrator.h"
 
 /* What a scheme reads for one contact. */
@@ -23,7 +24,8 @@ typedef struct {
 
 typedef struct {
   fcd_scheme id;
-  const char *name;
+  const char *name;    /* the registry's (registry.c): the CLI's, the bindings' */
+  const char *summary;
   /* 1 when a contact enters the local problem; gq is its gap (above) and tol the
    * closure tolerance at the model's length scale */
   int (*activate)(fcd_real gq, fcd_real tol);
@@ -40,7 +42,11 @@ typedef struct {
 } fcd__scheme_ops;
 
 /* The operations of a dynamic scheme; NULL for FCD_SCHEME_QUASISTATIC (a sequence of
- * static problems, fcd_equilibrium) or an unknown value. */
+ * static problems, fcd_equilibrium, a row without operations) or an unknown value. */
 const fcd__scheme_ops *fcd__scheme_ops_of(fcd_scheme scheme);
+/* 1 for a scheme of the table, dynamic or not */
+int fcd__scheme_known(fcd_scheme scheme);
+/* the schemes' registry (FCD_FAMILY_SCHEME): row k of the table */
+int fcd__scheme_registry(int k, fcd__named *out);
 
 #endif

@@ -713,3 +713,44 @@ int cli_parse_monitor(const char *text, fcd_index n, fcd_index **out, fcd_index 
   *count = k;
   return 0;
 }
+
+/* ---- names from the library's registries ---- */
+
+static const struct {
+  const char *tag;
+  fcd_family family;
+} families[] = {{"@scheme", FCD_FAMILY_SCHEME},
+                {"@solver", FCD_FAMILY_CONTACT_SOLVER},
+                {"@format", FCD_FAMILY_MATRIX_FORMAT},
+                {"@mesh-format", FCD_FAMILY_MESH_FORMAT}};
+
+/* the names of a family joined by sep into buf */
+static const char *family_names(fcd_family family, const char *sep, char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (int k = 0; k < fcd_registry_count(family); k++) {
+    const char *name = NULL;
+    fcd_registry_entry(family, k, &name, NULL, NULL);
+    int w = snprintf(buf + len, cap - len, "%s%s", k ? sep : "", name);
+    if (w < 0 || (size_t)w >= cap - len) break;
+    len += (size_t)w;
+  }
+  return buf;
+}
+
+const char *cli_opt_arg(const cli_opt *o) {
+  static char bufs[sizeof families / sizeof families[0]][256];
+  for (size_t k = 0; k < sizeof families / sizeof families[0]; k++)
+    if (!strcmp(o->arg, families[k].tag))
+      return family_names(families[k].family, "|", bufs[k], sizeof bufs[k]);
+  return o->arg;
+}
+
+int cli_family_value(fcd_family family, const char *what, const char *name) {
+  int v;
+  if (fcd_registry_lookup(family, name, &v) == FCD_OK) return v;
+  char buf[256];
+  fprintf(stderr, "fcd: unknown %s '%s' (%s)\n", what, name,
+          family_names(family, ", ", buf, sizeof buf));
+  return -1;
+}

@@ -113,6 +113,14 @@ typedef struct {
   const char *help;
 } cli_opt;
 
+/* An option's argument as the usage shows it: "@scheme", "@solver", "@format" and
+ * "@mesh-format" stand for the names of that family of the library's registry
+ * (fcd/fcd_registry.h), joined by '|'; any other argument as it is. */
+const char *cli_opt_arg(const cli_opt *o);
+/* The value of name in a family of the registry; -1 after a message naming what it is
+ * and listing the family's names. */
+int cli_family_value(fcd_family family, const char *what, const char *name);
+
 /* How a command runs under mpiexec: not at all (the others would compute the same thing
  * on every rank), each rank with its share of the rows, or the whole model on every rank
  * with the work shared. */

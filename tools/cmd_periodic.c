@@ -18,7 +18,7 @@ static const cli_opt periodic_opts[] = {
     CLI_OPT_FIXED,
     CLI_OPT_LOAD,
     CLI_OPT_CONTACTS,
-    {CLI_SCHEME, "modified-theta|moreau-jean|fremond", 0,
+    {CLI_SCHEME, "@scheme", 0,
      "scheme (default modified-theta, whose step map is continuous)"},
     {CLI_DT, "H", 1, "time step (a period is N = round(T / H) steps of T / N)"},
     {CLI_PERIOD, "T", 1, "the period guess"},
@@ -82,14 +82,9 @@ static int per_check_options(const options *o, per_args *a) {
       return 2;
     }
   }
-  if (strcmp(o->scheme, "modified-theta") == 0) a->scheme = FCD_SCHEME_MODIFIED_THETA;
-  else if (strcmp(o->scheme, "moreau-jean") == 0) a->scheme = FCD_SCHEME_MOREAU_JEAN;
-  else if (strcmp(o->scheme, "fremond") == 0) a->scheme = FCD_SCHEME_FREMOND;
-  else {
-    fprintf(stderr, "fcd: unknown scheme '%s' (modified-theta, moreau-jean, fremond)\n",
-            o->scheme);
-    return 2;
-  }
+  int v = cli_family_value(FCD_FAMILY_SCHEME, "scheme", o->scheme);
+  if (v < 0) return 2;
+  a->scheme = (fcd_scheme)v;
   return 0;
 }
 

@@ -192,7 +192,7 @@ static const cli_opt simulate_opts[] = {
     CLI_OPT_FIXED,
     CLI_OPT_LOAD,
     CLI_OPT_CONTACTS,
-    {CLI_SCHEME, "moreau-jean|modified-theta|fremond", 0, "time-stepping scheme (default moreau-jean)"},
+    {CLI_SCHEME, "@scheme", 0, "time-stepping scheme (default moreau-jean)"},
     {CLI_DT, "H", 1, "time step"},
     {CLI_T_END, "T", 1, "end time"},
     {CLI_THETA, "X", 0, "theta of the scheme (default 0.5)"},
@@ -303,14 +303,9 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
     fprintf(stderr, "fcd: --amplitude must be finite\n");
     return 2;
   }
-  if (strcmp(o->scheme, "moreau-jean") == 0) *scheme = FCD_SCHEME_MOREAU_JEAN;
-  else if (strcmp(o->scheme, "fremond") == 0) *scheme = FCD_SCHEME_FREMOND;
-  else if (strcmp(o->scheme, "modified-theta") == 0) *scheme = FCD_SCHEME_MODIFIED_THETA;
-  else {
-    fprintf(stderr, "fcd: unknown scheme '%s' (moreau-jean, modified-theta, fremond)\n",
-            o->scheme);
-    return 2;
-  }
+  int v = cli_family_value(FCD_FAMILY_SCHEME, "scheme", o->scheme);
+  if (v < 0) return 2;
+  *scheme = (fcd_scheme)v;
   return vtk_prepare(o);
 }
 

@@ -13,7 +13,7 @@
 #include "outfile.h"
 
 static const cli_opt solve_opts[] = {
-    {CLI_SOLVER, "auto|fixed-point|nsgs|newton|admm|prox", 0, "contact solver (default auto)"},
+    {CLI_SOLVER, "@solver", 0, "contact solver (default auto)"},
     {CLI_TOL, "X", 0, "tolerance on Siconos' residual (default 1e-8)"},
     {CLI_MAX_ITER, "N", 0, "iteration cap (default 10000)"},
     {CLI_WRITE, "OUT.hdf5", 0, "write the problem and its solution (fclib)"},
@@ -37,14 +37,8 @@ int cmd_solve(int argc, char **argv) {
   if (parse_options(argc - 1, argv + 1, &o, &cli_solve) ||
       cli_check_paths(&o, &cli_solve, "the problem file", path))
     return 2;
-  static const char *const names[] = {"auto", "fixed-point", "nsgs", "newton", "admm", "prox"};
-  int solver = -1;
-  for (int k = 0; k < 6; k++)
-    if (strcmp(o.solver, names[k]) == 0) solver = k;
-  if (solver < 0) {
-    fprintf(stderr, "fcd: unknown solver '%s' (auto, fixed-point, nsgs, newton, admm, prox)\n", o.solver);
-    return 2;
-  }
+  int solver = cli_family_value(FCD_FAMILY_CONTACT_SOLVER, "solver", o.solver);
+  if (solver < 0) return 2;
   char msg[1024];
   fcd_fc_problem *p;
   fcd_status st = fcd_fc_problem_read_fclib(path, &p, msg, sizeof msg);
@@ -57,7 +51,7 @@ int cmd_solve(int argc, char **argv) {
   printf("problem: %s: %s %dD, %lld contacts", path, ndofs ? "global" : "local",
          fcd_fc_problem_dim(p), (long long)nc);
   if (ndofs) printf(", %lld dofs", (long long)ndofs);
-  printf("\nsolver: %s, tolerance %g, at most %ld iterations\n", names[solver], o.tol,
+  printf("\nsolver: %s, tolerance %g, at most %ld iterations\n", fcd_registry_name(FCD_FAMILY_CONTACT_SOLVER, solver), o.tol,
          o.max_iter);
   const int keys[3] = {FCD_FC_PARAM_SOLVER, FCD_FC_PARAM_TOLERANCE, FCD_FC_PARAM_MAX_ITER};
   const double vals[3] = {solver, o.tol, (double)o.max_iter};

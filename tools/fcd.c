@@ -30,7 +30,7 @@ static void synopsis(FILE *to, const cli_command *c, const char *lead) {
   for (const cli_opt *o = c->opts; o->id != CLI_END; o++) {
     char item[160];
     snprintf(item, sizeof item, "%s%s%s%s%s", o->required ? "" : "[", cli_option_name(o->id),
-             *o->arg ? " " : "", o->arg, o->required ? "" : "]");
+             *o->arg ? " " : "", cli_opt_arg(o), o->required ? "" : "]");
     if (col + 1 + (int)strlen(item) > 88) {
       fprintf(to, "\n       ");
       col = 7;
@@ -74,7 +74,7 @@ static int usage_for(const char *name) {
   printf("\noptions:\n");
   for (const cli_opt *o = c->opts; o->id != CLI_END; o++) {
     char head[96];
-    snprintf(head, sizeof head, "%s%s%s", cli_option_name(o->id), *o->arg ? " " : "", o->arg);
+    snprintf(head, sizeof head, "%s%s%s", cli_option_name(o->id), *o->arg ? " " : "", cli_opt_arg(o));
     printf("  %-26s %s%s\n", head, o->help, o->required ? " (required)" : "");
   }
   printf("\n(every command: 'fcd help'; the manual: 'man fcd')\n");

@@ -39,7 +39,7 @@ static void roff_synopsis(FILE *to, const cli_command *c) {
     fputs("\\fR", to);
     if (*o->arg) {
       fputs(" \\%", to); /* an argument's own hyphens do not break the line */
-      roff_text(to, o->arg);
+      roff_text(to, cli_opt_arg(o));
     }
     if (!o->required) fputc(']', to);
   }
@@ -72,7 +72,7 @@ void cli_print_roff(FILE *to, const cli_command *const *cmds, int n) {
       fputs("\\fR", to);
       if (*o->arg) {
         fputs(" \\fI", to);
-        roff_text(to, o->arg);
+        roff_text(to, cli_opt_arg(o));
         fputs("\\fR", to);
       }
       fputc('\n', to);

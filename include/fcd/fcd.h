@@ -23,5 +23,6 @@
 #include <fcd/fcd_reduction.h>
 #include <fcd/fcd_periodic.h>
 #include <fcd/fcd_import.h>
+#include <fcd/fcd_registry.h>
 
 #endif /* FCD_H */

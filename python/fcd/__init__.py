@@ -31,7 +31,7 @@ import os as _os
 
 import numpy as _np
 
-__all__ = ["FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium", "Mesh", "Series",
+__all__ = ["registry", "FcdError", "System", "ContactSet", "Integrator", "Stability", "Equilibrium", "Mesh", "Series",
            "Reduction", "Periodic", "MatrixFile", "DofMap", "version", "has_feature", "features",
            "library_path"]
 
@@ -136,6 +136,9 @@ for _name, _res, _args in [
     ("fcd_matrix_file_destroy", None, [_p]),
     ("fcd_matrix_format_name", _C.c_char_p, [_C.c_int]),
     ("fcd_matrix_format_from_name", _st, [_C.c_char_p, _C.POINTER(_C.c_int)]),
+    ("fcd_registry_count", _C.c_int, [_C.c_int]),
+    ("fcd_registry_entry", _st, [_C.c_int, _C.c_int, _C.POINTER(_C.c_char_p),
+                                 _C.POINTER(_C.c_int), _C.POINTER(_C.c_char_p)]),
     ("fcd_dofmap_create", _st, [_C.POINTER(_p)]),
     ("fcd_dofmap_add_matrix", _st, [_p, _p]),
     ("fcd_dofmap_add", _st, [_p, _C.c_int64, _C.c_int]),
@@ -293,13 +296,37 @@ def _certificate(fn, h, check):
     return dict(zip(_CERT_KEYS, (float(x) for x in c[:8])))
 
 
+_FAMILY = {"scheme": 0, "contact-solver": 1, "matrix-format": 2, "mesh-format": 3}
+
+
+def registry(family):
+    """The names of a family of choices as the library registers them
+    (fcd/fcd_registry.h): a list of (name, value, summary), the default first where the
+    family has one. family: 'scheme', 'contact-solver', 'matrix-format' or 'mesh-format'.
+    The binding's own keywords (Integrator(scheme=...), contact_solver=...) are these
+    names."""
+    if family not in _FAMILY:
+        raise ValueError("unknown family %r (one of %s)" % (family, ", ".join(sorted(_FAMILY))))
+    fam = _FAMILY[family]
+    out = []
+    for k in range(_f["fcd_registry_count"](fam)):
+        name, summary, value = _C.c_char_p(), _C.c_char_p(), _C.c_int()
+        _f["fcd_registry_entry"](fam, k, _C.byref(name), _C.byref(value), _C.byref(summary))
+        out.append((name.value.decode(), value.value, summary.value.decode()))
+    return out
+
+
+def _names_of(family):
+    return {name: value for name, value, _ in registry(family)}
+
+
 _MATRIX = {"mass": 0, "stiffness": 1, "damping": 2}
-_SCHEME = {"moreau-jean": 0, "modified-theta": 1, "fremond": 2, "quasistatic": 3}
+_SCHEME = _names_of("scheme")
 _CONTACT = {"open": 0, "stick": 1, "slip": 2}
 _CONTACT_NAMES = {v: k for k, v in _CONTACT.items()}
 _IT_PARAM = {"step": 100, "theta": 101, "tolerance": 102, "max_iter": 103, "contact_solver": 104,
              "cert_tol": 105, "energy_check": 106}
-_FC_SOLVER = {"auto": 0, "fixed-point": 1, "nsgs": 2, "newton": 3, "admm": 4, "prox": 5}
+_FC_SOLVER = _names_of("contact-solver")
 _ST_PARAM = {"nev": 500, "target_hz": 501, "mu": 502, "tolerance": 503, "damping": 504,
              "dense_max": 505, "projection_modes": 506, "max_iter": 507,
              "share_sweep": 508, "estimate_modes": 509, "band_hz": 510}
@@ -1188,7 +1215,7 @@ class Mesh(_Child):
         self._h = h
         self.dim, self.nnodes = dim, nn
 
-    _FORMATS = {1: "vtk", 2: "vtu", 3: "gmsh", 4: "abaqus", 5: "nastran"}
+    _FORMATS = {value: name for name, value, _ in registry("mesh-format")}
 
     @classmethod
     def read(cls, system, path, dim=3):

@@ -343,7 +343,51 @@ static void test_loads_and_fixed(void) {
   fcd_system_destroy(sys);
 }
 
+/* the registries: names and values both ways, and every refusal of bad input */
+static void test_registry(void) {
+  static const fcd_family fams[] = {FCD_FAMILY_SCHEME, FCD_FAMILY_CONTACT_SOLVER,
+                                    FCD_FAMILY_MATRIX_FORMAT, FCD_FAMILY_MESH_FORMAT};
+  for (size_t f = 0; f < sizeof fams / sizeof *fams; f++) {
+    int n = fcd_registry_count(fams[f]);
+    CHECK(n >= 4);
+    for (int k = 0; k < n; k++) {
+      const char *name = NULL, *summary = NULL;
+      int v = -1, w = -2;
+      CHECK_ST(fcd_registry_entry(fams[f], k, &name, &v, &summary), FCD_OK);
+      CHECK(name && summary && *summary);
+      CHECK_ST(fcd_registry_lookup(fams[f], name, &w), FCD_OK);
+      CHECK(w == v);
+      CHECK(fcd_registry_name(fams[f], v) == name);
+    }
+    CHECK_ST(fcd_registry_entry(fams[f], n, NULL, NULL, NULL), FCD_E_INVALID_ARG);
+    CHECK_ST(fcd_registry_entry(fams[f], -1, NULL, NULL, NULL), FCD_E_INVALID_ARG);
+    int v;
+    CHECK_ST(fcd_registry_lookup(fams[f], "no-such-name", &v), FCD_E_INVALID_ARG);
+    CHECK_ST(fcd_registry_lookup(fams[f], NULL, &v), FCD_E_INVALID_ARG);
+    CHECK_ST(fcd_registry_lookup(fams[f], "auto", NULL), FCD_E_INVALID_ARG);
+    CHECK(fcd_registry_name(fams[f], 12345) == NULL);
+  }
+  CHECK(fcd_registry_count((fcd_family)99) == 0);
+  CHECK_ST(fcd_registry_entry((fcd_family)99, 0, NULL, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK(fcd_registry_name((fcd_family)-1, 0) == NULL);
+  /* the library checks values against the same rows */
+  int fremond;
+  CHECK_ST(fcd_registry_lookup(FCD_FAMILY_SCHEME, "fremond", &fremond), FCD_OK);
+  CHECK(fremond == FCD_SCHEME_FREMOND);
+  CHECK(!strcmp(fcd_registry_name(FCD_FAMILY_MATRIX_FORMAT, FCD_MATRIX_FORMAT_NASTRAN_OP4),
+                fcd_matrix_format_name(FCD_MATRIX_FORMAT_NASTRAN_OP4)));
+  fcd_system *sys = NULL;
+  fcd_integrator *it = NULL;
+  CHECK_ST(fcd_system_create(2, &sys), FCD_OK);
+  CHECK_ST(fcd_integrator_create(sys, NULL, (fcd_scheme)fcd_registry_count(FCD_FAMILY_SCHEME),
+                                 &it),
+           FCD_E_INVALID_ARG);
+  CHECK(it == NULL);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
+  test_registry();
   test_status_and_version();
   test_coo();
   test_csr();
