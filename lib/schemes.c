@@ -59,6 +59,12 @@ static void mtheta_rhs(const fcd__scheme_contact *c, int d, fcd_real *q) {
   q[0] += (1 - c->theta) * c->u0[0] + c->gap / c->h;
 }
 
+/* rows a test build adds (tests/dynamics/recipe_schemes.c follows the recipe of
+ * docs/architecture.md with it); none in the library */
+#ifndef FCD__SCHEMES_EXTRA
+#define FCD__SCHEMES_EXTRA
+#endif
+
 /* The schemes, the one table of their names (the registry, FCD_FAMILY_SCHEME): a new
  * scheme is a row here, its enumerator in fcd/fcd_integrator.h and its functions above. */
 static const fcd__scheme_ops schemes[] = {
@@ -73,7 +79,7 @@ static const fcd__scheme_ops schemes[] = {
      activate_predicted, 0, fremond_rhs, w_theta, 1},
     {FCD_SCHEME_QUASISTATIC, "quasistatic",
      "incremental static problems with the friction history", NULL, 0, NULL, NULL, 0},
-};
+    FCD__SCHEMES_EXTRA};
 #define NSCHEMES (sizeof schemes / sizeof schemes[0])
 
 const fcd__scheme_ops *fcd__scheme_ops_of(fcd_scheme scheme) {
