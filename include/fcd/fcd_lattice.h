@@ -11,7 +11,7 @@
  *  The model, the paper's generators (with defects as moved nodes), the static checks
  *  (kinematic determinacy, the dimension of the self-stress space m - (n d - q)), and the
  *  state-dependent sweeping process of Theorem 4.1 stepped by the implicit catch-up
- *  scheme (Algorithm 1 in the full space, with a sparse projection; see lib/lattice.c):
+ *  scheme (Algorithm 1 in the full space, with a sparse projection; see lib/capabilities/lattice/lattice.c):
  *  per step, the Picard iteration a~ -> T(a~) of weighted projections onto the moving
  *  polyhedron, from a selectable initial guess, so that different branches can be
  *  reached; divergence (iteration cap, bound) is reported, never returned as a state.

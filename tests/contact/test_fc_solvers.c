@@ -493,7 +493,7 @@ static void test_tiny_and_zero_data(void) {
 }
 
 /* AUTO from a warm start whose contact states hold (an integrator's next step): the
- * states' linear problem solved directly (lib/fc_state.c) in a few solves, where NSGS
+ * states' linear problem solved directly (lib/contact/fc_state.c) in a few solves, where NSGS
  * sweeps. The problem's answer r* (NSGS at 1e-13) is the guess for the same problem with
  * q moved by 1e-6 (states kept: in 2D one or two solves) and by a large amount that opens or
  * closes contacts (the states corrected, or NSGS from the guess); every answer is checked
@@ -550,7 +550,7 @@ static void test_warm_start_states(void) {
     }
 }
 
-/* The small-problem path of AUTO (lib/fc_solvers.c: 2D problems of up to 32 contacts from
+/* The small-problem path of AUTO (lib/contact/fc_solvers.c: 2D problems of up to 32 contacts from
  * a zero guess take the states of NSGS' first sweeps to a direct solve; every problem
  * keeps its diagonal blocks between solves). Random problems of 1 to 10 contacts, 2D
  * and 3D, mu from 0 to 10, built around a solution (r*, u*) whose states are drawn

@@ -8,8 +8,8 @@
  * takes when separators come first: the trailing block of the factor is the Cholesky factor of the Schur complement
  * of the leading block, whose inverse is the trailing block of S^-1, so the same
  * reference serves. */
-#include "../../lib/algebra.h"
-#include "../../lib/backend/petsc_backend.h"
+#include "algebra.h"
+#include "petsc_backend.h"
 #include "../fcdtest.h"
 
 #include <lapacke.h>

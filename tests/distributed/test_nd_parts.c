@@ -7,7 +7,7 @@
  * the separators then the last set close the order, in the list's order; and within a
  * part the order is METIS' own (the same as fcd__metis_part_order gives on rank 0). With
  * no parts, rank 0's order of the whole pattern, the last set last. */
-#include "../../lib/backend/petsc_backend.h"
+#include "petsc_backend.h"
 #include "../fcdtest.h"
 
 #include <mpi.h>

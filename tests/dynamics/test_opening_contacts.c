@@ -1,4 +1,4 @@
-/* Contacts about to open in a step solved from the warm start's states (lib/fc_state.c,
+/* Contacts about to open in a step solved from the warm start's states (lib/contact/fc_state.c,
  * AUTO's first stage in an integrator).
  *
  * A chain of eight of Hoffmann's oscillators (tests/periodic/hoffmann_model.h: each a

@@ -1,5 +1,5 @@
 /* A scheme added as docs/architecture.md says (tests/dynamics/recipe_schemes.c: one row of
- * lib/schemes.c's table) is a scheme everywhere at once: the registry lists it, the
+ * lib/capabilities/dynamics/schemes.c's table) is a scheme everywhere at once: the registry lists it, the
  * integrator takes it, and its step is the step its row describes (Moreau-Jean's
  * operations here, so the pin on a flat follows Moreau-Jean's states to the last bit). */
 #include "../fcdtest.h"

@@ -652,7 +652,7 @@ static void test_void_rows(void) {
 }
 
 /* CHOLMOD's factorization runs with OpenMP's regions inactive in the calling thread
- * (backend/cholmod.c); the host's setting must be what it was afterwards. A 5-point
+ * (backends/cholmod.c); the host's setting must be what it was afterwards. A 5-point
  * Laplacian on a 70 x 70 grid has supernodes large enough for CHOLMOD's regions, and a
  * closed-form answer: A x = A 1 gives x = 1. */
 static void test_openmp_state(void) {

@@ -23,17 +23,28 @@ from collections import defaultdict
 
 
 def read_layers(path):
+    """the layers and each file's layer; an entry ending with '/' is a folder of lib/,
+    every source and header under it"""
+    lib = os.path.dirname(path)
     layers, layer_of = [], {}
     for line in open(path, encoding="utf-8"):
         line = line.split("#", 1)[0].strip()
         if not line or line.startswith("calls "):
             continue
-        name, files = line.split(":", 1)
+        name, entries = line.split(":", 1)
         layers.append(name.strip())
-        for f in files.split():
-            if f in layer_of:
-                sys.exit(f"layers.py: {f} is listed twice in {path}")
-            layer_of[f] = len(layers) - 1
+        for e in entries.split():
+            if e.endswith("/"):
+                if not os.path.isdir(os.path.join(lib, e)):
+                    sys.exit(f"layers.py: {path} names the folder {e}, which is not there")
+                files = sorted(os.path.relpath(p, lib) for p in glob.glob(
+                    os.path.join(lib, e, "**", "*.[ch]"), recursive=True))
+            else:
+                files = [e]
+            for f in files:
+                if f in layer_of:
+                    sys.exit(f"layers.py: {f} is listed twice in {path}")
+                layer_of[f] = len(layers) - 1
     return layers, layer_of
 
 
@@ -115,6 +126,12 @@ def violations(layers, layer_of, edges):
 
 def include_violations(lib, layers, layer_of):
     bad = []
+    by_name = {}
+    for f in layer_of:
+        if os.path.basename(f) in by_name:
+            bad.append(f"two headers or sources named {os.path.basename(f)}: an include of "
+                       "it by name is ambiguous")
+        by_name[os.path.basename(f)] = f
     for f in sorted(layer_of):
         path = os.path.join(lib, f)
         if not os.path.exists(path):
@@ -124,6 +141,8 @@ def include_violations(lib, layers, layer_of):
             if not m:
                 continue
             target = os.path.normpath(os.path.join(os.path.dirname(f), m.group(1)))
+            if target not in layer_of:  # found through the layers' folders (lib/meson.build)
+                target = by_name.get(os.path.basename(m.group(1)), target)
             if target not in layer_of:
                 continue  # a public header, or one a test builds
             if layer_of[target] > layer_of[f]:
@@ -209,7 +228,7 @@ def main():
     bad += [f"lib/layers.txt lists {f}, which is no file of lib/" for f in layer_of
             if f not in sources]
     bad += [f"docs/architecture.md does not name {f}" for f in sources
-            if f"`{f}`" not in doc]
+            if f"`{os.path.basename(f)}`" not in doc]
     built = [f for f in layer_of if f in sources and f.endswith(".c")]
     defined_by = {}
     bad += violations(layers, layer_of, symbol_graph(archive, built, defined_by))

@@ -1,4 +1,4 @@
-/* The text readers' shared input (lib/textio.c): numbers read in place must equal glibc's
+/* The text readers' shared input (lib/core/textio.c): numbers read in place must equal glibc's
  * strtod bit for bit (strtod rounds correctly: it is the reference, an independent
  * implementation), and lines read by blocks must be the file's lines, wherever a block
  * ends. */

@@ -1,4 +1,4 @@
-/* Modal coordinates of a reduced model (fcd_reduction_create_modal, lib/reduction_modal.c),
+/* Modal coordinates of a reduced model (fcd_reduction_create_modal, lib/capabilities/reduction/reduction_modal.c),
  * on the 2D block of test_reduction.c (nine frictional contacts below, the top row
  * prescribed at a constant nonzero displacement: one shape coordinate s):
  * - with every mode kept, the modal stiffness' diagonal is the spectrum of the full

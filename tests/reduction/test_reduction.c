@@ -1,4 +1,4 @@
-/* Component mode synthesis with the contact dofs kept (lib/reduction.c), against dense
+/* Component mode synthesis with the contact dofs kept (lib/capabilities/reduction/reduction.c), against dense
  * LAPACK on the full model (an independent computation of the same quantities):
  * - all interior modes kept: the reduced pencil is the full one in other coordinates, so
  *   its eigenvalues on the free dofs are the full model's to round-off;
@@ -8,7 +8,7 @@
  *   one for any number of modes (the constraint modes are the static response), Guyan's
  *   reduction (no mode) included;
  * - SLEPc's modes of the clamped system equal the dense ones, and so do the block
- *   solver's (lib/reduction_modes.c) on a block large enough for it;
+ *   solver's (lib/capabilities/reduction/reduction_modes.c) on a block large enough for it;
  * - the refusals, by name;
  * - the public handle: the reduced system and its contacts in fcd's own static
  *   equilibrium, the top pressed down by a prescribed displacement and the bottom
@@ -269,7 +269,7 @@ static double worst_error(const model *md, const fcd__cb *cb, int k, double *err
   return worst;
 }
 
-/* The inertia correction (lib/reduction.c, inertia_correction). Its vectors are modal
+/* The inertia correction (lib/capabilities/reduction/reduction.c, inertia_correction). Its vectors are modal
  * columns: zero on the kept dofs, M-orthonormal and M-orthogonal to the modes (T' M T's
  * modal block the identity). The subspaces nest: the modes alone within p of the vectors
  * within all of them (one per kept dof), so each eigenvalue can only come down (Ritz).
@@ -383,7 +383,7 @@ static void test_slepc(const model *md) {
   fcd__cb_clear(&sp);
 }
 
-/* The block solver (lib/reduction_modes.c) on a block large enough for it (24 x 10
+/* The block solver (lib/capabilities/reduction/reduction_modes.c) on a block large enough for it (24 x 10
  * cells, 450 interior dofs against 20 modes): the dense eigen-solve's omega^2 to 1e-10,
  * its modes M-orthonormal (the reduced mass' modal block the identity, the stiffness'
  * diag(omega^2)), and the reduced pencil's lowest eigenvalues the dense basis' ones */

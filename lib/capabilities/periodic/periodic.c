@@ -1,0 +1,1355 @@
+/* Periodic orbits of the nonsmooth dynamics by shooting (issue 68; docs/periodic.md).
+ *
+ * The unknowns are the free dofs' state x0 = (u0, v0) and the period T; the map is the
+ * scheme's own discrete flow, N steps of T / N from x0 (N fixed for a solve), so the orbit
+ * is a periodic orbit of the same scheme that a long transient uses, at a step within half
+ * a step of it. Newton on F(x0, T) = phi_T(x0) - x0 = 0 with the phase condition
+ * c' dx0 = 0, c the flow's direction at the iterate (its first step), which removes the
+ * orbit's freedom of phase. The Jacobian comes from finite differences of the step map:
+ * the map is piecewise smooth (impacts, stick-slip transitions), and the differences see
+ * the piece the orbit is on with no saltation matrices to derive for every contact law and
+ * scheme; their cost, 2 nfree + 1 periods an iteration, suits the small and reduced
+ * systems this is for. The unknowns are scaled by the orbit's amplitudes (displacements,
+ * velocities) and T by its guess, so that one relative difference step serves all.
+ * The monodromy matrix is the Jacobian's state block at the converged orbit; its
+ * eigenvalues are the Floquet multipliers, one of them 1 (the phase) up to the
+ * differences' and the scheme's errors, which the info reports. */
+#include "capabilities.h"
+#include "lapack.h"
+#include "fcd/fcd_integrator.h"
+#include "fcd/fcd_periodic.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define FCD_PERIODIC_MAGIC 0x66637079u /* "fcpy" */
+
+struct fcd_periodic {
+  unsigned magic;
+  fcd_system *sys;
+  fcd_contact_set *cs;
+  fcd_integrator *it;
+  fcd_scheme scheme;
+  fcd_real h, tol, fd;
+  fcd_index maxit;
+  int jac;             /* FCD_PERIODIC_JACOBIAN_*: dense differences or Newton-Krylov */
+  fcd_index kmax;      /* GMRES basis cap a Newton iteration (Krylov) */
+  fcd_index nmult;     /* Arnoldi steps for the multipliers (Krylov) */
+  fcd_index nf, nx; /* free dofs, state unknowns (2 nf) */
+  int have;         /* a solve ran: the best iterate is kept */
+  fcd_periodic_info info;
+  fcd_real *u0, *v0, *umin, *umax; /* n each */
+  fcd_real *mre, *mim;             /* nx each */
+  /* work: full-size state, one period's ranges of the free velocities */
+  fcd_real *uw, *vw, *vmin, *vmax;
+};
+
+static int valid(const fcd_periodic *p) {
+  return p && p->magic == FCD_PERIODIC_MAGIC && fcd__system_valid(p->sys);
+}
+
+#define CHECK_P(p)                                                                     \
+  do {                                                                                 \
+    if (!valid(p)) return FCD_E_INVALID_ARG;                                           \
+  } while (0)
+
+fcd_status fcd_periodic_create(fcd_system *sys, fcd_contact_set *cs, fcd_scheme scheme,
+                               fcd_periodic **out) {
+  if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_create: out is NULL");
+  *out = NULL;
+  FCD_CHECK_SYS(sys);
+  if (scheme == FCD_SCHEME_QUASISTATIC)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_create: the quasistatic scheme has no "
+                    "velocities to be periodic; use a dynamic scheme");
+  if (sys->load_fn || sys->presc_fn)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "periodic_create: shooting needs an autonomous "
+                    "system, and this one has a %s function (time-dependent %s)",
+                    sys->load_fn ? "load" : "prescribed", sys->load_fn ? "loads" :
+                    "prescribed displacements");
+  fcd_integrator *it = NULL;
+  FCD_TRY(fcd_integrator_create(sys, cs, scheme, &it));
+  fcd_periodic *p = fcd__calloc(1, sizeof *p);
+  fcd_index n = sys->n;
+  if (p) {
+    p->u0 = fcd__calloc((size_t)n, sizeof *p->u0);
+    p->v0 = fcd__calloc((size_t)n, sizeof *p->v0);
+    p->umin = fcd__calloc((size_t)n, sizeof *p->umin);
+    p->umax = fcd__calloc((size_t)n, sizeof *p->umax);
+    p->uw = fcd__calloc((size_t)n, sizeof *p->uw);
+    p->vw = fcd__calloc((size_t)n, sizeof *p->vw);
+  }
+  if (!p || !p->u0 || !p->v0 || !p->umin || !p->umax || !p->uw || !p->vw) {
+    if (p) {
+      fcd__free(p->u0);
+      fcd__free(p->v0);
+      fcd__free(p->umin);
+      fcd__free(p->umax);
+      fcd__free(p->uw);
+      fcd__free(p->vw);
+      fcd__free(p);
+    }
+    fcd_integrator_destroy(it);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a shooting solver");
+  }
+  p->sys = sys;
+  p->cs = cs;
+  p->it = it;
+  p->scheme = scheme;
+  p->tol = 1e-9;
+  p->fd = 1e-6;
+  p->maxit = 30;
+  p->jac = FCD_PERIODIC_JACOBIAN_AUTO;
+  p->kmax = 200;
+  p->nmult = 40;
+  p->magic = FCD_PERIODIC_MAGIC;
+  *out = p;
+  return FCD_OK;
+}
+
+static void clear_result(fcd_periodic *p) {
+  fcd__free(p->mre);
+  fcd__free(p->mim);
+  fcd__free(p->vmin);
+  fcd__free(p->vmax);
+  p->mre = p->mim = p->vmin = p->vmax = NULL;
+}
+
+void fcd_periodic_destroy(fcd_periodic *p) {
+  if (!valid(p)) return;
+  p->magic = 0;
+  fcd_integrator_destroy(p->it);
+  clear_result(p);
+  fcd__free(p->u0);
+  fcd__free(p->v0);
+  fcd__free(p->umin);
+  fcd__free(p->umax);
+  fcd__free(p->uw);
+  fcd__free(p->vw);
+  fcd__free(p);
+}
+
+fcd_status fcd_periodic_set_param(fcd_periodic *p, int key, fcd_real value) {
+  CHECK_P(p);
+  fcd_system *sys = p->sys;
+  switch (key) {
+  case FCD_PERIODIC_PARAM_TOL:
+    if (!(value > 0) || !isfinite(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the tolerance must be > 0 and "
+                      "finite, not %g", value);
+    p->tol = value;
+    return FCD_OK;
+  case FCD_PERIODIC_PARAM_MAX_ITER:
+    if (!(value >= 1) || value > 1e6 || value != floor(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the iteration cap must be a whole "
+                      "number from 1 to 1e6, not %g", value);
+    p->maxit = (fcd_index)value;
+    return FCD_OK;
+  case FCD_PERIODIC_PARAM_FD_STEP:
+    if (!(value > 0) || !(value < 0.1))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the difference step must be in "
+                      "(0, 0.1), not %g", value);
+    p->fd = value;
+    return FCD_OK;
+  case FCD_PERIODIC_PARAM_JACOBIAN:
+    if (value != FCD_PERIODIC_JACOBIAN_DENSE && value != FCD_PERIODIC_JACOBIAN_KRYLOV &&
+        value != FCD_PERIODIC_JACOBIAN_AUTO)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the Jacobian must be "
+                      "FCD_PERIODIC_JACOBIAN_DENSE (0), _KRYLOV (1) or _AUTO (2), not %g",
+                      value);
+    p->jac = (int)value;
+    return FCD_OK;
+  case FCD_PERIODIC_PARAM_KRYLOV_MAX:
+  case FCD_PERIODIC_PARAM_MULTIPLIERS:
+    if (!(value >= 1) || value > 1e5 || value != floor(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the %s must be a whole number from "
+                      "1 to 1e5, not %g", key == FCD_PERIODIC_PARAM_KRYLOV_MAX ? "Krylov basis "
+                      "cap" : "number of multipliers", value);
+    if (key == FCD_PERIODIC_PARAM_KRYLOV_MAX) p->kmax = (fcd_index)value;
+    else p->nmult = (fcd_index)value;
+    return FCD_OK;
+  case FCD_PARAM_STEP:
+    if (!(value > 0) || !isfinite(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the step must be > 0 and finite, "
+                      "not %g", value);
+    p->h = value;
+    return FCD_OK;
+  default:
+    /* the integrator's own keys and checks (theta, the contact solver, ...) */
+    return fcd_integrator_set_param(p->it, key, value);
+  }
+}
+
+/* the normal row of contact c in H (row c * dim), and its penetration at u */
+static fcd_real penetration(const fcd_periodic *p, const fcd__csr *H, fcd_index c,
+                            const fcd_real *u) {
+  fcd_index row = c * p->cs->dim;
+  fcd_real s = 0;
+  for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++) s += H->val[q] * u[H->col[q]];
+  return s - p->cs->c[c].gap;
+}
+
+/* A Newton iterate's displacement kept admissible: each contact's penetration removed
+ * along its normal row over the free dofs (Kaczmarz sweeps: rows of different contacts
+ * may share dofs). The orbit's own states are admissible, so this only acts on the
+ * excursions of early iterates. */
+static fcd_status admissible(fcd_periodic *p, fcd_real *u) {
+  if (!p->cs || p->cs->n == 0) return FCD_OK;
+  const fcd__csr *H;
+  FCD_TRY(fcd__contact_set_operator(p->cs, &H));
+  const fcd_system *sys = p->sys;
+  for (int sweep = 0; sweep < 50; sweep++) {
+    int moved = 0;
+    for (fcd_index c = 0; c < p->cs->n; c++) {
+      fcd_real pen = penetration(p, H, c, u);
+      if (!(pen > 1e-14 * (1 + fabs(p->cs->c[c].gap)))) continue;
+      fcd_index row = c * p->cs->dim;
+      fcd_real nrm = 0;
+      for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++)
+        if (!sys->is_fixed[H->col[q]]) nrm += H->val[q] * H->val[q];
+      if (nrm == 0) continue; /* a contact on prescribed dofs only: the system's to keep */
+      for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++)
+        if (!sys->is_fixed[H->col[q]]) u[H->col[q]] -= pen * H->val[q] / nrm;
+      moved = 1;
+    }
+    if (!moved) break;
+  }
+  return FCD_OK;
+}
+
+/* A guess taken from a transient: the modified theta scheme and Moreau-Jean's hold a
+ * contact at velocity level, so their states sink into an obstacle by up to about h
+ * times the approach speed (3.4e-8 m at the end of the reduced brake's transient, h =
+ * 1e-5 s, which the integrator's set_state refuses). Such a sinking is moved out along
+ * the contact's normal row, as every Newton iterate's is; one deeper than 2 h max|v|
+ * (and the integrator's own 1e-9 allowance) is not a scheme's and is refused. */
+static fcd_status guess_admissible(fcd_periodic *p, fcd_real *u, const fcd_real *v) {
+  if (!p->cs || p->cs->n == 0 || !v) return FCD_OK;
+  const fcd__csr *H;
+  FCD_TRY(fcd__contact_set_operator(p->cs, &H));
+  fcd_real vmax = 0, worst = 0;
+  fcd_index wc = 0;
+  for (fcd_index i = 0; i < p->sys->n; i++) vmax = fmax(vmax, fabs(v[i]));
+  for (fcd_index c = 0; c < p->cs->n; c++) {
+    fcd_real pen = penetration(p, H, c, u);
+    if (pen > worst) {
+      worst = pen;
+      wc = c;
+    }
+  }
+  if (!(worst > 0)) return FCD_OK;
+  if (worst > 2 * p->h * vmax + 1e-9 * (1 + fabs(p->cs->c[wc].gap)))
+    return fcd__err(p->sys, FCD_E_INVALID_ARG, "periodic_solve: the guess' contact %lld "
+                    "penetrates by %.3g (u_N - g > 0), more than a step of the scheme sinks "
+                    "(2 h max|v| = %.3g)", (long long)wc, worst, 2 * p->h * vmax);
+  return admissible(p, u);
+}
+
+/* The full state of the free unknowns x (nf displacements, nf velocities) into p->uw,
+ * p->vw (prescribed entries zero: the integrator takes them from the system) */
+static void scatter(fcd_periodic *p, const fcd_real *x) {
+  const fcd_system *sys = p->sys;
+  memset(p->uw, 0, (size_t)sys->n * sizeof *p->uw);
+  memset(p->vw, 0, (size_t)sys->n * sizeof *p->vw);
+  for (fcd_index k = 0; k < p->nf; k++) {
+    p->uw[sys->dof_of[k]] = x[k];
+    p->vw[sys->dof_of[k]] = x[p->nf + k];
+  }
+}
+
+static void gather(const fcd_periodic *p, const fcd_real *u, const fcd_real *v, fcd_real *x) {
+  const fcd_system *sys = p->sys;
+  for (fcd_index k = 0; k < p->nf; k++) {
+    x[k] = u[sys->dof_of[k]];
+    x[p->nf + k] = v[sys->dof_of[k]];
+  }
+}
+
+/* One period: N steps of T / N from x into y; with rec, the ranges of every dof's
+ * displacement (p->umin, p->umax) and of the free velocities (p->vmin, p->vmax) over the
+ * N + 1 states, and x1 (may be NULL) the state after the first step. */
+static fcd_status flow(fcd_periodic *p, const fcd_real *x, fcd_real T, fcd_index N, fcd_real *y,
+                       int rec, fcd_real *x1) {
+  fcd_system *sys = p->sys;
+  fcd_index n = sys->n;
+  scatter(p, x);
+  FCD_TRY(fcd_integrator_set_param(p->it, FCD_PARAM_STEP, T / (fcd_real)N));
+  FCD_TRY(fcd_integrator_set_state(p->it, 0.0, p->uw, p->vw));
+  for (fcd_index k = 0; k <= N; k++) {
+    if (k > 0) FCD_TRY(fcd_integrator_step(p->it));
+    if (!rec && k < N) continue;
+    FCD_TRY(fcd_integrator_get_state(p->it, NULL, p->uw, p->vw));
+    if (rec) {
+      for (fcd_index i = 0; i < n; i++) {
+        if (k == 0 || p->uw[i] < p->umin[i]) p->umin[i] = p->uw[i];
+        if (k == 0 || p->uw[i] > p->umax[i]) p->umax[i] = p->uw[i];
+      }
+      for (fcd_index j = 0; j < p->nf; j++) {
+        fcd_real vj = p->vw[sys->dof_of[j]];
+        if (k == 0 || vj < p->vmin[j]) p->vmin[j] = vj;
+        if (k == 0 || vj > p->vmax[j]) p->vmax[j] = vj;
+      }
+      if (k == 1 && x1) gather(p, p->uw, p->vw, x1);
+    }
+  }
+  gather(p, p->uw, p->vw, y);
+  return FCD_OK;
+}
+
+/* the amplitudes of the recorded period (largest half range of a free displacement, of
+ * a free velocity) */
+static void amplitudes(const fcd_periodic *p, fcd_real *au, fcd_real *av) {
+  *au = *av = 0;
+  for (fcd_index j = 0; j < p->nf; j++) {
+    fcd_index d = p->sys->dof_of[j];
+    *au = fmax(*au, 0.5 * (p->umax[d] - p->umin[d]));
+    *av = fmax(*av, 0.5 * (p->vmax[j] - p->vmin[j]));
+  }
+}
+
+static fcd_real residual(const fcd_periodic *p, const fcd_real *x, const fcd_real *y,
+                         fcd_real au, fcd_real av) {
+  fcd_real ru = 0, rv = 0;
+  for (fcd_index j = 0; j < p->nf; j++) {
+    ru = fmax(ru, fabs(y[j] - x[j]));
+    rv = fmax(rv, fabs(y[p->nf + j] - x[p->nf + j]));
+  }
+  return fmax(ru / au, rv / av);
+}
+
+/* The Newton iterate's state: x (nx), its image y, T, its amplitudes and residual, the
+ * state after its first step (x1, the flow's direction) */
+typedef struct {
+  fcd_real *x, *y, *x1;
+  fcd_real T, au, av, res;
+} iterate;
+
+/* evaluates the iterate at (it->x, it->T): the period, its ranges, amplitudes, residual */
+static fcd_status evaluate(fcd_periodic *p, fcd_index N, iterate *s) {
+  FCD_TRY(flow(p, s->x, s->T, N, s->y, 1, s->x1));
+  amplitudes(p, &s->au, &s->av);
+  /* an orbit whose displacements move by less than 1e-10 of their size is an equilibrium
+   * up to the scheme's round-off */
+  fcd_real um = 0;
+  for (fcd_index j = 0; j < p->nf; j++) um = fmax(um, fabs(s->x[j]));
+  if (!(s->au > 1e-10 * um) || !(s->av > 0))
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "periodic: the orbit has no motion (largest "
+                    "displacement range %g of displacements up to %g, velocity range %g): the guess or the iterate is "
+                    "an equilibrium, which is periodic with any period; start from a state "
+                    "off the equilibrium", 2 * s->au, um, 2 * s->av);
+  s->res = residual(p, s->x, s->y, s->au, s->av);
+  return FCD_OK;
+}
+
+/* The difference step of unknown j (scaled), its sign chosen so that a displacement does
+ * not push a contact into its obstacle */
+static fcd_real fd_sign(fcd_periodic *p, const fcd__csr *H, const iterate *s, fcd_index j) {
+  if (!H || j >= p->nf) return 1;
+  fcd_index dof = p->sys->dof_of[j];
+  scatter(p, s->x);
+  for (fcd_index c = 0; c < p->cs->n; c++) {
+    fcd_index row = c * p->cs->dim;
+    for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++)
+      if (H->col[q] == dof && H->val[q] != 0) {
+        fcd_real pen = penetration(p, H, c, p->uw);
+        if (pen + p->fd * s->au * fabs(H->val[q]) > -1e-12 * (1 + fabs(p->cs->c[c].gap)))
+          return H->val[q] > 0 ? -1 : 1;
+      }
+  }
+  return 1;
+}
+
+/* every contact's friction coefficient set to mu (the continuation's parameter) */
+static fcd_status set_mu(fcd_periodic *p, fcd_real mu) {
+  for (fcd_index c = 0; p->cs && c < p->cs->n; c++)
+    FCD_TRY(fcd_contact_set_set_friction(p->cs, c, mu));
+  return FCD_OK;
+}
+
+/* The Jacobian of F in the scaled unknowns (x_u / au, x_v / av, T / T0, and with mu set,
+ * the friction coefficient itself), into J (nx rows of nx + 1 + with_mu, row-major):
+ * column j from one more period with unknown j moved by the difference step. The scales
+ * are sc's (au, av); the differences are taken about s. xt, yt: work (nx). */
+static fcd_status jacobian_at(fcd_periodic *p, fcd_index N, fcd_real T0, const iterate *s,
+                              const iterate *sc, int with_mu, fcd_real mu, fcd_real *J,
+                              fcd_real *xt, fcd_real *yt, fcd_index *evals) {
+  fcd_index nx = p->nx, nf = p->nf, stride = nx + 1 + (with_mu != 0);
+  const fcd__csr *H = NULL;
+  if (p->cs && p->cs->n > 0) FCD_TRY(fcd__contact_set_operator(p->cs, &H));
+  for (fcd_index j = 0; j < stride; j++) {
+    memcpy(xt, s->x, (size_t)nx * sizeof *xt);
+    fcd_real T = s->T, dz = p->fd * (j < nx ? fd_sign(p, H, s, j) : 1), dmu = 0;
+    if (j < nx) xt[j] += dz * (j < nf ? sc->au : sc->av);
+    else if (j == nx) T += dz * T0;
+    else dmu = dz = p->fd * fmax(mu, 0.1);
+    if (dmu != 0) FCD_TRY(set_mu(p, mu + dmu));
+    fcd_status st = flow(p, xt, T, N, yt, 0, NULL);
+    if (dmu != 0) FCD_TRY(set_mu(p, mu));
+    if (st != FCD_OK) return st;
+    (*evals)++;
+    for (fcd_index i = 0; i < nx; i++)
+      J[i * stride + j] = (yt[i] - s->y[i]) / (dz * (i < nf ? sc->au : sc->av));
+  }
+  return FCD_OK;
+}
+
+static fcd_status jacobian(fcd_periodic *p, fcd_index N, fcd_real T0, const iterate *s,
+                           fcd_real *J, fcd_real *xt, fcd_real *yt, fcd_index *evals) {
+  return jacobian_at(p, N, T0, s, s, 0, 0, J, xt, yt, evals);
+}
+
+/* The Newton correction (scaled) from J: [J_x - I, J_T; c', 0] dz = [-r; 0], c the flow's
+ * direction at the iterate. A: (nx + 1)^2 work; dz: nx + 1. */
+static fcd_status newton_step(fcd_periodic *p, const iterate *s, const fcd_real *J, fcd_real *A,
+                              fcd_real *dz) {
+  fcd_index nx = p->nx, nf = p->nf, m = nx + 1;
+  fcd_real cn = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    fcd_real sc = i < nf ? s->au : s->av;
+    for (fcd_index j = 0; j < m; j++) A[i * m + j] = J[i * m + j] - (i == j ? 1 : 0);
+    dz[i] = -(s->y[i] - s->x[i]) / sc;
+    A[nx * m + i] = (s->x1[i] - s->x[i]) / sc;
+    cn += A[nx * m + i] * A[nx * m + i];
+  }
+  if (!(cn > 0))
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "periodic: the flow does not move the "
+                    "iterate in its first step, so no phase condition can be set");
+  cn = sqrt(cn);
+  for (fcd_index i = 0; i < nx; i++) A[nx * m + i] /= cn;
+  A[nx * m + nx] = 0;
+  dz[nx] = 0;
+  if (fcd__la_gesv(m, A, dz) != 0)
+    return fcd__err(p->sys, FCD_E_SINGULAR, "periodic: the Newton matrix [Phi - I, dF/dT; c', "
+                    "0] is singular at T = %.10g (a multiplier 1 besides the phase's: a "
+                    "fold or a family of orbits)", s->T);
+  return FCD_OK;
+}
+
+/* sorts the first cnt multipliers by modulus, largest first, and gives the info's figures
+ * and verdict from them */
+static void verdict(fcd_periodic *p, fcd_index cnt) {
+  for (fcd_index i = 1; i < cnt; i++) { /* insertion sort (cnt is small) */
+    fcd_real r = p->mre[i], im = p->mim[i], a = hypot(r, im);
+    fcd_index k = i;
+    while (k > 0 && hypot(p->mre[k - 1], p->mim[k - 1]) < a) {
+      p->mre[k] = p->mre[k - 1];
+      p->mim[k] = p->mim[k - 1];
+      k--;
+    }
+    p->mre[k] = r;
+    p->mim[k] = im;
+  }
+  fcd_index triv = 0;
+  for (fcd_index i = 1; i < cnt; i++)
+    if (hypot(p->mre[i] - 1, p->mim[i]) < hypot(p->mre[triv] - 1, p->mim[triv])) triv = i;
+  fcd_real mx = 0;
+  for (fcd_index i = 0; i < cnt; i++)
+    if (i != triv) mx = fmax(mx, hypot(p->mre[i], p->mim[i]));
+  p->info.multipliers = cnt;
+  p->info.trivial_error = hypot(p->mre[triv] - 1, p->mim[triv]);
+  p->info.max_multiplier = mx;
+  /* A trivial multiplier far from 1 means the differences did not see one smooth piece
+   * of the flow (the orbit at a kink of the step map: a grazing contact, a transition at
+   * a step's end): no verdict then. Otherwise a multiplier within ten times the trivial
+   * one's error of the unit circle is not called unstable: the differences cannot tell
+   * it from 1. */
+  if (p->info.trivial_error > 1e-2) p->info.stable = -1;
+  else p->info.stable = mx <= 1 + fmax(10 * p->info.trivial_error, 10 * p->fd);
+}
+
+static fcd_status multipliers_alloc(fcd_periodic *p) {
+  fcd_index nx = p->nx;
+  if (!p->mre) p->mre = fcd__malloc_array((size_t)nx, sizeof *p->mre);
+  if (!p->mim) p->mim = fcd__malloc_array((size_t)nx, sizeof *p->mim);
+  if (!p->mre || !p->mim)
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for %lld Floquet multipliers",
+                    (long long)nx);
+  return FCD_OK;
+}
+
+/* Floquet multipliers from the monodromy block of J (the scaled state columns), sorted
+ * by modulus, and the info's verdict */
+static fcd_status multipliers(fcd_periodic *p, const fcd_real *J, fcd_index m, fcd_real *A) {
+  fcd_index nx = p->nx;
+  FCD_TRY(multipliers_alloc(p));
+  for (fcd_index i = 0; i < nx; i++)
+    for (fcd_index j = 0; j < nx; j++) A[i * nx + j] = J[i * m + j];
+  if (fcd__la_geev_values(nx, A, p->mre, p->mim) != 0)
+    return fcd__err(p->sys, FCD_E_BACKEND, "periodic: LAPACK's eigenvalue solve of the "
+                    "monodromy matrix failed");
+  verdict(p, nx);
+  return FCD_OK;
+}
+
+/* the contacts' common friction coefficient, NaN when they differ or there are none */
+static fcd_real common_mu(const fcd_periodic *p) {
+  if (!p->cs || p->cs->n == 0) return NAN;
+  for (fcd_index c = 1; c < p->cs->n; c++)
+    if (p->cs->c[c].mu != p->cs->c[0].mu) return NAN;
+  return p->cs->c[0].mu;
+}
+
+/* keeps the iterate as the solver's result (best so far) */
+static void keep(fcd_periodic *p, const iterate *s, fcd_index N) {
+  scatter(p, s->x);
+  memcpy(p->u0, p->uw, (size_t)p->sys->n * sizeof *p->u0);
+  memcpy(p->v0, p->vw, (size_t)p->sys->n * sizeof *p->v0);
+  p->info.period = s->T;
+  p->info.steps = N;
+  p->info.residual = s->res;
+  p->info.amplitude_u = s->au;
+  p->info.amplitude_v = s->av;
+  p->info.mu = common_mu(p);
+  p->have = 1;
+}
+
+typedef struct {
+  fcd_real *x, *y, *x1, *xn, *yn, *x1n, *J, *A, *dz, *xt, *yt;
+} shoot_work;
+
+static void work_free(shoot_work *w) {
+  fcd_real **a[] = {&w->x, &w->y, &w->x1, &w->xn, &w->yn, &w->x1n, &w->J, &w->A, &w->dz,
+                    &w->xt, &w->yt};
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
+    fcd__free(*a[i]);
+    *a[i] = NULL;
+  }
+}
+
+static fcd_status work_alloc(fcd_periodic *p, shoot_work *w, int dense) {
+  size_t nx = (size_t)p->nx, m = nx + 1;
+  memset(w, 0, sizeof *w);
+  w->x = fcd__malloc_array(m, sizeof(fcd_real));
+  w->y = fcd__malloc_array(m, sizeof(fcd_real));
+  w->x1 = fcd__malloc_array(m, sizeof(fcd_real));
+  w->xn = fcd__malloc_array(m, sizeof(fcd_real));
+  w->yn = fcd__malloc_array(m, sizeof(fcd_real));
+  w->x1n = fcd__malloc_array(m, sizeof(fcd_real));
+  w->dz = fcd__malloc_array(m, sizeof(fcd_real));
+  w->xt = fcd__malloc_array(m, sizeof(fcd_real));
+  w->yt = fcd__malloc_array(m, sizeof(fcd_real));
+  if (dense) {
+    w->J = m <= SIZE_MAX / sizeof(fcd_real) / m ? fcd__malloc_array(m * m, sizeof(fcd_real))
+                                                 : NULL;
+    w->A = w->J ? fcd__malloc_array(m * m, sizeof(fcd_real)) : NULL;
+  }
+  p->vmin = fcd__malloc_array((size_t)p->nf + 1, sizeof *p->vmin);
+  p->vmax = fcd__malloc_array((size_t)p->nf + 1, sizeof *p->vmax);
+  if (!w->x || !w->y || !w->x1 || !w->xn || !w->yn || !w->x1n || !w->dz || !w->xt ||
+      !w->yt || (dense && (!w->J || !w->A)) || !p->vmin || !p->vmax) {
+    work_free(w);
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for shooting on %lld unknowns "
+                    "(a dense Newton matrix of %lld^2)", (long long)m, (long long)m);
+  }
+  return FCD_OK;
+}
+
+/* Tries the correction dz (scaled) from cur with lengths 1, 1/2, ..., 1/32: the first that
+ * lowers the residual becomes cur (its arrays swapped with nxt's). *moved: whether one did. */
+static fcd_status line_search(fcd_periodic *p, fcd_index N, fcd_real T0, const fcd_real *dz,
+                              iterate *cur, iterate *nxt, int *moved, fcd_index *evals) {
+  fcd_index nx = p->nx, nf = p->nf;
+  *moved = 0;
+  fcd_status last = FCD_OK;
+  for (int k = 0; k < 6; k++) {
+    fcd_real a = ldexp(1.0, -k);
+    nxt->T = cur->T + a * dz[nx] * T0;
+    if (!(nxt->T > 0)) continue;
+    for (fcd_index i = 0; i < nx; i++) nxt->x[i] = cur->x[i] + a * dz[i] * (i < nf ? cur->au : cur->av);
+    scatter(p, nxt->x);
+    FCD_TRY(admissible(p, p->uw));
+    gather(p, p->uw, p->vw, nxt->x);
+    last = evaluate(p, N, nxt);
+    (*evals)++;
+    if (last != FCD_OK) {
+      if (last == FCD_E_NOMEM || last == FCD_E_INVALID_ARG) return last;
+      continue; /* a step that fails (a contact solve) or a collapse: a shorter step */
+    }
+    if (nxt->res < cur->res) {
+      iterate t = *cur;
+      *cur = *nxt;
+      *nxt = t;
+      *moved = 1;
+      return FCD_OK;
+    }
+  }
+  return FCD_OK;
+}
+
+/* ---- Newton-Krylov (FCD_PERIODIC_JACOBIAN_KRYLOV) ----
+ * For large state vectors (reduced models: thousands of unknowns) the dense Jacobian's
+ * 2 nfree + 1 periods an iteration are too many. GMRES solves the same bordered Newton
+ * system with the monodromy applied by directional differences of the period map, one or
+ * two periods a Krylov step; the multipliers of largest modulus come from Arnoldi on the
+ * same products. Damped high modes give multipliers near 0, the operator's eigenvalues
+ * cluster at -1, and GMRES needs about as many steps as there are multipliers away from
+ * 0. */
+typedef struct {
+  fcd_index m, kmax;
+  fcd_real *V, *H, *cs, *sn, *g; /* basis (kmax + 1) x m, Hessenberg (kmax + 1) x kmax */
+  fcd_real *jt, *c, *d, *w, *xt, *yt;
+  signed char *sg; /* per displacement unknown: 0 free, else the sign that opens */
+} krylov_work;
+
+static void krylov_free(krylov_work *k) {
+  fcd_real **a[] = {&k->V, &k->H, &k->cs, &k->sn, &k->g, &k->jt, &k->c, &k->d, &k->w,
+                    &k->xt, &k->yt};
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
+    fcd__free(*a[i]);
+    *a[i] = NULL;
+  }
+  fcd__free(k->sg);
+  k->sg = NULL;
+}
+
+static fcd_status krylov_alloc(fcd_periodic *p, krylov_work *k) {
+  memset(k, 0, sizeof *k);
+  k->m = p->nx + 1;
+  k->kmax = p->kmax > p->nmult ? p->kmax : p->nmult;
+  if (k->kmax > k->m) k->kmax = k->m;
+  size_t m = (size_t)k->m, kk = (size_t)k->kmax + 1;
+  k->V = kk <= SIZE_MAX / sizeof(fcd_real) / m ? fcd__malloc_array(kk * m, sizeof(fcd_real)) : NULL;
+  k->H = fcd__calloc(kk * kk, sizeof(fcd_real));
+  k->cs = fcd__malloc_array(kk, sizeof(fcd_real));
+  k->sn = fcd__malloc_array(kk, sizeof(fcd_real));
+  k->g = fcd__malloc_array(kk, sizeof(fcd_real));
+  k->jt = fcd__malloc_array(m, sizeof(fcd_real));
+  k->c = fcd__malloc_array(m, sizeof(fcd_real));
+  k->d = fcd__malloc_array(m, sizeof(fcd_real));
+  k->w = fcd__malloc_array(m, sizeof(fcd_real));
+  k->xt = fcd__malloc_array(m, sizeof(fcd_real));
+  k->yt = fcd__malloc_array(m, sizeof(fcd_real));
+  k->sg = fcd__calloc(m, 1);
+  if (!k->V || !k->H || !k->cs || !k->sn || !k->g || !k->jt || !k->c || !k->d || !k->w ||
+      !k->xt || !k->yt || !k->sg) {
+    krylov_free(k);
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for a Krylov basis of %lld vectors "
+                    "of %lld", (long long)kk, (long long)m);
+  }
+  return FCD_OK;
+}
+
+/* the opening sign of each displacement unknown at s (fd_sign's, 0 where no contact near
+ * closing involves it) */
+static fcd_status opening_signs(fcd_periodic *p, const iterate *s, krylov_work *k) {
+  const fcd__csr *H = NULL;
+  memset(k->sg, 0, (size_t)k->m);
+  if (!p->cs || p->cs->n == 0) return FCD_OK;
+  FCD_TRY(fcd__contact_set_operator(p->cs, &H));
+  fcd_index nc = p->cs->n, dim = p->cs->dim;
+  scatter(p, s->x);
+  for (fcd_index c = 0; c < nc; c++) {
+    fcd_index row = c * dim;
+    fcd_real pen = penetration(p, H, c, p->uw);
+    for (fcd_index q = H->rowptr[row]; q < H->rowptr[row + 1]; q++) {
+      fcd_index j = p->sys->free_of[H->col[q]];
+      if (j < 0 || k->sg[j] != 0 || H->val[q] == 0) continue;
+      if (pen + p->fd * s->au * fabs(H->val[q]) > -1e-12 * (1 + fabs(p->cs->c[c].gap)))
+        k->sg[j] = H->val[q] > 0 ? -1 : 1;
+    }
+  }
+  return FCD_OK;
+}
+
+/* out = Phi z (scaled state, nx), by differences from s: the part of z that would push a
+ * closing contact into its obstacle is differenced from the other side (the one-sided
+ * derivative of the admissible states, as the dense columns are), so one or two periods */
+static fcd_status mono_apply(fcd_periodic *p, fcd_index N, const iterate *s, krylov_work *k,
+                             const fcd_real *z, fcd_real *out, fcd_index *evals) {
+  fcd_index nx = p->nx, nf = p->nf;
+  memset(out, 0, (size_t)nx * sizeof *out);
+  for (int pass = 0; pass < 2; pass++) {
+    fcd_real nd = 0;
+    for (fcd_index i = 0; i < nx; i++) {
+      int back = i < nf && k->sg[i] != 0 && z[i] * k->sg[i] < 0;
+      k->d[i] = back == pass ? (pass ? -z[i] : z[i]) : 0;
+      nd += k->d[i] * k->d[i];
+    }
+    if (!(nd > 0)) continue;
+    nd = sqrt(nd);
+    fcd_real e = p->fd / nd;
+    for (fcd_index i = 0; i < nx; i++) k->xt[i] = s->x[i] + e * k->d[i] * (i < nf ? s->au : s->av);
+    FCD_TRY(flow(p, k->xt, s->T, N, k->yt, 0, NULL));
+    (*evals)++;
+    for (fcd_index i = 0; i < nx; i++)
+      out[i] += (pass ? -1 : 1) * (k->yt[i] - s->y[i]) / (e * (i < nf ? s->au : s->av));
+  }
+  return FCD_OK;
+}
+
+/* out = [Phi - I, J_T; c', 0] z */
+static fcd_status bordered_apply(fcd_periodic *p, fcd_index N, const iterate *s,
+                                 krylov_work *k, const fcd_real *z, fcd_real *out,
+                                 fcd_index *evals) {
+  fcd_index nx = p->nx;
+  FCD_TRY(mono_apply(p, N, s, k, z, out, evals));
+  fcd_real ph = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    out[i] += k->jt[i] * z[nx] - z[i];
+    ph += k->c[i] * z[i];
+  }
+  out[nx] = ph;
+  return FCD_OK;
+}
+
+/* orthogonalizes w (m) against the basis' first j + 1 vectors (modified Gram-Schmidt,
+ * twice), the coefficients into column j of H; returns |w| after */
+static fcd_real orthogonalize(krylov_work *k, fcd_index m, fcd_index j, fcd_real *w) {
+  for (fcd_index i = 0; i <= j; i++) k->H[i * k->kmax + j] = 0;
+  for (int rep = 0; rep < 2; rep++)
+    for (fcd_index i = 0; i <= j; i++) {
+      const fcd_real *v = k->V + (size_t)i * (size_t)m;
+      fcd_real h = 0;
+      for (fcd_index q = 0; q < m; q++) h += v[q] * w[q];
+      for (fcd_index q = 0; q < m; q++) w[q] -= h * v[q];
+      k->H[i * k->kmax + j] += h;
+    }
+  fcd_real nw = 0;
+  for (fcd_index q = 0; q < m; q++) nw += w[q] * w[q];
+  return sqrt(nw);
+}
+
+/* GMRES on the bordered system from zero: dz with |b - B dz| <= eta |b| or the basis cap */
+static fcd_status gmres(fcd_periodic *p, fcd_index N, const iterate *s, krylov_work *k,
+                        const fcd_real *b, fcd_real eta, fcd_real *dz, fcd_index *evals) {
+  fcd_index m = k->m, kmax = p->kmax < m ? p->kmax : m, j = 0;
+  fcd_real beta = 0;
+  for (fcd_index q = 0; q < m; q++) beta += b[q] * b[q];
+  beta = sqrt(beta);
+  memset(dz, 0, (size_t)m * sizeof *dz);
+  if (!(beta > 0)) return FCD_OK;
+  for (fcd_index q = 0; q < m; q++) k->V[q] = b[q] / beta;
+  memset(k->g, 0, (size_t)(kmax + 1) * sizeof *k->g);
+  k->g[0] = beta;
+  while (j < kmax) {
+    fcd_real *w = k->V + (size_t)(j + 1) * (size_t)m;
+    FCD_TRY(bordered_apply(p, N, s, k, k->V + (size_t)j * (size_t)m, w, evals));
+    fcd_real hn = orthogonalize(k, m, j, w), *col = k->H;
+    fcd_index ld = k->kmax;
+    for (fcd_index i = 0; i < j; i++) { /* the previous rotations on column j */
+      fcd_real a = col[i * ld + j], c2 = col[(i + 1) * ld + j];
+      col[i * ld + j] = k->cs[i] * a + k->sn[i] * c2;
+      col[(i + 1) * ld + j] = -k->sn[i] * a + k->cs[i] * c2;
+    }
+    fcd_real a = col[j * ld + j], r = hypot(a, hn);
+    k->cs[j] = r > 0 ? a / r : 1;
+    k->sn[j] = r > 0 ? hn / r : 0;
+    col[j * ld + j] = r;
+    k->g[j + 1] = -k->sn[j] * k->g[j];
+    k->g[j] *= k->cs[j];
+    j++;
+    if (!(hn > 1e-14 * beta) || fabs(k->g[j]) <= eta * beta) break;
+    for (fcd_index q = 0; q < m; q++) w[q] /= hn;
+  }
+  fcd_index ld = k->kmax;
+  for (fcd_index i = j - 1; i >= 0; i--) { /* R y = g, y into g */
+    fcd_real t = k->g[i];
+    for (fcd_index q = i + 1; q < j; q++) t -= k->H[i * ld + q] * k->g[q];
+    if (k->H[i * ld + i] == 0)
+      return fcd__err(p->sys, FCD_E_SINGULAR, "periodic: the Krylov solve of the Newton "
+                      "system broke down at T = %.10g (a multiplier 1 besides the phase's: "
+                      "a fold or a family of orbits)", s->T);
+    k->g[i] = t / k->H[i * ld + i];
+  }
+  for (fcd_index i = 0; i < j; i++)
+    for (fcd_index q = 0; q < m; q++) dz[q] += k->g[i] * k->V[(size_t)i * (size_t)m + q];
+  return FCD_OK;
+}
+
+/* the Newton correction (scaled) by GMRES: the T column and the phase row first */
+static fcd_status krylov_step(fcd_periodic *p, fcd_index N, fcd_real T0, const iterate *s,
+                              krylov_work *k, fcd_real *dz, fcd_index *evals) {
+  fcd_index nx = p->nx, nf = p->nf;
+  memcpy(k->xt, s->x, (size_t)nx * sizeof *k->xt);
+  FCD_TRY(flow(p, k->xt, s->T + p->fd * T0, N, k->yt, 0, NULL));
+  (*evals)++;
+  fcd_real cn = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    fcd_real sc = i < nf ? s->au : s->av;
+    k->jt[i] = (k->yt[i] - s->y[i]) / (p->fd * sc);
+    k->c[i] = (s->x1[i] - s->x[i]) / sc;
+    cn += k->c[i] * k->c[i];
+    k->w[i] = -(s->y[i] - s->x[i]) / sc;
+  }
+  if (!(cn > 0))
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "periodic: the flow does not move the "
+                    "iterate in its first step, so no phase condition can be set");
+  for (fcd_index i = 0; i < nx; i++) k->c[i] /= sqrt(cn);
+  k->w[nx] = 0;
+  FCD_TRY(opening_signs(p, s, k));
+  /* inexact Newton: a relative accuracy of the order of the residual, no finer than the
+   * differences can give */
+  fcd_real eta = fmin(1e-3, fmax(1e-6, s->res));
+  /* k->w holds b: gmres copies it into its first basis vector before any product */
+  return gmres(p, N, s, k, k->w, eta, dz, evals);
+}
+
+/* The multipliers of largest modulus by Arnoldi on the monodromy (scaled state), from a
+ * fixed start vector: Ritz values of p->nmult steps (fewer when the space closes) */
+static fcd_status krylov_multipliers(fcd_periodic *p, fcd_index N, const iterate *s,
+                                     krylov_work *k, fcd_index *evals) {
+  fcd_index nx = p->nx, ma = p->nmult < nx ? p->nmult : nx, ld = k->kmax, j = 0;
+  if (ma > k->kmax) ma = k->kmax;
+  FCD_TRY(multipliers_alloc(p));
+  FCD_TRY(opening_signs(p, s, k));
+  fcd_real nv = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    k->V[i] = 1 + 0.5 * sin((fcd_real)(i + 1));
+    nv += k->V[i] * k->V[i];
+  }
+  for (fcd_index i = 0; i < nx; i++) k->V[i] /= sqrt(nv);
+  for (; j < ma; j++) {
+    fcd_real *w = k->V + (size_t)(j + 1) * (size_t)nx;
+    FCD_TRY(mono_apply(p, N, s, k, k->V + (size_t)j * (size_t)nx, w, evals));
+    fcd_real hn = orthogonalize(k, nx, j, w);
+    k->H[(j + 1) * ld + j] = hn;
+    if (!(hn > 1e-12)) { /* an invariant subspace: its eigenvalues are exact */
+      j++;
+      break;
+    }
+    for (fcd_index q = 0; q < nx; q++) w[q] /= hn;
+  }
+  if (j > ma) j = ma;
+  /* the j x j Hessenberg, row-major, into the basis' space (no longer needed) */
+  fcd_real *A = k->V;
+  for (fcd_index r = 0; r < j; r++)
+    for (fcd_index q = 0; q < j; q++) A[r * j + q] = k->H[r * ld + q];
+  if (fcd__la_geev_values(j, A, p->mre, p->mim) != 0)
+    return fcd__err(p->sys, FCD_E_BACKEND, "periodic: LAPACK's eigenvalue solve of the "
+                    "Arnoldi matrix failed");
+  verdict(p, j);
+  return FCD_OK;
+}
+
+static fcd_status shoot(fcd_periodic *p, fcd_index N, fcd_real T0, shoot_work *w,
+                        krylov_work *kw) {
+  fcd_system *sys = p->sys;
+  iterate cur = {w->x, w->y, w->x1, T0, 0, 0, 0}, nxt = {w->xn, w->yn, w->x1n, T0, 0, 0, 0};
+  gather(p, p->u0, p->v0, cur.x);
+  fcd_status st = evaluate(p, N, &cur);
+  p->info.evaluations = 1;
+  if (st != FCD_OK) return st;
+  keep(p, &cur, N);
+  for (;;) {
+    if (cur.res <= p->tol) break;
+    if (p->info.iterations >= p->maxit)
+      return fcd__err(sys, FCD_E_NOT_CONVERGED, "periodic: %lld Newton iterations left the "
+                      "residual at %.3e (bound %.3e); the best iterate (T = %.10g) is kept",
+                      (long long)p->info.iterations, cur.res, p->tol, cur.T);
+    if (kw) {
+      FCD_TRY(krylov_step(p, N, T0, &cur, kw, w->dz, &p->info.evaluations));
+    } else {
+      FCD_TRY(jacobian(p, N, T0, &cur, w->J, w->xt, w->yt, &p->info.evaluations));
+      FCD_TRY(newton_step(p, &cur, w->J, w->A, w->dz));
+    }
+    int moved = 0;
+    st = line_search(p, N, T0, w->dz, &cur, &nxt, &moved, &p->info.evaluations);
+    if (st != FCD_OK) return st;
+    p->info.iterations++;
+    if (!moved)
+      return fcd__err(sys, FCD_E_NOT_CONVERGED, "periodic: Newton's correction does not lower "
+                      "the residual %.3e even at 1/32 of its length (%s); the best iterate "
+                      "(T = %.10g) is kept", cur.res,
+                      p->scheme == FCD_SCHEME_MODIFIED_THETA
+                          ? "a nonsmooth point of the flow, or a difference step too large "
+                            "or too small for it"
+                          : "this scheme's activation test, the predicted gap closed or "
+                            "not, makes its step map jump by about h times the normal "
+                            "velocity, so the residual stalls near that size; the modified "
+                            "theta scheme, which keeps every contact in its local problem, "
+                            "has a continuous map",
+                      cur.T);
+    keep(p, &cur, N);
+  }
+  /* the monodromy at the converged orbit itself: one more Jacobian */
+  FCD_TRY(evaluate(p, N, &cur));
+  p->info.evaluations++;
+  keep(p, &cur, N);
+  if (kw) {
+    FCD_TRY(krylov_multipliers(p, N, &cur, kw, &p->info.evaluations));
+  } else {
+    FCD_TRY(jacobian(p, N, T0, &cur, w->J, w->xt, w->yt, &p->info.evaluations));
+    FCD_TRY(multipliers(p, w->J, p->nx + 1, w->A));
+  }
+  p->info.converged = 1;
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_real *v0,
+                              fcd_real period) {
+  CHECK_P(p);
+  fcd_system *sys = p->sys;
+  if (!u0 || !v0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: %s is NULL", !u0 ? "u0" : "v0");
+  if (!(period > 0) || !isfinite(period))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: the period guess must be > 0 "
+                    "and finite, not %g", period);
+  if (!(p->h > 0))
+    return fcd__err(sys, FCD_E_STATE, "periodic_solve: no step set (FCD_PARAM_STEP)");
+  fcd_real steps = nearbyint(period / p->h);
+  if (steps > 1e9)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: %.3g steps a period (T = %g, "
+                    "h = %g) is beyond reach", steps, period, p->h);
+  fcd_index N = steps < 8 ? 8 : (fcd_index)steps;
+  /* the guess is checked as the integrator checks a state (finite, no penetration),
+   * after guess_admissible has moved a transient's sinking out */
+  fcd_real *ug = p->uw;
+  memcpy(ug, u0, (size_t)sys->n * sizeof *ug);
+  FCD_TRY(guess_admissible(p, ug, v0));
+  FCD_TRY(fcd_integrator_set_state(p->it, 0.0, ug, v0));
+  clear_result(p);
+  memset(&p->info, 0, sizeof p->info);
+  p->have = 0;
+  p->nf = sys->nfree;
+  p->nx = 2 * p->nf;
+  if (p->nx == 0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: every dof is prescribed, nothing "
+                    "can oscillate");
+  memcpy(p->u0, ug, (size_t)sys->n * sizeof *u0);
+  memcpy(p->v0, v0, (size_t)sys->n * sizeof *v0);
+  /* the dense differences up to 200 unknowns (201 periods an iteration), GMRES above */
+  int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
+               (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
+  shoot_work w;
+  krylov_work kw;
+  FCD_TRY(work_alloc(p, &w, !krylov));
+  if (krylov) {
+    fcd_status sa = krylov_alloc(p, &kw);
+    if (sa != FCD_OK) {
+      work_free(&w);
+      return sa;
+    }
+  }
+  fcd_status st = shoot(p, N, period, &w, krylov ? &kw : NULL);
+  work_free(&w);
+  if (krylov) krylov_free(&kw);
+  return st;
+}
+
+fcd_status fcd_periodic_get_orbit(const fcd_periodic *p, fcd_real *period, fcd_real *u0,
+                                  fcd_real *v0) {
+  CHECK_P(p);
+  if (!p->have) return fcd__err(p->sys, FCD_E_STATE, "periodic_get_orbit: nothing solved yet");
+  if (period) *period = p->info.period;
+  if (u0) memcpy(u0, p->u0, (size_t)p->sys->n * sizeof *u0);
+  if (v0) memcpy(v0, p->v0, (size_t)p->sys->n * sizeof *v0);
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_get_range(const fcd_periodic *p, fcd_real *umin, fcd_real *umax) {
+  CHECK_P(p);
+  if (!p->have) return fcd__err(p->sys, FCD_E_STATE, "periodic_get_range: nothing solved yet");
+  if (umin) memcpy(umin, p->umin, (size_t)p->sys->n * sizeof *umin);
+  if (umax) memcpy(umax, p->umax, (size_t)p->sys->n * sizeof *umax);
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_get_info(const fcd_periodic *p, fcd_periodic_info *info) {
+  CHECK_P(p);
+  if (!info) return fcd__err(p->sys, FCD_E_INVALID_ARG, "periodic_get_info: info is NULL");
+  if (!p->have) return fcd__err(p->sys, FCD_E_STATE, "periodic_get_info: nothing solved yet");
+  *info = p->info;
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_get_multipliers(const fcd_periodic *p, fcd_index cap, fcd_real *re,
+                                        fcd_real *im, fcd_index *count) {
+  CHECK_P(p);
+  if (!count || (cap > 0 && (!re || !im)) || cap < 0)
+    return fcd__err(p->sys, FCD_E_INVALID_ARG, "periodic_get_multipliers: %s",
+                    !count ? "count is NULL" : "re or im is NULL with room asked for");
+  if (!p->have || !p->info.converged || !p->mre)
+    return fcd__err(p->sys, FCD_E_STATE, "periodic_get_multipliers: no converged orbit");
+  *count = p->info.multipliers;
+  for (fcd_index i = 0; i < p->info.multipliers && i < cap; i++) {
+    re[i] = p->mre[i];
+    im[i] = p->mim[i];
+  }
+  return FCD_OK;
+}
+
+/* ---- continuation in the friction coefficient ----
+ * The unknowns of a step from the point cur, scaled by cur's figures: xi = (x - x_cur) / s
+ * (s = au for displacements, av for velocities), tau = (T - T_cur) / T_cur, m = mu - mu_cur.
+ * The predictor is ds t (t the unit tangent); the corrector solves
+ *   F(x, T, mu) / s = 0,   c' xi = c' xi_pred,   t' z = ds,
+ * c the flow's direction at cur, with cur's Jacobian held (a chord method: one period an
+ * iteration instead of nx + 3). */
+
+typedef struct {
+  fcd_index N, nx, m2;       /* steps a period, state unknowns, nx + 2 */
+  iterate cur, nxt;          /* the last point, the corrector's iterate */
+  fcd_real mu;               /* cur's coefficient */
+  fcd_real *J, *A, *b, *t, *c, *xt, *yt, *zs;
+} branch;
+
+static void branch_free(branch *b) {
+  fcd_real **a[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
+                    &b->J, &b->A, &b->b, &b->t, &b->c, &b->xt, &b->yt, &b->zs};
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
+    fcd__free(*a[i]);
+    *a[i] = NULL;
+  }
+}
+
+static fcd_status branch_alloc(fcd_periodic *p, branch *b) {
+  size_t nx = (size_t)p->nx, m2 = nx + 2;
+  memset(b, 0, sizeof *b);
+  b->nx = p->nx;
+  b->m2 = (fcd_index)m2;
+  fcd_real **v[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
+                    &b->b, &b->t, &b->c, &b->xt, &b->yt, &b->zs};
+  int ok = 1;
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) ok &= (*v[i] = fcd__malloc_array(m2, sizeof(fcd_real))) != NULL;
+  b->J = m2 <= SIZE_MAX / sizeof(fcd_real) / m2 ? fcd__malloc_array(m2 * m2, sizeof(fcd_real)) : NULL;
+  b->A = b->J ? fcd__malloc_array(m2 * m2, sizeof(fcd_real)) : NULL;
+  if (!ok || !b->J || !b->A) {
+    branch_free(b);
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for the continuation of %lld "
+                    "unknowns", (long long)m2);
+  }
+  return FCD_OK;
+}
+
+/* The bordered matrix at cur into b->A: F's rows [J_x - I, J_T, J_mu], the phase row c,
+ * and the last row r (the tangent, or e_mu for the first) */
+static void bordered(branch *b, const fcd_real *r) {
+  fcd_index nx = b->nx, m2 = b->m2;
+  for (fcd_index i = 0; i < nx; i++)
+    for (fcd_index j = 0; j < m2; j++) b->A[i * m2 + j] = b->J[i * m2 + j] - (i == j ? 1 : 0);
+  for (fcd_index j = 0; j < m2; j++) {
+    b->A[nx * m2 + j] = j < nx ? b->c[j] : 0;
+    b->A[(nx + 1) * m2 + j] = r[j];
+  }
+}
+
+/* cur's figures for a step: the flow's direction c (scaled, unit), the Jacobian with the
+ * mu column, the multipliers, and the unit tangent from [F rows; c; r] t = e_last, its
+ * orientation that of r (r in cur's scaling: the previous tangent, or e_mu signed) */
+static fcd_status at_point(fcd_periodic *p, branch *b, const fcd_real *r) {
+  fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
+  fcd_real cn = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    b->c[i] = (b->cur.x1[i] - b->cur.x[i]) / (i < nf ? b->cur.au : b->cur.av);
+    cn += b->c[i] * b->c[i];
+  }
+  if (!(cn > 0))
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the flow does not move the "
+                    "orbit's start in its first step");
+  for (fcd_index i = 0; i < nx; i++) b->c[i] /= sqrt(cn);
+  FCD_TRY(jacobian_at(p, b->N, b->cur.T, &b->cur, &b->cur, 1, b->mu, b->J, b->xt, b->yt,
+                      &p->info.evaluations));
+  FCD_TRY(multipliers(p, b->J, m2, b->A));
+  bordered(b, r);
+  memset(b->t, 0, (size_t)m2 * sizeof *b->t);
+  b->t[m2 - 1] = 1;
+  if (fcd__la_gesv(m2, b->A, b->t) != 0)
+    return fcd__err(p->sys, FCD_E_SINGULAR, "continuation: the bordered Jacobian is singular "
+                    "at mu = %.10g (a branch point)", b->mu);
+  fcd_real tn = 0, dot = 0;
+  for (fcd_index j = 0; j < m2; j++) {
+    tn += b->t[j] * b->t[j];
+    dot += b->t[j] * r[j];
+  }
+  tn = sqrt(tn) * (dot < 0 ? -1 : 1);
+  for (fcd_index j = 0; j < m2; j++) b->t[j] /= tn;
+  return FCD_OK;
+}
+
+/* One corrected point at arclength ds from cur into b->nxt (its coefficient *mu): the
+ * predictor, then up to ten iterations, chord ones first; from the fourth on, the
+ * Jacobian is taken again at the iterate (a kink of the step map between cur and the new
+ * point makes cur's Jacobian a poor guide). *iters: those made; FCD_E_NOT_CONVERGED when
+ * they do not reach the tolerance (the caller shortens ds). */
+static fcd_status corrector(fcd_periodic *p, branch *b, fcd_real ds, fcd_real *mu, int *iters) {
+  fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
+  iterate *cur = &b->cur, *z = &b->nxt;
+  fcd_real *zs = b->zs; /* the iterate's scaled offset from cur (m2) */
+  for (fcd_index j = 0; j < m2; j++) zs[j] = ds * b->t[j];
+  for (*iters = 0; *iters <= 10; (*iters)++) {
+    for (fcd_index i = 0; i < nx; i++) z->x[i] = cur->x[i] + zs[i] * (i < nf ? cur->au : cur->av);
+    z->T = cur->T * (1 + zs[nx]);
+    *mu = b->mu + zs[nx + 1];
+    if (!(z->T > 0) || !(*mu >= 0) || !isfinite(z->T) || !isfinite(*mu))
+      return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the step leaves T > 0, "
+                      "mu >= 0");
+    scatter(p, z->x);
+    FCD_TRY(admissible(p, p->uw));
+    gather(p, p->uw, p->vw, z->x);
+    FCD_TRY(set_mu(p, *mu));
+    fcd_status st = evaluate(p, b->N, z);
+    p->info.evaluations++;
+    if (st != FCD_OK) return st;
+    if (z->res <= p->tol) return FCD_OK;
+    if (*iters == 10) break;
+    if (*iters >= 3)
+      FCD_TRY(jacobian_at(p, b->N, cur->T, z, cur, 1, *mu, b->J, b->xt, b->yt,
+                          &p->info.evaluations));
+    /* the correction: [F rows; c; t] d = [-F / s; c'(xi_pred - xi); t'(z_pred - z)] */
+    bordered(b, b->t);
+    fcd_real pc = 0, pt = 0;
+    for (fcd_index j = 0; j < m2; j++) {
+      fcd_real zj = j < nx ? (z->x[j] - cur->x[j]) / (j < nf ? cur->au : cur->av) : zs[j];
+      if (j < nx) pc += b->c[j] * (ds * b->t[j] - zj);
+      pt += b->t[j] * (ds * b->t[j] - zj);
+      zs[j] = zj; /* the projection may have moved x */
+    }
+    for (fcd_index i = 0; i < nx; i++) b->b[i] = -(z->y[i] - z->x[i]) / (i < nf ? cur->au : cur->av);
+    b->b[nx] = pc;
+    b->b[nx + 1] = pt;
+    if (fcd__la_gesv(m2, b->A, b->b) != 0)
+      return fcd__err(p->sys, FCD_E_SINGULAR, "continuation: the corrector's matrix is "
+                      "singular near mu = %.10g", *mu);
+    for (fcd_index j = 0; j < m2; j++) zs[j] += b->b[j];
+  }
+  return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the corrector left the residual "
+                  "at %.3e after 10 iterations near mu = %.10g", z->res, *mu);
+}
+
+/* A tangent's mu component below this is a vertical stretch of the branch, not a turn: at
+ * a center (a linear piece of the flow, the contact slipping one way, exactly at the
+ * threshold of steady sliding) the orbits of every small amplitude share one mu, and the
+ * component there is the differences' round-off (1e-9 on Hoffmann's oscillator), which
+ * flips sign from point to point; at the folds measured it is 1e-3 or more. */
+#define FOLD_TMU 1e-6
+/* the trivial multiplier's largest error at which a second one at +1 is told apart */
+#define FAMILY_TRIVIAL 1e-4
+
+/* the event at the new point from the previous one's figures; fold: mu turned back */
+static int point_event(const fcd_periodic *p, int fold, int pd0, int ns0,
+                       int up0, int *pd, int *ns, int *up, int *family) {
+  *pd = *ns = *up = *family = 0;
+  fcd_real band = fmax(10 * p->info.trivial_error, 10 * p->fd);
+  fcd_index triv = 0;
+  for (fcd_index i = 1; i < p->nx; i++)
+    if (hypot(p->mre[i] - 1, p->mim[i]) < hypot(p->mre[triv] - 1, p->mim[triv])) triv = i;
+  for (fcd_index i = 0; i < p->nx; i++) {
+    /* a second multiplier at +1 to the trivial one's accuracy, when that is good enough to
+     * tell: an orbit of a family at this mu (a fold passes +1 once; a family keeps it) */
+    if (i != triv && p->info.trivial_error <= FAMILY_TRIVIAL &&
+        hypot(p->mre[i] - 1, p->mim[i]) <= band)
+      *family = 1;
+    if (i == triv || hypot(p->mre[i], p->mim[i]) <= 1 + band) continue;
+    if (p->mim[i] != 0) (*ns)++;
+    else if (p->mre[i] < 0) (*pd)++;
+    else (*up)++;
+  }
+  if (fold) return FCD_PERIODIC_EVENT_FOLD;
+  if (*pd != pd0) return FCD_PERIODIC_EVENT_PERIOD_DOUBLING;
+  if (*ns != ns0) return FCD_PERIODIC_EVENT_TORUS;
+  if (*up != up0) return FCD_PERIODIC_EVENT_STABILITY;
+  return FCD_PERIODIC_EVENT_NONE;
+}
+
+/* Moves cur's start along its orbit to the middle of the longest stretch of steps in which
+ * no contact changes status (circularly): the orbit is the same N-cycle of the step map,
+ * but a start at an impact or a stick-slip transition sits on a kink of the period map,
+ * where the differences and the corrector fail. Along a branch the phase condition lets
+ * the start drift; without this it drifted onto the pin's landing at mu = 1.67703. The
+ * tangent is carried along: its state part is the k-step map's directional difference
+ * along the tangent (state, T and mu moved together). */
+/* k steps of T / N at mu from x into y (p->uw, p->vw used) */
+static fcd_status steps_from(fcd_periodic *p, const fcd_real *x, fcd_real T, fcd_index N,
+                             fcd_real mu, fcd_index k, fcd_real *y) {
+  FCD_TRY(set_mu(p, mu));
+  scatter(p, x);
+  FCD_TRY(fcd_integrator_set_param(p->it, FCD_PARAM_STEP, T / (fcd_real)N));
+  FCD_TRY(fcd_integrator_set_state(p->it, 0.0, p->uw, p->vw));
+  for (fcd_index s = 0; s < k; s++) FCD_TRY(fcd_integrator_step(p->it));
+  FCD_TRY(fcd_integrator_get_state(p->it, NULL, p->uw, p->vw));
+  gather(p, p->uw, p->vw, y);
+  return FCD_OK;
+}
+
+/* the tangent's state part carried k steps along the orbit, into b->t (cur's scaling) */
+static fcd_status carry_tangent(fcd_periodic *p, branch *b, fcd_index k, const fcd_real *xk) {
+  fcd_index nx = b->nx, nf = p->nf;
+  fcd_real eps = p->fd, *xs = b->xt, *ys = b->yt;
+  for (fcd_index i = 0; i < nx; i++)
+    xs[i] = b->cur.x[i] + eps * b->t[i] * (i < nf ? b->cur.au : b->cur.av);
+  fcd_status st = steps_from(p, xs, b->cur.T * (1 + eps * b->t[nx]), b->N,
+                             b->mu + eps * b->t[nx + 1], k, ys);
+  fcd_status sr = set_mu(p, b->mu);
+  if (st != FCD_OK) return st;
+  for (fcd_index i = 0; i < nx; i++)
+    b->t[i] = (ys[i] - xk[i]) / (eps * (i < nf ? b->cur.au : b->cur.av));
+  fcd_real tn = 0;
+  for (fcd_index j = 0; j < b->m2; j++) tn += b->t[j] * b->t[j];
+  for (fcd_index j = 0; j < b->m2; j++) b->t[j] /= sqrt(tn);
+  return sr;
+}
+
+static fcd_status rephase(fcd_periodic *p, branch *b, int *moved) {
+  *moved = 0;
+  fcd_index N = b->N, nc = p->cs ? p->cs->n : 0;
+  if (nc == 0) return FCD_OK;
+  fcd_system *sys = p->sys;
+  unsigned char *chg = fcd__calloc((size_t)N + 1, 1);
+  int *st0 = fcd__malloc_array((size_t)nc, sizeof *st0), *st1 = fcd__malloc_array((size_t)nc, sizeof *st1);
+  fcd_status st = chg && st0 && st1 ? FCD_OK
+                                    : fcd__err(sys, FCD_E_NOMEM, "out of memory re-phasing an orbit");
+  if (st == FCD_OK) {
+    scatter(p, b->cur.x);
+    st = fcd_integrator_set_param(p->it, FCD_PARAM_STEP, b->cur.T / (fcd_real)N);
+  }
+  if (st == FCD_OK) st = fcd_integrator_set_state(p->it, 0.0, p->uw, p->vw);
+  /* chg[k]: a status changed in step k + 1 (statuses after step k + 1 against step k);
+   * the first step's against the last's, from a second lap's first step */
+  for (fcd_index k = 0; k <= N && st == FCD_OK; k++) {
+    st = fcd_integrator_step(p->it);
+    if (st == FCD_OK) st = fcd_integrator_get_contact_status(p->it, k == 0 ? st0 : st1);
+    if (st != FCD_OK || k == 0) continue;
+    for (fcd_index c = 0; c < nc; c++) chg[k % N] |= st1[c] != st0[c];
+    memcpy(st0, st1, (size_t)nc * sizeof *st0);
+  }
+  fcd_index best = -1, blen = 0;
+  for (fcd_index k = 0; k < N && st == FCD_OK; k++) {
+    if (!chg[k] || chg[(k + 1) % N]) continue;
+    fcd_index len = 0; /* a run of quiet steps starting after the change at k */
+    while (len < N && !chg[(k + 1 + len) % N]) len++;
+    if (len > blen) {
+      blen = len;
+      best = (k + 1 + len / 2) % N;
+    }
+  }
+  /* already inside a quiet run of at least a quarter of the best: leave it */
+  fcd_index here = 0;
+  while (here < N && !chg[here]) here++;
+  if (st == FCD_OK && best > 0 && !(here >= blen / 4 && !chg[N - 1])) {
+    fcd_real *xk = b->zs; /* the new start (zs is free between corrector calls) */
+    st = steps_from(p, b->cur.x, b->cur.T, N, b->mu, best, xk);
+    if (st == FCD_OK) st = carry_tangent(p, b, best, xk);
+    if (st == FCD_OK) {
+      /* a state inside the orbit may sink by the scheme's h |v|, which a new start
+       * must not (the integrator's set_state refuses it): moved out as an iterate is */
+      scatter(p, xk);
+      st = admissible(p, p->uw);
+      gather(p, p->uw, p->vw, b->cur.x);
+    }
+    if (st == FCD_OK) {
+      st = evaluate(p, N, &b->cur);
+      p->info.evaluations += 3;
+      *moved = 1;
+    }
+  }
+  fcd__free(chg);
+  fcd__free(st0);
+  fcd__free(st1);
+  return st;
+}
+
+/* re-expresses the tangent t (cur's old scaling: au0, av0, T0) in the new point's */
+static void rescale_tangent(const fcd_periodic *p, branch *b, fcd_real au0, fcd_real av0,
+                            fcd_real T0) {
+  fcd_index nx = b->nx, nf = p->nf;
+  fcd_real tn = 0;
+  for (fcd_index j = 0; j < nx; j++) b->t[j] *= j < nf ? au0 / b->cur.au : av0 / b->cur.av;
+  b->t[nx] *= T0 / b->cur.T;
+  for (fcd_index j = 0; j < b->m2; j++) tn += b->t[j] * b->t[j];
+  for (fcd_index j = 0; j < b->m2; j++) b->t[j] /= sqrt(tn);
+}
+
+static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real dmu,
+                         fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
+  fcd_index nx = b->nx;
+  fcd_real dir = mu_end > b->mu ? 1 : -1, au_first = b->cur.au, ds = dmu;
+  fcd_real *r = b->b;
+  memset(r, 0, (size_t)b->m2 * sizeof *r);
+  r[nx + 1] = dir;
+  FCD_TRY(at_point(p, b, r));
+  int pd = 0, ns = 0, up = 0, fam = 0, nfam = 0;
+  (void)point_event(p, 0, 0, 0, 0, &pd, &ns, &up, &fam);
+  /* the direction of mu along the branch, from the last tangent that was not vertical */
+  fcd_real sig = fabs(b->t[nx + 1]) > FOLD_TMU ? copysign(1.0, b->t[nx + 1]) : dir;
+  for (fcd_index k = 0; k < max_points; k++) {
+    fcd_real mu = b->mu;
+    int iters = 0;
+    fcd_status st;
+    while ((st = corrector(p, b, ds, &mu, &iters)) != FCD_OK) {
+      if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG) return st;
+      if (ds < dmu / 256) {
+        char last[512];
+        snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
+        return fcd__err(p->sys, st, "continuation: no point found within arclength %.3g of "
+                        "mu = %.10g after %lld points (a kink of the step map, or the end of "
+                        "the branch); the last attempt: %s", ds, b->mu, (long long)k, last);
+      }
+      ds /= 2;
+    }
+    /* the new point becomes cur; its tangent from the old one, rescaled */
+    fcd_real au0 = b->cur.au, av0 = b->cur.av, T0 = b->cur.T;
+    iterate t = b->cur;
+    b->cur = b->nxt;
+    b->nxt = t;
+    b->mu = mu;
+    rescale_tangent(p, b, au0, av0, T0);
+    int moved = 0;
+    FCD_TRY(rephase(p, b, &moved));
+    memcpy(r, b->t, (size_t)b->m2 * sizeof *r);
+    FCD_TRY(at_point(p, b, r));
+    keep(p, &b->cur, b->N);
+    int pd1, ns1, up1;
+    fcd_real tmu = b->t[nx + 1];
+    int fold = fabs(tmu) > FOLD_TMU && tmu * sig < 0;
+    if (fabs(tmu) > FOLD_TMU) sig = copysign(1.0, tmu);
+    int ev = point_event(p, fold, pd, ns, up, &pd1, &ns1, &up1, &fam);
+    pd = pd1;
+    ns = ns1;
+    up = up1;
+    nfam = fam ? nfam + 1 : 0;
+    if (b->cur.au < 1e-3 * au_first) ev = FCD_PERIODIC_EVENT_COLLAPSE;
+    /* two points running, mu still moving: the orbits fill a sheet in (amplitude, mu), the
+     * tangent is not defined and mu would wander over it with spurious folds. A vertical
+     * family (a center at one mu, Hoffmann's at its threshold) is a curve: followed on */
+    else if (nfam >= 2 && fabs(tmu) > FOLD_TMU) ev = FCD_PERIODIC_EVENT_FAMILY;
+    if (fn && fn(ud, mu, &p->info, p->mre, p->mim, ev))
+      return fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped it at "
+                      "mu = %.10g", mu);
+    if (ev == FCD_PERIODIC_EVENT_COLLAPSE || ev == FCD_PERIODIC_EVENT_FAMILY ||
+        (mu - mu_end) * dir >= 0)
+      break;
+    ds = iters <= 3 ? fmin(1.5 * ds, 8 * dmu) : ds;
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
+                                 fcd_index max_points, fcd_periodic_point_fn fn,
+                                 void *user_data) {
+  CHECK_P(p);
+  fcd_system *sys = p->sys;
+  if (!p->have || !p->info.converged)
+    return fcd__err(sys, FCD_E_STATE, "periodic_continue: no converged orbit to start from "
+                    "(fcd_periodic_solve first)");
+  fcd_real mu0 = common_mu(p);
+  if (isnan(mu0))
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "periodic_continue: the parameter is the friction "
+                    "coefficient of every contact, and the contacts %s",
+                    !p->cs || p->cs->n == 0 ? "are none" : "have different coefficients");
+  if (!(mu_end >= 0) || !isfinite(mu_end) || mu_end == mu0)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue: mu_end must be finite, >= 0 "
+                    "and differ from the orbit's %g, not %g", mu0, mu_end);
+  if (!(dmu > 0) || !isfinite(dmu) || max_points < 1)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue: %s",
+                    max_points < 1 ? "max_points must be >= 1" : "dmu must be > 0 and finite");
+  /* in the scaled coordinates the orbit's own size is 1 and mu's way is |mu_end - mu0|: a
+   * first step beyond both leaves the branch at once (dmu = 1e300 sent NaN into a
+   * factorization) */
+  fcd_real dmax = fmax(1.0, fabs(mu_end - mu0));
+  if (dmu > dmax)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue: dmu = %g is out of range: at "
+                    "most max(1, |mu_end - mu|) = %g (the orbit's scale in the arclength's "
+                    "coordinates, or the whole way to mu_end)", dmu, dmax);
+  branch b;
+  FCD_TRY(branch_alloc(p, &b));
+  b.N = p->info.steps;
+  b.mu = mu0;
+  b.cur.T = p->info.period;
+  gather(p, p->u0, p->v0, b.cur.x);
+  fcd_status st = evaluate(p, b.N, &b.cur);
+  if (st == FCD_OK) st = follow(p, &b, mu_end, dmu, max_points, fn, user_data);
+  fcd_status rs = set_mu(p, mu0);
+  branch_free(&b);
+  return st != FCD_OK ? st : rs;
+}

@@ -1,0 +1,1189 @@
+/* Component mode synthesis with the contact dofs kept physical (Craig and Bampton 1968;
+ * ../shared/notes/reduction.md): u = T [u_b; q], T = [[I, 0], [Psi, Phi]], b the dofs the
+ * contact rows weigh and the prescribed ones, Psi = -K_ii^-1 K_ib the constraint modes (the
+ * static response of the interior to each kept dof), Phi the lowest fixed-interface modes
+ * (K_ii phi = omega^2 M_ii phi, the kept dofs clamped, M-normalized). The contact rows act
+ * on b only, so the laws, projections and certificates keep acting on physical dofs;
+ * only the elastic interior is approximated. The reduced operators T' A T are dense. */
+#include "reduction_private.h"
+#include "lapack.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Up to this many interior dofs the fixed-interface modes come from one dense
+ * generalized eigen-solve (LAPACK), beyond it from SLEPc on the clamped system */
+#define FCD__CB_DENSE_MAX 1500
+/* columns of T handled at once in the projections (n of them in memory) */
+enum { CB_BLOCK = 64 };
+
+void fcd__cb_clear(fcd__cb *cb) {
+  fcd__free(cb->bdofs);
+  fcd__free(cb->omega2);
+  fcd__free(cb->T);
+  fcd__free(cb->K);
+  fcd__free(cb->M);
+  fcd__free(cb->C);
+  fcd__free(cb->fpos);
+  fcd__free(cb->Cband);
+  fcd__free(cb->Phi);
+  fcd__free(cb->phiw2);
+  memset(cb, 0, sizeof *cb);
+}
+
+/* The kept dofs: the prescribed ones and every dof a contact row weighs (node contacts,
+ * rigid ones and rows given whole alike), ascending */
+static fcd_status kept_dofs(fcd_system *sys, fcd_contact_set *cs, fcd__cb *cb) {
+  fcd_index n = sys->n;
+  unsigned char *keep = fcd__calloc((size_t)n + 1, 1);
+  if (!keep) return fcd__err(sys, FCD_E_NOMEM, "out of memory marking the kept dofs");
+  /* a prescribed dof held at zero for good (no prescribed function) never moves: its
+   * constraint mode would always be multiplied by zero, so it is left out of the basis
+   * (clamped, like the kept dofs, for the interior's modes) */
+  for (fcd_index k = 0; k < sys->nfixed; k++) {
+    fcd_index d = sys->fixed_list[k];
+    if (sys->presc_fn || sys->fixed_value[d] != 0) keep[d] = 1;
+  }
+  if (cs) {
+    const fcd__csr *H;
+    fcd_status st = fcd__contact_set_operator(cs, &H);
+    if (st != FCD_OK) {
+      fcd__free(keep);
+      return st;
+    }
+    for (fcd_index e = 0; e < H->rowptr[H->n]; e++)
+      if (H->val[e] != 0) keep[H->col[e]] = 1;
+  }
+  fcd_index nb = 0;
+  for (fcd_index i = 0; i < n; i++) nb += keep[i];
+  cb->bdofs = fcd__malloc_array((size_t)nb + 1, sizeof *cb->bdofs);
+  if (!cb->bdofs) {
+    fcd__free(keep);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory listing the kept dofs");
+  }
+  cb->nb = 0;
+  for (fcd_index i = 0; i < n; i++)
+    if (keep[i]) cb->bdofs[cb->nb++] = i;
+  fcd__free(keep);
+  return FCD_OK;
+}
+
+/* The clamped system: sys's mass and stiffness (borrowed) with the kept dofs prescribed,
+ * whose free dofs are the interior */
+static fcd_status clamped_system(fcd_system *sys, const fcd__cb *cb, fcd_system **out) {
+  *out = NULL;
+  fcd_system *ci;
+  if (fcd_system_create(sys->n, &ci) != FCD_OK)
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for the clamped system of a reduction");
+  fcd_status st = FCD_OK;
+  const fcd_matrix_kind kinds[] = {FCD_MASS, FCD_STIFFNESS};
+  for (int k = 0; k < 2 && st == FCD_OK; k++) {
+    const fcd__csr *a = &sys->mat[kinds[k]];
+    st = fcd_system_set_matrix_csr(ci, kinds[k], a->rowptr, a->col, a->val,
+                                   a->upper ? FCD_COO_UPPER : FCD_COO_FULL, FCD_BORROW);
+  }
+  if (st == FCD_OK && cb->nb > 0) st = fcd_system_fix_dofs(ci, cb->nb, cb->bdofs, NULL);
+  if (st == FCD_OK && sys->nfixed > 0) st = fcd_system_fix_dofs(ci, sys->nfixed, sys->fixed_list, NULL);
+  if (st != FCD_OK) {
+    fcd__err(sys, st, "the clamped system of a reduction: %s", fcd_system_last_error(ci));
+    fcd_system_destroy(ci);
+    return st;
+  }
+  *out = ci;
+  return FCD_OK;
+}
+
+/* The rows (interior, ci's free numbering) of -K_ib for the kept dofs j0 .. j0 + nj - 1 into
+ * rhs (ni per column), from one pass over K's stored entries: K is symmetric, so column j
+ * of K is read as row j, and an upper-stored entry (r, c) stands for (c, r) too. place:
+ * a kept dof's place in bdofs, -1 for an interior one. */
+static void kept_columns(const fcd_system *sys, const fcd_system *ci, const fcd_index *place,
+                         fcd_index j0, fcd_index nj, fcd_real *rhs) {
+  const fcd__csr *K = &sys->mat[FCD_STIFFNESS];
+  fcd_index ni = ci->nfree;
+  memset(rhs, 0, (size_t)(ni * nj) * sizeof *rhs);
+  for (fcd_index r = 0; r < K->n; r++)
+    for (fcd_index p = K->rowptr[r]; p < K->rowptr[r + 1]; p++) {
+      fcd_index c = K->col[p], jr = place[r] - j0, jc = place[c] - j0;
+      if (jr >= 0 && jr < nj && ci->free_of[c] >= 0)
+        rhs[jr * ni + ci->free_of[c]] -= K->val[p];
+      if (K->upper && r != c && jc >= 0 && jc < nj && ci->free_of[r] >= 0)
+        rhs[jc * ni + ci->free_of[r]] -= K->val[p];
+    }
+}
+
+/* The constraint modes, T's first nb columns: e_j on the kept dof j, -K_ii^-1 K_ij on the
+ * interior, one factorization of K_ii (f, on ci's free dofs) and blocks of solves */
+static fcd_status constraint_modes(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                   fcd__cb *cb) {
+  fcd_index n = sys->n, ni = ci->nfree;
+  fcd_real *rhs = fcd__malloc_array((size_t)(ni * CB_BLOCK) + 1, sizeof *rhs);
+  fcd_index *place = fcd__malloc_array((size_t)n, sizeof *place);
+  fcd_status st = rhs && place ? FCD_OK
+                               : fcd__err(sys, FCD_E_NOMEM, "out of memory for the constraint "
+                                          "modes of %lld kept dofs", (long long)cb->nb);
+  if (st == FCD_OK) {
+    for (fcd_index i = 0; i < n; i++) place[i] = -1;
+    for (fcd_index j = 0; j < cb->nb; j++) place[cb->bdofs[j]] = j;
+  }
+  for (fcd_index j0 = 0; j0 < cb->nb && st == FCD_OK; j0 += CB_BLOCK) {
+    fcd_index nj = cb->nb - j0 < CB_BLOCK ? cb->nb - j0 : CB_BLOCK;
+    kept_columns(sys, ci, place, j0, nj, rhs);
+    if (ni > 0) st = fcd__factor_solve(f, nj, rhs, rhs);
+    for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
+      fcd_real *col = cb->T + (j0 + j) * n;
+      memset(col, 0, (size_t)n * sizeof *col);
+      col[cb->bdofs[j0 + j]] = 1;
+      fcd__free_to_full(ci, rhs + j * ni, col);
+    }
+  }
+  fcd__free(rhs);
+  fcd__free(place);
+  return st;
+}
+
+/* A matrix of sys (CSR) on ci's free dofs as a dense column-major block (ni x ni) */
+static void interior_dense(const fcd_system *ci, const fcd__csr *a, fcd_real *D) {
+  fcd_index ni = ci->nfree;
+  memset(D, 0, (size_t)ni * (size_t)ni * sizeof *D);
+  for (fcd_index r = 0; r < a->n; r++) {
+    fcd_index fr = ci->free_of[r];
+    if (fr < 0) continue;
+    for (fcd_index p = a->rowptr[r]; p < a->rowptr[r + 1]; p++) {
+      fcd_index fc = ci->free_of[a->col[p]];
+      if (fc < 0) continue;
+      D[fc * ni + fr] += a->val[p];
+      if (a->upper && fc != fr) D[fr * ni + fc] += a->val[p];
+    }
+  }
+}
+
+/* The m lowest fixed-interface modes into T's last m columns (zero on the kept dofs) and
+ * their omega^2: one dense eigen-solve for a small interior, block Lanczos on the
+ * interior's factor f for a large one (reduction_modes.c), SLEPc's shift-and-invert on
+ * the clamped system where that declines */
+static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                  fcd_index dense_max, fcd__cb *cb) {
+  fcd_index n = sys->n, ni = ci->nfree, m = cb->m - cb->ncorr - cb->ndyn;
+  fcd_real *Phi = cb->T + cb->nb * n;
+  if (m == 0) return FCD_OK;
+  int slepc_only = dense_max < 0;
+  if (slepc_only) dense_max = -dense_max;
+  if (ni > dense_max && !slepc_only) {
+    /* the block solver's modes straight into T's columns, then spread to full length */
+    fcd_real *X = fcd__malloc_array((size_t)ni * (size_t)m, sizeof *X);
+    int done = 0;
+    fcd_status st = X ? fcd__cb_block_modes(ci, f, m, cb->omega2, X, &done) : FCD_OK;
+    for (fcd_index k = 0; k < m && done && st == FCD_OK; k++) {
+      memset(Phi + k * n, 0, (size_t)n * sizeof *Phi);
+      fcd__free_to_full(ci, X + k * ni, Phi + k * n);
+    }
+    fcd__free(X);
+    if (st != FCD_OK)
+      return fcd__err(sys, st, "the fixed-interface modes of a reduction: %s",
+                      fcd_system_last_error(ci));
+    if (done) return FCD_OK;
+  }
+  if (ni > dense_max) {
+    fcd_index nconv = 0;
+    fcd_status st = fcd_system_natural_modes(ci, m, cb->omega2, Phi, &nconv);
+    if (st != FCD_OK)
+      return fcd__err(sys, st, "the fixed-interface modes of a reduction: %s",
+                      fcd_system_last_error(ci));
+    return FCD_OK;
+  }
+  fcd_real *A = fcd__malloc_array((size_t)ni * (size_t)ni, sizeof *A);
+  fcd_real *B = fcd__malloc_array((size_t)ni * (size_t)ni, sizeof *B);
+  fcd_real *w = fcd__malloc_array((size_t)ni, sizeof *w);
+  fcd_status st = FCD_OK;
+  if (!A || !B || !w) {
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory for the fixed-interface modes of %lld "
+                  "interior dofs", (long long)ni);
+  } else {
+    interior_dense(ci, &sys->mat[FCD_STIFFNESS], A);
+    interior_dense(ci, &sys->mat[FCD_MASS], B);
+    int info = fcd__la_sygv_cm(ni, A, B, w);
+    if (info != 0)
+      st = fcd__err(sys, info > ni ? FCD_E_NOT_SPD : FCD_E_BACKEND, "the fixed-interface "
+                    "modes of a reduction: LAPACK's dsygvd returned %d%s", info,
+                    info > ni ? " (the interior mass is not positive definite)" : "");
+  }
+  for (fcd_index k = 0; k < m && st == FCD_OK; k++) {
+    cb->omega2[k] = w[k];
+    memset(Phi + k * n, 0, (size_t)n * sizeof *Phi);
+    fcd__free_to_full(ci, A + k * ni, Phi + k * n);
+  }
+  fcd__free(A);
+  fcd__free(B);
+  fcd__free(w);
+  return st;
+}
+
+/* Whether the constant load has a nonzero entry on the interior (neither kept nor
+ * prescribed): the constraint modes do not carry its static response, the modes only
+ * approximate it */
+static int interior_loaded(const fcd_system *sys, const fcd__cb *cb) {
+  if (!sys->load) return 0;
+  fcd_index j = 0;
+  for (fcd_index i = 0; i < sys->n; i++) {
+    while (j < cb->nb && cb->bdofs[j] < i) j++;
+    if (sys->load[i] != 0 && !sys->is_fixed[i] && !(j < cb->nb && cb->bdofs[j] == i)) return 1;
+  }
+  return 0;
+}
+
+/* The static correction (modal truncation augmentation): the interior's static response
+ * to the constant load with the kept dofs held, x = K_ii^-1 f_i, less its part in the
+ * modes (M-orthogonal Gram-Schmidt, twice), M-normalized, as the last modal column. It is
+ * K-orthogonal to the modes too (phi' K x = omega^2 phi' M x), and with it the reduced
+ * model's static answer to that load is the full one whatever the modes kept. When the
+ * modes already span it (every mode kept), the column is dropped. */
+static fcd_status static_correction(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                    fcd__cb *cb) {
+  fcd_index n = sys->n, ni = ci->nfree, k0 = cb->m - 1;
+  fcd_real *x = cb->T + (cb->nb + k0) * n, *Phi = cb->T + cb->nb * n;
+  fcd_real *fi = fcd__malloc_array((size_t)ni + 1, sizeof *fi);
+  fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
+  fcd_status st = fi && y ? FCD_OK
+                          : fcd__err(sys, FCD_E_NOMEM, "out of memory for the static "
+                                     "correction of a reduction");
+  if (st == FCD_OK) {
+    fcd__full_to_free(ci, sys->load, fi);
+    st = fcd__factor_solve(f, 1, fi, fi);
+  }
+  fcd_real nrm0 = 0, nrm = 0;
+  if (st == FCD_OK) {
+    memset(x, 0, (size_t)n * sizeof *x);
+    fcd__free_to_full(ci, fi, x);
+  }
+  for (int pass = 0; pass < 3 && st == FCD_OK; pass++) {
+    memset(y, 0, (size_t)n * sizeof *y);
+    fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, x, y);
+    fcd_real xmx = 0;
+    for (fcd_index i = 0; i < n; i++) xmx += x[i] * y[i];
+    if (pass == 0) nrm0 = sqrt(fmax(xmx, 0));
+    nrm = sqrt(fmax(xmx, 0));
+    if (pass == 2) break;
+    for (fcd_index k = 0; k < k0; k++) {
+      const fcd_real *ph = Phi + k * n;
+      fcd_real c = 0;
+      for (fcd_index i = 0; i < n; i++) c += ph[i] * y[i];
+      for (fcd_index i = 0; i < n; i++) x[i] -= c * ph[i];
+    }
+  }
+  if (st == FCD_OK && nrm > 1e-8 * nrm0 && nrm > 0) {
+    for (fcd_index i = 0; i < n; i++) x[i] /= nrm;
+    memset(y, 0, (size_t)n * sizeof *y);
+    fcd__csr_gaxpy(&sys->mat[FCD_STIFFNESS], 1.0, x, y);
+    fcd_real xkx = 0;
+    for (fcd_index i = 0; i < n; i++) xkx += x[i] * y[i];
+    cb->omega2[k0] = xkx;
+  } else if (st == FCD_OK) {
+    cb->ncorr = 0;
+    cb->m--;
+    cb->nr--;
+  }
+  fcd__free(fi);
+  fcd__free(y);
+  return st;
+}
+
+/* The inertia correction (an enriched Craig-Bampton basis; docs/reduction.md). The
+ * constraint modes' inertia forces G = M T_b load the interior, and what the kept modes
+ * miss of its response is R = F_rs G_i, F_rs = K_ii^-1 - Phi Lambda^-1 Phi' the residual
+ * flexibility: the reduced dynamic stiffness of the kept dofs lacks omega^4 G' R +
+ * O(omega^6), the first term truncation loses at low frequency (the coupling of a
+ * friction instability reaches far above its own band). G' R = R' K R, so the dominant
+ * eigenvectors V of that nb x nb matrix are the kept-dof patterns whose missing
+ * flexibility stores the most strain energy; R V for the p largest (fewer when the rest
+ * vanish against the largest: every mode kept, or fewer independent patterns) become
+ * modal columns, M-orthonormal and M-orthogonal to the modes. Their T' K T_b is zero
+ * like the modes' (they vanish on the kept dofs), so the projections stand.
+ * The modes' part is not removed from all nb columns: with A = Phi' G, G' R = G' K_ii^-1 G
+ * - A' Lambda^-1 A and R V = K_ii^-1 G V - Phi Lambda^-1 A V, and only the p columns kept
+ * are made M-orthogonal to the modes explicitly (the identities hold to the modes'
+ * residuals). */
+typedef struct {
+  fcd_index n, nb, mfi, p;
+  fcd_real *G, *R0, *A, *S, *w, *V, *B;
+} inertia_ws;
+
+static void inertia_free(inertia_ws *w) {
+  fcd__free(w->G);
+  fcd__free(w->R0);
+  fcd__free(w->A);
+  fcd__free(w->S);
+  fcd__free(w->w);
+  fcd__free(w->V);
+  fcd__free(w->B);
+}
+
+/* G = M T_b and R0 = K_ii^-1 G_i (full length, zero on the kept dofs), by blocks */
+static fcd_status inertia_loads(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                const fcd__cb *cb, inertia_ws *w) {
+  fcd_index n = w->n, ni = ci->nfree;
+  fcd_real *rhs = fcd__malloc_array((size_t)ni * CB_BLOCK + 1, sizeof *rhs);
+  fcd_status st = rhs ? FCD_OK : FCD_E_NOMEM;
+  for (fcd_index j0 = 0; j0 < w->nb && st == FCD_OK; j0 += CB_BLOCK) {
+    fcd_index nj = w->nb - j0 < CB_BLOCK ? w->nb - j0 : CB_BLOCK;
+    for (fcd_index j = 0; j < nj; j++) {
+      fcd_real *g = w->G + (j0 + j) * n;
+      memset(g, 0, (size_t)n * sizeof *g);
+      fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, cb->T + (j0 + j) * n, g);
+      fcd__full_to_free(ci, g, rhs + j * ni);
+    }
+    st = fcd__factor_solve(f, nj, rhs, rhs);
+    for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
+      fcd_real *col = w->R0 + (j0 + j) * n;
+      memset(col, 0, (size_t)n * sizeof *col);
+      fcd__free_to_full(ci, rhs + j * ni, col);
+    }
+  }
+  fcd__free(rhs);
+  return st;
+}
+
+/* The Gram matrix G' R = G' R0 - A' Lambda^-1 A and its p dominant eigenvectors (w->V,
+ * ascending eigenvalues in w->w); A = Phi' G kept for the columns */
+static int inertia_directions(const fcd__cb *cb, inertia_ws *w) {
+  fcd_index n = w->n, nb = w->nb, m = w->mfi;
+  const fcd_real *Phi = cb->T + nb * n;
+  int info = fcd__la_gemm_tn(nb, nb, n, w->G, w->R0, w->S);
+  if (info == 0 && m > 0) {
+    info = fcd__la_gemm_tn(m, nb, n, Phi, w->G, w->A);
+    /* B = Lambda^-1 A, then S -= A' B */
+    for (fcd_index j = 0; j < nb && info == 0; j++)
+      for (fcd_index k = 0; k < m; k++) w->B[j * m + k] = w->A[j * m + k] / cb->omega2[k];
+    if (info == 0) info = fcd__la_gemm_tn_acc(nb, nb, m, -1.0, w->A, w->B, w->S);
+  }
+  /* symmetric in exact arithmetic; its upper triangle is read */
+  if (info == 0) info = fcd__la_syev_top_cm(nb, w->p, w->S, w->w, w->V);
+  return info;
+}
+
+/* X (n x k) M-orthonormal in place: X U diag(s)^-1/2 for X' M X = U diag(s) U', the
+ * directions with s below 1e-13 of the largest dropped (*kept of them stay).
+ * work: n x k; S, U: k x k; w: k. */
+static int m_orthonormalize(const fcd__csr *M, fcd_index n, fcd_index k, fcd_real *X,
+                            fcd_real *work, fcd_real *S, fcd_real *U, fcd_real *w,
+                            fcd_index *kept) {
+  *kept = 0;
+  if (k == 0) return 0;
+  for (fcd_index j = 0; j < k; j++) {
+    memset(work + j * n, 0, (size_t)n * sizeof *work);
+    fcd__csr_gaxpy(M, 1.0, X + j * n, work + j * n);
+  }
+  int info = fcd__la_gemm_tn(k, k, n, X, work, S);
+  if (info == 0) info = fcd__la_syev_top_cm(k, k, S, w, U);
+  if (info != 0) return info;
+  /* ascending: the largest last; the columns of U from the largest down */
+  fcd_index nk = 0;
+  for (fcd_index j = k - 1; j >= 0 && w[j] > 1e-13 * w[k - 1] && w[j] > 0; j--) {
+    fcd_real sc = 1 / sqrt(w[j]);
+    for (fcd_index i = 0; i < k; i++) S[nk * k + i] = U[j * k + i] * sc;
+    nk++;
+  }
+  memcpy(work, X, (size_t)n * (size_t)k * sizeof *work);
+  if (nk > 0) info = fcd__la_gemm_nn(n, nk, k, 1.0, work, S, 0.0, X);
+  *kept = nk;
+  return info;
+}
+
+/* X = R V for the p kept directions (V's last p columns), then their part in the modes
+ * removed once more explicitly (M-orthogonal Gram-Schmidt against Phi; work: n x p) */
+static int inertia_columns(const fcd_system *sys, const fcd__cb *cb, inertia_ws *w,
+                           fcd_index p, fcd_real *X, fcd_real *work) {
+  fcd_index n = w->n, nb = w->nb, m = w->mfi;
+  const fcd_real *Phi = cb->T + nb * n, *V = w->V + (w->p - p) * nb;
+  int info = fcd__la_gemm_nn(n, p, nb, 1.0, w->R0, V, 0.0, X);
+  if (info == 0 && m > 0) {
+    /* C = Lambda^-1 A V (m x p), X -= Phi C */
+    info = fcd__la_gemm_nn(m, p, nb, 1.0, w->B, V, 0.0, w->S);
+    if (info == 0) info = fcd__la_gemm_nn(n, p, m, -1.0, Phi, w->S, 1.0, X);
+    for (fcd_index j = 0; j < p && info == 0; j++) {
+      memset(work + j * n, 0, (size_t)n * sizeof *work);
+      fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, X + j * n, work + j * n);
+    }
+    if (info == 0) info = fcd__la_gemm_tn(m, p, n, Phi, work, w->S);
+    if (info == 0) info = fcd__la_gemm_nn(n, p, m, -1.0, Phi, w->S, 1.0, X);
+  }
+  return info;
+}
+
+static fcd_status inertia_correction(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                     fcd__cb *cb) {
+  inertia_ws w = {.n = sys->n, .nb = cb->nb, .mfi = cb->m - cb->ncorr - cb->ndyn,
+                  .p = cb->ndyn};
+  fcd_index n = w.n, nb = w.nb, m = w.mfi, smax = nb > m ? nb : m;
+  w.G = fcd__malloc_array((size_t)n * (size_t)nb, sizeof *w.G);
+  w.R0 = fcd__malloc_array((size_t)n * (size_t)nb, sizeof *w.R0);
+  w.A = fcd__malloc_array((size_t)m * (size_t)nb + 1, sizeof *w.A);
+  w.B = fcd__malloc_array((size_t)m * (size_t)nb + 1, sizeof *w.B);
+  w.S = fcd__malloc_array((size_t)smax * (size_t)nb, sizeof *w.S);
+  w.w = fcd__malloc_array((size_t)nb, sizeof *w.w);
+  w.V = fcd__malloc_array((size_t)nb * (size_t)w.p, sizeof *w.V);
+  fcd_status st = FCD_OK;
+  if (!w.G || !w.R0 || !w.A || !w.B || !w.S || !w.w || !w.V) st = FCD_E_NOMEM;
+  if (st == FCD_OK) st = inertia_loads(sys, ci, f, cb, &w);
+  int info = st == FCD_OK ? inertia_directions(cb, &w) : 0;
+  /* ascending: the kept directions are the last p */
+  fcd_index p = 0, kept = 0;
+  fcd_real *X = cb->T + (nb + m) * n;
+  if (st == FCD_OK && info == 0) {
+    fcd_real top = w.w[w.p - 1];
+    while (p < w.p && top > 0 && w.w[w.p - 1 - p] > 1e-12 * top) p++;
+    /* G's storage is the work from here on */
+    if (p > 0) info = inertia_columns(sys, cb, &w, p, X, w.G);
+  }
+  if (st == FCD_OK && info == 0)
+    info = m_orthonormalize(&sys->mat[FCD_MASS], n, p, X, w.G, w.S, w.V, w.w, &kept);
+  inertia_free(&w);
+  if (st != FCD_OK)
+    return fcd__err(sys, st, "%s for the inertia correction of %lld kept dofs",
+                    st == FCD_E_NOMEM ? "out of memory" : "a solve failed", (long long)nb);
+  if (info != 0)
+    return fcd__err(sys, info == FCD__LA_TOO_BIG ? FCD_E_UNSUPPORTED : FCD_E_BACKEND,
+                    "the inertia correction of a reduction: %s %d",
+                    info == FCD__LA_TOO_BIG ? "beyond BLAS' int indices," : "LAPACK returned",
+                    info);
+  /* the dropped directions leave the basis (the static correction comes next) */
+  fcd_index lost = cb->ndyn - kept;
+  cb->ndyn = kept;
+  cb->m -= lost;
+  cb->nr -= lost;
+  return FCD_OK;
+}
+
+/* The columns j0 .. j0 + nj - 1 of T' A T from Y = A T_blk (tmp: nr x nj). The stiffness
+ * needs only part of the product: K T_b vanishes on the interior (K_ii Psi = -K_ib, to the
+ * factor's accuracy), so T' K T_b is the kept rows of K T_b, the coupling Phi' K T_b is
+ * zero, and T' K Phi is Phi' K Phi. A symmetric matrix needs the rows up to the block's
+ * last column (the rest is mirrored by the caller). */
+static int project_block(const fcd__cb *cb, fcd_matrix_kind which, int symmetric,
+                         fcd_index j0, fcd_index nj, const fcd_real *Y, fcd_real *tmp,
+                         fcd_real *out) {
+  fcd_index n = cb->n, nr = cb->nr, nb = cb->nb;
+  if (which != FCD_STIFFNESS) {
+    fcd_index rows = symmetric ? j0 + nj : nr;
+    int info = fcd__la_gemm_tn(rows, nj, n, cb->T, Y, tmp);
+    for (fcd_index j = 0; j < nj && info == 0; j++)
+      memcpy(out + (j0 + j) * nr, tmp + j * rows, (size_t)rows * sizeof *out);
+    return info;
+  }
+  for (fcd_index j = 0; j < nj; j++) {
+    fcd_real *o = out + (j0 + j) * nr;
+    memset(o, 0, (size_t)nr * sizeof *o);
+    if (j0 + j < nb)
+      for (fcd_index i = 0; i < nb; i++) o[i] = Y[j * n + cb->bdofs[i]];
+  }
+  fcd_index q0 = j0 > nb ? j0 : nb, nq = j0 + nj - q0;
+  if (nq <= 0) return 0;
+  int info = fcd__la_gemm_tn(cb->m, nq, n, cb->T + nb * n, Y + (q0 - j0) * n, tmp);
+  for (fcd_index j = 0; j < nq && info == 0; j++)
+    memcpy(out + (q0 + j) * nr + nb, tmp + j * cb->m, (size_t)cb->m * sizeof *out);
+  return info;
+}
+
+/* out (nr x nr, column-major) = T' A T for the matrix which of sys (its Rayleigh terms
+ * left out), by blocks of columns: Y = A T_blk (n x CB_BLOCK), out_blk = T' Y */
+static fcd_status project(fcd_system *sys, const fcd__cb *cb, fcd_matrix_kind which,
+                          fcd_real *out) {
+  fcd_index n = sys->n, nr = cb->nr;
+  const fcd__csr *a = &sys->mat[which];
+  int symmetric = fcd__system_asymmetry(sys, which) <= FCD__ASYM_TOL;
+  fcd_real *Y = fcd__malloc_array((size_t)n * CB_BLOCK + 1, sizeof *Y);
+  fcd_real *tmp = fcd__malloc_array((size_t)nr * CB_BLOCK + 1, sizeof *tmp);
+  if (!Y || !tmp) {
+    fcd__free(Y);
+    fcd__free(tmp);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory projecting the %s matrix",
+                    fcd__matrix_name(which));
+  }
+  int info = 0;
+  for (fcd_index j0 = 0; j0 < nr && info == 0; j0 += CB_BLOCK) {
+    fcd_index nj = nr - j0 < CB_BLOCK ? nr - j0 : CB_BLOCK;
+    memset(Y, 0, (size_t)n * (size_t)nj * sizeof *Y);
+    for (fcd_index j = 0; j < nj; j++) fcd__csr_gaxpy(a, 1.0, cb->T + (j0 + j) * n, Y + j * n);
+    info = project_block(cb, which, symmetric, j0, nj, Y, tmp, out);
+  }
+  if (symmetric && which != FCD_STIFFNESS)
+    for (fcd_index j = 0; j < nr; j++)
+      for (fcd_index i = j + 1; i < nr; i++) out[j * nr + i] = out[i * nr + j];
+  fcd__free(Y);
+  fcd__free(tmp);
+  if (info != 0)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "a reduced basis of %lld vectors of %lld dofs is "
+                    "beyond BLAS' int indices", (long long)nr, (long long)n);
+  return FCD_OK;
+}
+
+static fcd_status cb_check(fcd_system *sys, fcd_index m) {
+  if (fcd__dist_on(sys))
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "reduction: not offered on a distributed system");
+  if (!sys->mat[FCD_MASS].set || !sys->mat[FCD_STIFFNESS].set)
+    return fcd__err(sys, FCD_E_STATE, "reduction: the system needs a mass and a stiffness "
+                    "matrix");
+  if (m < 0) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction: %lld modes", (long long)m);
+  const fcd_matrix_kind kinds[] = {FCD_MASS, FCD_STIFFNESS};
+  for (int k = 0; k < 2; k++) {
+    fcd_real asym = fcd__system_asymmetry(sys, kinds[k]);
+    if (!(asym <= FCD__ASYM_TOL))
+      return fcd__err(sys, FCD_E_UNSUPPORTED, "reduction: the %s matrix is not symmetric "
+                      "(relative asymmetry %.3g); the fixed-interface modes and the "
+                      "constraint modes need a symmetric one", fcd__matrix_name(kinds[k]),
+                      asym);
+  }
+  return FCD_OK;
+}
+
+/* The interior's factor, T and the reduced operators, on the clamped system ci */
+static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max, fcd__cb *cb) {
+  fcd_index n = sys->n;
+  cb->omega2 = fcd__malloc_array((size_t)cb->m + 1, sizeof *cb->omega2);
+  cb->T = fcd__malloc_array((size_t)n * (size_t)cb->nr + 1, sizeof *cb->T);
+  cb->K = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->K);
+  cb->M = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->M);
+  int damped = sys->mat[FCD_DAMPING].set;
+  if (damped) cb->C = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->C);
+  if (!cb->omega2 || !cb->T || !cb->K || !cb->M || (damped && !cb->C))
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for a reduced basis of %lld vectors of "
+                    "%lld dofs", (long long)cb->nr, (long long)n);
+  fcd__factor *f = NULL;
+  fcd_status st = FCD_OK;
+  if (ci->nfree > 0) {
+    st = fcd__factor_create(ci, FCD__FACTOR_SPD, &f);
+    if (st == FCD_OK) st = fcd__factor_combination(f, 0, 0, 1);
+    if (st != FCD_OK)
+      st = fcd__err(sys, st, "reduction: the stiffness of the interior (the dofs neither "
+                    "prescribed nor in a contact row) cannot be factored, a part free to "
+                    "move without the kept dofs?: %s", fcd_system_last_error(ci));
+  }
+  if (st == FCD_OK) st = constraint_modes(sys, ci, f, cb);
+  if (st == FCD_OK) st = interface_modes(sys, ci, f, dense_max, cb);
+  if (st == FCD_OK && cb->ndyn > 0) st = inertia_correction(sys, ci, f, cb);
+  if (st == FCD_OK && cb->ncorr > 0) st = static_correction(sys, ci, f, cb);
+  fcd__factor_destroy(f);
+  if (st == FCD_OK) st = project(sys, cb, FCD_STIFFNESS, cb->K);
+  /* the inertia columns' omega^2: their Rayleigh quotients, K_r's diagonal */
+  for (fcd_index k = cb->m - cb->ncorr - cb->ndyn; st == FCD_OK && k < cb->m - cb->ncorr; k++)
+    cb->omega2[k] = cb->K[(cb->nb + k) * cb->nr + cb->nb + k];
+  if (st == FCD_OK) st = project(sys, cb, FCD_MASS, cb->M);
+  if (st == FCD_OK && damped) st = project(sys, cb, FCD_DAMPING, cb->C);
+  return st;
+}
+
+fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
+                         fcd_index ninertia, fcd_index dense_max, fcd__cb *cb) {
+  memset(cb, 0, sizeof *cb);
+  FCD_TRY(cb_check(sys, m));
+  if (cs && cs->sys != sys)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction: the contact set belongs to another "
+                    "system");
+  cb->n = sys->n;
+  fcd_status st = kept_dofs(sys, cs, cb);
+  fcd_system *ci = NULL;
+  if (st == FCD_OK) st = clamped_system(sys, cb, &ci);
+  /* the interior: ci's free dofs, neither kept nor prescribed (a dof held at zero is not
+   * kept) */
+  fcd_index ni = ci ? ci->nfree : 0;
+  if (st == FCD_OK && m > ni)
+    st = fcd__err(sys, FCD_E_INVALID_ARG, "reduction: %lld modes asked, the interior has "
+                  "%lld dofs", (long long)m, (long long)ni);
+  if (st == FCD_OK && (ninertia < 0 || ninertia > cb->nb || ninertia > ni - m))
+    st = fcd__err(sys, FCD_E_INVALID_ARG, "reduction: %lld inertia correction vectors asked; "
+                  "at most the kept dofs (%lld) and the interior's dofs less the modes (%lld)",
+                  (long long)ninertia, (long long)cb->nb, (long long)(ni - m));
+  if (st == FCD_OK) {
+    /* the counts only once they are checked: m = INT64_MAX overflowed nb + m here */
+    cb->ni = ni;
+    cb->band_hz = cb->cut_hz = INFINITY;
+    cb->ndyn = ninertia;
+    /* a constant interior load adds its static correction, unless every mode is kept */
+    cb->ncorr = m < ni && interior_loaded(sys, cb) ? 1 : 0;
+    cb->m = m + cb->ncorr + cb->ndyn;
+    cb->nr = cb->nb + cb->m;
+    if (cb->nr == 0)
+      st = ni == 0 ? fcd__err(sys, FCD_E_INVALID_ARG, "reduction: every dof of the system is "
+                              "prescribed at zero: the reduced model would have no dof")
+                   : fcd__err(sys, FCD_E_INVALID_ARG, "reduction: nothing is kept (no contact "
+                              "row, no moving prescribed dof) and no mode is asked: the "
+                              "reduced model would have no dof");
+    else
+      st = cb_basis(sys, ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
+  }
+  fcd_system_destroy(ci);
+  if (st != FCD_OK) fcd__cb_clear(cb);
+  return st;
+}
+
+/* ---- the public handle: a reduced system and its contacts ---- */
+
+static int red_valid(const fcd_reduction *r) {
+  return r && r->magic == FCD_REDUCTION_MAGIC;
+}
+
+/* the reduced system's dofs: nr, or the modal coordinates' nz */
+static fcd_index red_size(const fcd_reduction *r) {
+  return r->md ? r->md->nz : r->cb.nr;
+}
+
+/* the reduced load at t: the full load projected, T' f(t) */
+static int red_load(void *ud, fcd_real t, fcd_index nr, fcd_real *fr) {
+  fcd_reduction *r = ud;
+  if (nr != red_size(r) || fcd_system_eval_load(r->full, t, r->fbuf) != FCD_OK) return 1;
+  if (!r->md) return fcd__la_gemm_tn(nr, 1, r->cb.n, r->cb.T, r->fbuf, fr) != 0;
+  if (fcd__la_gemm_tn(r->cb.nr, 1, r->cb.n, r->cb.T, r->fbuf, r->md->g) != 0) return 1;
+  return fcd__modal_load(r, r->md->g, fr);
+}
+
+/* the kept prescribed dofs at t: the full system's, which are the same dofs in the same
+ * order (the kept dofs keep their order, and every prescribed dof is kept) */
+static int red_prescribed(void *ud, fcd_real t, fcd_index nfixed, const fcd_index *dofs,
+                          fcd_real *u, fcd_real *v) {
+  fcd_reduction *r = ud;
+  (void)dofs;
+  if (nfixed != r->full->nfixed) return 1;
+  return fcd_system_eval_prescribed(r->full, t, u, v) != FCD_OK;
+}
+
+/* A dense nr x nr matrix (column-major) as a full-storage CSR of the reduced system;
+ * symmetric ones symmetrized exactly (T' A T by BLAS is symmetric to round-off only) */
+static fcd_status red_matrix(fcd_reduction *r, fcd_matrix_kind which, const fcd_real *A,
+                             int symmetric) {
+  fcd_index nr = r->cb.nr;
+  fcd_index *rp = fcd__malloc_array((size_t)nr + 1, sizeof *rp);
+  fcd_index *ci = fcd__malloc_array((size_t)(nr * nr) + 1, sizeof *ci);
+  fcd_real *v = fcd__malloc_array((size_t)(nr * nr) + 1, sizeof *v);
+  fcd_status st = FCD_OK;
+  if (!rp || !ci || !v) {
+    st = fcd__err(r->full, FCD_E_NOMEM, "out of memory for a reduced matrix of %lld dofs",
+                  (long long)nr);
+  } else {
+    for (fcd_index i = 0; i <= nr; i++) rp[i] = i * nr;
+    for (fcd_index i = 0; i < nr; i++)
+      for (fcd_index j = 0; j < nr; j++) {
+        ci[i * nr + j] = j;
+        v[i * nr + j] = symmetric ? 0.5 * (A[j * nr + i] + A[i * nr + j]) : A[j * nr + i];
+      }
+    st = fcd_system_set_matrix_csr(r->sys, which, rp, ci, v, FCD_COO_FULL, FCD_COPY);
+    if (st != FCD_OK)
+      fcd__err(r->full, st, "the reduced system: %s", fcd_system_last_error(r->sys));
+  }
+  fcd__free(rp);
+  fcd__free(ci);
+  fcd__free(v);
+  return st;
+}
+
+/* the reduced system: matrices, Rayleigh coefficients, prescribed dofs, loads */
+static fcd_status red_system(fcd_reduction *r) {
+  fcd_system *full = r->full;
+  const fcd__cb *cb = &r->cb;
+  if (fcd_system_create(red_size(r), &r->sys) != FCD_OK)
+    return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced system");
+  fcd_status st = FCD_OK;
+  if (r->md) {
+    FCD_TRY(fcd__modal_system(r));
+  } else {
+    FCD_TRY(red_matrix(r, FCD_STIFFNESS, cb->K, 1));
+    FCD_TRY(red_matrix(r, FCD_MASS, cb->M, 1));
+    if (cb->C) FCD_TRY(red_matrix(r, FCD_DAMPING, cb->C, 0));
+    st = fcd_system_set_rayleigh(r->sys, full->ray_alpha, full->ray_beta);
+  }
+  /* the band, which an eigen-analysis reports its eigenvalues against, and (Craig-Bampton
+   * coordinates) the band's damping in red_matrix's layout, which it leaves out */
+  if (st == FCD_OK) {
+    fcd_index nr = cb->nr;
+    fcd_real *cv = cb->Cband && !r->md ? fcd__malloc_array((size_t)nr * (size_t)nr + 1, sizeof *cv)
+                                       : NULL;
+    if (cb->Cband && !r->md && !cv)
+      return fcd__err(full, FCD_E_NOMEM, "out of memory for the band's damping");
+    for (fcd_index i = 0; cv && i < nr; i++)
+      for (fcd_index j = 0; j < nr; j++) cv[i * nr + j] = cb->Cband[j * nr + i];
+    st = fcd__system_set_band(r->sys, cb->band_hz, cv, cb->cband_only);
+    fcd__free(cv);
+  }
+  if (st == FCD_OK && full->nfixed > 0 && !r->md) {
+    fcd_index *kf = fcd__malloc_array((size_t)full->nfixed, sizeof *kf);
+    fcd_real *kv = fcd__malloc_array((size_t)full->nfixed, sizeof *kv);
+    if (!kf || !kv) {
+      fcd__free(kf);
+      fcd__free(kv);
+      return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced system");
+    }
+    fcd_index k = 0;
+    for (fcd_index j = 0; j < cb->nb; j++)
+      if (full->is_fixed[cb->bdofs[j]]) {
+        kv[k] = full->fixed_value[cb->bdofs[j]];
+        kf[k++] = j;
+      }
+    st = fcd_system_fix_dofs(r->sys, k, kf, kv);
+    fcd__free(kf);
+    fcd__free(kv);
+    if (st == FCD_OK && full->presc_fn)
+      st = fcd_system_set_prescribed_fn(r->sys, red_prescribed, r);
+  }
+  if (st == FCD_OK && (full->load || full->load_fn)) {
+    r->fbuf = fcd__malloc_array((size_t)full->n, sizeof *r->fbuf);
+    if (!r->fbuf) return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced load");
+    if (full->load_fn) {
+      st = fcd_system_set_load_fn(r->sys, red_load, r);
+    } else {
+      /* a constant load stays constant: T' f once (the reduction is a snapshot), so that
+       * the reduced system is as autonomous as the full one (shooting refused a load
+       * function) */
+      fcd_real *fr = fcd__malloc_array((size_t)red_size(r) + 1, sizeof *fr);
+      if (!fr) return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced load");
+      int bad = r->md ? fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, full->load, r->md->g) != 0 ||
+                            fcd__modal_load(r, r->md->g, fr) != 0
+                      : fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, full->load, fr) != 0;
+      st = !bad ? fcd_system_set_load(r->sys, fr)
+                : fcd__err(full, FCD_E_UNSUPPORTED, "projecting the constant load: %lld dofs "
+                           "are beyond BLAS' int indices", (long long)cb->n);
+      fcd__free(fr);
+    }
+  }
+  if (st != FCD_OK && st != FCD_E_NOMEM)
+    fcd__err(full, st, "the reduced system: %s", fcd_system_last_error(r->sys));
+  return st;
+}
+
+/* The same contacts on the reduced system, the kept dof d becoming its place in bdofs */
+static fcd_status red_contacts(fcd_reduction *r, fcd_contact_set *cs) {
+  const fcd__cb *cb = &r->cb;
+  fcd_index *place = fcd__malloc_array((size_t)cb->n, sizeof *place);
+  if (!place) return fcd__err(r->full, FCD_E_NOMEM, "out of memory mapping the contacts");
+  for (fcd_index i = 0; i < cb->n; i++) place[i] = -1;
+  for (fcd_index j = 0; j < cb->nb; j++) place[cb->bdofs[j]] = j;
+  fcd_status st = fcd_contact_set_create(r->sys, cs->dim, &r->cs);
+  int d = cs->dim;
+  for (fcd_index c = 0; c < cs->n && st == FCD_OK; c++) {
+    const fcd__contact *k = &cs->c[c];
+    fcd_index a[3], b[3];
+    if (k->rows) {
+      fcd_index rp[4], e0 = cs->rptr[k->row0], ne = cs->rptr[k->row0 + d] - e0;
+      fcd_index *dofs = fcd__malloc_array((size_t)ne + 1, sizeof *dofs);
+      if (!dofs) {
+        st = fcd__err(r->full, FCD_E_NOMEM, "out of memory mapping the contacts");
+        break;
+      }
+      for (int q = 0; q <= d; q++) rp[q] = cs->rptr[k->row0 + q] - e0;
+      for (fcd_index e = 0; e < ne; e++) dofs[e] = place[cs->rdof[e0 + e]];
+      st = fcd_contact_set_add_rows(r->cs, rp, dofs, cs->rw + e0, k->gap, k->mu, NULL);
+      fcd__free(dofs);
+    } else {
+      for (int q = 0; q < d; q++) {
+        a[q] = place[k->dofs_a[q]];
+        b[q] = k->pair ? place[k->dofs_b[q]] : -1;
+      }
+      st = k->pair ? fcd_contact_set_add_pair(r->cs, a, b, k->frame[0], k->frame[1], k->gap,
+                                              k->mu, NULL)
+                   : fcd_contact_set_add_rigid(r->cs, a, k->frame[0], k->frame[1], k->gap,
+                                               k->mu, NULL);
+    }
+    if (st == FCD_OK) r->cs->c[c].mortar = k->mortar; /* its reactions stay pressures */
+    if (st == FCD_OK && (k->vg[0] != 0 || k->vg[1] != 0))
+      st = fcd_contact_set_set_sliding_velocity(r->cs, c, k->vg);
+  }
+  if (st == FCD_OK) st = fcd_contact_set_set_restitution(r->cs, cs->restitution);
+  if (st != FCD_OK && st != FCD_E_NOMEM)
+    fcd__err(r->full, st, "the reduced contact set: %s", fcd_system_last_error(r->sys));
+  fcd__free(place);
+  return st;
+}
+
+void fcd_reduction_destroy(fcd_reduction *r) {
+  if (!red_valid(r)) return;
+  r->magic = 0;
+  fcd_contact_set_destroy(r->cs);
+  fcd_system_destroy(r->sys);
+  fcd__cb_clear(&r->cb);
+  fcd__free(r->fbuf);
+  fcd__modal_free(r->md);
+  fcd__system_release(r->full);
+  fcd__free(r);
+}
+
+static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                             fcd_index ninertia, int modal, fcd_real cut, fcd_real xi,
+                             fcd_reduction **out) {
+  FCD_CHECK_SYS(sys);
+  if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: out is NULL");
+  *out = NULL;
+  if (cs && (!fcd__contact_set_valid(cs) || cs->sys != sys))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: the contact set is invalid "
+                    "or belongs to another system");
+  fcd_reduction *r = fcd__calloc(1, sizeof *r);
+  if (!r) return fcd__err(sys, FCD_E_NOMEM, "out of memory creating a reduction");
+  r->magic = FCD_REDUCTION_MAGIC;
+  r->full = sys;
+  fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
+  fcd_status st = fcd__cb_build(sys, cs, nmodes, ninertia, 0, &r->cb);
+  if (st == FCD_OK) st = fcd__cb_band_limit(sys, cs, &r->cb, cut, xi);
+  if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
+  if (st == FCD_OK) st = red_system(r);
+  if (st == FCD_OK && cs) st = modal ? fcd__modal_contacts(r, cs) : red_contacts(r, cs);
+  if (st != FCD_OK) {
+    fcd_reduction_destroy(r);
+    return st;
+  }
+  *out = r;
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                                fcd_reduction **out) {
+  return red_create(sys, cs, nmodes, 0, 0, FCD_REDUCTION_CUT_DEFAULT,
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
+}
+
+fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                                      fcd_reduction **out) {
+  return red_create(sys, cs, nmodes, 0, 1, FCD_REDUCTION_CUT_DEFAULT,
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
+}
+
+fcd_status fcd_reduction_create_enriched(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                                         fcd_index ninertia, int modal, fcd_reduction **out) {
+  return red_create(sys, cs, nmodes, ninertia, modal != 0, FCD_REDUCTION_CUT_DEFAULT,
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
+}
+
+fcd_status fcd_reduction_create_band(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                                     fcd_index ninertia, int modal, fcd_real cut,
+                                     fcd_real damping, fcd_reduction **out) {
+  if (out) *out = NULL;
+  FCD_CHECK_SYS(sys);
+  if (!(cut >= 1 && isfinite(cut)))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_band: cut = %g: a finite "
+                    "multiple >= 1 of the highest kept mode's frequency", cut);
+  if (!(damping >= 0 && damping <= 10))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_band: damping = %g: a damping "
+                    "ratio in [0, 10] (0: none, the Galerkin model's own dynamics)", damping);
+  return red_create(sys, cs, nmodes, ninertia, modal != 0, cut, damping, out);
+}
+
+fcd_status fcd_reduction_get_band(const fcd_reduction *r, fcd_real *band_hz, fcd_real *cut_hz,
+                                  fcd_index *ndamped) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (band_hz) *band_hz = r->cb.band_hz;
+  if (cut_hz) *cut_hz = r->cb.cut_hz;
+  if (ndamped) *ndamped = r->cb.ndamp;
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_get_inertia(const fcd_reduction *r, fcd_index *ninertia) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (!ninertia) return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_get_inertia: ninertia "
+                                 "is NULL");
+  *ninertia = r->cb.ndyn;
+  return FCD_OK;
+}
+
+fcd_system *fcd_reduction_system(const fcd_reduction *r) {
+  return red_valid(r) ? r->sys : NULL;
+}
+
+fcd_contact_set *fcd_reduction_contact_set(const fcd_reduction *r) {
+  return red_valid(r) ? r->cs : NULL;
+}
+
+/* modal coordinates z to the Craig-Bampton ones, in a new *y (nr entries and the
+ * conversion's nf of work) */
+static fcd_status cb_coordinates(const fcd_reduction *r, const fcd_real *z, fcd_real **y,
+                                 const char *who) {
+  fcd_index nr = r->cb.nr;
+  if (!(*y = fcd__malloc_array((size_t)nr + (size_t)r->md->nf + 1, sizeof **y)))
+    return fcd__err(r->full, FCD_E_NOMEM, "out of memory in %s", who);
+  fcd__modal_to_cb(r, z, *y, *y + nr);
+  return FCD_OK;
+}
+
+/* every entry of the reduced vector xr finite, as restrict and residual require */
+static fcd_status finite_reduced(const fcd_reduction *r, const fcd_real *xr, const char *who) {
+  for (fcd_index k = 0; k < red_size(r); k++)
+    if (!isfinite(xr[k]))
+      return fcd__err(r->full, FCD_E_INVALID_ARG, "%s: xr[%lld] is not finite", who,
+                      (long long)k);
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_real *x) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (!xr || !x)
+    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand: %s is NULL",
+                    !xr ? "xr" : "x");
+  FCD_TRY(finite_reduced(r, xr, "reduction_expand"));
+  const fcd__cb *cb = &r->cb;
+  fcd_real *y = NULL;
+  if (r->md) { /* the Craig-Bampton coordinates first */
+    FCD_TRY(cb_coordinates(r, xr, &y, "reduction_expand"));
+    xr = y;
+  }
+  memset(x, 0, (size_t)cb->n * sizeof *x);
+  for (fcd_index k = 0; k < cb->nr; k++) {
+    const fcd_real *t = cb->T + k * cb->n;
+    fcd_real a = xr[k];
+    if (a != 0)
+      for (fcd_index i = 0; i < cb->n; i++) x[i] += a * t[i];
+  }
+  /* the kept dofs exactly: T is the identity there */
+  for (fcd_index j = 0; j < cb->nb; j++) x[cb->bdofs[j]] = xr[j];
+  fcd__free(y);
+  return FCD_OK;
+}
+
+/* the position of full dof d among the kept dofs (ascending), or -1 */
+static fcd_index kept_place(const fcd__cb *cb, fcd_index d) {
+  fcd_index lo = 0, hi = cb->nb;
+  while (lo < hi) {
+    fcd_index mid = lo + (hi - lo) / 2;
+    if (cb->bdofs[mid] < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < cb->nb && cb->bdofs[lo] == d ? lo : -1;
+}
+
+/* an interior dof's entry: T's row times the Craig-Bampton coordinates, made from modal
+ * ones once (*y, nr + nf, allocated on first use) */
+static fcd_status interior_entry(const fcd_reduction *r, const fcd_real *xr, fcd_index d,
+                                 fcd_real **y, fcd_real *x) {
+  const fcd__cb *cb = &r->cb;
+  const fcd_real *u = xr;
+  if (r->md) {
+    if (!*y) FCD_TRY(cb_coordinates(r, xr, y, "reduction_expand_dofs"));
+    u = *y;
+  }
+  fcd_real s = 0;
+  for (fcd_index j = 0; j < cb->nr; j++) s += cb->T[j * cb->n + d] * u[j];
+  *x = s;
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
+                                     fcd_index ndofs, const fcd_index *dofs, fcd_real *x) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (ndofs < 0 || (ndofs > 0 && (!xr || !dofs || !x)))
+    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand_dofs: %s",
+                    ndofs < 0 ? "ndofs is negative" : !xr ? "xr is NULL"
+                                                      : !dofs ? "dofs is NULL" : "x is NULL");
+  const fcd__cb *cb = &r->cb;
+  if (ndofs > 0) FCD_TRY(finite_reduced(r, xr, "reduction_expand_dofs"));
+  for (fcd_index k = 0; k < ndofs; k++)
+    if (dofs[k] < 0 || dofs[k] >= cb->n)
+      return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand_dofs: dofs[%lld] = %lld "
+                      "is not a dof of the full system (0 to %lld)", (long long)k,
+                      (long long)dofs[k], (long long)cb->n - 1);
+  fcd_real *y = NULL;
+  fcd_status st = FCD_OK;
+  for (fcd_index k = 0; k < ndofs && st == FCD_OK; k++) {
+    fcd_index p = kept_place(cb, dofs[k]);
+    if (p >= 0) x[k] = r->md ? fcd__modal_entry(r, p, xr) : xr[p];
+    else st = interior_entry(r, xr, dofs[k], &y, x + k);
+  }
+  fcd__free(y);
+  return st;
+}
+
+fcd_status fcd_reduction_band_energy(const fcd_reduction *r, const fcd_real *v,
+                                     fcd_real *fraction) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (!v || !fraction)
+    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_band_energy: %s is NULL",
+                    !v ? "v" : "fraction");
+  FCD_TRY(finite_reduced(r, v, "reduction_band_energy"));
+  const fcd__cb *cb = &r->cb;
+  *fraction = 0;
+  if (cb->band_hz == INFINITY) return FCD_OK; /* the full model: nothing is outside */
+  fcd_real *y = NULL;
+  if (r->md) { /* the Craig-Bampton coordinates first */
+    FCD_TRY(cb_coordinates(r, v, &y, "reduction_band_energy"));
+    v = y;
+  }
+  fcd_index nf = cb->nfree, nr = cb->nr;
+  fcd_real wb = 2 * 3.14159265358979323846 * cb->band_hz, tot = 0, out = 0;
+  fcd_real *t = fcd__malloc_array((size_t)(nf > 0 ? nf : 1), sizeof *t);
+  if (!t) {
+    fcd__free(y);
+    return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_band_energy");
+  }
+  if (cb->Phi) {
+    /* t = M_FF v_F; the modes' shares e_k = phi_k' t, sum e_k^2 = v_F' M_FF v_F */
+    for (fcd_index i = 0; i < nf; i++) {
+      fcd_real s = 0;
+      for (fcd_index l = 0; l < nf; l++) s += cb->M[cb->fpos[l] * nr + cb->fpos[i]] * v[cb->fpos[l]];
+      t[i] = s;
+      tot += s * v[cb->fpos[i]];
+    }
+    for (fcd_index k = 0; k < nf; k++) {
+      if (!(cb->phiw2[k] > wb * wb)) continue;
+      fcd_real e = 0;
+      for (fcd_index i = 0; i < nf; i++) e += cb->Phi[k * nf + i] * t[i];
+      out += e * e;
+    }
+  } else {
+    /* band 0 (no mode): the whole kinetic energy is outside */
+    for (fcd_index i = 0; i < nr; i++)
+      for (fcd_index j = 0; j < nr; j++) tot += v[i] * cb->M[j * nr + i] * v[j];
+    out = tot;
+  }
+  *fraction = tot > 0 ? fmin(1.0, fmax(0.0, out / tot)) : 0;
+  fcd__free(t);
+  fcd__free(y);
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept, fcd_index *nmodes,
+                                  fcd_real *max_freq_hz, fcd_index *kept) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  const fcd__cb *cb = &r->cb;
+  if (nkept) *nkept = cb->nb;
+  if (nmodes) *nmodes = cb->m;
+  fcd_index nfi = cb->m - cb->ncorr - cb->ndyn; /* the highest mode, not a correction */
+  if (max_freq_hz)
+    *max_freq_hz = nfi > 0 ? sqrt(fmax(cb->omega2[nfi - 1], 0)) / (2 * 3.14159265358979323846) : 0;
+  if (kept) memcpy(kept, cb->bdofs, (size_t)cb->nb * sizeof *kept);
+  return FCD_OK;
+}
+
+/* q = Phi' M (x - T_b x_b): the M-orthogonal projection of the interior's departure from
+ * the constraint modes' static shape onto the (M-normalized) modes. Phi is zero on the
+ * kept dofs, so only M's interior rows count, and restrict(expand(xr)) = xr. */
+static fcd_status cb_restrict(const fcd_reduction *r, const fcd_real *x, fcd_real *xr) {
+  const fcd__cb *cb = &r->cb;
+  fcd_index n = cb->n;
+  for (fcd_index j = 0; j < cb->nb; j++) xr[j] = x[cb->bdofs[j]];
+  if (cb->m == 0) return FCD_OK;
+  fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
+  fcd_real *z = fcd__calloc((size_t)n, sizeof *z);
+  if (!y || !z) {
+    fcd__free(y);
+    fcd__free(z);
+    return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_restrict");
+  }
+  memcpy(y, x, (size_t)n * sizeof *y);
+  for (fcd_index j = 0; j < cb->nb; j++) {
+    const fcd_real *t = cb->T + j * n;
+    fcd_real a = xr[j];
+    if (a != 0)
+      for (fcd_index i = 0; i < n; i++) y[i] -= a * t[i];
+  }
+  for (fcd_index j = 0; j < cb->nb; j++) y[cb->bdofs[j]] = 0;
+  for (fcd_index k = 0; k < r->full->nfixed; k++) y[r->full->fixed_list[k]] = 0;
+  fcd__csr_gaxpy(&r->full->mat[FCD_MASS], 1.0, y, z);
+  int info = fcd__la_gemm_tn(cb->m, 1, n, cb->T + cb->nb * n, z, xr + cb->nb);
+  fcd__free(y);
+  fcd__free(z);
+  return info == 0 ? FCD_OK
+                   : fcd__err(r->full, FCD_E_UNSUPPORTED, "reduction_restrict: %lld dofs are "
+                              "beyond BLAS' int indices", (long long)n);
+}
+
+fcd_status fcd_reduction_restrict(const fcd_reduction *r, const fcd_real *x, fcd_real *xr) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  if (!x || !xr)
+    return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_restrict: %s is NULL",
+                    !x ? "x" : "xr");
+  for (fcd_index i = 0; i < r->cb.n; i++)
+    if (!isfinite(x[i]))
+      return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_restrict: x[%lld] is not "
+                      "finite", (long long)i);
+  if (!r->md) return cb_restrict(r, x, xr);
+  fcd_real *y = fcd__malloc_array((size_t)r->cb.nr + 1, sizeof *y);
+  fcd_status st = y ? cb_restrict(r, x, y)
+                    : fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_restrict");
+  if (st == FCD_OK) st = fcd__modal_from_cb(r, y, xr);
+  fcd__free(y);
+  return st;
+}
+
+/* The interior rows of M a + C v + K u - f(t) (C with its Rayleigh terms) at the expanded
+ * state: no contact acts there, so they vanish for the full model's own solution, and
+ * what is left is what the kept modes could not represent. Measured against the terms'
+ * magnitudes before they cancel, |f| + |K| |u| + |C + alpha M + beta K| |v| + |M| |a|
+ * (a static state balances large K u terms to round-off). */
+typedef struct {
+  fcd_real *x[3]; /* expanded u, v, a (NULL when not given) */
+  fcd_real *y, *res, *scl;
+  unsigned char *skip; /* kept and prescribed dofs */
+} red_resid;
+
+static fcd_status resid_terms(const fcd_reduction *r, red_resid *w) {
+  fcd_system *full = r->full;
+  fcd_index n = r->cb.n;
+  const fcd_matrix_kind kinds[3] = {FCD_STIFFNESS, FCD_DAMPING, FCD_MASS};
+  for (int q = 0; q < 3; q++) {
+    if (!w->x[q]) continue;
+    FCD_TRY(fcd_system_apply(full, kinds[q], w->x[q], w->y));
+    for (fcd_index i = 0; i < n; i++) {
+      w->res[i] += w->y[i];
+      w->y[i] = fabs(w->x[q][i]);
+    }
+    /* |A| |x| for the operator of x: K; C, alpha M, beta K; M */
+    if (q == 0 || q == 2) {
+      fcd__csr_abs_apply(&full->mat[kinds[q]], w->y, w->scl);
+    } else {
+      fcd__csr_abs_apply(&full->mat[FCD_DAMPING], w->y, w->scl);
+      for (fcd_index i = 0; i < n; i++) w->y[i] *= full->ray_alpha;
+      fcd__csr_abs_apply(&full->mat[FCD_MASS], w->y, w->scl);
+      for (fcd_index i = 0; i < n; i++) w->y[i] = full->ray_beta * fabs(w->x[q][i]);
+      fcd__csr_abs_apply(&full->mat[FCD_STIFFNESS], w->y, w->scl);
+    }
+  }
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t, const fcd_real *ur,
+                                  const fcd_real *vr, const fcd_real *ar, fcd_real *rel) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  fcd_system *full = r->full;
+  if (!ur || !rel)
+    return fcd__err(full, FCD_E_INVALID_ARG, "reduction_residual: %s is NULL",
+                    !ur ? "ur" : "rel");
+  const fcd__cb *cb = &r->cb;
+  fcd_index n = cb->n;
+  const fcd_real *xr[3] = {ur, vr, ar};
+  static const char *const xname[3] = {"ur", "vr", "ar"};
+  for (int q = 0; q < 3; q++)
+    for (fcd_index k = 0; xr[q] && k < red_size(r); k++)
+      if (!isfinite(xr[q][k]))
+        return fcd__err(full, FCD_E_INVALID_ARG, "reduction_residual: %s[%lld] is not finite",
+                        xname[q], (long long)k);
+  red_resid w = {{NULL, NULL, NULL}, NULL, NULL, NULL, NULL};
+  int ok = 1;
+  for (int q = 0; q < 3; q++)
+    if (xr[q]) ok &= (w.x[q] = fcd__malloc_array((size_t)n, sizeof *w.x[q])) != NULL;
+  w.y = fcd__malloc_array((size_t)n, sizeof *w.y);
+  w.res = fcd__malloc_array((size_t)n, sizeof *w.res);
+  w.scl = fcd__calloc((size_t)n, sizeof *w.scl);
+  w.skip = fcd__calloc((size_t)n, 1);
+  fcd_status st = ok && w.y && w.res && w.scl && w.skip
+                      ? fcd_system_eval_load(full, t, w.res)
+                      : fcd__err(full, FCD_E_NOMEM, "out of memory in reduction_residual");
+  for (int q = 0; q < 3 && st == FCD_OK; q++)
+    if (xr[q]) st = fcd_reduction_expand(r, xr[q], w.x[q]);
+  if (st == FCD_OK) {
+    for (fcd_index i = 0; i < n; i++) {
+      w.scl[i] = fabs(w.res[i]);
+      w.res[i] = -w.res[i];
+    }
+    st = resid_terms(r, &w);
+  }
+  if (st == FCD_OK) {
+    for (fcd_index j = 0; j < cb->nb; j++) w.skip[cb->bdofs[j]] = 1;
+    for (fcd_index k = 0; k < full->nfixed; k++) w.skip[full->fixed_list[k]] = 1;
+    fcd_real scale = 0, worst = 0;
+    for (fcd_index i = 0; i < n; i++)
+      if (!w.skip[i]) {
+        worst = fmax(worst, fabs(w.res[i]));
+        scale = fmax(scale, w.scl[i]);
+      }
+    *rel = scale > 0 ? worst / scale : 0;
+  }
+  for (int q = 0; q < 3; q++) fcd__free(w.x[q]);
+  fcd__free(w.y);
+  fcd__free(w.res);
+  fcd__free(w.scl);
+  fcd__free(w.skip);
+  return st;
+}
