@@ -927,20 +927,35 @@ typedef struct {
   fcd_real *val, *lre, *lim, *xr, *xi;
   double complex *lam, *vec;
   fcd_index *order; /* the shifted LU's order for rank 0's necessary condition, or NULL */
-  int damped, pep, project, part, parts;
+  const struct eig_row *row; /* the path's row of the table (below) */
+  int damped, part, parts;
 } sparse_run;
+
+/* A row of the table of eigen-paths: its own operations. A sparse row's solve is
+ * solve_sparse's phases around its eigs (and its pairs); quadratic rows reduce C* too and
+ * their eigenvalues are the pairs' own, a pencil's give two pairs each (lambdas); a row
+ * that stores its own pairs (the projection) certifies them itself. */
+typedef struct eig_row {
+  fcd_status (*solve)(fcd_stability *st, const struct eig_row *row,
+                      const fcd__free_pattern *fp, const tmap *tn, const tmap *tm, int damped);
+  fcd_status (*eigs)(fcd_stability *st, const tmap *tn, const tmap *tm, sparse_run *r);
+  void (*lambdas)(const fcd_stability *st, sparse_run *r);
+  int quadratic;   /* C* reduced; the problem lambda^2 M + lambda C + K */
+  int stores_own;  /* the eigs stored and certified the pairs */
+  int shares;      /* the necessary condition and the certificate shared over the ranks of
+                    * the host's communicator */
+} eig_row;
 
 /* The work arrays of a sparse path and the reduced K*, M* (and C* for the quadratic
  * problem and the projection). */
-static fcd_status sparse_begin(fcd_stability *st, fcd__eig_path path,
+static fcd_status sparse_begin(fcd_stability *st, const eig_row *row,
                                const fcd__free_pattern *fp, const tmap *tn, const tmap *tm,
                                int damped, sparse_run *r) {
   fcd_system *sys = st->sys;
   memset(r, 0, sizeof *r);
   r->nr = tn->nred;
   r->damped = damped;
-  r->pep = path == FCD__EIG_PEP || path == FCD__EIG_PROJECTED;
-  r->project = path == FCD__EIG_PROJECTED;
+  r->row = row;
   r->parts = 1;
   r->nev = st->nev < r->nr ? st->nev : r->nr;
   fcd_index nev = r->nev, nr = r->nr;
@@ -951,9 +966,9 @@ static fcd_status sparse_begin(fcd_stability *st, fcd__eig_path path,
   r->xi = fcd__malloc_array((size_t)(nev * nr) + 1, sizeof *r->xi);
   r->lam = fcd__malloc_array((size_t)(2 * nev) + 1, sizeof *r->lam);
   r->vec = fcd__malloc_array((size_t)(2 * nev * nr) + 1, sizeof *r->vec);
-  if (!r->project && st->comm_f != FCD_COMM_SERIAL)
+  if (row->shares && st->comm_f != FCD_COMM_SERIAL)
     FCD_TRY(fcd__comm_rank_size(sys, st->comm_f, &r->part, &r->parts));
-  if (st->comm_f != FCD_COMM_SERIAL && !r->pep && r->part == 0) {
+  if (st->comm_f != FCD_COMM_SERIAL && !row->quadratic && r->part == 0) {
     r->order = fcd__malloc_array((size_t)nr + 1, sizeof *r->order);
     if (r->order) r->order[0] = -1;
   }
@@ -963,66 +978,87 @@ static fcd_status sparse_begin(fcd_stability *st, fcd__eig_path path,
   FCD_TRY(fcd__stab_reduce_csr(sys, fp, r->val, tn, tm, &r->Kr));
   FCD_TRY(fcd__system_combination_eig(sys, 1, 0, 0, r->val));
   FCD_TRY(fcd__stab_reduce_csr(sys, fp, r->val, tn, tm, &r->Mr));
-  if (r->pep) {
+  if (row->quadratic) {
     FCD_TRY(fcd__system_combination_eig(sys, 0, 1, 0, r->val));
     FCD_TRY(fcd__stab_reduce_csr(sys, fp, r->val, tn, tm, &r->Cr));
   }
   return FCD_OK;
 }
 
-/* the eigen-solve of the chosen path: projected (which stores its own pairs), the PEP
- * at a real shift, or the generalized problem at -(2 pi target_hz)^2 */
-static fcd_status sparse_eigs(fcd_stability *st, const tmap *tn, const tmap *tm,
+/* none converged: a failure naming the figures */
+static fcd_status eigs_converged(fcd_stability *st, const sparse_run *r) {
+  if (r->got > 0) return FCD_OK;
+  return fcd__err(st->sys, FCD_E_NOT_CONVERGED, "no eigenvalue converged to %g in %lld "
+                  "iterations (error estimate reached %.3e); %s", st->tol,
+                  (long long)st->max_it, r->reached, fcd__stab_kept(st));
+}
+
+/* PENCIL: the generalized problem (K*, M*) at -(2 pi target_hz)^2 */
+static fcd_status pencil_eigs(fcd_stability *st, const tmap *tn, const tmap *tm,
                               sparse_run *r) {
-  fcd_system *sys = st->sys;
+  (void)tn, (void)tm;
   fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
-  if (r->project) return solve_projected(st, tn, tm, &r->Kr, &r->Mr, &r->Cr, r->nev);
-  if (r->pep)
-    FCD_TRY(fcd__slepc_pep(sys, st->comm_f, r->nr, &r->Kr, &r->Cr, &r->Mr, 0.0, r->nev,
-                           st->tol, st->max_it, r->lre, r->lim, r->xr, r->xi, &r->got,
-                           &r->reached));
-  else
-    FCD_TRY(fcd__slepc_gen_nonsym(sys, st->comm_f, r->nr, &r->Kr, &r->Mr, w * w, r->nev,
-                                  st->tol, st->max_it, r->lre, r->lim, r->xr, r->xi, &r->got,
-                                  &r->reached, r->order));
-  if (r->got == 0)
-    return fcd__err(sys, FCD_E_NOT_CONVERGED, "no eigenvalue converged to %g in %lld "
-                    "iterations (error estimate reached %.3e); %s", st->tol,
-                    (long long)st->max_it, r->reached, fcd__stab_kept(st));
-  return FCD_OK;
+  FCD_TRY(fcd__slepc_gen_nonsym(st->sys, st->comm_f, r->nr, &r->Kr, &r->Mr, w * w, r->nev,
+                                st->tol, st->max_it, r->lre, r->lim, r->xr, r->xi, &r->got,
+                                &r->reached, r->order));
+  return eigs_converged(st, r);
+}
+
+/* PEP: the quadratic problem at a real shift (0) */
+static fcd_status pep_eigs(fcd_stability *st, const tmap *tn, const tmap *tm, sparse_run *r) {
+  (void)tn, (void)tm;
+  FCD_TRY(fcd__slepc_pep(st->sys, st->comm_f, r->nr, &r->Kr, &r->Cr, &r->Mr, 0.0, r->nev,
+                         st->tol, st->max_it, r->lre, r->lim, r->xr, r->xi, &r->got,
+                         &r->reached));
+  return eigs_converged(st, r);
+}
+
+/* PROJECTED: the modal projection, which stores and certifies its own pairs */
+static fcd_status projected_eigs(fcd_stability *st, const tmap *tn, const tmap *tm,
+                                 sparse_run *r) {
+  return solve_projected(st, tn, tm, &r->Kr, &r->Mr, &r->Cr, r->nev);
 }
 
 static int rayleigh_damped(const fcd_stability *st, const sparse_run *r) {
-  return r->damped && !r->pep && (st->sys->ray_alpha != 0 || st->sys->ray_beta != 0);
+  return r->damped && !r->row->quadratic &&
+         (st->sys->ray_alpha != 0 || st->sys->ray_beta != 0);
 }
 
-/* SLEPc's pairs as lambda: the PEP's are lambda already; a generalized eigenvalue Lambda
- * gives lambda^2 + (alpha + beta Lambda) lambda + Lambda = 0 under C* = alpha M* + beta K*
- * (lambda = +-sqrt(-Lambda) undamped), both roots sharing the vector */
-static void sparse_lambdas(const fcd_stability *st, sparse_run *r) {
+/* the pairs of a pencil's eigenvalues Lambda, each lambda^2 = -Lambda (undamped) or the
+ * roots of lambda^2 + (alpha + beta Lambda) lambda + Lambda = 0 under C* = alpha M* +
+ * beta K*, both roots sharing the vector */
+static void pencil_lambdas(const fcd_stability *st, sparse_run *r) {
   fcd_index nr = r->nr, cnt = 0;
   for (fcd_index k = 0; k < r->got; k++) {
     double complex L = r->lre[k] + I * r->lim[k];
     double complex *v = r->vec + cnt * nr;
     for (fcd_index i = 0; i < nr; i++) v[i] = r->xr[k * nr + i] + I * r->xi[k * nr + i];
-    if (r->pep) {
-      r->lam[cnt++] = L;
-      continue;
-    }
     if (rayleigh_damped(st, r)) {
       double complex b = st->sys->ray_alpha + st->sys->ray_beta * L;
       double complex disc = csqrt(b * b - 4 * L);
       r->lam[cnt] = (-b + disc) / 2;
       r->lam[cnt + 1] = (-b - disc) / 2;
     } else {
-      double complex s = csqrt(-L);
-      r->lam[cnt] = s;
-      r->lam[cnt + 1] = -s;
+      double complex sq = csqrt(-L);
+      r->lam[cnt] = sq;
+      r->lam[cnt + 1] = -sq;
     }
     memcpy(r->vec + (cnt + 1) * nr, v, (size_t)nr * sizeof *r->vec);
     cnt += 2;
   }
   r->cnt = cnt;
+}
+
+/* the quadratic problem's eigenvalues are the pairs' own */
+static void pep_lambdas(const fcd_stability *st, sparse_run *r) {
+  (void)st;
+  fcd_index nr = r->nr;
+  for (fcd_index k = 0; k < r->got; k++) {
+    r->lam[k] = r->lre[k] + I * r->lim[k];
+    for (fcd_index i = 0; i < nr; i++)
+      r->vec[k * nr + i] = r->xr[k * nr + i] + I * r->xi[k * nr + i];
+  }
+  r->cnt = r->got;
 }
 
 /* The pairs' largest backward error against its bound, with the necessary condition
@@ -1035,7 +1071,7 @@ static fcd_status sparse_certify(fcd_stability *st, sparse_run *r, fcd_status ns
   int ray = rayleigh_damped(st, r), part = r->part, parts = r->parts;
   int cpart = parts == 1 ? 0 : part == 0 ? (int)r->cnt : part - 1;
   int cparts = parts == 1 ? 1 : part == 0 ? 1 : parts - 1;
-  st->berr = pep_backward_error_csr(r->nr, &r->Kr, &r->Mr, r->pep ? &r->Cr : NULL,
+  st->berr = pep_backward_error_csr(r->nr, &r->Kr, &r->Mr, r->row->quadratic ? &r->Cr : NULL,
                                     ray ? sys->ray_alpha : 0, ray ? sys->ray_beta : 0, NULL,
                                     r->cnt, r->lam, r->vec, cpart, cparts, &st->bnorm);
   if (parts > 1) {
@@ -1080,14 +1116,14 @@ static void sparse_end(fcd_stability *st, sparse_run *r, fcd_status status) {
  * is rank 0's while the others certify the eigenpairs, and rank 0 then tells its answer:
  * at 102,675 dofs on two ranks CHOLMOD took 2.3 s on every rank alike, then each
  * certified half of the 40 pairs in 0.7 s. */
-static fcd_status solve_sparse(fcd_stability *st, fcd__eig_path path,
+static fcd_status solve_sparse(fcd_stability *st, const eig_row *row,
                                const fcd__free_pattern *fp, const tmap *tn, const tmap *tm,
                                int damped) {
   fcd_system *sys = st->sys;
   sparse_run r;
   int pd = 0;
-  fcd_status status = sparse_begin(st, path, fp, tn, tm, damped, &r);
-  if (status == FCD_OK) status = sparse_eigs(st, tn, tm, &r);
+  fcd_status status = sparse_begin(st, row, fp, tn, tm, damped, &r);
+  if (status == FCD_OK) status = row->eigs(st, tn, tm, &r);
   if (status != FCD_OK) goto done;
   st->min_sym = NAN;
   fcd_status nstatus = r.part == 0 ? necessary_condition(sys, &r.Kr, r.order, &pd) : FCD_OK;
@@ -1095,8 +1131,8 @@ static fcd_status solve_sparse(fcd_stability *st, fcd__eig_path path,
     if ((status = nstatus) != FCD_OK) goto done;
     st->necessary = !pd;
   }
-  if (r.project) goto done; /* solve_projected stored its eigenpairs */
-  sparse_lambdas(st, &r);
+  if (row->stores_own) goto done;
+  row->lambdas(st, &r);
   if ((status = sparse_certify(st, &r, nstatus, &pd)) != FCD_OK) goto done;
   if ((status = store(st, tn, r.cnt, r.lam, r.vec)) == FCD_OK) estimate(st, fp, tn, &r.Kr, &r.Mr);
   if (status == FCD_OK && st->nev > r.nr)
@@ -1123,24 +1159,23 @@ fcd__eig_path fcd__stab_path(const fcd_stability *st, fcd_index nr, int damped) 
   return st->target_hz > 0 || sliding3d ? FCD__EIG_PROJECTED : FCD__EIG_PEP;
 }
 
-static fcd_status dense_path(fcd_stability *st, fcd__eig_path path, const fcd__free_pattern *fp,
+static fcd_status dense_path(fcd_stability *st, const eig_row *row, const fcd__free_pattern *fp,
                              const tmap *tn, const tmap *tm, int damped) {
-  (void)path;
+  (void)row;
   return solve_dense(st, fp, tn, tm, damped);
 }
 
-/* a path's solve; the sparse ones share their phases (sparse_begin .. sparse_end) */
-static fcd_status (*const eig_paths[])(fcd_stability *st, fcd__eig_path path,
-                                       const fcd__free_pattern *fp, const tmap *tn,
-                                       const tmap *tm, int damped) = {
-    [FCD__EIG_DENSE] = dense_path,
-    [FCD__EIG_PENCIL] = solve_sparse,
-    [FCD__EIG_PEP] = solve_sparse,
-    [FCD__EIG_PROJECTED] = solve_sparse,
+/* each path a row with its own operations, in fcd__eig_path's order */
+static const eig_row eig_rows[] = {
+    [FCD__EIG_DENSE] = {dense_path, NULL, NULL, 0, 0, 0},
+    [FCD__EIG_PENCIL] = {solve_sparse, pencil_eigs, pencil_lambdas, 0, 0, 1},
+    [FCD__EIG_PEP] = {solve_sparse, pep_eigs, pep_lambdas, 1, 0, 1},
+    [FCD__EIG_PROJECTED] = {solve_sparse, projected_eigs, NULL, 1, 1, 0},
 };
 
 fcd_status fcd__stab_solve_path(fcd_stability *st, fcd__eig_path path,
                                 const fcd__free_pattern *fp, const tmap *tn, const tmap *tm,
                                 int damped) {
-  return eig_paths[path](st, path, fp, tn, tm, damped);
+  const eig_row *row = &eig_rows[path];
+  return row->solve(st, row, fp, tn, tm, damped);
 }
