@@ -163,6 +163,26 @@ fcd_status fcd__comm_min(const fcd_system *sys, int64_t comm_f, long long *v, in
  * rank */
 fcd_status fcd__comm_max_reals(const fcd_system *sys, int64_t comm_f, fcd_real *v, int n);
 
+/* ---- the eigen-solves' seam to a host's communicator (mpi.c) ----
+ * An analysis given a host's communicator (fcd_stability_set_communicator) keeps one of
+ * these, never the communicator's handle: the seam says which part of a shared piece of
+ * work is this rank's and gathers the parts' worst figures, and the eigen-solvers (SLEPc)
+ * and the farm run on it, as N_Vector owns MPI_Allreduce in SUNDIALS. The zero seam is
+ * serial. */
+typedef struct {
+  int shared;     /* 1: on the host's communicator */
+  int64_t comm_f; /* its Fortran handle, read by this layer and the distribution's only */
+} fcd__eigseam;
+/* the seam on comm_f (FCD_COMM_SERIAL: serial); FCD_E_INVALID_ARG out of range */
+fcd_status fcd__eigseam_set(const fcd_system *sys, fcd__eigseam *s, int64_t comm_f);
+/* this rank's part of a shared piece of work and the number of parts (0 and 1 serial);
+ * collective on the communicator */
+fcd_status fcd__eigseam_part(const fcd_system *sys, const fcd__eigseam *s, int *part,
+                             int *parts);
+/* the elementwise largest of the parts' v (n entries, none NaN), in place; collective */
+fcd_status fcd__eigseam_worst(const fcd_system *sys, const fcd__eigseam *s, fcd_real *v,
+                              int n);
+
 /* PETSc/SLEPc: initialized lazily under a process-wide lock. */
 fcd_status fcd__petsc_acquire(const fcd_system *sys);
 void fcd__petsc_release(void);
@@ -170,19 +190,19 @@ void fcd__petsc_release(void);
 void fcd__petsc_finalize(void);
 /* Lowest nev eigenpairs of K x = w2 M x (both full-storage free-dof CSR on the same
  * pattern). vecs (n x nev, may be NULL) column-major. */
-/* comm_f: the Fortran handle of an MPI communicator (-1: PETSC_COMM_SELF); the matrices
- * are replicated on every rank, each contributes its rows; results go to every rank.
+/* seam: serial (PETSC_COMM_SELF), or the host's communicator: the matrices are
+ * replicated on every rank, each contributes its rows; results go to every rank.
  * max_it caps the solver's restarts; *reached receives the error estimate of the first
  * unconverged pair at the last iteration (0 when all nev converged). order (n, may be
  * NULL): on rank 0 of several, the fill-reducing pivot order the shifted LU used
  * (order[k], the k-th pivot's dof), for a factorization of the same pattern to reuse;
  * left untouched where there is none (callers preset order[0] = -1). */
-fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_index n,
+fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, const fcd__eigseam *seam, fcd_index n,
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
                                  fcd_index nev, fcd_real tol, fcd_index max_it,
                                  fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,
                                  fcd_index *nconv, fcd_real *reached, fcd_index *order);
-fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
+fcd_status fcd__slepc_pep(const fcd_system *sys, const fcd__eigseam *seam, fcd_index n,
                           const fcd__csr *K, const fcd__csr *C, const fcd__csr *M,
                           fcd_real sigma, fcd_index nev, fcd_real tol, fcd_index max_it,
                           fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,

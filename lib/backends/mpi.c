@@ -55,3 +55,24 @@ fcd_status fcd__comm_max_reals(const fcd_system *sys, int64_t comm_f, fcd_real *
   if (e) return fcd__err(sys, FCD_E_BACKEND, "MPI error %d in a reduction", e);
   return FCD_OK;
 }
+
+/* ---- the eigen-solves' seam ---- */
+
+fcd_status fcd__eigseam_set(const fcd_system *sys, fcd__eigseam *s, int64_t comm_f) {
+  if (comm_f < FCD_COMM_SERIAL || comm_f > INT32_MAX)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%lld is not a Fortran communicator handle",
+                    (long long)comm_f);
+  s->shared = comm_f != FCD_COMM_SERIAL;
+  s->comm_f = comm_f;
+  return FCD_OK;
+}
+
+fcd_status fcd__eigseam_part(const fcd_system *sys, const fcd__eigseam *s, int *part,
+                             int *parts) {
+  return fcd__comm_rank_size(sys, s->shared ? s->comm_f : FCD_COMM_SERIAL, part, parts);
+}
+
+fcd_status fcd__eigseam_worst(const fcd_system *sys, const fcd__eigseam *s, fcd_real *v,
+                              int n) {
+  return s->shared ? fcd__comm_max_reals(sys, s->comm_f, v, n) : FCD_OK;
+}

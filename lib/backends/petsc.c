@@ -616,7 +616,7 @@ static PetscErrorCode pep_track(PEP pep, PetscInt its, PetscInt nconv, PetscScal
  * with shift-and-invert at the real target sigma, the nev eigenvalues nearest it, K -
  * sigma M factored by MUMPS (dist_lu). Real and imaginary parts of each eigenvector go to
  * xr, xi (n per pair); conjugate pairs come as two. */
-fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_index n,
+fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, const fcd__eigseam *seam, fcd_index n,
                                  const fcd__csr *K, const fcd__csr *M, fcd_real sigma,
                                  fcd_index nev, fcd_real tol, fcd_index max_it,
                                  fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,
@@ -625,7 +625,7 @@ fcd_status fcd__slepc_gen_nonsym(const fcd_system *sys, int64_t comm_f, fcd_inde
   *reached = 0.0;
   FCD_TRY(fcd__petsc_acquire(sys));
   /* the host's communicator (a Fortran handle: no MPI type crosses the public API) */
-  MPI_Comm comm = comm_f >= 0 ? MPI_Comm_f2c((MPI_Fint)comm_f) : PETSC_COMM_SELF;
+  MPI_Comm comm = seam->shared ? MPI_Comm_f2c((MPI_Fint)seam->comm_f) : PETSC_COMM_SELF;
   int csize = 1;
   MPI_Comm_size(comm, &csize);
   fcd_status st = FCD_OK;
@@ -676,7 +676,7 @@ cleanup:
 
 /* (K + lambda C + lambda^2 M) x = 0: TOAR with shift-and-invert at the real target
  * sigma (MUMPS), the nev eigenvalues nearest it. Same conventions as gen_nonsym. */
-fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
+fcd_status fcd__slepc_pep(const fcd_system *sys, const fcd__eigseam *seam, fcd_index n,
                           const fcd__csr *K, const fcd__csr *C, const fcd__csr *M,
                           fcd_real sigma, fcd_index nev, fcd_real tol, fcd_index max_it,
                           fcd_real *lre, fcd_real *lim, fcd_real *xr, fcd_real *xi,
@@ -684,7 +684,7 @@ fcd_status fcd__slepc_pep(const fcd_system *sys, int64_t comm_f, fcd_index n,
   *nconv = 0;
   *reached = 0.0;
   FCD_TRY(fcd__petsc_acquire(sys));
-  MPI_Comm comm = comm_f >= 0 ? MPI_Comm_f2c((MPI_Fint)comm_f) : PETSC_COMM_SELF;
+  MPI_Comm comm = seam->shared ? MPI_Comm_f2c((MPI_Fint)seam->comm_f) : PETSC_COMM_SELF;
   int csize = 1;
   MPI_Comm_size(comm, &csize);
   Mat A[3] = {NULL, NULL, NULL};

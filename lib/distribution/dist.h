@@ -125,12 +125,12 @@ typedef struct {
   fcd_status (*visit)(void *ctx, fcd_index k, const void *buf, size_t bytes, int *rc);
 } fcd__farm;
 /* The entry of work that may be shared out: agrees args (this rank's verdict on its
- * arguments) and n over comm (a host communicator, FCD_COMM_SERIAL for none), then, when
- * comm has several ranks, n > 1 and share is set, runs the farm (*ran = 1). Otherwise
+ * arguments) and n over the seam's communicator (none for a serial seam), then, when
+ * it has several ranks, n > 1 and share is set, runs the farm (*ran = 1). Otherwise
  * returns the agreed verdict and the caller runs its serial loop (*ran = 0). Collective
  * on comm. */
-fcd_status fcd__farm_run(const fcd_system *sys, int64_t comm, fcd_status args, fcd_index n,
-                         int share, const fcd__farm *f, int *ran);
+fcd_status fcd__farm_run(const fcd_system *sys, const fcd__eigseam *seam, fcd_status args,
+                         fcd_index n, int share, const fcd__farm *f, int *ran);
 
 /* ---- the free operator's factor over the ranks (distribution/mumps_factor.c) ----
  * The distributed side of the factor of the free operator (factor.c, algebra.h's

@@ -90,8 +90,9 @@ static fcd_status farm_share(const fcd_system *sys, int64_t comm, fcd_index n,
   return status;
 }
 
-fcd_status fcd__farm_run(const fcd_system *sys, int64_t comm, fcd_status args, fcd_index n,
-                         int share, const fcd__farm *f, int *ran) {
+fcd_status fcd__farm_run(const fcd_system *sys, const fcd__eigseam *seam, fcd_status args,
+                         fcd_index n, int share, const fcd__farm *f, int *ran) {
+  int64_t comm = seam->shared ? seam->comm_f : FCD_COMM_SERIAL;
   *ran = 0;
   int rank = 0, size = 1;
   FCD_TRY(fcd__comm_rank_size(sys, comm, &rank, &size));

@@ -76,7 +76,7 @@ fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs, fcd_stabil
   st->max_it = 1000;
   st->damping = 1;
   st->dense_max = 400;
-  st->comm_f = FCD_COMM_SERIAL;
+  memset(&st->seam, 0, sizeof st->seam); /* serial */
   st->share_sweep = 1;
   st->nred = -1;
   st->magic = FCD_STABILITY_MAGIC;
@@ -409,10 +409,7 @@ fcd_status fcd_stability_get_summary(const fcd_stability *st, int *flutter, int 
 
 fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi_comm_f) {
   CHECK_ST_(st);
-  if (mpi_comm_f < FCD_COMM_SERIAL || mpi_comm_f > INT32_MAX)
-    return fcd__err(st->sys, FCD_E_INVALID_ARG, "%lld is not a Fortran communicator handle",
-                    (long long)mpi_comm_f);
-  st->comm_f = mpi_comm_f;
+  FCD_TRY(fcd__eigseam_set(st->sys, &st->seam, mpi_comm_f));
   fcd__stab_free_results(st);
   return FCD_OK;
 }
@@ -583,11 +580,12 @@ static fcd_status share_solve(void *ctx, fcd_index k) {
     s->mine = g;
     s->cap = cap;
   }
-  int64_t comm = st->comm_f;
-  st->comm_f = FCD_COMM_SERIAL;
+  /* this rank's coefficient alone: a serial solve */
+  fcd__eigseam shared = st->seam;
+  memset(&st->seam, 0, sizeof st->seam);
   st->mu_override = share_mu(ctx, k);
   fcd_status status = fcd_stability_solve(st, NULL);
-  st->comm_f = comm;
+  st->seam = shared;
   if (status == FCD_OK) results_take(st, &s->mine[s->nmine++]);
   return status;
 }
@@ -671,7 +669,7 @@ fcd_status fcd_stability_sweep(fcd_stability *st, fcd_real mu0, fcd_real mu1, fc
   sweep_share sh = {st, mu0, mu1, steps, 0, 0, 0, NULL, {0}, fn, user_data, 0};
   const fcd__farm farm = {&sh, "sweep", "mu", share_mu, share_solve, share_pack, share_visit};
   int ran = 0;
-  status = fcd__farm_run(sys, st->comm_f, status, steps, st->share_sweep, &farm, &ran);
+  status = fcd__farm_run(sys, &st->seam, status, steps, st->share_sweep, &farm, &ran);
   st->mu_override = saved_mu;
   if (!sh.shown) results_put(st, &orig);
   else results_free(&orig);

@@ -766,7 +766,7 @@ static fcd_status solve_projected(fcd_stability *st, const tmap *tn, const tmap 
   fcd_index got = 0, m = 0;
   fcd_real reached = 0;
   if (!lre || !lim || !xr || !xi || !P || !y) goto nomem;
-  status = fcd__slepc_gen_nonsym(sys, st->comm_f, nr, Kr, Mr, w * w, nb, st->tol, st->max_it,
+  status = fcd__slepc_gen_nonsym(sys, &st->seam, nr, Kr, Mr, w * w, nb, st->tol, st->max_it,
                                  lre, lim, xr, xi, &got, &reached, NULL);
   if (status != FCD_OK) goto done;
   m = modal_basis(nr, got, xr, xi, P);
@@ -862,11 +862,11 @@ static fcd_status necessary_condition(fcd_system *sys, const fcd__csr *Kr,
  * exchange (collective): *berr becomes the worst part (NaN, out of memory, when any is),
  * *pd rank 0's verdict; rank 0's status mine fails every rank. One reduction by maximum:
  * a NaN flag, the parts' figures, and rank 0's values, which the others' -1 never beat. */
-static fcd_status certificate_share(fcd_system *sys, int64_t comm_f, int part, fcd_status mine,
-                                    fcd_real *berr, int *pd) {
+static fcd_status certificate_share(fcd_system *sys, const fcd__eigseam *seam, int part,
+                                    fcd_status mine, fcd_real *berr, int *pd) {
   fcd_real v[4] = {isnan(*berr) ? 1 : 0, isnan(*berr) ? -INFINITY : *berr,
                    part == 0 ? (mine == FCD_OK) : -1, part == 0 ? *pd : -1};
-  FCD_TRY(fcd__comm_max_reals(sys, comm_f, v, 4));
+  FCD_TRY(fcd__eigseam_worst(sys, seam, v, 4));
   *berr = v[0] > 0 ? NAN : v[1];
   if (!(v[2] > 0))
     return part == 0 && mine != FCD_OK
@@ -888,7 +888,7 @@ static fcd_status certificate_share(fcd_system *sys, int64_t comm_f, int part, f
 static void estimate(fcd_stability *st, const fcd__free_pattern *fp, const tmap *tn,
                      const fcd__csr *Kr, const fcd__csr *Mr) {
   if (st->est_modes <= 0) return;
-  if (st->comm_f != FCD_COMM_SERIAL) {
+  if (st->seam.shared) {
     snprintf(st->est_why, sizeof st->est_why, "no estimate on a communicator");
     return;
   }
@@ -966,9 +966,8 @@ static fcd_status sparse_begin(fcd_stability *st, const eig_row *row,
   r->xi = fcd__malloc_array((size_t)(nev * nr) + 1, sizeof *r->xi);
   r->lam = fcd__malloc_array((size_t)(2 * nev) + 1, sizeof *r->lam);
   r->vec = fcd__malloc_array((size_t)(2 * nev * nr) + 1, sizeof *r->vec);
-  if (row->shares && st->comm_f != FCD_COMM_SERIAL)
-    FCD_TRY(fcd__comm_rank_size(sys, st->comm_f, &r->part, &r->parts));
-  if (st->comm_f != FCD_COMM_SERIAL && !row->quadratic && r->part == 0) {
+  if (row->shares) FCD_TRY(fcd__eigseam_part(sys, &st->seam, &r->part, &r->parts));
+  if (st->seam.shared && !row->quadratic && r->part == 0) {
     r->order = fcd__malloc_array((size_t)nr + 1, sizeof *r->order);
     if (r->order) r->order[0] = -1;
   }
@@ -998,7 +997,7 @@ static fcd_status pencil_eigs(fcd_stability *st, const tmap *tn, const tmap *tm,
                               sparse_run *r) {
   (void)tn, (void)tm;
   fcd_real w = 2 * 3.14159265358979323846 * st->target_hz;
-  FCD_TRY(fcd__slepc_gen_nonsym(st->sys, st->comm_f, r->nr, &r->Kr, &r->Mr, w * w, r->nev,
+  FCD_TRY(fcd__slepc_gen_nonsym(st->sys, &st->seam, r->nr, &r->Kr, &r->Mr, w * w, r->nev,
                                 st->tol, st->max_it, r->lre, r->lim, r->xr, r->xi, &r->got,
                                 &r->reached, r->order));
   return eigs_converged(st, r);
@@ -1007,7 +1006,7 @@ static fcd_status pencil_eigs(fcd_stability *st, const tmap *tn, const tmap *tm,
 /* PEP: the quadratic problem at a real shift (0) */
 static fcd_status pep_eigs(fcd_stability *st, const tmap *tn, const tmap *tm, sparse_run *r) {
   (void)tn, (void)tm;
-  FCD_TRY(fcd__slepc_pep(st->sys, st->comm_f, r->nr, &r->Kr, &r->Cr, &r->Mr, 0.0, r->nev,
+  FCD_TRY(fcd__slepc_pep(st->sys, &st->seam, r->nr, &r->Kr, &r->Cr, &r->Mr, 0.0, r->nev,
                          st->tol, st->max_it, r->lre, r->lim, r->xr, r->xi, &r->got,
                          &r->reached));
   return eigs_converged(st, r);
@@ -1075,7 +1074,7 @@ static fcd_status sparse_certify(fcd_stability *st, sparse_run *r, fcd_status ns
                                     ray ? sys->ray_alpha : 0, ray ? sys->ray_beta : 0, NULL,
                                     r->cnt, r->lam, r->vec, cpart, cparts, &st->bnorm);
   if (parts > 1) {
-    FCD_TRY(certificate_share(sys, st->comm_f, part, nstatus, &st->berr, pd));
+    FCD_TRY(certificate_share(sys, &st->seam, part, nstatus, &st->berr, pd));
     st->necessary = !*pd;
   }
   if (isnan(st->berr))

@@ -25,7 +25,7 @@ struct fcd_stability {
   int damping;
   fcd_index dense_max;
   fcd_index proj_modes; /* basis of the modal projection (0: automatic) */
-  int64_t comm_f; /* MPI_Fint of the host's communicator; FCD_COMM_SERIAL: none */
+  fcd__eigseam seam; /* the host's communicator's seam (backends.h); zero: serial */
   int share_sweep; /* FCD_STAB_SHARE_SWEEP */
   int keep_reduced; /* benchmarks: keep the sparse K*, M* of the last solve */
   fcd__csr keptK, keptM;
