@@ -15,17 +15,10 @@
 
 /* the next field: an integer or a real, then a comma or blanks */
 static int int_field(const char **s, long long *v) {
-  const char *p = *s;
-  while (*p == ' ' || *p == '\t') p++;
-  /* digits read here: strtoll's locale and base handling cost a tenth of the read */
-  const char *e = p;
-  int neg = *e == '-';
-  if (*e == '-' || *e == '+') e++;
-  const char *d0 = e;
-  unsigned long long u = 0;
-  while (*e >= '0' && *e <= '9' && e - d0 < 18) u = 10 * u + (unsigned)(*e++ - '0');
-  if (e == d0 || (*e >= '0' && *e <= '9')) return 0; /* none, or more than 18 digits */
-  long long x = neg ? -(long long)u : (long long)u;
+  long long x;
+  size_t n = fcd__scan_int(*s, &x); /* strtoll's locale and base cost a tenth of the read */
+  if (!n) return 0;
+  const char *e = *s + n;
   while (*e == ' ' || *e == '\t') e++;
   if (*e == ',') e++;
   else if (*e && !isspace((unsigned char)e[-1])) return 0;
