@@ -3,9 +3,11 @@
 
 A function can return a status when the status's name appears in its body, in a macro
 it uses, or in a function of lib/ it calls, transitively (static functions resolved in
-their own file first). A call through a table of functions (`paths[p](...)`, a static
-array initialised with function names, as stability_eigs.c's eigen-paths) counts as a
-call of every function in the table, and a call through a member of a table of operations
+their own file first). A call through a table of functions (`paths[p](...)`, `formats[f].read(...)`,
+a static array initialised with function names, as stability_eigs.c's eigen-paths and
+import.c's formats) counts as a call of every function in the table where the body both
+indexes the table and calls through a member or an element (a lookup of a row's name
+calls nothing), and a call through a member of a table of operations
 (`f->ops->solve(...)`, a struct initialised with `.solve = mumps_solve`, as the factor's
 table of the distributed layer) as a call of every function given to that member. This over-approximates what a call can really return (a path may
 be impossible for some arguments) but never misses a name written in the code: the
@@ -93,8 +95,11 @@ def statuses(root):
                     r=resolve(src_file,c) if src_file else resolve('',c)
                 if r and r!=k: cs.add(r)
             src=k[0] or deffile.get(k[1])
+            # a table counts where the body indexes it and calls through something
+            # (a row's member, an element): a lookup of a row's name calls nothing
+            through=re.search(r"(?:->|\.)\w+\s*\(|\]\s*\(",b)
             for (tf,tn),members in tables.items():
-                if tf==src and re.search(r"\b"+tn+r"\[",b):
+                if tf==src and through and re.search(r"\b"+tn+r"\[",b):
                     for c in members:
                         r=resolve(src,c)
                         if r and r!=k: cs.add(r)

@@ -113,10 +113,14 @@ static const struct {
   const char *writes;
 } dir_writes[] = {
     {"simulate", CLI_VTK, "final.vtk final.vtk.tmp-*"},
-    {"simulate", CLI_SERIES, "series.pvd series.pvd.tmp series-[0-9]*.vtu series-[0-9]*.vtu.tmp"},
+    {"simulate", CLI_SERIES, "series.pvd series.pvd.tmp series-[0-9]*.vtu series-[0-9]*.vtu.tmp "
+                             "series.vtk.series series.vtk.series.tmp series-[0-9]*.vtk "
+                             "series-[0-9]*.vtk.tmp"},
     {"stability", CLI_VTK, "mode-[0-9]*.vtk mode-[0-9]*.vtk.tmp-*"},
     {"stability", CLI_SERIES,
-     "mode-[0-9]*.pvd mode-[0-9]*.pvd.tmp mode-[0-9]*-[0-9]*.vtu mode-[0-9]*-[0-9]*.vtu.tmp"},
+     "mode-[0-9]*.pvd mode-[0-9]*.pvd.tmp mode-[0-9]*-[0-9]*.vtu mode-[0-9]*-[0-9]*.vtu.tmp "
+     "mode-[0-9]*.vtk.series mode-[0-9]*.vtk.series.tmp mode-[0-9]*-[0-9]*.vtk "
+     "mode-[0-9]*-[0-9]*.vtk.tmp"},
 };
 
 int cli_check_paths(const options *o, const cli_command *cmd, const char *operand_name,
@@ -647,17 +651,20 @@ int vtk_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *n
 }
 
 
-/* mode NAME animated over one period as a series, DIR/NAME.pvd (24 frames, the
- * eigenvalue lre + i lim in their field data); 0 or 1 (message printed) */
+/* mode NAME animated over one period as a series, DIR/NAME.pvd (or the collection of
+ * --series-format's format; 24 frames, the eigenvalue lre + i lim in their field data);
+ * 0 or 1 (message printed) */
 int series_mode_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
-                      const double *re, const double *im, double lre, double lim) {
+                      const char *format, const double *re, const double *im, double lre,
+                      double lim) {
   if (out_mkdir(dir)) return 1;
-  fcd_series *s = NULL;
-  fcd_status st = fcd_series_create(m, NULL, dir, name, &s);
-  if (st == FCD_OK) st = fcd_series_write_mode(s, re, im, lre, lim, 24);
+  fcd_series *s = cli_series_create(sys, m, NULL, dir, name, format);
+  if (!s) return 1;
+  fcd_status st = fcd_series_write_mode(s, re, im, lre, lim, 24);
   fcd_series_destroy(s);
   if (st != FCD_OK) return fail(sys, st, "writing the mode's series");
-  printf("series: %s/%s.pvd\n", dir, name);
+  if (format) printf("series: %s/%s, %s\n", dir, name, format);
+  else printf("series: %s/%s.pvd\n", dir, name);
   return 0;
 }
 
@@ -722,7 +729,9 @@ static const struct {
 } families[] = {{"@scheme", FCD_FAMILY_SCHEME},
                 {"@solver", FCD_FAMILY_CONTACT_SOLVER},
                 {"@format", FCD_FAMILY_MATRIX_FORMAT},
-                {"@mesh-format", FCD_FAMILY_MESH_FORMAT}};
+                {"@mesh-format", FCD_FAMILY_MESH_FORMAT},
+                {"@eigen-path", FCD_FAMILY_EIGEN_PATH},
+                {"@output-format", FCD_FAMILY_OUTPUT_FORMAT}};
 
 /* the names of a family joined by sep into buf */
 static const char *family_names(fcd_family family, const char *sep, char *buf, size_t cap) {
@@ -739,10 +748,15 @@ static const char *family_names(fcd_family family, const char *sep, char *buf, s
 }
 
 const char *cli_opt_arg(const cli_opt *o) {
-  static char bufs[sizeof families / sizeof families[0]][256];
-  for (size_t k = 0; k < sizeof families / sizeof families[0]; k++)
-    if (!strcmp(o->arg, families[k].tag))
-      return family_names(families[k].family, "|", bufs[k], sizeof bufs[k]);
+  static char bufs[sizeof families / sizeof families[0]][320];
+  const char *at = strchr(o->arg, '@'); /* a tag ends the argument, after a prefix */
+  for (size_t k = 0; at && k < sizeof families / sizeof families[0]; k++)
+    if (!strcmp(at, families[k].tag)) {
+      char names[256];
+      snprintf(bufs[k], sizeof bufs[k], "%.*s%s", (int)(at - o->arg), o->arg,
+               family_names(families[k].family, "|", names, sizeof names));
+      return bufs[k];
+    }
   return o->arg;
 }
 
@@ -753,4 +767,20 @@ int cli_family_value(fcd_family family, const char *what, const char *name) {
   fprintf(stderr, "fcd: unknown %s '%s' (%s)\n", what, name,
           family_names(family, ", ", buf, sizeof buf));
   return -1;
+}
+
+fcd_series *cli_series_create(fcd_system *sys, const fcd_mesh *m, const fcd_contact_set *cs,
+                              const char *dir, const char *name, const char *format) {
+  int fmt = format ? cli_family_value(FCD_FAMILY_OUTPUT_FORMAT, "--series-format", format)
+                   : FCD_OUTPUT_VTU;
+  if (fmt < 0) return NULL;
+  fcd_series *s = NULL;
+  fcd_status st = fcd_series_create(m, cs, dir, name, &s);
+  if (st == FCD_OK && fmt != FCD_OUTPUT_VTU) st = fcd_series_set_format(s, fmt);
+  if (st != FCD_OK) {
+    fprintf(stderr, "fcd: --series %s: %s\n", dir, fcd_system_last_error(sys));
+    fcd_series_destroy(s);
+    return NULL;
+  }
+  return s;
 }

@@ -81,7 +81,9 @@ enum { CLI_DENSE_MAX = 400 };
   X(CUT, "--cut", REAL, NONE, cut)                                                          \
   X(BAND_DAMPING, "--band-damping", REAL, NONE, band_damping)                              \
   X(WRITE_DOFS, "--write-dofs", TEXT, OUT, write_dofs)                                    \
-  X(FORMAT, "--format", TEXT, NONE, format)
+  X(FORMAT, "--format", TEXT, NONE, format)                                                \
+  X(SERIES_FORMAT, "--series-format", TEXT, NONE, series_format)                           \
+  X(EIGEN_PATH, "--eigen-path", TEXT, NONE, eigen_path)
 
 #define CLI_CTYPE_FLAG int
 #define CLI_CTYPE_TEXT const char *
@@ -113,13 +115,17 @@ typedef struct {
   const char *help;
 } cli_opt;
 
-/* An option's argument as the usage shows it: "@scheme", "@solver", "@format" and
- * "@mesh-format" stand for the names of that family of the library's registry
+/* An option's argument as the usage shows it: "@scheme", "@solver", "@format",
+ * "@mesh-format", "@eigen-path" and "@output-format" stand for the names of that family of the library's registry
  * (fcd/fcd_registry.h), joined by '|'; any other argument as it is. */
 const char *cli_opt_arg(const cli_opt *o);
 /* The value of name in a family of the registry; -1 after a message naming what it is
  * and listing the family's names. */
 int cli_family_value(fcd_family family, const char *what, const char *name);
+/* a series in dir named name, in the format --series-format names (NULL: the default);
+ * NULL after a message */
+fcd_series *cli_series_create(fcd_system *sys, const fcd_mesh *m, const fcd_contact_set *cs,
+                              const char *dir, const char *name, const char *format);
 
 /* How a command runs under mpiexec: not at all (the others would compute the same thing
  * on every rank), each rank with its share of the rows, or the whole model on every rank
@@ -222,7 +228,8 @@ fcd_status read_damping_load(const options *o, fcd_system *sys, fcd_index n, dou
 int vtk_prepare(const options *o);
 /* mode NAME animated over one period, DIR/NAME.pvd and its frames; 0 or 1 */
 int series_mode_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
-                      const double *re, const double *im, double lre, double lim);
+                      const char *format, const double *re, const double *im, double lre,
+                      double lim);
 int vtk_write(fcd_system *sys, const fcd_mesh *m, const char *dir, const char *name,
               fcd_index nfields, const char *const *names, const double *const *fields,
               const fcd_contact_set *cs, const int *status);

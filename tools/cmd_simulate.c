@@ -80,8 +80,12 @@ static int sim_series_start(const options *o, fcd_system *sys, const fcd_contact
     free(r0);
     return 1;
   }
-  fcd_status st = fcd_series_create(mesh, cs, o->series, "series", &ctx->series);
-  if (st == FCD_OK) st = sim_frame(ctx, 0.0, u, v, r0);
+  ctx->series = cli_series_create(sys, mesh, cs, o->series, "series", o->series_format);
+  if (!ctx->series) {
+    free(r0);
+    return 1;
+  }
+  fcd_status st = sim_frame(ctx, 0.0, u, v, r0);
   free(r0);
   if (st != FCD_OK) return fail(sys, st, "starting the series");
   return 0;
@@ -216,6 +220,7 @@ static const cli_opt simulate_opts[] = {
     {CLI_VTK_BINARY, "", 0, "with --vtk: the BINARY legacy form (exact values, 8 bytes each)"},
     {CLI_SERIES, "DIR", 0, "with --mesh: the motion for ParaView, DIR/series.pvd and a DIR/series-K.vtu per frame"},
     {CLI_EVERY, "K", 0, "with --series: a frame every K steps (default 1), the start included"},
+    {CLI_SERIES_FORMAT, "@output-format", 0, "with --series: the files' format (default vtu; vtk: legacy frames and DIR/series.vtk.series)"},
     CLI_OPT_END,
 };
 const cli_command cli_simulate = {

@@ -126,6 +126,12 @@ static int stab_check_options(const options *o, double *mu0, double *mu1, long *
                     "node coordinates and cells)\n");
     return 2;
   }
+  if (o->eigen_path && strcmp(o->eigen_path, "auto") != 0 &&
+      cli_family_value(FCD_FAMILY_EIGEN_PATH, "--eigen-path", o->eigen_path) < 0)
+    return 2;
+  if (o->series_format &&
+      cli_family_value(FCD_FAMILY_OUTPUT_FORMAT, "--series-format", o->series_format) < 0)
+    return 2;
   if (o->plot && !plot_available()) {
     fprintf(stderr, "fcd: --plot needs gnuplot, which is not on PATH (drop --plot to write "
                     "the chart alone)\n");
@@ -163,15 +169,18 @@ static void stab_print_summary(fcd_system *sys, const fcd_stability *st, const o
   fcd_stability_get_infinite_count(st, &ninf);
   /* what part of the spectrum unstable=yes/no speaks for; infinite eigenvalues are
    * part of a whole spectrum, counted apart, and every finite one is in the chart */
-  if (nred <= CLI_DENSE_MAX)
+  int path = FCD_EIGEN_DENSE;
+  fcd_stability_get_path(st, &path);
+  if (path == FCD_EIGEN_DENSE)
     printf("window: the whole spectrum of the %lld-dof reduced pencil (dense): %lld finite "
            "eigenvalues, every one in the chart, and %lld infinite\n", (long long)nred,
            (long long)nc_last(st), (long long)ninf);
   else
     printf("window: the %ld eigenvalue pairs (lambda and its conjugate) nearest %g Hz of "
-           "the %lld-dof reduced pencil (sparse, --nev %ld --target-hz %g); unstable= "
+           "the %lld-dof reduced pencil (sparse, %s, --nev %ld --target-hz %g); unstable= "
            "below speaks for this window only: the pencil's other eigenvalues were not "
-           "computed\n", o->nev, o->target_hz, (long long)nred, o->nev, o->target_hz);
+           "computed\n", o->nev, o->target_hz, (long long)nred,
+           fcd_registry_name(FCD_FAMILY_EIGEN_PATH, path), o->nev, o->target_hz);
   if (ninf > 0)
     printf("infinite: %lld eigenvalues are infinite: the reduced pencil has mass-less "
            "directions (M* v = 0: a dof without mass, or a sliding contact at a friction "
@@ -302,6 +311,8 @@ static const cli_opt stability_opts[] = {
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
     {CLI_VTK_BINARY, "", 0, "with --vtk: the BINARY legacy form (exact values, 8 bytes each)"},
     {CLI_SERIES, "DIR", 0, "with --mesh: DIR/mode-K.pvd, each mode animated over its period for ParaView"},
+    {CLI_SERIES_FORMAT, "@output-format", 0, "with --series: the files' format (default vtu; vtk: legacy frames and DIR/mode-K.vtk.series)"},
+    {CLI_EIGEN_PATH, "auto|@eigen-path", 0, "the eigen-solver (default auto: dense up to 400 reduced dofs, else the sparse path the problem needs)"},
     CLI_OPT_END,
 };
 const cli_command cli_stability = {
@@ -395,7 +406,8 @@ static fcd_status stab_modes_out(stab_ctx *ctx, const options *o, fcd_system *sy
     if (s == FCD_OK && cli_rank == 0 && o->vtk)
       *rc = vtk_write(sys, mesh, o->vtk, name, 2, names, fields, cs, status);
     if (s == FCD_OK && cli_rank == 0 && o->series && *rc == 0)
-      *rc = series_mode_write(sys, mesh, o->series, name, mr, mi, re[i], im[i]);
+      *rc = series_mode_write(sys, mesh, o->series, name, o->series_format, mr, mi, re[i],
+                              im[i]);
   }
   free(mr);
   free(mi);
@@ -470,6 +482,10 @@ static fcd_status stab_create(const options *o, fcd_system *sys, fcd_contact_set
   if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_TARGET_HZ, o->target_hz);
   if (s == FCD_OK && o->undamped) s = fcd_stability_set_param(st, FCD_STAB_DAMPING, 0);
   if (s == FCD_OK && o->tol > 0) s = fcd_stability_set_param(st, FCD_STAB_TOLERANCE, o->tol);
+  int path = FCD_EIGEN_AUTO;
+  if (o->eigen_path && strcmp(o->eigen_path, "auto") != 0)
+    fcd_registry_lookup(FCD_FAMILY_EIGEN_PATH, o->eigen_path, &path); /* checked before */
+  if (s == FCD_OK) s = fcd_stability_set_param(st, FCD_STAB_EIGEN_PATH, path);
   /* a single solve on a partial window also estimates what lies beyond it */
   if (s == FCD_OK && !o->mu_sweep)
     s = fcd_stability_set_param(st, FCD_STAB_ESTIMATE_MODES,

@@ -19,7 +19,9 @@ typedef enum {
   FCD_FAMILY_SCHEME = 0,         /**< fcd_scheme values (fcd_integrator_create) */
   FCD_FAMILY_CONTACT_SOLVER = 1, /**< fcd_fc_solver values (FCD_PARAM_CONTACT_SOLVER) */
   FCD_FAMILY_MATRIX_FORMAT = 2,  /**< fcd_matrix_format values (fcd_matrix_file_read) */
-  FCD_FAMILY_MESH_FORMAT = 3     /**< fcd_mesh_format values (fcd_mesh_read) */
+  FCD_FAMILY_MESH_FORMAT = 3,    /**< fcd_mesh_format values (fcd_mesh_read) */
+  FCD_FAMILY_EIGEN_PATH = 4,     /**< fcd_eigen_path values (FCD_STAB_EIGEN_PATH) */
+  FCD_FAMILY_OUTPUT_FORMAT = 5   /**< fcd_output_format values (fcd_series_set_format) */
 } fcd_family;
 
 /** The number of entries of a family.

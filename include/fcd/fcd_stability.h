@@ -88,11 +88,30 @@ enum {
                                   solving its own serially (serial memory per rank);
                                   0: every coefficient solved by all ranks together (the
                                   LU distributed by MUMPS: less memory per rank) */
-  FCD_STAB_BAND_HZ = 510 /**< the band of validity (Hz) above which eigenvalues are
+  FCD_STAB_BAND_HZ = 510, /**< the band of validity (Hz) above which eigenvalues are
                               outside the model (fcd_stability_get_band); <= 0
                               (default): the system's own, a reduced model's f_m / 1.5
                               (fcd_reduction_get_band), none (+inf) for any other */
+  FCD_STAB_EIGEN_PATH = 511 /**< the eigen-path of every solve, an fcd_eigen_path;
+                                 FCD_EIGEN_AUTO (default): dense up to FCD_STAB_DENSE_MAX
+                                 reduced dofs, above it the first sparse path that fits
+                                 the problem. A path that does not fit it (the pencil of a
+                                 problem with general damping, dense above 20,000 dofs)
+                                 makes the solve fail with FCD_E_INVALID_ARG */
 };
+
+/** The eigen-paths of a solve (FCD_STAB_EIGEN_PATH, fcd_stability_get_path), named in the
+ *  registry's family FCD_FAMILY_EIGEN_PATH (fcd/fcd_registry.h). */
+typedef enum {
+  FCD_EIGEN_AUTO = -1,     /**< chosen by size and problem (FCD_STAB_EIGEN_PATH only) */
+  FCD_EIGEN_DENSE = 0,     /**< "dense": the whole spectrum by LAPACK's QZ */
+  FCD_EIGEN_PENCIL = 1,    /**< "pencil": SLEPc shift-and-invert on (K*, M*); undamped or
+                                Rayleigh damping */
+  FCD_EIGEN_QUADRATIC = 2, /**< "quadratic": SLEPc PEP at a real shift; general damping,
+                                target 0 Hz */
+  FCD_EIGEN_PROJECTED = 3  /**< "projected": the damped problem on a modal basis; general
+                                or 3D sliding damping at any target */
+} fcd_eigen_path;
 
 /** Classification of one eigenvalue. */
 typedef enum {
@@ -366,6 +385,15 @@ FCD_API fcd_status fcd_stability_get_certificate(const fcd_stability *st,
  *      invalid handle
  *  @since 0.1 */
 FCD_API fcd_index fcd_stability_reduced_size(const fcd_stability *st);
+
+/** The eigen-path of the last good solve.
+ *  @param st the stability analysis
+ *  @param path receives its fcd_eigen_path (fcd_registry_name(FCD_FAMILY_EIGEN_PATH, path)
+ *      names it)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_STATE (no solve since the analysis was made
+ *      or its contact state changed)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_stability_get_path(const fcd_stability *st, int *path);
 
 FCD_END_DECLS
 

@@ -355,6 +355,30 @@ typedef struct fcd_series fcd_series;
 FCD_API fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs,
                                      const char *dir, const char *name, fcd_series **out);
 
+/** The formats of a series (fcd_series_set_format), named in the registry's family
+ *  FCD_FAMILY_OUTPUT_FORMAT (fcd/fcd_registry.h), where every format the library has is
+ *  listed; a value the registry gives is a format here. */
+typedef enum {
+  FCD_OUTPUT_VTU = 0, /**< "vtu": VTK XML unstructured grids, raw binary appended
+                           (NAME-00000k.vtu), and a ParaView collection (NAME.pvd); the
+                           default */
+  FCD_OUTPUT_VTK = 1  /**< "vtk": legacy VTK 3.0 BINARY unstructured grids
+                           (NAME-00000k.vtk), for readers of the legacy format only, and a
+                           ParaView file series (NAME.vtk.series, JSON, ParaView 5.5 on) */
+} fcd_output_format;
+
+/** The format of the series' files, chosen before its first frame. The empty collection
+ *  written at creation is removed and the format's own is written empty in its place,
+ *  and frames of an earlier series of this name in that format are removed (as
+ *  fcd_series_create does). Every format holds the same arrays and field data.
+ *  @param s the series
+ *  @param format an fcd_output_format, or a value of the registry's
+ *      FCD_FAMILY_OUTPUT_FORMAT
+ *  @return FCD_OK, or FCD_E_INVALID_ARG (no such format), FCD_E_STATE (the series has
+ *      frames), FCD_E_IO
+ *  @since 0.1 */
+FCD_API fcd_status fcd_series_set_format(fcd_series *s, int format);
+
 /** Destroys a series (NULL-safe); its files stay.
  *  @param s the series, or NULL
  *  @since 0.1 */
@@ -374,7 +398,7 @@ FCD_API void fcd_series_destroy(fcd_series *s);
  *  @param v velocities, ndofs entries, or NULL
  *  @param r local reactions, dim per contact, or NULL
  *  @param status one FCD_CONTACT_* value per contact, or NULL
- *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM, FCD_E_STATE
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_STATE
  *  @since 0.1 */
 FCD_API fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u,
                                     const fcd_real *v, const fcd_real *r, const int *status);

@@ -1,5 +1,5 @@
 /* The registries (fcd/fcd_registry.h): each family's names are the rows of the table its
- * own file keeps (schemes.c, fc_solvers.c, import.c, mesh_read.c), read here through one
+ * own file keeps (schemes.c, fc_solvers.c, import.c, mesh_read.c, stability_eigs.c, series.c), read here through one
  * function a family, in the spirit of SLEPc's EPSRegister list: the library checks a
  * value against the same rows, and the CLI, the Python binding and the generated manual
  * read their lists here. */
@@ -8,6 +8,7 @@
 #include "import_private.h"
 #include "mesh_private.h"
 #include "schemes.h"
+#include "stability_private.h"
 #include "fcd/fcd_registry.h"
 
 #include <string.h>
@@ -18,6 +19,8 @@ static fcd__registry_fn family_fn(fcd_family family) {
   case FCD_FAMILY_CONTACT_SOLVER: return fcd__fc_solver_registry;
   case FCD_FAMILY_MATRIX_FORMAT: return fcd__matrix_format_registry;
   case FCD_FAMILY_MESH_FORMAT: return fcd__mesh_format_registry;
+  case FCD_FAMILY_EIGEN_PATH: return fcd__eigen_path_registry;
+  case FCD_FAMILY_OUTPUT_FORMAT: return fcd__output_format_registry;
   }
   return NULL;
 }

@@ -14,44 +14,6 @@
 
 #define MERR(code, ...) fcd__err_to(NULL, errbuf, errcap, code, __VA_ARGS__)
 
-/* The matrix formats, the one table of their names (the registry,
- * FCD_FAMILY_MATRIX_FORMAT), indexed by fcd_matrix_format: a new format is a row here,
- * its enumerator in fcd/fcd_import.h and its reader's case in fcd_matrix_file_read. */
-static const fcd__named formats[] = {
-    {FCD_MATRIX_FORMAT_AUTO, "auto", "told from the file's content (the default)"},
-    {FCD_MATRIX_FORMAT_MATRIX_MARKET, "matrix-market", "Matrix Market coordinate, real"},
-    {FCD_MATRIX_FORMAT_PETSC_BINARY, "petsc-binary", "PETSc's binary AIJ matrix"},
-    {FCD_MATRIX_FORMAT_HARWELL_BOEING, "harwell-boeing",
-     "Harwell-Boeing and Rutherford-Boeing, assembled real (ANSYS HBMAT, with its .mapping)"},
-    {FCD_MATRIX_FORMAT_ABAQUS_MATRIX, "abaqus-matrix",
-     "Abaqus *MATRIX OUTPUT, FORMAT=MATRIX INPUT: entries by node and dof"},
-    {FCD_MATRIX_FORMAT_ABAQUS_COORDINATE, "abaqus-coordinate",
-     "Abaqus *MATRIX OUTPUT, FORMAT=COORDINATE: entries by equation"},
-    {FCD_MATRIX_FORMAT_NASTRAN_DMIG, "nastran-dmig", "Nastran DMIG bulk data, punch files"},
-    {FCD_MATRIX_FORMAT_NASTRAN_OP4, "nastran-op4", "Nastran OP4, ASCII or binary"},
-};
-#define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
-
-int fcd__matrix_format_registry(int k, fcd__named *out) {
-  if (k < 0 || k >= NFORMATS) return 0;
-  *out = formats[k];
-  return 1;
-}
-
-const char *fcd_matrix_format_name(fcd_matrix_format format) {
-  return (int)format >= 0 && (int)format < NFORMATS ? formats[format].name : "?";
-}
-
-fcd_status fcd_matrix_format_from_name(const char *name, fcd_matrix_format *format) {
-  if (!name || !format) return FCD_E_INVALID_ARG;
-  for (int k = 0; k < NFORMATS; k++)
-    if (!strcasecmp(name, formats[k].name)) {
-      *format = (fcd_matrix_format)formats[k].value;
-      return FCD_OK;
-    }
-  return FCD_E_INVALID_ARG;
-}
-
 /* ---- the format, from the first bytes ---- */
 
 /* the first lines that are not blank (at most nl, each at most 255 characters) */
@@ -129,6 +91,121 @@ static int op4_header(const char *s) {
   return fcd__parse_ffmt(s + 40, &ff) && ff.kind == 'E';
 }
 
+/* the first bytes of a file and its first lines that are not blank, for the sniffers */
+typedef struct {
+  const unsigned char *b;
+  size_t n;
+  char (*L)[256];
+  int nl;
+} head;
+
+static int sniff_mm(const head *h) {
+  return h->nl >= 1 && !strncasecmp(h->L[0], "%%MatrixMarket", 14);
+}
+
+static int sniff_petsc(const head *h) {
+  return h->n >= 4 && h->b[0] == 0x00 && h->b[1] == 0x12 && h->b[2] == 0x7b && h->b[3] == 0x50;
+}
+
+static int sniff_hb(const head *h) {
+  return h->nl >= 4 && hb_type_line(h->L[2]) && strchr(h->L[3], '(');
+}
+
+/* the first line after Abaqus' comments holds nint integers and a real */
+static int abaqus_first(const head *h, int nint) {
+  for (int k = 0; k < h->nl; k++)
+    if (strncmp(h->L[k], "**", 2) != 0) return abaqus_line(h->L[k], nint);
+  return 0;
+}
+static int sniff_abaqus_matrix(const head *h) { return abaqus_first(h, 4); }
+static int sniff_abaqus_coordinate(const head *h) { return abaqus_first(h, 2); }
+
+/* Nastran bulk data: a card named DMIG (or DMIG*) at the start of a line, after comment
+ * lines ($) and other cards */
+static int sniff_dmig(const head *h) {
+  for (size_t p = 0; p + 4 <= h->n; p++)
+    if ((p == 0 || h->b[p - 1] == '\n') && !strncasecmp((const char *)h->b + p, "DMIG", 4) &&
+        (p + 4 == h->n || h->b[p + 4] == ' ' || h->b[p + 4] == '*' || h->b[p + 4] == ','))
+      return 1;
+  return 0;
+}
+
+/* OP4 binary (a first Fortran record of 24 bytes, the header, either byte order) or its
+ * ASCII header */
+static int sniff_op4(const head *h) {
+  const unsigned char *b = h->b;
+  return (h->n >= 8 && ((b[0] == 24 && !b[1] && !b[2] && !b[3]) ||
+                        (!b[0] && !b[1] && !b[2] && b[3] == 24))) ||
+         (h->nl >= 1 && op4_header(h->L[0]));
+}
+
+static fcd_status read_mm(fcd__mreader *r, fcd_matrix_file *m, const char *name) {
+  (void)name;
+  return fcd__mm_read_mfile(r->path, m, r->errbuf, r->errcap);
+}
+static fcd_status read_hb(fcd__mreader *r, fcd_matrix_file *m, const char *name) {
+  (void)name;
+  return fcd__read_harwell_boeing(r, m);
+}
+static fcd_status read_abaqus(fcd__mreader *r, fcd_matrix_file *m, const char *name) {
+  (void)name;
+  return fcd__read_abaqus(r, m, m->format);
+}
+
+/* The matrix formats (the registry, FCD_FAMILY_MATRIX_FORMAT), indexed by their value:
+ * each row its name, how its content is told (sniff, asked in the table's order), the
+ * bytes of its shortest entry (the entry arrays are sized from the file's size) and its
+ * reader. A new format is a row here and its reader's file (docs/architecture.md). */
+typedef struct {
+  fcd__named id;
+  int (*sniff)(const head *h);
+  int least;
+  fcd_status (*read)(fcd__mreader *r, fcd_matrix_file *m, const char *name);
+} mformat;
+
+static const mformat formats[] = {
+    {{FCD_MATRIX_FORMAT_AUTO, "auto", "told from the file's content (the default)"}, NULL, 0,
+     NULL},
+    {{FCD_MATRIX_FORMAT_MATRIX_MARKET, "matrix-market", "Matrix Market coordinate, real"},
+     sniff_mm, 0, read_mm},
+    {{FCD_MATRIX_FORMAT_PETSC_BINARY, "petsc-binary", "PETSc's binary AIJ matrix"}, sniff_petsc,
+     0, NULL},
+    {{FCD_MATRIX_FORMAT_HARWELL_BOEING, "harwell-boeing",
+      "Harwell-Boeing and Rutherford-Boeing, assembled real (ANSYS HBMAT, with its .mapping)"},
+     sniff_hb, 2, read_hb}, /* an index and a value */
+    {{FCD_MATRIX_FORMAT_ABAQUS_MATRIX, "abaqus-matrix",
+      "Abaqus *MATRIX OUTPUT, FORMAT=MATRIX INPUT: entries by node and dof"},
+     sniff_abaqus_matrix, 10, read_abaqus}, /* 1,1,1,1,1\n */
+    {{FCD_MATRIX_FORMAT_ABAQUS_COORDINATE, "abaqus-coordinate",
+      "Abaqus *MATRIX OUTPUT, FORMAT=COORDINATE: entries by equation"},
+     sniff_abaqus_coordinate, 6, read_abaqus}, /* 1,1,1\n */
+    {{FCD_MATRIX_FORMAT_NASTRAN_DMIG, "nastran-dmig", "Nastran DMIG bulk data, punch files"},
+     sniff_dmig, 6, fcd__read_dmig}, /* free field ,1,1,1 */
+    {{FCD_MATRIX_FORMAT_NASTRAN_OP4, "nastran-op4", "Nastran OP4, ASCII or binary"}, sniff_op4,
+     2, fcd__read_op4}, /* ASCII digits, or words */
+};
+#define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
+
+int fcd__matrix_format_registry(int k, fcd__named *out) {
+  if (k < 0 || k >= NFORMATS) return 0;
+  *out = formats[k].id;
+  return 1;
+}
+
+const char *fcd_matrix_format_name(fcd_matrix_format format) {
+  return (int)format >= 0 && (int)format < NFORMATS ? formats[format].id.name : "?";
+}
+
+fcd_status fcd_matrix_format_from_name(const char *name, fcd_matrix_format *format) {
+  if (!name || !format) return FCD_E_INVALID_ARG;
+  for (int k = 0; k < NFORMATS; k++)
+    if (!strcasecmp(name, formats[k].id.name)) {
+      *format = (fcd_matrix_format)formats[k].id.value;
+      return FCD_OK;
+    }
+  return FCD_E_INVALID_ARG;
+}
+
 static fcd_status detect(const char *path, FILE *fp, fcd_matrix_format *out, char *errbuf,
                          size_t errcap) {
   unsigned char b[8192];
@@ -136,52 +213,17 @@ static fcd_status detect(const char *path, FILE *fp, fcd_matrix_format *out, cha
   if (ferror(fp)) return MERR(FCD_E_IO, "%s: read error: %s", path, strerror(errno));
   rewind(fp);
   if (n == 0) return MERR(FCD_E_FORMAT, "%s: empty file, not a matrix", path);
-  if (n >= 4 && b[0] == 0x00 && b[1] == 0x12 && b[2] == 0x7b && b[3] == 0x50) {
-    *out = FCD_MATRIX_FORMAT_PETSC_BINARY;
-    return FCD_OK;
-  }
-  /* OP4 binary: a first Fortran record of 24 bytes (the header), either byte order */
-  if (n >= 8 && ((b[0] == 24 && !b[1] && !b[2] && !b[3]) || (!b[0] && !b[1] && !b[2] && b[3] == 24))) {
-    *out = FCD_MATRIX_FORMAT_NASTRAN_OP4;
-    return FCD_OK;
-  }
   char L[6][256];
-  int nl = head_lines(b, n, L, 6);
-  if (nl >= 1 && op4_header(L[0])) {
-    *out = FCD_MATRIX_FORMAT_NASTRAN_OP4;
-    return FCD_OK;
-  }
-  if (nl >= 1 && !strncasecmp(L[0], "%%MatrixMarket", 14)) {
-    *out = FCD_MATRIX_FORMAT_MATRIX_MARKET;
-    return FCD_OK;
-  }
-  if (nl >= 4 && hb_type_line(L[2]) && strchr(L[3], '(')) {
-    *out = FCD_MATRIX_FORMAT_HARWELL_BOEING;
-    return FCD_OK;
-  }
-  /* Nastran bulk data: a card named DMIG (or DMIG*) at the start of a line, after comment
-   * lines ($) and other cards */
-  for (size_t p = 0; p + 4 <= n; p++)
-    if ((p == 0 || b[p - 1] == '\n') && !strncasecmp((const char *)b + p, "DMIG", 4) &&
-        (p + 4 == n || b[p + 4] == ' ' || b[p + 4] == '*' || b[p + 4] == ',')) {
-      *out = FCD_MATRIX_FORMAT_NASTRAN_DMIG;
+  head h = {b, n, L, head_lines(b, n, L, 6)};
+  for (int k = 0; k < NFORMATS; k++)
+    if (formats[k].sniff && formats[k].sniff(&h)) {
+      *out = (fcd_matrix_format)k;
       return FCD_OK;
     }
-  for (int k = 0; k < nl; k++) {
-    if (!strncmp(L[k], "**", 2)) continue; /* Abaqus comments */
-    if (abaqus_line(L[k], 4)) {
-      *out = FCD_MATRIX_FORMAT_ABAQUS_MATRIX;
-      return FCD_OK;
-    }
-    if (abaqus_line(L[k], 2)) {
-      *out = FCD_MATRIX_FORMAT_ABAQUS_COORDINATE;
-      return FCD_OK;
-    }
-    break;
-  }
   return MERR(FCD_E_FORMAT, "%s: not a matrix file of a known format (Matrix Market, PETSc "
               "binary, Harwell-Boeing or Rutherford-Boeing, Abaqus matrix or coordinate "
-              "output, Nastran DMIG or OP4); its first line: '%.60s'", path, nl ? L[0] : "");
+              "output, Nastran DMIG or OP4); its first line: '%.60s'", path,
+              h.nl ? L[0] : "");
 }
 
 /* ---- the matrix in a file holding several, PATH:NAME ---- */
@@ -238,15 +280,8 @@ void fcd_matrix_file_destroy(fcd_matrix_file *m) {
 static fcd_index entries_bound(FILE *fp, fcd_matrix_format format) {
   struct stat sb;
   if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) return 0;
-  int least = 0;
-  switch (format) {
-  case FCD_MATRIX_FORMAT_ABAQUS_MATRIX: least = 10; break;   /* 1,1,1,1,1\n */
-  case FCD_MATRIX_FORMAT_ABAQUS_COORDINATE: least = 6; break; /* 1,1,1\n */
-  case FCD_MATRIX_FORMAT_NASTRAN_DMIG: least = 6; break;     /* free field ,1,1,1 */
-  case FCD_MATRIX_FORMAT_NASTRAN_OP4: least = 2; break;      /* ASCII digits, or words */
-  case FCD_MATRIX_FORMAT_HARWELL_BOEING: least = 2; break;   /* an index and a value */
-  default: return 0;                                         /* Matrix Market: its header */
-  }
+  int least = formats[format].least; /* 0: unknown (Matrix Market: its header) */
+  if (least <= 0) return 0;
   uint64_t n = (uint64_t)sb.st_size / (uint64_t)least + 1;
   return n > (uint64_t)INT64_MAX / 64 ? 0 : (fcd_index)n;
 }
@@ -279,29 +314,13 @@ fcd_status fcd_matrix_file_read(const char *spec, fcd_matrix_format format,
     fcd__lines_init(&r.L, r.fp, path);
     m->format = format;
     m->reserve = entries_bound(r.fp, format);
-    switch (format) {
-    case FCD_MATRIX_FORMAT_HARWELL_BOEING:
-      st = fcd__read_harwell_boeing(&r, m);
-      break;
-    case FCD_MATRIX_FORMAT_ABAQUS_MATRIX:
-    case FCD_MATRIX_FORMAT_ABAQUS_COORDINATE:
-      st = fcd__read_abaqus(&r, m, format);
-      break;
-    case FCD_MATRIX_FORMAT_NASTRAN_DMIG:
-      st = fcd__read_dmig(&r, m, name);
-      break;
-    case FCD_MATRIX_FORMAT_NASTRAN_OP4:
-      st = fcd__read_op4(&r, m, name);
-      break;
-    case FCD_MATRIX_FORMAT_MATRIX_MARKET:
-      st = fcd__mm_read_mfile(path, m, errbuf, errcap);
-      break;
-    default:
+    if (formats[format].read)
+      st = formats[format].read(&r, m, name);
+    else
       st = MERR(FCD_E_UNSUPPORTED, "%s: %s files are read by their own call (%s)", path,
                 fcd_matrix_format_name(format),
                 format == FCD_MATRIX_FORMAT_PETSC_BINARY ? "fcd_system_read_petsc_binary"
                                                          : "not yet");
-    }
     fcd__lines_free(&r.L);
   }
   if (st == FCD_OK && name[0] && strcasecmp(name, m->name) != 0)

@@ -10,26 +10,34 @@ static int mesh_ok(const fcd_mesh *m) {
   return m && m->magic == FCD_MESH_MAGIC && fcd__system_valid(m->sys);
 }
 
-/* the format of text: Gmsh, legacy VTK, VTK XML, Abaqus (a first line that is a keyword
- * or a comment), Nastran (GRID or BEGIN BULK at a line's start, or a '$' comment first);
- * 0 when none */
-static int detect(const char *text, size_t len) {
-  const char *p = text, *end = text + len;
-  while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-  size_t n = (size_t)(end - p);
-  if (n >= 11 && strncmp(p, "$MeshFormat", 11) == 0) return FCD_MESH_GMSH;
-  if (len >= 5 && strncmp(text, "# vtk", 5) == 0) return FCD_MESH_VTK_LEGACY;
-  if ((n >= 5 && strncmp(p, "<?xml", 5) == 0) || (n >= 8 && strncmp(p, "<VTKFile", 8) == 0))
-    return FCD_MESH_VTU;
-  if (n >= 1 && *p == '*') return FCD_MESH_ABAQUS;
-  /* Nastran: executive control, comments and bulk data; a line of the first thousand
-   * that starts a GRID card or the bulk data */
-  const char *q = p;
+/* what a sniffer sees: the text, and p, its first character that is not blank */
+typedef struct {
+  const char *text, *p, *end;
+} mhead;
+
+static int sniff_vtk(const mhead *h) {
+  return h->end - h->text >= 5 && strncmp(h->text, "# vtk", 5) == 0;
+}
+static int sniff_vtu(const mhead *h) {
+  size_t n = (size_t)(h->end - h->p);
+  return (n >= 5 && strncmp(h->p, "<?xml", 5) == 0) ||
+         (n >= 8 && strncmp(h->p, "<VTKFile", 8) == 0);
+}
+static int sniff_gmsh(const mhead *h) {
+  return h->end - h->p >= 11 && strncmp(h->p, "$MeshFormat", 11) == 0;
+}
+/* a first line that is a keyword or a comment */
+static int sniff_abaqus(const mhead *h) { return h->end > h->p && *h->p == '*'; }
+
+/* Nastran: executive control, comments and bulk data; a line of the first thousand that
+ * starts a GRID card or the bulk data */
+static int sniff_nastran(const mhead *h) {
+  const char *q = h->p, *end = h->end;
   for (int line = 0; line < 1000 && q < end; line++) {
     if ((end - q >= 4 && strncasecmp(q, "GRID", 4) == 0 &&
          (end - q == 4 || q[4] == ' ' || q[4] == ',' || q[4] == '*' || q[4] == '\t')) ||
         (end - q >= 10 && strncasecmp(q, "BEGIN BULK", 10) == 0))
-      return FCD_MESH_NASTRAN;
+      return 1;
     const char *nl = memchr(q, '\n', (size_t)(end - q));
     if (!nl) break;
     q = nl + 1;
@@ -37,11 +45,58 @@ static int detect(const char *text, size_t len) {
   return 0;
 }
 
-/* NUL bytes are data in the formats that have binary forms, when the header says so */
+static int always(const char *text, size_t len) {
+  (void)text;
+  (void)len;
+  return 1;
+}
+
+/* The mesh formats (the registry, FCD_FAMILY_MESH_FORMAT): each row its name, how its
+ * content is told (sniff, asked in the table's order), whether NUL bytes are data in it
+ * (binary: NULL for text only) and its reader, into the common mesh source (read), or
+ * of the whole text (parse, legacy VTK's own). A new format is a row here and its
+ * reader's file (docs/architecture.md). */
+typedef struct {
+  fcd__named id;
+  int (*sniff)(const mhead *h);
+  int (*binary)(const char *text, size_t len);
+  fcd_status (*read)(fcd__meshsrc *ms, const char *text, size_t len);
+  fcd_status (*parse)(fcd_system *sys, int dim, const char *path, const char *text,
+                      size_t len, fcd_mesh **out);
+} mesh_format;
+
+static const mesh_format mesh_formats[] = {
+    {{FCD_MESH_VTK_LEGACY, "vtk", "legacy VTK, versions up to 5.1, ASCII or BINARY"},
+     sniff_vtk, fcd__vtk_binary_header, NULL, fcd__mesh_parse_vtk},
+    {{FCD_MESH_VTU, "vtu", "VTK XML unstructured grid (ascii, binary, appended, zlib)"},
+     sniff_vtu, always, fcd__read_vtu, NULL},
+    {{FCD_MESH_GMSH, "gmsh", "Gmsh MSH 2.2 or 4.1, ASCII or binary, with physical groups"},
+     sniff_gmsh, always, fcd__read_gmsh, NULL},
+    {{FCD_MESH_ABAQUS, "abaqus", "Abaqus input file without parts: nodes, elements, sets, "
+      "surfaces"}, sniff_abaqus, NULL, fcd__read_inp, NULL},
+    {{FCD_MESH_NASTRAN, "nastran", "Nastran bulk data: grids, elements, SET1, BSURF, BSURFS"},
+     sniff_nastran, NULL, fcd__read_bulk, NULL},
+};
+#define NMESH_FORMATS ((int)(sizeof mesh_formats / sizeof mesh_formats[0]))
+
+int fcd__mesh_format_registry(int k, fcd__named *out) {
+  if (k < 0 || k >= NMESH_FORMATS) return 0;
+  *out = mesh_formats[k].id;
+  return 1;
+}
+
+/* the row of text's format; NULL when none */
+static const mesh_format *detect(const char *text, size_t len) {
+  mhead h = {text, text, text + len};
+  while (h.p < h.end && (*h.p == ' ' || *h.p == '\t' || *h.p == '\r' || *h.p == '\n')) h.p++;
+  for (int k = 0; k < NMESH_FORMATS; k++)
+    if (mesh_formats[k].sniff(&h)) return &mesh_formats[k];
+  return NULL;
+}
+
 static int binary_ok(const char *text, size_t len) {
-  int fmt = detect(text, len);
-  return fmt == FCD_MESH_GMSH || fmt == FCD_MESH_VTU ||
-         (fmt == FCD_MESH_VTK_LEGACY && fcd__vtk_binary_header(text, len));
+  const mesh_format *f = detect(text, len);
+  return f && f->binary && f->binary(text, len);
 }
 
 fcd_status fcd_mesh_read(const fcd_system *csys, int dim, const char *path, fcd_mesh **out) {
@@ -55,24 +110,22 @@ fcd_status fcd_mesh_read(const fcd_system *csys, int dim, const char *path, fcd_
   char *text = NULL;
   size_t len = 0;
   FCD_TRY(fcd__read_file(sys, path, &text, &len, binary_ok));
-  int fmt = detect(text, len);
-  if (fmt == FCD_MESH_VTK_LEGACY) {
-    fcd_status st = fcd__mesh_parse_vtk(sys, dim, path, text, len, out);
-    fcd__free(text);
-    if (st == FCD_OK) (*out)->format = FCD_MESH_VTK_LEGACY;
-    return st;
-  }
-  if (!fmt) {
+  const mesh_format *f = detect(text, len);
+  if (!f) {
     fcd__free(text);
     return fcd__err(sys, FCD_E_FORMAT, "%s: not a mesh fcd reads (legacy VTK, VTK XML .vtu, "
                     "Gmsh .msh, Abaqus .inp, Nastran bulk data)", path);
   }
+  fcd_status st;
+  if (f->parse) {
+    st = f->parse(sys, dim, path, text, len, out);
+    fcd__free(text);
+    if (st == FCD_OK) (*out)->format = f->id.value;
+    return st;
+  }
   fcd__meshsrc ms;
-  fcd__ms_init(&ms, sys, path, dim, fmt);
-  fcd_status st = fmt == FCD_MESH_GMSH      ? fcd__read_gmsh(&ms, text, len)
-                  : fmt == FCD_MESH_ABAQUS  ? fcd__read_inp(&ms, text, len)
-                  : fmt == FCD_MESH_NASTRAN ? fcd__read_bulk(&ms, text, len)
-                                            : fcd__read_vtu(&ms, text, len);
+  fcd__ms_init(&ms, sys, path, dim, f->id.value);
+  st = f->read(&ms, text, len);
   fcd__free(text);
   if (st == FCD_OK) st = fcd__ms_finish(&ms, out);
   fcd__ms_free(&ms);
@@ -107,23 +160,6 @@ fcd_status fcd_mesh_get_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_in
 }
 
 int fcd_mesh_get_format(const fcd_mesh *m) { return mesh_ok(m) ? m->format : -1; }
-
-/* The mesh formats, the one table of their names (the registry, FCD_FAMILY_MESH_FORMAT):
- * a new format is a row here, its enumerator in fcd/fcd_vtk.h, its test in detect and
- * its reader's case in fcd_mesh_read. */
-static const fcd__named mesh_formats[] = {
-    {FCD_MESH_VTK_LEGACY, "vtk", "legacy VTK, versions up to 5.1, ASCII or BINARY"},
-    {FCD_MESH_VTU, "vtu", "VTK XML unstructured grid (ascii, binary, appended, zlib)"},
-    {FCD_MESH_GMSH, "gmsh", "Gmsh MSH 2.2 or 4.1, ASCII or binary, with physical groups"},
-    {FCD_MESH_ABAQUS, "abaqus", "Abaqus input file without parts: nodes, elements, sets, surfaces"},
-    {FCD_MESH_NASTRAN, "nastran", "Nastran bulk data: grids, elements, SET1, BSURF, BSURFS"},
-};
-
-int fcd__mesh_format_registry(int k, fcd__named *out) {
-  if (k < 0 || k >= (int)(sizeof mesh_formats / sizeof mesh_formats[0])) return 0;
-  *out = mesh_formats[k];
-  return 1;
-}
 
 fcd_index fcd_mesh_surface_count(const fcd_mesh *m) { return mesh_ok(m) ? m->nsurf : -1; }
 

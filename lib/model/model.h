@@ -4,6 +4,9 @@
 
 #include "algebra.h"
 
+#include <stdint.h>
+#include <stdio.h>
+
 /* ---- contact sets (contact_set.c) ---- */
 #define FCD_CONTACT_SET_MAGIC 0x66636373u /* "fccs" */
 typedef struct {
@@ -60,6 +63,54 @@ int fcd__mesh_cells(const fcd_mesh *m, fcd_index *ncells, const fcd_index **offs
                     const fcd_index **conn);
 /* a series' contact set (NULL: none) in *cs; 0 for an invalid series (series.c) */
 int fcd__series_contact_set(const fcd_series *s, const fcd_contact_set **cs);
+/* ---- the writers of a series' frames (series.c; one file each: series_vtk.c) ----
+ * The series makes a frame's arrays and hands them to its format's writer, which lays
+ * them out in its own order and syntax; the series keeps what every format shares (the
+ * checks, the temporary name and the rename, the collection grown in place, the old
+ * frames removed). */
+enum { FCD__AT_REAL, FCD__AT_INT32, FCD__AT_INT64, FCD__AT_UINT8 }; /* an array's values */
+enum { FCD__AW_POINT_DATA, FCD__AW_POINTS, FCD__AW_CONNECTIVITY, FCD__AW_OFFSETS,
+       FCD__AW_TYPES };                                         /* what an array is */
+typedef struct {
+  const char *name; /* point data's name; NULL for the points */
+  int type;         /* FCD__AT_* */
+  int what;         /* FCD__AW_* */
+  int ncomp;        /* components (the points: 3) */
+  uint64_t count;   /* values: nnodes * ncomp, the connectivity's length, or ncells */
+} fcd__frame_array;
+/* A frame as its writer sees it: its time, field data and arrays; data(f, k) gives
+ * array k's values (offsets are each cell's end in the connectivity), valid until the
+ * next call but for the connectivity and the offsets, which stay valid together (a
+ * function of the frame, not a symbol of series.c: the writers depend on no file). */
+typedef struct fcd__frame {
+  fcd_real t;
+  int nfd;                     /* field data beside the time */
+  const char (*fd_name)[64];
+  const fcd_real *fd_val;
+  fcd_index nnodes, ncells;
+  int na;
+  const fcd__frame_array *a;
+  const void *(*data)(const struct fcd__frame *f, int k);
+  struct fcd_series *series;   /* the series' own, for data */
+  const fcd_real *u, *v, *r;
+  const int *status;
+} fcd__frame;
+/* A format of a series (the registry's FCD_FAMILY_OUTPUT_FORMAT): its frames'
+ * extension, the whole frame written to fp (0 on a write error), and its collection:
+ * the text of the empty one (head, then foot) and of the entry of frame k, which the
+ * series writes over the foot with the foot after it, so that the file is whole at every
+ * moment. */
+typedef struct {
+  fcd__named id;
+  const char *ext, *collection_ext;
+  int (*frame)(const fcd__frame *f, FILE *fp);
+  const char *(*head)(void);
+  const char *foot;
+  int (*entry)(char *buf, size_t cap, fcd_index k, fcd_real t, const char *file);
+} fcd__series_writer;
+/* entry k of the registry's FCD_FAMILY_OUTPUT_FORMAT (registry.c) */
+int fcd__output_format_registry(int k, fcd__named *out);
+
 /* 1 when s is 1 to maxlen letters, digits, '_' or characters of extra (vtk.c: VTK array
  * names, series' file stems and field names) */
 int fcd__vtk_name_ok(const char *s, size_t maxlen, const char *extra);

@@ -1,7 +1,9 @@
-/* Time series for ParaView: one VTK XML unstructured grid (.vtu) per frame, its arrays
- * appended as raw binary (no base64, no compression: a frame costs one pass over its
- * arrays and one write), and a .pvd collection that lists the frames with their times.
- * ParaView opens the .pvd as one animated dataset; VTK's XML reader opens each .vtu.
+/* Time series for ParaView: one file per frame and a collection that lists the frames
+ * with their times, in one of the formats of the writers' table (below): by default VTK
+ * XML unstructured grids (.vtu), their arrays appended as raw binary (no base64, no
+ * compression: a frame costs one pass over its arrays and one write), and a .pvd
+ * collection; or legacy VTK files (series_vtk.c) and a .vtk.series collection. ParaView
+ * opens the collection as one animated dataset.
  *
  * Every file is complete at all times: a frame is written to a temporary name and
  * renamed, and the collection, made whole (empty) at creation, grows by one write
@@ -26,6 +28,8 @@ enum { HAS_V = 1, HAS_R = 2, HAS_S = 4 };
 
 struct fcd_series {
   uint32_t magic;
+  const fcd__series_writer *w; /* the format (fcd_series_set_format) */
+  int ids[16];      /* the A_* of the current frame's arrays */
   fcd_system *sys; /* retained: messages go there */
   fcd_contact_set *cs; /* held as an integrator holds it (fcd__contact_set_release) */
   char *dir, *name;
@@ -50,9 +54,7 @@ struct fcd_series {
   uint64_t bytes;   /* written so far, frames and collection */
 };
 
-static const char PVD_HEAD[] = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" "
-                               "version=\"0.1\" byte_order=\"%s\">\n  <Collection>\n";
-static const char PVD_FOOT[] = "  </Collection>\n</VTKFile>\n";
+static const fcd__series_writer writer_vtu; /* the default format, defined below */
 
 static const char *byte_order(void) {
   return fcd__little_endian() ? "LittleEndian" : "BigEndian";
@@ -137,13 +139,14 @@ static fcd_status contact_nodes(fcd_series *s) {
   return FCD_OK;
 }
 
-/* the frames of an earlier series of this name in this directory (NAME-000000.vtu and on,
- * up to the first missing): the new collection replaces that series, and frames of it
- * beyond the new one's count would otherwise stay beside it, looking like its own */
+/* the frames of an earlier series of this name and format in this directory
+ * (NAME-000000.EXT and on, up to the first missing): the new collection replaces that
+ * series, and frames of it beyond the new one's count would otherwise stay beside it,
+ * looking like its own */
 static fcd_status remove_old_frames(fcd_series *s) {
   char path[4300];
   for (long long k = 0;; k++) {
-    snprintf(path, sizeof path, "%s/%s-%06lld.vtu", s->dir, s->name, k);
+    snprintf(path, sizeof path, "%s/%s-%06lld.%s", s->dir, s->name, k, s->w->ext);
     if (remove(path) == 0) continue;
     if (errno == ENOENT) return FCD_OK;
     return fcd__err(s->sys, FCD_E_IO, "series: cannot remove '%s', a frame of an earlier "
@@ -151,22 +154,27 @@ static fcd_status remove_old_frames(fcd_series *s) {
   }
 }
 
+static void collection_path(const fcd_series *s, char *path, size_t cap) {
+  snprintf(path, cap, "%s/%s.%s", s->dir, s->name, s->w->collection_ext);
+}
+
 /* the empty collection, whole, replacing any earlier one */
-static fcd_status pvd_start(fcd_series *s) {
+static fcd_status collection_start(fcd_series *s) {
   char path[4200], tmp[4300];
-  snprintf(path, sizeof path, "%s/%s.pvd", s->dir, s->name);
+  collection_path(s, path, sizeof path);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *fp = fopen(tmp, "w");
   if (!fp) return fcd__err(s->sys, FCD_E_IO, "series: cannot create '%s': %s", tmp, strerror(errno));
-  int len = fprintf(fp, PVD_HEAD, byte_order());
-  fputs(PVD_FOOT, fp);
+  const char *head = s->w->head();
+  fputs(head, fp);
+  fputs(s->w->foot, fp);
   int bad = ferror(fp);
-  if (fclose(fp) != 0 || bad || len < 0 || rename(tmp, path) != 0) {
+  if (fclose(fp) != 0 || bad || rename(tmp, path) != 0) {
     remove(tmp);
     return fcd__err(s->sys, FCD_E_IO, "series: write error on '%s'", path);
   }
-  s->footer = len;
-  s->bytes += (uint64_t)len + sizeof PVD_FOOT - 1;
+  s->footer = (long long)strlen(head);
+  s->bytes = (uint64_t)s->footer + strlen(s->w->foot);
   return FCD_OK;
 }
 
@@ -246,7 +254,8 @@ fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs, const
       !s->node_dofs || !s->offset || !s->conn || !s->types)
     st = fcd__err(sys, FCD_E_NOMEM, "series_create: out of memory");
   if (st == FCD_OK && cs) st = contact_nodes(s);
-  if (st == FCD_OK) st = pvd_start(s);
+  s->w = &writer_vtu;
+  if (st == FCD_OK) st = collection_start(s);
   if (st == FCD_OK) st = remove_old_frames(s);
   if (st != FCD_OK) {
     series_free(s);
@@ -258,25 +267,15 @@ fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs, const
 
 /* ---- one frame ---- */
 
-/* a frame's arrays, in file order: point data, then the points and the cells */
+/* a frame's arrays, in the order they are made: point data, then the points and the
+ * cells */
 enum {
   A_DISP, A_VEL, A_CFORCE, A_STATUS, A_GAP, A_SLIP, A_RN_FORCE, A_RT_FORCE, A_PRESSURE,
   A_SHEAR, A_POINTS, A_CONN, A_OFFSETS, A_TYPES
 };
 
-typedef struct {
-  int id;           /* A_* */
-  const char *name; /* NULL for the points */
-  const char *type; /* Float64, Int32, Int64, UInt8 */
-  int ncomp;
-  uint64_t bytes;
-} array;
-
-/* the XML element that holds array id: 0 point data, 1 points, 2 cells */
-static int where(int id) { return id < A_POINTS ? 0 : id == A_POINTS ? 1 : 2; }
-
-static uint64_t esize(const char *type) {
-  return !strcmp(type, "Float64") || !strcmp(type, "Int64") ? 8 : !strcmp(type, "Int32") ? 4 : 1;
+static uint64_t esize(int type) {
+  return type == FCD__AT_REAL || type == FCD__AT_INT64 ? 8 : type == FCD__AT_INT32 ? 4 : 1;
 }
 
 /* field x over the dofs as 3 components per node into buf */
@@ -286,11 +285,6 @@ static void per_node(const fcd_series *s, const fcd_real *x, fcd_real *buf) {
       fcd_index d = j < s->dim ? s->node_dofs[p * s->dim + j] : -1;
       buf[3 * p + j] = d >= 0 ? x[d] : 0.0;
     }
-}
-
-static int put(FILE *fp, const void *data, uint64_t bytes) {
-  return fwrite(&bytes, sizeof bytes, 1, fp) == 1 &&
-         (bytes == 0 || fwrite(data, (size_t)bytes, 1, fp) == 1);
 }
 
 /* a contact quantity (k components from the local vector x, dim per contact, starting at
@@ -346,147 +340,225 @@ static fcd_status frame_check(fcd_series *s, const fcd_real *u, const fcd_real *
   return FCD_OK;
 }
 
-/* the frame's arrays in file order; returns their count */
-static int frame_arrays(const fcd_series *s, int layout, array *a) {
-  int n = 0, t = s->cdim - 1;
+/* the frame's arrays; returns their count */
+static int frame_arrays(fcd_series *s, int layout, fcd__frame_array *a) {
+  int n = 0, t = s->cdim - 1, *id = s->ids;
   uint64_t np = (uint64_t)s->nnodes;
-  a[n++] = (array){A_DISP, "displacement", "Float64", 3, 0};
-  if (layout & HAS_V) a[n++] = (array){A_VEL, "velocity", "Float64", 3, 0};
-  if (layout & HAS_R) a[n++] = (array){A_CFORCE, "contact_force", "Float64", 3, 0};
-  if (layout & HAS_S) a[n++] = (array){A_STATUS, "contact_status", "Int32", 1, 0};
-  if (s->cs) a[n++] = (array){A_GAP, "contact_gap", "Float64", 1, 0};
-  if (s->cs && (layout & HAS_V))
-    a[n++] = (array){A_SLIP, "contact_slip_velocity", "Float64", t, 0};
+  const int R = FCD__AT_REAL, P = FCD__AW_POINT_DATA;
+#define ADD(ID, NAME, TYPE, WHAT, NC)                                                   \
+  (id[n] = (ID), a[n++] = (fcd__frame_array){NAME, TYPE, WHAT, NC, 0})
+  ADD(A_DISP, "displacement", R, P, 3);
+  if (layout & HAS_V) ADD(A_VEL, "velocity", R, P, 3);
+  if (layout & HAS_R) ADD(A_CFORCE, "contact_force", R, P, 3);
+  if (layout & HAS_S) ADD(A_STATUS, "contact_status", FCD__AT_INT32, P, 1);
+  if (s->cs) ADD(A_GAP, "contact_gap", R, P, 1);
+  if (s->cs && (layout & HAS_V)) ADD(A_SLIP, "contact_slip_velocity", R, P, t);
   if ((layout & HAS_R) && (s->kinds & 1)) {
-    a[n++] = (array){A_RN_FORCE, "contact_normal_force", "Float64", 1, 0};
-    a[n++] = (array){A_RT_FORCE, "contact_tangential_force", "Float64", t, 0};
+    ADD(A_RN_FORCE, "contact_normal_force", R, P, 1);
+    ADD(A_RT_FORCE, "contact_tangential_force", R, P, t);
   }
   if ((layout & HAS_R) && (s->kinds & 2)) {
-    a[n++] = (array){A_PRESSURE, "contact_pressure", "Float64", 1, 0};
-    a[n++] = (array){A_SHEAR, "contact_shear_stress", "Float64", t, 0};
+    ADD(A_PRESSURE, "contact_pressure", R, P, 1);
+    ADD(A_SHEAR, "contact_shear_stress", R, P, t);
   }
-  a[n++] = (array){A_POINTS, NULL, "Float64", 3, 0};
-  const char *it = s->c32 ? "Int32" : "Int64";
-  a[n++] = (array){A_CONN, "connectivity", it, 1, 0};
-  a[n++] = (array){A_OFFSETS, "offsets", it, 1, 0};
-  a[n++] = (array){A_TYPES, "types", "UInt8", 1, 0};
-  for (int k = 0; k < n; k++) {
-    uint64_t count = a[k].id == A_CONN      ? (uint64_t)s->offset[s->ncells]
-                     : a[k].id >= A_OFFSETS ? (uint64_t)s->ncells
-                                            : np * (uint64_t)a[k].ncomp;
-    a[k].bytes = count * esize(a[k].type);
-  }
+  ADD(A_POINTS, NULL, R, FCD__AW_POINTS, 3);
+  int it = s->c32 ? FCD__AT_INT32 : FCD__AT_INT64;
+  ADD(A_CONN, "connectivity", it, FCD__AW_CONNECTIVITY, 1);
+  ADD(A_OFFSETS, "offsets", it, FCD__AW_OFFSETS, 1);
+  ADD(A_TYPES, "types", FCD__AT_UINT8, FCD__AW_TYPES, 1);
+#undef ADD
+  for (int k = 0; k < n; k++)
+    a[k].count = id[k] == A_CONN      ? (uint64_t)s->offset[s->ncells]
+                 : id[k] >= A_OFFSETS ? (uint64_t)s->ncells
+                                      : np * (uint64_t)a[k].ncomp;
   return n;
 }
 
-static void frame_header(const fcd_series *s, FILE *fp, fcd_real t, const array *a, int na) {
+static const void *frame_data(const fcd__frame *f, int k) {
+  fcd_series *s = f->series;
+  const fcd_contact_set *cs = s->cs;
+  int t = s->cdim - 1, id = s->ids[k];
+  fcd_real *b = s->buf;
+  switch (id) {
+  case A_DISP:
+  case A_VEL:
+    per_node(s, id == A_DISP ? f->u : f->v, b);
+    return b;
+  case A_CFORCE:
+    (void)fcd_contact_set_global(cs, f->r, s->glob);
+    per_node(s, s->glob, b);
+    return b;
+  case A_STATUS: {
+    int32_t *is = (int32_t *)(void *)b;
+    for (fcd_index p = 0; p < s->nnodes; p++) is[p] = -1;
+    for (fcd_index c = 0; c < cs->n; c++)
+      for (fcd_index q = s->hptr[c]; q < s->hptr[c + 1]; q++) is[s->hlist[q]] = f->status[c];
+    return b;
+  }
+  case A_GAP:
+  case A_SLIP:
+    (void)fcd_contact_set_local(cs, id == A_GAP ? f->u : f->v, s->loc);
+    for (fcd_index c = 0; c < cs->n; c++) {
+      fcd_real *l = s->loc + c * s->cdim;
+      if (id == A_GAP) l[0] = cs->c[c].gap - l[0];
+      else
+        for (int j = 1; j <= t; j++) l[j] -= cs->c[c].vg[j - 1];
+    }
+    /* NaN where no contact is: a gap or a slip there means nothing */
+    contact_field(s, s->loc, id == A_GAP ? 0 : 1, id == A_GAP ? 1 : t, 3, NAN, b);
+    return b;
+  case A_RN_FORCE:
+  case A_PRESSURE:
+    contact_field(s, f->r, 0, 1, id == A_PRESSURE ? 2 : 1, 0.0, b);
+    return b;
+  case A_RT_FORCE:
+  case A_SHEAR:
+    contact_field(s, f->r, 1, t, id == A_SHEAR ? 2 : 1, 0.0, b);
+    return b;
+  case A_POINTS:
+    for (fcd_index p = 0; p < s->nnodes; p++)
+      for (int j = 0; j < 3; j++) b[3 * p + j] = j < s->dim ? s->coords[p * s->dim + j] : 0.0;
+    return b;
+  case A_CONN:
+    return s->c32 ? (const void *)s->c32 : (const void *)s->conn;
+  case A_OFFSETS:
+    return s->o32 ? (const void *)s->o32 : (const void *)(s->offset + 1);
+  default:
+    return s->types;
+  }
+}
+
+/* ---- the VTK XML writer (.vtu frames, .pvd collection) ---- */
+
+static const char *vtu_type(int type) {
+  return type == FCD__AT_REAL    ? "Float64"
+         : type == FCD__AT_INT32 ? "Int32"
+         : type == FCD__AT_INT64 ? "Int64"
+                                 : "UInt8";
+}
+
+/* the XML element that holds an array: 0 point data, 1 points, 2 cells */
+static int vtu_where(int what) {
+  return what == FCD__AW_POINT_DATA ? 0 : what == FCD__AW_POINTS ? 1 : 2;
+}
+
+static void vtu_header(const fcd__frame *f, FILE *fp) {
   fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
           "byte_order=\"%s\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n    <FieldData>\n"
           "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
-          "format=\"ascii\">%.17g</DataArray>\n", byte_order(), t);
-  for (int k = 0; k < s->nfd; k++)
+          "format=\"ascii\">%.17g</DataArray>\n", byte_order(), f->t);
+  for (int k = 0; k < f->nfd; k++)
     fprintf(fp, "      <DataArray type=\"Float64\" Name=\"%s\" NumberOfTuples=\"1\" "
-            "format=\"ascii\">%.17g</DataArray>\n", s->fd_name[k], s->fd_val[k]);
+            "format=\"ascii\">%.17g</DataArray>\n", f->fd_name[k], f->fd_val[k]);
   fprintf(fp, "    </FieldData>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n"
-          "      <PointData Vectors=\"displacement\">\n", (long long)s->nnodes,
-          (long long)s->ncells);
+          "      <PointData Vectors=\"displacement\">\n", (long long)f->nnodes,
+          (long long)f->ncells);
   uint64_t off = 0;
   static const char *open[] = {NULL, "      <Points>\n", "      <Cells>\n"};
-  for (int k = 0; k < na; k++) {
-    int w = where(a[k].id), prev = k > 0 ? where(a[k - 1].id) : -1;
+  const fcd__frame_array *a = f->a;
+  for (int k = 0; k < f->na; k++) {
+    int w = vtu_where(a[k].what), prev = k > 0 ? vtu_where(a[k - 1].what) : -1;
     if (prev == 0 && w != 0) fputs("      </PointData>\n", fp);
     if (open[w] && prev != w) fputs(open[w], fp);
-    fprintf(fp, "        <DataArray type=\"%s\"", a[k].type);
+    fprintf(fp, "        <DataArray type=\"%s\"", vtu_type(a[k].type));
     if (a[k].name) fprintf(fp, " Name=\"%s\"", a[k].name);
     if (a[k].ncomp > 1 || w == 1) fprintf(fp, " NumberOfComponents=\"%d\"", a[k].ncomp);
     fprintf(fp, " format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
-    off += 8 + a[k].bytes;
+    off += 8 + a[k].count * esize(a[k].type);
     if (w == 1) fputs("      </Points>\n", fp);
   }
   fputs("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n  <AppendedData "
         "encoding=\"raw\">\n   _", fp);
 }
 
-/* the frame's data, in the order of frame_arrays */
-static int frame_data(fcd_series *s, FILE *fp, const fcd_real *u, const fcd_real *v,
-                      const fcd_real *r, const int *status, const array *a, int na) {
-  const fcd_contact_set *cs = s->cs;
-  int ok = 1, t = s->cdim - 1;
-  for (int k = 0; k < na && ok; k++) {
-    fcd_real *b = s->buf;
-    const void *data = b;
-    int id = a[k].id;
-    switch (id) {
-    case A_DISP:
-    case A_VEL:
-      per_node(s, id == A_DISP ? u : v, b);
-      break;
-    case A_CFORCE:
-      (void)fcd_contact_set_global(cs, r, s->glob);
-      per_node(s, s->glob, b);
-      break;
-    case A_STATUS: {
-      int32_t *is = (int32_t *)(void *)b;
-      for (fcd_index p = 0; p < s->nnodes; p++) is[p] = -1;
-      for (fcd_index c = 0; c < cs->n; c++)
-        for (fcd_index q = s->hptr[c]; q < s->hptr[c + 1]; q++) is[s->hlist[q]] = status[c];
-      break;
-    }
-    case A_GAP:
-    case A_SLIP:
-      (void)fcd_contact_set_local(cs, id == A_GAP ? u : v, s->loc);
-      for (fcd_index c = 0; c < cs->n; c++) {
-        fcd_real *l = s->loc + c * s->cdim;
-        if (id == A_GAP) l[0] = cs->c[c].gap - l[0];
-        else
-          for (int j = 1; j <= t; j++) l[j] -= cs->c[c].vg[j - 1];
-      }
-      /* NaN where no contact is: a gap or a slip there means nothing */
-      contact_field(s, s->loc, id == A_GAP ? 0 : 1, id == A_GAP ? 1 : t, 3, NAN, b);
-      break;
-    case A_RN_FORCE:
-    case A_PRESSURE:
-      contact_field(s, r, 0, 1, id == A_PRESSURE ? 2 : 1, 0.0, b);
-      break;
-    case A_RT_FORCE:
-    case A_SHEAR:
-      contact_field(s, r, 1, t, id == A_SHEAR ? 2 : 1, 0.0, b);
-      break;
-    case A_POINTS:
-      for (fcd_index p = 0; p < s->nnodes; p++)
-        for (int j = 0; j < 3; j++) b[3 * p + j] = j < s->dim ? s->coords[p * s->dim + j] : 0.0;
-      break;
-    case A_CONN:
-      data = s->c32 ? (const void *)s->c32 : (const void *)s->conn;
-      break;
-    case A_OFFSETS:
-      data = s->o32 ? (const void *)s->o32 : (const void *)(s->offset + 1);
-      break;
-    default:
-      data = s->types;
-      break;
-    }
-    ok = put(fp, data, a[k].bytes);
+/* the appended data: each array its UInt64 byte count, then its bytes, in the order of
+ * the header */
+static int vtu_frame(const fcd__frame *f, FILE *fp) {
+  vtu_header(f, fp);
+  int ok = 1;
+  for (int k = 0; k < f->na && ok; k++) {
+    uint64_t bytes = f->a[k].count * esize(f->a[k].type);
+    const void *data = f->data(f, k);
+    ok = fwrite(&bytes, sizeof bytes, 1, fp) == 1 &&
+         (bytes == 0 || fwrite(data, (size_t)bytes, 1, fp) == 1);
   }
+  fputs("\n  </AppendedData>\n</VTKFile>\n", fp);
   return ok;
 }
 
-/* the collection grows by the frame's line, written with the closing tags over the old
- * closing tags in one write: at every moment the file is whole */
-static fcd_status pvd_add(fcd_series *s, fcd_real t, const char *file) {
-  char path[4300], line[600];
-  snprintf(path, sizeof path, "%s/%s.pvd", s->dir, s->name);
-  int len = snprintf(line, sizeof line, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" "
-                     "file=\"%s\"/>\n%s", t, file, PVD_FOOT);
+static const char *pvd_head(void) {
+  return fcd__little_endian()
+             ? "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
+               "byte_order=\"LittleEndian\">\n  <Collection>\n"
+             : "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
+               "byte_order=\"BigEndian\">\n  <Collection>\n";
+}
+
+static int pvd_entry(char *buf, size_t cap, fcd_index k, fcd_real t, const char *file) {
+  (void)k;
+  return snprintf(buf, cap, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" "
+                  "file=\"%s\"/>\n", t, file);
+}
+
+static const fcd__series_writer writer_vtu = {
+    {FCD_OUTPUT_VTU, "vtu", "VTK XML unstructured grids, raw binary (.vtu), and a ParaView "
+     "collection (.pvd); the default"},
+    "vtu", "pvd", vtu_frame, pvd_head, "  </Collection>\n</VTKFile>\n", pvd_entry};
+
+/* ---- the formats (the registry, FCD_FAMILY_OUTPUT_FORMAT), indexed by value: each
+ * writer defined in its own file (series_<format>.c) and declared here, beside its row */
+extern const fcd__series_writer fcd__writer_vtk;
+static const fcd__series_writer *const writers[] = {&writer_vtu, &fcd__writer_vtk};
+enum { NWRITERS = (int)(sizeof writers / sizeof writers[0]) };
+
+int fcd__output_format_registry(int k, fcd__named *out) {
+  if (k < 0 || k >= NWRITERS) return 0;
+  *out = writers[k]->id;
+  return 1;
+}
+
+fcd_status fcd_series_set_format(fcd_series *s, int format) {
+  if (!series_valid(s)) return FCD_E_INVALID_ARG;
+  if (format < 0 || format >= NWRITERS)
+    return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_set_format: %d is no output format "
+                    "(0 to %d: fcd_registry_entry(FCD_FAMILY_OUTPUT_FORMAT))", format,
+                    NWRITERS - 1);
+  if (s->nframes > 0)
+    return fcd__err(s->sys, FCD_E_STATE, "series_set_format: the series has %lld frames in "
+                    "'%s' already", (long long)s->nframes, s->w->id.name);
+  if (writers[format] == s->w) return FCD_OK;
+  /* the empty collection made at creation goes: none of its format will follow */
+  char path[4200];
+  collection_path(s, path, sizeof path);
+  if (remove(path) != 0 && errno != ENOENT)
+    return fcd__err(s->sys, FCD_E_IO, "series_set_format: cannot remove '%s': %s", path,
+                    strerror(errno));
+  s->w = writers[format];
+  fcd_status st = collection_start(s);
+  if (st == FCD_OK) st = remove_old_frames(s);
+  return st;
+}
+
+/* the collection grows by the frame's entry, written with the closing text over the old
+ * closing text in one write: at every moment the file is whole */
+static fcd_status collection_add(fcd_series *s, fcd_real t, const char *file) {
+  char path[4300], line[700];
+  collection_path(s, path, sizeof path);
+  int len = s->w->entry(line, sizeof line - 64, s->nframes, t, file);
+  size_t foot = strlen(s->w->foot);
+  if (len < 0 || (size_t)len + foot >= sizeof line)
+    return fcd__err(s->sys, FCD_E_IO, "series: the entry of frame %lld does not fit",
+                    (long long)s->nframes);
+  memcpy(line + len, s->w->foot, foot + 1);
   int fd = open(path, O_WRONLY);
   if (fd < 0)
     return fcd__err(s->sys, FCD_E_IO, "series: cannot open '%s': %s", path, strerror(errno));
-  ssize_t w = pwrite(fd, line, (size_t)len, (off_t)s->footer);
-  int bad = w != (ssize_t)len;
+  ssize_t w = pwrite(fd, line, (size_t)len + foot, (off_t)s->footer);
+  int bad = w != (ssize_t)((size_t)len + foot);
   if (close(fd) != 0 || bad)
     return fcd__err(s->sys, FCD_E_IO, "series: write error on '%s'", path);
-  s->footer += len - (long long)(sizeof PVD_FOOT - 1);
-  s->bytes += (uint64_t)len - (sizeof PVD_FOOT - 1);
+  s->footer += len;
+  s->bytes += (uint64_t)len;
   return FCD_OK;
 }
 
@@ -500,19 +572,19 @@ fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u, const 
                     "last frame's %.17g: a series' times increase", t, s->last_t);
   int layout = 0;
   FCD_TRY(frame_check(s, u, v, r, status, &layout));
-  array a[16];
+  fcd__frame_array a[16];
   int na = frame_arrays(s, layout, a);
+  fcd__frame f = {t, s->nfd, (const char (*)[64])s->fd_name, s->fd_val, s->nnodes, s->ncells,
+                  na, a, frame_data, s, u, v, r, status};
   char file[256], path[4300], tmp[4400];
-  snprintf(file, sizeof file, "%s-%06lld.vtu", s->name, (long long)s->nframes);
+  snprintf(file, sizeof file, "%s-%06lld.%s", s->name, (long long)s->nframes, s->w->ext);
   snprintf(path, sizeof path, "%s/%s", s->dir, file);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *fp = fopen(tmp, "wb");
   if (!fp)
     return fcd__err(s->sys, FCD_E_IO, "series: cannot create '%s': %s; the series keeps its "
                     "%lld frames before it", tmp, strerror(errno), (long long)s->nframes);
-  frame_header(s, fp, t, a, na);
-  int ok = frame_data(s, fp, u, v, r, status, a, na);
-  fputs("\n  </AppendedData>\n</VTKFile>\n", fp);
+  int ok = s->w->frame(&f, fp);
   long size = ftell(fp);
   ok = ok && !ferror(fp);
   if (fclose(fp) != 0 || !ok || rename(tmp, path) != 0) {
@@ -521,7 +593,7 @@ fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u, const 
                     "keeps its %lld frames before it", path, (long long)s->nframes,
                     (long long)s->nframes);
   }
-  FCD_TRY(pvd_add(s, t, file));
+  FCD_TRY(collection_add(s, t, file));
   s->bytes += size > 0 ? (uint64_t)size : 0;
   s->layout = layout;
   s->last_t = t;

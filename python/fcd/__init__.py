@@ -204,6 +204,7 @@ for _name, _res, _args in [
     ("fcd_series_write_integrator", _st, [_p, _p]),
     ("fcd_series_get_info", _st, [_p, _pindex, _preal]),
     ("fcd_series_set_field", _st, [_p, _C.c_char_p, _real]),
+    ("fcd_series_set_format", _st, [_p, _C.c_int]),
     ("fcd_series_write_mode", _st, [_p, _preal, _preal, _real, _real, _index]),
     ("fcd_equilibrium_create", _st, [_p, _p, _C.POINTER(_p)]),
     ("fcd_equilibrium_destroy", None, [_p]),
@@ -220,6 +221,7 @@ for _name, _res, _args in [
     ("fcd_integrator_get_certificate", _st, [_p, _preal]),
     ("fcd_integrator_set_observer", _st, [_p, _C.c_void_p, _C.c_void_p]),
     ("fcd_stability_get_certificate", _st, [_p, _preal]),
+    ("fcd_stability_get_path", _st, [_p, _pint]),
     ("fcd_stability_get_estimate", _st, [_p, _preal, _preal, _preal, _pindex]),
     ("fcd_stability_sweep", _st, [_p, _real, _real, _index, _C.c_void_p, _C.c_void_p]),
     ("fcd_system_read_fixed", _st, [_p, _C.c_char_p]),
@@ -296,15 +298,16 @@ def _certificate(fn, h, check):
     return dict(zip(_CERT_KEYS, (float(x) for x in c[:8])))
 
 
-_FAMILY = {"scheme": 0, "contact-solver": 1, "matrix-format": 2, "mesh-format": 3}
+_FAMILY = {"scheme": 0, "contact-solver": 1, "matrix-format": 2, "mesh-format": 3,
+           "eigen-path": 4, "output-format": 5}
 
 
 def registry(family):
     """The names of a family of choices as the library registers them
     (fcd/fcd_registry.h): a list of (name, value, summary), the default first where the
-    family has one. family: 'scheme', 'contact-solver', 'matrix-format' or 'mesh-format'.
-    The binding's own keywords (Integrator(scheme=...), contact_solver=...) are these
-    names."""
+    family has one. family: 'scheme', 'contact-solver', 'matrix-format', 'mesh-format',
+    'eigen-path' or 'output-format'. The binding's own keywords (Integrator(scheme=...),
+    contact_solver=..., Stability(eigen_path=...), Series(format=...)) are these names."""
     if family not in _FAMILY:
         raise ValueError("unknown family %r (one of %s)" % (family, ", ".join(sorted(_FAMILY))))
     fam = _FAMILY[family]
@@ -329,7 +332,9 @@ _IT_PARAM = {"step": 100, "theta": 101, "tolerance": 102, "max_iter": 103, "cont
 _FC_SOLVER = _names_of("contact-solver")
 _ST_PARAM = {"nev": 500, "target_hz": 501, "mu": 502, "tolerance": 503, "damping": 504,
              "dense_max": 505, "projection_modes": 506, "max_iter": 507,
-             "share_sweep": 508, "estimate_modes": 509, "band_hz": 510}
+             "share_sweep": 508, "estimate_modes": 509, "band_hz": 510, "eigen_path": 511}
+_EIGEN_PATH = _names_of("eigen-path")
+_OUTPUT_FORMAT = _names_of("output-format")
 _EQ_KIND = {"static": 0, "steady-sliding": 1}
 _EQ_PARAM = {"tolerance": 102, "max_iter": 103, "contact_solver": 104, "classify_tol": 400}
 
@@ -979,7 +984,10 @@ class Stability(_Child):
 
     def set_param(self, key, value):
         """'nev', 'target_hz', 'mu', 'tolerance', 'damping', 'dense_max',
-        'projection_modes', 'max_iter', 'share_sweep', 'estimate_modes' or 'band_hz'."""
+        'projection_modes', 'max_iter', 'share_sweep', 'estimate_modes', 'band_hz' or
+        'eigen_path' (a name of registry('eigen-path'), or 'auto')."""
+        if key == "eigen_path":
+            value = -1 if value == "auto" else _key(_EIGEN_PATH, value, "eigen path")
         self._check(_f["fcd_stability_set_param"](self._h, _key(_ST_PARAM, key, "stability "
                                                                  "parameter"), _scalar(value, "value")))
 
@@ -1018,6 +1026,13 @@ class Stability(_Child):
         re, im = _np.empty(n), _np.empty(n)
         self._check(_f["fcd_stability_get_mode"](self._h, _int(i, "i"), _pr(re), _pr(im)))
         return re + 1j * im
+
+    @property
+    def path(self):
+        """The eigen-path of the last good solve, a name of registry('eigen-path')."""
+        p = _C.c_int()
+        self._check(_f["fcd_stability_get_path"](self._h, _C.byref(p)))
+        return {v: k for k, v in _EIGEN_PATH.items()}[p.value]
 
     @property
     def certificate(self):
@@ -1484,20 +1499,25 @@ class Reduction(_Owner):
 class Series(_Child):
     """A time series for ParaView in ``directory`` (which must exist): frame k in
     NAME-00000k.vtu (VTK XML, binary), the collection NAME.pvd listing the frames with
-    their times (fcd_series_create). With ``contacts``, the contact fields at the contacts'
-    nodes. The mesh may be closed after; the system and the contact set are kept."""
+    their times (fcd_series_create); ``format`` another name of registry('output-format')
+    ('vtk': legacy VTK frames and NAME.vtk.series). With ``contacts``, the contact fields
+    at the contacts' nodes. The mesh may be closed after; the system and the contact set
+    are kept."""
     _destroy = "fcd_series_destroy"
 
-    def __init__(self, mesh, directory, name="series", contacts=None):
+    def __init__(self, mesh, directory, name="series", contacts=None, format="vtu"):
         if not isinstance(mesh, Mesh):
             raise TypeError("mesh must be an fcd.Mesh, got %s" % type(mesh).__name__)
         ch = self._bind(mesh._system, contacts)
         if not isinstance(name, str):
             raise TypeError("name: expected a str, got %s" % type(name).__name__)
         h = _p()
+        fmt = _key(_OUTPUT_FORMAT, format, "output format")
         self._check(_f["fcd_series_create"](mesh._h, ch, _os.fsencode(directory),
                                              name.encode(), _C.byref(h)))
         self._h = h
+        if fmt != 0:
+            self._check(_f["fcd_series_set_format"](self._h, fmt))
 
     def write(self, t, u, v=None, reactions=None, status=None):
         """Appends a frame: u (and v) over the dofs, the local reactions (ncontacts x dim

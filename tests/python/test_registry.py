@@ -27,6 +27,8 @@ def enumerators(header, prefix):
     ("contact-solver", "fcd_fc.h", "FCD_FC_(?:AUTO|FIXED_POINT|NSGS|NEWTON|ADMM|PROX)"),
     ("matrix-format", "fcd_import.h", "FCD_MATRIX_FORMAT_"),
     ("mesh-format", "fcd_vtk.h", "FCD_MESH_(?:VTK_LEGACY|VTU|GMSH|ABAQUS|NASTRAN)"),
+    ("eigen-path", "fcd_stability.h", "FCD_EIGEN_"),
+    ("output-format", "fcd_vtk.h", "FCD_OUTPUT_"),
 ])
 def test_every_enumerator_is_registered_once(family, header, prefix):
     rows = fcd.registry(family)
@@ -41,6 +43,8 @@ def test_the_binding_keywords_are_the_registry():
     assert fcd._SCHEME == {n: v for n, v, _ in fcd.registry("scheme")}
     assert fcd._FC_SOLVER == {n: v for n, v, _ in fcd.registry("contact-solver")}
     assert fcd.Mesh._FORMATS == {v: n for n, v, _ in fcd.registry("mesh-format")}
+    assert fcd._EIGEN_PATH == {n: v for n, v, _ in fcd.registry("eigen-path")}
+    assert fcd._OUTPUT_FORMAT == {n: v for n, v, _ in fcd.registry("output-format")}
     with pytest.raises(ValueError, match="unknown family"):
         fcd.registry("schemes")
 
@@ -57,6 +61,11 @@ def test_the_program_lists_are_the_registry():
     assert help_choices("simulate", "--scheme") == schemes
     assert help_choices("periodic", "--scheme") == schemes
     assert help_choices("solve", "--solver") == [n for n, _, _ in fcd.registry("contact-solver")]
+    paths = [n for n, _, _ in fcd.registry("eigen-path")]
+    assert help_choices("stability", "--eigen-path") == ["auto"] + paths
+    formats = [n for n, _, _ in fcd.registry("output-format")]
+    assert help_choices("stability", "--series-format") == formats
+    assert help_choices("simulate", "--series-format") == formats
 
 
 def test_an_unknown_name_is_refused_with_the_registry_list(tmp_path):

@@ -516,3 +516,79 @@ def test_series_refuses_nan_and_time_going_back(tmp_path):
         s.write(-1.0, np.zeros(n), np.zeros(n))
     s.write(1.0, np.zeros(n), np.zeros(n))
     assert s.frames == 2
+
+
+def read_legacy_frame(path):
+    """a legacy frame as VTK's own legacy reader gives it"""
+    rd = vtk.vtkUnstructuredGridReader()
+    rd.SetFileName(str(path))
+    rd.ReadAllFieldsOn()
+    rd.ReadAllScalarsOn()
+    rd.ReadAllVectorsOn()
+    rd.Update()
+    assert rd.GetErrorCode() == 0
+    return rd.GetOutput()
+
+
+def grid_arrays(grid):
+    pd = grid.GetPointData()
+    return {pd.GetArrayName(k): vtk_to_numpy(pd.GetArray(k)) for k in range(pd.GetNumberOfArrays())}
+
+
+@pytest.mark.parametrize("kind,nx_top,nx_bot", [("pairs", 4, 4), ("dual-mortar", 3, 4)])
+def test_legacy_format_holds_what_the_xml_one_holds(tmp_path, kind, nx_top, nx_bot):
+    """The same frames written in both formats of registry('output-format'): each legacy
+    frame, read by VTK's legacy reader, holds the points, cells, time, field data and
+    every array of the XML frame bit for bit (NaN where no contact is), and the file
+    series (JSON) lists the frames with their times."""
+    import json
+    sys, xy, mesh, cs, rows, homes = build(kind, nx_top, nx_bot)
+    n = sys.ndofs
+    it = fcd.Integrator(sys, cs, "moreau-jean", step=2e-6)
+    it.set_state(0.0, np.zeros(n), np.zeros(n))
+    xml = fcd.Series(mesh, tmp_path, "x", contacts=cs)
+    old = fcd.Series(mesh, tmp_path, "y", contacts=cs, format="vtk")
+    assert not (tmp_path / "y.pvd").exists()
+    for s in (xml, old):
+        s.set_field("load_factor", 0.25)
+    times = []
+    for _ in range(5):
+        it.step()
+        xml.write_integrator(it)
+        old.write_integrator(it)
+        times.append(it.state[0])
+    listing = json.loads((tmp_path / "y.vtk.series").read_text())
+    assert listing["file-series-version"] == "1.0"
+    assert [f["name"] for f in listing["files"]] == ["y-%06d.vtk" % k for k in range(5)]
+    assert [f["time"] for f in listing["files"]] == times
+    for k in range(5):
+        a_grid, a, t = read_vtu(tmp_path / ("x-%06d.vtu" % k))
+        g = read_legacy_frame(tmp_path / ("y-%06d.vtk" % k))
+        assert t == times[k]
+        fd = g.GetFieldData()
+        assert vtk_to_numpy(fd.GetArray("TimeValue"))[0] == t
+        assert vtk_to_numpy(fd.GetArray("load_factor"))[0] == 0.25
+        assert np.array_equal(vtk_to_numpy(g.GetPoints().GetData()),
+                              vtk_to_numpy(a_grid.GetPoints().GetData()))
+        assert g.GetNumberOfCells() == a_grid.GetNumberOfCells()
+        for c in range(g.GetNumberOfCells()):
+            assert g.GetCellType(c) == a_grid.GetCellType(c)
+            ids = g.GetCell(c).GetPointIds()
+            ref = a_grid.GetCell(c).GetPointIds()
+            assert [ids.GetId(j) for j in range(ids.GetNumberOfIds())] == \
+                [ref.GetId(j) for j in range(ref.GetNumberOfIds())]
+        b = grid_arrays(g)
+        assert sorted(b) == sorted(a)
+        for name in a:
+            assert np.array_equal(b[name], a[name], equal_nan=True), name
+    with pytest.raises(ValueError, match="unknown output format"):
+        fcd.Series(mesh, tmp_path, "z", format="xdmf")
+
+
+def test_format_chosen_after_frames_is_refused(tmp_path):
+    sys, xy, mesh, cs, rows, homes = build("pairs", 4, 4)
+    s = fcd.Series(mesh, tmp_path, "w")
+    s.write(0.0, np.zeros(sys.ndofs))
+    with pytest.raises(fcd.FcdError, match="has 1 frames in 'vtu' already"):
+        s._check(fcd._f["fcd_series_set_format"](s._h, 1))
+    assert (tmp_path / "w.pvd").exists() and (tmp_path / "w-000000.vtu").exists()

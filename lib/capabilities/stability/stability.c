@@ -76,6 +76,8 @@ fcd_status fcd_stability_create(fcd_system *sys, fcd_contact_set *cs, fcd_stabil
   st->max_it = 1000;
   st->damping = 1;
   st->dense_max = 400;
+  st->path_set = FCD_EIGEN_AUTO;
+  st->path = -1;
   memset(&st->seam, 0, sizeof st->seam); /* serial */
   st->share_sweep = 1;
   st->nred = -1;
@@ -240,6 +242,13 @@ fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
                       "[0, 1e5] (0: no estimate)", value);
     st->est_modes = (fcd_index)value;
     return FCD_OK;
+  case FCD_STAB_EIGEN_PATH:
+    if (!fcd__is_whole(value, FCD_EIGEN_AUTO, FCD_EIGEN_PROJECTED))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "FCD_STAB_EIGEN_PATH = %g is no fcd_eigen_path "
+                      "(-1 automatic, 0 to %d: fcd_registry_entry(FCD_FAMILY_EIGEN_PATH))",
+                      value, (int)FCD_EIGEN_PROJECTED);
+    st->path_set = (int)value;
+    return FCD_OK;
   case FCD_STAB_DENSE_MAX:
     if (!fcd__is_whole(value, 0, 20000))
       return fcd__err(sys, FCD_E_INVALID_ARG, "dense_max = %g must be an integer in "
@@ -254,7 +263,7 @@ fcd_status fcd_stability_set_param(fcd_stability *st, int key, fcd_real value) {
 /* The results of a solve, set aside while the next one runs so that a failure leaves
  * the last good ones in place. */
 typedef struct {
-  int solved, any_flutter, any_divergence, necessary;
+  int solved, path, any_flutter, any_divergence, necessary;
   fcd_index nred, nfree, nconv;
   fcd_real *lre, *lim, *vre, *vim, min_sym;
   fcd_index ninf;
@@ -264,8 +273,8 @@ typedef struct {
 } results;
 
 static void results_take(fcd_stability *st, results *r) {
-  *r = (results){st->solved, st->any_flutter, st->any_divergence, st->necessary, st->nred,
-                 st->nfree, st->nconv, st->lre, st->lim, st->vre, st->vim, st->min_sym,
+  *r = (results){st->solved, st->path, st->any_flutter, st->any_divergence, st->necessary,
+                 st->nred, st->nfree, st->nconv, st->lre, st->lim, st->vre, st->vim, st->min_sym,
                  st->ninf, st->berr, st->bnorm, st->btol, st->band_hz, st->noutside,
                  st->nunstable_out};
   st->lre = st->lim = st->vre = st->vim = NULL;
@@ -279,6 +288,7 @@ static void results_take(fcd_stability *st, results *r) {
 static void results_put(fcd_stability *st, const results *r) {
   fcd__stab_free_results(st);
   st->solved = r->solved;
+  st->path = r->path;
   st->any_flutter = r->any_flutter;
   st->any_divergence = r->any_divergence;
   st->necessary = r->necessary;
@@ -342,13 +352,15 @@ static fcd_status solve_now(fcd_stability *st, fcd_index *nconv) {
            nr <= st->dense_max ? "the whole spectrum was computed (dense): no estimate needed"
            : st->est_modes <= 0 ? "FCD_STAB_ESTIMATE_MODES is 0"
                                 : "the modal projection of a damped problem has no estimate");
-  fcd__eig_path path = fcd__stab_path(st, nr, damped);
-  status = fcd__stab_solve_path(st, path, fp, &tn, &tm, damped);
+  fcd_eigen_path path = FCD_EIGEN_DENSE;
+  status = fcd__stab_path(st, nr, damped, &path);
+  if (status == FCD_OK) status = fcd__stab_solve_path(st, path, fp, &tn, &tm, damped);
   if (status != FCD_OK) goto done;
   st->solved = 1;
+  st->path = (int)path;
   st->est_have = st->est_fresh;
   /* the dense path computes everything; nev bounds what the sparse one returns */
-  if (path == FCD__EIG_DENSE && st->nev > st->nconv)
+  if (path == FCD_EIGEN_DENSE && st->nev > st->nconv)
     fcd__err(sys, FCD_OK, "nev = %lld exceeds the %lld eigenvalues of the %lld-dof reduced "
              "pencil: clamped", (long long)st->nev, (long long)st->nconv, (long long)nr);
   if (nconv) *nconv = st->nconv;
@@ -411,6 +423,16 @@ fcd_status fcd_stability_set_communicator(fcd_stability *st, int64_t mpi_comm_f)
   CHECK_ST_(st);
   FCD_TRY(fcd__eigseam_set(st->sys, &st->seam, mpi_comm_f));
   fcd__stab_free_results(st);
+  return FCD_OK;
+}
+
+fcd_status fcd_stability_get_path(const fcd_stability *st, int *path) {
+  CHECK_ST_(st);
+  if (!path) return fcd__err(st->sys, FCD_E_INVALID_ARG, "get_path: path is NULL");
+  if (!st->solved || st->path < 0)
+    return fcd__err(st->sys, FCD_E_STATE, "get_path: no solve since the analysis was made or "
+                    "its contact state changed");
+  *path = st->path;
   return FCD_OK;
 }
 
@@ -562,7 +584,7 @@ typedef struct {
   int shown; /* a coefficient's results reached st */
 } sweep_share;
 
-enum { SHARE_H = 10, SHARE_X = 5 };
+enum { SHARE_H = 11, SHARE_X = 5 };
 
 static fcd_real share_mu(void *ctx, fcd_index k) {
   sweep_share *s = ctx;
@@ -598,7 +620,7 @@ static fcd_status share_pack(void *ctx, fcd_index k, void **buf, size_t *bytes) 
   size_t nc = (size_t)r->nconv, n = (size_t)s->st->sys->n;
   long long h[SHARE_H] = {r->solved, r->any_flutter, r->any_divergence, r->necessary,
                           r->nred, r->nfree, r->nconv, r->ninf, r->noutside,
-                          r->nunstable_out};
+                          r->nunstable_out, r->path};
   double x[SHARE_X] = {r->min_sym, r->berr, r->bnorm, r->btol, r->band_hz};
   size_t total = sizeof h + sizeof x + (2 * nc + 2 * nc * n) * sizeof(fcd_real);
   char *b = fcd__malloc(total);
@@ -631,9 +653,9 @@ static fcd_status share_visit(void *ctx, fcd_index k, const void *buf, size_t by
   size_t nc = (size_t)h[6], n = (size_t)st->sys->n;
   if (bytes != sizeof h + sizeof x + (2 * nc + 2 * nc * n) * sizeof(fcd_real))
     return fcd__err(st->sys, FCD_E_INTERNAL, "a sweep's results arrived with %zu bytes", bytes);
-  results r = {(int)h[0], (int)h[1], (int)h[2], (int)h[3], (fcd_index)h[4], (fcd_index)h[5],
-               (fcd_index)nc, NULL, NULL, NULL, NULL, x[0], (fcd_index)h[7], x[1], x[2], x[3],
-               x[4], (fcd_index)h[8], (fcd_index)h[9]};
+  results r = {(int)h[0], (int)h[10], (int)h[1], (int)h[2], (int)h[3], (fcd_index)h[4],
+               (fcd_index)h[5], (fcd_index)nc, NULL, NULL, NULL, NULL, x[0], (fcd_index)h[7],
+               x[1], x[2], x[3], x[4], (fcd_index)h[8], (fcd_index)h[9]};
   r.lre = fcd__malloc_array(nc + 1, sizeof *r.lre);
   r.lim = fcd__malloc_array(nc + 1, sizeof *r.lim);
   r.vre = fcd__malloc_array(nc * n + 1, sizeof *r.vre);

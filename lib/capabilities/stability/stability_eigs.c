@@ -935,7 +935,17 @@ typedef struct {
  * solve_sparse's phases around its eigs (and its pairs); quadratic rows reduce C* too and
  * their eigenvalues are the pairs' own, a pencil's give two pairs each (lambdas); a row
  * that stores its own pairs (the projection) certifies them itself. */
+/* what a path is asked to solve: nr reduced dofs, and whether the problem is quadratic
+ * (general damping or 3D sliding damping) */
+typedef struct {
+  fcd_index nr;
+  int quadratic, sliding3d;
+} eig_problem;
+
 typedef struct eig_row {
+  const char *name, *summary; /* the registry's (FCD_FAMILY_EIGEN_PATH) */
+  /* NULL when the path solves the problem; else why not, for the message */
+  const char *(*misfit)(const fcd_stability *st, const eig_problem *p);
   fcd_status (*solve)(fcd_stability *st, const struct eig_row *row,
                       const fcd__free_pattern *fp, const tmap *tn, const tmap *tm, int damped);
   fcd_status (*eigs)(fcd_stability *st, const tmap *tn, const tmap *tm, sparse_run *r);
@@ -1148,31 +1158,86 @@ done:
 
 /* ---- the table of eigen-paths ---------------------------------------------------- */
 
-fcd__eig_path fcd__stab_path(const fcd_stability *st, fcd_index nr, int damped) {
-  if (nr <= st->dense_max) return FCD__EIG_DENSE;
-  int sliding3d = fcd__stab_cdim(st) == 3 && st->rn != NULL;
-  /* general damping needs the quadratic problem, whose shift must be real here */
-  int assembled = st->sys->mat[FCD_DAMPING].set && !st->sys->cband_only;
-  int quadratic = damped && (assembled || sliding3d);
-  if (!quadratic) return FCD__EIG_PENCIL;
-  return st->target_hz > 0 || sliding3d ? FCD__EIG_PROJECTED : FCD__EIG_PEP;
-}
-
 static fcd_status dense_path(fcd_stability *st, const eig_row *row, const fcd__free_pattern *fp,
                              const tmap *tn, const tmap *tm, int damped) {
   (void)row;
   return solve_dense(st, fp, tn, tm, damped);
 }
 
-/* each path a row with its own operations, in fcd__eig_path's order */
-static const eig_row eig_rows[] = {
-    [FCD__EIG_DENSE] = {dense_path, NULL, NULL, 0, 0, 0},
-    [FCD__EIG_PENCIL] = {solve_sparse, pencil_eigs, pencil_lambdas, 0, 0, 1},
-    [FCD__EIG_PEP] = {solve_sparse, pep_eigs, pep_lambdas, 1, 0, 1},
-    [FCD__EIG_PROJECTED] = {solve_sparse, projected_eigs, NULL, 1, 1, 0},
-};
+/* the dense arrays of the companion form grow as (2 nr)^2: FCD_STAB_DENSE_MAX's cap */
+static const char *dense_misfit(const fcd_stability *st, const eig_problem *p) {
+  (void)st;
+  return p->nr > 20000 ? "its arrays would exceed 20,000 reduced dofs' (FCD_STAB_DENSE_MAX's "
+                         "cap)" : NULL;
+}
 
-fcd_status fcd__stab_solve_path(fcd_stability *st, fcd__eig_path path,
+static const char *pencil_misfit(const fcd_stability *st, const eig_problem *p) {
+  (void)st;
+  return p->quadratic ? "the problem has general or sliding damping, which the pencil (K*, M*) "
+                        "leaves out" : NULL;
+}
+
+static const char *pep_misfit(const fcd_stability *st, const eig_problem *p) {
+  if (!p->quadratic) return "the problem has no general damping: the pencil solves it exactly";
+  if (p->sliding3d) return "the 3D sliding damping needs a complex shift";
+  return st->target_hz > 0 ? "a target above 0 Hz needs a complex shift" : NULL;
+}
+
+static const char *projected_misfit(const fcd_stability *st, const eig_problem *p) {
+  (void)st;
+  return p->quadratic ? NULL : "the problem has no general damping: the pencil solves it "
+                               "exactly";
+}
+
+/* each path a row with its own operations, in fcd_eigen_path's order; the automatic
+ * choice takes the dense row up to dense_max, then the first sparse row that fits */
+static const eig_row eig_rows[] = {
+    [FCD_EIGEN_DENSE] = {"dense", "the whole spectrum by LAPACK's QZ (the pencil, or the "
+                         "quadratic's companion form); chosen up to FCD_STAB_DENSE_MAX reduced "
+                         "dofs", dense_misfit, dense_path, NULL, NULL, 0, 0, 0},
+    [FCD_EIGEN_PENCIL] = {"pencil", "SLEPc's shift-and-invert on (K*, M*), the nev nearest the "
+                          "target; undamped or Rayleigh damping", pencil_misfit, solve_sparse,
+                          pencil_eigs, pencil_lambdas, 0, 0, 1},
+    [FCD_EIGEN_QUADRATIC] = {"quadratic", "SLEPc's quadratic eigensolver (PEP) at a real "
+                             "shift; general damping, target 0 Hz", pep_misfit, solve_sparse,
+                             pep_eigs, pep_lambdas, 1, 0, 1},
+    [FCD_EIGEN_PROJECTED] = {"projected", "the damped problem projected on the undamped "
+                             "modes nearest the target, solved densely; general or 3D "
+                             "sliding damping at any target", projected_misfit, solve_sparse,
+                             projected_eigs, NULL, 1, 1, 0},
+};
+enum { NROWS = (int)(sizeof eig_rows / sizeof eig_rows[0]) };
+
+int fcd__eigen_path_registry(int k, fcd__named *out) {
+  if (k < 0 || k >= NROWS) return 0;
+  *out = (fcd__named){k, eig_rows[k].name, eig_rows[k].summary};
+  return 1;
+}
+
+fcd_status fcd__stab_path(fcd_stability *st, fcd_index nr, int damped, fcd_eigen_path *path) {
+  eig_problem p = {nr, 0, fcd__stab_cdim(st) == 3 && st->rn != NULL};
+  /* general damping needs the quadratic problem */
+  int assembled = st->sys->mat[FCD_DAMPING].set && !st->sys->cband_only;
+  p.quadratic = damped && (assembled || p.sliding3d);
+  if (st->path_set != FCD_EIGEN_AUTO) {
+    const char *why = eig_rows[st->path_set].misfit(st, &p);
+    if (why)
+      return fcd__err(st->sys, FCD_E_INVALID_ARG, "FCD_STAB_EIGEN_PATH '%s' does not fit this "
+                      "solve of %lld reduced dofs: %s", eig_rows[st->path_set].name,
+                      (long long)nr, why);
+    *path = (fcd_eigen_path)st->path_set;
+    return FCD_OK;
+  }
+  int k = nr <= st->dense_max ? FCD_EIGEN_DENSE : FCD_EIGEN_DENSE + 1;
+  while (k < NROWS && eig_rows[k].misfit(st, &p)) k++;
+  if (k == NROWS) /* every problem fits a row; kept for a row added without that care */
+    return fcd__err(st->sys, FCD_E_UNSUPPORTED, "no eigen-path fits this solve of %lld reduced "
+                    "dofs", (long long)nr);
+  *path = (fcd_eigen_path)k;
+  return FCD_OK;
+}
+
+fcd_status fcd__stab_solve_path(fcd_stability *st, fcd_eigen_path path,
                                 const fcd__free_pattern *fp, const tmap *tn, const tmap *tm,
                                 int damped) {
   const eig_row *row = &eig_rows[path];

@@ -24,6 +24,8 @@ struct fcd_stability {
   fcd_index max_it; /* eigen-solver restarts */
   int damping;
   fcd_index dense_max;
+  int path_set;      /* FCD_STAB_EIGEN_PATH: an fcd_eigen_path, or FCD_EIGEN_AUTO */
+  int path;          /* the last good solve's path, -1 before one */
   fcd_index proj_modes; /* basis of the modal projection (0: automatic) */
   fcd__eigseam seam; /* the host's communicator's seam (backends.h); zero: serial */
   int share_sweep; /* FCD_STAB_SHARE_SWEEP */
@@ -111,24 +113,23 @@ int fcd__stab_add_sliding_damping(const fcd_stability *st, const tmap *tn, const
                                   fcd_real *Cr);
 
 
-/* The eigen-paths of a reduced pencil, each a row of stability_eigs.c's table:
+/* The eigen-paths of a reduced pencil (fcd_eigen_path), each a row of stability_eigs.c's
+ * table with its name, its operations and the problems it fits:
  *   DENSE: the whole spectrum by LAPACK, up to dense_max reduced dofs (the pencil, or
  *     the companion form of the quadratic);
  *   PENCIL: SLEPc's generalized problem (K*, M*) at the real shift -(2 pi target_hz)^2,
  *     undamped or with Rayleigh damping through each pair's exact quadratic;
- *   PEP: SLEPc's quadratic problem at a real shift (general damping, target 0);
+ *   QUADRATIC: SLEPc's quadratic problem at a real shift (general damping, target 0);
  *   PROJECTED: a modal projection, where the quadratic problem would need a complex
- *     shift (general damping away from 0 Hz, or 3D sliding damping). */
-typedef enum {
-  FCD__EIG_DENSE = 0,
-  FCD__EIG_PENCIL,
-  FCD__EIG_PEP,
-  FCD__EIG_PROJECTED
-} fcd__eig_path;
-/* the path of a solve of nr reduced dofs, damped or not */
-fcd__eig_path fcd__stab_path(const fcd_stability *st, fcd_index nr, int damped);
+ *     shift (general damping away from 0 Hz, or 3D sliding damping).
+ * The path of a solve of nr reduced dofs, damped or not: the one FCD_STAB_EIGEN_PATH
+ * names, refused with a message when it does not fit the problem; else dense up to
+ * dense_max, then the first sparse row that fits. */
+/* the registry's rows of FCD_FAMILY_EIGEN_PATH (registry.c) */
+int fcd__eigen_path_registry(int k, fcd__named *out);
+fcd_status fcd__stab_path(fcd_stability *st, fcd_index nr, int damped, fcd_eigen_path *path);
 /* the solve along the path: its eigenpairs stored in st, certified against their bound */
-fcd_status fcd__stab_solve_path(fcd_stability *st, fcd__eig_path path,
+fcd_status fcd__stab_solve_path(fcd_stability *st, fcd_eigen_path path,
                                 const fcd__free_pattern *fp, const tmap *tn, const tmap *tm,
                                 int damped);
 
