@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <unistd.h>
 
 const char *fcd_status_str(fcd_status s) {
   switch (s) {
@@ -169,4 +171,14 @@ uint64_t fcd__hash(uint64_t h, const void *p, size_t n) {
   if (h == 0) h = 1469598103934665603ull;
   for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
   return h;
+}
+
+double fcd__memory_limit(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  double lim = pages > 0 && psize > 0 ? (double)pages * (double)psize : INFINITY;
+  FILE *f = fopen("/sys/fs/cgroup/memory.max", "r"); /* "max" when unlimited */
+  unsigned long long v;
+  if (f && fscanf(f, "%llu", &v) == 1 && (double)v < lim) lim = (double)v;
+  if (f) fclose(f);
+  return lim;
 }

@@ -74,6 +74,12 @@ int fcd__on_finalize(void (*fn)(void));
 int fcd__system_valid(const fcd_system *sys);
 
 /* 1 when a parameter given as a real is a whole number in [lo, hi] (counts, caps) */
+/* The memory this process may fill: the machine's physical memory, or its control
+ * group's limit where that is lower (a container); +inf when neither is known. Linux
+ * grants allocations past it and kills the process when they are touched, so a size
+ * known to exceed it is refused before the work (core.c). */
+double fcd__memory_limit(void);
+
 static inline int fcd__is_whole(fcd_real v, fcd_real lo, fcd_real hi) {
   return isfinite(v) && v >= lo && v <= hi && v == floor(v);
 }

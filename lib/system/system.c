@@ -71,14 +71,10 @@ fcd_status fcd_system_create(fcd_index ndofs, fcd_system **out) {
   *out = NULL;
   if (ndofs <= 0) return FCD_E_INVALID_ARG;
   if ((uint64_t)ndofs > SIZE_MAX / (2 * sizeof(fcd_index))) return FCD_E_NOMEM;
-  /* The dof tables below are filled at once (FCD__BYTES_PER_DOF per dof). Linux grants
-   * allocations past its memory and kills the process when they are touched: a size
-   * whose tables alone exceed the physical memory is refused here, as out of memory,
-   * before anything is allocated (a 74-byte header asking for 2^31 dofs did that). */
-  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && psize > 0 &&
-      (double)ndofs * FCD__BYTES_PER_DOF > (double)pages * (double)psize)
-    return FCD_E_NOMEM;
+  /* The dof tables below are filled at once (FCD__BYTES_PER_DOF per dof): a size whose
+   * tables alone exceed the memory is refused here, as out of memory, before anything is
+   * allocated (a 74-byte header asking for 2^31 dofs did that). */
+  if ((double)ndofs * FCD__BYTES_PER_DOF > fcd__memory_limit()) return FCD_E_NOMEM;
   fcd_system *sys = fcd__calloc(1, sizeof *sys);
   if (!sys) return FCD_E_NOMEM;
   sys->n = ndofs;

@@ -25,6 +25,8 @@
  *   down as vectors are added), ten times closer with all of them (the order of the
  *   error doubles), statics still exact; through the public handle in both coordinates. */
 #include <lapacke.h>
+#include <math.h>
+#include <time.h>
 
 #include "../common/block2d.h"
 #include "../fcdtest.h"
@@ -943,6 +945,66 @@ static void test_stability(void) {
   tb_block_free(&b);
 }
 
+/* the machine's memory as /proc/meminfo gives it (bytes), 0 when unknown */
+static double mem_total(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  double kb = 0;
+  if (f) {
+    if (fscanf(f, "MemTotal: %lf kB", &kb) != 1) kb = 0;
+    fclose(f);
+  }
+  return kb * 1024;
+}
+
+/* Industrial size (issue 87): a reduction whose basis alone (n x nr doubles) is twice
+ * the machine's memory is refused at once, as out of memory, with what it would need,
+ * before the interior is factored or anything of that size allocated (Linux would grant
+ * the allocation and kill the process when it is filled). A chain of 2,000,000 dofs,
+ * each end held, and enough 2D rigid contacts that their kept dofs make the basis
+ * 2 x MemTotal. */
+static void test_too_large(void) {
+  double total = mem_total();
+  if (total <= 0) return; /* not Linux: nothing to compare with */
+  const fcd_index n = 2000000;
+  fcd_index nc = (fcd_index)ceil(2 * total / (8.0 * (double)n) / 2) + 1, nb = 2 * nc;
+  CHECK(8.0 * (double)n * (double)nb > 2 * total);
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(n, &sys), FCD_OK);
+  fcd_index *ri = malloc(sizeof *ri * (size_t)(3 * n)), *ci = malloc(sizeof *ci * (size_t)(3 * n));
+  double *v = malloc(sizeof *v * (size_t)(3 * n));
+  fcd_index k = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    ri[k] = ci[k] = i, v[k++] = 2.0;
+    if (i + 1 < n) ri[k] = i, ci[k] = i + 1, v[k++] = -1.0;
+  }
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, k, ri, ci, v, FCD_COO_UPPER), FCD_OK);
+  for (fcd_index i = 0; i < n; i++) ri[i] = ci[i] = i, v[i] = 1.0;
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_MASS, n, ri, ci, v, FCD_COO_UPPER), FCD_OK);
+  fcd_contact_set *cs;
+  CHECK_ST(fcd_contact_set_create(sys, 2, &cs), FCD_OK);
+  const double nrm[2] = {0, 1}, tan[2] = {1, 0};
+  for (fcd_index c = 0; c < nc; c++) {
+    fcd_index d[2] = {10 + 2 * c * (n / nb), 11 + 2 * c * (n / nb)};
+    CHECK_ST(fcd_contact_set_add_rigid(cs, d, nrm, tan, 0.0, 0.3, NULL), FCD_OK);
+  }
+  fcd_reduction *red = NULL;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  CHECK_ST(fcd_reduction_create(sys, cs, 10, &red), FCD_E_NOMEM);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  CHECK(red == NULL);
+  CHECK_MSG(sys, "its dense arrays alone need");
+  CHECK_MSG(sys, "kept dofs and 10 modes");
+  /* refused before the work: a factorization of 2,000,000 dofs and a basis of this size
+   * take minutes; the refusal the time of copying the system */
+  CHECK((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) < 20.0);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  free(ri);
+  free(ci);
+  free(v);
+}
+
 int main(void) {
   model md;
   model_build(&md);
@@ -961,5 +1023,6 @@ int main(void) {
   test_restrict();
   test_residual();
   test_stability();
+  test_too_large();
   return fcdt_finish("reduction");
 }

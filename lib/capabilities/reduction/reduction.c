@@ -536,6 +536,18 @@ static fcd_status cb_check(fcd_system *sys, fcd_index m) {
   return FCD_OK;
 }
 
+/* The dense arrays of a basis of nr vectors, in bytes: T (n x nr), the reduced K, M
+ * (and C), the block of constraint-mode solves, and the fixed-interface modes' work
+ * (LAPACK's two ni x ni arrays for a small interior, the block solver's ni x m modes and
+ * its blocks for a large one). The interior's factorization comes on top. */
+static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index dense_max) {
+  double n = (double)cb->n, nr = (double)cb->nr, ni = (double)cb->ni;
+  double m = (double)(cb->m - cb->ncorr - cb->ndyn);
+  int nmat = sys->mat[FCD_DAMPING].set ? 3 : 2;
+  double modes = m == 0 ? 0 : ni <= (double)dense_max ? 2 * ni * ni : ni * (m + 5 * CB_BLOCK);
+  return 8 * (n * nr + nmat * nr * nr + ni * CB_BLOCK + modes);
+}
+
 /* The interior's factor, T and the reduced operators, on the clamped system ci */
 static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max, fcd__cb *cb) {
   fcd_index n = sys->n;
@@ -570,6 +582,21 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
   if (st == FCD_OK) st = project(sys, cb, FCD_MASS, cb->M);
   if (st == FCD_OK && damped) st = project(sys, cb, FCD_DAMPING, cb->C);
   return st;
+}
+
+/* A reduction whose dense arrays alone exceed the memory is refused before any work:
+ * allocations past it are granted on Linux and the process killed when they are filled */
+static fcd_status cb_fits(fcd_system *sys, const fcd__cb *cb, fcd_index dense_max) {
+  double need = cb_dense_bytes(sys, cb, dense_max); /* < 0: never dense */
+  double have = fcd__memory_limit();
+  if (need <= have) return FCD_OK;
+  return fcd__err(sys, FCD_E_NOMEM, "reduction: its dense arrays alone need %.1f GiB (the "
+                  "basis of %lld dofs x %lld vectors, %lld kept dofs and %lld modes, and the "
+                  "reduced operators), more than the %.1f GiB this process may use, before "
+                  "the interior's factorization: fewer kept dofs or modes, or a machine with "
+                  "more memory", need / 1073741824.0, (long long)cb->n, (long long)cb->nr,
+                  (long long)cb->nb, (long long)(cb->m - cb->ncorr - cb->ndyn),
+                  have / 1073741824.0);
 }
 
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
@@ -609,7 +636,8 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                               "row, no moving prescribed dof) and no mode is asked: the "
                               "reduced model would have no dof");
     else
-      st = cb_basis(sys, ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
+      st = cb_fits(sys, cb, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX);
+    if (st == FCD_OK) st = cb_basis(sys, ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
   }
   fcd_system_destroy(ci);
   if (st != FCD_OK) fcd__cb_clear(cb);
