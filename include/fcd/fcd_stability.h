@@ -96,8 +96,10 @@ enum {
                                  FCD_EIGEN_AUTO (default): dense up to FCD_STAB_DENSE_MAX
                                  reduced dofs, above it the first sparse path that fits
                                  the problem. A path that does not fit it (the pencil of a
-                                 problem with general damping, dense above 20,000 dofs)
-                                 makes the solve fail with FCD_E_INVALID_ARG */
+                                 problem with general damping; dense above 20,000 reduced
+                                 dofs, or where its arrays exceed the memory, which the
+                                 automatic choice then passes over) makes the solve fail
+                                 with FCD_E_INVALID_ARG */
 };
 
 /** The eigen-paths of a solve (FCD_STAB_EIGEN_PATH, fcd_stability_get_path), named in the

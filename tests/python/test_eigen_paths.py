@@ -117,3 +117,31 @@ def test_bad_paths():
         st._check(fcd._f["fcd_stability_set_param"](st._h, 511, 4.0))
     with pytest.raises(fcd.FcdError, match="no fcd_eigen_path"):
         st._check(fcd._f["fcd_stability_set_param"](st._h, 511, 0.5))
+
+
+def test_dense_beyond_memory():
+    """The dense path on a damped pencil of 20,000 reduced dofs (its companion form 40,000
+    wide: some 90 GB of arrays) is refused by name with the GiB it would need, before
+    anything of that size is allocated (Linux would grant it and kill the process)."""
+    import scipy.sparse as sp
+    total = 0.0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                total = float(line.split()[1]) * 1024
+    n = 20002
+    nr, nn = n - 2, 2 * (n - 2)
+    need = 8.0 * (3 * nr * nr + 5 * nn * nn + 2 * nn * n)
+    if not total or need < 1.5 * total:
+        pytest.skip("this machine holds the dense arrays (%.0f GB)" % (total / 1e9))
+    K = sp.diags([2e6 * np.ones(n), -1e6 * np.ones(n - 1), -1e6 * np.ones(n - 1)], [0, 1, -1])
+    s = fcd.System(n)
+    s.set_matrix("stiffness", K.tocsr())
+    s.set_matrix("mass", sp.identity(n, format="csr"))
+    s.set_matrix("damping", sp.diags(np.linspace(1.0, 5.0, n), format="csr"))
+    cs = fcd.ContactSet(s, 2)
+    cs.add_rigid([0, 1], [1.0, 0.0], [0.0, 1.0], mu=0.3)
+    st = fcd.Stability(s, cs, eigen_path="dense")
+    st.set_contact_state(["stick"])
+    with pytest.raises(fcd.FcdError, match=r"'dense' does not fit.*would need [0-9.]+ GiB"):
+        st.solve()

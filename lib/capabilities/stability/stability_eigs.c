@@ -939,13 +939,14 @@ typedef struct {
  * (general damping or 3D sliding damping) */
 typedef struct {
   fcd_index nr;
-  int quadratic, sliding3d;
+  int damped, quadratic, sliding3d;
 } eig_problem;
 
 typedef struct eig_row {
   const char *name, *summary; /* the registry's (FCD_FAMILY_EIGEN_PATH) */
-  /* NULL when the path solves the problem; else why not, for the message */
-  const char *(*misfit)(const fcd_stability *st, const eig_problem *p);
+  /* NULL when the path solves the problem; else why not, for the message (in buf when
+   * it has figures) */
+  const char *(*misfit)(const fcd_stability *st, const eig_problem *p, char *buf, size_t cap);
   fcd_status (*solve)(fcd_stability *st, const struct eig_row *row,
                       const fcd__free_pattern *fp, const tmap *tn, const tmap *tm, int damped);
   fcd_status (*eigs)(fcd_stability *st, const tmap *tn, const tmap *tm, sparse_run *r);
@@ -1164,26 +1165,40 @@ static fcd_status dense_path(fcd_stability *st, const eig_row *row, const fcd__f
   return solve_dense(st, fp, tn, tm, damped);
 }
 
-/* the dense arrays of the companion form grow as (2 nr)^2: FCD_STAB_DENSE_MAX's cap */
-static const char *dense_misfit(const fcd_stability *st, const eig_problem *p) {
-  (void)st;
-  return p->nr > 20000 ? "its arrays would exceed 20,000 reduced dofs' (FCD_STAB_DENSE_MAX's "
-                         "cap)" : NULL;
+/* The dense path's arrays: the reduced K*, M*, C* (nr^2 each), the pencil it solves (the
+ * companion form, 2 nr, with damping), its eigenvectors (complex) and QZ's copy, and the
+ * modes expanded to the system's dofs. Above the memory they would be granted and the
+ * process killed when they are filled: that is no fit, as is FCD_STAB_DENSE_MAX's cap. */
+static const char *dense_misfit(const fcd_stability *st, const eig_problem *p, char *buf,
+                                size_t cap) {
+  if (p->nr > 20000) return "it is capped at 20,000 reduced dofs (FCD_STAB_DENSE_MAX's cap)";
+  double nr = (double)p->nr, nn = p->damped ? 2 * nr : nr, n = (double)st->sys->n;
+  double need = 8 * (3 * nr * nr + 5 * nn * nn + 2 * nn * n), have = fcd__memory_limit();
+  if (need <= have) return NULL;
+  snprintf(buf, cap, "its dense arrays would need %.1f GiB, more than the %.1f GiB this "
+           "process may use", need / 1073741824.0, have / 1073741824.0);
+  return buf;
 }
 
-static const char *pencil_misfit(const fcd_stability *st, const eig_problem *p) {
+static const char *pencil_misfit(const fcd_stability *st, const eig_problem *p, char *buf,
+                                 size_t cap) {
+  (void)buf, (void)cap;
   (void)st;
   return p->quadratic ? "the problem has general or sliding damping, which the pencil (K*, M*) "
                         "leaves out" : NULL;
 }
 
-static const char *pep_misfit(const fcd_stability *st, const eig_problem *p) {
+static const char *pep_misfit(const fcd_stability *st, const eig_problem *p, char *buf,
+                              size_t cap) {
+  (void)buf, (void)cap;
   if (!p->quadratic) return "the problem has no general damping: the pencil solves it exactly";
   if (p->sliding3d) return "the 3D sliding damping needs a complex shift";
   return st->target_hz > 0 ? "a target above 0 Hz needs a complex shift" : NULL;
 }
 
-static const char *projected_misfit(const fcd_stability *st, const eig_problem *p) {
+static const char *projected_misfit(const fcd_stability *st, const eig_problem *p, char *buf,
+                                    size_t cap) {
+  (void)buf, (void)cap;
   (void)st;
   return p->quadratic ? NULL : "the problem has no general damping: the pencil solves it "
                                "exactly";
@@ -1215,12 +1230,13 @@ int fcd__eigen_path_registry(int k, fcd__named *out) {
 }
 
 fcd_status fcd__stab_path(fcd_stability *st, fcd_index nr, int damped, fcd_eigen_path *path) {
-  eig_problem p = {nr, 0, fcd__stab_cdim(st) == 3 && st->rn != NULL};
+  eig_problem p = {nr, damped, 0, fcd__stab_cdim(st) == 3 && st->rn != NULL};
+  char buf[160];
   /* general damping needs the quadratic problem */
   int assembled = st->sys->mat[FCD_DAMPING].set && !st->sys->cband_only;
   p.quadratic = damped && (assembled || p.sliding3d);
   if (st->path_set != FCD_EIGEN_AUTO) {
-    const char *why = eig_rows[st->path_set].misfit(st, &p);
+    const char *why = eig_rows[st->path_set].misfit(st, &p, buf, sizeof buf);
     if (why)
       return fcd__err(st->sys, FCD_E_INVALID_ARG, "FCD_STAB_EIGEN_PATH '%s' does not fit this "
                       "solve of %lld reduced dofs: %s", eig_rows[st->path_set].name,
@@ -1229,7 +1245,7 @@ fcd_status fcd__stab_path(fcd_stability *st, fcd_index nr, int damped, fcd_eigen
     return FCD_OK;
   }
   int k = nr <= st->dense_max ? FCD_EIGEN_DENSE : FCD_EIGEN_DENSE + 1;
-  while (k < NROWS && eig_rows[k].misfit(st, &p)) k++;
+  while (k < NROWS && eig_rows[k].misfit(st, &p, buf, sizeof buf)) k++;
   if (k == NROWS) /* every problem fits a row; kept for a row added without that care */
     return fcd__err(st->sys, FCD_E_UNSUPPORTED, "no eigen-path fits this solve of %lld reduced "
                     "dofs", (long long)nr);
