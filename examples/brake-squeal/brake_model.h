@@ -29,19 +29,19 @@ typedef struct {
 
 #define DISC(m, i, j, k) ((m)->disc[((size_t)(k) * ((m)->nr + 1) + (i)) * (m)->nt + (size_t)(((j) + (m)->nt) % (m)->nt)])
 
-static fcd_index node(mesh *m, double r, double th, double z) {
+static inline fcd_index node(mesh *m, double r, double th, double z) {
   m->x[3 * m->nn] = r * cos(th);
   m->x[3 * m->nn + 1] = r * sin(th);
   m->x[3 * m->nn + 2] = z;
   return m->nn++;
 }
 
-static void hex(mesh *m, const fcd_index c[8], int part) {
+static inline void hex(mesh *m, const fcd_index c[8], int part) {
   memcpy(m->conn + 8 * m->ne, c, 8 * sizeof *c);
   m->part[m->ne++] = (unsigned char)part;
 }
 
-static int build_mesh(mesh *m, int nr, int nt, int nz) {
+static inline int build_mesh(mesh *m, int nr, int nt, int nz) {
   m->nr = nr;
   m->nt = nt;
   m->nz = nz;
@@ -114,7 +114,7 @@ static int build_mesh(mesh *m, int nr, int nt, int nz) {
 }
 
 /* trilinear hexahedron: stiffness and consistent mass (2 x 2 x 2 Gauss) */
-static int hex_matrices(const double *xe, double E, double nu, double rho, double *ke, double *me) {
+static inline int hex_matrices(const double *xe, double E, double nu, double rho, double *ke, double *me) {
   double lam = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu));
   static const double s[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
                                  {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
@@ -180,9 +180,10 @@ typedef struct {
   double *vg; /* sliding speed per contact */
 } brake;
 
-static fcd_status brake_build(brake *b, int nr, int nt, int nz, double mu) {
+/* K, M and the damping of the mesh's elements (part 0 steel, part 1 the pads' material,
+ * each with its Rayleigh coefficients) into a new system b->sys */
+static inline fcd_status brake_assemble(brake *b) {
   mesh *m = &b->m;
-  if (build_mesh(m, nr, nt, nz)) return FCD_E_NOMEM;
   fcd_index n = 3 * m->nn;
   size_t cap = (size_t)m->ne * 300;
   fcd_index *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci);
@@ -218,6 +219,28 @@ static fcd_status brake_build(brake *b, int nr, int nt, int nz, double mu) {
   if (st == FCD_OK) st = fcd_system_set_matrix_coo(b->sys, FCD_MASS, (fcd_index)ne, ri, ci, mv, FCD_COO_UPPER);
   if (st == FCD_OK) st = fcd_system_set_matrix_coo(b->sys, FCD_DAMPING, (fcd_index)ne, ri, ci, cv, FCD_COO_UPPER);
   free(ri); free(ci); free(kv); free(mv); free(cv);
+  return st;
+}
+
+/* the node-to-node pair of pad node pa (A) against disc surface node pb (B), on the
+ * disc's lower face (side 0) or its upper one: the normal from the pad into the disc,
+ * the tangent along the disc's motion, the disc's surface sliding at Omega r */
+static inline fcd_status brake_pair(brake *b, fcd_index pa, fcd_index pb, int side, double mu) {
+  const double *x = b->m.x;
+  double r = hypot(x[3 * pb], x[3 * pb + 1]);
+  const fcd_index da[3] = {3 * pa, 3 * pa + 1, 3 * pa + 2}, db[3] = {3 * pb, 3 * pb + 1, 3 * pb + 2};
+  const double nv[3] = {0, 0, side ? -1.0 : 1.0}, tv[3] = {-x[3 * pb + 1] / r, x[3 * pb] / r, 0};
+  fcd_status st = fcd_contact_set_add_pair(b->cs, da, db, nv, tv, 0.0, mu, NULL);
+  const double vg[2] = {OMEGA * r, 0};
+  if (st == FCD_OK) st = fcd_contact_set_set_sliding_velocity(b->cs, b->ncont, vg);
+  b->vg[b->ncont++] = OMEGA * r;
+  return st;
+}
+
+static inline fcd_status brake_build(brake *b, int nr, int nt, int nz, double mu) {
+  mesh *m = &b->m;
+  if (build_mesh(m, nr, nt, nz)) return FCD_E_NOMEM;
+  fcd_status st = brake_assemble(b);
   /* the bell's far end clamped; the pins' outer faces pushed towards the disc */
   size_t nf = 0, fcap = 6 * (size_t)m->nt + 12 * 12 * 3;
   fcd_index *fd = malloc(fcap * sizeof *fd);
@@ -251,20 +274,14 @@ static fcd_status brake_build(brake *b, int nr, int nt, int nz, double mu) {
       for (int bb = 0; bb < 4 && st == FCD_OK; bb++) {
         fcd_index pa = m->pin[(size_t)p * 60 + (size_t)(a * 4 + bb)];
         fcd_index pb = DISC(m, row_i0[row] + a, col * per22 - 1 + bb, side ? m->nz : 0);
-        double x = m->x[3 * pb], y = m->x[3 * pb + 1], r = hypot(x, y);
-        const fcd_index da[3] = {3 * pa, 3 * pa + 1, 3 * pa + 2}, db[3] = {3 * pb, 3 * pb + 1, 3 * pb + 2};
-        const double nv[3] = {0, 0, side ? -1.0 : 1.0}, tv[3] = {-y / r, x / r, 0};
-        st = fcd_contact_set_add_pair(b->cs, da, db, nv, tv, 0.0, mu, NULL);
-        const double vg[2] = {OMEGA * r, 0};
-        if (st == FCD_OK) st = fcd_contact_set_set_sliding_velocity(b->cs, b->ncont, vg);
-        b->vg[b->ncont++] = OMEGA * r;
+        st = brake_pair(b, pa, pb, side, mu);
       }
   }
   if (st != FCD_OK) fprintf(stderr, "brake-squeal: %s\n", fcd_system_last_error(b->sys));
   return st;
 }
 
-static void brake_free(brake *b) {
+static inline void brake_free(brake *b) {
   fcd_contact_set_destroy(b->cs);
   fcd_system_destroy(b->sys);
   free(b->vg);

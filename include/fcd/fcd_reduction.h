@@ -49,10 +49,11 @@ typedef struct fcd_reduction fcd_reduction;
  *  @param cs the contact set whose dofs are kept (borrowed, read once), or NULL
  *  @param nmodes the fixed-interface modes kept, 0 to the number of interior dofs
  *  @param out receives the reduction, owned by the caller; NULL on failure
- *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_INVALID_ARG, FCD_E_NOMEM,
- *      FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE,
- *      FCD_E_UNSUPPORTED
-  *  @since 0.1 */
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_INVALID_ARG, FCD_E_NOMEM (also at once, with
+ *      the GiB needed and available, when the dense basis, n x (kept dofs + modes), and
+ *      the reduced operators alone exceed the memory), FCD_E_NOT_CONVERGED,
+ *      FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE, FCD_E_UNSUPPORTED
+ *  @since 0.1 */
 FCD_API fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs,
                                         fcd_index nmodes, fcd_reduction **out);
 
