@@ -113,14 +113,11 @@ static const struct {
   const char *writes;
 } dir_writes[] = {
     {"simulate", CLI_VTK, "final.vtk final.vtk.tmp-*"},
-    {"simulate", CLI_SERIES, "series.pvd series.pvd.tmp series-[0-9]*.vtu series-[0-9]*.vtu.tmp "
-                             "series.vtk.series series.vtk.series.tmp series-[0-9]*.vtk "
-                             "series-[0-9]*.vtk.tmp"},
+    /* a series' names whatever its format (--series-format): its collection NAME.* and
+     * its frames NAME-K.*, their temporary names included */
+    {"simulate", CLI_SERIES, "series.* series-[0-9]*"},
     {"stability", CLI_VTK, "mode-[0-9]*.vtk mode-[0-9]*.vtk.tmp-*"},
-    {"stability", CLI_SERIES,
-     "mode-[0-9]*.pvd mode-[0-9]*.pvd.tmp mode-[0-9]*-[0-9]*.vtu mode-[0-9]*-[0-9]*.vtu.tmp "
-     "mode-[0-9]*.vtk.series mode-[0-9]*.vtk.series.tmp mode-[0-9]*-[0-9]*.vtk "
-     "mode-[0-9]*-[0-9]*.vtk.tmp"},
+    {"stability", CLI_SERIES, "mode-[0-9]*"},
 };
 
 int cli_check_paths(const options *o, const cli_command *cmd, const char *operand_name,
