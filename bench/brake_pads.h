@@ -109,12 +109,52 @@ static inline int pads_mesh(mesh *m, int r) {
   return 0;
 }
 
-/* The brake of refinement r at friction coefficient mu into b (brake_free releases it) */
-static inline fcd_status brake_pads_build(brake *b, int r, double mu) {
+/* The contact pair k = (p, a, b) of refinement r: the pad's face node and the disc's */
+#define PADS_FACE(m, r, p, a, bb) PADS_PAD(m, r, p, a, bb, 0)
+#define PADS_DISC(m, r, p, a, bb) DISC(m, PAD_I0 * (r) + (a), (bb) - PAD_NJ * (r) / 2, (p) ? (m)->nz : 0)
+
+/* partner[i]: for a dof of a pad's face node, its disc node's same dof, -1 elsewhere (the
+ * relative coordinates: y = u_pad - u_disc there, u elsewhere); NULL when out of memory */
+static inline fcd_index *pads_partners(const mesh *m, int r) {
+  fcd_index *pt = malloc(3 * (size_t)m->nn * sizeof *pt);
+  if (!pt) return NULL;
+  for (size_t i = 0; i < 3 * (size_t)m->nn; i++) pt[i] = -1;
+  for (int p = 0; p < 2; p++)
+    for (int a = 0; a <= PAD_NI * r; a++)
+      for (int bb = 0; bb <= PAD_NJ * r; bb++)
+        for (int d = 0; d < 3; d++)
+          pt[3 * PADS_FACE(m, r, p, a, bb) + d] = 3 * PADS_DISC(m, r, p, a, bb) + d;
+  return pt;
+}
+
+/* brake_pair in relative coordinates: the pad node pa's own dofs carry u_pa - u_pb */
+static inline fcd_status pads_relative(brake *b, fcd_index pa, fcd_index pb, int side, double mu) {
+  const double *x = b->m.x;
+  double rr = hypot(x[3 * pb], x[3 * pb + 1]);
+  const fcd_index da[3] = {3 * pa, 3 * pa + 1, 3 * pa + 2};
+  const double nv[3] = {0, 0, side ? -1.0 : 1.0}, tv[3] = {-x[3 * pb + 1] / rr, x[3 * pb] / rr, 0};
+  fcd_status st = fcd_contact_set_add_rigid(b->cs, da, nv, tv, 0.0, mu, NULL);
+  const double vg[2] = {OMEGA * rr, 0};
+  if (st == FCD_OK) st = fcd_contact_set_set_sliding_velocity(b->cs, b->ncont, vg);
+  b->vg[b->ncont++] = OMEGA * rr;
+  return st;
+}
+
+/* The brake of refinement r at friction coefficient mu into b (brake_free releases it).
+ * relative: in the coordinates y of u = P y where each pad face node's dofs are its
+ * displacement relative to its disc node (pads_partners), so that each contact is a node
+ * against the disc's moving frame, acting on three dofs of its own: the law, the normal
+ * and the tangent the pair's, u_N = n . (u_pad - u_disc) = n . y_pad. Its K, M, C are P'
+ * (.) P, the same model in other coordinates: its eigenvalues and equilibria are the
+ * physical model's. */
+static inline fcd_status brake_pads_build_in(brake *b, int r, double mu, int relative) {
   memset(b, 0, sizeof *b);
   mesh *m = &b->m;
   if (r < 1 || pads_mesh(m, r)) return FCD_E_NOMEM;
-  fcd_status st = brake_assemble(b);
+  fcd_index *partner = relative ? pads_partners(m, r) : NULL;
+  if (relative && !partner) return FCD_E_NOMEM;
+  fcd_status st = brake_assemble_in(b, partner);
+  free(partner);
   int na = PAD_NI * r + 1, nb = PAD_NJ * r + 1, nt = m->nt;
   size_t nf = 0, fcap = 3 * ((size_t)(r + 1) * nt + 2 * (size_t)na * nb);
   fcd_index *fd = malloc(fcap * sizeof *fd);
@@ -142,10 +182,14 @@ static inline fcd_status brake_pads_build(brake *b, int r, double mu) {
   for (int p = 0; p < 2 && st == FCD_OK; p++)
     for (int a = 0; a < na && st == FCD_OK; a++)
       for (int bb = 0; bb < nb && st == FCD_OK; bb++)
-        st = brake_pair(b, PADS_PAD(m, r, p, a, bb, 0),
-                        DISC(m, PAD_I0 * r + a, bb - PAD_NJ * r / 2, p ? m->nz : 0), p, mu);
+        st = relative ? pads_relative(b, PADS_FACE(m, r, p, a, bb), PADS_DISC(m, r, p, a, bb), p, mu)
+                      : brake_pair(b, PADS_FACE(m, r, p, a, bb), PADS_DISC(m, r, p, a, bb), p, mu);
   if (st != FCD_OK && b->sys) fprintf(stderr, "brake_pads: %s\n", fcd_system_last_error(b->sys));
   return st;
+}
+
+static inline fcd_status brake_pads_build(brake *b, int r, double mu) {
+  return brake_pads_build_in(b, r, mu, 0);
 }
 
 #endif

@@ -1,19 +1,34 @@
 /* The brake at industrial sizes (bench/brake_pads.h, issue 87): what building it and
  * reducing it cost as it grows, one refinement a run (a process each, so that the peak
- * resident memory is this size's own).
+ * resident memory is this size's own), and what a reduced model of it answers.
  *
- *   brake_scale [--refine R] [--modes M] [--no-reduce]
+ *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--no-reduce]
+ *               [--full] [--mu MU1,MU2,...] [--steps N]
  *
- * Prints the model (dofs, contact nodes, the dofs a reduction keeps: both nodes of each
- * pair and the pads' pushed backs), the seconds and the peak resident memory of building
- * it, then of fcd_reduction_create with M fixed-interface modes (default 300), or the
+ * Prints the model (dofs, contact nodes, the dofs a reduction keeps), the seconds and the
+ * peak resident memory of building it, then of fcd_reduction_create_enriched with M
+ * fixed-interface modes (default 300) and P inertia vectors (default 0), or the
  * reduction's refusal when its dense arrays exceed the machine's memory, with the
- * figures of its message. */
+ * figures of its message.
+ *
+ * --relative builds the model in relative interface coordinates (brake_pads_build_in):
+ * each contact acts on the three dofs of its pad node, which carry the pad's displacement
+ * less the disc's, so a reduction keeps three dofs a contact instead of six.
+ * --mu: the sliding equilibrium at the first MU (the contacts' coefficient), then the
+ * stability analysis about it at each MU (FCD_STAB_MU), of the reduced model and, with
+ * --full, of the full one first in the same run: the eigenvalues with Im > 0 whose growth
+ * rate exceeds -50 s^-1, as lines `eig MODEL MU RE HZ`, and the seconds of each analysis.
+ * --steps N: N Moreau-Jean steps (modified theta, h = 1e-5) of each model from its
+ * sliding equilibrium plus a hundredth of the pads' compression along the first MU's most
+ * unstable mode: ms a step. */
 #include "args.h"
 #include "brake_pads.h"
 
+#include <math.h>
 #include <sys/resource.h>
 #include <time.h>
+
+enum { MAX_MU = 32, NEV = 30 };
 
 static double now(void) {
   struct timespec t;
@@ -27,43 +42,158 @@ static double peak_gib(void) {
   return (double)u.ru_maxrss / (1024.0 * 1024.0);
 }
 
-int main(int argc, char **argv) {
-  int r = 1, modes = 300, reduce = 1;
+typedef struct {
+  int r, modes, inertia, reduce, relative, full, nmu;
+  long steps;
+  double mu[MAX_MU];
+} options;
+
+/* the sliding equilibrium of (sys, cs) at the contact set's mu (o->mu[0]) and its
+ * stability at each of o->mu: the eigenvalues printed; the equilibrium and the first
+ * analysis' most unstable mode (real part) returned */
+static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *cs,
+                          const brake *b, const options *o, double *ue, double *mode) {
+  fcd_index nc = b->ncont;
+  fcd_equilibrium *eq = NULL;
+  fcd_stability *sa = NULL;
+  int *status = malloc(sizeof *status * (size_t)nc);
+  double *slip = malloc(sizeof *slip * 2 * (size_t)nc), *r = malloc(sizeof *r * 3 * (size_t)nc);
+  double *rn = malloc(sizeof *rn * (size_t)nc);
+  double t0 = now();
+  fcd_status st = status && slip && r && rn ? fcd_equilibrium_create(sys, cs, &eq) : FCD_E_NOMEM;
+  if (st == FCD_OK) st = fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0);
+  if (st == FCD_OK) st = fcd_equilibrium_get_contact_state(eq, status, slip);
+  if (st == FCD_OK) st = fcd_equilibrium_get_reactions(eq, r);
+  if (st == FCD_OK) st = fcd_equilibrium_get_state(eq, ue);
+  for (fcd_index c = 0; c < nc && st == FCD_OK; c++) rn[c] = r[3 * c];
+  printf("equilibrium %s mu=%.3f seconds=%.2f\n", model, o->mu[0], now() - t0);
+  if (st == FCD_OK) st = fcd_stability_create(sys, cs, &sa);
+  if (st == FCD_OK) st = fcd_stability_set_contact_state(sa, status, slip);
+  if (st == FCD_OK) st = fcd_stability_set_sliding_data(sa, rn, b->vg);
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_TARGET_HZ, 3000);
+  if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_NEV, NEV);
+  for (int k = 0; k < o->nmu && st == FCD_OK; k++) {
+    fcd_index nconv = 0;
+    double t1 = now();
+    st = fcd_stability_set_param(sa, FCD_STAB_MU, o->mu[k]);
+    if (st == FCD_OK) st = fcd_stability_solve(sa, &nconv);
+    double t2 = now();
+    for (fcd_index i = 0; i < nconv && st == FCD_OK; i++) {
+      double re, im;
+      st = fcd_stability_get_eigenvalue(sa, i, &re, &im);
+      if (st == FCD_OK && im > 0 && re > -50)
+        printf("eig %s %.3f %.6e %.6f\n", model, o->mu[k], re, im / (2 * 3.14159265358979323846));
+    }
+    if (st == FCD_OK && k == 0) st = fcd_stability_get_mode(sa, 0, mode, NULL);
+    printf("stability %s mu=%.3f seconds=%.2f eigenvalues=%lld\n", model, o->mu[k], t2 - t1,
+           (long long)nconv);
+    fflush(stdout);
+  }
+  if (st != FCD_OK) fprintf(stderr, "%s: %s\n", model, fcd_system_last_error(sys));
+  fcd_stability_destroy(sa);
+  fcd_equilibrium_destroy(eq);
+  free(status); free(slip); free(r); free(rn);
+  return st;
+}
+
+/* the analyses of o->mu, then o->steps steps from the equilibrium */
+static fcd_status run_model(const char *model, fcd_system *sys, fcd_contact_set *cs,
+                            const brake *b, const options *o) {
+  fcd_index n = fcd_system_ndofs(sys);
+  double *u0 = malloc(sizeof *u0 * (size_t)n), *v0 = calloc((size_t)n, sizeof *v0);
+  double *mode = malloc(sizeof *mode * (size_t)n);
+  fcd_status st = u0 && v0 && mode ? FCD_OK : FCD_E_NOMEM;
+  if (st == FCD_OK && o->nmu > 0) st = analyse(model, sys, cs, b, o, u0, mode);
+  if (st == FCD_OK && o->steps > 0 && o->nmu > 0) {
+    double amax = 0;
+    for (fcd_index i = 0; i < n; i++) amax = fmax(amax, isnan(mode[i]) ? 0 : fabs(mode[i]));
+    for (fcd_index i = 0; i < n && amax > 0; i++)
+      if (!isnan(mode[i])) u0[i] += 0.01 * UPIN * mode[i] / amax;
+    fcd_integrator *it = NULL;
+    st = fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it);
+    if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e-5);
+    if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+    if (st == FCD_OK) st = fcd_integrator_step(it); /* the first step builds the operators */
+    double t0 = now();
+    for (long k = 0; k < o->steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
+    printf("steps %s mu=%.3f steps=%ld ms_per_step=%.3f\n", model, o->mu[0], o->steps,
+           1e3 * (now() - t0) / (double)o->steps);
+    if (st != FCD_OK) fprintf(stderr, "%s steps: %s\n", model, fcd_system_last_error(sys));
+    fcd_integrator_destroy(it);
+  }
+  free(u0); free(v0); free(mode);
+  return st;
+}
+
+static void parse(int argc, char **argv, options *o) {
+  *o = (options){.r = 1, .modes = 300, .reduce = 1};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--refine") && i + 1 < argc)
-      r = bench_int(argv[0], "--refine", argv[++i], 1, 8);
+      o->r = bench_int(argv[0], "--refine", argv[++i], 1, 8);
     else if (!strcmp(argv[i], "--modes") && i + 1 < argc)
-      modes = bench_int(argv[0], "--modes", argv[++i], 0, 100000);
+      o->modes = bench_int(argv[0], "--modes", argv[++i], 0, 100000);
+    else if (!strcmp(argv[i], "--inertia") && i + 1 < argc)
+      o->inertia = bench_int(argv[0], "--inertia", argv[++i], 0, 100000);
+    else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
+      o->steps = bench_int(argv[0], "--steps", argv[++i], 0, 10000000);
     else if (!strcmp(argv[i], "--no-reduce"))
-      reduce = 0;
-    else {
-      fprintf(stderr, "usage: %s [--refine R] [--modes M] [--no-reduce]\n", argv[0]);
-      return 2;
+      o->reduce = 0;
+    else if (!strcmp(argv[i], "--relative"))
+      o->relative = 1;
+    else if (!strcmp(argv[i], "--full"))
+      o->full = 1;
+    else if (!strcmp(argv[i], "--mu") && i + 1 < argc) {
+      char *s = argv[++i], *e;
+      for (o->nmu = 0; o->nmu < MAX_MU && *s; o->nmu++, s = *e == ',' ? e + 1 : e) {
+        o->mu[o->nmu] = strtod(s, &e);
+        if (e == s || !(o->mu[o->nmu] >= 0 && o->mu[o->nmu] <= 2)) {
+          fprintf(stderr, "%s: --mu takes friction coefficients in [0, 2], comma-separated\n", argv[0]);
+          exit(2);
+        }
+      }
+    } else {
+      fprintf(stderr, "usage: %s [--refine R] [--modes M] [--inertia P] [--relative] "
+              "[--no-reduce] [--full] [--mu MU1,...] [--steps N]\n", argv[0]);
+      exit(2);
     }
   }
+}
+
+int main(int argc, char **argv) {
+  options o;
+  parse(argc, argv, &o);
   double t0 = now();
   brake b;
-  if (brake_pads_build(&b, r, 0.3) != FCD_OK) return 1;
+  if (brake_pads_build_in(&b, o.r, o.nmu > 0 ? o.mu[0] : 0.3, o.relative) != FCD_OK) return 1;
   double tb = now() - t0;
-  printf("refine=%d dofs=%lld contacts=%lld elements=%d build_seconds=%.2f build_peak_gib=%.2f\n",
-         r, (long long)fcd_system_ndofs(b.sys), (long long)fcd_contact_set_size(b.cs), b.m.ne,
-         tb, peak_gib());
+  printf("refine=%d coordinates=%s dofs=%lld contacts=%lld elements=%d build_seconds=%.2f "
+         "build_peak_gib=%.2f\n", o.r, o.relative ? "relative" : "physical",
+         (long long)fcd_system_ndofs(b.sys), (long long)fcd_contact_set_size(b.cs), b.m.ne, tb,
+         peak_gib());
   fflush(stdout);
   int rc = 0;
-  if (reduce) {
+  if (o.full && run_model("full", b.sys, b.cs, &b, &o) != FCD_OK) rc = 1;
+  if (o.reduce) {
     fcd_reduction *red = NULL;
     t0 = now();
-    fcd_status st = fcd_reduction_create(b.sys, b.cs, modes, &red);
+    fcd_status st = fcd_reduction_create_enriched(b.sys, b.cs, o.modes, o.inertia, 0, &red);
     double tr = now() - t0;
     if (st == FCD_OK) {
-      fcd_index nk = 0, nm = 0;
+      fcd_index nk = 0, nm = 0, ni = 0;
+      double band = 0;
       fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
-      printf("reduction modes=%d kept=%lld seconds=%.1f peak_gib=%.2f\n", modes, (long long)nk,
-             tr, peak_gib());
+      fcd_reduction_get_inertia(red, &ni);
+      fcd_reduction_get_band(red, &band, NULL, NULL);
+      printf("reduction modes=%d inertia=%lld kept=%lld band_hz=%.0f seconds=%.1f peak_gib=%.2f\n",
+             o.modes, (long long)ni, (long long)nk, band, tr, peak_gib());
+      fflush(stdout);
+      if (run_model("reduced", fcd_reduction_system(red), fcd_reduction_contact_set(red), &b,
+                    &o) != FCD_OK)
+        rc = 1;
     } else {
-      printf("reduction modes=%d refused after %.2f s (%s): %s\n", modes, tr,
+      printf("reduction modes=%d refused after %.2f s (%s): %s\n", o.modes, tr,
              fcd_status_str(st), fcd_system_last_error(b.sys));
-      rc = st == FCD_E_NOMEM ? 0 : 1;
+      rc = st == FCD_E_NOMEM ? rc : 1;
     }
     fcd_reduction_destroy(red);
   }

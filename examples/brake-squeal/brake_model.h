@@ -180,12 +180,38 @@ typedef struct {
   double *vg; /* sliding speed per contact */
 } brake;
 
+/* One element entry (gr <= gc, standing for (gc, gr) too) in coordinates y with u = P y,
+ * P's row i having 1 at i and, when partner[i] >= 0, 1 at partner[i]: P' A P's upper
+ * triangle. A diagonal entry gives each pair k <= l of its row once; an off-diagonal one
+ * every product, twice on the diagonal (it is (gr, gc) and (gc, gr) at once). */
+static inline size_t brake_entry(const fcd_index *partner, fcd_index gr, fcd_index gc, double k,
+                                 double mv, double cv, fcd_index *ri, fcd_index *ci, double *kv,
+                                 double *mvv, double *cvv, size_t ne) {
+  fcd_index rr[2] = {gr, partner ? partner[gr] : -1}, cc[2] = {gc, partner ? partner[gc] : -1};
+  for (int a = 0; a < 2; a++)
+    for (int c = 0; c < 2; c++) {
+      fcd_index x = rr[a], y = cc[c];
+      if (x < 0 || y < 0 || (gr == gc && x > y)) continue;
+      double w = gr != gc && x == y ? 2 : 1;
+      ri[ne] = x < y ? x : y;
+      ci[ne] = x < y ? y : x;
+      kv[ne] = w * k;
+      mvv[ne] = w * mv;
+      cvv[ne] = w * cv;
+      ne++;
+    }
+  return ne;
+}
+
 /* K, M and the damping of the mesh's elements (part 0 steel, part 1 the pads' material,
- * each with its Rayleigh coefficients) into a new system b->sys */
-static inline fcd_status brake_assemble(brake *b) {
+ * each with its Rayleigh coefficients) into a new system b->sys, in the coordinates y of
+ * u = P y (brake_entry; partner NULL: the physical dofs) */
+static inline fcd_status brake_assemble_in(brake *b, const fcd_index *partner) {
   mesh *m = &b->m;
   fcd_index n = 3 * m->nn;
   size_t cap = (size_t)m->ne * 300;
+  if (partner)
+    for (int e = 0; e < m->ne; e++) cap += m->part[e] ? 900 : 0;
   fcd_index *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci);
   double *kv = malloc(cap * sizeof *kv), *mv = malloc(cap * sizeof *mv), *cv = malloc(cap * sizeof *cv);
   if (!ri || !ci || !kv || !mv || !cv) return FCD_E_NOMEM;
@@ -206,12 +232,8 @@ static inline fcd_status brake_assemble(brake *b) {
       for (int q = 0; q < 24; q++) {
         fcd_index gr = 3 * c[r / 3] + r % 3, gc = 3 * c[q / 3] + q % 3;
         if (gr > gc) continue;
-        ri[ne] = gr;
-        ci[ne] = gc;
-        kv[ne] = ke[r * 24 + q];
-        mv[ne] = me[r * 24 + q];
-        cv[ne] = al * me[r * 24 + q] + be * ke[r * 24 + q];
-        ne++;
+        ne = brake_entry(partner, gr, gc, ke[r * 24 + q], me[r * 24 + q],
+                         al * me[r * 24 + q] + be * ke[r * 24 + q], ri, ci, kv, mv, cv, ne);
       }
   }
   fcd_status st = fcd_system_create(n, &b->sys);
@@ -221,6 +243,8 @@ static inline fcd_status brake_assemble(brake *b) {
   free(ri); free(ci); free(kv); free(mv); free(cv);
   return st;
 }
+
+static inline fcd_status brake_assemble(brake *b) { return brake_assemble_in(b, NULL); }
 
 /* the node-to-node pair of pad node pa (A) against disc surface node pb (B), on the
  * disc's lower face (side 0) or its upper one: the normal from the pad into the disc,

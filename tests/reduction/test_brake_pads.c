@@ -10,7 +10,13 @@
  * - its stiffness: a rigid translation and the rigid rotation about the axis give no
  *   force (before supports) to round-off of |K|;
  * - its use: the steady sliding equilibrium of the pads pressed on the turning disc is
- *   found and certified, every contact closed and sliding. */
+ *   found and certified, every contact closed and sliding;
+ * - its relative coordinates (y = u_pad - u_disc on the pads' faces, u = P y): the
+ *   matrices built in them are P' A P of the physical ones, checked by applying both
+ *   sides to a vector; the sliding equilibrium found in them is the physical one mapped
+ *   by P (two solves of one problem in two coordinate systems, to the certificate's
+ *   tolerance); and each contact acts on its pad node alone, measuring what the pair
+ *   does (H_rel y = H P y), so that a reduction keeps three dofs a contact, not six. */
 #include "../../bench/brake_pads.h"
 #include "../fcdtest.h"
 
@@ -76,7 +82,91 @@ static void check_sliding(void) {
   brake_free(&b);
 }
 
+/* u = P y and z = P' x for the relative coordinates' partners (u_i = y_i + y_partner[i]) */
+static void p_apply(const fcd_index *pt, fcd_index n, const double *y, double *u) {
+  for (fcd_index i = 0; i < n; i++) u[i] = y[i] + (pt[i] >= 0 ? y[pt[i]] : 0);
+}
+static void pt_apply(const fcd_index *pt, fcd_index n, const double *x, double *z) {
+  for (fcd_index i = 0; i < n; i++) z[i] = x[i];
+  for (fcd_index i = 0; i < n; i++)
+    if (pt[i] >= 0) z[pt[i]] += x[i];
+}
+
+static void check_relative(void) {
+  brake b, br;
+  CHECK_ST(brake_pads_build(&b, 1, 0.3), FCD_OK);
+  CHECK_ST(brake_pads_build_in(&br, 1, 0.3, 1), FCD_OK);
+  fcd_index n = fcd_system_ndofs(b.sys), nc = fcd_contact_set_size(b.cs);
+  CHECK(fcd_system_ndofs(br.sys) == n && fcd_contact_set_size(br.cs) == nc);
+  fcd_index *pt = pads_partners(&b.m, 1);
+  double *y = malloc(sizeof *y * (size_t)n), *u = malloc(sizeof *u * (size_t)n);
+  double *x = malloc(sizeof *x * (size_t)n), *z = malloc(sizeof *z * (size_t)n);
+  double *w = malloc(sizeof *w * (size_t)n);
+  unsigned s = 12345;
+  for (fcd_index i = 0; i < n; i++) {
+    s = s * 1103515245u + 12345u;
+    y[i] = (double)(s >> 8) / 16777216.0 - 0.5;
+  }
+  const fcd_matrix_kind kinds[] = {FCD_STIFFNESS, FCD_MASS, FCD_DAMPING};
+  for (int k = 0; k < 3; k++) {
+    p_apply(pt, n, y, u);
+    CHECK_ST(fcd_system_apply(b.sys, kinds[k], u, x), FCD_OK);
+    pt_apply(pt, n, x, z);
+    CHECK_ST(fcd_system_apply(br.sys, kinds[k], y, w), FCD_OK);
+    double err = 0, scale = 0;
+    for (fcd_index i = 0; i < n; i++) {
+      err = fmax(err, fabs(w[i] - z[i]));
+      scale = fmax(scale, fabs(z[i]));
+    }
+    CHECK(err <= 1e-12 * scale);
+  }
+  /* the equilibrium in both coordinates */
+  fcd_equilibrium *eq = NULL, *eqr = NULL;
+  CHECK_ST(fcd_equilibrium_create(b.sys, b.cs, &eq), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0), FCD_OK);
+  CHECK_ST(fcd_equilibrium_get_state(eq, u), FCD_OK);
+  CHECK_ST(fcd_equilibrium_create(br.sys, br.cs, &eqr), FCD_OK);
+  CHECK_ST(fcd_equilibrium_solve(eqr, FCD_EQ_STEADY_SLIDING, 0.0), FCD_OK);
+  CHECK_ST(fcd_equilibrium_get_state(eqr, y), FCD_OK);
+  p_apply(pt, n, y, w);
+  double err = 0, scale = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    err = fmax(err, fabs(w[i] - u[i]));
+    scale = fmax(scale, fabs(u[i]));
+  }
+  /* each is certified to FCD_PARAM_CERT_TOL's default 1e-8 of its scales */
+  CHECK(scale > 0 && err <= 1e-8 * scale);
+  /* the contacts: pairs against nodes alone (a reduction keeps the dofs the rows weigh:
+   * three a contact instead of six), measuring the same H u = H_rel y */
+  double *hu = malloc(sizeof *hu * 3 * (size_t)nc), *hy = malloc(sizeof *hy * 3 * (size_t)nc);
+  int pairs = 0, rigid = 0;
+  for (fcd_index c = 0; c < nc; c++) {
+    int ip = -1, ir = -1;
+    CHECK_ST(fcd_contact_set_get(b.cs, c, NULL, NULL, NULL, &ip), FCD_OK);
+    CHECK_ST(fcd_contact_set_get(br.cs, c, NULL, NULL, NULL, &ir), FCD_OK);
+    pairs += ip == 1;
+    rigid += ir == 0;
+  }
+  CHECK(pairs == nc && rigid == nc);
+  CHECK_ST(fcd_contact_set_local(br.cs, y, hy), FCD_OK);
+  CHECK_ST(fcd_contact_set_local(b.cs, w, hu), FCD_OK);
+  err = scale = 0;
+  for (fcd_index i = 0; i < 3 * nc; i++) {
+    err = fmax(err, fabs(hy[i] - hu[i]));
+    scale = fmax(scale, fabs(hu[i]));
+  }
+  CHECK(scale > 0 && err <= 1e-12 * scale);
+  free(hu);
+  free(hy);
+  fcd_equilibrium_destroy(eq);
+  fcd_equilibrium_destroy(eqr);
+  free(pt); free(y); free(u); free(x); free(z); free(w);
+  brake_free(&b);
+  brake_free(&br);
+}
+
 int main(void) {
+  check_relative();
   check_size(1, 3 * (9 * 192 * 3 + 2 * 192 * 5 + 2 * 6 * 33 * 3), 2 * 6 * 33);
   check_size(2, 3 * (17 * 384 * 5 + 3 * 384 * 10 + 2 * 11 * 65 * 5), 2 * 11 * 65);
   check_sliding();
