@@ -2,8 +2,8 @@
  * reducing it cost as it grows, one refinement a run (a process each, so that the peak
  * resident memory is this size's own), and what a reduced model of it answers.
  *
- *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--no-reduce]
- *               [--full] [--mu MU1,MU2,...] [--steps N]
+ *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--relative-model]
+ *               [--no-reduce] [--full] [--mu MU1,MU2,...] [--steps N]
  *
  * Prints the model (dofs, contact nodes, the dofs a reduction keeps), the seconds and the
  * peak resident memory of building it, then of fcd_reduction_create_enriched with M
@@ -11,9 +11,11 @@
  * reduction's refusal when its dense arrays exceed the machine's memory, with the
  * figures of its message.
  *
- * --relative builds the model in relative interface coordinates (brake_pads_build_in):
- * each contact acts on the three dofs of its pad node, which carry the pad's displacement
- * less the disc's, so a reduction keeps three dofs a contact instead of six.
+ * --relative reduces in relative interface coordinates (FCD_INTERFACE_RELATIVE): each
+ * pair keeps its pad node, which carries the pad's displacement less the disc's, three
+ * dofs a contact instead of six. --relative-model builds the model itself in those
+ * coordinates (brake_pads_build_in) and reduces it as it is: the same reduced model made
+ * outside the library, its check.
  * --mu: the sliding equilibrium at the first MU (the contacts' coefficient), then the
  * stability analysis about it at each MU (FCD_STAB_MU), of the reduced model and, with
  * --full, of the full one first in the same run: the eigenvalues with Im > 0 whose growth
@@ -43,7 +45,7 @@ static double peak_gib(void) {
 }
 
 typedef struct {
-  int r, modes, inertia, reduce, relative, full, nmu;
+  int r, modes, inertia, reduce, relative, relative_model, full, nmu;
   long steps;
   double mu[MAX_MU];
 } options;
@@ -140,6 +142,8 @@ static void parse(int argc, char **argv, options *o) {
       o->reduce = 0;
     else if (!strcmp(argv[i], "--relative"))
       o->relative = 1;
+    else if (!strcmp(argv[i], "--relative-model"))
+      o->relative_model = 1;
     else if (!strcmp(argv[i], "--full"))
       o->full = 1;
     else if (!strcmp(argv[i], "--mu") && i + 1 < argc) {
@@ -153,7 +157,7 @@ static void parse(int argc, char **argv, options *o) {
       }
     } else {
       fprintf(stderr, "usage: %s [--refine R] [--modes M] [--inertia P] [--relative] "
-              "[--no-reduce] [--full] [--mu MU1,...] [--steps N]\n", argv[0]);
+              "[--relative-model] [--no-reduce] [--full] [--mu MU1,...] [--steps N]\n", argv[0]);
       exit(2);
     }
   }
@@ -164,10 +168,11 @@ int main(int argc, char **argv) {
   parse(argc, argv, &o);
   double t0 = now();
   brake b;
-  if (brake_pads_build_in(&b, o.r, o.nmu > 0 ? o.mu[0] : 0.3, o.relative) != FCD_OK) return 1;
+  if (brake_pads_build_in(&b, o.r, o.nmu > 0 ? o.mu[0] : 0.3, o.relative_model) != FCD_OK)
+    return 1;
   double tb = now() - t0;
-  printf("refine=%d coordinates=%s dofs=%lld contacts=%lld elements=%d build_seconds=%.2f "
-         "build_peak_gib=%.2f\n", o.r, o.relative ? "relative" : "physical",
+  printf("refine=%d model=%s dofs=%lld contacts=%lld elements=%d build_seconds=%.2f "
+         "build_peak_gib=%.2f\n", o.r, o.relative_model ? "relative" : "physical",
          (long long)fcd_system_ndofs(b.sys), (long long)fcd_contact_set_size(b.cs), b.m.ne, tb,
          peak_gib());
   fflush(stdout);
@@ -176,7 +181,12 @@ int main(int argc, char **argv) {
   if (o.reduce) {
     fcd_reduction *red = NULL;
     t0 = now();
-    fcd_status st = fcd_reduction_create_enriched(b.sys, b.cs, o.modes, o.inertia, 0, &red);
+    fcd_reduction_options ro;
+    fcd_reduction_options_init(&ro);
+    ro.nmodes = o.modes;
+    ro.ninertia = o.inertia;
+    ro.interface = o.relative ? FCD_INTERFACE_RELATIVE : FCD_INTERFACE_PHYSICAL;
+    fcd_status st = fcd_reduction_create_opts(b.sys, b.cs, &ro, &red);
     double tr = now() - t0;
     if (st == FCD_OK) {
       fcd_index nk = 0, nm = 0, ni = 0;
@@ -184,8 +194,9 @@ int main(int argc, char **argv) {
       fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
       fcd_reduction_get_inertia(red, &ni);
       fcd_reduction_get_band(red, &band, NULL, NULL);
-      printf("reduction modes=%d inertia=%lld kept=%lld band_hz=%.0f seconds=%.1f peak_gib=%.2f\n",
-             o.modes, (long long)ni, (long long)nk, band, tr, peak_gib());
+      printf("reduction interface=%s modes=%d inertia=%lld kept=%lld band_hz=%.0f seconds=%.1f peak_gib=%.2f\n",
+             o.relative ? "relative" : "physical", o.modes, (long long)ni, (long long)nk, band, tr,
+             peak_gib());
       fflush(stdout);
       if (run_model("reduced", fcd_reduction_system(red), fcd_reduction_contact_set(red), &b,
                     &o) != FCD_OK)

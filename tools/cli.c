@@ -766,6 +766,27 @@ int cli_family_value(fcd_family family, const char *what, const char *name) {
   return -1;
 }
 
+int cli_interface_check(const options *o) {
+  if (!o->interface || !strcmp(o->interface, "physical") || !strcmp(o->interface, "relative"))
+    return 0;
+  fprintf(stderr, "fcd: unknown --interface '%s' (physical, relative)\n", o->interface);
+  return 1;
+}
+
+fcd_status cli_reduction(fcd_system *sys, fcd_contact_set *cs, const options *o, int modal,
+                         double cut, double damping, fcd_reduction **red) {
+  fcd_reduction_options ro;
+  fcd_reduction_options_init(&ro);
+  ro.nmodes = o->reduce;
+  ro.ninertia = o->inertia;
+  ro.modal = modal;
+  ro.cut = cut;
+  ro.damping = damping;
+  /* the name was checked with the other options (cli_interface_check) */
+  if (o->interface && !strcmp(o->interface, "relative")) ro.interface = FCD_INTERFACE_RELATIVE;
+  return fcd_reduction_create_opts(sys, cs, &ro, red);
+}
+
 fcd_series *cli_series_create(fcd_system *sys, const fcd_mesh *m, const fcd_contact_set *cs,
                               const char *dir, const char *name, const char *format) {
   int fmt = format ? cli_family_value(FCD_FAMILY_OUTPUT_FORMAT, "--series-format", format)

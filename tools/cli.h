@@ -83,7 +83,8 @@ enum { CLI_DENSE_MAX = 400 };
   X(WRITE_DOFS, "--write-dofs", TEXT, OUT, write_dofs)                                    \
   X(FORMAT, "--format", TEXT, NONE, format)                                                \
   X(SERIES_FORMAT, "--series-format", TEXT, NONE, series_format)                           \
-  X(EIGEN_PATH, "--eigen-path", TEXT, NONE, eigen_path)
+  X(EIGEN_PATH, "--eigen-path", TEXT, NONE, eigen_path)                                  \
+  X(INTERFACE, "--interface", TEXT, NONE, interface)
 
 #define CLI_CTYPE_FLAG int
 #define CLI_CTYPE_TEXT const char *
@@ -122,6 +123,13 @@ const char *cli_opt_arg(const cli_opt *o);
 /* The value of name in a family of the registry; -1 after a message naming what it is
  * and listing the family's names. */
 int cli_family_value(fcd_family family, const char *what, const char *name);
+/* The reduction that --reduce MODES, --inertia P and --interface physical|relative ask
+ * for, in modal coordinates or not, with the band's cut and damping ratio
+ * (fcd_reduction_create_opts' status) */
+fcd_status cli_reduction(fcd_system *sys, fcd_contact_set *cs, const options *o, int modal,
+                         double cut, double damping, fcd_reduction **red);
+/* --interface's name checked: 0, or 1 after a message naming it */
+int cli_interface_check(const options *o);
 /* a series in dir named name, in the format --series-format names (NULL: the default);
  * NULL after a message */
 fcd_series *cli_series_create(fcd_system *sys, const fcd_mesh *m, const fcd_contact_set *cs,

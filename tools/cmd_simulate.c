@@ -213,6 +213,7 @@ static const cli_opt simulate_opts[] = {
     {CLI_REDUCE, "MODES", 0, "integrate a reduced model: the contact dofs kept, MODES fixed-interface modes"},
     {CLI_MODAL, "", 0, "with --reduce: in the modes of the reduced pencil (the same model, a faster step)"},
     {CLI_INERTIA, "P", 0, "with --reduce: P inertia correction vectors added to the modes (docs/reduction.md)"},
+    {CLI_INTERFACE, "physical|relative", 0, "with --reduce: a node-to-node pair kept as both nodes (default) or as one node's displacement relative to the other's, half the kept dofs (docs/reduction.md)"},
     {CLI_CUT, "X", 0, "with --reduce: the reduced model's dynamics damped above X (>= 1) times its highest kept mode's frequency (default 1)"},
     {CLI_BAND_DAMPING, "XI", 0, "with --reduce: their damping ratio (default 0.1; 0: none, the Galerkin model's own dynamics)"},
     CLI_OPT_MESH,
@@ -285,9 +286,11 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
     fprintf(stderr, "fcd: --state goes with --perturb-mode\n");
     return 2;
   }
-  if ((o->modal || o->inertia > 0 || o->cut >= 0 || o->band_damping >= 0) && o->reduce < 0) {
+  if ((o->modal || o->inertia > 0 || o->cut >= 0 || o->band_damping >= 0 || o->interface) &&
+      o->reduce < 0) {
     fprintf(stderr, "fcd: --%s goes with --reduce\n",
-            o->modal ? "modal" : o->inertia > 0 ? "inertia" : o->cut >= 0 ? "cut" : "band-damping");
+            o->modal ? "modal" : o->inertia > 0 ? "inertia" : o->cut >= 0 ? "cut"
+                               : o->interface ? "interface" : "band-damping");
     return 2;
   }
   if (o->reduce >= 0 && cli_nranks > 1) {
@@ -295,6 +298,7 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
             "dense and small: run it on one)\n");
     return 2;
   }
+  if (cli_interface_check(o)) return 2;
   if (o->series && !o->mesh) {
     fprintf(stderr, "fcd: --series DIR needs --mesh FILE (the frames need the mesh's node "
             "coordinates and cells)\n");
@@ -333,8 +337,8 @@ static fcd_status sim_integrator(fcd_system *sys, fcd_contact_set *cs, fcd_schem
 static fcd_status sim_reduce(fcd_system *sys, fcd_contact_set *cs, const options *o,
                              double *u, double *v, const fcd_index *mon, fcd_index nmon,
                              fcd_reduction **red, sim_ctx *ctx, int *usage) {
-  fcd_status st = fcd_reduction_create_band(
-      sys, cs, o->reduce, o->inertia, o->modal, o->cut >= 0 ? o->cut : FCD_REDUCTION_CUT_DEFAULT,
+  fcd_status st = cli_reduction(
+      sys, cs, o, o->modal, o->cut >= 0 ? o->cut : FCD_REDUCTION_CUT_DEFAULT,
       o->band_damping >= 0 ? o->band_damping : FCD_REDUCTION_BAND_DAMPING_DEFAULT, red);
   fcd_index nk = 0, nm = 0, nr = 0;
   double fmax = 0;

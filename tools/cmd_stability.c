@@ -94,6 +94,11 @@ static int stab_check_options(const options *o, double *mu0, double *mu1, long *
             "dense and small: run it on one)\n");
     return 2;
   }
+  if ((o->inertia > 0 || o->interface) && o->reduce < 0) {
+    fprintf(stderr, "fcd: --%s goes with --reduce\n", o->inertia > 0 ? "inertia" : "interface");
+    return 2;
+  }
+  if (cli_interface_check(o)) return 2;
   if (o->mu_text && o->mu_sweep) {
     fprintf(stderr, "fcd: --mu and --mu-sweep exclude each other\n");
     return 2;
@@ -307,6 +312,7 @@ static const cli_opt stability_opts[] = {
     {CLI_ESTIMATE_MODES, "N", 0, "beside a partial window, the modal basis of the global estimate (default 40, 0: none)"},
     {CLI_REDUCE, "MODES", 0, "analyse a reduced model: the contact dofs kept, MODES fixed-interface modes"},
     {CLI_INERTIA, "P", 0, "with --reduce: P inertia correction vectors added to the modes (docs/reduction.md)"},
+    {CLI_INTERFACE, "physical|relative", 0, "with --reduce: a node-to-node pair kept as both nodes (default) or as one node's displacement relative to the other's, half the kept dofs (docs/reduction.md)"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
     {CLI_VTK_BINARY, "", 0, "with --vtk: the BINARY legacy form (exact values, 8 bytes each)"},
@@ -452,7 +458,8 @@ static int stab_contact_state(const options *o, fcd_system *sys, fcd_contact_set
  * its line: 0, or 1 with the reason */
 static int stab_reduce(const options *o, fcd_system *sys, fcd_contact_set *cs,
                        fcd_reduction **red, fcd_system **asys, fcd_contact_set **acs) {
-  fcd_status s = fcd_reduction_create_enriched(sys, cs, o->reduce, o->inertia, 0, red);
+  fcd_status s = cli_reduction(sys, cs, o, 0, FCD_REDUCTION_CUT_DEFAULT,
+                               FCD_REDUCTION_BAND_DAMPING_DEFAULT, red);
   if (s != FCD_OK) return fail(sys, s, "reducing the model");
   *asys = fcd_reduction_system(*red);
   *acs = fcd_reduction_contact_set(*red);

@@ -200,8 +200,12 @@ enum {
                                                 undamped model whose contacts stay closed
                                                 and slipping one way moves linearly, at any
                                                 amplitude), where a branch in mu is not
-                                                defined; the last. A family at one mu only
-                                                (a vertical branch) is followed */
+                                                defined; the last. Also when a point has it
+                                                and no point beyond can be found (the
+                                                bordered system is singular there): that
+                                                point is reported again with this event. A
+                                                family at one mu only (a vertical branch)
+                                                is followed */
 };
 
 /** Called at each point of a continuation with the point's friction coefficient, its

@@ -108,6 +108,13 @@ def _fn(name, res, *args):
 
 
 _st = _C.c_int
+class _ReductionOptions(_C.Structure):
+    """fcd_reduction_options (fcd/fcd_reduction.h), size-prefixed"""
+    _fields_ = [("struct_size", _C.c_size_t), ("nmodes", _index), ("ninertia", _index),
+                ("modal", _C.c_int32), ("interface", _C.c_int32), ("cut", _real),
+                ("damping", _real)]
+
+
 _f = {}
 for _name, _res, _args in [
     ("fcd_version_string", _C.c_char_p, []),
@@ -240,6 +247,8 @@ for _name, _res, _args in [
     ("fcd_reduction_create_band", _st, [_p, _p, _index, _index, _C.c_int, _real, _real,
                                         _C.POINTER(_p)]),
     ("fcd_reduction_get_band", _st, [_p, _preal, _preal, _pindex]),
+    ("fcd_reduction_options_init", None, [_C.POINTER(_ReductionOptions)]),
+    ("fcd_reduction_create_opts", _st, [_p, _p, _C.POINTER(_ReductionOptions), _C.POINTER(_p)]),
     ("fcd_reduction_band_energy", _st, [_p, _preal, _preal]),
     ("fcd_reduction_expand_dofs", _st, [_p, _preal, _index, _pindex, _preal]),
     ("fcd_reduction_destroy", None, [_p]),
@@ -1370,11 +1379,16 @@ class Reduction(_Owner):
     the model's eigenvalues are the full model's (f_m / 1.5), ``cut_hz`` the frequency
     above which its dynamics are damped (``cut`` times f_m, default 1, with the damping
     ratio ``band_damping``, default 0.1, 0 for none: fcd_reduction_create_band),
-    ``ndamped`` the directions damped there."""
+    ``ndamped`` the directions damped there. ``interface="relative"`` keeps a node-to-node
+    pair as its A node's displacement relative to its B node's (FCD_INTERFACE_RELATIVE:
+    half the kept dofs, B's node in the interior; ``kept`` then names the A dofs, whose
+    reduced coordinates are u_A - u_B), ``"physical"`` (the default) both nodes."""
     _destroy = "fcd_reduction_destroy"
 
+    _INTERFACES = {"physical": 0, "relative": 1}
+
     def __init__(self, system, contacts=None, modes=0, modal=False, inertia=0, cut=None,
-                 band_damping=None):
+                 band_damping=None, interface="physical"):
         if not isinstance(system, System):
             raise TypeError("system must be an fcd.System")
         if contacts is not None and not isinstance(contacts, ContactSet):
@@ -1386,14 +1400,19 @@ class Reduction(_Owner):
         self._full, self._full_contacts, self._sysh = system, contacts, system._h
         h = _p()
         ch = contacts._h if contacts is not None else None
-        if cut is None and band_damping is None:
-            self._check(_f["fcd_reduction_create_enriched"](system._h, ch, m, p,
-                                                            1 if modal else 0, _C.byref(h)))
-        else:
-            c = 1.0 if cut is None else _scalar(cut, "cut")
-            z = 0.1 if band_damping is None else _scalar(band_damping, "band_damping")
-            self._check(_f["fcd_reduction_create_band"](system._h, ch, m, p, 1 if modal else 0,
-                                                        c, z, _C.byref(h)))
+        if interface not in self._INTERFACES:
+            raise ValueError("interface: %r is not one of %s"
+                             % (interface, ", ".join(self._INTERFACES)))
+        o = _ReductionOptions()
+        _f["fcd_reduction_options_init"](_C.byref(o))
+        o.nmodes, o.ninertia, o.modal = m, p, 1 if modal else 0
+        o.interface = self._INTERFACES[interface]
+        if cut is not None:
+            o.cut = _scalar(cut, "cut")
+        if band_damping is not None:
+            o.damping = _scalar(band_damping, "band_damping")
+        self._check(_f["fcd_reduction_create_opts"](system._h, ch, _C.byref(o), _C.byref(h)))
+        self.interface = interface
         self.modal = bool(modal)
         self._h = h
         ni = _index(0)

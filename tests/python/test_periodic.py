@@ -113,7 +113,9 @@ def test_branch_stops_where_the_orbits_form_a_family():
     amplitude is an orbit at the same mu. A second Floquet multiplier then sits at +1, the
     branch in mu is not defined, and a continuation towards 0 used to wander along the
     family with a dozen spurious folds. It now stops at the second such point with the
-    event 'family'. The family is checked independently with fcd.Integrator: the last
+    event 'family', or at the first, reported again with it, when no point beyond that
+    one converges (the bordered system is singular along the family, and whether one
+    more step gets through depends on the processor's round-off). The family is checked independently with fcd.Integrator: the last
     orbit's deviation from steady sliding scaled by 0.8 (and by 0.5) returns to itself
     after one period, the same period, to 1e-9 of the orbit's size, where the isolated cycle
     at mu = 2.2 scaled by 0.8 misses itself by more than 1e-2."""

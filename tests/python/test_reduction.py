@@ -198,3 +198,52 @@ def test_inertia_vectors_against_scipy():
         fcd.Reduction(sys, cs, 4, inertia=-1)
     with pytest.raises(TypeError):
         fcd.Reduction(sys, cs, 4, inertia=2.0)
+
+
+def test_relative_interface_against_scipy():
+    """Two scipy-built blocks stacked by node-to-node pairs, the lower one clamped below,
+    the upper one pressed from above (fcd.Reduction(interface="relative")): each pair keeps
+    one node, and with every interior mode the reduced pencil's eigenvalues are scipy's
+    full ones (the model in other coordinates); with a few modes they are Rayleigh-Ritz
+    upper bounds. An unknown interface is refused with the names it takes."""
+    import scipy.sparse as sp
+    K1, M1, top, bottom = plane_strain_block(nx=4, ny=2, E=1e5, rho=10.0)
+    nb = K1.shape[0]
+    K = sp.block_diag([K1, K1]).toarray()
+    M = sp.block_diag([M1, M1]).toarray()
+    n = 2 * nb
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    clamped = [2 * p + d for p in bottom for d in (0, 1)]
+    pressed = [nb + 2 * p + 1 for p in top]
+    sys.fix_dofs(clamped + pressed, [0.0] * len(clamped) + [-1e-3] * len(pressed))
+    cs = fcd.ContactSet(sys, dim=2)
+    for a, b in zip(bottom, top):  # the upper block's bottom on the lower one's top
+        cs.add_pair([nb + 2 * a, nb + 2 * a + 1], [2 * b, 2 * b + 1], normal=[0, -1],
+                    tangent=[1, 0], mu=0.3)
+    fixed = set(clamped + pressed)
+    free = [i for i in range(n) if i not in fixed]
+    full = free_pencil_values(K, M, free)
+    phys = fcd.Reduction(sys, cs, 2)
+    assert phys.nkept == 4 * len(bottom) + len(top)
+    interior = n - len(clamped) - 2 * len(bottom) - len(top)
+    for modes in (3, interior):
+        red = fcd.Reduction(sys, cs, modes, interface="relative")
+        assert red.interface == "relative"
+        assert red.nkept == 2 * len(bottom) + len(top) and red.nmodes == modes
+        Kr = red.system.matrix("stiffness").toarray()
+        Mr = red.system.matrix("mass").toarray()
+        rfree = [j for j in range(red.ndofs) if j >= red.nkept or red.kept[j] not in fixed]
+        lam = sla.eigh(Kr[np.ix_(rfree, rfree)], Mr[np.ix_(rfree, rfree)], eigvals_only=True)
+        # the upper block slides freely along the lower one (the contacts are not in the
+        # pencil): one zero eigenvalue, represented exactly by the constraint modes
+        assert abs(lam[0]) <= 1e-9 * lam[-1] and abs(full[0]) <= 1e-9 * full[-1]
+        k = min(8, len(lam))
+        if modes == interior:
+            assert len(lam) == len(full)
+            assert np.allclose(lam[1:], full[1:], rtol=1e-9, atol=0)
+        else:
+            assert np.all(lam[1:k] / full[1:k] >= 1 - 1e-10)
+    with pytest.raises(ValueError, match="physical, relative"):
+        fcd.Reduction(sys, cs, 2, interface="bonded")

@@ -143,4 +143,16 @@ echo "$lf,$l20,$li" | awk -F, '{ e1 = ($4 - $13) / $4; e2 = ($4 - $22) / $4
 same ci.csv mi.csv 1e-8 || { echo "inertia vectors: modal and Craig-Bampton coordinates differ"; exit 1; }
 "$fcd" simulate --mass M.mtx --stiffness K.mtx --contacts contacts.txt --dt 1e-3 --t-end 0.01 --inertia 4 --out bad.csv > bad.txt 2> bad.err; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--inertia goes with --reduce" bad.err || { cat bad.err; echo "--inertia alone: exit $rc"; exit 1; }
+# --interface relative: this block's contacts are all against the flat (no node-to-node
+# pair to convert), so the model and its history are the physical one's; an unknown
+# name, or the option without --reduce, is a usage error
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 20 --interface relative --out rel.csv > rel.txt || { cat rel.txt; echo "--interface relative failed"; exit 1; }
+same r20.csv rel.csv 1e-12 || { echo "--interface relative without a pair changed the model"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 20 --interface bonded --out bad.csv > bad.txt 2> bad.err; rc=$?
+[ $rc -eq 2 ] && grep -q -- "unknown --interface 'bonded' (physical, relative)" bad.err || { cat bad.err; echo "--interface bonded: exit $rc"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" stability $sargs --mu 0.1 --interface relative --out bad.csv > bad.txt 2> bad.err; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--interface goes with --reduce" bad.err || { cat bad.err; echo "stability --interface alone: exit $rc"; exit 1; }
 echo "fcd simulate|stability --reduce: every mode equals the full run; fewer show in the indicator"

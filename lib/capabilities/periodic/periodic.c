@@ -1268,6 +1268,18 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
     fcd_status st;
     while ((st = corrector(p, b, ds, &mu, &iters)) != FCD_OK) {
       if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG) return st;
+      if (ds < dmu / 256 && nfam >= 1) {
+        /* the point has a second multiplier at +1 and nothing beyond it converges: its
+         * bordered system is singular in the family's direction, and how far a step
+         * still gets depends on round-off (one more point on one processor, none on
+         * another). The family ends the branch here, reported on this point again. */
+        FCD_TRY(set_mu(p, b->mu));
+        keep(p, &b->cur, b->N);
+        if (fn && fn(ud, b->mu, &p->info, p->mre, p->mim, FCD_PERIODIC_EVENT_FAMILY))
+          return fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped "
+                          "it at mu = %.10g", b->mu);
+        return FCD_OK;
+      }
       if (ds < dmu / 256) {
         char last[512];
         snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));

@@ -659,6 +659,7 @@ static fcd_index red_size(const fcd_reduction *r) {
 static int red_load(void *ud, fcd_real t, fcd_index nr, fcd_real *fr) {
   fcd_reduction *r = ud;
   if (nr != red_size(r) || fcd_system_eval_load(r->full, t, r->fbuf) != FCD_OK) return 1;
+  if (r->partner) fcd__rel_transpose(r->partner, r->cb.n, r->fbuf);
   if (!r->md) return fcd__la_gemm_tn(nr, 1, r->cb.n, r->cb.T, r->fbuf, fr) != 0;
   if (fcd__la_gemm_tn(r->cb.nr, 1, r->cb.n, r->cb.T, r->fbuf, r->md->g) != 0) return 1;
   return fcd__modal_load(r, r->md->g, fr);
@@ -762,9 +763,12 @@ static fcd_status red_system(fcd_reduction *r) {
        * function) */
       fcd_real *fr = fcd__malloc_array((size_t)red_size(r) + 1, sizeof *fr);
       if (!fr) return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced load");
-      int bad = r->md ? fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, full->load, r->md->g) != 0 ||
+      /* in relative coordinates P' f */
+      memcpy(r->fbuf, full->load, (size_t)full->n * sizeof *r->fbuf);
+      if (r->partner) fcd__rel_transpose(r->partner, full->n, r->fbuf);
+      int bad = r->md ? fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, r->fbuf, r->md->g) != 0 ||
                             fcd__modal_load(r, r->md->g, fr) != 0
-                      : fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, full->load, fr) != 0;
+                      : fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, r->fbuf, fr) != 0;
       st = !bad ? fcd_system_set_load(r->sys, fr)
                 : fcd__err(full, FCD_E_UNSUPPORTED, "projecting the constant load: %lld dofs "
                            "are beyond BLAS' int indices", (long long)cb->n);
@@ -828,13 +832,29 @@ void fcd_reduction_destroy(fcd_reduction *r) {
   fcd__cb_clear(&r->cb);
   fcd__free(r->fbuf);
   fcd__modal_free(r->md);
+  fcd_contact_set_destroy(r->ycs);
+  fcd_system_destroy(r->ysys);
+  fcd__free(r->partner);
   fcd__system_release(r->full);
   fcd__free(r);
 }
 
+/* the basis and its band on the system and contacts in the reduction's coordinates
+ * (relative ones: r->ysys, r->ycs), their messages on the full system */
+static fcd_status red_basis(fcd_reduction *r, fcd_contact_set *cs, fcd_index nmodes,
+                            fcd_index ninertia, fcd_real cut, fcd_real xi) {
+  fcd_system *sys = r->ysys ? r->ysys : r->full;
+  fcd_contact_set *bcs = r->ycs ? r->ycs : cs;
+  fcd_status st = fcd__cb_build(sys, bcs, nmodes, ninertia, 0, &r->cb);
+  if (st == FCD_OK) st = fcd__cb_band_limit(sys, bcs, &r->cb, cut, xi);
+  if (st != FCD_OK && sys != r->full)
+    fcd__err(r->full, st, "%s (in relative interface coordinates)", fcd_system_last_error(sys));
+  return st;
+}
+
 static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
-                             fcd_index ninertia, int modal, fcd_real cut, fcd_real xi,
-                             fcd_reduction **out) {
+                             fcd_index ninertia, int modal, int relative, fcd_real cut,
+                             fcd_real xi, fcd_reduction **out) {
   FCD_CHECK_SYS(sys);
   if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: out is NULL");
   *out = NULL;
@@ -846,10 +866,11 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
   r->magic = FCD_REDUCTION_MAGIC;
   r->full = sys;
   fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
-  fcd_status st = fcd__cb_build(sys, cs, nmodes, ninertia, 0, &r->cb);
-  if (st == FCD_OK) st = fcd__cb_band_limit(sys, cs, &r->cb, cut, xi);
+  fcd_status st = relative && cs ? fcd__rel_build(r, cs) : FCD_OK;
+  if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi);
   if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
   if (st == FCD_OK) st = red_system(r);
+  if (r->ycs) cs = r->ycs;
   if (st == FCD_OK && cs) st = modal ? fcd__modal_contacts(r, cs) : red_contacts(r, cs);
   if (st != FCD_OK) {
     fcd_reduction_destroy(r);
@@ -861,20 +882,31 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
 
 fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                 fcd_reduction **out) {
-  return red_create(sys, cs, nmodes, 0, 0, FCD_REDUCTION_CUT_DEFAULT,
+  return red_create(sys, cs, nmodes, 0, 0, 0, FCD_REDUCTION_CUT_DEFAULT,
                     FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
 }
 
 fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                       fcd_reduction **out) {
-  return red_create(sys, cs, nmodes, 0, 1, FCD_REDUCTION_CUT_DEFAULT,
+  return red_create(sys, cs, nmodes, 0, 1, 0, FCD_REDUCTION_CUT_DEFAULT,
                     FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
 }
 
 fcd_status fcd_reduction_create_enriched(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                          fcd_index ninertia, int modal, fcd_reduction **out) {
-  return red_create(sys, cs, nmodes, ninertia, modal != 0, FCD_REDUCTION_CUT_DEFAULT,
+  return red_create(sys, cs, nmodes, ninertia, modal != 0, 0, FCD_REDUCTION_CUT_DEFAULT,
                     FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
+}
+
+/* the band's cut and damping ratio, checked */
+static fcd_status band_args(fcd_system *sys, const char *who, fcd_real cut, fcd_real damping) {
+  if (!(cut >= 1 && isfinite(cut)))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: cut = %g: a finite multiple >= 1 of the "
+                    "highest kept mode's frequency", who, cut);
+  if (!(damping >= 0 && damping <= 10))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "%s: damping = %g: a damping ratio in [0, 10] "
+                    "(0: none, the Galerkin model's own dynamics)", who, damping);
+  return FCD_OK;
 }
 
 fcd_status fcd_reduction_create_band(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
@@ -882,13 +914,33 @@ fcd_status fcd_reduction_create_band(fcd_system *sys, fcd_contact_set *cs, fcd_i
                                      fcd_real damping, fcd_reduction **out) {
   if (out) *out = NULL;
   FCD_CHECK_SYS(sys);
-  if (!(cut >= 1 && isfinite(cut)))
-    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_band: cut = %g: a finite "
-                    "multiple >= 1 of the highest kept mode's frequency", cut);
-  if (!(damping >= 0 && damping <= 10))
-    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_band: damping = %g: a damping "
-                    "ratio in [0, 10] (0: none, the Galerkin model's own dynamics)", damping);
-  return red_create(sys, cs, nmodes, ninertia, modal != 0, cut, damping, out);
+  FCD_TRY(band_args(sys, "reduction_create_band", cut, damping));
+  return red_create(sys, cs, nmodes, ninertia, modal != 0, 0, cut, damping, out);
+}
+
+void fcd_reduction_options_init(fcd_reduction_options *opt) {
+  if (!opt) return;
+  const fcd_reduction_options d = FCD_REDUCTION_OPTIONS_INIT;
+  *opt = d;
+}
+
+fcd_status fcd_reduction_create_opts(fcd_system *sys, fcd_contact_set *cs,
+                                     const fcd_reduction_options *opt, fcd_reduction **out) {
+  if (out) *out = NULL;
+  FCD_CHECK_SYS(sys);
+  if (!opt)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: opt is NULL");
+  if (opt->struct_size < sizeof *opt)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: struct_size %zu is less "
+                    "than this version's fcd_reduction_options (%zu bytes): set it with "
+                    "fcd_reduction_options_init", opt->struct_size, sizeof *opt);
+  if (opt->interface != FCD_INTERFACE_PHYSICAL && opt->interface != FCD_INTERFACE_RELATIVE)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: interface = %d: "
+                    "FCD_INTERFACE_PHYSICAL (0) or FCD_INTERFACE_RELATIVE (1)",
+                    (int)opt->interface);
+  FCD_TRY(band_args(sys, "reduction_create_opts", opt->cut, opt->damping));
+  return red_create(sys, cs, opt->nmodes, opt->ninertia, opt->modal != 0,
+                    opt->interface == FCD_INTERFACE_RELATIVE, opt->cut, opt->damping, out);
 }
 
 fcd_status fcd_reduction_get_band(const fcd_reduction *r, fcd_real *band_hz, fcd_real *cut_hz,
@@ -957,6 +1009,7 @@ fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_
   }
   /* the kept dofs exactly: T is the identity there */
   for (fcd_index j = 0; j < cb->nb; j++) x[cb->bdofs[j]] = xr[j];
+  if (r->partner) fcd__rel_to_u(r->partner, cb->n, x);
   fcd__free(y);
   return FCD_OK;
 }
@@ -988,6 +1041,15 @@ static fcd_status interior_entry(const fcd_reduction *r, const fcd_real *xr, fcd
   return FCD_OK;
 }
 
+/* entry d of y = T xr: a kept dof's coordinate or an interior dof's row of T */
+static fcd_status y_entry(const fcd_reduction *r, const fcd_real *xr, fcd_index d, fcd_real **y,
+                          fcd_real *x) {
+  fcd_index p = kept_place(&r->cb, d);
+  if (p < 0) return interior_entry(r, xr, d, y, x);
+  *x = r->md ? fcd__modal_entry(r, p, xr) : xr[p];
+  return FCD_OK;
+}
+
 fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
                                      fcd_index ndofs, const fcd_index *dofs, fcd_real *x) {
   if (!red_valid(r)) return FCD_E_INVALID_ARG;
@@ -1005,9 +1067,12 @@ fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
   fcd_real *y = NULL;
   fcd_status st = FCD_OK;
   for (fcd_index k = 0; k < ndofs && st == FCD_OK; k++) {
-    fcd_index p = kept_place(cb, dofs[k]);
-    if (p >= 0) x[k] = r->md ? fcd__modal_entry(r, p, xr) : xr[p];
-    else st = interior_entry(r, xr, dofs[k], &y, x + k);
+    /* u_d = y_d, plus y of its pair's B dof in relative coordinates */
+    fcd_index d = dofs[k], b = r->partner ? r->partner[d] : -1;
+    st = y_entry(r, xr, d, &y, x + k);
+    fcd_real xb = 0;
+    if (st == FCD_OK && b >= 0) st = y_entry(r, xr, b, &y, &xb);
+    x[k] += xb;
   }
   fcd__free(y);
   return st;
@@ -1079,9 +1144,8 @@ fcd_status fcd_reduction_get_info(const fcd_reduction *r, fcd_index *nkept, fcd_
  * kept dofs, so only M's interior rows count, and restrict(expand(xr)) = xr. */
 static fcd_status cb_restrict(const fcd_reduction *r, const fcd_real *x, fcd_real *xr) {
   const fcd__cb *cb = &r->cb;
+  const fcd_system *ysys = r->ysys ? r->ysys : r->full;
   fcd_index n = cb->n;
-  for (fcd_index j = 0; j < cb->nb; j++) xr[j] = x[cb->bdofs[j]];
-  if (cb->m == 0) return FCD_OK;
   fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
   fcd_real *z = fcd__calloc((size_t)n, sizeof *z);
   if (!y || !z) {
@@ -1089,7 +1153,15 @@ static fcd_status cb_restrict(const fcd_reduction *r, const fcd_real *x, fcd_rea
     fcd__free(z);
     return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_restrict");
   }
+  /* y = P^-1 x in relative coordinates */
   memcpy(y, x, (size_t)n * sizeof *y);
+  if (r->partner) fcd__rel_to_y(r->partner, n, y);
+  for (fcd_index j = 0; j < cb->nb; j++) xr[j] = y[cb->bdofs[j]];
+  if (cb->m == 0) {
+    fcd__free(y);
+    fcd__free(z);
+    return FCD_OK;
+  }
   for (fcd_index j = 0; j < cb->nb; j++) {
     const fcd_real *t = cb->T + j * n;
     fcd_real a = xr[j];
@@ -1097,8 +1169,8 @@ static fcd_status cb_restrict(const fcd_reduction *r, const fcd_real *x, fcd_rea
       for (fcd_index i = 0; i < n; i++) y[i] -= a * t[i];
   }
   for (fcd_index j = 0; j < cb->nb; j++) y[cb->bdofs[j]] = 0;
-  for (fcd_index k = 0; k < r->full->nfixed; k++) y[r->full->fixed_list[k]] = 0;
-  fcd__csr_gaxpy(&r->full->mat[FCD_MASS], 1.0, y, z);
+  for (fcd_index k = 0; k < ysys->nfixed; k++) y[ysys->fixed_list[k]] = 0;
+  fcd__csr_gaxpy(&ysys->mat[FCD_MASS], 1.0, y, z);
   int info = fcd__la_gemm_tn(cb->m, 1, n, cb->T + cb->nb * n, z, xr + cb->nb);
   fcd__free(y);
   fcd__free(z);
@@ -1196,6 +1268,11 @@ fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t, const fcd_
       w.res[i] = -w.res[i];
     }
     st = resid_terms(r, &w);
+  }
+  if (st == FCD_OK && r->partner) {
+    /* the rows of y's equations, P' (.): a converted pair's forces cancel on B's rows */
+    fcd__rel_transpose(r->partner, n, w.res);
+    fcd__rel_transpose(r->partner, n, w.scl);
   }
   if (st == FCD_OK) {
     for (fcd_index j = 0; j < cb->nb; j++) w.skip[cb->bdofs[j]] = 1;

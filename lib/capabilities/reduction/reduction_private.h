@@ -30,7 +30,20 @@ struct fcd_reduction {
   fcd_contact_set *cs; /* the contacts on it, or NULL */
   fcd_real *fbuf;      /* the full load, for the projected load's callback */
   fcd__red_modal *md;  /* modal coordinates, or NULL (the Craig-Bampton ones) */
+  /* the relative interface (reduction_relative.c), or NULL: partner[d] the B dof of a
+   * converted pair's A dof d, -1 elsewhere; the full system and its contacts in y, on
+   * which cb was built; npairs the pairs converted */
+  fcd_index *partner;
+  fcd_system *ysys;
+  fcd_contact_set *ycs;
+  fcd_index npairs;
 };
+
+fcd_status fcd__rel_build(fcd_reduction *r, fcd_contact_set *cs);
+/* u = P y, y = P^-1 u and f_y = P' f, in place */
+void fcd__rel_to_u(const fcd_index *partner, fcd_index n, fcd_real *x);
+void fcd__rel_to_y(const fcd_index *partner, fcd_index n, fcd_real *x);
+void fcd__rel_transpose(const fcd_index *partner, fcd_index n, fcd_real *f);
 
 /* reduction_modal.c. Prepare: refuses a prescribed function, lists P and F. */
 fcd_status fcd__modal_prepare(fcd_reduction *r);
