@@ -173,6 +173,15 @@ uint64_t fcd__hash(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
+double fcd__resident_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long long size, res;
+  long psize = sysconf(_SC_PAGESIZE);
+  int ok = f && fscanf(f, "%llu %llu", &size, &res) == 2 && psize > 0;
+  if (f) fclose(f);
+  return ok ? (double)res * (double)psize : 0;
+}
+
 double fcd__memory_limit(void) {
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   double lim = pages > 0 && psize > 0 ? (double)pages * (double)psize : INFINITY;

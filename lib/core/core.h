@@ -79,6 +79,8 @@ int fcd__system_valid(const fcd_system *sys);
  * grants allocations past it and kills the process when they are touched, so a size
  * known to exceed it is refused before the work (core.c). */
 double fcd__memory_limit(void);
+/* the bytes this process holds resident now (/proc/self/statm), 0 where unknown */
+double fcd__resident_bytes(void);
 
 static inline int fcd__is_whole(fcd_real v, fcd_real lo, fcd_real hi) {
   return isfinite(v) && v >= lo && v <= hi && v == floor(v);

@@ -536,30 +536,50 @@ static fcd_status cb_check(fcd_system *sys, fcd_index m) {
   return FCD_OK;
 }
 
-/* The dense arrays of a basis of nr vectors, in bytes: T (n x nr), the reduced K, M
- * (and C), the block of constraint-mode solves, and the fixed-interface modes' work
- * (LAPACK's two ni x ni arrays for a small interior, the block solver's ni x m modes and
- * its blocks for a large one). The interior's factorization comes on top. */
+/* The dense arrays of a basis of nr vectors at their peak, in bytes: T (n x nr) and the
+ * reduced K, M (and C) throughout, with, in turn, the block of constraint-mode solves and
+ * the fixed-interface modes' work (LAPACK's two ni x ni arrays for a small interior, the
+ * block solver's ni x m modes and its blocks for a large one) or the inertia
+ * correction's arrays (two n x nkept); the band's work (eight
+ * nr x nr arrays, its modes and its damping: reduction_band.c); and the reduced system's
+ * matrices stored as rows (an 8-byte value and an 8-byte column an entry), one more in
+ * the making. The interior's factorization comes on top. */
 static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index dense_max) {
-  double n = (double)cb->n, nr = (double)cb->nr, ni = (double)cb->ni;
+  double n = (double)cb->n, nr = (double)cb->nr, ni = (double)cb->ni, nr2 = nr * nr;
   double m = (double)(cb->m - cb->ncorr - cb->ndyn);
   int nmat = sys->mat[FCD_DAMPING].set ? 3 : 2;
   double modes = m == 0 ? 0 : ni <= (double)dense_max ? 2 * ni * ni : ni * (m + 5 * CB_BLOCK);
-  return 8 * (n * nr + nmat * nr * nr + ni * CB_BLOCK + modes);
+  double nb = (double)cb->nb, base = n * nr + nmat * nr2;
+  /* the inertia correction's G and R0 (n x nb each), its Gram matrix and A, B */
+  double inertia = cb->ndyn > 0 ? 2 * n * nb + nb * fmax(nb, m) + 2 * m * nb : 0;
+  double build = fmax(ni * CB_BLOCK + modes, inertia), band = 10 * nr2;
+  double rows = 2 * nr2 + 2 * (nmat + 1) * nr2;
+  return 8 * (base + fmax(build, fmax(band, rows)));
+}
+
+/* A reduction whose dense arrays exceed the memory left to the process (its limit less
+ * what it holds: the caller's model and, once made, the interior's factor) is refused
+ * before they are made: allocations past it are granted on Linux and the process killed
+ * when they are filled */
+static fcd_status cb_fits(fcd_system *sys, const fcd__cb *cb, fcd_index dense_max,
+                          int factored) {
+  double need = cb_dense_bytes(sys, cb, dense_max);
+  double lim = fcd__memory_limit(), held = fcd__resident_bytes(), have = lim - held;
+  if (need <= have) return FCD_OK;
+  return fcd__err(sys, FCD_E_NOMEM, "reduction: its dense arrays need %.1f GiB (the basis of "
+                  "%lld dofs x %lld vectors, %lld kept dofs and %lld modes, the reduced "
+                  "operators and their band), more than the %.1f GiB this process has left "
+                  "(%.1f GiB, %.1f held%s): fewer kept dofs (relative interface coordinates "
+                  "keep one node a pair) or modes, or a machine with more memory",
+                  need / 1073741824.0, (long long)cb->n, (long long)cb->nr, (long long)cb->nb,
+                  (long long)(cb->m - cb->ncorr - cb->ndyn), fmax(have, 0) / 1073741824.0,
+                  lim / 1073741824.0, held / 1073741824.0,
+                  factored ? ", the interior's factor included" : "");
 }
 
 /* The interior's factor, T and the reduced operators, on the clamped system ci */
 static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max, fcd__cb *cb) {
   fcd_index n = sys->n;
-  cb->omega2 = fcd__malloc_array((size_t)cb->m + 1, sizeof *cb->omega2);
-  cb->T = fcd__malloc_array((size_t)n * (size_t)cb->nr + 1, sizeof *cb->T);
-  cb->K = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->K);
-  cb->M = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->M);
-  int damped = sys->mat[FCD_DAMPING].set;
-  if (damped) cb->C = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->C);
-  if (!cb->omega2 || !cb->T || !cb->K || !cb->M || (damped && !cb->C))
-    return fcd__err(sys, FCD_E_NOMEM, "out of memory for a reduced basis of %lld vectors of "
-                    "%lld dofs", (long long)cb->nr, (long long)n);
   fcd__factor *f = NULL;
   fcd_status st = FCD_OK;
   if (ci->nfree > 0) {
@@ -569,6 +589,19 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
       st = fcd__err(sys, st, "reduction: the stiffness of the interior (the dofs neither "
                     "prescribed nor in a contact row) cannot be factored, a part free to "
                     "move without the kept dofs?: %s", fcd_system_last_error(ci));
+  }
+  /* again with the factor made: what the process holds now counts it */
+  if (st == FCD_OK) st = cb_fits(sys, cb, dense_max, f != NULL);
+  int damped = sys->mat[FCD_DAMPING].set;
+  if (st == FCD_OK) {
+    cb->omega2 = fcd__malloc_array((size_t)cb->m + 1, sizeof *cb->omega2);
+    cb->T = fcd__malloc_array((size_t)n * (size_t)cb->nr + 1, sizeof *cb->T);
+    cb->K = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->K);
+    cb->M = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->M);
+    if (damped) cb->C = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->C);
+    if (!cb->omega2 || !cb->T || !cb->K || !cb->M || (damped && !cb->C))
+      st = fcd__err(sys, FCD_E_NOMEM, "out of memory for a reduced basis of %lld vectors of "
+                    "%lld dofs", (long long)cb->nr, (long long)n);
   }
   if (st == FCD_OK) st = constraint_modes(sys, ci, f, cb);
   if (st == FCD_OK) st = interface_modes(sys, ci, f, dense_max, cb);
@@ -582,21 +615,6 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max,
   if (st == FCD_OK) st = project(sys, cb, FCD_MASS, cb->M);
   if (st == FCD_OK && damped) st = project(sys, cb, FCD_DAMPING, cb->C);
   return st;
-}
-
-/* A reduction whose dense arrays alone exceed the memory is refused before any work:
- * allocations past it are granted on Linux and the process killed when they are filled */
-static fcd_status cb_fits(fcd_system *sys, const fcd__cb *cb, fcd_index dense_max) {
-  double need = cb_dense_bytes(sys, cb, dense_max); /* < 0: never dense */
-  double have = fcd__memory_limit();
-  if (need <= have) return FCD_OK;
-  return fcd__err(sys, FCD_E_NOMEM, "reduction: its dense arrays alone need %.1f GiB (the "
-                  "basis of %lld dofs x %lld vectors, %lld kept dofs and %lld modes, and the "
-                  "reduced operators), more than the %.1f GiB this process may use, before "
-                  "the interior's factorization: fewer kept dofs or modes, or a machine with "
-                  "more memory", need / 1073741824.0, (long long)cb->n, (long long)cb->nr,
-                  (long long)cb->nb, (long long)(cb->m - cb->ncorr - cb->ndyn),
-                  have / 1073741824.0);
 }
 
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
@@ -636,7 +654,7 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                               "row, no moving prescribed dof) and no mode is asked: the "
                               "reduced model would have no dof");
     else
-      st = cb_fits(sys, cb, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX);
+      st = cb_fits(sys, cb, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, 0);
     if (st == FCD_OK) st = cb_basis(sys, ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
   }
   fcd_system_destroy(ci);
