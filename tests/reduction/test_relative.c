@@ -7,8 +7,8 @@
  *   contact weighs stays physical (both nodes kept), and so does every pair when asked;
  * - statics exact in any number of modes: every load is on kept or prescribed dofs, so the
  *   reduced equilibrium, expanded, is the full one (state and reactions to the solvers'
- *   tolerance) for Guyan's reduction and with modes, and fcd_reduction_residual vanishes
- *   there;
+ *   tolerance) for Guyan's reduction and with modes, in Craig-Bampton and in modal
+ *   coordinates, and fcd_reduction_residual vanishes there;
  * - the maps: fcd_reduction_expand_dofs equals fcd_reduction_expand on every dof (A, B and
  *   interior alike), and fcd_reduction_restrict inverts fcd_reduction_expand;
  * - dynamics: with every interior mode kept the reduced model is the full one in other
@@ -92,10 +92,13 @@ static void stack_free(stack *s) {
   tb_block_free(&s->b);
 }
 
+static int modal_coords; /* fcd_reduction_create_modal's coordinates for test_statics */
+
 static fcd_reduction *reduce(const stack *s, fcd_index nmodes, int relative) {
   fcd_reduction_options o;
   fcd_reduction_options_init(&o);
   o.nmodes = nmodes;
+  o.modal = modal_coords;
   o.interface = relative ? FCD_INTERFACE_RELATIVE : FCD_INTERFACE_PHYSICAL;
   fcd_reduction *red = NULL;
   CHECK_ST(fcd_reduction_create_opts(s->sys, s->cs, &o, &red), FCD_OK);
@@ -167,8 +170,9 @@ static void test_statics(int wall) {
     equilibrium(rs, fcd_reduction_contact_set(red), ur, rr);
     CHECK_ST(fcd_reduction_expand(red, ur, ue), FCD_OK);
     double su, sr, du = maxdiff(n, ue, u, &su), dr = maxdiff(m, rr, r, &sr);
-    printf("relative, %lld modes%s: |du| / |u| = %.2e, |dr| / |r| = %.2e\n", (long long)ms[k],
-           wall ? ", one pair physical" : "", du / su, dr / sr);
+    printf("relative, %lld modes%s%s: |du| / |u| = %.2e, |dr| / |r| = %.2e\n",
+           (long long)ms[k], wall ? ", one pair physical" : "",
+           modal_coords ? ", modal coordinates" : "", du / su, dr / sr);
     CHECK(su > 0 && du <= 1e-8 * su);
     CHECK(sr > 0 && dr <= 1e-8 * sr);
     double rel = 1;
@@ -274,6 +278,9 @@ int main(void) {
   test_kept();
   test_statics(0);
   test_statics(1);
+  modal_coords = 1;
+  test_statics(0);
+  modal_coords = 0;
   test_dynamics();
   test_options();
   return fcdt_finish("reduction_relative");
