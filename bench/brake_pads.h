@@ -127,19 +127,6 @@ static inline fcd_index *pads_partners(const mesh *m, int r) {
   return pt;
 }
 
-/* brake_pair in relative coordinates: the pad node pa's own dofs carry u_pa - u_pb */
-static inline fcd_status pads_relative(brake *b, fcd_index pa, fcd_index pb, int side, double mu) {
-  const double *x = b->m.x;
-  double rr = hypot(x[3 * pb], x[3 * pb + 1]);
-  const fcd_index da[3] = {3 * pa, 3 * pa + 1, 3 * pa + 2};
-  const double nv[3] = {0, 0, side ? -1.0 : 1.0}, tv[3] = {-x[3 * pb + 1] / rr, x[3 * pb] / rr, 0};
-  fcd_status st = fcd_contact_set_add_rigid(b->cs, da, nv, tv, 0.0, mu, NULL);
-  const double vg[2] = {OMEGA * rr, 0};
-  if (st == FCD_OK) st = fcd_contact_set_set_sliding_velocity(b->cs, b->ncont, vg);
-  b->vg[b->ncont++] = OMEGA * rr;
-  return st;
-}
-
 /* The brake of refinement r at friction coefficient mu into b (brake_free releases it).
  * relative: in the coordinates y of u = P y where each pad face node's dofs are its
  * displacement relative to its disc node (pads_partners), so that each contact is a node
@@ -182,8 +169,8 @@ static inline fcd_status brake_pads_build_in(brake *b, int r, double mu, int rel
   for (int p = 0; p < 2 && st == FCD_OK; p++)
     for (int a = 0; a < na && st == FCD_OK; a++)
       for (int bb = 0; bb < nb && st == FCD_OK; bb++)
-        st = relative ? pads_relative(b, PADS_FACE(m, r, p, a, bb), PADS_DISC(m, r, p, a, bb), p, mu)
-                      : brake_pair(b, PADS_FACE(m, r, p, a, bb), PADS_DISC(m, r, p, a, bb), p, mu);
+        st = brake_pair_as(b, PADS_FACE(m, r, p, a, bb), PADS_DISC(m, r, p, a, bb), p, mu,
+                           relative);
   if (st != FCD_OK && b->sys) fprintf(stderr, "brake_pads: %s\n", fcd_system_last_error(b->sys));
   return st;
 }

@@ -248,17 +248,25 @@ static inline fcd_status brake_assemble(brake *b) { return brake_assemble_in(b, 
 
 /* the node-to-node pair of pad node pa (A) against disc surface node pb (B), on the
  * disc's lower face (side 0) or its upper one: the normal from the pad into the disc,
- * the tangent along the disc's motion, the disc's surface sliding at Omega r */
-static inline fcd_status brake_pair(brake *b, fcd_index pa, fcd_index pb, int side, double mu) {
+ * the tangent along the disc's motion, the disc's surface sliding at Omega r. relative:
+ * pa's own dofs carry u_pa - u_pb, so the contact is pa's node alone against the disc's
+ * moving frame, the same law. */
+static inline fcd_status brake_pair_as(brake *b, fcd_index pa, fcd_index pb, int side, double mu,
+                                       int relative) {
   const double *x = b->m.x;
   double r = hypot(x[3 * pb], x[3 * pb + 1]);
   const fcd_index da[3] = {3 * pa, 3 * pa + 1, 3 * pa + 2}, db[3] = {3 * pb, 3 * pb + 1, 3 * pb + 2};
   const double nv[3] = {0, 0, side ? -1.0 : 1.0}, tv[3] = {-x[3 * pb + 1] / r, x[3 * pb] / r, 0};
-  fcd_status st = fcd_contact_set_add_pair(b->cs, da, db, nv, tv, 0.0, mu, NULL);
+  fcd_status st = relative ? fcd_contact_set_add_rigid(b->cs, da, nv, tv, 0.0, mu, NULL)
+                           : fcd_contact_set_add_pair(b->cs, da, db, nv, tv, 0.0, mu, NULL);
   const double vg[2] = {OMEGA * r, 0};
   if (st == FCD_OK) st = fcd_contact_set_set_sliding_velocity(b->cs, b->ncont, vg);
   b->vg[b->ncont++] = OMEGA * r;
   return st;
+}
+
+static inline fcd_status brake_pair(brake *b, fcd_index pa, fcd_index pb, int side, double mu) {
+  return brake_pair_as(b, pa, pb, side, mu, 0);
 }
 
 static inline fcd_status brake_build(brake *b, int nr, int nt, int nz, double mu) {

@@ -806,37 +806,9 @@ static fcd_status red_contacts(fcd_reduction *r, fcd_contact_set *cs) {
   for (fcd_index i = 0; i < cb->n; i++) place[i] = -1;
   for (fcd_index j = 0; j < cb->nb; j++) place[cb->bdofs[j]] = j;
   fcd_status st = fcd_contact_set_create(r->sys, cs->dim, &r->cs);
-  int d = cs->dim;
-  for (fcd_index c = 0; c < cs->n && st == FCD_OK; c++) {
-    const fcd__contact *k = &cs->c[c];
-    fcd_index a[3], b[3];
-    if (k->rows) {
-      fcd_index rp[4], e0 = cs->rptr[k->row0], ne = cs->rptr[k->row0 + d] - e0;
-      fcd_index *dofs = fcd__malloc_array((size_t)ne + 1, sizeof *dofs);
-      if (!dofs) {
-        st = fcd__err(r->full, FCD_E_NOMEM, "out of memory mapping the contacts");
-        break;
-      }
-      for (int q = 0; q <= d; q++) rp[q] = cs->rptr[k->row0 + q] - e0;
-      for (fcd_index e = 0; e < ne; e++) dofs[e] = place[cs->rdof[e0 + e]];
-      st = fcd_contact_set_add_rows(r->cs, rp, dofs, cs->rw + e0, k->gap, k->mu, NULL);
-      fcd__free(dofs);
-    } else {
-      for (int q = 0; q < d; q++) {
-        a[q] = place[k->dofs_a[q]];
-        b[q] = k->pair ? place[k->dofs_b[q]] : -1;
-      }
-      st = k->pair ? fcd_contact_set_add_pair(r->cs, a, b, k->frame[0], k->frame[1], k->gap,
-                                              k->mu, NULL)
-                   : fcd_contact_set_add_rigid(r->cs, a, k->frame[0], k->frame[1], k->gap,
-                                               k->mu, NULL);
-    }
-    if (st == FCD_OK) r->cs->c[c].mortar = k->mortar; /* its reactions stay pressures */
-    if (st == FCD_OK && (k->vg[0] != 0 || k->vg[1] != 0))
-      st = fcd_contact_set_set_sliding_velocity(r->cs, c, k->vg);
-  }
-  if (st == FCD_OK) st = fcd_contact_set_set_restitution(r->cs, cs->restitution);
-  if (st != FCD_OK && st != FCD_E_NOMEM)
+  if (st == FCD_OK) st = fcd__red_copy_contacts(cs, place, NULL, r->cs);
+  if (st == FCD_E_NOMEM) fcd__err(r->full, st, "out of memory mapping the contacts");
+  else if (st != FCD_OK)
     fcd__err(r->full, st, "the reduced contact set: %s", fcd_system_last_error(r->sys));
   fcd__free(place);
   return st;

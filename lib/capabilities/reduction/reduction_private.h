@@ -32,12 +32,18 @@ struct fcd_reduction {
   fcd__red_modal *md;  /* modal coordinates, or NULL (the Craig-Bampton ones) */
   /* the relative interface (reduction_relative.c), or NULL: partner[d] the B dof of a
    * converted pair's A dof d, -1 elsewhere; the full system and its contacts in y, on
-   * which cb was built; npairs the pairs converted */
+   * which cb was built */
   fcd_index *partner;
   fcd_system *ysys;
   fcd_contact_set *ycs;
-  fcd_index npairs;
 };
+
+/* Every contact of cs into out (an empty set on another system): dof d becoming place[d]
+ * (place NULL: d itself), a pair c with as_rigid[c] set becoming its A node against B's
+ * frame (as_rigid NULL: none); the sliding velocities, mortar marks and restitution too.
+ * FCD_E_NOMEM, or the contact set's status (its message on out's system). */
+fcd_status fcd__red_copy_contacts(const fcd_contact_set *cs, const fcd_index *place,
+                                  const unsigned char *as_rigid, fcd_contact_set *out);
 
 fcd_status fcd__rel_build(fcd_reduction *r, fcd_contact_set *cs);
 /* u = P y, y = P^-1 u and f_y = P' f, in place */

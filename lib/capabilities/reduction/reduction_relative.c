@@ -5,7 +5,8 @@
  * reduction is built on P' K P, P' M P, P' C P (sparse: P adds B's column to A's) and the
  * pairs turned into nodes against B's moving frame, and every vector crossing the
  * handle's boundary is mapped by P, P^-1 or P'. A converted A dof is never a B dof of a
- * converted pair, so the three maps work in place. */
+ * converted pair, so the three maps work in place. The copy of a contact set onto
+ * another system (the reduced one's too) is here, as the change of coordinates needs it. */
 #include "reduction_private.h"
 
 #include <string.h>
@@ -147,26 +148,38 @@ static fcd_status rel_system(fcd_system *sys, const fcd_index *partner, fcd_syst
   return FCD_OK;
 }
 
-/* one contact of cs on ysys: a converted pair as A's node against B's moving frame, the
- * others as they are */
-static fcd_status rel_contact(const fcd_contact_set *cs, fcd_index c, int converted,
-                              fcd_contact_set *ycs) {
-  const fcd__contact *k = &cs->c[c];
-  fcd_status st;
-  if (k->rows) {
-    fcd_index rp[4], e0 = cs->rptr[k->row0];
-    for (int q = 0; q <= cs->dim; q++) rp[q] = cs->rptr[k->row0 + q] - e0;
-    st = fcd_contact_set_add_rows(ycs, rp, cs->rdof + e0, cs->rw + e0, k->gap, k->mu, NULL);
-  } else if (k->pair && !converted) {
-    st = fcd_contact_set_add_pair(ycs, k->dofs_a, k->dofs_b, k->frame[0], k->frame[1], k->gap,
-                                  k->mu, NULL);
-  } else {
-    st = fcd_contact_set_add_rigid(ycs, k->dofs_a, k->frame[0], k->frame[1], k->gap, k->mu,
-                                   NULL);
+fcd_status fcd__red_copy_contacts(const fcd_contact_set *cs, const fcd_index *place,
+                                  const unsigned char *as_rigid, fcd_contact_set *out) {
+  int d = cs->dim;
+  fcd_status st = FCD_OK;
+  for (fcd_index c = 0; c < cs->n && st == FCD_OK; c++) {
+    const fcd__contact *k = &cs->c[c];
+    fcd_index a[3], b[3];
+    if (k->rows) {
+      fcd_index rp[4], e0 = cs->rptr[k->row0], ne = cs->rptr[k->row0 + d] - e0;
+      fcd_index *dofs = place ? fcd__malloc_array((size_t)ne + 1, sizeof *dofs) : NULL;
+      if (place && !dofs) return FCD_E_NOMEM;
+      for (int q = 0; q <= d; q++) rp[q] = cs->rptr[k->row0 + q] - e0;
+      for (fcd_index e = 0; place && e < ne; e++) dofs[e] = place[cs->rdof[e0 + e]];
+      st = fcd_contact_set_add_rows(out, rp, place ? dofs : cs->rdof + e0, cs->rw + e0, k->gap,
+                                    k->mu, NULL);
+      fcd__free(dofs);
+    } else {
+      for (int q = 0; q < d; q++) {
+        a[q] = place ? place[k->dofs_a[q]] : k->dofs_a[q];
+        b[q] = !k->pair ? -1 : place ? place[k->dofs_b[q]] : k->dofs_b[q];
+      }
+      st = k->pair && !(as_rigid && as_rigid[c])
+               ? fcd_contact_set_add_pair(out, a, b, k->frame[0], k->frame[1], k->gap, k->mu,
+                                          NULL)
+               : fcd_contact_set_add_rigid(out, a, k->frame[0], k->frame[1], k->gap, k->mu,
+                                           NULL);
+    }
+    if (st == FCD_OK) out->c[c].mortar = k->mortar; /* its reactions stay pressures */
+    if (st == FCD_OK && (k->vg[0] != 0 || k->vg[1] != 0))
+      st = fcd_contact_set_set_sliding_velocity(out, c, k->vg);
   }
-  if (st == FCD_OK) ycs->c[c].mortar = k->mortar;
-  if (st == FCD_OK && (k->vg[0] != 0 || k->vg[1] != 0))
-    st = fcd_contact_set_set_sliding_velocity(ycs, c, k->vg);
+  if (st == FCD_OK) st = fcd_contact_set_set_restitution(out, cs->restitution);
   return st;
 }
 
@@ -184,14 +197,14 @@ fcd_status fcd__rel_build(fcd_reduction *r, fcd_contact_set *cs) {
   }
   if (st == FCD_OK && r->partner) st = rel_system(sys, r->partner, &r->ysys);
   if (st == FCD_OK && r->partner) {
+    /* a converted pair becomes its A node against B's moving frame, the rest as it is */
     st = fcd_contact_set_create(r->ysys, cs->dim, &r->ycs);
-    for (fcd_index c = 0; c < cs->n && st == FCD_OK; c++) st = rel_contact(cs, c, conv[c], r->ycs);
-    if (st == FCD_OK) st = fcd_contact_set_set_restitution(r->ycs, cs->restitution);
-    if (st != FCD_OK && st != FCD_E_NOMEM)
+    if (st == FCD_OK) st = fcd__red_copy_contacts(cs, NULL, conv, r->ycs);
+    if (st == FCD_E_NOMEM) fcd__err(sys, st, "out of memory for the relative interface");
+    else if (st != FCD_OK)
       fcd__err(sys, st, "the contacts in relative coordinates: %s",
                fcd_system_last_error(r->ysys));
   }
-  r->npairs = npairs;
   fcd__free(conv);
   return st;
 }
