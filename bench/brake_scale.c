@@ -3,7 +3,8 @@
  * resident memory is this size's own), and what a reduced model of it answers.
  *
  *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--relative-model]
- *               [--no-reduce] [--full] [--mu MU1,MU2,...] [--steps N]
+ *               [--basis auto|stored|factored] [--no-reduce] [--full]
+ *               [--mu MU1,MU2,...] [--steps N]
  *
  * Prints the model (dofs, contact nodes, the dofs a reduction keeps), the seconds and the
  * peak resident memory of building it, then of fcd_reduction_create_enriched with M
@@ -16,6 +17,7 @@
  * dofs a contact instead of six. --relative-model builds the model itself in those
  * coordinates (brake_pads_build_in) and reduces it as it is: the same reduced model made
  * outside the library, its check.
+ * --basis: how the reduction holds its constraint modes (fcd_basis_storage; default auto).
  * --mu: the sliding equilibrium at the first MU (the contacts' coefficient), then the
  * stability analysis about it at each MU (FCD_STAB_MU), of the reduced model and, with
  * --full, of the full one first in the same run: the eigenvalues with Im > 0 whose growth
@@ -45,7 +47,7 @@ static double peak_gib(void) {
 }
 
 typedef struct {
-  int r, modes, inertia, reduce, relative, relative_model, full, nmu;
+  int r, modes, inertia, reduce, relative, relative_model, full, nmu, basis;
   long steps;
   double mu[MAX_MU];
 } options;
@@ -138,7 +140,15 @@ static void parse(int argc, char **argv, options *o) {
       o->inertia = bench_int(argv[0], "--inertia", argv[++i], 0, 100000);
     else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
       o->steps = bench_int(argv[0], "--steps", argv[++i], 0, 10000000);
-    else if (!strcmp(argv[i], "--no-reduce"))
+    else if (!strcmp(argv[i], "--basis") && i + 1 < argc) {
+      const char *v = argv[++i];
+      o->basis = !strcmp(v, "auto") ? FCD_BASIS_AUTO : !strcmp(v, "stored") ? FCD_BASIS_STORED
+                 : !strcmp(v, "factored") ? FCD_BASIS_FACTORED : -1;
+      if (o->basis < 0) {
+        fprintf(stderr, "%s: --basis auto|stored|factored\n", argv[0]);
+        exit(2);
+      }
+    } else if (!strcmp(argv[i], "--no-reduce"))
       o->reduce = 0;
     else if (!strcmp(argv[i], "--relative"))
       o->relative = 1;
@@ -157,7 +167,8 @@ static void parse(int argc, char **argv, options *o) {
       }
     } else {
       fprintf(stderr, "usage: %s [--refine R] [--modes M] [--inertia P] [--relative] "
-              "[--relative-model] [--no-reduce] [--full] [--mu MU1,...] [--steps N]\n", argv[0]);
+              "[--relative-model] [--basis auto|stored|factored] [--no-reduce] [--full] "
+              "[--mu MU1,...] [--steps N]\n", argv[0]);
       exit(2);
     }
   }
@@ -186,6 +197,7 @@ int main(int argc, char **argv) {
     ro.nmodes = o.modes;
     ro.ninertia = o.inertia;
     ro.interface = o.relative ? FCD_INTERFACE_RELATIVE : FCD_INTERFACE_PHYSICAL;
+    ro.basis = o.basis;
     fcd_status st = fcd_reduction_create_opts(b.sys, b.cs, &ro, &red);
     double tr = now() - t0;
     if (st == FCD_OK) {
@@ -194,9 +206,15 @@ int main(int argc, char **argv) {
       fcd_reduction_get_info(red, &nk, &nm, NULL, NULL);
       fcd_reduction_get_inertia(red, &ni);
       fcd_reduction_get_band(red, &band, NULL, NULL);
-      printf("reduction interface=%s modes=%d inertia=%lld kept=%lld band_hz=%.0f seconds=%.1f peak_gib=%.2f\n",
-             o.relative ? "relative" : "physical", o.modes, (long long)ni, (long long)nk, band, tr,
-             peak_gib());
+      fcd_basis_storage kind = FCD_BASIS_AUTO;
+      double fbytes = 0, bbytes = 0, pbytes = 0;
+      fcd_reduction_get_memory(red, &kind, &fbytes, &bbytes, &pbytes);
+      printf("reduction interface=%s basis=%s modes=%d inertia=%lld kept=%lld band_hz=%.0f "
+             "seconds=%.1f peak_gib=%.2f factor_gib=%.2f basis_gib=%.2f dense_peak_gib=%.2f\n",
+             o.relative ? "relative" : "physical",
+             kind == FCD_BASIS_FACTORED ? "factored" : "stored",
+             o.modes, (long long)ni, (long long)nk, band, tr,
+             peak_gib(), fbytes / 1073741824.0, bbytes / 1073741824.0, pbytes / 1073741824.0);
       fflush(stdout);
       if (run_model("reduced", fcd_reduction_system(red), fcd_reduction_contact_set(red), &b,
                     &o) != FCD_OK)

@@ -767,10 +767,16 @@ int cli_family_value(fcd_family family, const char *what, const char *name) {
 }
 
 int cli_interface_check(const options *o) {
-  if (!o->interface || !strcmp(o->interface, "physical") || !strcmp(o->interface, "relative"))
-    return 0;
-  fprintf(stderr, "fcd: unknown --interface '%s' (physical, relative)\n", o->interface);
-  return 1;
+  if (o->interface && strcmp(o->interface, "physical") && strcmp(o->interface, "relative")) {
+    fprintf(stderr, "fcd: unknown --interface '%s' (physical, relative)\n", o->interface);
+    return 1;
+  }
+  if (o->basis && strcmp(o->basis, "auto") && strcmp(o->basis, "stored") &&
+      strcmp(o->basis, "factored")) {
+    fprintf(stderr, "fcd: unknown --basis '%s' (auto, stored, factored)\n", o->basis);
+    return 1;
+  }
+  return 0;
 }
 
 fcd_status cli_reduction(fcd_system *sys, fcd_contact_set *cs, const options *o, int modal,
@@ -784,6 +790,10 @@ fcd_status cli_reduction(fcd_system *sys, fcd_contact_set *cs, const options *o,
   ro.damping = damping;
   /* the name was checked with the other options (cli_interface_check) */
   if (o->interface && !strcmp(o->interface, "relative")) ro.interface = FCD_INTERFACE_RELATIVE;
+  if (o->basis)
+    ro.basis = !strcmp(o->basis, "stored")     ? FCD_BASIS_STORED
+               : !strcmp(o->basis, "factored") ? FCD_BASIS_FACTORED
+                                               : FCD_BASIS_AUTO;
   return fcd_reduction_create_opts(sys, cs, &ro, red);
 }
 

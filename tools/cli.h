@@ -84,7 +84,8 @@ enum { CLI_DENSE_MAX = 400 };
   X(FORMAT, "--format", TEXT, NONE, format)                                                \
   X(SERIES_FORMAT, "--series-format", TEXT, NONE, series_format)                           \
   X(EIGEN_PATH, "--eigen-path", TEXT, NONE, eigen_path)                                  \
-  X(INTERFACE, "--interface", TEXT, NONE, interface)
+  X(INTERFACE, "--interface", TEXT, NONE, interface)                                       \
+  X(BASIS, "--basis", TEXT, NONE, basis)
 
 #define CLI_CTYPE_FLAG int
 #define CLI_CTYPE_TEXT const char *

@@ -214,6 +214,7 @@ static const cli_opt simulate_opts[] = {
     {CLI_MODAL, "", 0, "with --reduce: in the modes of the reduced pencil (the same model, a faster step)"},
     {CLI_INERTIA, "P", 0, "with --reduce: P inertia correction vectors added to the modes (docs/reduction.md)"},
     {CLI_INTERFACE, "physical|relative", 0, "with --reduce: a node-to-node pair kept as both nodes (default) or as one node's displacement relative to the other's, half the kept dofs (docs/reduction.md)"},
+    {CLI_BASIS, "auto|stored|factored", 0, "with --reduce: the constraint modes stored (n x kept numbers) or applied through the interior's factor, for models whose stored modes outgrow the memory (default auto: whichever takes less memory)"},
     {CLI_CUT, "X", 0, "with --reduce: the reduced model's dynamics damped above X (>= 1) times its highest kept mode's frequency (default 1)"},
     {CLI_BAND_DAMPING, "XI", 0, "with --reduce: their damping ratio (default 0.1; 0: none, the Galerkin model's own dynamics)"},
     CLI_OPT_MESH,
@@ -286,11 +287,12 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
     fprintf(stderr, "fcd: --state goes with --perturb-mode\n");
     return 2;
   }
-  if ((o->modal || o->inertia > 0 || o->cut >= 0 || o->band_damping >= 0 || o->interface) &&
-      o->reduce < 0) {
+  if ((o->modal || o->inertia > 0 || o->cut >= 0 || o->band_damping >= 0 || o->interface ||
+       o->basis) && o->reduce < 0) {
     fprintf(stderr, "fcd: --%s goes with --reduce\n",
             o->modal ? "modal" : o->inertia > 0 ? "inertia" : o->cut >= 0 ? "cut"
-                               : o->interface ? "interface" : "band-damping");
+                               : o->interface ? "interface" : o->basis ? "basis"
+                                                                        : "band-damping");
     return 2;
   }
   if (o->reduce >= 0 && cli_nranks > 1) {

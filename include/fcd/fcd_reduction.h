@@ -187,6 +187,23 @@ typedef enum {
   FCD_INTERFACE_RELATIVE = 1
 } fcd_interface_coordinates;
 
+/** How a reduction holds its constraint modes (fcd_reduction_options::basis), the
+ *  static response of the interior to each kept dof: n x nkept numbers, which at
+ *  thousands of kept dofs outgrow the machine. The reduced model is the same either way
+ *  (to round-off); what changes is memory and the cost of going back to the full dofs. */
+typedef enum {
+  /** whichever takes less memory: FACTORED when the stored modes would take more than
+   *  the interior's factor (the build's time is much the same either way) */
+  FCD_BASIS_AUTO = 0,
+  /** the n x nkept array, kept: an expansion is one product with it */
+  FCD_BASIS_STORED = 1,
+  /** the interior's stiffness factor kept instead, and the coupling block K_ib: the
+   *  modes are applied by a solve (an expansion, a projected load: one solve; an
+   *  interior dof of fcd_reduction_expand_dofs: one solve the first time it is asked,
+   *  its row kept after) */
+  FCD_BASIS_FACTORED = 2
+} fcd_basis_storage;
+
 /** Everything a reduction is made with, for fcd_reduction_create_opts. A size-prefixed
  *  struct: set @c struct_size to sizeof(fcd_reduction_options) (fcd_reduction_options_init
  *  or FCD_REDUCTION_OPTIONS_INIT do, with every default) so that later versions can add
@@ -199,12 +216,13 @@ typedef struct {
   int32_t interface;   /**< an fcd_interface_coordinates (default PHYSICAL) */
   fcd_real cut;        /**< fcd_reduction_create_band's cut (FCD_REDUCTION_CUT_DEFAULT) */
   fcd_real damping;    /**< its damping ratio (FCD_REDUCTION_BAND_DAMPING_DEFAULT) */
+  int32_t basis;       /**< an fcd_basis_storage (default AUTO) */
 } fcd_reduction_options;
 
 /** fcd_reduction_options with every default, as fcd_reduction_options_init sets it. */
 #define FCD_REDUCTION_OPTIONS_INIT                                                          \
   {sizeof(fcd_reduction_options), 0, 0, 0, FCD_INTERFACE_PHYSICAL,                          \
-   FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT}
+   FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO}
 
 /** Sets @p opt to every default, its struct_size included. NULL-safe.
  *  @param opt the options
@@ -221,7 +239,7 @@ FCD_API void fcd_reduction_options_init(fcd_reduction_options *opt);
  *  @param opt the options; struct_size at least this version's
  *  @param out receives the reduction, owned by the caller; NULL on failure
  *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_INVALID_ARG (among others a struct_size too
- *      small or an unknown interface), FCD_E_NOMEM, FCD_E_NOT_CONVERGED,
+ *      small, an unknown interface or basis), FCD_E_NOMEM, FCD_E_NOT_CONVERGED,
  *      FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE, FCD_E_UNSUPPORTED
  *  @since 0.1 */
 FCD_API fcd_status fcd_reduction_create_opts(fcd_system *sys, fcd_contact_set *cs,
@@ -261,6 +279,24 @@ FCD_API fcd_status fcd_reduction_get_band(const fcd_reduction *r, fcd_real *band
 FCD_API fcd_status fcd_reduction_band_energy(const fcd_reduction *r, const fcd_real *v,
                                              fcd_real *fraction);
 
+/** How a reduction holds its basis and the memory it takes, in bytes. Any output may be
+ *  NULL.
+ *  @param r the reduction
+ *  @param basis receives FCD_BASIS_STORED or FCD_BASIS_FACTORED (what FCD_BASIS_AUTO chose)
+ *  @param factor_bytes receives the interior's stiffness factor's size (CHOLMOD's values,
+ *      indices and supernodes): held by a factored basis, freed once a stored one is made
+ *  @param basis_bytes receives what the handle keeps of the basis: the n x nr columns
+ *      (stored), or the modal columns, the coupling block K_ib and the rows of
+ *      fcd_reduction_expand_dofs asked so far (factored; the factor not counted)
+ *  @param peak_bytes receives the peak of the build's dense arrays as the refusal counts
+ *      them (the basis, the reduced operators and, in turn, the blocks of solves, the
+ *      modes' work, the band's and the reduced system's rows; the factor not counted)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG
+ *  @since 0.1 */
+FCD_API fcd_status fcd_reduction_get_memory(const fcd_reduction *r, fcd_basis_storage *basis,
+                                            double *factor_bytes, double *basis_bytes,
+                                            double *peak_bytes);
+
 /** The inertia correction vectors the reduction kept (fcd_reduction_create_enriched; 0
  *  for the others), counted among fcd_reduction_get_info's modal coordinates.
  *  @param r the reduction
@@ -294,7 +330,8 @@ FCD_API fcd_contact_set *fcd_reduction_contact_set(const fcd_reduction *r);
  *  @param r the reduction
  *  @param xr the reduced vector, nkept + nmodes entries
  *  @param x receives the full vector, the full system's ndofs entries
- *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_SINGULAR, FCD_E_STATE (a factored basis's
+ *      solve), FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED
  *  @since 0.1 */
 FCD_API fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr,
                                         fcd_real *x);
@@ -307,7 +344,8 @@ FCD_API fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *
  *  @param ndofs the number of entries wanted, >= 0
  *  @param dofs their full dof numbers, 0 to the full system's ndofs - 1
  *  @param x receives them, ndofs entries
- *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_SINGULAR, FCD_E_STATE (a factored basis's
+ *      solve), FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED
  *  @since 0.1 */
 FCD_API fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
                                              fcd_index ndofs, const fcd_index *dofs,
@@ -325,7 +363,8 @@ FCD_API fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_r
  *  @param r the reduction
  *  @param x the full vector, the full system's ndofs entries, finite
  *  @param xr receives the reduced vector, nkept + nmodes entries
- *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_SINGULAR, FCD_E_STATE (a factored basis's
+ *      solve), FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_UNSUPPORTED
  *  @since 0.1 */
 FCD_API fcd_status fcd_reduction_restrict(const fcd_reduction *r, const fcd_real *x,
                                           fcd_real *xr);
@@ -344,7 +383,8 @@ FCD_API fcd_status fcd_reduction_restrict(const fcd_reduction *r, const fcd_real
  *  @param vr reduced velocities, or NULL (statics)
  *  @param ar reduced accelerations, or NULL (statics)
  *  @param rel receives the relative residual (0 when every term vanishes)
- *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM,
+ *      FCD_E_SINGULAR, FCD_E_STATE (a factored basis's solve), FCD_E_UNSUPPORTED
  *  @since 0.1 */
 FCD_API fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t,
                                           const fcd_real *ur, const fcd_real *vr,

@@ -54,6 +54,8 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
 fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                              fcd_real *x);
 fcd_index fcd__factor_size(const fcd__factor *f);
+/* the bytes a serial Cholesky factor holds (0 for the other kinds: not counted) */
+double fcd__factor_bytes(const fcd__factor *f);
 fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f);
 /* the numeric factorizations done: what a cache of the factor's products is keyed on */
 fcd_index fcd__factor_count(const fcd__factor *f);

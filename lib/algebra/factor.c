@@ -259,6 +259,10 @@ fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
 
 fcd_index fcd__factor_size(const fcd__factor *f) { return f->n; }
 
+double fcd__factor_bytes(const fcd__factor *f) {
+  return f && f->chol ? fcd__chol_bytes(f->chol) : 0;
+}
+
 fcd_index fcd__factor_bad_column(const fcd__factor *f) { return f->bad_col; }
 
 int fcd__factor_bad_diagonal(const fcd__factor *f, fcd_real *d) {

@@ -9,6 +9,8 @@
 typedef struct fcd__chol fcd__chol;
 fcd_status fcd__chol_create(const fcd_system *sys, fcd__chol **out);
 fcd_real fcd__chol_rcond(fcd__chol *c);
+/* the bytes the numeric factor holds (its values, indices and supernodes); 0 before one */
+double fcd__chol_bytes(const fcd__chol *c);
 void fcd__chol_destroy(fcd__chol *c);
 fcd_status fcd__chol_analyze(fcd__chol *c, const fcd_system *sys, fcd_index n,
                              const fcd_index *rowptr, const fcd_index *col,

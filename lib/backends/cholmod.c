@@ -394,6 +394,17 @@ fcd_status fcd__chol_forward_sparse(fcd__chol *h, const fcd_system *sys, fcd_ind
 
 /* CHOLMOD's reciprocal condition estimate of the factor, (min diag L / max diag L)^2:
  * a matrix singular up to round-off factors with tiny positive pivots, not a failure */
+double fcd__chol_bytes(const fcd__chol *c) {
+  const cholmod_factor *L = c ? c->L : NULL;
+  if (!L) return 0;
+  double b = 16.0 * (double)L->n; /* the permutation and the column counts */
+  if (L->is_super)
+    b += 8.0 * ((double)L->xsize + (double)L->ssize + 3.0 * (double)L->nsuper);
+  else
+    b += 16.0 * (double)L->nzmax + 32.0 * (double)L->n;
+  return b;
+}
+
 fcd_real fcd__chol_rcond(fcd__chol *h) {
   if (!h->L) return 0;
   return cholmod_l_rcond(h->L, &h->c);

@@ -30,6 +30,9 @@ fcd_status fcd__stability_estimate(fcd_system *sys, const fcd__csr *K0, const fc
  * column-major) are T' K T, T' M T and T' C T of the stored matrices (C NULL when the
  * system has no damping matrix; Rayleigh terms apply to the reduced K and M as they
  * are). Mass and stiffness must be symmetric, the interior's stiffness positive definite.
+ * The constraint modes are stored in T (tstored) or applied through the interior's factor
+ * (psi; T NULL, reduction_basis.c); Q is T's modal columns (n x m) either way. storage:
+ * FCD_BASIS_AUTO, _STORED or _FACTORED.
  * ninertia: the inertia correction vectors (inertia_correction in reduction.c).
  * dense_max: the largest interior solved densely for its modes (0: the default), the
  * block solver beyond (SLEPc when it declines; a negative dense_max, -d, is d with
@@ -42,6 +45,10 @@ typedef struct {
   fcd_index *bdofs;
   fcd_real *omega2;
   fcd_real *T;
+  fcd_real *Q;              /* the modal columns: T + nb n when stored, their own array */
+  int tstored;              /* T_b is T's first nb columns, filled */
+  struct fcd__cb_psi *psi; /* the factored constraint modes, or NULL */
+  double factor_bytes, peak_bytes; /* the interior's factor, the dense arrays' peak */
   fcd_real *K, *M, *C;
   /* the band (reduction_band.c): band_hz, below which the model's eigenvalues are the
    * full model's (INFINITY: every interior mode kept, the model is exact; 0: no mode);
@@ -65,7 +72,7 @@ typedef struct {
 fcd_status fcd__cb_band_limit(fcd_system *sys, const fcd_contact_set *cs, fcd__cb *cb,
                               fcd_real cut, fcd_real xi);
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
-                         fcd_index ninertia, fcd_index dense_max, fcd__cb *cb);
+                         fcd_index ninertia, fcd_index dense_max, int storage, fcd__cb *cb);
 /* The nev lowest modes of the clamped system ci (its free dofs, the interior), f the
  * factor of its stiffness, by block shift-and-invert Lanczos (reduction_modes.c): omega2
  * ascending, X (ni x nev, column-major) M-orthonormal, *done = 1; *done = 0 with FCD_OK

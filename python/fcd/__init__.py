@@ -112,7 +112,7 @@ class _ReductionOptions(_C.Structure):
     """fcd_reduction_options (fcd/fcd_reduction.h), size-prefixed"""
     _fields_ = [("struct_size", _C.c_size_t), ("nmodes", _index), ("ninertia", _index),
                 ("modal", _C.c_int32), ("interface", _C.c_int32), ("cut", _real),
-                ("damping", _real)]
+                ("damping", _real), ("basis", _C.c_int32)]
 
 
 _f = {}
@@ -244,6 +244,7 @@ for _name, _res, _args in [
     ("fcd_reduction_create_modal", _st, [_p, _p, _index, _C.POINTER(_p)]),
     ("fcd_reduction_create_enriched", _st, [_p, _p, _index, _index, _C.c_int, _C.POINTER(_p)]),
     ("fcd_reduction_get_inertia", _st, [_p, _pindex]),
+    ("fcd_reduction_get_memory", _st, [_p, _C.POINTER(_C.c_int), _preal, _preal, _preal]),
     ("fcd_reduction_create_band", _st, [_p, _p, _index, _index, _C.c_int, _real, _real,
                                         _C.POINTER(_p)]),
     ("fcd_reduction_get_band", _st, [_p, _preal, _preal, _pindex]),
@@ -1382,13 +1383,19 @@ class Reduction(_Owner):
     ``ndamped`` the directions damped there. ``interface="relative"`` keeps a node-to-node
     pair as its A node's displacement relative to its B node's (FCD_INTERFACE_RELATIVE:
     half the kept dofs, B's node in the interior; ``kept`` then names the A dofs, whose
-    reduced coordinates are u_A - u_B), ``"physical"`` (the default) both nodes."""
+    reduced coordinates are u_A - u_B), ``"physical"`` (the default) both nodes.
+    ``basis="factored"`` applies the constraint modes through the interior's factor instead
+    of storing their n x nkept numbers (FCD_BASIS_FACTORED: the same model, for sizes
+    whose stored modes outgrow the memory), ``"stored"`` stores them, ``"auto"`` (the
+    default) takes whichever is the smaller; ``basis`` then tells which it
+    chose, ``memory()`` the bytes of the factor, the basis kept and the build's peak."""
     _destroy = "fcd_reduction_destroy"
 
     _INTERFACES = {"physical": 0, "relative": 1}
+    _BASES = {"auto": 0, "stored": 1, "factored": 2}
 
     def __init__(self, system, contacts=None, modes=0, modal=False, inertia=0, cut=None,
-                 band_damping=None, interface="physical"):
+                 band_damping=None, interface="physical", basis="auto"):
         if not isinstance(system, System):
             raise TypeError("system must be an fcd.System")
         if contacts is not None and not isinstance(contacts, ContactSet):
@@ -1403,10 +1410,13 @@ class Reduction(_Owner):
         if interface not in self._INTERFACES:
             raise ValueError("interface: %r is not one of %s"
                              % (interface, ", ".join(self._INTERFACES)))
+        if basis not in self._BASES:
+            raise ValueError("basis: %r is not one of %s" % (basis, ", ".join(self._BASES)))
         o = _ReductionOptions()
         _f["fcd_reduction_options_init"](_C.byref(o))
         o.nmodes, o.ninertia, o.modal = m, p, 1 if modal else 0
         o.interface = self._INTERFACES[interface]
+        o.basis = self._BASES[basis]
         if cut is not None:
             o.cut = _scalar(cut, "cut")
         if band_damping is not None:
@@ -1425,6 +1435,9 @@ class Reduction(_Owner):
         bb, bc, bn = _real(0), _real(0), _index(0)
         self._check(_f["fcd_reduction_get_band"](h, _C.byref(bb), _C.byref(bc), _C.byref(bn)))
         self.band_hz, self.cut_hz, self.ndamped = bb.value, bc.value, bn.value
+        kind = _C.c_int(0)
+        self._check(_f["fcd_reduction_get_memory"](h, _C.byref(kind), None, None, None))
+        self.basis = {v: k for k, v in self._BASES.items()}[kind.value]
         kept = _np.zeros(self.nkept, dtype=_np.int64)
         self._check(_f["fcd_reduction_get_info"](h, None, None, None, _pi(kept)))
         self.kept = kept
@@ -1449,6 +1462,15 @@ class Reduction(_Owner):
 
     def _sys_handle(self):
         return self._sysh
+
+    def memory(self):
+        """The bytes of the interior's factor (held by a factored basis), of what the
+        handle keeps of the basis, and of the build's dense peak (fcd_reduction_get_memory),
+        as a dict."""
+        f, b, pk = _real(0), _real(0), _real(0)
+        self._check(_f["fcd_reduction_get_memory"](self._h, None, _C.byref(f), _C.byref(b),
+                                                   _C.byref(pk)))
+        return {"factor": f.value, "basis": b.value, "peak": pk.value}
 
     def expand(self, xr):
         """The full vector T xr of a reduced one (displacements, velocities alike)."""

@@ -228,9 +228,14 @@ def test_relative_interface_against_scipy():
     phys = fcd.Reduction(sys, cs, 2)
     assert phys.nkept == 4 * len(bottom) + len(top)
     interior = n - len(clamped) - 2 * len(bottom) - len(top)
-    for modes in (3, interior):
-        red = fcd.Reduction(sys, cs, modes, interface="relative")
+    for modes, basis in ((3, "auto"), (interior, "auto"), (3, "factored")):
+        red = fcd.Reduction(sys, cs, modes, interface="relative", basis=basis)
         assert red.interface == "relative"
+        mem = red.memory()
+        assert mem["factor"] > 0 and mem["peak"] > mem["basis"] > 0
+        # auto takes the smaller: the factor when the stored modes (n x nkept) are larger
+        stored_larger = 8.0 * n * red.nkept > mem["factor"]
+        assert red.basis == ("factored" if basis == "factored" or stored_larger else "stored")
         assert red.nkept == 2 * len(bottom) + len(top) and red.nmodes == modes
         Kr = red.system.matrix("stiffness").toarray()
         Mr = red.system.matrix("mass").toarray()
@@ -247,3 +252,5 @@ def test_relative_interface_against_scipy():
             assert np.all(lam[1:k] / full[1:k] >= 1 - 1e-10)
     with pytest.raises(ValueError, match="physical, relative"):
         fcd.Reduction(sys, cs, 2, interface="bonded")
+    with pytest.raises(ValueError, match="auto, stored, factored"):
+        fcd.Reduction(sys, cs, 2, basis="disk")

@@ -155,4 +155,20 @@ same r20.csv rel.csv 1e-12 || { echo "--interface relative without a pair change
 # shellcheck disable=SC2086
 "$fcd" stability $sargs --mu 0.1 --interface relative --out bad.csv > bad.txt 2> bad.err; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--interface goes with --reduce" bad.err || { cat bad.err; echo "stability --interface alone: exit $rc"; exit 1; }
+# --basis factored: the constraint modes through the interior's factor, the same model and
+# history as the stored ones (whichever auto chose) to round-off (a few units of the
+# printed digits after the steps); unknown names and the
+# option alone are usage errors
+for b in stored factored; do
+  # shellcheck disable=SC2086
+  "$fcd" simulate $margs --reduce 20 --basis $b --out b$b.csv > b$b.txt || { cat b$b.txt; echo "--basis $b failed"; exit 1; }
+done
+same bstored.csv bfactored.csv 1e-8 || { echo "--basis factored and stored differ"; exit 1; }
+same r20.csv bfactored.csv 1e-8 || { echo "--basis factored and the default differ"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 20 --basis disk --out bad.csv > bad.txt 2> bad.err; rc=$?
+[ $rc -eq 2 ] && grep -q -- "unknown --basis 'disk' (auto, stored, factored)" bad.err || { cat bad.err; echo "--basis disk: exit $rc"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" stability $sargs --mu 0.1 --basis factored --out bad.csv > bad.txt 2> bad.err; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--basis goes with --reduce" bad.err || { cat bad.err; echo "stability --basis alone: exit $rc"; exit 1; }
 echo "fcd simulate|stability --reduce: every mode equals the full run; fewer show in the indicator"

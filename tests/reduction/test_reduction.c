@@ -171,7 +171,7 @@ static void check_structure(const model *md, const fcd__cb *cb) {
 static void test_all_modes(const model *md) {
   fcd__cb cb;
   fcd_index ni = md->n - 4 * (NX + 1);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, ni, 0, 0, &cb), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, ni, 0, 0, FCD_BASIS_STORED, &cb), FCD_OK);
   check_structure(md, &cb);
   double *w = malloc((size_t)cb.nr * sizeof *w);
   fcd_index nk = reduced_values(md, &cb, w);
@@ -191,7 +191,7 @@ static void test_convergence(const model *md) {
   double prev[6];
   for (int s = 0; s < 4; s++) {
     fcd__cb cb;
-    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], 0, 0, &cb), FCD_OK);
+    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], 0, 0, FCD_BASIS_STORED, &cb), FCD_OK);
     double *w = malloc((size_t)cb.nr * sizeof *w);
     reduced_values(md, &cb, w);
     printf("%2lld modes (highest %.4f rad/s):", (long long)ms[s],
@@ -226,7 +226,7 @@ static void test_static(const model *md) {
   const fcd_index ms[] = {0, 5, 5}, nin[] = {0, 0, 6}; /* the last with inertia vectors */
   for (int s = 0; s < 3; s++) {
     fcd__cb cb;
-    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], nin[s], 0, &cb), FCD_OK);
+    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], nin[s], 0, FCD_BASIS_STORED, &cb), FCD_OK);
     fcd_index *rf = malloc((size_t)cb.nr * sizeof *rf);
     fcd_index nk = reduced_free(md, &cb, rf);
     double *Kr = submatrix(cb.K, cb.nr, rf, nk), *xr = malloc((size_t)nk * sizeof *xr);
@@ -283,9 +283,9 @@ static double worst_error(const model *md, const fcd__cb *cb, int k, double *err
 static void test_inertia(const model *md) {
   enum { NE = 3 };
   fcd__cb c0, cp, ca;
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 0, 0, &c0), FCD_OK);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 4, 0, &cp), FCD_OK);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 2 * (NX + 1), 0, &ca), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 0, 0, FCD_BASIS_STORED, &c0), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 4, 0, FCD_BASIS_STORED, &cp), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 2 * (NX + 1), 0, FCD_BASIS_STORED, &ca), FCD_OK);
   CHECK(c0.ndyn == 0 && cp.ndyn == 4 && ca.ndyn == 2 * (NX + 1));
   CHECK(cp.nr == cp.nb + 3 + 4 && ca.nr == ca.nb + 3 + ca.ndyn);
   check_structure(md, &ca);
@@ -314,10 +314,10 @@ static void test_inertia(const model *md) {
   /* the refusals: a negative count, more than the kept dofs, more than the interior left */
   fcd__cb cb;
   fcd_index ni = md->n - 4 * (NX + 1);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, -1, 0, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, -1, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
   CHECK_MSG(md->sys, "inertia correction vectors");
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 2 * (NX + 1) + 1, 0, &cb), FCD_E_INVALID_ARG);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, ni, 1, 0, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 2 * (NX + 1) + 1, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, ni, 1, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
   CHECK(cb.T == NULL);
 }
 
@@ -371,8 +371,8 @@ static void test_enriched_handle(const model *md) {
 /* SLEPc's shift-and-invert on the clamped system gives the dense solve's modes */
 static void test_slepc(const model *md) {
   fcd__cb dn, sp;
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, 0, &dn), FCD_OK);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, -1, &sp), FCD_OK); /* SLEPc alone */
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, 0, FCD_BASIS_STORED, &dn), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, -1, FCD_BASIS_STORED, &sp), FCD_OK); /* SLEPc alone */
   for (int k = 0; k < 6 && dn.omega2 && sp.omega2; k++)
     CHECK_CLOSE(sp.omega2[k], dn.omega2[k], 1e-8);
   double wd[64], ws[64];
@@ -404,9 +404,9 @@ static void test_block_modes(void) {
   CHECK_ST(fcd_system_fix_dofs(sys, 50, top, NULL), FCD_OK);
   enum { M = 20 };
   fcd__cb dn, bl, sp;
-  CHECK_ST(fcd__cb_build(sys, cs, M, 0, 0, &dn), FCD_OK);  /* dense LAPACK */
-  CHECK_ST(fcd__cb_build(sys, cs, M, 0, 1, &bl), FCD_OK);  /* the block solver */
-  CHECK_ST(fcd__cb_build(sys, cs, M, 0, -1, &sp), FCD_OK); /* SLEPc */
+  CHECK_ST(fcd__cb_build(sys, cs, M, 0, 0, FCD_BASIS_STORED, &dn), FCD_OK);  /* dense LAPACK */
+  CHECK_ST(fcd__cb_build(sys, cs, M, 0, 1, FCD_BASIS_STORED, &bl), FCD_OK);  /* the block solver */
+  CHECK_ST(fcd__cb_build(sys, cs, M, 0, -1, FCD_BASIS_STORED, &sp), FCD_OK); /* SLEPc */
   if (dn.omega2 && bl.omega2 && sp.omega2) {
     CHECK(b.ndofs - dn.nb - 50 == 450);
     double eb = 0, es = 0, orth = 0;
@@ -461,19 +461,19 @@ static void test_block_modes(void) {
 
 static void test_refusals(model *md) {
   fcd__cb cb;
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, md->n, 0, 0, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, md->n, 0, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
   CHECK_MSG(md->sys, "the interior has");
   CHECK(cb.T == NULL);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, -1, 0, 0, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, -1, 0, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
   /* one mode more than the interior (the dofs neither kept nor prescribed: the top row,
    * held at zero, is not kept) went on to read beyond the dense solve's arrays */
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, md->n - 4 * (NX + 1) + 1, 0, 0, &cb),
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, md->n - 4 * (NX + 1) + 1, 0, 0, FCD_BASIS_STORED, &cb),
            FCD_E_INVALID_ARG);
   CHECK_MSG(md->sys, "the interior has 54 dofs");
   /* nothing prescribed, no contact: the interior is the whole block, free to move */
   fcd_system *loose;
   CHECK_ST(tb_block_system(&md->b, &loose), FCD_OK);
-  CHECK_ST(fcd__cb_build(loose, NULL, 2, 0, 0, &cb), FCD_E_NOT_SPD);
+  CHECK_ST(fcd__cb_build(loose, NULL, 2, 0, 0, FCD_BASIS_STORED, &cb), FCD_E_NOT_SPD);
   CHECK_MSG(loose, "interior");
   /* a non-symmetric stiffness (a follower load's) */
   fcd_index ri[] = {0, 1}, ci[] = {1, 0};
@@ -482,7 +482,7 @@ static void test_refusals(model *md) {
   CHECK_ST(fcd_system_create(2, &skew), FCD_OK);
   CHECK_ST(fcd_system_set_matrix_coo(skew, FCD_STIFFNESS, 2, ri, ci, v, FCD_COO_FULL), FCD_OK);
   CHECK_ST(fcd_system_set_matrix_coo(skew, FCD_MASS, 2, ri, ri, v, FCD_COO_FULL), FCD_OK);
-  CHECK_ST(fcd__cb_build(skew, NULL, 0, 0, 0, &cb), FCD_E_UNSUPPORTED);
+  CHECK_ST(fcd__cb_build(skew, NULL, 0, 0, 0, FCD_BASIS_STORED, &cb), FCD_E_UNSUPPORTED);
   CHECK_MSG(skew, "stiffness matrix is not symmetric");
   fcd_system_destroy(skew);
   fcd_system_destroy(loose);
@@ -956,18 +956,164 @@ static double mem_total(void) {
   return kb * 1024;
 }
 
-/* Industrial size (issue 87): a reduction whose basis alone (n x nr doubles) is twice
- * the machine's memory is refused at once, as out of memory, with what it would need,
- * before the interior is factored or anything of that size allocated (Linux would grant
- * the allocation and kill the process when it is filled). A chain of 2,000,000 dofs,
- * each end held, and enough 2D rigid contacts that their kept dofs make the basis
- * 2 x MemTotal. */
-static void test_too_large(void) {
-  double total = mem_total();
-  if (total <= 0) return; /* not Linux: nothing to compare with */
+/* max |a - b| over max |a| (0 for a zero a and b) */
+static double rel_diff(const double *a, const double *b, fcd_index n) {
+  double d = 0, s = 0;
+  for (fcd_index i = 0; i < n; i++) {
+    d = fmax(d, fabs(a[i] - b[i]));
+    s = fmax(s, fabs(a[i]));
+  }
+  return s > 0 ? d / s : d;
+}
+
+/* The factored basis (FCD_BASIS_FACTORED) applies the constraint modes through the
+ * interior's factor, T_b V = [V; -K_ii^-1 K_ib V] and T_b' Y = Y_b - K_bi K_ii^-1 Y_i,
+ * where the stored one (FCD_BASIS_STORED) multiplies by its n x nkept array: the same
+ * basis in exact arithmetic, so the reduced K, M, C and omega^2 agree to round-off, and so
+ * does every vector crossing the handle (expansion, the rows of expand_dofs asked twice
+ * from its cache, restriction, the projected load, the residual), with the modes, the
+ * inertia vectors (whose Gram matrix the factored basis makes by solves) and the static
+ * correction of an interior load. The block is pressed by a moving top (kept dofs that
+ * carry a prescribed value), loaded inside, and damped (C = 0.02 M + 1e-4 K). */
+static void test_factored(void) {
+  tb_block b;
+  fcd_system *sys;
+  fcd_contact_set *cs;
+  fcd_index top[2 * (NX + 1)];
+  pressed_block(&b, &sys, &cs, 0.002, -0.01, top);
+  fcd_index n = b.ndofs;
+  double *f = calloc((size_t)n, sizeof *f);
+  for (int j = 1; j < NY; j++)
+    for (int i = 0; i <= NX; i++) f[2 * tb_node(&b, i, j) + 1] = -2e-4;
+  CHECK_ST(fcd_system_set_load(sys, f), FCD_OK);
+  fcd_index nd = b.nm + b.nk;
+  fcd_index *di = malloc((size_t)nd * sizeof *di), *dj = malloc((size_t)nd * sizeof *dj);
+  double *dv = malloc((size_t)nd * sizeof *dv);
+  for (fcd_index k = 0; k < b.nm; k++) di[k] = b.mi[k], dj[k] = b.mj[k], dv[k] = 0.02 * b.mv[k];
+  for (fcd_index k = 0; k < b.nk; k++)
+    di[b.nm + k] = b.ki[k], dj[b.nm + k] = b.kj[k], dv[b.nm + k] = 1e-4 * b.kv[k];
+  CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_DAMPING, nd, di, dj, dv, FCD_COO_UPPER), FCD_OK);
+  /* the internal basis: (modes, inertia vectors) */
+  const fcd_index cases[3][2] = {{0, 0}, {6, 0}, {6, 5}};
+  for (int c = 0; c < 3; c++) {
+    fcd__cb st, fa;
+    CHECK_ST(fcd__cb_build(sys, cs, cases[c][0], cases[c][1], 0, FCD_BASIS_STORED, &st), FCD_OK);
+    CHECK_ST(fcd__cb_build(sys, cs, cases[c][0], cases[c][1], 0, FCD_BASIS_FACTORED, &fa),
+             FCD_OK);
+    CHECK(st.T != NULL && fa.T == NULL && fa.psi != NULL && st.psi == NULL);
+    CHECK(st.nr == fa.nr && st.nb == fa.nb && st.m == fa.m && st.ncorr == 1);
+    if (st.nr != fa.nr) continue;
+    fcd_index nr2 = st.nr * st.nr;
+    double dk = rel_diff(st.K, fa.K, nr2), dm = rel_diff(st.M, fa.M, nr2);
+    double dc = rel_diff(st.C, fa.C, nr2), dw = rel_diff(st.omega2, fa.omega2, st.m);
+    printf("factored basis, %lld modes and %lld inertia vectors: K %.1e, M %.1e, C %.1e, "
+           "omega^2 %.1e from the stored one\n", (long long)cases[c][0],
+           (long long)cases[c][1], dk, dm, dc, dw);
+    CHECK(dk < 1e-12 && dm < 1e-12 && dc < 1e-12 && dw < 1e-12);
+    fcd__cb_clear(&st);
+    fcd__cb_clear(&fa);
+  }
+  /* the handle */
+  fcd_reduction *red[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    fcd_reduction_options opt;
+    fcd_reduction_options_init(&opt);
+    opt.nmodes = 6;
+    opt.ninertia = 3;
+    opt.basis = k ? FCD_BASIS_FACTORED : FCD_BASIS_STORED;
+    CHECK_ST(fcd_reduction_create_opts(sys, cs, &opt, &red[k]), FCD_OK);
+  }
+  if (red[0] && red[1]) {
+    /* what each holds: n x nr numbers stored; the n x m modal columns and K_ib factored,
+     * with the factor */
+    fcd_basis_storage kind[2] = {FCD_BASIS_AUTO, FCD_BASIS_AUTO};
+    double fb[2], bb[2], pb[2];
+    fcd_index nk = 0, nm = 0;
+    CHECK_ST(fcd_reduction_get_info(red[0], &nk, &nm, NULL, NULL), FCD_OK);
+    for (int k = 0; k < 2; k++)
+      CHECK_ST(fcd_reduction_get_memory(red[k], &kind[k], &fb[k], &bb[k], &pb[k]), FCD_OK);
+    CHECK_ST(fcd_reduction_get_memory(red[0], NULL, NULL, NULL, NULL), FCD_OK);
+    CHECK_ST(fcd_reduction_get_memory(NULL, NULL, NULL, NULL, NULL), FCD_E_INVALID_ARG);
+    printf("memory: stored basis %.0f bytes (peak %.0f), factored %.0f (peak %.0f) and its "
+           "factor %.0f\n", bb[0], pb[0], bb[1], pb[1], fb[1]);
+    CHECK(kind[0] == FCD_BASIS_STORED && kind[1] == FCD_BASIS_FACTORED);
+    CHECK(bb[0] == 8.0 * (double)n * (double)(nk + nm));
+    CHECK(bb[1] > 8.0 * (double)n * (double)nm && bb[1] < bb[0]);
+    CHECK(fb[0] > 0 && fb[0] == fb[1] && pb[1] < pb[0] && pb[1] > bb[1]);
+    fcd_index nr = fcd_system_ndofs(fcd_reduction_system(red[0]));
+    CHECK(nr == fcd_system_ndofs(fcd_reduction_system(red[1])));
+    double *xr = malloc((size_t)nr * sizeof *xr), *x[2], *xd[2], *g[2], *back[2], rel[2];
+    fcd_index *all = malloc((size_t)n * sizeof *all);
+    for (fcd_index i = 0; i < nr; i++) xr[i] = sin(1.0 + 0.7 * (double)i);
+    for (fcd_index i = 0; i < n; i++) all[i] = i;
+    for (int k = 0; k < 2; k++) {
+      x[k] = malloc((size_t)n * sizeof *x[k]);
+      xd[k] = malloc((size_t)n * sizeof *xd[k]);
+      g[k] = malloc((size_t)nr * sizeof *g[k]);
+      back[k] = malloc((size_t)nr * sizeof *back[k]);
+      CHECK_ST(fcd_reduction_expand(red[k], xr, x[k]), FCD_OK);
+      for (int twice = 0; twice < 2; twice++) /* the second from the cache */
+        CHECK_ST(fcd_reduction_expand_dofs(red[k], xr, n, all, xd[k]), FCD_OK);
+      CHECK_ST(fcd_system_eval_load(fcd_reduction_system(red[k]), 0.0, g[k]), FCD_OK);
+      /* a full vector off the basis: the expansion plus a smooth interior field */
+      for (fcd_index i = 0; i < n; i++) xd[k][i] += 1e-3 * cos(0.3 * (double)i);
+      CHECK_ST(fcd_reduction_restrict(red[k], xd[k], back[k]), FCD_OK);
+      CHECK_ST(fcd_reduction_residual(red[k], 0.0, xr, NULL, NULL, &rel[k]), FCD_OK);
+    }
+    double dx = rel_diff(x[0], x[1], n), dd = 0, dg = rel_diff(g[0], g[1], nr);
+    double db = rel_diff(back[0], back[1], nr), xmax = 0;
+    for (fcd_index i = 0; i < n; i++) {
+      dd = fmax(dd, fabs(xd[1][i] - 1e-3 * cos(0.3 * (double)i) - x[1][i]));
+      xmax = fmax(xmax, fabs(x[1][i]));
+    }
+    printf("factored handle: expansion %.1e, load %.1e, restriction %.1e from the stored "
+           "one; expand_dofs %.1e of its expansion; residual %.3e and %.3e\n", dx, dg, db,
+           dd / xmax, rel[0], rel[1]);
+    CHECK(dx < 1e-12 && dg < 1e-12 && db < 1e-10);
+    CHECK(dd < 1e-12 * xmax);
+    CHECK(fabs(rel[0] - rel[1]) <= 1e-9 * fmax(rel[0], 1e-300) + 1e-15);
+    for (int k = 0; k < 2; k++) {
+      free(x[k]);
+      free(xd[k]);
+      free(g[k]);
+      free(back[k]);
+    }
+    free(xr);
+    free(all);
+  }
+  for (int k = 0; k < 2; k++) fcd_reduction_destroy(red[k]);
+  /* an unknown storage, by name */
+  fcd_reduction_options opt;
+  fcd_reduction_options_init(&opt);
+  opt.basis = 7;
+  fcd_reduction *bad = NULL;
+  CHECK_ST(fcd_reduction_create_opts(sys, cs, &opt, &bad), FCD_E_INVALID_ARG);
+  CHECK(bad == NULL);
+  CHECK_MSG(sys, "basis = 7");
+  free(f);
+  free(di);
+  free(dj);
+  free(dv);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  tb_block_free(&b);
+}
+
+/* A reduction whose dense arrays would not fit the machine's memory is refused at once,
+ * as out of memory, with what it would need, before anything of that size is allocated
+ * (Linux would grant the allocation and kill the process when it is filled). A chain of
+ * 2,000,000 dofs, each end held, with 2D rigid contacts: enough (1) that their stored
+ * constraint modes (n x nkept) make 2 x MemTotal, refused when the stored basis is asked
+ * for (the factored one holds n x 10 and the blocks: it would fit, and take minutes), and
+ * (2) that the reduced operators alone (about 12 nr^2 doubles at their peak: K, M and
+ * the band's work) make 2 x MemTotal, refused whatever the basis. */
+static void too_large_case(double total, int reduced_ops) {
   const fcd_index n = 2000000;
-  fcd_index nc = (fcd_index)ceil(2 * total / (8.0 * (double)n) / 2) + 1, nb = 2 * nc;
-  CHECK(8.0 * (double)n * (double)nb > 2 * total);
+  fcd_index nc = reduced_ops ? (fcd_index)ceil(sqrt(2 * total / (8.0 * 12)) / 2) + 1
+                             : (fcd_index)ceil(2 * total / (8.0 * (double)n) / 2) + 1;
+  fcd_index nb = 2 * nc;
+  CHECK(reduced_ops ? 96.0 * (double)nb * (double)nb > 2 * total
+                    : 8.0 * (double)n * (double)nb > 2 * total);
   fcd_system *sys;
   CHECK_ST(fcd_system_create(n, &sys), FCD_OK);
   fcd_index *ri = malloc(sizeof *ri * (size_t)(3 * n)), *ci = malloc(sizeof *ci * (size_t)(3 * n));
@@ -988,13 +1134,18 @@ static void test_too_large(void) {
     CHECK_ST(fcd_contact_set_add_rigid(cs, d, nrm, tan, 0.0, 0.3, NULL), FCD_OK);
   }
   fcd_reduction *red = NULL;
+  fcd_reduction_options opt;
+  fcd_reduction_options_init(&opt);
+  opt.nmodes = 10;
+  opt.basis = reduced_ops ? FCD_BASIS_AUTO : FCD_BASIS_STORED;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  CHECK_ST(fcd_reduction_create(sys, cs, 10, &red), FCD_E_NOMEM);
+  CHECK_ST(fcd_reduction_create_opts(sys, cs, &opt, &red), FCD_E_NOMEM);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   CHECK(red == NULL);
   CHECK_MSG(sys, "its dense arrays need");
   CHECK_MSG(sys, "kept dofs and 10 modes");
+  if (reduced_ops) CHECK_MSG(sys, "its constraint modes factored");
   /* refused before the work: a factorization of 2,000,000 dofs and a basis of this size
    * take minutes; the refusal the time of copying the system */
   CHECK((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) < 20.0);
@@ -1003,6 +1154,13 @@ static void test_too_large(void) {
   free(ri);
   free(ci);
   free(v);
+}
+
+static void test_too_large(void) {
+  double total = mem_total();
+  if (total <= 0) return; /* not Linux: nothing to compare with */
+  too_large_case(total, 0);
+  too_large_case(total, 1);
 }
 
 int main(void) {
@@ -1023,6 +1181,7 @@ int main(void) {
   test_restrict();
   test_residual();
   test_stability();
+  test_factored();
   test_too_large();
   return fcdt_finish("reduction");
 }

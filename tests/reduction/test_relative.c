@@ -93,12 +93,14 @@ static void stack_free(stack *s) {
 }
 
 static int modal_coords; /* fcd_reduction_create_modal's coordinates for test_statics */
+static int basis_kind;   /* an fcd_basis_storage for test_statics */
 
 static fcd_reduction *reduce(const stack *s, fcd_index nmodes, int relative) {
   fcd_reduction_options o;
   fcd_reduction_options_init(&o);
   o.nmodes = nmodes;
   o.modal = modal_coords;
+  o.basis = basis_kind;
   o.interface = relative ? FCD_INTERFACE_RELATIVE : FCD_INTERFACE_PHYSICAL;
   fcd_reduction *red = NULL;
   CHECK_ST(fcd_reduction_create_opts(s->sys, s->cs, &o, &red), FCD_OK);
@@ -170,9 +172,10 @@ static void test_statics(int wall) {
     equilibrium(rs, fcd_reduction_contact_set(red), ur, rr);
     CHECK_ST(fcd_reduction_expand(red, ur, ue), FCD_OK);
     double su, sr, du = maxdiff(n, ue, u, &su), dr = maxdiff(m, rr, r, &sr);
-    printf("relative, %lld modes%s%s: |du| / |u| = %.2e, |dr| / |r| = %.2e\n",
+    printf("relative, %lld modes%s%s%s: |du| / |u| = %.2e, |dr| / |r| = %.2e\n",
            (long long)ms[k], wall ? ", one pair physical" : "",
-           modal_coords ? ", modal coordinates" : "", du / su, dr / sr);
+           modal_coords ? ", modal coordinates" : "",
+           basis_kind == FCD_BASIS_FACTORED ? ", factored basis" : "", du / su, dr / sr);
     CHECK(su > 0 && du <= 1e-8 * su);
     CHECK(sr > 0 && dr <= 1e-8 * sr);
     double rel = 1;
@@ -250,7 +253,8 @@ static void test_options(void) {
   fcd_reduction_options_init(&a);
   CHECK(a.struct_size == sizeof a && a.struct_size == b.struct_size && a.nmodes == b.nmodes &&
         a.ninertia == b.ninertia && a.modal == b.modal && a.interface == b.interface &&
-        a.cut == b.cut && a.damping == b.damping);
+        a.cut == b.cut && a.damping == b.damping && a.basis == b.basis);
+  CHECK(a.basis == FCD_BASIS_AUTO);
   CHECK(a.interface == FCD_INTERFACE_PHYSICAL && a.cut == FCD_REDUCTION_CUT_DEFAULT &&
         a.damping == FCD_REDUCTION_BAND_DAMPING_DEFAULT);
   fcd_reduction_options_init(NULL);
@@ -280,7 +284,11 @@ int main(void) {
   test_statics(1);
   modal_coords = 1;
   test_statics(0);
+  basis_kind = FCD_BASIS_FACTORED; /* the constraint modes through the factor */
+  test_statics(1);
   modal_coords = 0;
+  test_statics(1);
+  basis_kind = FCD_BASIS_AUTO;
   test_dynamics();
   test_options();
   return fcdt_finish("reduction_relative");

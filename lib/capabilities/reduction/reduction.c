@@ -20,7 +20,9 @@ enum { CB_BLOCK = 64 };
 void fcd__cb_clear(fcd__cb *cb) {
   fcd__free(cb->bdofs);
   fcd__free(cb->omega2);
+  if (!cb->T) fcd__free(cb->Q); /* stored: Q is part of T */
   fcd__free(cb->T);
+  fcd__cb_psi_destroy(cb->psi);
   fcd__free(cb->K);
   fcd__free(cb->M);
   fcd__free(cb->C);
@@ -93,53 +95,19 @@ static fcd_status clamped_system(fcd_system *sys, const fcd__cb *cb, fcd_system 
   return FCD_OK;
 }
 
-/* The rows (interior, ci's free numbering) of -K_ib for the kept dofs j0 .. j0 + nj - 1 into
- * rhs (ni per column), from one pass over K's stored entries: K is symmetric, so column j
- * of K is read as row j, and an upper-stored entry (r, c) stands for (c, r) too. place:
- * a kept dof's place in bdofs, -1 for an interior one. */
-static void kept_columns(const fcd_system *sys, const fcd_system *ci, const fcd_index *place,
-                         fcd_index j0, fcd_index nj, fcd_real *rhs) {
-  const fcd__csr *K = &sys->mat[FCD_STIFFNESS];
-  fcd_index ni = ci->nfree;
-  memset(rhs, 0, (size_t)(ni * nj) * sizeof *rhs);
-  for (fcd_index r = 0; r < K->n; r++)
-    for (fcd_index p = K->rowptr[r]; p < K->rowptr[r + 1]; p++) {
-      fcd_index c = K->col[p], jr = place[r] - j0, jc = place[c] - j0;
-      if (jr >= 0 && jr < nj && ci->free_of[c] >= 0)
-        rhs[jr * ni + ci->free_of[c]] -= K->val[p];
-      if (K->upper && r != c && jc >= 0 && jc < nj && ci->free_of[r] >= 0)
-        rhs[jc * ni + ci->free_of[r]] -= K->val[p];
-    }
-}
-
-/* The constraint modes, T's first nb columns: e_j on the kept dof j, -K_ii^-1 K_ij on the
- * interior, one factorization of K_ii (f, on ci's free dofs) and blocks of solves */
-static fcd_status constraint_modes(fcd_system *sys, fcd_system *ci, fcd__factor *f,
-                                   fcd__cb *cb) {
-  fcd_index n = sys->n, ni = ci->nfree;
-  fcd_real *rhs = fcd__malloc_array((size_t)(ni * CB_BLOCK) + 1, sizeof *rhs);
-  fcd_index *place = fcd__malloc_array((size_t)n, sizeof *place);
-  fcd_status st = rhs && place ? FCD_OK
-                               : fcd__err(sys, FCD_E_NOMEM, "out of memory for the constraint "
-                                          "modes of %lld kept dofs", (long long)cb->nb);
-  if (st == FCD_OK) {
-    for (fcd_index i = 0; i < n; i++) place[i] = -1;
-    for (fcd_index j = 0; j < cb->nb; j++) place[cb->bdofs[j]] = j;
-  }
+/* The constraint modes into T's first nb columns (stored basis), by blocks of solves
+ * on the interior's factor */
+static fcd_status constraint_modes(fcd_system *sys, fcd__cb *cb) {
+  fcd_status st = FCD_OK;
   for (fcd_index j0 = 0; j0 < cb->nb && st == FCD_OK; j0 += CB_BLOCK) {
     fcd_index nj = cb->nb - j0 < CB_BLOCK ? cb->nb - j0 : CB_BLOCK;
-    kept_columns(sys, ci, place, j0, nj, rhs);
-    if (ni > 0) st = fcd__factor_solve(f, nj, rhs, rhs);
-    for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
-      fcd_real *col = cb->T + (j0 + j) * n;
-      memset(col, 0, (size_t)n * sizeof *col);
-      col[cb->bdofs[j0 + j]] = 1;
-      fcd__free_to_full(ci, rhs + j * ni, col);
-    }
+    st = fcd__cb_tb_unit(cb, j0, nj, cb->T + j0 * cb->n);
   }
-  fcd__free(rhs);
-  fcd__free(place);
-  return st;
+  if (st != FCD_OK)
+    return fcd__err(sys, st, "the constraint modes of %lld kept dofs: %s", (long long)cb->nb,
+                    st == FCD_E_NOMEM ? "out of memory" : "a solve failed");
+  cb->tstored = 1;
+  return FCD_OK;
 }
 
 /* A matrix of sys (CSR) on ci's free dofs as a dense column-major block (ni x ni) */
@@ -165,7 +133,7 @@ static void interior_dense(const fcd_system *ci, const fcd__csr *a, fcd_real *D)
 static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd__factor *f,
                                   fcd_index dense_max, fcd__cb *cb) {
   fcd_index n = sys->n, ni = ci->nfree, m = cb->m - cb->ncorr - cb->ndyn;
-  fcd_real *Phi = cb->T + cb->nb * n;
+  fcd_real *Phi = cb->Q;
   if (m == 0) return FCD_OK;
   int slepc_only = dense_max < 0;
   if (slepc_only) dense_max = -dense_max;
@@ -241,7 +209,7 @@ static int interior_loaded(const fcd_system *sys, const fcd__cb *cb) {
 static fcd_status static_correction(fcd_system *sys, fcd_system *ci, fcd__factor *f,
                                     fcd__cb *cb) {
   fcd_index n = sys->n, ni = ci->nfree, k0 = cb->m - 1;
-  fcd_real *x = cb->T + (cb->nb + k0) * n, *Phi = cb->T + cb->nb * n;
+  fcd_real *x = cb->Q + k0 * n, *Phi = cb->Q;
   fcd_real *fi = fcd__malloc_array((size_t)ni + 1, sizeof *fi);
   fcd_real *y = fcd__malloc_array((size_t)n, sizeof *y);
   fcd_status st = fi && y ? FCD_OK
@@ -302,15 +270,14 @@ static fcd_status static_correction(fcd_system *sys, fcd_system *ci, fcd__factor
  * The modes' part is not removed from all nb columns: with A = Phi' G, G' R = G' K_ii^-1 G
  * - A' Lambda^-1 A and R V = K_ii^-1 G V - Phi Lambda^-1 A V, and only the p columns kept
  * are made M-orthogonal to the modes explicitly (the identities hold to the modes'
- * residuals). */
+ * residuals). Neither G nor R0 = K_ii^-1 G_i (n x nb each) is held: G' R0 = T_b' M R0
+ * and A are made by blocks of columns, and R0 V = K_ii^-1 (M T_b V)_i for the p kept. */
 typedef struct {
   fcd_index n, nb, mfi, p;
-  fcd_real *G, *R0, *A, *S, *w, *V, *B;
+  fcd_real *A, *S, *w, *V, *B;
 } inertia_ws;
 
 static void inertia_free(inertia_ws *w) {
-  fcd__free(w->G);
-  fcd__free(w->R0);
   fcd__free(w->A);
   fcd__free(w->S);
   fcd__free(w->w);
@@ -318,43 +285,64 @@ static void inertia_free(inertia_ws *w) {
   fcd__free(w->B);
 }
 
-/* G = M T_b and R0 = K_ii^-1 G_i (full length, zero on the kept dofs), by blocks */
-static fcd_status inertia_loads(fcd_system *sys, fcd_system *ci, fcd__factor *f,
-                                const fcd__cb *cb, inertia_ws *w) {
-  fcd_index n = w->n, ni = ci->nfree;
+/* X (n x nj, full length) = K_ii^-1 (M X)_i, zero off the interior (Y, rhs: work) */
+static fcd_status inertia_response(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                   fcd_index nj, fcd_real *X, fcd_real *Y, fcd_real *rhs) {
+  fcd_index n = sys->n, ni = ci->nfree;
+  for (fcd_index j = 0; j < nj; j++) {
+    memset(Y + j * n, 0, (size_t)n * sizeof *Y);
+    fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, X + j * n, Y + j * n);
+    fcd__full_to_free(ci, Y + j * n, rhs + j * ni);
+  }
+  fcd_status st = ni > 0 ? fcd__factor_solve(f, nj, rhs, rhs) : FCD_OK;
+  for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
+    memset(X + j * n, 0, (size_t)n * sizeof *X);
+    fcd__free_to_full(ci, rhs + j * ni, X + j * n);
+  }
+  return st;
+}
+
+/* S = G' R0 = T_b' M R0 and A = Phi' G, by blocks of the constraint modes */
+static fcd_status inertia_gram(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                               const fcd__cb *cb, inertia_ws *w) {
+  fcd_index n = w->n, ni = ci->nfree, m = w->mfi;
+  fcd_real *X = fcd__malloc_array((size_t)n * CB_BLOCK, sizeof *X);
+  fcd_real *Y = fcd__malloc_array((size_t)n * CB_BLOCK, sizeof *Y);
   fcd_real *rhs = fcd__malloc_array((size_t)ni * CB_BLOCK + 1, sizeof *rhs);
-  fcd_status st = rhs ? FCD_OK : FCD_E_NOMEM;
+  fcd_status st = X && Y && rhs ? FCD_OK : FCD_E_NOMEM;
   for (fcd_index j0 = 0; j0 < w->nb && st == FCD_OK; j0 += CB_BLOCK) {
     fcd_index nj = w->nb - j0 < CB_BLOCK ? w->nb - j0 : CB_BLOCK;
-    for (fcd_index j = 0; j < nj; j++) {
-      fcd_real *g = w->G + (j0 + j) * n;
-      memset(g, 0, (size_t)n * sizeof *g);
-      fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, cb->T + (j0 + j) * n, g);
-      fcd__full_to_free(ci, g, rhs + j * ni);
+    st = fcd__cb_tb_unit(cb, j0, nj, X);
+    if (st == FCD_OK && m > 0) {
+      /* A's columns: Phi' M T_blk (Phi vanishes off the interior) */
+      for (fcd_index j = 0; j < nj; j++) {
+        memset(Y + j * n, 0, (size_t)n * sizeof *Y);
+        fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, X + j * n, Y + j * n);
+      }
+      if (fcd__la_gemm_tn(m, nj, n, cb->Q, Y, w->A + j0 * m) != 0) st = FCD_E_UNSUPPORTED;
     }
-    st = fcd__factor_solve(f, nj, rhs, rhs);
+    if (st == FCD_OK) st = inertia_response(sys, ci, f, nj, X, Y, rhs);
     for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
-      fcd_real *col = w->R0 + (j0 + j) * n;
-      memset(col, 0, (size_t)n * sizeof *col);
-      fcd__free_to_full(ci, rhs + j * ni, col);
+      memset(Y + j * n, 0, (size_t)n * sizeof *Y);
+      fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, X + j * n, Y + j * n);
     }
+    if (st == FCD_OK) st = fcd__cb_tbt(cb, 0, nj, Y, w->S + j0 * w->nb);
   }
+  fcd__free(X);
+  fcd__free(Y);
   fcd__free(rhs);
   return st;
 }
 
-/* The Gram matrix G' R = G' R0 - A' Lambda^-1 A and its p dominant eigenvectors (w->V,
- * ascending eigenvalues in w->w); A = Phi' G kept for the columns */
+/* S -= A' Lambda^-1 A, then S's p dominant eigenvectors (w->V, ascending eigenvalues in
+ * w->w); B = Lambda^-1 A kept for the columns */
 static int inertia_directions(const fcd__cb *cb, inertia_ws *w) {
-  fcd_index n = w->n, nb = w->nb, m = w->mfi;
-  const fcd_real *Phi = cb->T + nb * n;
-  int info = fcd__la_gemm_tn(nb, nb, n, w->G, w->R0, w->S);
-  if (info == 0 && m > 0) {
-    info = fcd__la_gemm_tn(m, nb, n, Phi, w->G, w->A);
-    /* B = Lambda^-1 A, then S -= A' B */
-    for (fcd_index j = 0; j < nb && info == 0; j++)
+  fcd_index nb = w->nb, m = w->mfi;
+  int info = 0;
+  if (m > 0) {
+    for (fcd_index j = 0; j < nb; j++)
       for (fcd_index k = 0; k < m; k++) w->B[j * m + k] = w->A[j * m + k] / cb->omega2[k];
-    if (info == 0) info = fcd__la_gemm_tn_acc(nb, nb, m, -1.0, w->A, w->B, w->S);
+    info = fcd__la_gemm_tn_acc(nb, nb, m, -1.0, w->A, w->B, w->S);
   }
   /* symmetric in exact arithmetic; its upper triangle is read */
   if (info == 0) info = fcd__la_syev_top_cm(nb, w->p, w->S, w->w, w->V);
@@ -389,58 +377,63 @@ static int m_orthonormalize(const fcd__csr *M, fcd_index n, fcd_index k, fcd_rea
   return info;
 }
 
-/* X = R V for the p kept directions (V's last p columns), then their part in the modes
- * removed once more explicitly (M-orthogonal Gram-Schmidt against Phi; work: n x p) */
-static int inertia_columns(const fcd_system *sys, const fcd__cb *cb, inertia_ws *w,
-                           fcd_index p, fcd_real *X, fcd_real *work) {
+/* X = R V for the p kept directions (V's last p columns): K_ii^-1 (M T_b V)_i, less the
+ * modes' part Phi Lambda^-1 A V, which is then removed once more explicitly
+ * (M-orthogonal Gram-Schmidt against Phi). work: n x p; rhs: ni x p. */
+static fcd_status inertia_columns(fcd_system *sys, fcd_system *ci, fcd__factor *f,
+                                  const fcd__cb *cb, inertia_ws *w, fcd_index p, fcd_real *X,
+                                  fcd_real *work, fcd_real *rhs) {
   fcd_index n = w->n, nb = w->nb, m = w->mfi;
-  const fcd_real *Phi = cb->T + nb * n, *V = w->V + (w->p - p) * nb;
-  int info = fcd__la_gemm_nn(n, p, nb, 1.0, w->R0, V, 0.0, X);
-  if (info == 0 && m > 0) {
-    /* C = Lambda^-1 A V (m x p), X -= Phi C */
-    info = fcd__la_gemm_nn(m, p, nb, 1.0, w->B, V, 0.0, w->S);
-    if (info == 0) info = fcd__la_gemm_nn(n, p, m, -1.0, Phi, w->S, 1.0, X);
-    for (fcd_index j = 0; j < p && info == 0; j++) {
-      memset(work + j * n, 0, (size_t)n * sizeof *work);
-      fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, X + j * n, work + j * n);
-    }
-    if (info == 0) info = fcd__la_gemm_tn(m, p, n, Phi, work, w->S);
-    if (info == 0) info = fcd__la_gemm_nn(n, p, m, -1.0, Phi, w->S, 1.0, X);
+  const fcd_real *Phi = cb->Q, *V = w->V + (w->p - p) * nb;
+  fcd_status st = fcd__cb_tb(cb, p, V, X);
+  if (st == FCD_OK) st = inertia_response(sys, ci, f, p, X, work, rhs);
+  if (st != FCD_OK || m == 0) return st;
+  /* C = Lambda^-1 A V (m x p), X -= Phi C */
+  int info = fcd__la_gemm_nn(m, p, nb, 1.0, w->B, V, 0.0, w->S);
+  if (info == 0) info = fcd__la_gemm_nn(n, p, m, -1.0, Phi, w->S, 1.0, X);
+  for (fcd_index j = 0; j < p && info == 0; j++) {
+    memset(work + j * n, 0, (size_t)n * sizeof *work);
+    fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, X + j * n, work + j * n);
   }
-  return info;
+  if (info == 0) info = fcd__la_gemm_tn(m, p, n, Phi, work, w->S);
+  if (info == 0) info = fcd__la_gemm_nn(n, p, m, -1.0, Phi, w->S, 1.0, X);
+  return info == 0 ? FCD_OK : FCD_E_UNSUPPORTED;
 }
 
 static fcd_status inertia_correction(fcd_system *sys, fcd_system *ci, fcd__factor *f,
                                      fcd__cb *cb) {
   inertia_ws w = {.n = sys->n, .nb = cb->nb, .mfi = cb->m - cb->ncorr - cb->ndyn,
                   .p = cb->ndyn};
-  fcd_index n = w.n, nb = w.nb, m = w.mfi, smax = nb > m ? nb : m;
-  w.G = fcd__malloc_array((size_t)n * (size_t)nb, sizeof *w.G);
-  w.R0 = fcd__malloc_array((size_t)n * (size_t)nb, sizeof *w.R0);
+  fcd_index n = w.n, nb = w.nb, m = w.mfi, smax = nb > m ? nb : m, ni = ci->nfree;
   w.A = fcd__malloc_array((size_t)m * (size_t)nb + 1, sizeof *w.A);
   w.B = fcd__malloc_array((size_t)m * (size_t)nb + 1, sizeof *w.B);
   w.S = fcd__malloc_array((size_t)smax * (size_t)nb, sizeof *w.S);
   w.w = fcd__malloc_array((size_t)nb, sizeof *w.w);
   w.V = fcd__malloc_array((size_t)nb * (size_t)w.p, sizeof *w.V);
+  fcd_real *work = fcd__malloc_array((size_t)n * (size_t)w.p, sizeof *work);
+  fcd_real *rhs = fcd__malloc_array((size_t)ni * (size_t)w.p + 1, sizeof *rhs);
   fcd_status st = FCD_OK;
-  if (!w.G || !w.R0 || !w.A || !w.B || !w.S || !w.w || !w.V) st = FCD_E_NOMEM;
-  if (st == FCD_OK) st = inertia_loads(sys, ci, f, cb, &w);
+  if (!w.A || !w.B || !w.S || !w.w || !w.V || !work || !rhs) st = FCD_E_NOMEM;
+  if (st == FCD_OK) st = inertia_gram(sys, ci, f, cb, &w);
   int info = st == FCD_OK ? inertia_directions(cb, &w) : 0;
   /* ascending: the kept directions are the last p */
   fcd_index p = 0, kept = 0;
-  fcd_real *X = cb->T + (nb + m) * n;
+  fcd_real *X = cb->Q + m * n;
   if (st == FCD_OK && info == 0) {
     fcd_real top = w.w[w.p - 1];
     while (p < w.p && top > 0 && w.w[w.p - 1 - p] > 1e-12 * top) p++;
-    /* G's storage is the work from here on */
-    if (p > 0) info = inertia_columns(sys, cb, &w, p, X, w.G);
+    if (p > 0) st = inertia_columns(sys, ci, f, cb, &w, p, X, work, rhs);
   }
   if (st == FCD_OK && info == 0)
-    info = m_orthonormalize(&sys->mat[FCD_MASS], n, p, X, w.G, w.S, w.V, w.w, &kept);
+    info = m_orthonormalize(&sys->mat[FCD_MASS], n, p, X, work, w.S, w.V, w.w, &kept);
   inertia_free(&w);
+  fcd__free(work);
+  fcd__free(rhs);
   if (st != FCD_OK)
     return fcd__err(sys, st, "%s for the inertia correction of %lld kept dofs",
-                    st == FCD_E_NOMEM ? "out of memory" : "a solve failed", (long long)nb);
+                    st == FCD_E_NOMEM ? "out of memory"
+                    : st == FCD_E_UNSUPPORTED ? "beyond BLAS' int indices" : "a solve failed",
+                    (long long)nb);
   if (info != 0)
     return fcd__err(sys, info == FCD__LA_TOO_BIG ? FCD_E_UNSUPPORTED : FCD_E_BACKEND,
                     "the inertia correction of a reduction: %s %d",
@@ -454,66 +447,90 @@ static fcd_status inertia_correction(fcd_system *sys, fcd_system *ci, fcd__facto
   return FCD_OK;
 }
 
-/* The columns j0 .. j0 + nj - 1 of T' A T from Y = A T_blk (tmp: nr x nj). The stiffness
- * needs only part of the product: K T_b vanishes on the interior (K_ii Psi = -K_ib, to the
- * factor's accuracy), so T' K T_b is the kept rows of K T_b, the coupling Phi' K T_b is
- * zero, and T' K Phi is Phi' K Phi. A symmetric matrix needs the rows up to the block's
- * last column (the rest is mirrored by the caller). */
-static int project_block(const fcd__cb *cb, fcd_matrix_kind which, int symmetric,
-                         fcd_index j0, fcd_index nj, const fcd_real *Y, fcd_real *tmp,
-                         fcd_real *out) {
-  fcd_index n = cb->n, nr = cb->nr, nb = cb->nb;
-  if (which != FCD_STIFFNESS) {
-    fcd_index rows = symmetric ? j0 + nj : nr;
-    int info = fcd__la_gemm_tn(rows, nj, n, cb->T, Y, tmp);
-    for (fcd_index j = 0; j < nj && info == 0; j++)
-      memcpy(out + (j0 + j) * nr, tmp + j * rows, (size_t)rows * sizeof *out);
-    return info;
+/* The columns j0 .. j0 + nj - 1 of T' A T (one side of nb: constraint modes or modal
+ * columns) from Y = A T_blk (tmp: nb x nj). The stiffness needs only part of the
+ * product: K T_b vanishes on the interior (K_ii Psi = -K_ib, to the factor's accuracy),
+ * so T' K T_b is the kept rows of K T_b, the coupling Phi' K T_b is zero, and T' K Phi is
+ * Phi' K Phi. A symmetric matrix needs the rows from the block's first column on (the
+ * rest is mirrored by the caller). */
+static fcd_status project_block(const fcd__cb *cb, fcd_matrix_kind which, int symmetric,
+                                fcd_index j0, fcd_index nj, const fcd_real *Y, fcd_real *tmp,
+                                fcd_real *out) {
+  fcd_index n = cb->n, nr = cb->nr, nb = cb->nb, m = cb->m;
+  if (which == FCD_STIFFNESS) {
+    for (fcd_index j = 0; j < nj; j++) {
+      fcd_real *o = out + (j0 + j) * nr;
+      memset(o, 0, (size_t)nr * sizeof *o);
+      if (j0 < nb)
+        for (fcd_index i = 0; i < nb; i++) o[i] = Y[j * n + cb->bdofs[i]];
+    }
+    if (j0 < nb || m == 0) return FCD_OK;
+    if (fcd__la_gemm_tn(m, nj, n, cb->Q, Y, tmp) != 0) return FCD_E_UNSUPPORTED;
+    for (fcd_index j = 0; j < nj; j++)
+      memcpy(out + (j0 + j) * nr + nb, tmp + j * m, (size_t)m * sizeof *out);
+    return FCD_OK;
   }
-  for (fcd_index j = 0; j < nj; j++) {
-    fcd_real *o = out + (j0 + j) * nr;
-    memset(o, 0, (size_t)nr * sizeof *o);
-    if (j0 + j < nb)
-      for (fcd_index i = 0; i < nb; i++) o[i] = Y[j * n + cb->bdofs[i]];
+  /* the kept rows: from j0 on (symmetric), all of them otherwise; none for a symmetric
+   * matrix's modal columns */
+  fcd_index i0 = symmetric ? j0 : 0;
+  if (i0 < nb) {
+    FCD_TRY(fcd__cb_tbt(cb, i0, nj, Y, tmp));
+    for (fcd_index j = 0; j < nj; j++)
+      memcpy(out + (j0 + j) * nr + i0, tmp + j * (nb - i0), (size_t)(nb - i0) * sizeof *out);
   }
-  fcd_index q0 = j0 > nb ? j0 : nb, nq = j0 + nj - q0;
-  if (nq <= 0) return 0;
-  int info = fcd__la_gemm_tn(cb->m, nq, n, cb->T + nb * n, Y + (q0 - j0) * n, tmp);
-  for (fcd_index j = 0; j < nq && info == 0; j++)
-    memcpy(out + (q0 + j) * nr + nb, tmp + j * cb->m, (size_t)cb->m * sizeof *out);
-  return info;
+  /* the modal rows: from j0 on too */
+  fcd_index k0 = symmetric && j0 > nb ? j0 - nb : 0;
+  if (m - k0 <= 0) return FCD_OK;
+  if (fcd__la_gemm_tn(m - k0, nj, n, cb->Q + k0 * n, Y, tmp) != 0) return FCD_E_UNSUPPORTED;
+  for (fcd_index j = 0; j < nj; j++)
+    memcpy(out + (j0 + j) * nr + nb + k0, tmp + j * (m - k0), (size_t)(m - k0) * sizeof *out);
+  return FCD_OK;
 }
 
-/* out (nr x nr, column-major) = T' A T for the matrix which of sys (its Rayleigh terms
- * left out), by blocks of columns: Y = A T_blk (n x CB_BLOCK), out_blk = T' Y */
-static fcd_status project(fcd_system *sys, const fcd__cb *cb, fcd_matrix_kind which,
-                          fcd_real *out) {
-  fcd_index n = sys->n, nr = cb->nr;
-  const fcd__csr *a = &sys->mat[which];
-  int symmetric = fcd__system_asymmetry(sys, which) <= FCD__ASYM_TOL;
+/* K, M (and C) = T' A T for the matrices of sys (their Rayleigh terms left out; C NULL
+ * without a damping matrix), by blocks of columns: each block of T made once (a factored
+ * basis: one solve a column), then for each matrix Y = A T_blk, out_blk = T' Y */
+static fcd_status project(fcd_system *sys, fcd__cb *cb) {
+  fcd_index n = sys->n, nr = cb->nr, nb = cb->nb;
+  const fcd_matrix_kind kinds[3] = {FCD_STIFFNESS, FCD_MASS, FCD_DAMPING};
+  fcd_real *outs[3] = {cb->K, cb->M, cb->C};
+  int nmat = cb->C ? 3 : 2, symmetric[3];
+  for (int q = 0; q < nmat; q++)
+    symmetric[q] = fcd__system_asymmetry(sys, kinds[q]) <= FCD__ASYM_TOL;
+  fcd_index tmpr = nb > cb->m ? nb : cb->m;
+  fcd_real *X = nb > 0 ? fcd__malloc_array((size_t)n * CB_BLOCK, sizeof *X) : NULL;
   fcd_real *Y = fcd__malloc_array((size_t)n * CB_BLOCK + 1, sizeof *Y);
-  fcd_real *tmp = fcd__malloc_array((size_t)nr * CB_BLOCK + 1, sizeof *tmp);
-  if (!Y || !tmp) {
-    fcd__free(Y);
-    fcd__free(tmp);
-    return fcd__err(sys, FCD_E_NOMEM, "out of memory projecting the %s matrix",
-                    fcd__matrix_name(which));
+  fcd_real *tmp = fcd__malloc_array((size_t)tmpr * CB_BLOCK + 1, sizeof *tmp);
+  fcd_status st = (X || nb == 0) && Y && tmp ? FCD_OK : FCD_E_NOMEM;
+  int q = 0;
+  for (fcd_index j0 = 0; j0 < nr && st == FCD_OK;) {
+    /* blocks end at nb: the constraint modes, then the modal columns */
+    fcd_index end = j0 < nb ? nb : nr, nj = end - j0 < CB_BLOCK ? end - j0 : CB_BLOCK;
+    const fcd_real *src = X;
+    if (j0 < nb) st = fcd__cb_tb_unit(cb, j0, nj, X);
+    else src = cb->Q + (j0 - nb) * n;
+    for (q = 0; q < nmat && st == FCD_OK; q++) {
+      const fcd__csr *a = &sys->mat[kinds[q]];
+      memset(Y, 0, (size_t)n * (size_t)nj * sizeof *Y);
+      for (fcd_index j = 0; j < nj; j++) fcd__csr_gaxpy(a, 1.0, src + j * n, Y + j * n);
+      st = project_block(cb, kinds[q], symmetric[q], j0, nj, Y, tmp, outs[q]);
+    }
+    j0 += nj;
   }
-  int info = 0;
-  for (fcd_index j0 = 0; j0 < nr && info == 0; j0 += CB_BLOCK) {
-    fcd_index nj = nr - j0 < CB_BLOCK ? nr - j0 : CB_BLOCK;
-    memset(Y, 0, (size_t)n * (size_t)nj * sizeof *Y);
-    for (fcd_index j = 0; j < nj; j++) fcd__csr_gaxpy(a, 1.0, cb->T + (j0 + j) * n, Y + j * n);
-    info = project_block(cb, which, symmetric, j0, nj, Y, tmp, out);
-  }
-  if (symmetric && which != FCD_STIFFNESS)
-    for (fcd_index j = 0; j < nr; j++)
-      for (fcd_index i = j + 1; i < nr; i++) out[j * nr + i] = out[i * nr + j];
+  for (int k = 1; k < nmat && st == FCD_OK; k++)
+    if (symmetric[k])
+      for (fcd_index j = 0; j < nr; j++)
+        for (fcd_index i = 0; i < j; i++) outs[k][j * nr + i] = outs[k][i * nr + j];
+  fcd__free(X);
   fcd__free(Y);
   fcd__free(tmp);
-  if (info != 0)
-    return fcd__err(sys, FCD_E_UNSUPPORTED, "a reduced basis of %lld vectors of %lld dofs is "
-                    "beyond BLAS' int indices", (long long)nr, (long long)n);
+  if (st == FCD_E_UNSUPPORTED)
+    return fcd__err(sys, st, "a reduced basis of %lld vectors of %lld dofs is beyond BLAS' "
+                    "int indices", (long long)nr, (long long)n);
+  if (st != FCD_OK)
+    return fcd__err(sys, st, "projecting the %s matrix: %s",
+                    fcd__matrix_name(kinds[q > 0 ? q - 1 : 0]),
+                    st == FCD_E_NOMEM ? "out of memory" : "a solve failed");
   return FCD_OK;
 }
 
@@ -536,23 +553,25 @@ static fcd_status cb_check(fcd_system *sys, fcd_index m) {
   return FCD_OK;
 }
 
-/* The dense arrays of a basis of nr vectors at their peak, in bytes: T (n x nr) and the
- * reduced K, M (and C) throughout, with, in turn, the block of constraint-mode solves and
- * the fixed-interface modes' work (LAPACK's two ni x ni arrays for a small interior, the
- * block solver's ni x m modes and its blocks for a large one) or the inertia
- * correction's arrays (two n x nkept); the band's work (eight
+/* The dense arrays of a basis of nr vectors at their peak, in bytes: the basis (T, n x nr,
+ * stored; the modal columns alone, n x m, factored) and the reduced K, M (and C)
+ * throughout, with, in turn, the fixed-interface modes' work (LAPACK's two ni x ni arrays
+ * for a small interior, the block solver's ni x m modes and its blocks for a large one),
+ * the blocks of the constraint modes and their products, or the inertia correction's
+ * (its Gram matrix, A and B, the p columns and their solves); the band's work (eight
  * nr x nr arrays, its modes and its damping: reduction_band.c); and the reduced system's
  * matrices stored as rows (an 8-byte value and an 8-byte column an entry), one more in
  * the making. The interior's factorization comes on top. */
-static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index dense_max) {
+static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index dense_max,
+                             int factored) {
   double n = (double)cb->n, nr = (double)cb->nr, ni = (double)cb->ni, nr2 = nr * nr;
-  double m = (double)(cb->m - cb->ncorr - cb->ndyn);
+  double m = (double)(cb->m - cb->ncorr - cb->ndyn), p = (double)cb->ndyn;
   int nmat = sys->mat[FCD_DAMPING].set ? 3 : 2;
   double modes = m == 0 ? 0 : ni <= (double)dense_max ? 2 * ni * ni : ni * (m + 5 * CB_BLOCK);
-  double nb = (double)cb->nb, base = n * nr + nmat * nr2;
-  /* the inertia correction's G and R0 (n x nb each), its Gram matrix and A, B */
-  double inertia = cb->ndyn > 0 ? 2 * n * nb + nb * fmax(nb, m) + 2 * m * nb : 0;
-  double build = fmax(ni * CB_BLOCK + modes, inertia), band = 10 * nr2;
+  double nb = (double)cb->nb, base = (factored ? n * (double)cb->m : n * nr) + nmat * nr2;
+  double blocks = (3 * n + fmax(nb, (double)cb->m)) * CB_BLOCK;
+  double inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + blocks : 0;
+  double build = fmax(ni * CB_BLOCK + modes, fmax(inertia, blocks)), band = 10 * nr2;
   double rows = 2 * nr2 + 2 * (nmat + 1) * nr2;
   return 8 * (base + fmax(build, fmax(band, rows)));
 }
@@ -562,63 +581,95 @@ static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index
  * before they are made: allocations past it are granted on Linux and the process killed
  * when they are filled */
 static fcd_status cb_fits(fcd_system *sys, const fcd__cb *cb, fcd_index dense_max,
-                          int factored) {
-  double need = cb_dense_bytes(sys, cb, dense_max);
+                          int factored, int factor_made) {
+  double need = cb_dense_bytes(sys, cb, dense_max, factored);
   double lim = fcd__memory_limit(), held = fcd__resident_bytes(), have = lim - held;
   if (need <= have) return FCD_OK;
   return fcd__err(sys, FCD_E_NOMEM, "reduction: its dense arrays need %.1f GiB (the basis of "
-                  "%lld dofs x %lld vectors, %lld kept dofs and %lld modes, the reduced "
+                  "%lld dofs x %lld vectors%s, %lld kept dofs and %lld modes, the reduced "
                   "operators and their band), more than the %.1f GiB this process has left "
                   "(%.1f GiB, %.1f held%s): fewer kept dofs (relative interface coordinates "
                   "keep one node a pair) or modes, or a machine with more memory",
-                  need / 1073741824.0, (long long)cb->n, (long long)cb->nr, (long long)cb->nb,
+                  need / 1073741824.0, (long long)cb->n, (long long)cb->nr,
+                  factored ? ", its constraint modes factored" : "", (long long)cb->nb,
                   (long long)(cb->m - cb->ncorr - cb->ndyn), fmax(have, 0) / 1073741824.0,
                   lim / 1073741824.0, held / 1073741824.0,
-                  factored ? ", the interior's factor included" : "");
+                  factor_made ? ", the interior's factor included" : "");
 }
 
-/* The interior's factor, T and the reduced operators, on the clamped system ci */
-static fcd_status cb_basis(fcd_system *sys, fcd_system *ci, fcd_index dense_max, fcd__cb *cb) {
+/* Whether the constraint modes are factored: as asked, or (FCD_BASIS_AUTO) when storing
+ * them (n x nb numbers) would take more than keeping the factor (f_bytes; the coupling
+ * block K_ib beside it is a few dozen numbers a kept dof). The time is much the same either way (the brake at 25k and 154k dofs:
+ * the stored basis' products with T, n nb^2 flops for M, against one more solve a column
+ * on the factor), an expansion cheaper factored (a solve against an n x nr product). */
+static int cb_factored(const fcd__cb *cb, int storage, double f_bytes) {
+  if (storage != FCD_BASIS_AUTO) return storage == FCD_BASIS_FACTORED;
+  double stored = 8.0 * (double)cb->n * (double)cb->nb;
+  return stored > f_bytes;
+}
+
+/* The interior's factor, the basis and the reduced operators, on the clamped system
+ * (*ci, which the basis takes) */
+static fcd_status cb_basis(fcd_system *sys, fcd_system **ci, fcd_index dense_max, int storage,
+                           fcd__cb *cb) {
   fcd_index n = sys->n;
   fcd__factor *f = NULL;
   fcd_status st = FCD_OK;
-  if (ci->nfree > 0) {
-    st = fcd__factor_create(ci, FCD__FACTOR_SPD, &f);
+  if ((*ci)->nfree > 0) {
+    st = fcd__factor_create(*ci, FCD__FACTOR_SPD, &f);
     if (st == FCD_OK) st = fcd__factor_combination(f, 0, 0, 1);
     if (st != FCD_OK)
       st = fcd__err(sys, st, "reduction: the stiffness of the interior (the dofs neither "
                     "prescribed nor in a contact row) cannot be factored, a part free to "
-                    "move without the kept dofs?: %s", fcd_system_last_error(ci));
+                    "move without the kept dofs?: %s", fcd_system_last_error(*ci));
   }
+  cb->factor_bytes = fcd__factor_bytes(f);
+  int factored = cb_factored(cb, storage, cb->factor_bytes);
+  cb->peak_bytes = cb_dense_bytes(sys, cb, dense_max, factored);
   /* again with the factor made: what the process holds now counts it */
-  if (st == FCD_OK) st = cb_fits(sys, cb, dense_max, f != NULL);
-  int damped = sys->mat[FCD_DAMPING].set;
+  if (st == FCD_OK) st = cb_fits(sys, cb, dense_max, factored, f != NULL);
+  fcd_system *c = *ci;
   if (st == FCD_OK) {
-    cb->omega2 = fcd__malloc_array((size_t)cb->m + 1, sizeof *cb->omega2);
-    cb->T = fcd__malloc_array((size_t)n * (size_t)cb->nr + 1, sizeof *cb->T);
-    cb->K = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->K);
-    cb->M = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->M);
-    if (damped) cb->C = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->C);
-    if (!cb->omega2 || !cb->T || !cb->K || !cb->M || (damped && !cb->C))
-      st = fcd__err(sys, FCD_E_NOMEM, "out of memory for a reduced basis of %lld vectors of "
-                    "%lld dofs", (long long)cb->nr, (long long)n);
+    st = fcd__cb_psi_create(sys, cb, c, f, &cb->psi);
+    if (st == FCD_OK) *ci = NULL; /* the basis' now, with f */
+    else st = fcd__err(sys, st, "out of memory for the coupling of %lld kept dofs",
+                       (long long)cb->nb);
   }
-  if (st == FCD_OK) st = constraint_modes(sys, ci, f, cb);
-  if (st == FCD_OK) st = interface_modes(sys, ci, f, dense_max, cb);
-  if (st == FCD_OK && cb->ndyn > 0) st = inertia_correction(sys, ci, f, cb);
-  if (st == FCD_OK && cb->ncorr > 0) st = static_correction(sys, ci, f, cb);
-  fcd__factor_destroy(f);
-  if (st == FCD_OK) st = project(sys, cb, FCD_STIFFNESS, cb->K);
+  if (st != FCD_OK) {
+    fcd__factor_destroy(f);
+    return st;
+  }
+  int damped = sys->mat[FCD_DAMPING].set;
+  cb->omega2 = fcd__malloc_array((size_t)cb->m + 1, sizeof *cb->omega2);
+  if (factored) {
+    cb->Q = fcd__malloc_array((size_t)n * (size_t)cb->m + 1, sizeof *cb->Q);
+  } else {
+    cb->T = fcd__malloc_array((size_t)n * (size_t)cb->nr + 1, sizeof *cb->T);
+    cb->Q = cb->T ? cb->T + cb->nb * n : NULL;
+  }
+  cb->K = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->K);
+  cb->M = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->M);
+  if (damped) cb->C = fcd__malloc_array((size_t)cb->nr * (size_t)cb->nr + 1, sizeof *cb->C);
+  if (!cb->omega2 || !cb->Q || !cb->K || !cb->M || (damped && !cb->C))
+    st = fcd__err(sys, FCD_E_NOMEM, "out of memory for a reduced basis of %lld vectors of "
+                  "%lld dofs", (long long)cb->nr, (long long)n);
+  if (st == FCD_OK && !factored) st = constraint_modes(sys, cb);
+  if (st == FCD_OK) st = interface_modes(sys, c, f, dense_max, cb);
+  if (st == FCD_OK && cb->ndyn > 0) st = inertia_correction(sys, c, f, cb);
+  if (st == FCD_OK && cb->ncorr > 0) st = static_correction(sys, c, f, cb);
+  if (!factored) { /* T holds the constraint modes: the factor is done with */
+    fcd__cb_psi_destroy(cb->psi);
+    cb->psi = NULL;
+  }
+  if (st == FCD_OK) st = project(sys, cb);
   /* the inertia columns' omega^2: their Rayleigh quotients, K_r's diagonal */
   for (fcd_index k = cb->m - cb->ncorr - cb->ndyn; st == FCD_OK && k < cb->m - cb->ncorr; k++)
     cb->omega2[k] = cb->K[(cb->nb + k) * cb->nr + cb->nb + k];
-  if (st == FCD_OK) st = project(sys, cb, FCD_MASS, cb->M);
-  if (st == FCD_OK && damped) st = project(sys, cb, FCD_DAMPING, cb->C);
   return st;
 }
 
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
-                         fcd_index ninertia, fcd_index dense_max, fcd__cb *cb) {
+                         fcd_index ninertia, fcd_index dense_max, int storage, fcd__cb *cb) {
   memset(cb, 0, sizeof *cb);
   FCD_TRY(cb_check(sys, m));
   if (cs && cs->sys != sys)
@@ -653,9 +704,11 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                    : fcd__err(sys, FCD_E_INVALID_ARG, "reduction: nothing is kept (no contact "
                               "row, no moving prescribed dof) and no mode is asked: the "
                               "reduced model would have no dof");
-    else
-      st = cb_fits(sys, cb, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, 0);
-    if (st == FCD_OK) st = cb_basis(sys, ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, cb);
+    else /* the factored basis, the smaller, unless the stored one is asked */
+      st = cb_fits(sys, cb, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX,
+                   storage != FCD_BASIS_STORED, 0);
+    if (st == FCD_OK)
+      st = cb_basis(sys, &ci, dense_max != 0 ? dense_max : FCD__CB_DENSE_MAX, storage, cb);
   }
   fcd_system_destroy(ci);
   if (st != FCD_OK) fcd__cb_clear(cb);
@@ -678,8 +731,8 @@ static int red_load(void *ud, fcd_real t, fcd_index nr, fcd_real *fr) {
   fcd_reduction *r = ud;
   if (nr != red_size(r) || fcd_system_eval_load(r->full, t, r->fbuf) != FCD_OK) return 1;
   if (r->partner) fcd__rel_transpose(r->partner, r->cb.n, r->fbuf);
-  if (!r->md) return fcd__la_gemm_tn(nr, 1, r->cb.n, r->cb.T, r->fbuf, fr) != 0;
-  if (fcd__la_gemm_tn(r->cb.nr, 1, r->cb.n, r->cb.T, r->fbuf, r->md->g) != 0) return 1;
+  if (!r->md) return fcd__cb_project_vec(&r->cb, r->fbuf, fr) != FCD_OK;
+  if (fcd__cb_project_vec(&r->cb, r->fbuf, r->md->g) != FCD_OK) return 1;
   return fcd__modal_load(r, r->md->g, fr);
 }
 
@@ -784,12 +837,13 @@ static fcd_status red_system(fcd_reduction *r) {
       /* in relative coordinates P' f */
       memcpy(r->fbuf, full->load, (size_t)full->n * sizeof *r->fbuf);
       if (r->partner) fcd__rel_transpose(r->partner, full->n, r->fbuf);
-      int bad = r->md ? fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, r->fbuf, r->md->g) != 0 ||
-                            fcd__modal_load(r, r->md->g, fr) != 0
-                      : fcd__la_gemm_tn(cb->nr, 1, cb->n, cb->T, r->fbuf, fr) != 0;
-      st = !bad ? fcd_system_set_load(r->sys, fr)
-                : fcd__err(full, FCD_E_UNSUPPORTED, "projecting the constant load: %lld dofs "
-                           "are beyond BLAS' int indices", (long long)cb->n);
+      fcd_status pst = fcd__cb_project_vec(cb, r->fbuf, r->md ? r->md->g : fr);
+      int bad = pst == FCD_OK && r->md && fcd__modal_load(r, r->md->g, fr) != 0;
+      st = pst == FCD_OK && !bad ? fcd_system_set_load(r->sys, fr)
+           : fcd__err(full, pst == FCD_OK ? FCD_E_UNSUPPORTED : pst, "projecting the "
+                      "constant load: %s", pst == FCD_E_NOMEM ? "out of memory"
+                      : pst == FCD_OK || pst == FCD_E_UNSUPPORTED
+                          ? "beyond BLAS' int indices" : "a solve failed");
       fcd__free(fr);
     }
   }
@@ -832,10 +886,10 @@ void fcd_reduction_destroy(fcd_reduction *r) {
 /* the basis and its band on the system and contacts in the reduction's coordinates
  * (relative ones: r->ysys, r->ycs), their messages on the full system */
 static fcd_status red_basis(fcd_reduction *r, fcd_contact_set *cs, fcd_index nmodes,
-                            fcd_index ninertia, fcd_real cut, fcd_real xi) {
+                            fcd_index ninertia, fcd_real cut, fcd_real xi, int storage) {
   fcd_system *sys = r->ysys ? r->ysys : r->full;
   fcd_contact_set *bcs = r->ycs ? r->ycs : cs;
-  fcd_status st = fcd__cb_build(sys, bcs, nmodes, ninertia, 0, &r->cb);
+  fcd_status st = fcd__cb_build(sys, bcs, nmodes, ninertia, 0, storage, &r->cb);
   if (st == FCD_OK) st = fcd__cb_band_limit(sys, bcs, &r->cb, cut, xi);
   if (st != FCD_OK && sys != r->full)
     fcd__err(r->full, st, "%s (in relative interface coordinates)", fcd_system_last_error(sys));
@@ -844,7 +898,7 @@ static fcd_status red_basis(fcd_reduction *r, fcd_contact_set *cs, fcd_index nmo
 
 static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                              fcd_index ninertia, int modal, int relative, fcd_real cut,
-                             fcd_real xi, fcd_reduction **out) {
+                             fcd_real xi, int storage, fcd_reduction **out) {
   FCD_CHECK_SYS(sys);
   if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: out is NULL");
   *out = NULL;
@@ -857,7 +911,7 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
   r->full = sys;
   fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
   fcd_status st = relative && cs ? fcd__rel_build(r, cs) : FCD_OK;
-  if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi);
+  if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi, storage);
   if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
   if (st == FCD_OK) st = red_system(r);
   if (r->ycs) cs = r->ycs;
@@ -873,19 +927,19 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
 fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                 fcd_reduction **out) {
   return red_create(sys, cs, nmodes, 0, 0, 0, FCD_REDUCTION_CUT_DEFAULT,
-                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, out);
 }
 
 fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                       fcd_reduction **out) {
   return red_create(sys, cs, nmodes, 0, 1, 0, FCD_REDUCTION_CUT_DEFAULT,
-                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, out);
 }
 
 fcd_status fcd_reduction_create_enriched(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                          fcd_index ninertia, int modal, fcd_reduction **out) {
   return red_create(sys, cs, nmodes, ninertia, modal != 0, 0, FCD_REDUCTION_CUT_DEFAULT,
-                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, out);
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, out);
 }
 
 /* the band's cut and damping ratio, checked */
@@ -905,7 +959,8 @@ fcd_status fcd_reduction_create_band(fcd_system *sys, fcd_contact_set *cs, fcd_i
   if (out) *out = NULL;
   FCD_CHECK_SYS(sys);
   FCD_TRY(band_args(sys, "reduction_create_band", cut, damping));
-  return red_create(sys, cs, nmodes, ninertia, modal != 0, 0, cut, damping, out);
+  return red_create(sys, cs, nmodes, ninertia, modal != 0, 0, cut, damping, FCD_BASIS_AUTO,
+                    out);
 }
 
 void fcd_reduction_options_init(fcd_reduction_options *opt) {
@@ -928,9 +983,15 @@ fcd_status fcd_reduction_create_opts(fcd_system *sys, fcd_contact_set *cs,
     return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: interface = %d: "
                     "FCD_INTERFACE_PHYSICAL (0) or FCD_INTERFACE_RELATIVE (1)",
                     (int)opt->interface);
+  if (opt->basis != FCD_BASIS_AUTO && opt->basis != FCD_BASIS_STORED &&
+      opt->basis != FCD_BASIS_FACTORED)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: basis = %d: "
+                    "FCD_BASIS_AUTO (0), FCD_BASIS_STORED (1) or FCD_BASIS_FACTORED (2)",
+                    (int)opt->basis);
   FCD_TRY(band_args(sys, "reduction_create_opts", opt->cut, opt->damping));
   return red_create(sys, cs, opt->nmodes, opt->ninertia, opt->modal != 0,
-                    opt->interface == FCD_INTERFACE_RELATIVE, opt->cut, opt->damping, out);
+                    opt->interface == FCD_INTERFACE_RELATIVE, opt->cut, opt->damping,
+                    opt->basis, out);
 }
 
 fcd_status fcd_reduction_get_band(const fcd_reduction *r, fcd_real *band_hz, fcd_real *cut_hz,
@@ -939,6 +1000,20 @@ fcd_status fcd_reduction_get_band(const fcd_reduction *r, fcd_real *band_hz, fcd
   if (band_hz) *band_hz = r->cb.band_hz;
   if (cut_hz) *cut_hz = r->cb.cut_hz;
   if (ndamped) *ndamped = r->cb.ndamp;
+  return FCD_OK;
+}
+
+fcd_status fcd_reduction_get_memory(const fcd_reduction *r, fcd_basis_storage *basis,
+                                    double *factor_bytes, double *basis_bytes,
+                                    double *peak_bytes) {
+  if (!red_valid(r)) return FCD_E_INVALID_ARG;
+  const fcd__cb *cb = &r->cb;
+  if (basis) *basis = cb->psi ? FCD_BASIS_FACTORED : FCD_BASIS_STORED;
+  if (factor_bytes) *factor_bytes = cb->factor_bytes;
+  if (basis_bytes)
+    *basis_bytes = 8.0 * (double)cb->n * (double)(cb->psi ? cb->m : cb->nr) +
+                   fcd__cb_psi_bytes(cb->psi);
+  if (peak_bytes) *peak_bytes = cb->peak_bytes;
   return FCD_OK;
 }
 
@@ -990,17 +1065,13 @@ fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_
     FCD_TRY(cb_coordinates(r, xr, &y, "reduction_expand"));
     xr = y;
   }
-  memset(x, 0, (size_t)cb->n * sizeof *x);
-  for (fcd_index k = 0; k < cb->nr; k++) {
-    const fcd_real *t = cb->T + k * cb->n;
-    fcd_real a = xr[k];
-    if (a != 0)
-      for (fcd_index i = 0; i < cb->n; i++) x[i] += a * t[i];
-  }
-  /* the kept dofs exactly: T is the identity there */
-  for (fcd_index j = 0; j < cb->nb; j++) x[cb->bdofs[j]] = xr[j];
-  if (r->partner) fcd__rel_to_u(r->partner, cb->n, x);
+  fcd_status st = fcd__cb_apply(cb, xr, x);
+  if (st == FCD_OK && r->partner) fcd__rel_to_u(r->partner, cb->n, x);
   fcd__free(y);
+  if (st != FCD_OK)
+    return fcd__err(r->full, st, "reduction_expand: %s", st == FCD_E_NOMEM ? "out of memory"
+                    : st == FCD_E_UNSUPPORTED ? "beyond BLAS' int indices"
+                                              : "the interior's solve failed");
   return FCD_OK;
 }
 
@@ -1026,7 +1097,17 @@ static fcd_status interior_entry(const fcd_reduction *r, const fcd_real *xr, fcd
     u = *y;
   }
   fcd_real s = 0;
-  for (fcd_index j = 0; j < cb->nr; j++) s += cb->T[j * cb->n + d] * u[j];
+  if (cb->tstored) {
+    for (fcd_index j = 0; j < cb->nb; j++) s += cb->T[j * cb->n + d] * u[j];
+  } else if (cb->nb > 0) {
+    const fcd_real *row;
+    fcd_status st = fcd__cb_row(cb, d, &row);
+    if (st != FCD_OK)
+      return fcd__err(r->full, st, "reduction_expand_dofs: %s", st == FCD_E_NOMEM
+                      ? "out of memory" : "the interior's solve failed");
+    for (fcd_index j = 0; j < cb->nb; j++) s += row[j] * u[j];
+  }
+  for (fcd_index k = 0; k < cb->m; k++) s += cb->Q[k * cb->n + d] * u[cb->nb + k];
   *x = s;
   return FCD_OK;
 }
@@ -1152,16 +1233,21 @@ static fcd_status cb_restrict(const fcd_reduction *r, const fcd_real *x, fcd_rea
     fcd__free(z);
     return FCD_OK;
   }
-  for (fcd_index j = 0; j < cb->nb; j++) {
-    const fcd_real *t = cb->T + j * n;
-    fcd_real a = xr[j];
-    if (a != 0)
-      for (fcd_index i = 0; i < n; i++) y[i] -= a * t[i];
+  /* z = T_b x_b first, z's storage free again after */
+  fcd_status st = fcd__cb_tb(cb, 1, xr, z);
+  if (st != FCD_OK) {
+    fcd__free(y);
+    fcd__free(z);
+    return fcd__err(r->full, st, "reduction_restrict: %s", st == FCD_E_NOMEM
+                    ? "out of memory" : st == FCD_E_UNSUPPORTED ? "beyond BLAS' int indices"
+                                                                : "the interior's solve failed");
   }
+  for (fcd_index i = 0; i < n; i++) y[i] -= z[i];
+  memset(z, 0, (size_t)n * sizeof *z);
   for (fcd_index j = 0; j < cb->nb; j++) y[cb->bdofs[j]] = 0;
   for (fcd_index k = 0; k < ysys->nfixed; k++) y[ysys->fixed_list[k]] = 0;
   fcd__csr_gaxpy(&ysys->mat[FCD_MASS], 1.0, y, z);
-  int info = fcd__la_gemm_tn(cb->m, 1, n, cb->T + cb->nb * n, z, xr + cb->nb);
+  int info = fcd__la_gemm_tn(cb->m, 1, n, cb->Q, z, xr + cb->nb);
   fcd__free(y);
   fcd__free(z);
   return info == 0 ? FCD_OK

@@ -45,6 +45,24 @@ struct fcd_reduction {
 fcd_status fcd__red_copy_contacts(const fcd_contact_set *cs, const fcd_index *place,
                                   const unsigned char *as_rigid, fcd_contact_set *out);
 
+/* The basis as an operator (reduction_basis.c), stored or factored alike. X (n x nj) =
+ * the constraint modes j0 .. j0 + nj - 1; X = T_b V for V (nb x nj); out ((nb - i0) x nj)
+ * = rows i0.. of T_b' Y for Y (n x nj); *row: T_b's row at the interior dof d (nb; factored: cached in
+ * the handle, valid until the next call); x = T xr (nr -> n), g = T' f (n -> nr).
+ * FCD_E_NOMEM, FCD_E_UNSUPPORTED (BLAS' ints) or the factor's status. */
+typedef struct fcd__cb_psi fcd__cb_psi;
+fcd_status fcd__cb_psi_create(const fcd_system *sys, const fcd__cb *cb, fcd_system *ci,
+                              fcd__factor *f, fcd__cb_psi **out);
+void fcd__cb_psi_destroy(fcd__cb_psi *p);
+double fcd__cb_psi_bytes(const fcd__cb_psi *p);
+fcd_status fcd__cb_tb_unit(const fcd__cb *cb, fcd_index j0, fcd_index nj, fcd_real *X);
+fcd_status fcd__cb_tb(const fcd__cb *cb, fcd_index nj, const fcd_real *V, fcd_real *X);
+fcd_status fcd__cb_tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_real *Y,
+                       fcd_real *out);
+fcd_status fcd__cb_row(const fcd__cb *cb, fcd_index d, const fcd_real **row);
+fcd_status fcd__cb_apply(const fcd__cb *cb, const fcd_real *xr, fcd_real *x);
+fcd_status fcd__cb_project_vec(const fcd__cb *cb, const fcd_real *f, fcd_real *g);
+
 fcd_status fcd__rel_build(fcd_reduction *r, fcd_contact_set *cs);
 /* u = P y, y = P^-1 u and f_y = P' f, in place */
 void fcd__rel_to_u(const fcd_index *partner, fcd_index n, fcd_real *x);

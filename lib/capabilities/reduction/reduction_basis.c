@@ -1,0 +1,236 @@
+/* The Craig-Bampton basis as an operator: T = [T_b, Q], T_b the constraint modes (e_j on
+ * the kept dof j, Psi = -K_ii^-1 K_ib on the interior), Q the modal columns. T_b is either
+ * stored (n x nb) or applied through the interior's factor, which a reduction then keeps:
+ * T_b V = [V; -K_ii^-1 K_ib V] and T_b' Y = Y_b - K_bi K_ii^-1 Y_i, one solve a column.
+ * The factored form holds the factor and the coupling K_ib (its entries only) instead of
+ * n x nb numbers, which at thousands of kept dofs are more than the machine has; the
+ * projections of the mass need one more solve a column then, but no product with n x nb
+ * arrays (n nb^2 flops stored). */
+#include "reduction_private.h"
+#include "lapack.h"
+
+#include <string.h>
+
+struct fcd__cb_psi {
+  fcd_system *ci;       /* the clamped system, whose free dofs are the interior */
+  fcd__factor *f;       /* K_ii's factor */
+  fcd_index ni, nb;
+  /* K_ib: rows the interior (ci's free numbering), columns the kept dofs' places */
+  fcd_index *rowptr, *col;
+  fcd_real *val;
+  /* rows of T_b at interior dofs already asked for (fcd__cb_row) */
+  fcd_index nrow, caprow, *rowdof;
+  fcd_real *rows;
+};
+
+void fcd__cb_psi_destroy(fcd__cb_psi *p) {
+  if (!p) return;
+  fcd__factor_destroy(p->f);
+  fcd_system_destroy(p->ci);
+  fcd__free(p->rowptr);
+  fcd__free(p->col);
+  fcd__free(p->val);
+  fcd__free(p->rowdof);
+  fcd__free(p->rows);
+  fcd__free(p);
+}
+
+fcd_status fcd__cb_psi_create(const fcd_system *sys, const fcd__cb *cb, fcd_system *ci,
+                              fcd__factor *f, fcd__cb_psi **out) {
+  *out = NULL;
+  const fcd__csr *K = &sys->mat[FCD_STIFFNESS];
+  fcd_index n = sys->n, ni = ci->nfree;
+  fcd__cb_psi *p = fcd__calloc(1, sizeof *p);
+  fcd_index *place = fcd__malloc_array((size_t)n + 1, sizeof *place);
+  if (p) p->rowptr = fcd__calloc((size_t)ni + 1, sizeof *p->rowptr);
+  if (!p || !place || !p->rowptr) {
+    fcd__free(place);
+    fcd__cb_psi_destroy(p);
+    return FCD_E_NOMEM;
+  }
+  p->ni = ni;
+  p->nb = cb->nb;
+  for (fcd_index i = 0; i < n; i++) place[i] = -1;
+  for (fcd_index j = 0; j < cb->nb; j++) place[cb->bdofs[j]] = j;
+  /* two passes over K's stored entries (an upper-stored (r, c) stands for (c, r) too):
+   * the counts a row, then the entries */
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (fcd_index i = 0; i < ni; i++) p->rowptr[i + 1] += p->rowptr[i];
+      fcd_index nnz = p->rowptr[ni];
+      p->col = fcd__malloc_array((size_t)nnz + 1, sizeof *p->col);
+      p->val = fcd__malloc_array((size_t)nnz + 1, sizeof *p->val);
+      if (!p->col || !p->val) {
+        fcd__free(place);
+        fcd__cb_psi_destroy(p);
+        return FCD_E_NOMEM;
+      }
+    }
+    for (fcd_index r = 0; r < K->n; r++)
+      for (fcd_index e = K->rowptr[r]; e < K->rowptr[r + 1]; e++) {
+        fcd_index c = K->col[e];
+        for (int mirror = 0; mirror < 1 + (K->upper && r != c); mirror++) {
+          fcd_index row = mirror ? c : r, cl = mirror ? r : c;
+          fcd_index fr = ci->free_of[row];
+          if (fr < 0 || place[cl] < 0) continue;
+          if (pass == 0) {
+            p->rowptr[fr + 1]++;
+          } else {
+            /* rowptr[fr] runs as the row's cursor, shifted back below */
+            p->col[p->rowptr[fr]] = place[cl];
+            p->val[p->rowptr[fr]++] = K->val[e];
+          }
+        }
+      }
+  }
+  for (fcd_index i = ni; i > 0; i--) p->rowptr[i] = p->rowptr[i - 1];
+  p->rowptr[0] = 0;
+  fcd__free(place);
+  p->ci = ci;
+  p->f = f;
+  *out = p;
+  return FCD_OK;
+}
+
+double fcd__cb_psi_bytes(const fcd__cb_psi *p) {
+  if (!p) return 0;
+  return 16.0 * (double)p->rowptr[p->ni] + 8.0 * (double)p->ni +
+         8.0 * (double)p->caprow * (double)(p->nb + 1);
+}
+
+/* K_ii^-1 in place on nj columns: FCD_OK, FCD_E_NOMEM, or FCD_E_BACKEND for whatever
+ * else the factor's solve reports (a factor made once, which solved before) */
+static fcd_status psi_solve(const fcd__cb_psi *p, fcd_index nj, fcd_real *w) {
+  if (p->ni == 0) return FCD_OK;
+  fcd_status st = fcd__factor_solve(p->f, nj, w, w);
+  if (st == FCD_OK) return FCD_OK;
+  return st == FCD_E_NOMEM ? FCD_E_NOMEM : FCD_E_BACKEND;
+}
+
+/* work (ni x nj) = -K_ib V for V (nb x nj), or for the unit columns j0 .. j0 + nj - 1 when
+ * V is NULL */
+static void coupling(const fcd__cb_psi *p, fcd_index j0, fcd_index nj, const fcd_real *V,
+                     fcd_real *work) {
+  fcd_index ni = p->ni;
+  memset(work, 0, (size_t)ni * (size_t)nj * sizeof *work);
+  for (fcd_index i = 0; i < ni; i++)
+    for (fcd_index e = p->rowptr[i]; e < p->rowptr[i + 1]; e++) {
+      fcd_index c = p->col[e];
+      if (!V) {
+        if (c >= j0 && c < j0 + nj) work[(c - j0) * ni + i] -= p->val[e];
+      } else {
+        for (fcd_index j = 0; j < nj; j++) work[j * ni + i] -= p->val[e] * V[j * p->nb + c];
+      }
+    }
+}
+
+/* X (n x nj) = T_b V through the factor (V NULL: the unit columns from j0) */
+static fcd_status psi_apply(const fcd__cb *cb, fcd_index j0, fcd_index nj, const fcd_real *V,
+                            fcd_real *X) {
+  const fcd__cb_psi *p = cb->psi;
+  fcd_index n = cb->n, ni = p->ni;
+  fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
+  if (!w) return FCD_E_NOMEM;
+  coupling(p, j0, nj, V, w);
+  fcd_status st = psi_solve(p, nj, w);
+  for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
+    fcd_real *x = X + j * n;
+    memset(x, 0, (size_t)n * sizeof *x);
+    for (fcd_index i = 0; i < cb->nb; i++) x[cb->bdofs[i]] = V ? V[j * cb->nb + i] : 0;
+    if (!V) x[cb->bdofs[j0 + j]] = 1;
+    fcd__free_to_full(p->ci, w + j * ni, x);
+  }
+  fcd__free(w);
+  return st;
+}
+
+fcd_status fcd__cb_tb_unit(const fcd__cb *cb, fcd_index j0, fcd_index nj, fcd_real *X) {
+  if (cb->tstored) {
+    memcpy(X, cb->T + j0 * cb->n, (size_t)cb->n * (size_t)nj * sizeof *X);
+    return FCD_OK;
+  }
+  return psi_apply(cb, j0, nj, NULL, X);
+}
+
+fcd_status fcd__cb_tb(const fcd__cb *cb, fcd_index nj, const fcd_real *V, fcd_real *X) {
+  if (cb->nb == 0) {
+    memset(X, 0, (size_t)cb->n * (size_t)nj * sizeof *X);
+    return FCD_OK;
+  }
+  if (cb->tstored)
+    return fcd__la_gemm_nn(cb->n, nj, cb->nb, 1.0, cb->T, V, 0.0, X) == 0 ? FCD_OK
+                                                                          : FCD_E_UNSUPPORTED;
+  return psi_apply(cb, 0, nj, V, X);
+}
+
+fcd_status fcd__cb_tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_real *Y,
+                       fcd_real *out) {
+  fcd_index n = cb->n, nb = cb->nb, no = nb - i0;
+  if (no <= 0) return FCD_OK;
+  if (cb->tstored)
+    return fcd__la_gemm_tn(no, nj, n, cb->T + i0 * n, Y, out) == 0 ? FCD_OK
+                                                                   : FCD_E_UNSUPPORTED;
+  const fcd__cb_psi *p = cb->psi;
+  fcd_index ni = p->ni;
+  fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
+  if (!w) return FCD_E_NOMEM;
+  for (fcd_index j = 0; j < nj; j++) fcd__full_to_free(p->ci, Y + j * n, w + j * ni);
+  fcd_status st = psi_solve(p, nj, w);
+  for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
+    fcd_real *o = out + j * no;
+    const fcd_real *z = w + j * ni;
+    for (fcd_index i = i0; i < nb; i++) o[i - i0] = Y[j * n + cb->bdofs[i]];
+    for (fcd_index i = 0; i < ni; i++)
+      for (fcd_index e = p->rowptr[i]; e < p->rowptr[i + 1]; e++)
+        if (p->col[e] >= i0) o[p->col[e] - i0] -= p->val[e] * z[i];
+  }
+  fcd__free(w);
+  return st;
+}
+
+fcd_status fcd__cb_row(const fcd__cb *cb, fcd_index d, const fcd_real **row) {
+  fcd__cb_psi *p = cb->psi;
+  fcd_index nb = cb->nb;
+  for (fcd_index k = 0; k < p->nrow; k++)
+    if (p->rowdof[k] == d) {
+      *row = p->rows + k * nb;
+      return FCD_OK;
+    }
+  if (p->nrow == p->caprow) {
+    fcd_index cap = p->caprow ? 2 * p->caprow : 8;
+    fcd_index *rd = fcd__grow_array(p->rowdof, (size_t)p->caprow, (size_t)cap, sizeof *rd);
+    if (!rd) return FCD_E_NOMEM;
+    p->rowdof = rd;
+    fcd_real *rs = fcd__grow_array(p->rows, (size_t)p->caprow * (size_t)nb + 1,
+                                   (size_t)cap * (size_t)nb + 1, sizeof *rs);
+    if (!rs) return FCD_E_NOMEM;
+    p->rows = rs;
+    p->caprow = cap;
+  }
+  /* row d of T_b is T_b' e_d */
+  fcd_real *e = fcd__calloc((size_t)cb->n, sizeof *e);
+  if (!e) return FCD_E_NOMEM;
+  e[d] = 1;
+  fcd_status st = fcd__cb_tbt(cb, 0, 1, e, p->rows + p->nrow * nb);
+  fcd__free(e);
+  if (st != FCD_OK) return st;
+  p->rowdof[p->nrow] = d;
+  *row = p->rows + p->nrow++ * nb;
+  return FCD_OK;
+}
+
+fcd_status fcd__cb_apply(const fcd__cb *cb, const fcd_real *xr, fcd_real *x) {
+  FCD_TRY(fcd__cb_tb(cb, 1, xr, x));
+  if (cb->m > 0 && fcd__la_gemm_nn(cb->n, 1, cb->m, 1.0, cb->Q, xr + cb->nb, 1.0, x) != 0)
+    return FCD_E_UNSUPPORTED;
+  /* the kept dofs exactly: T is the identity there */
+  for (fcd_index j = 0; j < cb->nb; j++) x[cb->bdofs[j]] = xr[j];
+  return FCD_OK;
+}
+
+fcd_status fcd__cb_project_vec(const fcd__cb *cb, const fcd_real *f, fcd_real *g) {
+  FCD_TRY(fcd__cb_tbt(cb, 0, 1, f, g));
+  if (cb->m > 0 && fcd__la_gemm_tn(cb->m, 1, cb->n, cb->Q, f, g + cb->nb) != 0)
+    return FCD_E_UNSUPPORTED;
+  return FCD_OK;
+}
