@@ -172,16 +172,6 @@ static void steps_expanded(const fcd_reduction *red, fcd_index n, double *u, dou
   free(ur);
 }
 
-/* the largest entry of |a - b| over the largest |b| */
-static double rel_diff(const double *a, const double *b, fcd_index n) {
-  double d = 0, s = 0;
-  for (fcd_index i = 0; i < n; i++) {
-    d = fmax(d, fabs(a[i] - b[i]));
-    s = fmax(s, fabs(b[i]));
-  }
-  return s > 0 ? d / s : d;
-}
-
 /* the largest off-diagonal entry of the reduced damping's modal block (rows and columns
  * from 1: s excepted) */
 static double damping_off_diagonal(fcd_system *rs) {
@@ -220,7 +210,7 @@ static void test_same_model(void) {
       double r1[2 * (NX + 1)], r2[2 * (NX + 1)];
       steps_expanded(cb, n, u1, r1);
       steps_expanded(mo, n, u2, r2);
-      double du = rel_diff(u2, u1, n), dr = rel_diff(r2, r1, m);
+      double du = fcdt_rel_diff(u2, u1, n), dr = fcdt_rel_diff(r2, r1, m);
       /* statics: fcd's equilibrium through both, expanded */
       fcd_equilibrium *eq = NULL;
       double *e1 = malloc((size_t)n * sizeof *e1), *e2 = malloc((size_t)n * sizeof *e2);
@@ -236,7 +226,7 @@ static void test_same_model(void) {
         fcd_equilibrium_destroy(eq);
         free(ur);
       }
-      double de = rel_diff(e2, e1, n);
+      double de = fcdt_rel_diff(e2, e1, n);
       int banded = band && s % 2 == 0;
       double off = damping || banded ? damping_off_diagonal(fcd_reduction_system(mo)) : 0;
       printf("%s, %2lld modes, %s: modal against Craig-Bampton coordinates: 20 steps |du| / "
@@ -330,7 +320,7 @@ static void test_vectors(void) {
     CHECK_ST(fcd_reduction_expand(red, z, x), FCD_OK);
     CHECK_ST(fcd_reduction_restrict(red, x, z2), FCD_OK);
     CHECK_ST(fcd_reduction_expand_dofs(red, z, n, all, xd), FCD_OK);
-    double dz = rel_diff(z2, z, nz), dx = 0, xm = 0;
+    double dz = fcdt_rel_diff(z2, z, nz), dx = 0, xm = 0;
     for (fcd_index i = 0; i < n; i++) {
       dx = fmax(dx, fabs(xd[i] - x[all[i]]));
       xm = fmax(xm, fabs(x[i]));
@@ -413,7 +403,7 @@ static void test_scaled_w_follows(void) {
   CHECK_ST(fcd_integrator_set_param(it2, FCD_PARAM_STEP, 0.02), FCD_OK);
   CHECK_ST(fcd_integrator_set_state(it2, t10, u10, v10), FCD_OK);
   run_phases(it2, 1, ub, vb);
-  double du = rel_diff(ua, ub, nr), dv = rel_diff(va, vb, nr);
+  double du = fcdt_rel_diff(ua, ub, nr), dv = fcdt_rel_diff(va, vb, nr);
   printf("scaled W through a new step and theta: |du| / |u| = %.1e, |dv| / |v| = %.1e "
          "(%lld of %lld contacts closed)\n", du, dv, (long long)closed, (long long)nc);
   CHECK(du <= 1e-8 && dv <= 1e-6);

@@ -98,13 +98,10 @@ double fcd__cb_psi_bytes(const fcd__cb_psi *p) {
          8.0 * (double)p->caprow * (double)(p->nb + 1);
 }
 
-/* K_ii^-1 in place on nj columns: FCD_OK, FCD_E_NOMEM, or FCD_E_BACKEND for whatever
- * else the factor's solve reports (a factor made once, which solved before) */
+/* K_ii^-1 in place on nj columns, with the factor's own status (out of memory for its
+ * work, mostly: the factor solved before) */
 static fcd_status psi_solve(const fcd__cb_psi *p, fcd_index nj, fcd_real *w) {
-  if (p->ni == 0) return FCD_OK;
-  fcd_status st = fcd__factor_solve(p->f, nj, w, w);
-  if (st == FCD_OK) return FCD_OK;
-  return st == FCD_E_NOMEM ? FCD_E_NOMEM : FCD_E_BACKEND;
+  return p->ni == 0 ? FCD_OK : fcd__factor_solve(p->f, nj, w, w);
 }
 
 /* work (ni x nj) = -K_ib V for V (nb x nj), or for the unit columns j0 .. j0 + nj - 1 when
