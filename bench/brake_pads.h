@@ -175,6 +175,64 @@ static inline fcd_status brake_pads_build_in(brake *b, int r, double mu, int rel
   return st;
 }
 
+/* Interface coarsening by c (fcd_reduction_options' ties): each pad's face keeps the
+ * contacts on every c-th line of its grid and on its last lines, and every other contact
+ * follows the kept ones around it, bilinear in the grid's indices (radius and angle).
+ * The contacts are numbered as brake_pads_build_in adds them: (p, a, b) is
+ * (p na + a) nb + b. Arrays malloc'd into t (pads_ties_free); 1 when out of memory. */
+typedef struct {
+  fcd_index n, *tied, *ptr, *src;
+  double *w;
+} pads_tie;
+
+/* the kept lines around index i of a line of n (every c-th and the last): lo <= i <= hi */
+static inline void pads_bracket(int i, int n, int c, int *lo, int *hi) {
+  *lo = i == n - 1 ? i : i - i % c;
+  *hi = *lo + c < n - 1 ? *lo + c : n - 1;
+  if (i == *lo) *hi = i;
+}
+
+static inline void pads_ties_free(pads_tie *t) {
+  free(t->tied); free(t->ptr); free(t->src); free(t->w);
+  memset(t, 0, sizeof *t);
+}
+
+static inline int pads_ties(int r, int c, pads_tie *t) {
+  int na = PAD_NI * r + 1, nb = PAD_NJ * r + 1;
+  size_t nc = (size_t)pads_contacts(r);
+  memset(t, 0, sizeof *t);
+  t->tied = malloc(nc * sizeof *t->tied);
+  t->ptr = malloc((nc + 1) * sizeof *t->ptr);
+  t->src = malloc(4 * nc * sizeof *t->src);
+  t->w = malloc(4 * nc * sizeof *t->w);
+  if (!t->tied || !t->ptr || !t->src || !t->w) {
+    pads_ties_free(t);
+    return 1;
+  }
+  fcd_index e = 0;
+  t->ptr[0] = 0;
+  for (int p = 0; p < 2; p++)
+    for (int a = 0; a < na; a++)
+      for (int b = 0; b < nb; b++) {
+        int a0, a1, b0, b1;
+        pads_bracket(a, na, c, &a0, &a1);
+        pads_bracket(b, nb, c, &b0, &b1);
+        if (a0 == a1 && b0 == b1) continue; /* kept */
+        double wa = a1 > a0 ? (double)(a - a0) / (a1 - a0) : 0;
+        double wb = b1 > b0 ? (double)(b - b0) / (b1 - b0) : 0;
+        const int ia[4] = {a0, a1, a0, a1}, ib[4] = {b0, b0, b1, b1};
+        const double w[4] = {(1 - wa) * (1 - wb), wa * (1 - wb), (1 - wa) * wb, wa * wb};
+        for (int k = 0; k < 4; k++)
+          if (w[k] != 0) {
+            t->src[e] = ((fcd_index)p * na + ia[k]) * nb + ib[k];
+            t->w[e++] = w[k];
+          }
+        t->tied[t->n++] = ((fcd_index)p * na + a) * nb + b;
+        t->ptr[t->n] = e;
+      }
+  return 0;
+}
+
 static inline fcd_status brake_pads_build(brake *b, int r, double mu) {
   return brake_pads_build_in(b, r, mu, 0);
 }

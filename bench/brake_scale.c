@@ -3,7 +3,7 @@
  * resident memory is this size's own), and what a reduced model of it answers.
  *
  *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--relative-model]
- *               [--basis auto|stored|factored] [--no-reduce] [--full]
+ *               [--basis auto|stored|factored] [--coarsen C] [--no-reduce] [--full]
  *               [--mu MU1,MU2,...] [--steps N]
  *
  * Prints the model (dofs, contact nodes, the dofs a reduction keeps), the seconds and the
@@ -18,6 +18,8 @@
  * coordinates (brake_pads_build_in) and reduces it as it is: the same reduced model made
  * outside the library, its check.
  * --basis: how the reduction holds its constraint modes (fcd_basis_storage; default auto).
+ * --coarsen C (with --relative): the interface coarsened by C (pads_ties: the contacts on
+ * every C-th line of each pad's grid kept, the others tied to them bilinearly).
  * --mu: the sliding equilibrium at the first MU (the contacts' coefficient), then the
  * stability analysis about it at each MU (FCD_STAB_MU), of the reduced model and, with
  * --full, of the full one first in the same run: the eigenvalues with Im > 0 whose growth
@@ -47,7 +49,7 @@ static double peak_gib(void) {
 }
 
 typedef struct {
-  int r, modes, inertia, reduce, relative, relative_model, full, nmu, basis;
+  int r, modes, inertia, reduce, relative, relative_model, full, nmu, basis, coarsen;
   long steps;
   double mu[MAX_MU];
 } options;
@@ -56,8 +58,8 @@ typedef struct {
  * stability at each of o->mu: the eigenvalues printed; the equilibrium and the first
  * analysis' most unstable mode (real part) returned */
 static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *cs,
-                          const brake *b, const options *o, double *ue, double *mode) {
-  fcd_index nc = b->ncont;
+                          const double *vg, const options *o, double *ue, double *mode) {
+  fcd_index nc = fcd_contact_set_size(cs);
   fcd_equilibrium *eq = NULL;
   fcd_stability *sa = NULL;
   int *status = malloc(sizeof *status * (size_t)nc);
@@ -73,7 +75,7 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
   printf("equilibrium %s mu=%.3f seconds=%.2f\n", model, o->mu[0], now() - t0);
   if (st == FCD_OK) st = fcd_stability_create(sys, cs, &sa);
   if (st == FCD_OK) st = fcd_stability_set_contact_state(sa, status, slip);
-  if (st == FCD_OK) st = fcd_stability_set_sliding_data(sa, rn, b->vg);
+  if (st == FCD_OK) st = fcd_stability_set_sliding_data(sa, rn, vg);
   if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_TARGET_HZ, 3000);
   if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_NEV, NEV);
   for (int k = 0; k < o->nmu && st == FCD_OK; k++) {
@@ -102,12 +104,12 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
 
 /* the analyses of o->mu, then o->steps steps from the equilibrium */
 static fcd_status run_model(const char *model, fcd_system *sys, fcd_contact_set *cs,
-                            const brake *b, const options *o) {
+                            const double *vg, const options *o) {
   fcd_index n = fcd_system_ndofs(sys);
   double *u0 = malloc(sizeof *u0 * (size_t)n), *v0 = calloc((size_t)n, sizeof *v0);
   double *mode = malloc(sizeof *mode * (size_t)n);
   fcd_status st = u0 && v0 && mode ? FCD_OK : FCD_E_NOMEM;
-  if (st == FCD_OK && o->nmu > 0) st = analyse(model, sys, cs, b, o, u0, mode);
+  if (st == FCD_OK && o->nmu > 0) st = analyse(model, sys, cs, vg, o, u0, mode);
   if (st == FCD_OK && o->steps > 0 && o->nmu > 0) {
     double amax = 0;
     for (fcd_index i = 0; i < n; i++) amax = fmax(amax, isnan(mode[i]) ? 0 : fabs(mode[i]));
@@ -138,6 +140,8 @@ static void parse(int argc, char **argv, options *o) {
       o->modes = bench_int(argv[0], "--modes", argv[++i], 0, 100000);
     else if (!strcmp(argv[i], "--inertia") && i + 1 < argc)
       o->inertia = bench_int(argv[0], "--inertia", argv[++i], 0, 100000);
+    else if (!strcmp(argv[i], "--coarsen") && i + 1 < argc)
+      o->coarsen = bench_int(argv[0], "--coarsen", argv[++i], 1, 64);
     else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
       o->steps = bench_int(argv[0], "--steps", argv[++i], 0, 10000000);
     else if (!strcmp(argv[i], "--basis") && i + 1 < argc) {
@@ -167,7 +171,7 @@ static void parse(int argc, char **argv, options *o) {
       }
     } else {
       fprintf(stderr, "usage: %s [--refine R] [--modes M] [--inertia P] [--relative] "
-              "[--relative-model] [--basis auto|stored|factored] [--no-reduce] [--full] "
+              "[--relative-model] [--basis auto|stored|factored] [--coarsen C] [--no-reduce] [--full] "
               "[--mu MU1,...] [--steps N]\n", argv[0]);
       exit(2);
     }
@@ -188,7 +192,7 @@ int main(int argc, char **argv) {
          peak_gib());
   fflush(stdout);
   int rc = 0;
-  if (o.full && run_model("full", b.sys, b.cs, &b, &o) != FCD_OK) rc = 1;
+  if (o.full && run_model("full", b.sys, b.cs, b.vg, &o) != FCD_OK) rc = 1;
   if (o.reduce) {
     fcd_reduction *red = NULL;
     t0 = now();
@@ -198,6 +202,23 @@ int main(int argc, char **argv) {
     ro.ninertia = o.inertia;
     ro.interface = o.relative ? FCD_INTERFACE_RELATIVE : FCD_INTERFACE_PHYSICAL;
     ro.basis = o.basis;
+    pads_tie tie = {0, NULL, NULL, NULL, NULL};
+    double *vg = b.vg; /* the sliding speeds of the reduced set's contacts */
+    if (o.coarsen > 1 && o.relative) {
+      if (pads_ties(o.r, o.coarsen, &tie)) return 1;
+      ro.ntied = tie.n;
+      ro.tied = tie.tied;
+      ro.tie_ptr = tie.ptr;
+      ro.tie_src = tie.src;
+      ro.tie_w = tie.w;
+      vg = malloc(sizeof *vg * (size_t)b.ncont);
+      if (!vg) return 1;
+      fcd_index nk = 0;
+      for (fcd_index c = 0, k = 0; c < b.ncont; c++) {
+        if (k < tie.n && tie.tied[k] == c) k++;
+        else vg[nk++] = b.vg[c];
+      }
+    }
     fcd_status st = fcd_reduction_create_opts(b.sys, b.cs, &ro, &red);
     double tr = now() - t0;
     if (st == FCD_OK) {
@@ -209,14 +230,16 @@ int main(int argc, char **argv) {
       fcd_basis_storage kind = FCD_BASIS_AUTO;
       double fbytes = 0, bbytes = 0, pbytes = 0;
       fcd_reduction_get_memory(red, &kind, &fbytes, &bbytes, &pbytes);
-      printf("reduction interface=%s basis=%s modes=%d inertia=%lld kept=%lld band_hz=%.0f "
-             "seconds=%.1f peak_gib=%.2f factor_gib=%.2f basis_gib=%.2f dense_peak_gib=%.2f\n",
-             o.relative ? "relative" : "physical",
+      printf("reduction interface=%s coarsen=%d contacts=%lld basis=%s modes=%d inertia=%lld "
+             "kept=%lld band_hz=%.0f seconds=%.1f peak_gib=%.2f factor_gib=%.2f basis_gib=%.2f "
+             "dense_peak_gib=%.2f\n", o.relative ? "relative" : "physical",
+             tie.n > 0 ? o.coarsen : 1,
+             (long long)fcd_contact_set_size(fcd_reduction_contact_set(red)),
              kind == FCD_BASIS_FACTORED ? "factored" : "stored",
              o.modes, (long long)ni, (long long)nk, band, tr,
              peak_gib(), fbytes / 1073741824.0, bbytes / 1073741824.0, pbytes / 1073741824.0);
       fflush(stdout);
-      if (run_model("reduced", fcd_reduction_system(red), fcd_reduction_contact_set(red), &b,
+      if (run_model("reduced", fcd_reduction_system(red), fcd_reduction_contact_set(red), vg,
                     &o) != FCD_OK)
         rc = 1;
     } else {
@@ -225,6 +248,8 @@ int main(int argc, char **argv) {
       rc = st == FCD_E_NOMEM ? rc : 1;
     }
     fcd_reduction_destroy(red);
+    if (vg != b.vg) free(vg);
+    pads_ties_free(&tie);
   }
   brake_free(&b);
   return rc;

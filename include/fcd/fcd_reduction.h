@@ -217,12 +217,28 @@ typedef struct {
   fcd_real cut;        /**< fcd_reduction_create_band's cut (FCD_REDUCTION_CUT_DEFAULT) */
   fcd_real damping;    /**< its damping ratio (FCD_REDUCTION_BAND_DAMPING_DEFAULT) */
   int32_t basis;       /**< an fcd_basis_storage (default AUTO) */
+  /** Interface coarsening (FCD_INTERFACE_RELATIVE only; default 0: none): @c ntied
+   *  contacts whose relative displacement follows other contacts' instead of being kept.
+   *  Contact tied[k] (a converted node-to-node pair) moves as
+   *  y_tied = sum_j tie_w[j] y_(tie_src[j]) over j in tie_ptr[k] .. tie_ptr[k+1] - 1,
+   *  component by component in the global axes, its sources being converted pairs that
+   *  are tied to none. A tied contact leaves the reduced contact set (its law is no
+   *  longer enforced: with weights >= 0 summing to 1 and the same normal as its sources',
+   *  closed gaps at the sources keep it closed and an opening opens it no more than
+   *  they do) and its dofs leave the kept dofs: the reduced model keeps the sources' dofs
+   *  only, its law exact at them. The arrays are read during the creation only. */
+  fcd_index ntied;
+  const fcd_index *tied;    /**< the tied contacts (ntied) */
+  const fcd_index *tie_ptr; /**< where each tied contact's sources start (ntied + 1) */
+  const fcd_index *tie_src; /**< the sources, contacts of the set (tie_ptr[ntied]) */
+  const fcd_real *tie_w;    /**< their weights (tie_ptr[ntied]) */
 } fcd_reduction_options;
 
 /** fcd_reduction_options with every default, as fcd_reduction_options_init sets it. */
 #define FCD_REDUCTION_OPTIONS_INIT                                                          \
   {sizeof(fcd_reduction_options), 0, 0, 0, FCD_INTERFACE_PHYSICAL,                          \
-   FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO}
+   FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO,          \
+   0, NULL, NULL, NULL, NULL}
 
 /** Sets @p opt to every default, its struct_size included. NULL-safe.
  *  @param opt the options
@@ -318,7 +334,8 @@ FCD_API void fcd_reduction_destroy(fcd_reduction *r);
 FCD_API fcd_system *fcd_reduction_system(const fcd_reduction *r);
 
 /** The contact set mapped onto the reduced system (the same contacts, in the same
- *  order, on the kept dofs), owned by the reduction; NULL when created without one.
+ *  order, on the kept dofs; without the tied ones of fcd_reduction_options::tied, the
+ *  others keeping their order), owned by the reduction; NULL when created without one.
  *  @param r the reduction
  *  @return the reduced contact set, or NULL
  *  @since 0.1 */

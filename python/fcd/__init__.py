@@ -112,7 +112,9 @@ class _ReductionOptions(_C.Structure):
     """fcd_reduction_options (fcd/fcd_reduction.h), size-prefixed"""
     _fields_ = [("struct_size", _C.c_size_t), ("nmodes", _index), ("ninertia", _index),
                 ("modal", _C.c_int32), ("interface", _C.c_int32), ("cut", _real),
-                ("damping", _real), ("basis", _C.c_int32)]
+                ("damping", _real), ("basis", _C.c_int32), ("ntied", _index),
+                ("tied", _pindex), ("tie_ptr", _pindex), ("tie_src", _pindex),
+                ("tie_w", _preal)]
 
 
 _f = {}
@@ -1388,14 +1390,18 @@ class Reduction(_Owner):
     of storing their n x nkept numbers (FCD_BASIS_FACTORED: the same model, for sizes
     whose stored modes outgrow the memory), ``"stored"`` stores them, ``"auto"`` (the
     default) takes whichever is the smaller; ``basis`` then tells which it
-    chose, ``memory()`` the bytes of the factor, the basis kept and the build's peak."""
+    chose, ``memory()`` the bytes of the factor, the basis kept and the build's peak.
+    ``ties={c: {s: w, ...}, ...}`` (with ``interface="relative"``) coarsens the interface:
+    pair c's relative displacement follows the sum of its sources' times their weights
+    (fcd_reduction_options::tied); c leaves the reduced contact set, whose contacts are
+    the others in their order."""
     _destroy = "fcd_reduction_destroy"
 
     _INTERFACES = {"physical": 0, "relative": 1}
     _BASES = {"auto": 0, "stored": 1, "factored": 2}
 
     def __init__(self, system, contacts=None, modes=0, modal=False, inertia=0, cut=None,
-                 band_damping=None, interface="physical", basis="auto"):
+                 band_damping=None, interface="physical", basis="auto", ties=None):
         if not isinstance(system, System):
             raise TypeError("system must be an fcd.System")
         if contacts is not None and not isinstance(contacts, ContactSet):
@@ -1421,6 +1427,24 @@ class Reduction(_Owner):
             o.cut = _scalar(cut, "cut")
         if band_damping is not None:
             o.damping = _scalar(band_damping, "band_damping")
+        if ties:
+            if not hasattr(ties, "items"):
+                raise TypeError("ties: expected a mapping {tied: {source: weight}}")
+            tied, ptr, src, w = [], [0], [], []
+            for c, sources in ties.items():
+                if not hasattr(sources, "items"):
+                    raise TypeError("ties[%r]: expected a mapping {source: weight}" % (c,))
+                tied.append(_int(c, "a tied contact", 0))
+                for sc, wt in sources.items():
+                    src.append(_int(sc, "a source contact", 0))
+                    w.append(_scalar(wt, "a tie's weight"))
+                ptr.append(len(src))
+            self._ties = [_np.ascontiguousarray(a, dtype=t) for a, t in
+                          ((tied, _np.int64), (ptr, _np.int64), (src, _np.int64),
+                           (w, _np.float64))]
+            o.ntied = len(tied)
+            o.tied, o.tie_ptr, o.tie_src = (a.ctypes.data_as(_pindex) for a in self._ties[:3])
+            o.tie_w = self._ties[3].ctypes.data_as(_preal)
         self._check(_f["fcd_reduction_create_opts"](system._h, ch, _C.byref(o), _C.byref(h)))
         self.interface = interface
         self.modal = bool(modal)

@@ -254,3 +254,57 @@ def test_relative_interface_against_scipy():
         fcd.Reduction(sys, cs, 2, interface="bonded")
     with pytest.raises(ValueError, match="auto, stored, factored"):
         fcd.Reduction(sys, cs, 2, basis="disk")
+
+
+def test_ties_against_scipy():
+    """Interface coarsening (fcd.Reduction(ties=...)): on the stacked blocks, pairs 1 and 3
+    follow their two neighbours half each. The reference imposes the same constraint on
+    the physical matrices by hand, u = G w with u_A(t) = u_B(t) + sum_s w_s (u_A(s) -
+    u_B(s)), and scipy's eigenvalues of (G'KG, G'MG) are the reduced model's with every
+    interior mode kept; the tied pairs leave the reduced contact set."""
+    import scipy.sparse as sp
+    K1, M1, top, bottom = plane_strain_block(nx=4, ny=2, E=1e5, rho=10.0)
+    nb = K1.shape[0]
+    K = sp.block_diag([K1, K1]).toarray()
+    M = sp.block_diag([M1, M1]).toarray()
+    n = 2 * nb
+    sys = fcd.System(n)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    clamped = [2 * p + d for p in bottom for d in (0, 1)]
+    pressed = [nb + 2 * p + 1 for p in top]
+    sys.fix_dofs(clamped + pressed, [0.0] * len(clamped) + [-1e-3] * len(pressed))
+    cs = fcd.ContactSet(sys, dim=2)
+    A = [[nb + 2 * a, nb + 2 * a + 1] for a in bottom]
+    B = [[2 * b, 2 * b + 1] for b in top]
+    for a, b in zip(A, B):
+        cs.add_pair(a, b, normal=[0, -1], tangent=[1, 0], mu=0.3)
+    ties = {1: {0: 0.5, 2: 0.5}, 3: {2: 0.5, 4: 0.5}}
+    slaves = [A[t][q] for t in ties for q in (0, 1)]
+    keep = [i for i in range(n) if i not in slaves]
+    G = np.zeros((n, len(keep)))
+    G[keep, range(len(keep))] = 1
+    col = {d: j for j, d in enumerate(keep)}
+    for t, sources in ties.items():
+        for q in (0, 1):
+            G[A[t][q], col[B[t][q]]] += 1
+            for s, w in sources.items():
+                G[A[t][q], col[A[s][q]]] += w
+                G[A[t][q], col[B[s][q]]] -= w
+    fixed = set(clamped + pressed)
+    wfree = [j for j, d in enumerate(keep) if d not in fixed]
+    ref = free_pencil_values(G.T @ K @ G, G.T @ M @ G, wfree)
+    interior = n - len(clamped) - len(pressed) - 2 * len(bottom)
+    red = fcd.Reduction(sys, cs, interior, interface="relative", ties=ties)
+    assert red.nkept == 2 * (len(bottom) - len(ties)) + len(pressed)
+    assert len(red.contacts) == len(bottom) - len(ties)
+    Kr = red.system.matrix("stiffness").toarray()
+    Mr = red.system.matrix("mass").toarray()
+    rfree = [j for j in range(red.ndofs) if j >= red.nkept or red.kept[j] not in fixed]
+    lam = sla.eigh(Kr[np.ix_(rfree, rfree)], Mr[np.ix_(rfree, rfree)], eigvals_only=True)
+    assert len(lam) == len(ref)
+    assert np.allclose(lam[1:], ref[1:], rtol=1e-9, atol=0)
+    with pytest.raises(TypeError, match="mapping"):
+        fcd.Reduction(sys, cs, 2, interface="relative", ties=[1, 3])
+    with pytest.raises(fcd.FcdError, match="needs FCD_INTERFACE_RELATIVE"):
+        fcd.Reduction(sys, cs, 2, ties=ties)

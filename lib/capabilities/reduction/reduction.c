@@ -730,7 +730,7 @@ static fcd_index red_size(const fcd_reduction *r) {
 static int red_load(void *ud, fcd_real t, fcd_index nr, fcd_real *fr) {
   fcd_reduction *r = ud;
   if (nr != red_size(r) || fcd_system_eval_load(r->full, t, r->fbuf) != FCD_OK) return 1;
-  if (r->partner) fcd__rel_transpose(r->partner, r->cb.n, r->fbuf);
+  fcd__rel_transpose(r, r->fbuf);
   if (!r->md) return fcd__cb_project_vec(&r->cb, r->fbuf, fr) != FCD_OK;
   if (fcd__cb_project_vec(&r->cb, r->fbuf, r->md->g) != FCD_OK) return 1;
   return fcd__modal_load(r, r->md->g, fr);
@@ -836,7 +836,7 @@ static fcd_status red_system(fcd_reduction *r) {
       if (!fr) return fcd__err(full, FCD_E_NOMEM, "out of memory for the reduced load");
       /* in relative coordinates P' f */
       memcpy(r->fbuf, full->load, (size_t)full->n * sizeof *r->fbuf);
-      if (r->partner) fcd__rel_transpose(r->partner, full->n, r->fbuf);
+      fcd__rel_transpose(r, r->fbuf);
       fcd_status pst = fcd__cb_project_vec(cb, r->fbuf, r->md ? r->md->g : fr);
       int bad = pst == FCD_OK && r->md && fcd__modal_load(r, r->md->g, fr) != 0;
       st = pst == FCD_OK && !bad ? fcd_system_set_load(r->sys, fr)
@@ -879,6 +879,11 @@ void fcd_reduction_destroy(fcd_reduction *r) {
   fcd_contact_set_destroy(r->ycs);
   fcd_system_destroy(r->ysys);
   fcd__free(r->partner);
+  fcd__free(r->tdof);
+  fcd__free(r->tptr);
+  fcd__free(r->tsrc);
+  fcd__free(r->tw);
+  fcd__free(r->tie_of);
   fcd__system_release(r->full);
   fcd__free(r);
 }
@@ -898,7 +903,8 @@ static fcd_status red_basis(fcd_reduction *r, fcd_contact_set *cs, fcd_index nmo
 
 static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                              fcd_index ninertia, int modal, int relative, fcd_real cut,
-                             fcd_real xi, int storage, fcd_reduction **out) {
+                             fcd_real xi, int storage, const fcd_reduction_options *opt,
+                             fcd_reduction **out) {
   FCD_CHECK_SYS(sys);
   if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: out is NULL");
   *out = NULL;
@@ -910,7 +916,7 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
   r->magic = FCD_REDUCTION_MAGIC;
   r->full = sys;
   fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
-  fcd_status st = relative && cs ? fcd__rel_build(r, cs) : FCD_OK;
+  fcd_status st = relative && cs ? fcd__rel_build(r, cs, opt) : FCD_OK;
   if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi, storage);
   if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
   if (st == FCD_OK) st = red_system(r);
@@ -927,19 +933,19 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
 fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                 fcd_reduction **out) {
   return red_create(sys, cs, nmodes, 0, 0, 0, FCD_REDUCTION_CUT_DEFAULT,
-                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, out);
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, NULL, out);
 }
 
 fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                       fcd_reduction **out) {
   return red_create(sys, cs, nmodes, 0, 1, 0, FCD_REDUCTION_CUT_DEFAULT,
-                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, out);
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, NULL, out);
 }
 
 fcd_status fcd_reduction_create_enriched(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                          fcd_index ninertia, int modal, fcd_reduction **out) {
   return red_create(sys, cs, nmodes, ninertia, modal != 0, 0, FCD_REDUCTION_CUT_DEFAULT,
-                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, out);
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, NULL, out);
 }
 
 /* the band's cut and damping ratio, checked */
@@ -960,7 +966,7 @@ fcd_status fcd_reduction_create_band(fcd_system *sys, fcd_contact_set *cs, fcd_i
   FCD_CHECK_SYS(sys);
   FCD_TRY(band_args(sys, "reduction_create_band", cut, damping));
   return red_create(sys, cs, nmodes, ninertia, modal != 0, 0, cut, damping, FCD_BASIS_AUTO,
-                    out);
+                    NULL, out);
 }
 
 void fcd_reduction_options_init(fcd_reduction_options *opt) {
@@ -989,9 +995,13 @@ fcd_status fcd_reduction_create_opts(fcd_system *sys, fcd_contact_set *cs,
                     "FCD_BASIS_AUTO (0), FCD_BASIS_STORED (1) or FCD_BASIS_FACTORED (2)",
                     (int)opt->basis);
   FCD_TRY(band_args(sys, "reduction_create_opts", opt->cut, opt->damping));
+  if (opt->ntied != 0 && (opt->interface != FCD_INTERFACE_RELATIVE || !cs))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: ntied = %lld %s",
+                    (long long)opt->ntied, cs ? "needs FCD_INTERFACE_RELATIVE: a tie joins "
+                    "converted pairs" : "without a contact set");
   return red_create(sys, cs, opt->nmodes, opt->ninertia, opt->modal != 0,
                     opt->interface == FCD_INTERFACE_RELATIVE, opt->cut, opt->damping,
-                    opt->basis, out);
+                    opt->basis, opt, out);
 }
 
 fcd_status fcd_reduction_get_band(const fcd_reduction *r, fcd_real *band_hz, fcd_real *cut_hz,
@@ -1066,7 +1076,7 @@ fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_
     xr = y;
   }
   fcd_status st = fcd__cb_apply(cb, xr, x);
-  if (st == FCD_OK && r->partner) fcd__rel_to_u(r->partner, cb->n, x);
+  if (st == FCD_OK) fcd__rel_to_u(r, x);
   fcd__free(y);
   if (st != FCD_OK)
     return fcd__err(r->full, st, "reduction_expand: %s", st == FCD_E_NOMEM ? "out of memory"
@@ -1138,9 +1148,18 @@ fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
   fcd_real *y = NULL;
   fcd_status st = FCD_OK;
   for (fcd_index k = 0; k < ndofs && st == FCD_OK; k++) {
-    /* u_d = y_d, plus y of its pair's B dof in relative coordinates */
+    /* u_d = y_d, plus y of its pair's B dof in relative coordinates, a tied y_d being
+     * its sources' sum */
     fcd_index d = dofs[k], b = r->partner ? r->partner[d] : -1;
-    st = y_entry(r, xr, d, &y, x + k);
+    fcd_index t = r->tie_of ? r->tie_of[d] : -1;
+    if (t < 0) st = y_entry(r, xr, d, &y, x + k);
+    x[k] = t < 0 ? x[k] : 0;
+    for (fcd_index e = t < 0 ? 0 : r->tptr[t]; t >= 0 && e < r->tptr[t + 1] && st == FCD_OK;
+         e++) {
+      fcd_real ys = 0;
+      st = y_entry(r, xr, r->tsrc[e], &y, &ys);
+      x[k] += r->tw[e] * ys;
+    }
     fcd_real xb = 0;
     if (st == FCD_OK && b >= 0) st = y_entry(r, xr, b, &y, &xb);
     x[k] += xb;
@@ -1226,7 +1245,7 @@ static fcd_status cb_restrict(const fcd_reduction *r, const fcd_real *x, fcd_rea
   }
   /* y = P^-1 x in relative coordinates */
   memcpy(y, x, (size_t)n * sizeof *y);
-  if (r->partner) fcd__rel_to_y(r->partner, n, y);
+  fcd__rel_to_y(r, y);
   for (fcd_index j = 0; j < cb->nb; j++) xr[j] = y[cb->bdofs[j]];
   if (cb->m == 0) {
     fcd__free(y);
@@ -1347,8 +1366,8 @@ fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t, const fcd_
   }
   if (st == FCD_OK && r->partner) {
     /* the rows of y's equations, P' (.): a converted pair's forces cancel on B's rows */
-    fcd__rel_transpose(r->partner, n, w.res);
-    fcd__rel_transpose(r->partner, n, w.scl);
+    fcd__rel_transpose(r, w.res);
+    fcd__rel_transpose(r, w.scl);
   }
   if (st == FCD_OK) {
     for (fcd_index j = 0; j < cb->nb; j++) w.skip[cb->bdofs[j]] = 1;

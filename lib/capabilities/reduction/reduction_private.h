@@ -36,14 +36,22 @@ struct fcd_reduction {
   fcd_index *partner;
   fcd_system *ysys;
   fcd_contact_set *ycs;
+  /* interface coarsening (fcd_reduction_options::tied), dof by dof: y_(tdof[k]) =
+   * sum tw[e] y_(tsrc[e]) over e in tptr[k] .. tptr[k+1] - 1; ntd tied dofs, held at zero
+   * in ysys (x = the coordinates without them: y = Q x); tie_of[d] = k, or -1 (n) */
+  fcd_index ntd;
+  fcd_index *tdof, *tptr, *tsrc, *tie_of;
+  fcd_real *tw;
 };
 
 /* Every contact of cs into out (an empty set on another system): dof d becoming place[d]
- * (place NULL: d itself), a pair c with as_rigid[c] set becoming its A node against B's
- * frame (as_rigid NULL: none); the sliding velocities, mortar marks and restitution too.
- * FCD_E_NOMEM, or the contact set's status (its message on out's system). */
+ * (place NULL: d itself), a pair c with how[c] == FCD__RED_AS_NODE becoming its A node
+ * against B's frame, one with FCD__RED_LEFT_OUT left out (how NULL: every contact as it
+ * is); the sliding velocities, mortar marks and restitution too. FCD_E_NOMEM, or the
+ * contact set's status (its message on out's system). */
+enum { FCD__RED_AS_IS = 0, FCD__RED_AS_NODE = 1, FCD__RED_LEFT_OUT = 2 };
 fcd_status fcd__red_copy_contacts(const fcd_contact_set *cs, const fcd_index *place,
-                                  const unsigned char *as_rigid, fcd_contact_set *out);
+                                  const unsigned char *how, fcd_contact_set *out);
 
 /* The basis as an operator (reduction_basis.c), stored or factored alike. X (n x nj) =
  * the constraint modes j0 .. j0 + nj - 1; X = T_b V for V (nb x nj); out ((nb - i0) x nj)
@@ -63,11 +71,14 @@ fcd_status fcd__cb_row(const fcd__cb *cb, fcd_index d, const fcd_real **row);
 fcd_status fcd__cb_apply(const fcd__cb *cb, const fcd_real *xr, fcd_real *x);
 fcd_status fcd__cb_project_vec(const fcd__cb *cb, const fcd_real *f, fcd_real *g);
 
-fcd_status fcd__rel_build(fcd_reduction *r, fcd_contact_set *cs);
-/* u = P y, y = P^-1 u and f_y = P' f, in place */
-void fcd__rel_to_u(const fcd_index *partner, fcd_index n, fcd_real *x);
-void fcd__rel_to_y(const fcd_index *partner, fcd_index n, fcd_real *x);
-void fcd__rel_transpose(const fcd_index *partner, fcd_index n, fcd_real *f);
+/* the relative interface and its ties (opt's tie fields; NULL: none) */
+fcd_status fcd__rel_build(fcd_reduction *r, fcd_contact_set *cs,
+                          const fcd_reduction_options *opt);
+/* u = P Q x, x = (P Q)^+ u (the tied dofs dropped) and f_x = Q' P' f, in place on n
+ * vectors; nothing without a relative interface */
+void fcd__rel_to_u(const fcd_reduction *r, fcd_real *x);
+void fcd__rel_to_y(const fcd_reduction *r, fcd_real *x);
+void fcd__rel_transpose(const fcd_reduction *r, fcd_real *f);
 
 /* reduction_modal.c. Prepare: refuses a prescribed function, lists P and F. */
 fcd_status fcd__modal_prepare(fcd_reduction *r);
