@@ -3,7 +3,7 @@
  * resident memory is this size's own), and what a reduced model of it answers.
  *
  *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--relative-model]
- *               [--basis auto|stored|factored] [--coarsen C] [--no-reduce] [--full]
+ *               [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full]
  *               [--mu MU1,MU2,...] [--steps N]
  *
  * Prints the model (dofs, contact nodes, the dofs a reduction keeps), the seconds and the
@@ -20,6 +20,7 @@
  * --basis: how the reduction holds its constraint modes (fcd_basis_storage; default auto).
  * --coarsen C (with --relative): the interface coarsened by C (pads_ties: the contacts on
  * every C-th line of each pad's grid kept, the others tied to them bilinearly).
+ * --shape: the pads' pushed backs kept as one coordinate (prescribed_shape).
  * --mu: the sliding equilibrium at the first MU (the contacts' coefficient), then the
  * stability analysis about it at each MU (FCD_STAB_MU), of the reduced model and, with
  * --full, of the full one first in the same run: the eigenvalues with Im > 0 whose growth
@@ -49,7 +50,7 @@ static double peak_gib(void) {
 }
 
 typedef struct {
-  int r, modes, inertia, reduce, relative, relative_model, full, nmu, basis, coarsen;
+  int r, modes, inertia, reduce, relative, relative_model, full, nmu, basis, coarsen, shape;
   long steps;
   double mu[MAX_MU];
 } options;
@@ -152,7 +153,9 @@ static void parse(int argc, char **argv, options *o) {
         fprintf(stderr, "%s: --basis auto|stored|factored\n", argv[0]);
         exit(2);
       }
-    } else if (!strcmp(argv[i], "--no-reduce"))
+    } else if (!strcmp(argv[i], "--shape"))
+      o->shape = 1;
+    else if (!strcmp(argv[i], "--no-reduce"))
       o->reduce = 0;
     else if (!strcmp(argv[i], "--relative"))
       o->relative = 1;
@@ -171,7 +174,7 @@ static void parse(int argc, char **argv, options *o) {
       }
     } else {
       fprintf(stderr, "usage: %s [--refine R] [--modes M] [--inertia P] [--relative] "
-              "[--relative-model] [--basis auto|stored|factored] [--coarsen C] [--no-reduce] [--full] "
+              "[--relative-model] [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full] "
               "[--mu MU1,...] [--steps N]\n", argv[0]);
       exit(2);
     }
@@ -202,6 +205,7 @@ int main(int argc, char **argv) {
     ro.ninertia = o.inertia;
     ro.interface = o.relative ? FCD_INTERFACE_RELATIVE : FCD_INTERFACE_PHYSICAL;
     ro.basis = o.basis;
+    ro.prescribed_shape = o.shape;
     pads_tie tie = {0, NULL, NULL, NULL, NULL};
     double *vg = b.vg; /* the sliding speeds of the reduced set's contacts */
     if (o.coarsen > 1 && o.relative) {
@@ -230,10 +234,10 @@ int main(int argc, char **argv) {
       fcd_basis_storage kind = FCD_BASIS_AUTO;
       double fbytes = 0, bbytes = 0, pbytes = 0;
       fcd_reduction_get_memory(red, &kind, &fbytes, &bbytes, &pbytes);
-      printf("reduction interface=%s coarsen=%d contacts=%lld basis=%s modes=%d inertia=%lld "
+      printf("reduction interface=%s coarsen=%d shape=%d contacts=%lld basis=%s modes=%d inertia=%lld "
              "kept=%lld band_hz=%.0f seconds=%.1f peak_gib=%.2f factor_gib=%.2f basis_gib=%.2f "
              "dense_peak_gib=%.2f\n", o.relative ? "relative" : "physical",
-             tie.n > 0 ? o.coarsen : 1,
+             tie.n > 0 ? o.coarsen : 1, o.shape,
              (long long)fcd_contact_set_size(fcd_reduction_contact_set(red)),
              kind == FCD_BASIS_FACTORED ? "factored" : "stored",
              o.modes, (long long)ni, (long long)nk, band, tr,

@@ -232,13 +232,19 @@ typedef struct {
   const fcd_index *tie_ptr; /**< where each tied contact's sources start (ntied + 1) */
   const fcd_index *tie_src; /**< the sources, contacts of the set (tie_ptr[ntied]) */
   const fcd_real *tie_w;    /**< their weights (tie_ptr[ntied]) */
+  /** Nonzero: the moving prescribed dofs (nonzero constant values, no prescribed
+   *  function) are kept as one coordinate, the first of them, the others following it
+   *  in proportion to their values (ties as above, for any interface), where each would
+   *  be a kept dof of its own (the pads' pushed backs of a brake: thousands). Their
+   *  reactions come back as one, on the first. Default 0. */
+  int32_t prescribed_shape;
 } fcd_reduction_options;
 
 /** fcd_reduction_options with every default, as fcd_reduction_options_init sets it. */
 #define FCD_REDUCTION_OPTIONS_INIT                                                          \
   {sizeof(fcd_reduction_options), 0, 0, 0, FCD_INTERFACE_PHYSICAL,                          \
    FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO,          \
-   0, NULL, NULL, NULL, NULL}
+   0, NULL, NULL, NULL, NULL, 0}
 
 /** Sets @p opt to every default, its struct_size included. NULL-safe.
  *  @param opt the options

@@ -114,7 +114,7 @@ class _ReductionOptions(_C.Structure):
                 ("modal", _C.c_int32), ("interface", _C.c_int32), ("cut", _real),
                 ("damping", _real), ("basis", _C.c_int32), ("ntied", _index),
                 ("tied", _pindex), ("tie_ptr", _pindex), ("tie_src", _pindex),
-                ("tie_w", _preal)]
+                ("tie_w", _preal), ("prescribed_shape", _C.c_int32)]
 
 
 _f = {}
@@ -1394,14 +1394,17 @@ class Reduction(_Owner):
     ``ties={c: {s: w, ...}, ...}`` (with ``interface="relative"``) coarsens the interface:
     pair c's relative displacement follows the sum of its sources' times their weights
     (fcd_reduction_options::tied); c leaves the reduced contact set, whose contacts are
-    the others in their order."""
+    the others in their order. ``prescribed_shape=True`` keeps the moving prescribed dofs
+    (constant nonzero values) as one coordinate, the others following the first in
+    proportion to their values (fcd_reduction_options::prescribed_shape)."""
     _destroy = "fcd_reduction_destroy"
 
     _INTERFACES = {"physical": 0, "relative": 1}
     _BASES = {"auto": 0, "stored": 1, "factored": 2}
 
     def __init__(self, system, contacts=None, modes=0, modal=False, inertia=0, cut=None,
-                 band_damping=None, interface="physical", basis="auto", ties=None):
+                 band_damping=None, interface="physical", basis="auto", ties=None,
+                 prescribed_shape=False):
         if not isinstance(system, System):
             raise TypeError("system must be an fcd.System")
         if contacts is not None and not isinstance(contacts, ContactSet):
@@ -1427,6 +1430,10 @@ class Reduction(_Owner):
             o.cut = _scalar(cut, "cut")
         if band_damping is not None:
             o.damping = _scalar(band_damping, "band_damping")
+        if not isinstance(prescribed_shape, (bool, _np.bool_)):
+            raise TypeError("prescribed_shape: expected a bool, got %s"
+                            % type(prescribed_shape).__name__)
+        o.prescribed_shape = 1 if prescribed_shape else 0
         if ties:
             if not hasattr(ties, "items"):
                 raise TypeError("ties: expected a mapping {tied: {source: weight}}")

@@ -304,6 +304,15 @@ def test_ties_against_scipy():
     lam = sla.eigh(Kr[np.ix_(rfree, rfree)], Mr[np.ix_(rfree, rfree)], eigvals_only=True)
     assert len(lam) == len(ref)
     assert np.allclose(lam[1:], ref[1:], rtol=1e-9, atol=0)
+    # the pressed top as one coordinate: the same pencil, its dofs but one gone
+    one = fcd.Reduction(sys, cs, interior, interface="relative", ties=ties,
+                        prescribed_shape=True)
+    assert one.nkept == red.nkept - (len(pressed) - 1)
+    Kr = one.system.matrix("stiffness").toarray()
+    Mr = one.system.matrix("mass").toarray()
+    rfree = [j for j in range(one.ndofs) if j >= one.nkept or one.kept[j] not in fixed]
+    lam = sla.eigh(Kr[np.ix_(rfree, rfree)], Mr[np.ix_(rfree, rfree)], eigvals_only=True)
+    assert np.allclose(lam[1:], ref[1:], rtol=1e-9, atol=0)
     with pytest.raises(TypeError, match="mapping"):
         fcd.Reduction(sys, cs, 2, interface="relative", ties=[1, 3])
     with pytest.raises(fcd.FcdError, match="needs FCD_INTERFACE_RELATIVE"):

@@ -98,6 +98,7 @@ static void stack_free(stack *s) {
 
 static int modal_coords; /* fcd_reduction_create_modal's coordinates for test_statics */
 static int basis_kind;   /* an fcd_basis_storage for test_statics */
+static int shape;        /* fcd_reduction_options::prescribed_shape for every reduction */
 
 static fcd_reduction *reduce(const stack *s, fcd_index nmodes, int relative) {
   fcd_reduction_options o;
@@ -105,6 +106,7 @@ static fcd_reduction *reduce(const stack *s, fcd_index nmodes, int relative) {
   o.nmodes = nmodes;
   o.modal = modal_coords;
   o.basis = basis_kind;
+  o.prescribed_shape = shape;
   o.interface = relative ? FCD_INTERFACE_RELATIVE : FCD_INTERFACE_PHYSICAL;
   fcd_reduction *red = NULL;
   CHECK_ST(fcd_reduction_create_opts(s->sys, s->cs, &o, &red), FCD_OK);
@@ -176,8 +178,9 @@ static void test_statics(int wall) {
     equilibrium(rs, fcd_reduction_contact_set(red), ur, rr);
     CHECK_ST(fcd_reduction_expand(red, ur, ue), FCD_OK);
     double su, sr, du = maxdiff(n, ue, u, &su), dr = maxdiff(m, rr, r, &sr);
-    printf("relative, %lld modes%s%s%s: |du| / |u| = %.2e, |dr| / |r| = %.2e\n",
+    printf("relative, %lld modes%s%s%s%s: |du| / |u| = %.2e, |dr| / |r| = %.2e\n",
            (long long)ms[k], wall ? ", one pair physical" : "",
+           shape ? ", the pushed top as one" : "",
            modal_coords ? ", modal coordinates" : "",
            basis_kind == FCD_BASIS_FACTORED ? ", factored basis" : "", du / su, dr / sr);
     CHECK(su > 0 && du <= 1e-8 * su);
@@ -244,7 +247,8 @@ static void test_dynamics(void) {
     worst = fmax(worst, maxdiff(n, ue, u + (size_t)k * n, &sc));
     scale = fmax(scale, sc);
   }
-  printf("%d steps through every mode, relative: |du| / |u| = %.2e\n", STEPS, worst / scale);
+  printf("%d steps through every mode, relative%s: |du| / |u| = %.2e\n", STEPS,
+         shape ? ", the pushed top as one" : "", worst / scale);
   CHECK(scale > 0 && worst <= 1e-9 * scale);
   fcd_reduction_destroy(red);
   free(u); free(ur); free(ue); free(u0); free(ur0); free(r);
@@ -407,6 +411,7 @@ static fcd_reduction *reduce_tied(const stack *s, fcd_index nmodes, ties *t, int
   o.nmodes = nmodes;
   o.modal = modal;
   o.basis = basis_kind;
+  o.prescribed_shape = shape;
   o.interface = FCD_INTERFACE_RELATIVE;
   o.ntied = k;
   o.tied = t->tied;
@@ -449,8 +454,9 @@ static void test_tied_statics(void) {
     double pen = 0;
     for (int i = 1; i < NP; i += 2)
       pen = fmin(pen, -(ue[pair_a(&s, i, 1)] - ue[pair_b(&s, i, 1)]));
-    printf("tied every other pair, %lld modes%s%s: |du| / |u| = %.2e, |dr| / |r| = %.2e, "
+    printf("tied every other pair, %lld modes%s%s%s: |du| / |u| = %.2e, |dr| / |r| = %.2e, "
            "tied gaps >= %.1e\n", (long long)ms[k % 2], k / 2 ? ", modal coordinates" : "",
+           shape ? ", the pushed top as one" : "",
            basis_kind == FCD_BASIS_FACTORED ? ", factored basis" : "", du / su, dr / sr, pen);
     CHECK(su > 0 && du <= 1e-8 * su);
     CHECK(sr > 0 && dr <= 1e-8 * sr);
@@ -575,6 +581,62 @@ static void test_tied_refusals(void) {
   stack_free(&s);
 }
 
+/* the prescribed values times t, at rate 1 */
+static int ramp(void *ud, fcd_real t, fcd_index nfixed, const fcd_index *dofs, fcd_real *u,
+                fcd_real *v) {
+  (void)ud;
+  (void)dofs;
+  for (fcd_index k = 0; k < nfixed; k++) {
+    u[k] *= t;
+    if (v) v[k] = 0;
+  }
+  return 0;
+}
+
+/* prescribed_shape: the pushed top's 2 NP moving dofs kept as one coordinate, in the
+ * physical and the relative interface; the statics stay the full model's (the followers
+ * carry the prescribed values exactly), and a prescribed function is refused */
+static void test_shape(void) {
+  stack s;
+  stack_build(&s, 0);
+  fcd_index n = s.n, m = 2 * fcd_contact_set_size(s.cs);
+  double *u = malloc(sizeof *u * (size_t)n), *r = malloc(sizeof *r * (size_t)m);
+  double *ue = malloc(sizeof *ue * (size_t)n), *rr = malloc(sizeof *rr * (size_t)m);
+  double *ur = malloc(sizeof *ur * (size_t)n);
+  equilibrium(s.sys, s.cs, u, r);
+  for (int relative = 0; relative < 2; relative++) {
+    shape = 0;
+    fcd_reduction *a = reduce(&s, 4, relative);
+    shape = 1;
+    fcd_reduction *red = reduce(&s, 4, relative);
+    fcd_index ka = 0, kb = 0;
+    CHECK_ST(fcd_reduction_get_info(a, &ka, NULL, NULL, NULL), FCD_OK);
+    CHECK_ST(fcd_reduction_get_info(red, &kb, NULL, NULL, NULL), FCD_OK);
+    CHECK(kb == ka - (2 * NP - 1));
+    equilibrium(fcd_reduction_system(red), fcd_reduction_contact_set(red), ur, rr);
+    CHECK_ST(fcd_reduction_expand(red, ur, ue), FCD_OK);
+    double su, sr, du = maxdiff(n, ue, u, &su), dr = maxdiff(m, rr, r, &sr);
+    printf("%s, the pushed top as one: %lld kept dofs for %lld, |du| / |u| = %.2e, "
+           "|dr| / |r| = %.2e\n", relative ? "relative" : "physical", (long long)kb,
+           (long long)ka, du / su, dr / sr);
+    CHECK(su > 0 && du <= 1e-8 * su);
+    CHECK(sr > 0 && dr <= 1e-8 * sr);
+    fcd_reduction_destroy(a);
+    fcd_reduction_destroy(red);
+  }
+  shape = 0;
+  CHECK_ST(fcd_system_set_prescribed_fn(s.sys, ramp, NULL), FCD_OK);
+  fcd_reduction_options o;
+  fcd_reduction_options_init(&o);
+  o.prescribed_shape = 1;
+  fcd_reduction *red = (fcd_reduction *)1;
+  CHECK_ST(fcd_reduction_create_opts(s.sys, s.cs, &o, &red), FCD_E_UNSUPPORTED);
+  CHECK(red == NULL);
+  CHECK_MSG(s.sys, "prescribed_shape with a prescribed function");
+  free(u); free(r); free(ue); free(rr); free(ur);
+  stack_free(&s);
+}
+
 int main(void) {
   test_kept();
   test_statics(0);
@@ -591,6 +653,16 @@ int main(void) {
   test_dynamics();
   test_tied_dynamics();
   test_tied_refusals();
+  test_shape();
+  shape = 1; /* the pushed top as one coordinate through the same checks */
+  test_statics(0);
+  modal_coords = 1;
+  test_statics(1);
+  test_tied_statics();
+  modal_coords = 0;
+  test_dynamics();
+  test_tied_dynamics();
+  shape = 0;
   test_options();
   return fcdt_finish("reduction_relative");
 }

@@ -916,7 +916,8 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
   r->magic = FCD_REDUCTION_MAGIC;
   r->full = sys;
   fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
-  fcd_status st = relative && cs ? fcd__rel_build(r, cs, opt) : FCD_OK;
+  int shape = opt && opt->prescribed_shape;
+  fcd_status st = (relative && cs) || shape ? fcd__rel_build(r, cs, opt, relative) : FCD_OK;
   if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi, storage);
   if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
   if (st == FCD_OK) st = red_system(r);

@@ -71,9 +71,10 @@ fcd_status fcd__cb_row(const fcd__cb *cb, fcd_index d, const fcd_real **row);
 fcd_status fcd__cb_apply(const fcd__cb *cb, const fcd_real *xr, fcd_real *x);
 fcd_status fcd__cb_project_vec(const fcd__cb *cb, const fcd_real *f, fcd_real *g);
 
-/* the relative interface and its ties (opt's tie fields; NULL: none) */
+/* the relative interface (relative nonzero), its ties and the moving prescribed dofs
+ * joined (opt's tie fields and prescribed_shape; opt NULL: none) */
 fcd_status fcd__rel_build(fcd_reduction *r, fcd_contact_set *cs,
-                          const fcd_reduction_options *opt);
+                          const fcd_reduction_options *opt, int relative);
 /* u = P Q x, x = (P Q)^+ u (the tied dofs dropped) and f_x = Q' P' f, in place on n
  * vectors; nothing without a relative interface */
 void fcd__rel_to_u(const fcd_reduction *r, fcd_real *x);

@@ -148,23 +148,26 @@ static fcd_status rel_matrix(const fcd_reduction *r, fcd_matrix_kind which, fcd_
   return st;
 }
 
-/* the prescribed dofs in y: the full system's (no converted A dof, so the same dofs and
- * values) and the tied dofs, held at zero */
+/* the prescribed dofs in x: the full system's (no converted A dof, so the same dofs and
+ * values; those that follow another, at zero) and the tied contacts' dofs, held at zero */
 static fcd_status rel_fixed(const fcd_reduction *r, fcd_system *y, fcd_real *w) {
   const fcd_system *sys = r->full;
   fcd_index nf = sys->nfixed + r->ntd;
   if (nf == 0) return FCD_OK;
   fcd_index *list = fcd__malloc_array((size_t)nf, sizeof *list);
   if (!list) return FCD_E_NOMEM;
-  for (fcd_index k = 0; k < sys->nfixed; k++) {
-    list[k] = sys->fixed_list[k];
-    w[k] = sys->fixed_value[sys->fixed_list[k]];
+  fcd_index k = 0;
+  for (fcd_index j = 0; j < sys->nfixed; j++, k++) {
+    fcd_index d = sys->fixed_list[j];
+    list[k] = d;
+    w[k] = r->tie_of && r->tie_of[d] >= 0 ? 0 : sys->fixed_value[d];
   }
-  for (fcd_index k = 0; k < r->ntd; k++) {
-    list[sys->nfixed + k] = r->tdof[k];
-    w[sys->nfixed + k] = 0;
-  }
-  fcd_status st = fcd_system_fix_dofs(y, nf, list, w);
+  for (fcd_index t = 0; t < r->ntd; t++)
+    if (!sys->is_fixed[r->tdof[t]]) {
+      list[k] = r->tdof[t];
+      w[k++] = 0;
+    }
+  fcd_status st = fcd_system_fix_dofs(y, k, list, w);
   fcd__free(list);
   if (st == FCD_OK && sys->presc_fn)
     st = fcd_system_set_prescribed_fn(y, sys->presc_fn, sys->presc_ud);
@@ -297,23 +300,41 @@ static fcd_status tie_check(fcd_system *sys, const fcd_contact_set *cs,
   return FCD_OK;
 }
 
-/* the ties dof by dof (r->tdof, tptr, tsrc, tw, tie_of) from checked options */
+/* the moving prescribed dofs (nonzero values) into list, in the system's order; their count */
+static fcd_index moving_prescribed(const fcd_system *sys, fcd_index *list) {
+  fcd_index k = 0;
+  for (fcd_index j = 0; j < sys->nfixed; j++)
+    if (sys->fixed_value[sys->fixed_list[j]] != 0) {
+      if (list) list[k] = sys->fixed_list[j];
+      k++;
+    }
+  return k;
+}
+
+/* the ties dof by dof (r->tdof, tptr, tsrc, tw, tie_of) from checked options (o NULL: no
+ * contact ties), then the moving prescribed dofs after the first, following it in
+ * proportion to their values (nshape of them, 0: none) */
 static fcd_status tie_dofs(fcd_reduction *r, const fcd_contact_set *cs,
-                           const fcd_reduction_options *o) {
-  int d = cs->dim;
-  fcd_index n = r->full->n, ne = o->tie_ptr[o->ntied] - o->tie_ptr[0];
-  r->ntd = o->ntied * d;
+                           const fcd_reduction_options *o, fcd_index nshape) {
+  const fcd_system *sys = r->full;
+  int d = cs ? cs->dim : 0;
+  fcd_index n = sys->n, nt = o ? o->ntied : 0, ne = o ? o->tie_ptr[nt] - o->tie_ptr[0] : 0;
+  fcd_index ns = nshape > 0 ? nshape - 1 : 0;
+  r->ntd = nt * d + ns;
   r->tdof = fcd__malloc_array((size_t)r->ntd + 1, sizeof *r->tdof);
-  r->tptr = fcd__malloc_array((size_t)r->ntd + 1, sizeof *r->tptr);
-  r->tsrc = fcd__malloc_array((size_t)(ne * d) + 1, sizeof *r->tsrc);
-  r->tw = fcd__malloc_array((size_t)(ne * d) + 1, sizeof *r->tw);
+  r->tptr = fcd__malloc_array((size_t)r->ntd + 2, sizeof *r->tptr);
+  r->tsrc = fcd__malloc_array((size_t)(ne * d + ns) + 1, sizeof *r->tsrc);
+  r->tw = fcd__malloc_array((size_t)(ne * d + ns) + 1, sizeof *r->tw);
   r->tie_of = fcd__malloc_array((size_t)n + 1, sizeof *r->tie_of);
-  if (!r->tdof || !r->tptr || !r->tsrc || !r->tw || !r->tie_of)
+  fcd_index *mv = fcd__malloc_array((size_t)nshape + 1, sizeof *mv);
+  if (!r->tdof || !r->tptr || !r->tsrc || !r->tw || !r->tie_of || !mv) {
+    fcd__free(mv);
     return fcd__err(r->full, FCD_E_NOMEM, "out of memory for the interface's ties");
+  }
   for (fcd_index i = 0; i < n; i++) r->tie_of[i] = -1;
   fcd_index t = 0, e = 0;
   r->tptr[0] = 0;
-  for (fcd_index k = 0; k < o->ntied; k++)
+  for (fcd_index k = 0; k < nt; k++)
     for (int q = 0; q < d; q++, t++) {
       r->tdof[t] = cs->c[o->tied[k]].dofs_a[q];
       r->tie_of[r->tdof[t]] = t;
@@ -323,30 +344,43 @@ static fcd_status tie_dofs(fcd_reduction *r, const fcd_contact_set *cs,
       }
       r->tptr[t + 1] = e;
     }
+  if (nshape > 0) moving_prescribed(sys, mv);
+  for (fcd_index k = 1; k < nshape; k++, t++, e++) {
+    r->tdof[t] = mv[k];
+    r->tie_of[mv[k]] = t;
+    r->tsrc[e] = mv[0];
+    r->tw[e] = sys->fixed_value[mv[k]] / sys->fixed_value[mv[0]];
+    r->tptr[t + 1] = e + 1;
+  }
+  fcd__free(mv);
   return FCD_OK;
 }
 
 fcd_status fcd__rel_build(fcd_reduction *r, fcd_contact_set *cs,
-                          const fcd_reduction_options *opt) {
+                          const fcd_reduction_options *opt, int relative) {
   fcd_system *sys = r->full;
-  fcd_index n = sys->n, npairs = 0;
-  int tied = opt && opt->ntied != 0;
-  if (tied && sys->presc_fn)
-    return fcd__err(sys, FCD_E_UNSUPPORTED, "reduction: ties with a prescribed function: "
-                    "the tied dofs would join its prescribed dofs");
+  fcd_index n = sys->n, npairs = 0, nc = cs ? cs->n : 0;
+  int tied = opt && opt->ntied != 0, shape = opt && opt->prescribed_shape;
+  if ((tied || shape) && sys->presc_fn)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "reduction: %s with a prescribed function: "
+                    "the %s dofs would join its prescribed dofs",
+                    tied ? "ties" : "prescribed_shape", tied ? "tied" : "following");
+  fcd_index nshape = shape ? moving_prescribed(sys, NULL) : 0;
+  if (nshape < 2) nshape = 0; /* nothing to join */
   r->partner = fcd__malloc_array((size_t)n + 1, sizeof *r->partner);
-  unsigned char *how = fcd__calloc((size_t)cs->n + 1, 1);
-  fcd_status st = r->partner && how ? rel_partners(sys, cs, how, r->partner, &npairs)
-                                    : fcd__err(sys, FCD_E_NOMEM, "out of memory for the "
-                                               "relative interface");
+  unsigned char *how = fcd__calloc((size_t)nc + 1, 1);
+  fcd_status st = r->partner && how ? FCD_OK : fcd__err(sys, FCD_E_NOMEM, "out of memory for "
+                                                        "the relative interface");
+  for (fcd_index i = 0; i < n && st == FCD_OK; i++) r->partner[i] = -1;
+  if (st == FCD_OK && relative && cs) st = rel_partners(sys, cs, how, r->partner, &npairs);
   if (st == FCD_OK && tied) st = tie_check(sys, cs, opt, how);
-  if (st == FCD_OK && tied) st = tie_dofs(r, cs, opt);
-  if (st == FCD_OK && npairs == 0) { /* nothing to convert: the physical coordinates */
+  if (st == FCD_OK && (tied || nshape > 0)) st = tie_dofs(r, cs, tied ? opt : NULL, nshape);
+  if (st == FCD_OK && npairs == 0 && r->ntd == 0) { /* the physical coordinates */
     fcd__free(r->partner);
     r->partner = NULL;
   }
   if (st == FCD_OK && r->partner) st = rel_system(r, &r->ysys);
-  if (st == FCD_OK && r->partner) {
+  if (st == FCD_OK && r->partner && cs) {
     /* a converted pair becomes its A node against B's moving frame, a tied one leaves,
      * the rest as it is */
     st = fcd_contact_set_create(r->ysys, cs->dim, &r->ycs);
