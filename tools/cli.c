@@ -794,6 +794,7 @@ fcd_status cli_reduction(fcd_system *sys, fcd_contact_set *cs, const options *o,
     ro.basis = !strcmp(o->basis, "stored")     ? FCD_BASIS_STORED
                : !strcmp(o->basis, "factored") ? FCD_BASIS_FACTORED
                                                : FCD_BASIS_AUTO;
+  ro.prescribed_shape = o->prescribed_shape != 0;
   return fcd_reduction_create_opts(sys, cs, &ro, red);
 }
 

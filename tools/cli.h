@@ -85,7 +85,8 @@ enum { CLI_DENSE_MAX = 400 };
   X(SERIES_FORMAT, "--series-format", TEXT, NONE, series_format)                           \
   X(EIGEN_PATH, "--eigen-path", TEXT, NONE, eigen_path)                                  \
   X(INTERFACE, "--interface", TEXT, NONE, interface)                                       \
-  X(BASIS, "--basis", TEXT, NONE, basis)
+  X(BASIS, "--basis", TEXT, NONE, basis)                                                   \
+  X(PRESCRIBED_SHAPE, "--prescribed-shape", FLAG, NONE, prescribed_shape)
 
 #define CLI_CTYPE_FLAG int
 #define CLI_CTYPE_TEXT const char *

@@ -215,6 +215,7 @@ static const cli_opt simulate_opts[] = {
     {CLI_INERTIA, "P", 0, "with --reduce: P inertia correction vectors added to the modes (docs/reduction.md)"},
     {CLI_INTERFACE, "physical|relative", 0, "with --reduce: a node-to-node pair kept as both nodes (default) or as one node's displacement relative to the other's, half the kept dofs (docs/reduction.md)"},
     {CLI_BASIS, "auto|stored|factored", 0, "with --reduce: the constraint modes stored (n x kept numbers) or applied through the interior's factor, for models whose stored modes outgrow the memory (default auto: whichever takes less memory)"},
+    {CLI_PRESCRIBED_SHAPE, "", 0, "with --reduce: the dofs prescribed to nonzero values kept as one coordinate, the others following the first in proportion to their values (a pushed face: one kept dof where each of its dofs was one)"},
     {CLI_CUT, "X", 0, "with --reduce: the reduced model's dynamics damped above X (>= 1) times its highest kept mode's frequency (default 1)"},
     {CLI_BAND_DAMPING, "XI", 0, "with --reduce: their damping ratio (default 0.1; 0: none, the Galerkin model's own dynamics)"},
     CLI_OPT_MESH,
@@ -288,11 +289,11 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
     return 2;
   }
   if ((o->modal || o->inertia > 0 || o->cut >= 0 || o->band_damping >= 0 || o->interface ||
-       o->basis) && o->reduce < 0) {
+       o->basis || o->prescribed_shape) && o->reduce < 0) {
     fprintf(stderr, "fcd: --%s goes with --reduce\n",
             o->modal ? "modal" : o->inertia > 0 ? "inertia" : o->cut >= 0 ? "cut"
                                : o->interface ? "interface" : o->basis ? "basis"
-                                                                        : "band-damping");
+                               : o->prescribed_shape ? "prescribed-shape" : "band-damping");
     return 2;
   }
   if (o->reduce >= 0 && cli_nranks > 1) {
@@ -353,17 +354,25 @@ static fcd_status sim_reduce(fcd_system *sys, fcd_contact_set *cs, const options
   if (st == FCD_OK && !(ctx->monv = malloc(((size_t)nmon + 1) * sizeof *ctx->monv)))
     st = FCD_E_NOMEM;
   ctx->rmon = st == FCD_OK && nmon > 0 ? *red : NULL;
+  /* a prescribed dof reads at no cost too: a kept one, one that follows the first
+   * (--prescribed-shape), or a support */
+  fcd_index npf = fcd_system_num_fixed(sys);
+  fcd_index *pf = st == FCD_OK ? malloc(((size_t)npf + 1) * sizeof *pf) : NULL;
+  if (st == FCD_OK && !pf) st = FCD_E_NOMEM;
+  if (st == FCD_OK) st = fcd_system_get_fixed(sys, pf, NULL);
   for (fcd_index k = 0; k < nmon && st == FCD_OK && !o->modal; k++) {
-    fcd_index j = 0;
+    fcd_index j = 0, q = 0;
     while (j < nk && kept[j] != mon[k]) j++;
-    if (j == nk) {
+    while (q < npf && pf[q] != mon[k]) q++;
+    if (j == nk && q == npf) {
       fprintf(stderr, "fcd: --monitor with --reduce takes kept dofs (a contact's, or a "
-              "moving prescribed one), or any with --modal; dof %lld is in the reduced "
-              "interior\n", (long long)mon[k]);
+              "moving prescribed one) and prescribed ones, or any with --modal; dof %lld is "
+              "in the reduced interior\n", (long long)mon[k]);
       *usage = 1;
       st = FCD_E_INVALID_ARG;
     }
   }
+  free(pf);
   /* the full start as the full integrator takes it: the prescribed dofs at their values
    * (a top pushed at once stays a shock, with the interior at rest, in the reduced start) */
   fcd_index nf = fcd_system_num_fixed(sys);

@@ -171,4 +171,18 @@ same r20.csv bfactored.csv 1e-8 || { echo "--basis factored and the default diff
 # shellcheck disable=SC2086
 "$fcd" stability $sargs --mu 0.1 --basis factored --out bad.csv > bad.txt 2> bad.err; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--basis goes with --reduce" bad.err || { cat bad.err; echo "stability --basis alone: exit $rc"; exit 1; }
+# --prescribed-shape: the top's 82 moving prescribed dofs kept as one coordinate (83 kept
+# dofs for 164), the same model and history; a monitored follower (821) reads its value
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 20 --prescribed-shape --out ps.csv > ps.txt || { cat ps.txt; echo "--prescribed-shape failed"; exit 1; }
+grep -q '^reduced: kept_dofs=83 modes=20 ' ps.txt || { cat ps.txt; echo "--prescribed-shape: expected 83 kept dofs"; exit 1; }
+same r20.csv ps.csv 1e-8 || { echo "--prescribed-shape changed the history"; exit 1; }
+for ps in "" --prescribed-shape; do
+  # shellcheck disable=SC2086
+  "$fcd" stability $sargs --mu 0.6 --reduce 20 $ps --out "s$ps.csv" > "s$ps.txt" || { cat "s$ps.txt"; echo "stability --reduce 20 $ps failed"; exit 1; }
+done
+same s.csv s--prescribed-shape.csv 1e-10 || { echo "--prescribed-shape changed the stability chart"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" stability $sargs --mu 0.1 --prescribed-shape --out bad.csv > bad.txt 2> bad.err; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--prescribed-shape goes with --reduce" bad.err || { cat bad.err; echo "stability --prescribed-shape alone: exit $rc"; exit 1; }
 echo "fcd simulate|stability --reduce: every mode equals the full run; fewer show in the indicator"
