@@ -200,24 +200,31 @@ def test_inertia_vectors_against_scipy():
         fcd.Reduction(sys, cs, 4, inertia=2.0)
 
 
+def stacked_blocks():
+    """Two scipy-built blocks, the lower one clamped below, the upper one pressed from
+    above; the contacts are the caller's."""
+    import scipy.sparse as sp
+    K1, M1, top, bottom = plane_strain_block(nx=4, ny=2, E=1e5, rho=10.0)
+    nb = K1.shape[0]
+    K = sp.block_diag([K1, K1]).toarray()
+    M = sp.block_diag([M1, M1]).toarray()
+    sys = fcd.System(2 * nb)
+    sys.set_matrix("stiffness", K)
+    sys.set_matrix("mass", M)
+    clamped = [2 * p + d for p in bottom for d in (0, 1)]
+    pressed = [nb + 2 * p + 1 for p in top]
+    sys.fix_dofs(clamped + pressed, [0.0] * len(clamped) + [-1e-3] * len(pressed))
+    return K, M, top, bottom, nb, clamped, pressed, sys
+
+
 def test_relative_interface_against_scipy():
     """Two scipy-built blocks stacked by node-to-node pairs, the lower one clamped below,
     the upper one pressed from above (fcd.Reduction(interface="relative")): each pair keeps
     one node, and with every interior mode the reduced pencil's eigenvalues are scipy's
     full ones (the model in other coordinates); with a few modes they are Rayleigh-Ritz
     upper bounds. An unknown interface is refused with the names it takes."""
-    import scipy.sparse as sp
-    K1, M1, top, bottom = plane_strain_block(nx=4, ny=2, E=1e5, rho=10.0)
-    nb = K1.shape[0]
-    K = sp.block_diag([K1, K1]).toarray()
-    M = sp.block_diag([M1, M1]).toarray()
+    K, M, top, bottom, nb, clamped, pressed, sys = stacked_blocks()
     n = 2 * nb
-    sys = fcd.System(n)
-    sys.set_matrix("stiffness", K)
-    sys.set_matrix("mass", M)
-    clamped = [2 * p + d for p in bottom for d in (0, 1)]
-    pressed = [nb + 2 * p + 1 for p in top]
-    sys.fix_dofs(clamped + pressed, [0.0] * len(clamped) + [-1e-3] * len(pressed))
     cs = fcd.ContactSet(sys, dim=2)
     for a, b in zip(bottom, top):  # the upper block's bottom on the lower one's top
         cs.add_pair([nb + 2 * a, nb + 2 * a + 1], [2 * b, 2 * b + 1], normal=[0, -1],
@@ -262,18 +269,8 @@ def test_ties_against_scipy():
     the physical matrices by hand, u = G w with u_A(t) = u_B(t) + sum_s w_s (u_A(s) -
     u_B(s)), and scipy's eigenvalues of (G'KG, G'MG) are the reduced model's with every
     interior mode kept; the tied pairs leave the reduced contact set."""
-    import scipy.sparse as sp
-    K1, M1, top, bottom = plane_strain_block(nx=4, ny=2, E=1e5, rho=10.0)
-    nb = K1.shape[0]
-    K = sp.block_diag([K1, K1]).toarray()
-    M = sp.block_diag([M1, M1]).toarray()
+    K, M, top, bottom, nb, clamped, pressed, sys = stacked_blocks()
     n = 2 * nb
-    sys = fcd.System(n)
-    sys.set_matrix("stiffness", K)
-    sys.set_matrix("mass", M)
-    clamped = [2 * p + d for p in bottom for d in (0, 1)]
-    pressed = [nb + 2 * p + 1 for p in top]
-    sys.fix_dofs(clamped + pressed, [0.0] * len(clamped) + [-1e-3] * len(pressed))
     cs = fcd.ContactSet(sys, dim=2)
     A = [[nb + 2 * a, nb + 2 * a + 1] for a in bottom]
     B = [[2 * b, 2 * b + 1] for b in top]

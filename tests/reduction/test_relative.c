@@ -132,6 +132,19 @@ static double maxdiff(fcd_index n, const double *a, const double *b, double *sca
   return d;
 }
 
+/* at the reduced equilibrium ur (ue its expansion): the indicator vanishes,
+ * expand_dofs on every dof is the expansion, and restrict gives ur back */
+static void check_maps(const fcd_reduction *red, const double *ur, const double *ue,
+                       fcd_index n, fcd_index nr, const fcd_index *all, double *ud, double *xr) {
+  double rel = 1, su;
+  CHECK_ST(fcd_reduction_residual(red, 0.0, ur, NULL, NULL, &rel), FCD_OK);
+  CHECK(rel <= 1e-10);
+  CHECK_ST(fcd_reduction_expand_dofs(red, ur, n, all, ud), FCD_OK);
+  CHECK(maxdiff(n, ud, ue, &su) <= 1e-14 * su);
+  CHECK_ST(fcd_reduction_restrict(red, ue, xr), FCD_OK);
+  CHECK(maxdiff(nr, xr, ur, &su) <= 1e-12 * su);
+}
+
 static void test_kept(void) {
   stack s;
   stack_build(&s, 0);
@@ -185,14 +198,7 @@ static void test_statics(int wall) {
            basis_kind == FCD_BASIS_FACTORED ? ", factored basis" : "", du / su, dr / sr);
     CHECK(su > 0 && du <= 1e-8 * su);
     CHECK(sr > 0 && dr <= 1e-8 * sr);
-    double rel = 1;
-    CHECK_ST(fcd_reduction_residual(red, 0.0, ur, NULL, NULL, &rel), FCD_OK);
-    CHECK(rel <= 1e-10);
-    /* expand_dofs on every dof, restrict back */
-    CHECK_ST(fcd_reduction_expand_dofs(red, ur, n, all, ud), FCD_OK);
-    CHECK(maxdiff(n, ud, ue, &su) <= 1e-14 * su);
-    CHECK_ST(fcd_reduction_restrict(red, ue, xr), FCD_OK);
-    CHECK(maxdiff(nr, xr, ur, &su) <= 1e-12 * su);
+    check_maps(red, ur, ue, n, nr, all, ud, xr);
     fcd_reduction_destroy(red);
   }
   free(u); free(r); free(ue); free(rr); free(ud); free(ur); free(xr); free(all);
@@ -461,13 +467,7 @@ static void test_tied_statics(void) {
     CHECK(su > 0 && du <= 1e-8 * su);
     CHECK(sr > 0 && dr <= 1e-8 * sr);
     CHECK(pen >= -1e-12 * su);
-    double rel = 1;
-    CHECK_ST(fcd_reduction_residual(red, 0.0, ur, NULL, NULL, &rel), FCD_OK);
-    CHECK(rel <= 1e-10);
-    CHECK_ST(fcd_reduction_expand_dofs(red, ur, n, all, ud), FCD_OK);
-    CHECK(maxdiff(n, ud, ue, &su) <= 1e-14 * su);
-    CHECK_ST(fcd_reduction_restrict(red, ue, xr), FCD_OK);
-    CHECK(maxdiff(nr, xr, ur, &su) <= 1e-12 * su);
+    check_maps(red, ur, ue, n, nr, all, ud, xr);
     fcd_reduction_destroy(red);
   }
   free(w); free(u); free(r); free(rr); free(ue); free(ud); free(ur); free(xr); free(all);
