@@ -42,6 +42,11 @@ void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y);
 void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y);
 void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_real *y1,
                      const fcd_real *x2, fcd_real *y2);
+/* Y += alpha A X for nj columns (X, Y n x nj, column-major), A's entries read once for
+ * all of them (a product is bound by reading A): X is copied row-major into xr, the rows
+ * accumulate row-major in yr (xr, yr: n nj work entries each) */
+void fcd__csr_gaxpy_block(const fcd__csr *a, fcd_real alpha, fcd_index nj, const fcd_real *X,
+                          fcd_real *Y, fcd_real *xr, fcd_real *yr);
 fcd_index fcd__csr_nnz(const fcd__csr *a);
 /* sum_ij |a_ij| |x_i| |x_j|: the magnitude that bounds the round-off of x^T A x */
 fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x);

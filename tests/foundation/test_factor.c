@@ -757,6 +757,51 @@ static void test_dense_kernels(void) {
   }
 }
 
+/* The sparse product of many columns (fcd__csr_gaxpy_block, the reductions' projections)
+ * against the dense product of the same matrix, built here: general storage and upper
+ * storage (each stored entry standing for its mirror), 1, 5 and 16 columns, alpha = -1.5,
+ * added to what Y holds */
+static void test_block_product(void) {
+  enum { N = 37, NJ = 16 };
+  static fcd_index rp[N + 1], ci[N * N];
+  static double v[N * N], D[N * N], X[N * NJ], Y[N * NJ], Y0[N * NJ], xr[N * NJ], yr[N * NJ];
+  for (int e = 0; e < N * NJ; e++) X[e] = fcdt_rand() - 0.5, Y0[e] = fcdt_rand();
+  for (int upper = 0; upper < 2; upper++) {
+    fcd_index t = 0;
+    memset(D, 0, sizeof D);
+    for (int i = 0; i < N; i++) {
+      rp[i] = t;
+      for (int j = upper ? i : 0; j < N; j++) {
+        if (i != j && fcdt_rand() > 0.3) continue;
+        double a = i == j ? 4 + fcdt_rand() : fcdt_rand() - 0.5;
+        ci[t] = j;
+        v[t++] = a;
+        D[i * N + j] += a;
+        if (upper && i != j) D[j * N + i] += a;
+      }
+    }
+    rp[N] = t;
+    fcd__csr a = {N, rp, ci, v, upper, 0, 1, 0, 0, NULL};
+    const int widths[] = {1, 5, NJ};
+    double err = 0;
+    for (int w = 0; w < 3; w++) {
+      int nj = widths[w];
+      memcpy(Y, Y0, sizeof Y);
+      fcd__csr_gaxpy_block(&a, -1.5, nj, X, Y, xr, yr);
+      for (int j = 0; j < nj; j++)
+        for (int i = 0; i < N; i++) {
+          double s = 0;
+          for (int k = 0; k < N; k++) s += D[i * N + k] * X[j * N + k];
+          err = fmax(err, fabs(Y[j * N + i] - (Y0[j * N + i] - 1.5 * s)));
+        }
+      for (int e = nj * N; e < NJ * N; e++) CHECK(Y[e] == Y0[e]); /* beyond nj: untouched */
+    }
+    printf("block product (%s storage, 1, 5, 16 columns): %.1e from the dense product\n",
+           upper ? "upper" : "general", err);
+    CHECK(err <= 1e-13);
+  }
+}
+
 /* The top of a symmetric spectrum with a tied cluster (a third of the eigenvalues equal
  * to 1, the rest small, mixed by a reflection): LAPACK's dsyevr fills more eigenvalues
  * than the k asked for before keeping them, and a k-long array of the caller's
@@ -851,6 +896,7 @@ int main(void) {
   test_gesv_panels();
   test_syev_top();
   test_dense_kernels();
+  test_block_product();
   test_spd(40, 0);
   test_spd(300, 7);
   test_lu(50);

@@ -624,6 +624,20 @@ static void test_shape(void) {
     fcd_reduction_destroy(a);
     fcd_reduction_destroy(red);
   }
+  /* a failure inside the joined coordinates names them: more modes than the interior */
+  for (int relative = 0; relative < 2; relative++) {
+    fcd_reduction_options o;
+    fcd_reduction_options_init(&o);
+    o.prescribed_shape = 1;
+    o.nmodes = n;
+    o.interface = relative ? FCD_INTERFACE_RELATIVE : FCD_INTERFACE_PHYSICAL;
+    fcd_reduction *red = (fcd_reduction *)1;
+    CHECK_ST(fcd_reduction_create_opts(s.sys, s.cs, &o, &red), FCD_E_INVALID_ARG);
+    CHECK(red == NULL);
+    CHECK_MSG(s.sys, "modes asked");
+    CHECK_MSG(s.sys, relative ? "(in relative interface coordinates)"
+                              : "(the moving prescribed dofs as one coordinate)");
+  }
   shape = 0;
   CHECK_ST(fcd_system_set_prescribed_fn(s.sys, ramp, NULL), FCD_OK);
   fcd_reduction_options o;

@@ -16,6 +16,9 @@
 #define FCD__CB_DENSE_MAX 1500
 /* columns of T handled at once in the projections (n of them in memory) */
 enum { CB_BLOCK = 64 };
+/* the columns of a sparse product that read the matrix once (fcd__csr_gaxpy_block):
+ * its row-major copies are 2 n CB_SPMM numbers */
+enum { CB_SPMM = 16 };
 
 void fcd__cb_clear(fcd__cb *cb) {
   fcd__free(cb->bdofs);
@@ -138,15 +141,9 @@ static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd__factor *
   int slepc_only = dense_max < 0;
   if (slepc_only) dense_max = -dense_max;
   if (ni > dense_max && !slepc_only) {
-    /* the block solver's modes straight into T's columns, then spread to full length */
-    fcd_real *X = fcd__malloc_array((size_t)ni * (size_t)m, sizeof *X);
+    /* the block solver's modes straight into T's columns */
     int done = 0;
-    fcd_status st = X ? fcd__cb_block_modes(ci, f, m, cb->omega2, X, &done) : FCD_OK;
-    for (fcd_index k = 0; k < m && done && st == FCD_OK; k++) {
-      memset(Phi + k * n, 0, (size_t)n * sizeof *Phi);
-      fcd__free_to_full(ci, X + k * ni, Phi + k * n);
-    }
-    fcd__free(X);
+    fcd_status st = fcd__cb_block_modes(ci, f, m, 0, cb->omega2, Phi, &done);
     if (st != FCD_OK)
       return fcd__err(sys, st, "the fixed-interface modes of a reduction: %s",
                       fcd_system_last_error(ci));
@@ -448,23 +445,17 @@ static fcd_status inertia_correction(fcd_system *sys, fcd_system *ci, fcd__facto
 }
 
 /* The columns j0 .. j0 + nj - 1 of T' A T (one side of nb: constraint modes or modal
- * columns) from Y = A T_blk (tmp: nb x nj). The stiffness needs only part of the
- * product: K T_b vanishes on the interior (K_ii Psi = -K_ib, to the factor's accuracy),
- * so T' K T_b is the kept rows of K T_b, the coupling Phi' K T_b is zero, and T' K Phi is
- * Phi' K Phi. A symmetric matrix needs the rows from the block's first column on (the
- * rest is mirrored by the caller). */
+ * columns) from Y = A T_blk (tmp: nb x nj); the stiffness' on the modal columns alone
+ * (project_kept makes the others): T' K Phi is Phi' K Phi, its coupling with the
+ * constraint modes zero. A symmetric matrix needs the rows from the block's first column
+ * on (the rest is mirrored by the caller). */
 static fcd_status project_block(const fcd__cb *cb, fcd_matrix_kind which, int symmetric,
                                 fcd_index j0, fcd_index nj, const fcd_real *Y, fcd_real *tmp,
                                 fcd_real *out) {
   fcd_index n = cb->n, nr = cb->nr, nb = cb->nb, m = cb->m;
   if (which == FCD_STIFFNESS) {
-    for (fcd_index j = 0; j < nj; j++) {
-      fcd_real *o = out + (j0 + j) * nr;
-      memset(o, 0, (size_t)nr * sizeof *o);
-      if (j0 < nb)
-        for (fcd_index i = 0; i < nb; i++) o[i] = Y[j * n + cb->bdofs[i]];
-    }
-    if (j0 < nb || m == 0) return FCD_OK;
+    for (fcd_index j = 0; j < nj; j++) memset(out + (j0 + j) * nr, 0, (size_t)nr * sizeof *out);
+    if (m == 0) return FCD_OK;
     if (fcd__la_gemm_tn(m, nj, n, cb->Q, Y, tmp) != 0) return FCD_E_UNSUPPORTED;
     for (fcd_index j = 0; j < nj; j++)
       memcpy(out + (j0 + j) * nr + nb, tmp + j * m, (size_t)m * sizeof *out);
@@ -487,6 +478,79 @@ static fcd_status project_block(const fcd__cb *cb, fcd_matrix_kind which, int sy
   return FCD_OK;
 }
 
+/* The rows of A at the kept dofs, both triangles (an upper-stored entry stands for its
+ * mirror), as CSR over the kept places: K T_b is needed on them alone */
+typedef struct {
+  fcd_index *rowptr, *col;
+  fcd_real *val;
+} kept_rows;
+
+static void kept_rows_free(kept_rows *k) {
+  fcd__free(k->rowptr);
+  fcd__free(k->col);
+  fcd__free(k->val);
+}
+
+static fcd_status kept_rows_make(const fcd__csr *a, const fcd__cb *cb, kept_rows *k) {
+  fcd_index n = a->n, nb = cb->nb;
+  memset(k, 0, sizeof *k);
+  fcd_index *place = fcd__malloc_array((size_t)n + 1, sizeof *place);
+  k->rowptr = fcd__calloc((size_t)nb + 2, sizeof *k->rowptr);
+  if (!place || !k->rowptr) {
+    fcd__free(place);
+    return FCD_E_NOMEM;
+  }
+  for (fcd_index i = 0; i < n; i++) place[i] = -1;
+  for (fcd_index j = 0; j < nb; j++) place[cb->bdofs[j]] = j;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (fcd_index i = 0; i < nb; i++) k->rowptr[i + 1] += k->rowptr[i];
+      k->col = fcd__malloc_array((size_t)k->rowptr[nb] + 1, sizeof *k->col);
+      k->val = fcd__malloc_array((size_t)k->rowptr[nb] + 1, sizeof *k->val);
+      if (!k->col || !k->val) {
+        fcd__free(place);
+        return FCD_E_NOMEM;
+      }
+    }
+    for (fcd_index r = 0; r < n; r++)
+      for (fcd_index e = a->rowptr[r]; e < a->rowptr[r + 1]; e++) {
+        fcd_index c = a->col[e];
+        for (int mirror = 0; mirror < 1 + (a->upper && r != c); mirror++) {
+          fcd_index row = place[mirror ? c : r], cl = mirror ? r : c;
+          if (row < 0) continue;
+          if (pass == 0) {
+            k->rowptr[row + 1]++;
+          } else { /* rowptr[row] runs as the row's cursor, shifted back below */
+            k->col[k->rowptr[row]] = cl;
+            k->val[k->rowptr[row]++] = a->val[e];
+          }
+        }
+      }
+  }
+  for (fcd_index i = nb; i > 0; i--) k->rowptr[i] = k->rowptr[i - 1];
+  k->rowptr[0] = 0;
+  fcd__free(place);
+  return FCD_OK;
+}
+
+/* columns j0 .. j0 + nj - 1 (constraint modes, X) of T' K T: the kept rows of K T_b (its
+ * interior rows vanish: K_ii Psi = -K_ib, to the factor's accuracy; its coupling with the
+ * modes too) */
+static void project_kept(const fcd__cb *cb, const kept_rows *k, fcd_index j0, fcd_index nj,
+                         const fcd_real *X, fcd_real *out) {
+  fcd_index n = cb->n, nr = cb->nr, nb = cb->nb;
+  for (fcd_index j = 0; j < nj; j++) {
+    fcd_real *o = out + (j0 + j) * nr;
+    const fcd_real *x = X + j * n;
+    memset(o, 0, (size_t)nr * sizeof *o);
+    for (fcd_index i = 0; i < nb; i++) {
+      fcd_real s = 0;
+      for (fcd_index e = k->rowptr[i]; e < k->rowptr[i + 1]; e++) s += k->val[e] * x[k->col[e]];
+      o[i] = s;
+    }
+  }
+}
+
 /* K, M (and C) = T' A T for the matrices of sys (their Rayleigh terms left out; C NULL
  * without a damping matrix), by blocks of columns: each block of T made once (a factored
  * basis: one solve a column), then for each matrix Y = A T_blk, out_blk = T' Y */
@@ -501,7 +565,11 @@ static fcd_status project(fcd_system *sys, fcd__cb *cb) {
   fcd_real *X = nb > 0 ? fcd__malloc_array((size_t)n * CB_BLOCK, sizeof *X) : NULL;
   fcd_real *Y = fcd__malloc_array((size_t)n * CB_BLOCK + 1, sizeof *Y);
   fcd_real *tmp = fcd__malloc_array((size_t)tmpr * CB_BLOCK + 1, sizeof *tmp);
-  fcd_status st = (X || nb == 0) && Y && tmp ? FCD_OK : FCD_E_NOMEM;
+  fcd_real *xr = fcd__malloc_array((size_t)n * CB_SPMM + 1, sizeof *xr);
+  fcd_real *yr = fcd__malloc_array((size_t)n * CB_SPMM + 1, sizeof *yr);
+  kept_rows kr = {0};
+  fcd_status st = (X || nb == 0) && Y && tmp && xr && yr ? FCD_OK : FCD_E_NOMEM;
+  if (st == FCD_OK) st = kept_rows_make(&sys->mat[FCD_STIFFNESS], cb, &kr);
   int q = 0;
   for (fcd_index j0 = 0; j0 < nr && st == FCD_OK;) {
     /* blocks end at nb: the constraint modes, then the modal columns */
@@ -511,8 +579,14 @@ static fcd_status project(fcd_system *sys, fcd__cb *cb) {
     else src = cb->Q + (j0 - nb) * n;
     for (q = 0; q < nmat && st == FCD_OK; q++) {
       const fcd__csr *a = &sys->mat[kinds[q]];
+      if (kinds[q] == FCD_STIFFNESS && j0 < nb) {
+        project_kept(cb, &kr, j0, nj, src, outs[q]);
+        continue;
+      }
       memset(Y, 0, (size_t)n * (size_t)nj * sizeof *Y);
-      for (fcd_index j = 0; j < nj; j++) fcd__csr_gaxpy(a, 1.0, src + j * n, Y + j * n);
+      for (fcd_index j = 0; j < nj; j += CB_SPMM)
+        fcd__csr_gaxpy_block(a, 1.0, nj - j < CB_SPMM ? nj - j : CB_SPMM, src + j * n,
+                             Y + j * n, xr, yr);
       st = project_block(cb, kinds[q], symmetric[q], j0, nj, Y, tmp, outs[q]);
     }
     j0 += nj;
@@ -524,6 +598,9 @@ static fcd_status project(fcd_system *sys, fcd__cb *cb) {
   fcd__free(X);
   fcd__free(Y);
   fcd__free(tmp);
+  fcd__free(xr);
+  fcd__free(yr);
+  kept_rows_free(&kr);
   if (st == FCD_E_UNSUPPORTED)
     return fcd__err(sys, st, "a reduced basis of %lld vectors of %lld dofs is beyond BLAS' "
                     "int indices", (long long)nr, (long long)n);
@@ -556,7 +633,7 @@ static fcd_status cb_check(fcd_system *sys, fcd_index m) {
 /* The dense arrays of a basis of nr vectors at their peak, in bytes: the basis (T, n x nr,
  * stored; the modal columns alone, n x m, factored) and the reduced K, M (and C)
  * throughout, with, in turn, the fixed-interface modes' work (LAPACK's two ni x ni arrays
- * for a small interior, the block solver's ni x m modes and its blocks for a large one),
+ * for a small interior, the block solver's space and its blocks for a large one),
  * the blocks of the constraint modes and their products, or the inertia correction's
  * (its Gram matrix, A and B, the p columns and their solves); the band's work (eight
  * nr x nr arrays, its modes and its damping: reduction_band.c); and the reduced system's
@@ -567,9 +644,11 @@ static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index
   double n = (double)cb->n, nr = (double)cb->nr, ni = (double)cb->ni, nr2 = nr * nr;
   double m = (double)(cb->m - cb->ncorr - cb->ndyn), p = (double)cb->ndyn;
   int nmat = sys->mat[FCD_DAMPING].set ? 3 : 2;
-  double modes = m == 0 ? 0 : ni <= (double)dense_max ? 2 * ni * ni : ni * (m + 5 * CB_BLOCK);
+  double modes = m == 0                     ? 0
+                 : ni <= (double)dense_max ? 2 * ni * ni
+                                           : fcd__cb_block_modes_numbers(cb->ni, (fcd_index)m);
   double nb = (double)cb->nb, base = (factored ? n * (double)cb->m : n * nr) + nmat * nr2;
-  double blocks = (3 * n + fmax(nb, (double)cb->m)) * CB_BLOCK;
+  double blocks = (3 * n + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM;
   double inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + blocks : 0;
   double build = fmax(ni * CB_BLOCK + modes, fmax(inertia, blocks)), band = 10 * nr2;
   double rows = 2 * nr2 + 2 * (nmat + 1) * nr2;
@@ -896,8 +975,13 @@ static fcd_status red_basis(fcd_reduction *r, fcd_contact_set *cs, fcd_index nmo
   fcd_contact_set *bcs = r->ycs ? r->ycs : cs;
   fcd_status st = fcd__cb_build(sys, bcs, nmodes, ninertia, 0, storage, &r->cb);
   if (st == FCD_OK) st = fcd__cb_band_limit(sys, bcs, &r->cb, cut, xi);
-  if (st != FCD_OK && sys != r->full)
-    fcd__err(r->full, st, "%s (in relative interface coordinates)", fcd_system_last_error(sys));
+  if (st != FCD_OK && sys != r->full) {
+    int pairs = 0; /* ysys without pairs: the moving prescribed dofs joined alone */
+    for (fcd_index d = 0; d < r->full->n && !pairs; d++) pairs = r->partner[d] >= 0;
+    fcd__err(r->full, st, "%s (%s)", fcd_system_last_error(sys),
+             pairs ? "in relative interface coordinates"
+                   : "the moving prescribed dofs as one coordinate");
+  }
   return st;
 }
 
