@@ -74,14 +74,14 @@ int fcd__la_gemm_nn(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha, const
   return 0;
 }
 
-int fcd__la_gemm_nn_ld(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha,
-                       const fcd_real *A, fcd_index lda, const fcd_real *B, fcd_index ldb,
-                       fcd_real beta, fcd_real *C, fcd_index ldc) {
+int fcd__la_gemm_ld(int transa, fcd_index m, fcd_index n, fcd_index k, fcd_real alpha,
+                    const fcd_real *A, fcd_index lda, const fcd_real *B, fcd_index ldb,
+                    fcd_real beta, fcd_real *C, fcd_index ldc) {
   if (!fits(m) || !fits(n) || !fits(k) || !fits(lda) || !fits(ldb) || !fits(ldc))
     return FCD__LA_TOO_BIG;
   if (m == 0 || n == 0) return 0;
   int mm = (int)m, nn = (int)n, kk = (int)k, la = (int)lda, lb = (int)ldb, lc = (int)ldc;
-  dgemm_("N", "N", &mm, &nn, &kk, &alpha, A, &la, B, &lb, &beta, C, &lc);
+  dgemm_(transa ? "T" : "N", "N", &mm, &nn, &kk, &alpha, A, &la, B, &lb, &beta, C, &lc);
   return 0;
 }
 

@@ -61,11 +61,12 @@ int fcd__la_gemm_tn_acc(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha,
 /* C (m x n) = alpha A B + beta C for A (m x k) and B (k x n), all column-major (dgemm) */
 int fcd__la_gemm_nn(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha, const fcd_real *A,
                     const fcd_real *B, fcd_real beta, fcd_real *C);
-/* C (m x n, leading dimension ldc) = alpha A B + beta C for A (m x k, lda) and B (k x n,
- * ldb), column-major: blocks of rows of larger arrays */
-int fcd__la_gemm_nn_ld(fcd_index m, fcd_index n, fcd_index k, fcd_real alpha,
-                       const fcd_real *A, fcd_index lda, const fcd_real *B, fcd_index ldb,
-                       fcd_real beta, fcd_real *C, fcd_index ldc);
+/* C (m x n, leading dimension ldc) = alpha op(A) B + beta C, op(A) = A (m x k, lda) or,
+ * with transa, A^T (A k x m, lda), B (k x n, ldb), column-major: blocks of rows or of
+ * columns of larger arrays */
+int fcd__la_gemm_ld(int transa, fcd_index m, fcd_index n, fcd_index k, fcd_real alpha,
+                    const fcd_real *A, fcd_index lda, const fcd_real *B, fcd_index ldb,
+                    fcd_real beta, fcd_real *C, fcd_index ldc);
 /* A = R' R (A n x n column-major, SPD; R in its upper triangle, dpotrf). A positive
  * return: A is not positive definite. */
 int fcd__la_potrf_upper_cm(fcd_index n, fcd_real *A);

@@ -75,14 +75,16 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                          fcd_index ninertia, fcd_index dense_max, int storage, fcd__cb *cb);
 /* The nev lowest modes of the clamped system ci (its free dofs, the interior), f the
  * factor of its stiffness, by block shift-and-invert Lanczos with thick restarts
- * (reduction_modes.c) in a space of `space` columns (0: about two nev): omega2 ascending,
- * Phi (ci->n x nev, column-major, zero off the interior) M-orthonormal, *done = 1;
+ * (reduction_modes.c) in a space of `space` columns (0: about two nev), its first ones
+ * in Phi's memory: omega2 ascending, Phi (ci->n x nev, column-major, zero off the
+ * interior) M-orthonormal, *done = 1 (Phi's values are undefined otherwise);
  * *done = 0 with FCD_OK when the interior is too small against the space or the residuals
  * do not reach the tolerance within a budget of blocks (SLEPc's way then). */
 fcd_status fcd__cb_block_modes(fcd_system *ci, fcd__factor *f, fcd_index nev, fcd_index space,
                                fcd_real *omega2, fcd_real *Phi, int *done);
-/* the numbers (8 bytes each) fcd__cb_block_modes holds at its peak for its default space */
-double fcd__cb_block_modes_numbers(fcd_index ni, fcd_index nev);
+/* the numbers (8 bytes each) fcd__cb_block_modes holds at its peak for its default space,
+ * beside the caller's Phi (n x nev), in which its first columns live */
+double fcd__cb_block_modes_numbers(fcd_index n, fcd_index ni, fcd_index nev);
 void fcd__cb_clear(fcd__cb *cb);
 
 #endif

@@ -646,7 +646,7 @@ static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index
   int nmat = sys->mat[FCD_DAMPING].set ? 3 : 2;
   double modes = m == 0                     ? 0
                  : ni <= (double)dense_max ? 2 * ni * ni
-                                           : fcd__cb_block_modes_numbers(cb->ni, (fcd_index)m);
+                                           : fcd__cb_block_modes_numbers(cb->n, cb->ni, (fcd_index)m);
   double nb = (double)cb->nb, base = (factored ? n * (double)cb->m : n * nr) + nmat * nr2;
   double blocks = (3 * n + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM;
   double inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + blocks : 0;

@@ -13,10 +13,12 @@
  * (Krylov-Schur's restart, A Y = Y Theta + Q R Z_last, exact for a Krylov space). Its
  * memory is then ni (2 nev + 9 b) numbers whatever the convergence asks, where a space
  * grown to convergence needed 3.2 nev columns on the brake, twice with M V beside it:
- * at a million interior dofs and 300 modes that was 15 GB, it is now 6. M V is not kept:
- * the Gram-Schmidt products take M W, one more pass over M a block (its rows are few
- * against the dense products'). Short of the tolerance within a budget of blocks the
- * caller takes SLEPc's way. */
+ * at a million interior dofs and 300 modes that was 15 GB, it is now 6, and its first
+ * columns live in the caller's array for the modes (n x nev numbers, 2.4 GB there), where
+ * the modes end: 3.6 GB of the solver's own. M V is not kept: the Gram-Schmidt products
+ * take M W, one more pass over M a block (its rows are few against the dense
+ * products'). Short of the tolerance within a budget of blocks the caller takes SLEPc's
+ * way. */
 #include "capabilities.h"
 #include "lapack.h"
 
@@ -39,7 +41,10 @@ typedef struct {
   fcd_real *mval;  /* M on ci's free dofs */
   fcd_index ni, b; /* interior size, block size */
   fcd_index k, cap; /* columns built, the space's size */
-  fcd_real *V;      /* ni x cap, column-major: the M-orthonormal basis */
+  /* the M-orthonormal basis, ni x cap column-major in two parts: columns below c1 in
+   * VA (the caller's array for the modes), the others in VB */
+  fcd_real *VA, *VB;
+  fcd_index c1;
   fcd_real *ML;     /* ni x b: M times V's last block, the next solve's right-hand sides */
   fcd_real *T;      /* cap x cap, column-major: V' M A V, filled column block by block */
   fcd_real *W, *MW, *R, *C, *Csum, *G, *xr, *yr; /* a block's work */
@@ -65,16 +70,39 @@ static void block_mass(bl_ws *w, const fcd_real *X, fcd_real *Y) {
     for (fcd_index i = 0; i < ni; i++) Y[j * ni + i] = w->yr[i * b + j];
 }
 
+static fcd_real *vcol(const bl_ws *w, fcd_index j) {
+  return j < w->c1 ? w->VA + j * w->ni : w->VB + (j - w->c1) * w->ni;
+}
+
+/* C (k x nc, ld k) = V' Y for Y ni x nc, and Y += alpha V C: by V's two parts */
+static void v_tn(const bl_ws *w, fcd_index k, fcd_index nc, const fcd_real *Y, fcd_real *C) {
+  fcd_index k1 = k < w->c1 ? k : w->c1;
+  fcd__la_gemm_ld(1, k1, nc, w->ni, 1.0, w->VA, w->ni, Y, w->ni, 0.0, C, k);
+  if (k > k1) fcd__la_gemm_ld(1, k - k1, nc, w->ni, 1.0, w->VB, w->ni, Y, w->ni, 0.0, C + k1, k);
+}
+static void v_nn(const bl_ws *w, fcd_index k, fcd_index nc, fcd_real alpha, const fcd_real *C,
+                 fcd_real *Y) {
+  fcd_index k1 = k < w->c1 ? k : w->c1;
+  fcd__la_gemm_ld(0, w->ni, nc, k1, alpha, w->VA, w->ni, C, k, 1.0, Y, w->ni);
+  if (k > k1) fcd__la_gemm_ld(0, w->ni, nc, k - k1, alpha, w->VB, w->ni, C + k1, k, 1.0, Y, w->ni);
+}
+
 /* W -= V C with C = V' M W, twice (its sum into Csum, k x b); k columns of V */
 static void reorthogonalize(bl_ws *w) {
-  fcd_index ni = w->ni, b = w->b, k = w->k;
+  fcd_index b = w->b, k = w->k;
   memset(w->Csum, 0, (size_t)(k * b) * sizeof *w->Csum);
   for (int pass = 0; pass < 2; pass++) {
     block_mass(w, w->W, w->MW);
-    fcd__la_gemm_tn(k, b, ni, w->V, w->MW, w->C);
-    fcd__la_gemm_nn(ni, b, k, -1.0, w->V, w->C, 1.0, w->W);
+    v_tn(w, k, b, w->MW, w->C);
+    v_nn(w, k, b, -1.0, w->C, w->W);
     for (fcd_index e = 0; e < k * b; e++) w->Csum[e] += w->C[e];
   }
+}
+
+/* the b columns of X (ni x b) into V's columns j .. j + b - 1 */
+static void v_put(bl_ws *w, fcd_index j, const fcd_real *X) {
+  for (fcd_index q = 0; q < w->b; q++)
+    memcpy(vcol(w, j + q), X + q * w->ni, (size_t)w->ni * sizeof *X);
 }
 
 /* W = Q R with Q M-orthonormal (Cholesky QR twice): Q into W, M Q into MW, R (b x b,
@@ -112,7 +140,7 @@ static void bl_append(bl_ws *w) {
   fcd_real *tc = w->T + (k - b) * w->cap;
   for (fcd_index j = 0; j < b; j++)
     for (fcd_index i = 0; i < b; i++) tc[j * w->cap + k + i] = w->R[j * b + i];
-  memcpy(w->V + k * ni, w->W, (size_t)(ni * b) * sizeof *w->V);
+  v_put(w, k, w->W);
   memcpy(w->ML, w->MW, (size_t)(ni * b) * sizeof *w->ML);
   w->k += b;
 }
@@ -176,12 +204,14 @@ static int bl_ritz(bl_ws *w, fcd_index nev, fcd_index p) {
 
 /* V's first p columns = V Z (the Ritz vectors), in place by blocks of rows */
 static void bl_rotate(bl_ws *w, fcd_index p) {
-  fcd_index ni = w->ni, k = w->k;
+  fcd_index ni = w->ni, k = w->k, k1 = k < w->c1 ? k : w->c1;
   for (fcd_index r0 = 0; r0 < ni; r0 += BL_ROWS) {
     fcd_index nr = ni - r0 < BL_ROWS ? ni - r0 : BL_ROWS;
-    fcd__la_gemm_nn_ld(nr, p, k, 1.0, w->V + r0, ni, w->Z, k, 0.0, w->rows, nr);
+    fcd__la_gemm_ld(0, nr, p, k1, 1.0, w->VA + r0, ni, w->Z, k, 0.0, w->rows, nr);
+    if (k > k1)
+      fcd__la_gemm_ld(0, nr, p, k - k1, 1.0, w->VB + r0, ni, w->Z + k1, k, 1.0, w->rows, nr);
     for (fcd_index q = 0; q < p; q++)
-      memcpy(w->V + q * ni + r0, w->rows + q * nr, (size_t)nr * sizeof *w->V);
+      memcpy(vcol(w, q) + r0, w->rows + q * nr, (size_t)nr * sizeof *w->rows);
   }
 }
 
@@ -202,14 +232,14 @@ static int bl_restart(bl_ws *w, fcd_index p) {
       w->T[q * cap + p + i] = s;
     }
   }
-  memcpy(w->V + p * w->ni, w->W, (size_t)(w->ni * b) * sizeof *w->V);
+  v_put(w, p, w->W);
   memcpy(w->ML, w->MW, (size_t)(w->ni * b) * sizeof *w->ML);
   w->k = p + b;
   return 0;
 }
 
 static void bl_free(bl_ws *w) {
-  fcd_real *a[] = {w->mval, w->V, w->ML, w->T, w->W, w->MW, w->R, w->C, w->Csum,
+  fcd_real *a[] = {w->mval, w->VB, w->ML, w->T, w->W, w->MW, w->R, w->C, w->Csum,
                    w->G, w->xr, w->yr, w->S, w->ev, w->Z, w->rows};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) fcd__free(a[i]);
 }
@@ -222,7 +252,7 @@ static int bl_start(bl_ws *w) {
     w->W[e] = (fcd_real)(s >> 11) / 9007199254740992.0 - 0.5;
   }
   if (block_orthonormalize(w)) return 1;
-  memcpy(w->V, w->W, (size_t)(w->ni * w->b) * sizeof *w->V);
+  v_put(w, 0, w->W);
   memcpy(w->ML, w->MW, (size_t)(w->ni * w->b) * sizeof *w->ML);
   w->k = w->b;
   return 0;
@@ -242,13 +272,21 @@ static fcd_index bl_space(fcd_index nev, fcd_index space) {
   return (space + b - 1) / b * b;
 }
 
-double fcd__cb_block_modes_numbers(fcd_index ni, fcd_index nev) {
-  double b = (double)bl_block(nev), cap = (double)bl_space(nev, 0);
-  return (double)ni * (cap + 5 * b) + 3 * cap * cap + BL_ROWS * cap + 2 * cap * b;
+/* the space's columns in the caller's n x nev array */
+static fcd_index bl_in_caller(fcd_index n, fcd_index ni, fcd_index nev, fcd_index cap) {
+  fcd_index c1 = (fcd_index)((double)n * (double)nev / (double)ni);
+  while (c1 > 0 && c1 * ni > n * nev) c1--; /* the double's rounding */
+  return c1 < cap ? c1 : cap;
+}
+
+double fcd__cb_block_modes_numbers(fcd_index n, fcd_index ni, fcd_index nev) {
+  fcd_index bi = bl_block(nev), ci = bl_space(nev, 0);
+  double b = (double)bi, cap = (double)ci, c1 = (double)bl_in_caller(n, ni, nev, ci);
+  return (double)ni * (cap - c1 + 5 * b) + 3 * cap * cap + BL_ROWS * cap + 2 * cap * b;
 }
 
 static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index nev,
-                           fcd_index space) {
+                           fcd_index space, fcd_real *Phi) {
   memset(w, 0, sizeof *w);
   w->ci = ci;
   w->f = f;
@@ -258,7 +296,9 @@ static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index n
   FCD_TRY(fcd__system_free_pattern(ci, &w->fp));
   size_t ni = (size_t)w->ni, b = (size_t)w->b, cap = (size_t)w->cap;
   w->mval = fcd__malloc_array((size_t)w->fp->nnz + 1, sizeof *w->mval);
-  w->V = fcd__malloc_array(ni * cap, sizeof *w->V);
+  w->VA = Phi;
+  w->c1 = bl_in_caller(ci->n, w->ni, nev, w->cap);
+  w->VB = fcd__malloc_array(ni * (cap - (size_t)w->c1) + 1, sizeof *w->VB);
   w->ML = fcd__malloc_array(ni * b, sizeof *w->ML);
   w->T = fcd__calloc(cap * cap, sizeof *w->T);
   w->W = fcd__malloc_array(ni * b, sizeof *w->W);
@@ -273,7 +313,7 @@ static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index n
   w->ev = fcd__malloc_array(cap, sizeof *w->ev);
   w->Z = fcd__malloc_array(cap * cap, sizeof *w->Z);
   w->rows = fcd__malloc_array((size_t)BL_ROWS * cap, sizeof *w->rows);
-  if (!w->mval || !w->V || !w->ML || !w->T || !w->W || !w->MW || !w->xr || !w->yr || !w->R ||
+  if (!w->mval || !w->VB || !w->ML || !w->T || !w->W || !w->MW || !w->xr || !w->yr || !w->R ||
       !w->G || !w->C || !w->Csum || !w->S || !w->ev || !w->Z || !w->rows)
     return FCD_E_NOMEM;
   return fcd__system_combination(ci, 1.0, 0.0, 0.0, w->mval);
@@ -286,7 +326,7 @@ fcd_status fcd__cb_block_modes(fcd_system *ci, fcd__factor *f, fcd_index nev, fc
   /* an interior this small against the space: SLEPc's way (or the dense one) */
   if (nev <= 0 || cap + b > ni / 2) return FCD_OK;
   bl_ws w;
-  fcd_status st = bl_setup(&w, ci, f, nev, space);
+  fcd_status st = bl_setup(&w, ci, f, nev, space, Phi);
   if (st == FCD_OK && bl_start(&w)) st = FCD_E_NOMEM;
   /* as many blocks as a space grown to sixteen nev would have made: the tests' clustered
    * 2D block converges within six to eight nev, the brake's 200 to 400 modes within four */
@@ -313,12 +353,14 @@ fcd_status fcd__cb_block_modes(fcd_system *ci, fcd__factor *f, fcd_index nev, fc
     if (bl_restart(&w, p)) break;
   }
   if (st == FCD_OK && conv) {
-    /* the Ritz vectors V Z into V's first nev columns, spread to full length, ascending
-     * omega^2 */
+    /* the Ritz vectors V Z into V's first nev columns (Phi's memory: c1 >= nev, n >=
+     * ni), spread to full length from the last (its place beyond every column still to
+     * spread; each through W), ascending omega^2 */
     bl_rotate(&w, nev);
-    for (fcd_index q = 0; q < nev; q++) {
+    for (fcd_index q = nev - 1; q >= 0; q--) {
+      memcpy(w.W, Phi + q * ni, (size_t)ni * sizeof *Phi);
       memset(Phi + q * n, 0, (size_t)n * sizeof *Phi);
-      fcd__free_to_full(ci, w.V + q * ni, Phi + q * n);
+      fcd__free_to_full(ci, w.W, Phi + q * n);
       omega2[q] = 1.0 / w.ev[q];
     }
     *done = 1;
