@@ -51,23 +51,12 @@ typedef struct {
   fcd_real *S, *ev, *Z, *rows; /* Rayleigh-Ritz (cap x cap, cap, cap x cap), a restart's rows */
 } bl_ws;
 
-/* Y = M X for a block (b columns, column-major): the rows of M once for the block, the
- * block read row by row through xr/yr (row-major copies) */
+/* Y = M X for a block (b columns, column-major): the rows of M once for the block */
 static void block_mass(bl_ws *w, const fcd_real *X, fcd_real *Y) {
-  fcd_index ni = w->ni, b = w->b;
   const fcd__free_pattern *fp = w->fp;
-  for (fcd_index j = 0; j < b; j++)
-    for (fcd_index i = 0; i < ni; i++) w->xr[i * b + j] = X[j * ni + i];
-  for (fcd_index i = 0; i < ni; i++) {
-    fcd_real *y = w->yr + i * b;
-    memset(y, 0, (size_t)b * sizeof *y);
-    for (fcd_index p = fp->rowptr[i]; p < fp->rowptr[i + 1]; p++) {
-      const fcd_real a = w->mval[p], *x = w->xr + fp->col[p] * b;
-      for (fcd_index j = 0; j < b; j++) y[j] += a * x[j];
-    }
-  }
-  for (fcd_index j = 0; j < b; j++)
-    for (fcd_index i = 0; i < ni; i++) Y[j * ni + i] = w->yr[i * b + j];
+  fcd__csr m = {.n = w->ni, .rowptr = fp->rowptr, .col = fp->col, .val = w->mval, .set = 1};
+  memset(Y, 0, (size_t)(w->ni * w->b) * sizeof *Y);
+  fcd__csr_gaxpy_block(&m, 1.0, w->b, X, Y, w->xr, w->yr);
 }
 
 static fcd_real *vcol(const bl_ws *w, fcd_index j) {
