@@ -54,6 +54,9 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
 fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
                              fcd_real *x);
 fcd_index fcd__factor_size(const fcd__factor *f);
+/* Frees the combination's values the last factorization was made from (solves do not
+ * read them; a new combination forms them again) */
+void fcd__factor_release_values(fcd__factor *f);
 /* the bytes a serial Cholesky factor holds (0 for the other kinds: not counted) */
 double fcd__factor_bytes(const fcd__factor *f);
 fcd__factor_stats fcd__factor_get_stats(const fcd__factor *f);

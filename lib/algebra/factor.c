@@ -259,6 +259,13 @@ fcd_status fcd__factor_solve(fcd__factor *f, fcd_index nrhs, const fcd_real *b,
 
 fcd_index fcd__factor_size(const fcd__factor *f) { return f->n; }
 
+void fcd__factor_release_values(fcd__factor *f) {
+  if (!f) return;
+  fcd__free(f->work);
+  f->work = NULL;
+  f->work_cap = 0;
+}
+
 double fcd__factor_bytes(const fcd__factor *f) {
   return f && f->chol ? fcd__chol_bytes(f->chol) : 0;
 }

@@ -225,18 +225,9 @@ void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_
   }
 }
 
-void fcd__csr_gaxpy_block(const fcd__csr *a, fcd_real alpha, fcd_index nj, const fcd_real *X,
-                          fcd_real *Y, fcd_real *xr, fcd_real *yr) {
-  fcd_index n = a->n;
-  if (!a->set || alpha == 0.0 || nj <= 0) return;
-  if (a->dense || nj == 1) { /* BLAS' or the row kernels', a column at a time */
-    for (fcd_index j = 0; j < nj; j++) fcd__csr_gaxpy(a, alpha, X + j * n, Y + j * n);
-    return;
-  }
-  for (fcd_index j = 0; j < nj; j++)
-    for (fcd_index i = 0; i < n; i++) xr[i * nj + j] = alpha * X[j * n + i];
-  memset(yr, 0, (size_t)n * (size_t)nj * sizeof *yr);
-  for (fcd_index i = 0; i < n; i++) {
+void fcd__csr_gaxpy_rows(const fcd__csr *a, fcd_index nj, const fcd_real *xr, fcd_real *yr) {
+  if (!a->set || nj <= 0) return;
+  for (fcd_index i = 0; i < a->n; i++) {
     fcd_real *y = yr + i * nj;
     const fcd_real *xi = xr + i * nj;
     for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
@@ -251,6 +242,20 @@ void fcd__csr_gaxpy_block(const fcd__csr *a, fcd_real alpha, fcd_index nj, const
       }
     }
   }
+}
+
+void fcd__csr_gaxpy_block(const fcd__csr *a, fcd_real alpha, fcd_index nj, const fcd_real *X,
+                          fcd_real *Y, fcd_real *xr, fcd_real *yr) {
+  fcd_index n = a->n;
+  if (!a->set || alpha == 0.0 || nj <= 0) return;
+  if (a->dense || nj == 1) { /* BLAS' or the row kernels', a column at a time */
+    for (fcd_index j = 0; j < nj; j++) fcd__csr_gaxpy(a, alpha, X + j * n, Y + j * n);
+    return;
+  }
+  for (fcd_index j = 0; j < nj; j++)
+    for (fcd_index i = 0; i < n; i++) xr[i * nj + j] = alpha * X[j * n + i];
+  memset(yr, 0, (size_t)n * (size_t)nj * sizeof *yr);
+  fcd__csr_gaxpy_rows(a, nj, xr, yr);
   for (fcd_index j = 0; j < nj; j++)
     for (fcd_index i = 0; i < n; i++) Y[j * n + i] += yr[i * nj + j];
 }

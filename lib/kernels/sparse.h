@@ -47,6 +47,9 @@ void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_
  * accumulate row-major in yr (xr, yr: n nj work entries each) */
 void fcd__csr_gaxpy_block(const fcd__csr *a, fcd_real alpha, fcd_index nj, const fcd_real *X,
                           fcd_real *Y, fcd_real *xr, fcd_real *yr);
+/* yr += A xr for nj vectors stored row-major (n x nj: row i's nj entries together), the
+ * kernel of fcd__csr_gaxpy_block for callers that gather their rows themselves */
+void fcd__csr_gaxpy_rows(const fcd__csr *a, fcd_index nj, const fcd_real *xr, fcd_real *yr);
 fcd_index fcd__csr_nnz(const fcd__csr *a);
 /* sum_ij |a_ij| |x_i| |x_j|: the magnitude that bounds the round-off of x^T A x */
 fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x);

@@ -46,6 +46,8 @@ static void free_pattern_clear(fcd__free_pattern *fp) {
   memset(fp, 0, sizeof *fp);
 }
 
+void fcd__system_release_free_pattern(fcd_system *sys) { free_pattern_clear(&sys->fp); }
+
 /* also for a system whose creation failed half way (zeroed fields are skipped) */
 static void system_free(fcd_system *sys) {
   for (int k = 0; k < 3; k++) fcd__csr_clear(&sys->mat[k]);

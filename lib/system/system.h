@@ -13,6 +13,10 @@ const char *fcd__matrix_name(fcd_matrix_kind which);
  * certified from one triangle); a non-symmetric operator (follower loads, gyroscopic
  * couplings) is asymmetric at order one. (Modal checks used 1e-10 before.) */
 #define FCD__ASYM_TOL 1e-6
+/* Frees sys->fp (rebuilt on the next fcd__system_free_pattern, algebra.h): a caller done with
+ * combinations, whose factor is made, gives its memory back (the interior's full-storage
+ * pattern and maps at a million dofs: about 2 GB) */
+void fcd__system_release_free_pattern(fcd_system *sys);
 /* The relative asymmetry of matrix which (0 in symmetric storage or when not set),
  * measured once per value version. Serial systems only (a distributed system's rows
  * are spread over the ranks): 0 there. */

@@ -697,6 +697,10 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system **ci, fcd_index dense_max
   if ((*ci)->nfree > 0) {
     st = fcd__factor_create(*ci, FCD__FACTOR_SPD, &f);
     if (st == FCD_OK) st = fcd__factor_combination(f, 0, 0, 1);
+    /* the factor made, the interior's K in full storage (its values, pattern and maps,
+     * 5 nnz numbers) is not read again: the solves need L alone */
+    fcd__factor_release_values(f);
+    fcd__system_release_free_pattern(*ci);
     if (st != FCD_OK)
       st = fcd__err(sys, st, "reduction: the stiffness of the interior (the dofs neither "
                     "prescribed nor in a contact row) cannot be factored, a part free to "

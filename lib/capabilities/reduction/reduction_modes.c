@@ -37,8 +37,6 @@ enum { BL_BLOCK = 16, BL_ROWS = 256 };
 typedef struct {
   fcd_system *ci;
   fcd__factor *f;
-  const fcd__free_pattern *fp;
-  fcd_real *mval;  /* M on ci's free dofs */
   fcd_index ni, b; /* interior size, block size */
   fcd_index k, cap; /* columns built, the space's size */
   /* the M-orthonormal basis, ni x cap column-major in two parts: columns below c1 in
@@ -47,16 +45,30 @@ typedef struct {
   fcd_index c1;
   fcd_real *ML;     /* ni x b: M times V's last block, the next solve's right-hand sides */
   fcd_real *T;      /* cap x cap, column-major: V' M A V, filled column block by block */
-  fcd_real *W, *MW, *R, *C, *Csum, *G, *xr, *yr; /* a block's work */
+  fcd_real *W, *MW, *R, *C, *Csum, *G; /* a block's work */
+  fcd_real *xr, *yr; /* n x b, row-major: a block at full length for M's rows */
   fcd_real *S, *ev, *Z, *rows; /* Rayleigh-Ritz (cap x cap, cap, cap x cap), a restart's rows */
 } bl_ws;
 
-/* Y = M X for a block (b columns, column-major): the rows of M once for the block */
+/* Y = M X for a block (b columns, column-major): the rows of M once for the block, read
+ * from the system's own storage (one triangle for the host's usual upper M) with the block
+ * scattered to full length: the interior's M in the free pattern's full storage took
+ * 2 nnz numbers, its pattern and maps 4 nnz more (about 4 GB at a million dofs) */
 static void block_mass(bl_ws *w, const fcd_real *X, fcd_real *Y) {
-  const fcd__free_pattern *fp = w->fp;
-  fcd__csr m = {.n = w->ni, .rowptr = fp->rowptr, .col = fp->col, .val = w->mval, .set = 1};
-  memset(Y, 0, (size_t)(w->ni * w->b) * sizeof *Y);
-  fcd__csr_gaxpy_block(&m, 1.0, w->b, X, Y, w->xr, w->yr);
+  const fcd_system *ci = w->ci;
+  fcd_index b = w->b, ni = w->ni;
+  size_t nb = (size_t)ci->n * (size_t)b * sizeof *w->xr;
+  memset(w->xr, 0, nb);
+  memset(w->yr, 0, nb);
+  for (fcd_index k = 0; k < ni; k++) {
+    fcd_real *x = w->xr + ci->dof_of[k] * b;
+    for (fcd_index j = 0; j < b; j++) x[j] = X[j * ni + k];
+  }
+  fcd__csr_gaxpy_rows(&ci->mat[FCD_MASS], b, w->xr, w->yr);
+  for (fcd_index k = 0; k < ni; k++) {
+    const fcd_real *y = w->yr + ci->dof_of[k] * b;
+    for (fcd_index j = 0; j < b; j++) Y[j * ni + k] = y[j];
+  }
 }
 
 static fcd_real *vcol(const bl_ws *w, fcd_index j) {
@@ -228,7 +240,7 @@ static int bl_restart(bl_ws *w, fcd_index p) {
 }
 
 static void bl_free(bl_ws *w) {
-  fcd_real *a[] = {w->mval, w->VB, w->ML, w->T, w->W, w->MW, w->R, w->C, w->Csum,
+  fcd_real *a[] = {w->VB, w->ML, w->T, w->W, w->MW, w->R, w->C, w->Csum,
                    w->G, w->xr, w->yr, w->S, w->ev, w->Z, w->rows};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) fcd__free(a[i]);
 }
@@ -271,7 +283,7 @@ static fcd_index bl_in_caller(fcd_index n, fcd_index ni, fcd_index nev, fcd_inde
 double fcd__cb_block_modes_numbers(fcd_index n, fcd_index ni, fcd_index nev) {
   fcd_index bi = bl_block(nev), ci = bl_space(nev, 0);
   double b = (double)bi, cap = (double)ci, c1 = (double)bl_in_caller(n, ni, nev, ci);
-  return (double)ni * (cap - c1 + 5 * b) + 3 * cap * cap + BL_ROWS * cap + 2 * cap * b;
+  return (double)ni * (cap - c1 + 3 * b) + 2 * (double)n * b + 3 * cap * cap + BL_ROWS * cap + 2 * cap * b;
 }
 
 static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index nev,
@@ -282,9 +294,7 @@ static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index n
   w->ni = ci->nfree;
   w->b = bl_block(nev);
   w->cap = bl_space(nev, space);
-  FCD_TRY(fcd__system_free_pattern(ci, &w->fp));
   size_t ni = (size_t)w->ni, b = (size_t)w->b, cap = (size_t)w->cap;
-  w->mval = fcd__malloc_array((size_t)w->fp->nnz + 1, sizeof *w->mval);
   w->VA = Phi;
   w->c1 = bl_in_caller(ci->n, w->ni, nev, w->cap);
   w->VB = fcd__malloc_array(ni * (cap - (size_t)w->c1) + 1, sizeof *w->VB);
@@ -292,8 +302,8 @@ static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index n
   w->T = fcd__calloc(cap * cap, sizeof *w->T);
   w->W = fcd__malloc_array(ni * b, sizeof *w->W);
   w->MW = fcd__malloc_array(ni * b, sizeof *w->MW);
-  w->xr = fcd__malloc_array(ni * b, sizeof *w->xr);
-  w->yr = fcd__malloc_array(ni * b, sizeof *w->yr);
+  w->xr = fcd__malloc_array((size_t)ci->n * b, sizeof *w->xr);
+  w->yr = fcd__malloc_array((size_t)ci->n * b, sizeof *w->yr);
   w->R = fcd__malloc_array(b * b, sizeof *w->R);
   w->G = fcd__malloc_array(2 * b * b, sizeof *w->G);
   w->C = fcd__malloc_array(cap * b, sizeof *w->C);
@@ -302,10 +312,10 @@ static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index n
   w->ev = fcd__malloc_array(cap, sizeof *w->ev);
   w->Z = fcd__malloc_array(cap * cap, sizeof *w->Z);
   w->rows = fcd__malloc_array((size_t)BL_ROWS * cap, sizeof *w->rows);
-  if (!w->mval || !w->VB || !w->ML || !w->T || !w->W || !w->MW || !w->xr || !w->yr || !w->R ||
+  if (!w->VB || !w->ML || !w->T || !w->W || !w->MW || !w->xr || !w->yr || !w->R ||
       !w->G || !w->C || !w->Csum || !w->S || !w->ev || !w->Z || !w->rows)
     return FCD_E_NOMEM;
-  return fcd__system_combination(ci, 1.0, 0.0, 0.0, w->mval);
+  return FCD_OK;
 }
 
 fcd_status fcd__cb_block_modes(fcd_system *ci, fcd__factor *f, fcd_index nev, fcd_index space,
