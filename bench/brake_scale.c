@@ -4,7 +4,7 @@
  *
  *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--relative-model]
  *               [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full]
- *               [--mu MU1,MU2,...] [--steps N]
+ *               [--mu MU1,MU2,...] [--steps N] [--memory-limit GIB]
  *
  * Prints the model (dofs, contact nodes, the dofs a reduction keeps), the seconds and the
  * peak resident memory of building it, then of fcd_reduction_create_enriched with M
@@ -21,6 +21,7 @@
  * --coarsen C (with --relative): the interface coarsened by C (pads_ties: the contacts on
  * every C-th line of each pad's grid kept, the others tied to them bilinearly).
  * --shape: the pads' pushed backs kept as one coordinate (prescribed_shape).
+ * --memory-limit GIB: the reduction's memory_limit (the process' peak it must keep under).
  * --mu: the sliding equilibrium at the first MU (the contacts' coefficient), then the
  * stability analysis about it at each MU (FCD_STAB_MU), of the reduced model and, with
  * --full, of the full one first in the same run: the eigenvalues with Im > 0 whose growth
@@ -52,6 +53,7 @@ static double peak_gib(void) {
 typedef struct {
   int r, modes, inertia, reduce, relative, relative_model, full, nmu, basis, coarsen, shape;
   long steps;
+  double mem_gib;
   double mu[MAX_MU];
 } options;
 
@@ -153,6 +155,8 @@ static void parse(int argc, char **argv, options *o) {
         fprintf(stderr, "%s: --basis auto|stored|factored\n", argv[0]);
         exit(2);
       }
+    } else if (!strcmp(argv[i], "--memory-limit") && i + 1 < argc) {
+      o->mem_gib = bench_real(argv[0], "--memory-limit", argv[++i], 0.001, 1e6);
     } else if (!strcmp(argv[i], "--shape"))
       o->shape = 1;
     else if (!strcmp(argv[i], "--no-reduce"))
@@ -175,7 +179,7 @@ static void parse(int argc, char **argv, options *o) {
     } else {
       fprintf(stderr, "usage: %s [--refine R] [--modes M] [--inertia P] [--relative] "
               "[--relative-model] [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full] "
-              "[--mu MU1,...] [--steps N]\n", argv[0]);
+              "[--mu MU1,...] [--steps N] [--memory-limit GIB]\n", argv[0]);
       exit(2);
     }
   }
@@ -206,6 +210,7 @@ int main(int argc, char **argv) {
     ro.interface = o.relative ? FCD_INTERFACE_RELATIVE : FCD_INTERFACE_PHYSICAL;
     ro.basis = o.basis;
     ro.prescribed_shape = o.shape;
+    ro.memory_limit = o.mem_gib * 1073741824.0;
     pads_tie tie = {0, NULL, NULL, NULL, NULL};
     double *vg = b.vg; /* the sliding speeds of the reduced set's contacts */
     if (o.coarsen > 1 && o.relative) {

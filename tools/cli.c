@@ -795,6 +795,7 @@ fcd_status cli_reduction(fcd_system *sys, fcd_contact_set *cs, const options *o,
                : !strcmp(o->basis, "factored") ? FCD_BASIS_FACTORED
                                                : FCD_BASIS_AUTO;
   ro.prescribed_shape = o->prescribed_shape != 0;
+  ro.memory_limit = o->memory_limit > 0 ? o->memory_limit * 1073741824.0 : 0.0; /* GiB */
   return fcd_reduction_create_opts(sys, cs, &ro, red);
 }
 

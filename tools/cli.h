@@ -86,7 +86,8 @@ enum { CLI_DENSE_MAX = 400 };
   X(EIGEN_PATH, "--eigen-path", TEXT, NONE, eigen_path)                                  \
   X(INTERFACE, "--interface", TEXT, NONE, interface)                                       \
   X(BASIS, "--basis", TEXT, NONE, basis)                                                   \
-  X(PRESCRIBED_SHAPE, "--prescribed-shape", FLAG, NONE, prescribed_shape)
+  X(PRESCRIBED_SHAPE, "--prescribed-shape", FLAG, NONE, prescribed_shape)                  \
+  X(MEMORY_LIMIT, "--memory-limit", POS_REAL, NONE, memory_limit)
 
 #define CLI_CTYPE_FLAG int
 #define CLI_CTYPE_TEXT const char *

@@ -216,6 +216,7 @@ static const cli_opt simulate_opts[] = {
     {CLI_INTERFACE, "physical|relative", 0, "with --reduce: a node-to-node pair kept as both nodes (default) or as one node's displacement relative to the other's, half the kept dofs (docs/reduction.md)"},
     {CLI_BASIS, "auto|stored|factored", 0, "with --reduce: the constraint modes stored (n x kept numbers) or applied through the interior's factor, for models whose stored modes outgrow the memory (default auto: whichever takes less memory)"},
     {CLI_PRESCRIBED_SHAPE, "", 0, "with --reduce: the dofs prescribed to nonzero values kept as one coordinate, the others following the first in proportion to their values (a pushed face: one kept dof where each of its dofs was one)"},
+    {CLI_MEMORY_LIMIT, "GIB", 0, "with --reduce: the memory the process may hold at the reduction's peak, in GiB (default: the machine's); a reduction that cannot fit is refused at once, naming what it needs"},
     {CLI_CUT, "X", 0, "with --reduce: the reduced model's dynamics damped above X (>= 1) times its highest kept mode's frequency (default 1)"},
     {CLI_BAND_DAMPING, "XI", 0, "with --reduce: their damping ratio (default 0.1; 0: none, the Galerkin model's own dynamics)"},
     CLI_OPT_MESH,
@@ -289,11 +290,12 @@ static int sim_check_options(options *o, fcd_scheme *scheme, long *pmode) {
     return 2;
   }
   if ((o->modal || o->inertia > 0 || o->cut >= 0 || o->band_damping >= 0 || o->interface ||
-       o->basis || o->prescribed_shape) && o->reduce < 0) {
+       o->basis || o->prescribed_shape || o->memory_limit > 0) && o->reduce < 0) {
     fprintf(stderr, "fcd: --%s goes with --reduce\n",
             o->modal ? "modal" : o->inertia > 0 ? "inertia" : o->cut >= 0 ? "cut"
                                : o->interface ? "interface" : o->basis ? "basis"
-                               : o->prescribed_shape ? "prescribed-shape" : "band-damping");
+                               : o->prescribed_shape ? "prescribed-shape"
+                               : o->memory_limit > 0 ? "memory-limit" : "band-damping");
     return 2;
   }
   if (o->reduce >= 0 && cli_nranks > 1) {

@@ -94,10 +94,11 @@ static int stab_check_options(const options *o, double *mu0, double *mu1, long *
             "dense and small: run it on one)\n");
     return 2;
   }
-  if ((o->inertia > 0 || o->interface || o->basis || o->prescribed_shape) && o->reduce < 0) {
+  if ((o->inertia > 0 || o->interface || o->basis || o->prescribed_shape ||
+       o->memory_limit > 0) && o->reduce < 0) {
     fprintf(stderr, "fcd: --%s goes with --reduce\n",
             o->inertia > 0 ? "inertia" : o->interface ? "interface" : o->basis ? "basis"
-                                                                 : "prescribed-shape");
+                               : o->prescribed_shape ? "prescribed-shape" : "memory-limit");
     return 2;
   }
   if (cli_interface_check(o)) return 2;
@@ -317,6 +318,7 @@ static const cli_opt stability_opts[] = {
     {CLI_INTERFACE, "physical|relative", 0, "with --reduce: a node-to-node pair kept as both nodes (default) or as one node's displacement relative to the other's, half the kept dofs (docs/reduction.md)"},
     {CLI_BASIS, "auto|stored|factored", 0, "with --reduce: the constraint modes stored (n x kept numbers) or applied through the interior's factor, for models whose stored modes outgrow the memory (default auto: whichever takes less memory)"},
     {CLI_PRESCRIBED_SHAPE, "", 0, "with --reduce: the dofs prescribed to nonzero values kept as one coordinate, the others following the first in proportion to their values (a pushed face: one kept dof where each of its dofs was one)"},
+    {CLI_MEMORY_LIMIT, "GIB", 0, "with --reduce: the memory the process may hold at the reduction's peak, in GiB (default: the machine's); a reduction that cannot fit is refused at once, naming what it needs"},
     CLI_OPT_MESH,
     {CLI_VTK, "DIR", 0, "with --mesh: DIR/mode-K.vtk, the modes with the contact state"},
     {CLI_VTK_BINARY, "", 0, "with --vtk: the BINARY legacy form (exact values, 8 bytes each)"},

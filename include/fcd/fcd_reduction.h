@@ -207,7 +207,8 @@ typedef enum {
 /** Everything a reduction is made with, for fcd_reduction_create_opts. A size-prefixed
  *  struct: set @c struct_size to sizeof(fcd_reduction_options) (fcd_reduction_options_init
  *  or FCD_REDUCTION_OPTIONS_INIT do, with every default) so that later versions can add
- *  fields at its end. */
+ *  fields at its end; a caller built against an earlier version passes a smaller size,
+ *  and the fields past it take their defaults. */
 typedef struct {
   size_t struct_size;  /**< sizeof(fcd_reduction_options) */
   fcd_index nmodes;    /**< fixed-interface modes kept (default 0: Guyan) */
@@ -238,13 +239,21 @@ typedef struct {
    *  be a kept dof of its own (the pads' pushed backs of a brake: thousands). Their
    *  reactions come back as one, on the first. Default 0. */
   int32_t prescribed_shape;
+  /** The bytes this process may hold at the reduction's peak (default 0: the machine's
+   *  memory, or its cgroup's limit when lower; a larger value counts as that). The
+   *  reduction is refused before its dense arrays are made when even its least working
+   *  set would pass it (FCD_E_NOMEM, naming the memory needed), and the fixed-interface
+   *  modes' block Lanczos works in a smaller space (more restarts, slower) where its
+   *  default space would pass it. The factorization's own memory is measured once made,
+   *  not predicted. @since 0.1 (appended: a struct_size that ends before it reads as 0) */
+  fcd_real memory_limit;
 } fcd_reduction_options;
 
 /** fcd_reduction_options with every default, as fcd_reduction_options_init sets it. */
 #define FCD_REDUCTION_OPTIONS_INIT                                                          \
   {sizeof(fcd_reduction_options), 0, 0, 0, FCD_INTERFACE_PHYSICAL,                          \
    FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO,          \
-   0, NULL, NULL, NULL, NULL, 0}
+   0, NULL, NULL, NULL, NULL, 0, 0.0}
 
 /** Sets @p opt to every default, its struct_size included. NULL-safe.
  *  @param opt the options

@@ -49,6 +49,8 @@ typedef struct {
   int tstored;              /* T_b is T's first nb columns, filled */
   struct fcd__cb_psi *psi; /* the factored constraint modes, or NULL */
   double factor_bytes, peak_bytes; /* the interior's factor, the dense arrays' peak */
+  double mem_limit;  /* the bytes the process may hold (fcd_reduction_options) */
+  fcd_index space;   /* the block Lanczos' space (0: its default), fitted to mem_limit */
   fcd_real *K, *M, *C;
   /* the band (reduction_band.c): band_hz, below which the model's eigenvalues are the
    * full model's (INFINITY: every interior mode kept, the model is exact; 0: no mode);
@@ -71,8 +73,10 @@ typedef struct {
  * damping ratio xi in its own modes, added to C. cs may be NULL. */
 fcd_status fcd__cb_band_limit(fcd_system *sys, const fcd_contact_set *cs, fcd__cb *cb,
                               fcd_real cut, fcd_real xi);
+/* mem_limit: the bytes the process may hold (0: the machine's, fcd__memory_limit) */
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
-                         fcd_index ninertia, fcd_index dense_max, int storage, fcd__cb *cb);
+                         fcd_index ninertia, fcd_index dense_max, int storage,
+                         double mem_limit, fcd__cb *cb);
 /* The nev lowest modes of the clamped system ci (its free dofs, the interior), f the
  * factor of its stiffness, by block shift-and-invert Lanczos with thick restarts
  * (reduction_modes.c) in a space of `space` columns (0: about two nev), its first ones
@@ -82,9 +86,13 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
  * do not reach the tolerance within a budget of blocks (SLEPc's way then). */
 fcd_status fcd__cb_block_modes(fcd_system *ci, fcd__factor *f, fcd_index nev, fcd_index space,
                                fcd_real *omega2, fcd_real *Phi, int *done);
-/* the numbers (8 bytes each) fcd__cb_block_modes holds at its peak for its default space,
+/* the numbers (8 bytes each) fcd__cb_block_modes holds at its peak in a space of `space`
+ * columns (0: its default; any value under its least, nev and three blocks, is its least),
  * beside the caller's Phi (n x nev), in which its first columns live */
-double fcd__cb_block_modes_numbers(fcd_index n, fcd_index ni, fcd_index nev);
+double fcd__cb_block_modes_numbers(fcd_index n, fcd_index ni, fcd_index nev, fcd_index space);
+/* The largest space (whole blocks, from the default down to the least) whose numbers are
+ * at most avail: 0 when the default fits, the least when none does */
+fcd_index fcd__cb_block_space_fit(fcd_index n, fcd_index ni, fcd_index nev, double avail);
 void fcd__cb_clear(fcd__cb *cb);
 
 #endif

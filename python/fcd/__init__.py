@@ -114,7 +114,8 @@ class _ReductionOptions(_C.Structure):
                 ("modal", _C.c_int32), ("interface", _C.c_int32), ("cut", _real),
                 ("damping", _real), ("basis", _C.c_int32), ("ntied", _index),
                 ("tied", _pindex), ("tie_ptr", _pindex), ("tie_src", _pindex),
-                ("tie_w", _preal), ("prescribed_shape", _C.c_int32)]
+                ("tie_w", _preal), ("prescribed_shape", _C.c_int32),
+                ("memory_limit", _real)]
 
 
 _f = {}
@@ -1396,7 +1397,11 @@ class Reduction(_Owner):
     (fcd_reduction_options::tied); c leaves the reduced contact set, whose contacts are
     the others in their order. ``prescribed_shape=True`` keeps the moving prescribed dofs
     (constant nonzero values) as one coordinate, the others following the first in
-    proportion to their values (fcd_reduction_options::prescribed_shape)."""
+    proportion to their values (fcd_reduction_options::prescribed_shape).
+    ``memory_limit`` (bytes) bounds what the process may hold at the build's peak
+    (fcd_reduction_options::memory_limit): a build that cannot fit is refused at once
+    (FcdError FCD_E_NOMEM, naming what it needs), the modes' solver works in a smaller space where
+    its default would pass it; None (the default): the machine's memory."""
     _destroy = "fcd_reduction_destroy"
 
     _INTERFACES = {"physical": 0, "relative": 1}
@@ -1404,7 +1409,7 @@ class Reduction(_Owner):
 
     def __init__(self, system, contacts=None, modes=0, modal=False, inertia=0, cut=None,
                  band_damping=None, interface="physical", basis="auto", ties=None,
-                 prescribed_shape=False):
+                 prescribed_shape=False, memory_limit=None):
         if not isinstance(system, System):
             raise TypeError("system must be an fcd.System")
         if contacts is not None and not isinstance(contacts, ContactSet):
@@ -1434,6 +1439,8 @@ class Reduction(_Owner):
             raise TypeError("prescribed_shape: expected a bool, got %s"
                             % type(prescribed_shape).__name__)
         o.prescribed_shape = 1 if prescribed_shape else 0
+        if memory_limit is not None:
+            o.memory_limit = _scalar(memory_limit, "memory_limit")
         if ties:
             if not hasattr(ties, "items"):
                 raise TypeError("ties: expected a mapping {tied: {source: weight}}")

@@ -310,6 +310,15 @@ def test_ties_against_scipy():
     rfree = [j for j in range(one.ndofs) if j >= one.nkept or one.kept[j] not in fixed]
     lam = sla.eigh(Kr[np.ix_(rfree, rfree)], Mr[np.ix_(rfree, rfree)], eigvals_only=True)
     assert np.allclose(lam[1:], ref[1:], rtol=1e-9, atol=0)
+    # a memory limit: one the machine's memory passes counts as the machine's, one below
+    # what the process holds refuses the build at once, naming what it needs
+    big = fcd.Reduction(sys, cs, interior, interface="relative", ties=ties,
+                        prescribed_shape=True, memory_limit=1e30)
+    assert big.nkept == one.nkept
+    with pytest.raises(fcd.FcdError, match="dense arrays need .* GiB allowed"):
+        fcd.Reduction(sys, cs, interior, interface="relative", memory_limit=1.0)
+    with pytest.raises(fcd.FcdError, match="memory_limit"):
+        fcd.Reduction(sys, cs, interior, memory_limit=-1.0)
     with pytest.raises(TypeError, match="mapping"):
         fcd.Reduction(sys, cs, 2, interface="relative", ties=[1, 3])
     with pytest.raises(fcd.FcdError, match="needs FCD_INTERFACE_RELATIVE"):

@@ -185,4 +185,15 @@ same s.csv s--prescribed-shape.csv 1e-10 || { echo "--prescribed-shape changed t
 # shellcheck disable=SC2086
 "$fcd" stability $sargs --mu 0.1 --prescribed-shape --out bad.csv > bad.txt 2> bad.err; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--prescribed-shape goes with --reduce" bad.err || { cat bad.err; echo "stability --prescribed-shape alone: exit $rc"; exit 1; }
+# --memory-limit: ample, the same history; below what the process holds, refused at once
+# naming the memory the reduction needs; alone, refused as the other reduction options
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 20 --memory-limit 64 --out ml.csv > ml.txt || { cat ml.txt; echo "--memory-limit 64 failed"; exit 1; }
+same r20.csv ml.csv 1e-12 || { echo "--memory-limit changed the history"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" simulate $margs --reduce 20 --memory-limit 1e-6 --out bad.csv > bad.txt 2> bad.err; rc=$?
+[ $rc -ne 0 ] && grep -q "dense arrays need .* GiB allowed" bad.err || { cat bad.err; echo "--memory-limit 1e-6: exit $rc"; exit 1; }
+# shellcheck disable=SC2086
+"$fcd" stability $sargs --mu 0.1 --memory-limit 8 --out bad.csv > bad.txt 2> bad.err; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--memory-limit goes with --reduce" bad.err || { cat bad.err; echo "stability --memory-limit alone: exit $rc"; exit 1; }
 echo "fcd simulate|stability --reduce: every mode equals the full run; fewer show in the indicator"

@@ -171,7 +171,7 @@ static void check_structure(const model *md, const fcd__cb *cb) {
 static void test_all_modes(const model *md) {
   fcd__cb cb;
   fcd_index ni = md->n - 4 * (NX + 1);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, ni, 0, 0, FCD_BASIS_STORED, &cb), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, ni, 0, 0, FCD_BASIS_STORED, 0, &cb), FCD_OK);
   check_structure(md, &cb);
   double *w = malloc((size_t)cb.nr * sizeof *w);
   fcd_index nk = reduced_values(md, &cb, w);
@@ -191,7 +191,7 @@ static void test_convergence(const model *md) {
   double prev[6];
   for (int s = 0; s < 4; s++) {
     fcd__cb cb;
-    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], 0, 0, FCD_BASIS_STORED, &cb), FCD_OK);
+    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], 0, 0, FCD_BASIS_STORED, 0, &cb), FCD_OK);
     double *w = malloc((size_t)cb.nr * sizeof *w);
     reduced_values(md, &cb, w);
     printf("%2lld modes (highest %.4f rad/s):", (long long)ms[s],
@@ -226,7 +226,7 @@ static void test_static(const model *md) {
   const fcd_index ms[] = {0, 5, 5}, nin[] = {0, 0, 6}; /* the last with inertia vectors */
   for (int s = 0; s < 3; s++) {
     fcd__cb cb;
-    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], nin[s], 0, FCD_BASIS_STORED, &cb), FCD_OK);
+    CHECK_ST(fcd__cb_build(md->sys, md->cs, ms[s], nin[s], 0, FCD_BASIS_STORED, 0, &cb), FCD_OK);
     fcd_index *rf = malloc((size_t)cb.nr * sizeof *rf);
     fcd_index nk = reduced_free(md, &cb, rf);
     double *Kr = submatrix(cb.K, cb.nr, rf, nk), *xr = malloc((size_t)nk * sizeof *xr);
@@ -283,9 +283,9 @@ static double worst_error(const model *md, const fcd__cb *cb, int k, double *err
 static void test_inertia(const model *md) {
   enum { NE = 3 };
   fcd__cb c0, cp, ca;
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 0, 0, FCD_BASIS_STORED, &c0), FCD_OK);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 4, 0, FCD_BASIS_STORED, &cp), FCD_OK);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 2 * (NX + 1), 0, FCD_BASIS_STORED, &ca), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 0, 0, FCD_BASIS_STORED, 0, &c0), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 4, 0, FCD_BASIS_STORED, 0, &cp), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 2 * (NX + 1), 0, FCD_BASIS_STORED, 0, &ca), FCD_OK);
   CHECK(c0.ndyn == 0 && cp.ndyn == 4 && ca.ndyn == 2 * (NX + 1));
   CHECK(cp.nr == cp.nb + 3 + 4 && ca.nr == ca.nb + 3 + ca.ndyn);
   check_structure(md, &ca);
@@ -314,10 +314,10 @@ static void test_inertia(const model *md) {
   /* the refusals: a negative count, more than the kept dofs, more than the interior left */
   fcd__cb cb;
   fcd_index ni = md->n - 4 * (NX + 1);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, -1, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, -1, 0, FCD_BASIS_STORED, 0, &cb), FCD_E_INVALID_ARG);
   CHECK_MSG(md->sys, "inertia correction vectors");
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 2 * (NX + 1) + 1, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, ni, 1, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 3, 2 * (NX + 1) + 1, 0, FCD_BASIS_STORED, 0, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, ni, 1, 0, FCD_BASIS_STORED, 0, &cb), FCD_E_INVALID_ARG);
   CHECK(cb.T == NULL);
 }
 
@@ -371,8 +371,8 @@ static void test_enriched_handle(const model *md) {
 /* SLEPc's shift-and-invert on the clamped system gives the dense solve's modes */
 static void test_slepc(const model *md) {
   fcd__cb dn, sp;
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, 0, FCD_BASIS_STORED, &dn), FCD_OK);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, -1, FCD_BASIS_STORED, &sp), FCD_OK); /* SLEPc alone */
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, 0, FCD_BASIS_STORED, 0, &dn), FCD_OK);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, 6, 0, -1, FCD_BASIS_STORED, 0, &sp), FCD_OK); /* SLEPc alone */
   for (int k = 0; k < 6 && dn.omega2 && sp.omega2; k++)
     CHECK_CLOSE(sp.omega2[k], dn.omega2[k], 1e-8);
   double wd[64], ws[64];
@@ -404,9 +404,9 @@ static void test_block_modes(void) {
   CHECK_ST(fcd_system_fix_dofs(sys, 50, top, NULL), FCD_OK);
   enum { M = 20 };
   fcd__cb dn, bl, sp;
-  CHECK_ST(fcd__cb_build(sys, cs, M, 0, 0, FCD_BASIS_STORED, &dn), FCD_OK);  /* dense LAPACK */
-  CHECK_ST(fcd__cb_build(sys, cs, M, 0, 1, FCD_BASIS_STORED, &bl), FCD_OK);  /* the block solver */
-  CHECK_ST(fcd__cb_build(sys, cs, M, 0, -1, FCD_BASIS_STORED, &sp), FCD_OK); /* SLEPc */
+  CHECK_ST(fcd__cb_build(sys, cs, M, 0, 0, FCD_BASIS_STORED, 0, &dn), FCD_OK);  /* dense LAPACK */
+  CHECK_ST(fcd__cb_build(sys, cs, M, 0, 1, FCD_BASIS_STORED, 0, &bl), FCD_OK);  /* the block solver */
+  CHECK_ST(fcd__cb_build(sys, cs, M, 0, -1, FCD_BASIS_STORED, 0, &sp), FCD_OK); /* SLEPc */
   if (dn.omega2 && bl.omega2 && sp.omega2) {
     CHECK(b.ndofs - dn.nb - 50 == 450);
     double eb = 0, es = 0, orth = 0;
@@ -485,21 +485,95 @@ static void test_block_modes(void) {
   tb_block_free(&b);
 }
 
+/* fcd_reduction_options::memory_limit. The block Lanczos' space fitted to the numbers
+ * left (fcd__cb_block_space_fit): its default when that fits, else the largest space in
+ * whole blocks that does, down to nev and three blocks (the least, which test_block_modes
+ * shows converging to the dense modes); a limit no working set fits is refused before the
+ * work, naming it; a limit that cannot be one is refused; a caller built against the first
+ * fcd_reduction_options (no memory_limit) passes its smaller struct_size and gets the
+ * default. */
+static void test_memory_limit(model *md) {
+  /* the brake's figures at 471,264 dofs: 300 modes, blocks of 16; the default space 2 nev
+   * and four blocks (664) and the least nev and three (348), each rounded up to whole
+   * blocks: 672 and 352 columns */
+  const fcd_index n = 471264, ni = 467000, nev = 300, b = 16, cdef = 672, cleast = 352;
+  double def = fcd__cb_block_modes_numbers(n, ni, nev, 0);
+  double least = fcd__cb_block_modes_numbers(n, ni, nev, 1);
+  CHECK(fcd__cb_block_modes_numbers(n, ni, nev, 2 * nev + 4 * b) == def);
+  CHECK(fcd__cb_block_modes_numbers(n, ni, nev, cdef) == def);
+  CHECK(fcd__cb_block_modes_numbers(n, ni, nev, nev + 3 * b) == least);
+  CHECK(fcd__cb_block_modes_numbers(n, ni, nev, cleast) == least);
+  /* the solver's own numbers beyond the caller's n x nev: the space less the columns of
+   * Phi's memory (floor(n nev / ni) of them) and three blocks, of ni each, two blocks of n
+   * (M's rows at full length), three cap x cap arrays (T, its Ritz problem and vectors),
+   * a restart's 256 rows, two cap x b */
+  double c1 = floor((double)n * nev / ni), cap = (double)cdef;
+  CHECK(fabs(def - ((double)ni * (cap - c1 + 3 * b) + 2.0 * n * b + 3 * cap * cap +
+                    256 * cap + 2 * cap * b)) < 0.5);
+  CHECK(fcd__cb_block_space_fit(n, ni, nev, def) == 0);
+  CHECK(fcd__cb_block_space_fit(n, ni, nev, def - 1) == cdef - b);
+  fcd_index mid = fcd__cb_block_space_fit(n, ni, nev, 0.5 * (def + least));
+  CHECK(mid % b == 0 && mid > cleast && mid < cdef);
+  CHECK(fcd__cb_block_modes_numbers(n, ni, nev, mid) <= 0.5 * (def + least));
+  CHECK(fcd__cb_block_modes_numbers(n, ni, nev, mid + b) > 0.5 * (def + least));
+  CHECK(fcd__cb_block_space_fit(n, ni, nev, least) == cleast);
+  CHECK(fcd__cb_block_space_fit(n, ni, nev, 0) == cleast);
+  printf("memory limit: the brake's Lanczos at 471,264 dofs holds %.2f GiB of its own in "
+         "its default space, %.2f in its least; half way between, %lld columns\n",
+         8 * def / 1073741824.0, 8 * least / 1073741824.0, (long long)mid);
+
+  fcd_reduction_options o;
+  fcd_reduction_options_init(&o);
+  o.nmodes = 3;
+  fcd_reduction *red = NULL, *ref = NULL;
+  /* a limit below what the process holds already */
+  o.memory_limit = 1.0;
+  CHECK_ST(fcd_reduction_create_opts(md->sys, md->cs, &o, &red), FCD_E_NOMEM);
+  CHECK(red == NULL);
+  CHECK_MSG(md->sys, "its dense arrays need");
+  CHECK_MSG(md->sys, "GiB allowed");
+  const double bad[] = {-1.0, NAN, INFINITY};
+  for (int k = 0; k < 3; k++) {
+    o.memory_limit = bad[k];
+    CHECK_ST(fcd_reduction_create_opts(md->sys, md->cs, &o, &red), FCD_E_INVALID_ARG);
+    CHECK_MSG(md->sys, "memory_limit");
+  }
+  /* a limit far above the machine's counts as the machine's */
+  o.memory_limit = 1e30;
+  CHECK_ST(fcd_reduction_create_opts(md->sys, md->cs, &o, &ref), FCD_OK);
+  /* the first version's struct: it ends where memory_limit starts */
+  o.memory_limit = 1.0; /* past its size: not read */
+  o.struct_size = offsetof(fcd_reduction_options, memory_limit);
+  CHECK_ST(fcd_reduction_create_opts(md->sys, md->cs, &o, &red), FCD_OK);
+  fcd_index nk[2] = {0, 0}, nm[2] = {0, 0};
+  double hz[2] = {0, 0};
+  fcd_reduction *rs[2] = {ref, red};
+  for (int k = 0; k < 2 && ref && red; k++)
+    CHECK_ST(fcd_reduction_get_info(rs[k], &nk[k], &nm[k], &hz[k], NULL), FCD_OK);
+  CHECK(nk[0] == nk[1] && nm[0] == 3 && nm[1] == 3 && hz[0] == hz[1] && hz[0] > 0);
+  o.struct_size = offsetof(fcd_reduction_options, memory_limit) - 4;
+  fcd_reduction *none = NULL;
+  CHECK_ST(fcd_reduction_create_opts(md->sys, md->cs, &o, &none), FCD_E_INVALID_ARG);
+  CHECK_MSG(md->sys, "struct_size");
+  fcd_reduction_destroy(red);
+  fcd_reduction_destroy(ref);
+}
+
 static void test_refusals(model *md) {
   fcd__cb cb;
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, md->n, 0, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, md->n, 0, 0, FCD_BASIS_STORED, 0, &cb), FCD_E_INVALID_ARG);
   CHECK_MSG(md->sys, "the interior has");
   CHECK(cb.T == NULL);
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, -1, 0, 0, FCD_BASIS_STORED, &cb), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, -1, 0, 0, FCD_BASIS_STORED, 0, &cb), FCD_E_INVALID_ARG);
   /* one mode more than the interior (the dofs neither kept nor prescribed: the top row,
    * held at zero, is not kept) went on to read beyond the dense solve's arrays */
-  CHECK_ST(fcd__cb_build(md->sys, md->cs, md->n - 4 * (NX + 1) + 1, 0, 0, FCD_BASIS_STORED, &cb),
+  CHECK_ST(fcd__cb_build(md->sys, md->cs, md->n - 4 * (NX + 1) + 1, 0, 0, FCD_BASIS_STORED, 0, &cb),
            FCD_E_INVALID_ARG);
   CHECK_MSG(md->sys, "the interior has 54 dofs");
   /* nothing prescribed, no contact: the interior is the whole block, free to move */
   fcd_system *loose;
   CHECK_ST(tb_block_system(&md->b, &loose), FCD_OK);
-  CHECK_ST(fcd__cb_build(loose, NULL, 2, 0, 0, FCD_BASIS_STORED, &cb), FCD_E_NOT_SPD);
+  CHECK_ST(fcd__cb_build(loose, NULL, 2, 0, 0, FCD_BASIS_STORED, 0, &cb), FCD_E_NOT_SPD);
   CHECK_MSG(loose, "interior");
   /* a non-symmetric stiffness (a follower load's) */
   fcd_index ri[] = {0, 1}, ci[] = {1, 0};
@@ -508,7 +582,7 @@ static void test_refusals(model *md) {
   CHECK_ST(fcd_system_create(2, &skew), FCD_OK);
   CHECK_ST(fcd_system_set_matrix_coo(skew, FCD_STIFFNESS, 2, ri, ci, v, FCD_COO_FULL), FCD_OK);
   CHECK_ST(fcd_system_set_matrix_coo(skew, FCD_MASS, 2, ri, ri, v, FCD_COO_FULL), FCD_OK);
-  CHECK_ST(fcd__cb_build(skew, NULL, 0, 0, 0, FCD_BASIS_STORED, &cb), FCD_E_UNSUPPORTED);
+  CHECK_ST(fcd__cb_build(skew, NULL, 0, 0, 0, FCD_BASIS_STORED, 0, &cb), FCD_E_UNSUPPORTED);
   CHECK_MSG(skew, "stiffness matrix is not symmetric");
   fcd_system_destroy(skew);
   fcd_system_destroy(loose);
@@ -1013,8 +1087,8 @@ static void test_factored(void) {
   const fcd_index cases[3][2] = {{0, 0}, {6, 0}, {6, 5}};
   for (int c = 0; c < 3; c++) {
     fcd__cb st, fa;
-    CHECK_ST(fcd__cb_build(sys, cs, cases[c][0], cases[c][1], 0, FCD_BASIS_STORED, &st), FCD_OK);
-    CHECK_ST(fcd__cb_build(sys, cs, cases[c][0], cases[c][1], 0, FCD_BASIS_FACTORED, &fa),
+    CHECK_ST(fcd__cb_build(sys, cs, cases[c][0], cases[c][1], 0, FCD_BASIS_STORED, 0, &st), FCD_OK);
+    CHECK_ST(fcd__cb_build(sys, cs, cases[c][0], cases[c][1], 0, FCD_BASIS_FACTORED, 0, &fa),
              FCD_OK);
     CHECK(st.T != NULL && fa.T == NULL && fa.psi != NULL && st.psi == NULL);
     CHECK(st.nr == fa.nr && st.nb == fa.nb && st.m == fa.m && st.ncorr == 1);
@@ -1190,6 +1264,7 @@ int main(void) {
   test_slepc(&md);
   test_block_modes();
   test_refusals(&md);
+  test_memory_limit(&md);
   model_free(&md);
   test_handle();
   test_interior_load();

@@ -9,6 +9,7 @@
 #include "lapack.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Up to this many interior dofs the fixed-interface modes come from one dense
@@ -143,7 +144,7 @@ static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd__factor *
   if (ni > dense_max && !slepc_only) {
     /* the block solver's modes straight into T's columns */
     int done = 0;
-    fcd_status st = fcd__cb_block_modes(ci, f, m, 0, cb->omega2, Phi, &done);
+    fcd_status st = fcd__cb_block_modes(ci, f, m, cb->space, cb->omega2, Phi, &done);
     if (st != FCD_OK)
       return fcd__err(sys, st, "the fixed-interface modes of a reduction: %s",
                       fcd_system_last_error(ci));
@@ -640,13 +641,14 @@ static fcd_status cb_check(fcd_system *sys, fcd_index m) {
  * matrices stored as rows (an 8-byte value and an 8-byte column an entry), one more in
  * the making. The interior's factorization comes on top. */
 static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index dense_max,
-                             int factored) {
+                             int factored, fcd_index space) {
   double n = (double)cb->n, nr = (double)cb->nr, ni = (double)cb->ni, nr2 = nr * nr;
   double m = (double)(cb->m - cb->ncorr - cb->ndyn), p = (double)cb->ndyn;
   int nmat = sys->mat[FCD_DAMPING].set ? 3 : 2;
   double modes = m == 0                     ? 0
                  : ni <= (double)dense_max ? 2 * ni * ni
-                                           : fcd__cb_block_modes_numbers(cb->n, cb->ni, (fcd_index)m);
+                                           : fcd__cb_block_modes_numbers(cb->n, cb->ni,
+                                                                         (fcd_index)m, space);
   double nb = (double)cb->nb, base = (factored ? n * (double)cb->m : n * nr) + nmat * nr2;
   double blocks = (3 * n + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM;
   double inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + blocks : 0;
@@ -655,25 +657,46 @@ static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index
   return 8 * (base + fmax(build, fmax(band, rows)));
 }
 
+/* The bytes the process may hold: the caller's limit, the machine's (or its cgroup's)
+ * when lower or when none is given */
+static double cb_limit(const fcd__cb *cb) {
+  double lim = fcd__memory_limit();
+  return cb->mem_limit > 0 && cb->mem_limit < lim ? cb->mem_limit : lim;
+}
+
 /* A reduction whose dense arrays exceed the memory left to the process (its limit less
  * what it holds: the caller's model and, once made, the interior's factor) is refused
  * before they are made: allocations past it are granted on Linux and the process killed
- * when they are filled */
+ * when they are filled. The modes' solver counts in its least space (it is fitted to
+ * what is left once the factor is made, cb_space). */
 static fcd_status cb_fits(fcd_system *sys, const fcd__cb *cb, fcd_index dense_max,
                           int factored, int factor_made) {
-  double need = cb_dense_bytes(sys, cb, dense_max, factored);
-  double lim = fcd__memory_limit(), held = fcd__resident_bytes(), have = lim - held;
+  double need = cb_dense_bytes(sys, cb, dense_max, factored, 1);
+  double lim = cb_limit(cb), held = fcd__resident_bytes(), have = lim - held;
   if (need <= have) return FCD_OK;
   return fcd__err(sys, FCD_E_NOMEM, "reduction: its dense arrays need %.1f GiB (the basis of "
                   "%lld dofs x %lld vectors%s, %lld kept dofs and %lld modes, the reduced "
                   "operators and their band), more than the %.1f GiB this process has left "
-                  "(%.1f GiB, %.1f held%s): fewer kept dofs (relative interface coordinates "
-                  "keep one node a pair) or modes, or a machine with more memory",
+                  "(%.1f GiB%s, %.1f held%s): fewer kept dofs (relative interface "
+                  "coordinates keep one node a pair) or modes, or more memory",
                   need / 1073741824.0, (long long)cb->n, (long long)cb->nr,
                   factored ? ", its constraint modes factored" : "", (long long)cb->nb,
                   (long long)(cb->m - cb->ncorr - cb->ndyn), fmax(have, 0) / 1073741824.0,
-                  lim / 1073741824.0, held / 1073741824.0,
-                  factor_made ? ", the interior's factor included" : "");
+                  lim / 1073741824.0, lim < fcd__memory_limit() ? " allowed" : "",
+                  held / 1073741824.0, factor_made ? ", the interior's factor included" : "");
+}
+
+/* The block Lanczos' space (0: its default) within what is left once the factor is made:
+ * the limit less what the process holds and the arrays beside the solver (the basis' and
+ * the reduced operators', the other build terms of cb_dense_bytes) */
+static fcd_index cb_space(const fcd_system *sys, const fcd__cb *cb, fcd_index dense_max,
+                          int factored) {
+  fcd_index m = cb->m - cb->ncorr - cb->ndyn;
+  if (m == 0 || cb->ni <= dense_max) return 0;
+  double left = cb_limit(cb) - fcd__resident_bytes();
+  double others = cb_dense_bytes(sys, cb, dense_max, factored, 1) -
+                  8 * fcd__cb_block_modes_numbers(cb->n, cb->ni, m, 1);
+  return fcd__cb_block_space_fit(cb->n, cb->ni, m, (left - others) / 8);
 }
 
 /* Whether the constraint modes are factored: as asked, or (FCD_BASIS_AUTO) when storing
@@ -708,9 +731,10 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system **ci, fcd_index dense_max
   }
   cb->factor_bytes = fcd__factor_bytes(f);
   int factored = cb_factored(cb, storage, cb->factor_bytes);
-  cb->peak_bytes = cb_dense_bytes(sys, cb, dense_max, factored);
   /* again with the factor made: what the process holds now counts it */
   if (st == FCD_OK) st = cb_fits(sys, cb, dense_max, factored, f != NULL);
+  if (st == FCD_OK) cb->space = cb_space(sys, cb, dense_max, factored);
+  cb->peak_bytes = cb_dense_bytes(sys, cb, dense_max, factored, cb->space);
   fcd_system *c = *ci;
   if (st == FCD_OK) {
     st = fcd__cb_psi_create(sys, cb, c, f, &cb->psi);
@@ -752,8 +776,10 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system **ci, fcd_index dense_max
 }
 
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
-                         fcd_index ninertia, fcd_index dense_max, int storage, fcd__cb *cb) {
+                         fcd_index ninertia, fcd_index dense_max, int storage,
+                         double mem_limit, fcd__cb *cb) {
   memset(cb, 0, sizeof *cb);
+  cb->mem_limit = mem_limit;
   FCD_TRY(cb_check(sys, m));
   if (cs && cs->sys != sys)
     return fcd__err(sys, FCD_E_INVALID_ARG, "reduction: the contact set belongs to another "
@@ -974,10 +1000,11 @@ void fcd_reduction_destroy(fcd_reduction *r) {
 /* the basis and its band on the system and contacts in the reduction's coordinates
  * (relative ones: r->ysys, r->ycs), their messages on the full system */
 static fcd_status red_basis(fcd_reduction *r, fcd_contact_set *cs, fcd_index nmodes,
-                            fcd_index ninertia, fcd_real cut, fcd_real xi, int storage) {
+                            fcd_index ninertia, fcd_real cut, fcd_real xi, int storage,
+                            double mem_limit) {
   fcd_system *sys = r->ysys ? r->ysys : r->full;
   fcd_contact_set *bcs = r->ycs ? r->ycs : cs;
-  fcd_status st = fcd__cb_build(sys, bcs, nmodes, ninertia, 0, storage, &r->cb);
+  fcd_status st = fcd__cb_build(sys, bcs, nmodes, ninertia, 0, storage, mem_limit, &r->cb);
   if (st == FCD_OK) st = fcd__cb_band_limit(sys, bcs, &r->cb, cut, xi);
   if (st != FCD_OK && sys != r->full) {
     int pairs = 0; /* ysys without pairs: the moving prescribed dofs joined alone */
@@ -992,7 +1019,7 @@ static fcd_status red_basis(fcd_reduction *r, fcd_contact_set *cs, fcd_index nmo
 static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                              fcd_index ninertia, int modal, int relative, fcd_real cut,
                              fcd_real xi, int storage, const fcd_reduction_options *opt,
-                             fcd_reduction **out) {
+                             double mem_limit, fcd_reduction **out) {
   FCD_CHECK_SYS(sys);
   if (!out) return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create: out is NULL");
   *out = NULL;
@@ -1006,7 +1033,7 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
   fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
   int shape = opt && opt->prescribed_shape;
   fcd_status st = (relative && cs) || shape ? fcd__rel_build(r, cs, opt, relative) : FCD_OK;
-  if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi, storage);
+  if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi, storage, mem_limit);
   if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
   if (st == FCD_OK) st = red_system(r);
   if (r->ycs) cs = r->ycs;
@@ -1022,19 +1049,19 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
 fcd_status fcd_reduction_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                 fcd_reduction **out) {
   return red_create(sys, cs, nmodes, 0, 0, 0, FCD_REDUCTION_CUT_DEFAULT,
-                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, NULL, out);
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, NULL, 0, out);
 }
 
 fcd_status fcd_reduction_create_modal(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                       fcd_reduction **out) {
   return red_create(sys, cs, nmodes, 0, 1, 0, FCD_REDUCTION_CUT_DEFAULT,
-                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, NULL, out);
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, NULL, 0, out);
 }
 
 fcd_status fcd_reduction_create_enriched(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                                          fcd_index ninertia, int modal, fcd_reduction **out) {
   return red_create(sys, cs, nmodes, ninertia, modal != 0, 0, FCD_REDUCTION_CUT_DEFAULT,
-                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, NULL, out);
+                    FCD_REDUCTION_BAND_DAMPING_DEFAULT, FCD_BASIS_AUTO, NULL, 0, out);
 }
 
 /* the band's cut and damping ratio, checked */
@@ -1055,7 +1082,7 @@ fcd_status fcd_reduction_create_band(fcd_system *sys, fcd_contact_set *cs, fcd_i
   FCD_CHECK_SYS(sys);
   FCD_TRY(band_args(sys, "reduction_create_band", cut, damping));
   return red_create(sys, cs, nmodes, ninertia, modal != 0, 0, cut, damping, FCD_BASIS_AUTO,
-                    NULL, out);
+                    NULL, 0, out);
 }
 
 void fcd_reduction_options_init(fcd_reduction_options *opt) {
@@ -1070,10 +1097,19 @@ fcd_status fcd_reduction_create_opts(fcd_system *sys, fcd_contact_set *cs,
   FCD_CHECK_SYS(sys);
   if (!opt)
     return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: opt is NULL");
-  if (opt->struct_size < sizeof *opt)
-    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: struct_size %zu is less "
-                    "than this version's fcd_reduction_options (%zu bytes): set it with "
-                    "fcd_reduction_options_init", opt->struct_size, sizeof *opt);
+  /* a caller built against the first version ends at prescribed_shape */
+  size_t first = offsetof(fcd_reduction_options, memory_limit);
+  if (opt->struct_size < first || opt->struct_size > sizeof *opt)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: struct_size %zu is no "
+                    "size of fcd_reduction_options (%zu to %zu bytes): set it with "
+                    "fcd_reduction_options_init", opt->struct_size, first, sizeof *opt);
+  double mem_limit = opt->struct_size >= offsetof(fcd_reduction_options, memory_limit) +
+                                             sizeof opt->memory_limit
+                         ? opt->memory_limit
+                         : 0;
+  if (!(mem_limit >= 0) || isinf(mem_limit))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: memory_limit = %g: bytes "
+                    ">= 0 (0: the machine's memory)", mem_limit);
   if (opt->interface != FCD_INTERFACE_PHYSICAL && opt->interface != FCD_INTERFACE_RELATIVE)
     return fcd__err(sys, FCD_E_INVALID_ARG, "reduction_create_opts: interface = %d: "
                     "FCD_INTERFACE_PHYSICAL (0) or FCD_INTERFACE_RELATIVE (1)",
@@ -1090,7 +1126,7 @@ fcd_status fcd_reduction_create_opts(fcd_system *sys, fcd_contact_set *cs,
                     "converted pairs" : "without a contact set");
   return red_create(sys, cs, opt->nmodes, opt->ninertia, opt->modal != 0,
                     opt->interface == FCD_INTERFACE_RELATIVE, opt->cut, opt->damping,
-                    opt->basis, opt, out);
+                    opt->basis, opt, mem_limit, out);
 }
 
 fcd_status fcd_reduction_get_band(const fcd_reduction *r, fcd_real *band_hz, fcd_real *cut_hz,

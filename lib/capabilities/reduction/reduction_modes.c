@@ -11,14 +11,15 @@
  * The space holds a fixed number of columns (about two nev): full, short of the
  * tolerance, it restarts thick, keeping its best Ritz vectors and the residual block
  * (Krylov-Schur's restart, A Y = Y Theta + Q R Z_last, exact for a Krylov space). Its
- * memory is then ni (2 nev + 9 b) numbers whatever the convergence asks, where a space
+ * memory is then ni (2 nev + 7 b) + 2 n b numbers whatever the convergence asks, where a space
  * grown to convergence needed 3.2 nev columns on the brake, twice with M V beside it:
  * at a million interior dofs and 300 modes that was 15 GB, it is now 6, and its first
  * columns live in the caller's array for the modes (n x nev numbers, 2.4 GB there), where
  * the modes end: 3.6 GB of the solver's own. M V is not kept: the Gram-Schmidt products
  * take M W, one more pass over M a block (its rows are few against the dense
  * products'). Short of the tolerance within a budget of blocks the caller takes SLEPc's
- * way. */
+ * way. A caller short of memory asks for a smaller space, down to nev and three blocks
+ * (fcd__cb_block_space_fit): the same modes after more restarts. */
 #include "capabilities.h"
 #include "lapack.h"
 
@@ -280,10 +281,19 @@ static fcd_index bl_in_caller(fcd_index n, fcd_index ni, fcd_index nev, fcd_inde
   return c1 < cap ? c1 : cap;
 }
 
-double fcd__cb_block_modes_numbers(fcd_index n, fcd_index ni, fcd_index nev) {
-  fcd_index bi = bl_block(nev), ci = bl_space(nev, 0);
+double fcd__cb_block_modes_numbers(fcd_index n, fcd_index ni, fcd_index nev, fcd_index space) {
+  fcd_index bi = bl_block(nev), ci = bl_space(nev, space);
   double b = (double)bi, cap = (double)ci, c1 = (double)bl_in_caller(n, ni, nev, ci);
-  return (double)ni * (cap - c1 + 3 * b) + 2 * (double)n * b + 3 * cap * cap + BL_ROWS * cap + 2 * cap * b;
+  return (double)ni * (cap - c1 + 3 * b) + 2 * (double)n * b + 3 * cap * cap + BL_ROWS * cap +
+         2 * cap * b;
+}
+
+fcd_index fcd__cb_block_space_fit(fcd_index n, fcd_index ni, fcd_index nev, double avail) {
+  fcd_index b = bl_block(nev), least = bl_space(nev, 1), cap = bl_space(nev, 0);
+  if (fcd__cb_block_modes_numbers(n, ni, nev, cap) <= avail) return 0;
+  for (cap -= b; cap > least; cap -= b)
+    if (fcd__cb_block_modes_numbers(n, ni, nev, cap) <= avail) return cap;
+  return least;
 }
 
 static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index nev,
