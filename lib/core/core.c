@@ -9,6 +9,28 @@
 #include <string.h>
 #include <math.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#if defined(__GLIBC__) && defined(M_MMAP_MAX) && defined(M_TRIM_THRESHOLD) && \
+    defined(M_MMAP_THRESHOLD)
+/* SuperLU_DIST, which PETSc loads with fcd, turns off from its constructor glibc's mapped
+ * allocations and heap trimming for the whole process (mallopt(M_MMAP_MAX, 0),
+ * mallopt(M_TRIM_THRESHOLD, -1)): every block freed afterwards stayed resident, so the
+ * process held the high-water mark of everything it ever allocated (the brake at a
+ * million dofs: 19 GiB resident after its factorization, 6.6 of it the model's assembly
+ * long freed), and a freed 1 GiB array was still counted by the kernel and a cgroup's
+ * limit. fcd's constructor runs after its dependencies' and puts back what glibc does at
+ * its largest dynamic setting: blocks of 32 MiB and more mapped (and unmapped when
+ * freed), the heap's top trimmed past 64 MiB. A host that wants otherwise calls mallopt
+ * after loading fcd. */
+__attribute__((constructor)) static void fcd__malloc_defaults(void) {
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+  mallopt(M_MMAP_MAX, 65536);
+}
+#endif
 
 const char *fcd_status_str(fcd_status s) {
   switch (s) {

@@ -28,6 +28,8 @@ fcd_status fcd__coo_to_csr(fcd_index n, fcd_index nnz, const fcd_index *rows,
     rorder[rptr[rows[p]]++] = p;
   }
   /* rptr[i] now holds the end of row i; the start of row i is rptr[i-1]. */
+  fcd__free(corder);
+  corder = NULL;
   rowptr = fcd__calloc((size_t)n + 1, sizeof *rowptr);
   col = fcd__malloc_array((size_t)nnz, sizeof *col);
   val = vals ? fcd__malloc_array((size_t)nnz, sizeof *val) : NULL;
@@ -48,6 +50,18 @@ fcd_status fcd__coo_to_csr(fcd_index n, fcd_index nnz, const fcd_index *rows,
       if (pos_out) pos_out[p] = out - 1;
     }
     rowptr[i + 1] = out;
+  }
+  /* an assembly's triplets repeat most entries (a node's row in each of its elements):
+   * the arrays sized for them would hold twice what the matrix needs for its life */
+  fcd__free(rorder);
+  rorder = NULL;
+  if (out < nnz - nnz / 8) {
+    fcd_index *c2 = fcd__grow_array(col, (size_t)out, (size_t)out + 1, sizeof *col);
+    if (c2) col = c2;
+    if (val) {
+      fcd_real *v2 = fcd__grow_array(val, (size_t)out, (size_t)out + 1, sizeof *val);
+      if (v2) val = v2;
+    }
   }
   *rowptr_out = rowptr;
   *col_out = col;
