@@ -47,7 +47,9 @@ typedef struct {
   fcd_real *ML;     /* ni x b: M times V's last block, the next solve's right-hand sides */
   fcd_real *T;      /* cap x cap, column-major: V' M A V, filled column block by block */
   fcd_real *W, *MW, *R, *C, *Csum, *G; /* a block's work */
-  fcd_real *xr, *yr; /* n x b, row-major: a block at full length for M's rows */
+  fcd_real *xr, *yr; /* n x b, row-major: a block at full length for M's rows (xr's
+                      * rows off the interior stay zero from the start: only its own
+                      * rows are written) */
   fcd_real *S, *ev, *Z, *rows; /* Rayleigh-Ritz (cap x cap, cap, cap x cap), a restart's rows */
 } bl_ws;
 
@@ -58,9 +60,7 @@ typedef struct {
 static void block_mass(bl_ws *w, const fcd_real *X, fcd_real *Y) {
   const fcd_system *ci = w->ci;
   fcd_index b = w->b, ni = w->ni;
-  size_t nb = (size_t)ci->n * (size_t)b * sizeof *w->xr;
-  memset(w->xr, 0, nb);
-  memset(w->yr, 0, nb);
+  memset(w->yr, 0, (size_t)ci->n * (size_t)b * sizeof *w->yr);
   for (fcd_index k = 0; k < ni; k++) {
     fcd_real *x = w->xr + ci->dof_of[k] * b;
     for (fcd_index j = 0; j < b; j++) x[j] = X[j * ni + k];
@@ -312,7 +312,7 @@ static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index n
   w->T = fcd__calloc(cap * cap, sizeof *w->T);
   w->W = fcd__malloc_array(ni * b, sizeof *w->W);
   w->MW = fcd__malloc_array(ni * b, sizeof *w->MW);
-  w->xr = fcd__malloc_array((size_t)ci->n * b, sizeof *w->xr);
+  w->xr = fcd__calloc((size_t)ci->n * b, sizeof *w->xr);
   w->yr = fcd__malloc_array((size_t)ci->n * b, sizeof *w->yr);
   w->R = fcd__malloc_array(b * b, sizeof *w->R);
   w->G = fcd__malloc_array(2 * b * b, sizeof *w->G);
