@@ -65,6 +65,14 @@ fcd_index fcd__factor_count(const fcd__factor *f);
 /* SPD factors only (FCD_E_UNSUPPORTED otherwise): the halves of a solve, in the free
  * numbering of fcd__factor_solve. z = L^-1 P b (backward = 0) or x = P' L^-T z. */
 fcd_status fcd__factor_half(fcd__factor *f, int backward, const fcd_real *b, fcd_real *x);
+/* the same on nrhs columns (n x nrhs, column-major; b and x may alias) */
+fcd_status fcd__factor_half_n(fcd__factor *f, int backward, fcd_index nrhs, const fcd_real *b,
+                              fcd_real *x);
+/* SPD factors: an upper bound on the entries of L^-1 P B for B's pattern (CSC, n rows in
+ * the free numbering): the factor's columns a forward solve reaches. -1 out of memory or
+ * without a Cholesky factor. */
+double fcd__factor_reach(const fcd__factor *f, fcd_index ncol, const fcd_index *colptr,
+                         const fcd_index *row);
 /* SPD factors only: Y = L^-1 P B for sparse B given by its columns (CSC, n rows); Y's
  * CSC arrays are allocated with fcd__malloc. */
 fcd_status fcd__factor_forward_sparse(fcd__factor *f, fcd_index ncol, const fcd_index *colptr,

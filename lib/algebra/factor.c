@@ -323,6 +323,19 @@ fcd_status fcd__factor_half(fcd__factor *f, int backward, const fcd_real *b, fcd
   return fcd__chol_half(f->chol, f->sys, backward, b, x);
 }
 
+fcd_status fcd__factor_half_n(fcd__factor *f, int backward, fcd_index nrhs, const fcd_real *b,
+                              fcd_real *x) {
+  if (f->kind != FCD__FACTOR_SPD || !f->factored)
+    return fcd__err(f->sys, FCD_E_UNSUPPORTED, "half solves need a Cholesky factor");
+  return fcd__chol_half_n(f->chol, f->sys, backward, nrhs, b, x);
+}
+
+double fcd__factor_reach(const fcd__factor *f, fcd_index ncol, const fcd_index *colptr,
+                         const fcd_index *row) {
+  if (f->kind != FCD__FACTOR_SPD || !f->factored) return -1;
+  return fcd__chol_reach(f->chol, ncol, colptr, row);
+}
+
 
 /* ---- the free operator's factor, distributed when the system is ----
  * Separate entry points (not branches of the serial ones), so that a serial factor's

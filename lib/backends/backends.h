@@ -22,6 +22,13 @@ fcd_status fcd__chol_factor(fcd__chol *c, const fcd_system *sys, const fcd_real 
  * x = P' L^-T z; b and x may alias */
 fcd_status fcd__chol_half(fcd__chol *c, const fcd_system *sys, int backward, const fcd_real *b,
                           fcd_real *x);
+/* the same on nrhs columns (n x nrhs, column-major) */
+fcd_status fcd__chol_half_n(fcd__chol *c, const fcd_system *sys, int backward, fcd_index nrhs,
+                            const fcd_real *b, fcd_real *x);
+/* an upper bound on the entries of L^-1 P B for B's pattern (CSC, the caller's rows); -1
+ * out of memory */
+double fcd__chol_reach(const fcd__chol *c, fcd_index ncol, const fcd_index *colptr,
+                       const fcd_index *row);
 fcd_status fcd__chol_forward_sparse(fcd__chol *c, const fcd_system *sys, fcd_index ncol,
                                     const fcd_index *colptr, const fcd_index *row,
                                     const fcd_real *val, fcd_index **ycolptr,

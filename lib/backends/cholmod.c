@@ -15,7 +15,6 @@ struct fcd__chol {
   cholmod_factor *L;
   cholmod_sparse A; /* header over the caller's arrays, never owned */
   cholmod_dense *X, *Y, *E; /* solve2 workspace reused across solves */
-  cholmod_dense *X2;        /* the second stage of a half solve */
   fcd_real *hw;             /* a half solve's vector on a simplicial factor */
   fcd_index hw_n;           /* its length (the factor's n may change with an analysis) */
   fcd_index n;
@@ -119,7 +118,6 @@ void fcd__chol_destroy(fcd__chol *h) {
   cholmod_l_free_dense(&h->X, &h->c);
   cholmod_l_free_dense(&h->Y, &h->c);
   cholmod_l_free_dense(&h->E, &h->c);
-  cholmod_l_free_dense(&h->X2, &h->c);
   fcd__free(h->hw);
   cholmod_l_finish(&h->c);
   fcd__free(h);
@@ -332,22 +330,115 @@ static int half_simplicial(fcd__chol *h, int backward, const fcd_real *b, fcd_re
 fcd_status fcd__chol_half(fcd__chol *h, const fcd_system *sys, int backward, const fcd_real *b,
                           fcd_real *x) {
   if (half_simplicial(h, backward, b, x)) return FCD_OK;
+  return fcd__chol_half_n(h, sys, backward, 1, b, x);
+}
+
+/* The permutation applied here, not by CHOLMOD's P and Pt stages: one n x nrhs array of
+ * CHOLMOD's (X) beside the caller's, as a full solve has, not a second one */
+fcd_status fcd__chol_half_n(fcd__chol *h, const fcd_system *sys, int backward, fcd_index nrhs,
+                            const fcd_real *b, fcd_real *x) {
+  const cholmod_factor *L = h->L;
+  fcd_index n = h->n;
+  if (nrhs <= 0 || n == 0) return FCD_OK;
+  if (!L->is_super && L->is_ll && L->xtype == CHOLMOD_REAL) {
+    for (fcd_index k = 0; k < nrhs; k++)
+      if (!half_simplicial(h, backward, b + k * n, x + k * n))
+        return fcd__err(sys, FCD_E_NOMEM, "out of memory for a half solve");
+    return FCD_OK;
+  }
+  const SuiteSparse_long *P = L->Perm;
+  if (h->hw_n < n) {
+    fcd__free(h->hw);
+    h->hw_n = 0;
+    if (!(h->hw = fcd__malloc_array((size_t)n + 1, sizeof *h->hw)))
+      return fcd__err(sys, FCD_E_NOMEM, "out of memory for a half solve");
+    h->hw_n = n;
+  }
+  const fcd_real *src = b;
+  if (!backward) { /* x = P b, column by column through hw (b and x may alias) */
+    for (fcd_index k = 0; k < nrhs; k++) {
+      for (fcd_index i = 0; i < n; i++) h->hw[i] = b[k * n + (P ? P[i] : i)];
+      memcpy(x + k * n, h->hw, (size_t)n * sizeof *x);
+    }
+    src = x;
+  }
   cholmod_dense B;
   memset(&B, 0, sizeof B);
-  B.nrow = (size_t)h->n;
-  B.ncol = 1;
-  B.nzmax = (size_t)h->n;
-  B.d = (size_t)h->n;
-  B.x = (void *)(uintptr_t)b;
+  B.nrow = (size_t)n;
+  B.ncol = (size_t)nrhs;
+  B.nzmax = (size_t)(n * nrhs);
+  B.d = (size_t)n;
+  B.x = (void *)(uintptr_t)src;
   B.xtype = CHOLMOD_REAL;
   B.dtype = CHOLMOD_DOUBLE;
   h->c.status = CHOLMOD_OK;
-  int first = backward ? CHOLMOD_Lt : CHOLMOD_P, second = backward ? CHOLMOD_Pt : CHOLMOD_L;
-  if (!cholmod_l_solve2(first, h->L, &B, NULL, &h->X, NULL, &h->Y, &h->E, &h->c) ||
-      !cholmod_l_solve2(second, h->L, h->X, NULL, &h->X2, NULL, &h->Y, &h->E, &h->c))
+  if (!cholmod_l_solve2(backward ? CHOLMOD_Lt : CHOLMOD_L, h->L, &B, NULL, &h->X, NULL, &h->Y,
+                        &h->E, &h->c))
     return chol_status(sys, &h->c, "half solve");
-  memmove(x, h->X2->x, (size_t)h->n * sizeof *x);
+  const fcd_real *X = h->X->x;
+  if (!backward) {
+    memmove(x, X, (size_t)(n * nrhs) * sizeof *x);
+  } else { /* x = P' X */
+    for (fcd_index k = 0; k < nrhs; k++)
+      for (fcd_index i = 0; i < n; i++) x[k * n + (P ? P[i] : i)] = X[k * n + i];
+  }
   return FCD_OK;
+}
+
+/* An upper bound on the entries of L^-1 P B, B's columns given by their rows: the factor's
+ * columns a forward solve reaches from each column's rows (their subtrees' paths to the
+ * root of the elimination tree; a supernode reached counts whole) */
+double fcd__chol_reach(const fcd__chol *h, fcd_index ncol, const fcd_index *colptr,
+                       const fcd_index *row) {
+  const cholmod_factor *L = h->L;
+  fcd_index n = h->n;
+  if (!L || n == 0) return 0;
+  const SuiteSparse_long *P = L->Perm;
+  int super = L->is_super;
+  fcd_index nnode = super ? (fcd_index)L->nsuper : n;
+  fcd_index *iperm = fcd__malloc_array((size_t)n + 1, sizeof *iperm);
+  fcd_index *node = fcd__malloc_array((size_t)n + 1, sizeof *node);
+  fcd_index *parent = fcd__malloc_array((size_t)nnode + 1, sizeof *parent);
+  fcd_index *size = fcd__malloc_array((size_t)nnode + 1, sizeof *size);
+  fcd_index *stamp = fcd__malloc_array((size_t)nnode + 1, sizeof *stamp);
+  double total = -1;
+  if (iperm && node && parent && size && stamp) {
+    for (fcd_index k = 0; k < n; k++) iperm[P ? P[k] : k] = k;
+    if (super) {
+      const SuiteSparse_long *Sup = L->super, *Pi = L->pi, *Ls = L->s;
+      for (fcd_index s = 0; s < nnode; s++)
+        for (SuiteSparse_long j = Sup[s]; j < Sup[s + 1]; j++) node[j] = s;
+      for (fcd_index s = 0; s < nnode; s++) {
+        fcd_index ncols = (fcd_index)(Sup[s + 1] - Sup[s]);
+        size[s] = ncols;
+        parent[s] = Pi[s + 1] - Pi[s] > ncols ? node[Ls[Pi[s] + ncols]] : -1;
+      }
+    } else {
+      const SuiteSparse_long *Lp = L->p, *Li = L->i, *Lnz = L->nz;
+      for (fcd_index j = 0; j < n; j++) {
+        node[j] = j;
+        size[j] = 1;
+        fcd_index pa = -1;
+        for (SuiteSparse_long q = Lp[j] + 1; q < Lp[j] + Lnz[j]; q++)
+          if (pa < 0 || Li[q] < pa) pa = (fcd_index)Li[q];
+        parent[j] = pa;
+      }
+    }
+    for (fcd_index s = 0; s < nnode; s++) stamp[s] = -1;
+    total = 0;
+    for (fcd_index c = 0; c < ncol; c++)
+      for (fcd_index e = colptr[c]; e < colptr[c + 1]; e++)
+        for (fcd_index s = node[iperm[row[e]]]; s >= 0 && stamp[s] != c; s = parent[s]) {
+          stamp[s] = c;
+          total += (double)size[s];
+        }
+  }
+  fcd__free(iperm);
+  fcd__free(node);
+  fcd__free(parent);
+  fcd__free(size);
+  fcd__free(stamp);
+  return total;
 }
 
 /* Y = L^-1 P B for a sparse B (n x ncol, CSC arrays): sparse columns, returned as newly

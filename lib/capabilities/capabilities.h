@@ -49,6 +49,8 @@ typedef struct {
   int tstored;              /* T_b is T's first nb columns, filled */
   struct fcd__cb_psi *psi; /* the factored constraint modes, or NULL */
   double factor_bytes, peak_bytes; /* the interior's factor, the dense arrays' peak */
+  double fwd_bytes; /* W of the factored basis while it was built (0: not kept) */
+  int fwd_always;   /* W kept whatever its size (FCD__BASIS_HALVES) */
   double mem_limit;  /* the bytes the process may hold (fcd_reduction_options) */
   fcd_index space;   /* the block Lanczos' space (0: its default), fitted to mem_limit */
   fcd_real *K, *M, *C;
@@ -73,7 +75,9 @@ typedef struct {
  * damping ratio xi in its own modes, added to C. cs may be NULL. */
 fcd_status fcd__cb_band_limit(fcd_system *sys, const fcd_contact_set *cs, fcd__cb *cb,
                               fcd_real cut, fcd_real xi);
-/* mem_limit: the bytes the process may hold (0: the machine's, fcd__memory_limit) */
+/* mem_limit: the bytes the process may hold (0: the machine's, fcd__memory_limit).
+ * storage | FCD__BASIS_HALVES (tests): a factored basis keeps W whatever its size. */
+#define FCD__BASIS_HALVES 0x100
 fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                          fcd_index ninertia, fcd_index dense_max, int storage,
                          double mem_limit, fcd__cb *cb);

@@ -31,6 +31,7 @@
 #include "../common/block2d.h"
 #include "../fcdtest.h"
 #include "fcd_private.h"
+#include "reduction_private.h"
 
 enum { NX = 8, NY = 4 };
 
@@ -1056,6 +1057,102 @@ static double mem_total(void) {
   return kb * 1024;
 }
 
+/* T_b's products through W = L^-1 P (-K_ib) (one half solve and a sparse product) against
+ * whole solves, on the same factored basis: every column of T_b, T_b V and T_b' Y for
+ * pseudo-random V, Y, and T_b' from a middle row on (a symmetric projection's rows);
+ * W is not kept over a limit below its size, and is an exact one: its bytes are those of
+ * the entries the solves made, at most the bound the factor's elimination tree gives */
+static void test_halves(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
+                        fcd_index ninertia) {
+  fcd__cb fa;
+  CHECK_ST(fcd__cb_build(sys, cs, nmodes, ninertia, 0, FCD_BASIS_FACTORED, 0, &fa), FCD_OK);
+  if (!fa.psi) return;
+  fcd_index n = fa.n, nb = fa.nb, nj = 7, i0 = nb / 2;
+  double *X[2], *Z[2], *S[2], *U[2];
+  double *V = malloc((size_t)(nb * nj) * sizeof *V), *Y = malloc((size_t)(n * nj) * sizeof *Y);
+  unsigned r = 12345;
+  for (fcd_index i = 0; i < nb * nj; i++) V[i] = (r = r * 1103515245u + 12345u) / 4294967296.0 - 0.5;
+  for (fcd_index i = 0; i < n * nj; i++) Y[i] = (r = r * 1103515245u + 12345u) / 4294967296.0 - 0.5;
+  double bytes = 0;
+  for (int k = 0; k < 2; k++) {
+    X[k] = malloc((size_t)(n * nb) * sizeof *X[k]);
+    Z[k] = malloc((size_t)(n * nj) * sizeof *Z[k]);
+    S[k] = malloc((size_t)(nb * nj) * sizeof *S[k]);
+    U[k] = malloc((size_t)(nb * nj) * sizeof *U[k]);
+    if (k == 1) {
+      /* a limit below the bound: not kept, the bound reported */
+      double before = fcd__cb_psi_bytes(fa.psi);
+      CHECK_ST(fcd__cb_psi_forward(fa.psi, 100, &bytes), FCD_OK);
+      CHECK(bytes > 100 && fcd__cb_psi_bytes(fa.psi) == before);
+      double bound = bytes;
+      CHECK_ST(fcd__cb_psi_forward(fa.psi, INFINITY, &bytes), FCD_OK);
+      CHECK(bytes > 0 && bytes <= bound);
+      CHECK(fcd__cb_psi_bytes(fa.psi) - before == bytes);
+    }
+    CHECK_ST(fcd__cb_tb_unit(&fa, 0, nb, X[k]), FCD_OK);
+    CHECK_ST(fcd__cb_tb(&fa, nj, V, Z[k]), FCD_OK);
+    CHECK_ST(fcd__cb_tbt(&fa, 0, nj, Y, S[k]), FCD_OK);
+    CHECK_ST(fcd__cb_tbt(&fa, i0, nj, Y, U[k]), FCD_OK);
+  }
+  double dx = fcdt_rel_diff(X[1], X[0], n * nb), dz = fcdt_rel_diff(Z[1], Z[0], n * nj);
+  double ds = fcdt_rel_diff(S[1], S[0], nb * nj), du = fcdt_rel_diff(U[1], U[0], (nb - i0) * nj);
+  printf("T_b through W (%.0f bytes) against whole solves: columns %.1e, T_b V %.1e, T_b' Y "
+         "%.1e, its rows from %lld %.1e\n", bytes, dx, dz, ds, (long long)i0, du);
+  CHECK(dx < 1e-13 && dz < 1e-13 && ds < 1e-13 && du < 1e-13);
+  fcd__cb_psi_forget(fa.psi);
+  CHECK_ST(fcd__cb_tbt(&fa, 0, nj, Y, S[1]), FCD_OK);
+  CHECK(fcdt_rel_diff(S[1], S[0], nb * nj) == 0);
+  for (int k = 0; k < 2; k++) {
+    free(X[k]);
+    free(Z[k]);
+    free(S[k]);
+    free(U[k]);
+  }
+  free(V);
+  free(Y);
+  fcd__cb_clear(&fa);
+}
+
+/* The same on a block of 80 x 40 elements (6,642 dofs, its 81 bottom nodes on contacts,
+ * the top clamped), whose interior CHOLMOD factors in supernodes (the small block's factor
+ * is simplicial: the two take different half solves and a different elimination tree);
+ * there the whole reduced model through W is also the stored basis' */
+static void test_halves_supernodal(void) {
+  tb_block b;
+  fcd_system *sys = NULL;
+  fcd_contact_set *cs = NULL;
+  CHECK(tb_block_build(&b, 80, 40, 2.0, 1.0, 1.0, 0.3, 1.0) == 0);
+  CHECK_ST(tb_block_system(&b, &sys), FCD_OK);
+  CHECK_ST(tb_block_contacts(&b, sys, 0.3, 0.0, &cs), FCD_OK);
+  fcd_index nt = 2 * (b.nx + 1), *top = malloc((size_t)nt * sizeof *top);
+  for (int i = 0; i <= b.nx; i++) {
+    top[2 * i] = 2 * tb_node(&b, i, b.ny);
+    top[2 * i + 1] = top[2 * i] + 1;
+  }
+  CHECK_ST(fcd_system_fix_dofs(sys, nt, top, NULL), FCD_OK);
+  test_halves(sys, cs, 10, 4);
+  fcd__cb st, fh;
+  CHECK_ST(fcd__cb_build(sys, cs, 10, 4, 0, FCD_BASIS_STORED, 0, &st), FCD_OK);
+  CHECK_ST(fcd__cb_build(sys, cs, 10, 4, 0, FCD_BASIS_FACTORED | FCD__BASIS_HALVES, 0, &fh),
+           FCD_OK);
+  CHECK(fh.fwd_bytes > 0 && st.nr == fh.nr);
+  if (st.nr == fh.nr) {
+    fcd_index nr2 = st.nr * st.nr;
+    double hk = fcdt_rel_diff(fh.K, st.K, nr2), hm = fcdt_rel_diff(fh.M, st.M, nr2);
+    double hw = fcdt_rel_diff(fh.omega2, st.omega2, st.m);
+    printf("%lld dofs, factored basis through W (%.0f bytes, the factor %.0f): K %.1e, "
+           "M %.1e, omega^2 %.1e from the stored one\n", (long long)st.n, fh.fwd_bytes,
+           fh.factor_bytes, hk, hm, hw);
+    CHECK(hk < 1e-12 && hm < 1e-12 && hw < 1e-12);
+  }
+  fcd__cb_clear(&st);
+  fcd__cb_clear(&fh);
+  free(top);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  tb_block_free(&b);
+}
+
 /* The factored basis (FCD_BASIS_FACTORED) applies the constraint modes through the
  * interior's factor, T_b V = [V; -K_ii^-1 K_ib V] and T_b' Y = Y_b - K_bi K_ii^-1 Y_i,
  * where the stored one (FCD_BASIS_STORED) multiplies by its n x nkept array: the same
@@ -1083,13 +1180,29 @@ static void test_factored(void) {
   for (fcd_index k = 0; k < b.nk; k++)
     di[b.nm + k] = b.ki[k], dj[b.nm + k] = b.kj[k], dv[b.nm + k] = 1e-4 * b.kv[k];
   CHECK_ST(fcd_system_set_matrix_coo(sys, FCD_DAMPING, nd, di, dj, dv, FCD_COO_UPPER), FCD_OK);
-  /* the internal basis: (modes, inertia vectors) */
+  /* the internal basis: (modes, inertia vectors); the factored one also with W = L^-1 P
+   * (-K_ib) kept through the build (its half solves: the block's W is larger than its
+   * factor, which the default does not keep) */
   const fcd_index cases[3][2] = {{0, 0}, {6, 0}, {6, 5}};
   for (int c = 0; c < 3; c++) {
-    fcd__cb st, fa;
+    fcd__cb st, fa, fh;
     CHECK_ST(fcd__cb_build(sys, cs, cases[c][0], cases[c][1], 0, FCD_BASIS_STORED, 0, &st), FCD_OK);
     CHECK_ST(fcd__cb_build(sys, cs, cases[c][0], cases[c][1], 0, FCD_BASIS_FACTORED, 0, &fa),
              FCD_OK);
+    CHECK_ST(fcd__cb_build(sys, cs, cases[c][0], cases[c][1], 0,
+                           FCD_BASIS_FACTORED | FCD__BASIS_HALVES, 0, &fh), FCD_OK);
+    CHECK(fa.fwd_bytes == 0 && fh.fwd_bytes > 0);
+    if (st.nr == fh.nr) {
+      fcd_index nr2 = st.nr * st.nr;
+      double hk = fcdt_rel_diff(fh.K, st.K, nr2), hm = fcdt_rel_diff(fh.M, st.M, nr2);
+      double hc = fcdt_rel_diff(fh.C, st.C, nr2), hw = fcdt_rel_diff(fh.omega2, st.omega2, st.m);
+      printf("factored basis through W (%.0f bytes): K %.1e, M %.1e, C %.1e, omega^2 %.1e "
+             "from the stored one\n", fh.fwd_bytes, hk, hm, hc, hw);
+      CHECK(hk < 1e-12 && hm < 1e-12 && hc < 1e-12 && hw < 1e-12);
+    } else {
+      CHECK(!"the basis through W has the stored one's size");
+    }
+    fcd__cb_clear(&fh);
     CHECK(st.T != NULL && fa.T == NULL && fa.psi != NULL && st.psi == NULL);
     CHECK(st.nr == fa.nr && st.nb == fa.nb && st.m == fa.m && st.ncorr == 1);
     if (st.nr != fa.nr) continue;
@@ -1103,6 +1216,8 @@ static void test_factored(void) {
     fcd__cb_clear(&st);
     fcd__cb_clear(&fa);
   }
+  test_halves(sys, cs, 6, 5);
+  test_halves_supernodal();
   /* the handle */
   fcd_reduction *red[2] = {NULL, NULL};
   for (int k = 0; k < 2; k++) {

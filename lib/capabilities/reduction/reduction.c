@@ -332,6 +332,19 @@ static fcd_status inertia_gram(fcd_system *sys, fcd_system *ci, fcd__factor *f,
   return st;
 }
 
+/* Each of the k columns of U (rows r) with its largest entry positive: an eigenvector's
+ * sign is LAPACK's choice, which round-off flips where a reflector meets a zero (the same
+ * basis by another sequence of solves would differ in the sign of a column) */
+static void fix_signs(fcd_index r, fcd_index k, fcd_real *U) {
+  for (fcd_index j = 0; j < k; j++) {
+    fcd_real *u = U + j * r, big = 0;
+    for (fcd_index i = 0; i < r; i++)
+      if (fabs(u[i]) > fabs(big) * (1 + 1e-9)) big = u[i];
+    if (big < 0)
+      for (fcd_index i = 0; i < r; i++) u[i] = -u[i];
+  }
+}
+
 /* S -= A' Lambda^-1 A, then S's p dominant eigenvectors (w->V, ascending eigenvalues in
  * w->w); B = Lambda^-1 A kept for the columns */
 static int inertia_directions(const fcd__cb *cb, inertia_ws *w) {
@@ -344,6 +357,7 @@ static int inertia_directions(const fcd__cb *cb, inertia_ws *w) {
   }
   /* symmetric in exact arithmetic; its upper triangle is read */
   if (info == 0) info = fcd__la_syev_top_cm(nb, w->p, w->S, w->w, w->V);
+  if (info == 0) fix_signs(nb, w->p, w->V);
   return info;
 }
 
@@ -362,6 +376,7 @@ static int m_orthonormalize(const fcd__csr *M, fcd_index n, fcd_index k, fcd_rea
   int info = fcd__la_gemm_tn(k, k, n, X, work, S);
   if (info == 0) info = fcd__la_syev_top_cm(k, k, S, w, U);
   if (info != 0) return info;
+  fix_signs(k, k, U);
   /* ascending: the largest last; the columns of U from the largest down */
   fcd_index nk = 0;
   for (fcd_index j = k - 1; j >= 0 && w[j] > 1e-13 * w[k - 1] && w[j] > 0; j--) {
@@ -650,7 +665,9 @@ static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index
                                            : fcd__cb_block_modes_numbers(cb->n, cb->ni,
                                                                          (fcd_index)m, space);
   double nb = (double)cb->nb, base = (factored ? n * (double)cb->m : n * nr) + nmat * nr2;
-  double blocks = (3 * n + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM;
+  /* the blocks: X, Y and a solve's right-hand sides, CHOLMOD's two arrays of a solve of
+   * as many (kept by the factor from one solve to the next), the row-major copies */
+  double blocks = (3 * n + 2 * ni + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM;
   double inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + blocks : 0;
   double build = fmax(ni * CB_BLOCK + modes, fmax(inertia, blocks)), band = 10 * nr2;
   double rows = 2 * nr2 + 2 * (nmat + 1) * nr2;
@@ -710,6 +727,33 @@ static int cb_factored(const fcd__cb *cb, int storage, double f_bytes) {
   return stored > f_bytes;
 }
 
+/* W of the factored basis (reduction_basis.c), kept for the inertia correction and the
+ * projections when it pays and fits: its entries (16 bytes each, an upper bound known
+ * before they are made) at most a third of the factor's bytes, so that its sparse product
+ * costs less than the forward half solve it saves, and what is left under the limit once
+ * the modes are made holding it beside the phases still to come (the largest of the
+ * inertia correction's arrays, the blocks of the projection and of W's products, the
+ * band's, the reduced system's) */
+static fcd_status cb_forward(fcd_system *sys, fcd__cb *cb) {
+  cb->fwd_bytes = 0;
+  if (!cb->psi || cb->nb == 0) return FCD_OK;
+  double n = (double)cb->n, nb = (double)cb->nb, nr2 = (double)cb->nr * (double)cb->nr;
+  double m = (double)(cb->m - cb->ncorr - cb->ndyn), p = (double)cb->ndyn, ni = (double)cb->ni;
+  double blocks =
+      (3 * n + 2 * ni + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM + 16 * ni;
+  double inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + blocks : 0;
+  double later = 8 * fmax(fmax(inertia, blocks), fmax(10 * nr2, 2 * nr2 + 8 * nr2));
+  double room = cb_limit(cb) - fcd__resident_bytes() - later;
+  double cap = cb->fwd_always ? INFINITY : fmin(cb->factor_bytes / 3, room), bytes = 0;
+  fcd_status st = fcd__cb_psi_forward(cb->psi, cap, &bytes);
+  if (st != FCD_OK)
+    return fcd__err(sys, st, "%s for the constraint modes' forward halves (%lld kept dofs)",
+                    st == FCD_E_NOMEM ? "out of memory" : "a half solve failed",
+                    (long long)cb->nb);
+  if (bytes > 0 && bytes <= cap) cb->fwd_bytes = bytes;
+  return FCD_OK;
+}
+
 /* The interior's factor, the basis and the reduced operators, on the clamped system
  * (*ci, which the basis takes) */
 static fcd_status cb_basis(fcd_system *sys, fcd_system **ci, fcd_index dense_max, int storage,
@@ -762,6 +806,7 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system **ci, fcd_index dense_max
                   "%lld dofs", (long long)cb->nr, (long long)n);
   if (st == FCD_OK && !factored) st = constraint_modes(sys, cb);
   if (st == FCD_OK) st = interface_modes(sys, c, f, dense_max, cb);
+  if (st == FCD_OK && factored) st = cb_forward(sys, cb);
   if (st == FCD_OK && cb->ndyn > 0) st = inertia_correction(sys, c, f, cb);
   if (st == FCD_OK && cb->ncorr > 0) st = static_correction(sys, c, f, cb);
   if (!factored) { /* T holds the constraint modes: the factor is done with */
@@ -769,6 +814,8 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system **ci, fcd_index dense_max
     cb->psi = NULL;
   }
   if (st == FCD_OK) st = project(sys, cb);
+  /* the model made, T_b's products are few (expansions, a row): whole solves will do */
+  if (cb->psi) fcd__cb_psi_forget(cb->psi);
   /* the inertia columns' omega^2: their Rayleigh quotients, K_r's diagonal */
   for (fcd_index k = cb->m - cb->ncorr - cb->ndyn; st == FCD_OK && k < cb->m - cb->ncorr; k++)
     cb->omega2[k] = cb->K[(cb->nb + k) * cb->nr + cb->nb + k];
@@ -780,6 +827,8 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
                          double mem_limit, fcd__cb *cb) {
   memset(cb, 0, sizeof *cb);
   cb->mem_limit = mem_limit;
+  cb->fwd_always = (storage & FCD__BASIS_HALVES) != 0;
+  storage &= ~FCD__BASIS_HALVES;
   FCD_TRY(cb_check(sys, m));
   if (cs && cs->sys != sys)
     return fcd__err(sys, FCD_E_INVALID_ARG, "reduction: the contact set belongs to another "

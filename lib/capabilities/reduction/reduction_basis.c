@@ -5,7 +5,13 @@
  * The factored form holds the factor and the coupling K_ib (its entries only) instead of
  * n x nb numbers, which at thousands of kept dofs are more than the machine has; the
  * projections of the mass need one more solve a column then, but no product with n x nb
- * arrays (n nb^2 flops stored). */
+ * arrays (n nb^2 flops stored).
+ * With A = K_ii = P' L L' P, T_b's interior is Psi = -A^-1 K_ib = P' L^-T W for
+ * W = L^-1 P (-K_ib): sparse (a column fills only the factor's columns on its rows' paths
+ * to the elimination tree's root, a few per cent of them on a nested-dissection order).
+ * While a reduction is built, W is kept when small (fcd__cb_psi_forward): then T_b V is
+ * one backward half solve, and T_b' Y = Y_b + W' L^-1 P Y_i one forward half and a sparse
+ * product, where each took a whole solve. */
 #include "reduction_private.h"
 #include "lapack.h"
 
@@ -18,6 +24,9 @@ struct fcd__cb_psi {
   /* K_ib: rows the interior (ci's free numbering), columns the kept dofs' places */
   fcd_index *rowptr, *col;
   fcd_real *val;
+  /* W = L^-1 P (-K_ib), n_i x nb in CSC over the factor's (permuted) rows, while kept */
+  fcd_index *wp, *wi;
+  fcd_real *wx;
   /* rows of T_b at interior dofs already asked for (fcd__cb_row) */
   fcd_index nrow, caprow, *rowdof;
   fcd_real *rows;
@@ -32,7 +41,17 @@ void fcd__cb_psi_destroy(fcd__cb_psi *p) {
   fcd__free(p->val);
   fcd__free(p->rowdof);
   fcd__free(p->rows);
+  fcd__cb_psi_forget(p);
   fcd__free(p);
+}
+
+void fcd__cb_psi_forget(fcd__cb_psi *p) {
+  if (!p) return;
+  fcd__free(p->wp);
+  fcd__free(p->wi);
+  fcd__free(p->wx);
+  p->wp = p->wi = NULL;
+  p->wx = NULL;
 }
 
 fcd_status fcd__cb_psi_create(const fcd_system *sys, const fcd__cb *cb, fcd_system *ci,
@@ -95,7 +114,8 @@ fcd_status fcd__cb_psi_create(const fcd_system *sys, const fcd__cb *cb, fcd_syst
 double fcd__cb_psi_bytes(const fcd__cb_psi *p) {
   if (!p) return 0;
   return 16.0 * (double)p->rowptr[p->ni] + 8.0 * (double)p->ni +
-         8.0 * (double)p->caprow * (double)(p->nb + 1);
+         8.0 * (double)p->caprow * (double)(p->nb + 1) +
+         (p->wp ? 16.0 * (double)p->wp[p->nb] + 8.0 * (double)(p->nb + 1) : 0);
 }
 
 /* K_ii^-1 in place on nj columns, with the factor's own status (out of memory for its
@@ -121,6 +141,78 @@ static void coupling(const fcd__cb_psi *p, fcd_index j0, fcd_index nj, const fcd
     }
 }
 
+/* W's columns in blocks of this many: the forward halves' width (BLAS 3 in CHOLMOD) */
+enum { W_BLOCK = 64, W_CHUNK = 16 };
+
+/* The bytes W would take (an upper bound: the columns its forward solves reach), and, when
+ * that is at most max_bytes, W itself. Not kept (*bytes -1) without a Cholesky factor. */
+fcd_status fcd__cb_psi_forward(fcd__cb_psi *p, double max_bytes, double *bytes) {
+  fcd_index ni = p->ni, nb = p->nb, nnz = p->rowptr[ni];
+  *bytes = 0;
+  fcd__cb_psi_forget(p);
+  if (ni == 0 || nb == 0) return FCD_OK;
+  /* K_ib's pattern by columns */
+  fcd_index *cp = fcd__calloc((size_t)nb + 1, sizeof *cp);
+  fcd_index *ri = fcd__malloc_array((size_t)nnz + 1, sizeof *ri);
+  if (!cp || !ri) {
+    fcd__free(cp);
+    fcd__free(ri);
+    return FCD_E_NOMEM;
+  }
+  for (fcd_index e = 0; e < nnz; e++) cp[p->col[e] + 1]++;
+  for (fcd_index j = 0; j < nb; j++) cp[j + 1] += cp[j];
+  for (fcd_index i = 0; i < ni; i++)
+    for (fcd_index e = p->rowptr[i]; e < p->rowptr[i + 1]; e++) ri[cp[p->col[e]]++] = i;
+  for (fcd_index j = nb; j > 0; j--) cp[j] = cp[j - 1];
+  cp[0] = 0;
+  double bound = fcd__factor_reach(p->f, nb, cp, ri);
+  fcd__free(cp);
+  fcd__free(ri);
+  *bytes = bound < 0 ? -1 : 16.0 * bound + 8.0 * (double)(nb + 1);
+  if (bound < 0 || *bytes > max_bytes) return FCD_OK;
+  p->wp = fcd__calloc((size_t)nb + 1, sizeof *p->wp);
+  p->wi = fcd__malloc_array((size_t)bound + 1, sizeof *p->wi);
+  p->wx = fcd__malloc_array((size_t)bound + 1, sizeof *p->wx);
+  fcd_index nj0 = nb < W_BLOCK ? nb : W_BLOCK;
+  fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj0, sizeof *w);
+  fcd_status st = p->wp && p->wi && p->wx && w ? FCD_OK : FCD_E_NOMEM;
+  fcd_index k = 0;
+  int over = 0;
+  for (fcd_index j0 = 0; j0 < nb && st == FCD_OK && !over; j0 += W_BLOCK) {
+    fcd_index nj = nb - j0 < W_BLOCK ? nb - j0 : W_BLOCK;
+    coupling(p, j0, nj, NULL, w);
+    st = fcd__factor_half_n(p->f, 0, nj, w, w);
+    /* the zeros off a column's reach are exact (nothing reaches them), and the bound
+     * holds every entry that is not */
+    for (fcd_index j = 0; j < nj && st == FCD_OK && !over; j++) {
+      const fcd_real *z = w + j * ni;
+      for (fcd_index i = 0; i < ni; i++)
+        if (z[i] != 0) {
+          if (k == (fcd_index)bound) {
+            over = 1;
+            break;
+          }
+          p->wi[k] = i;
+          p->wx[k++] = z[i];
+        }
+      p->wp[j0 + j + 1] = k;
+    }
+  }
+  fcd__free(w);
+  if (st != FCD_OK || over) { /* past the bound (never, by the reach): whole solves then */
+    fcd__cb_psi_forget(p);
+    if (over) *bytes = -1;
+    return st;
+  }
+  /* down to the entries found (the bound counts whole supernodes) */
+  fcd_index *wi = fcd__grow_array(p->wi, (size_t)bound + 1, (size_t)k + 1, sizeof *wi);
+  if (wi) p->wi = wi;
+  fcd_real *wx = fcd__grow_array(p->wx, (size_t)bound + 1, (size_t)k + 1, sizeof *wx);
+  if (wx) p->wx = wx;
+  *bytes = 16.0 * (double)k + 8.0 * (double)(nb + 1);
+  return FCD_OK;
+}
+
 /* X (n x nj) = T_b V through the factor (V NULL: the unit columns from j0) */
 static fcd_status psi_apply(const fcd__cb *cb, fcd_index j0, fcd_index nj, const fcd_real *V,
                             fcd_real *X) {
@@ -128,8 +220,20 @@ static fcd_status psi_apply(const fcd__cb *cb, fcd_index j0, fcd_index nj, const
   fcd_index n = cb->n, ni = p->ni;
   fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
   if (!w) return FCD_E_NOMEM;
-  coupling(p, j0, nj, V, w);
-  fcd_status st = psi_solve(p, nj, w);
+  fcd_status st;
+  if (p->wp && ni > 0) { /* Psi V = P' L^-T (W V) */
+    memset(w, 0, (size_t)ni * (size_t)nj * sizeof *w);
+    for (fcd_index j = 0; j < nj; j++)
+      for (fcd_index c = V ? 0 : j0 + j; c < (V ? p->nb : j0 + j + 1); c++) {
+        fcd_real a = V ? V[j * p->nb + c] : 1;
+        if (a == 0) continue;
+        for (fcd_index e = p->wp[c]; e < p->wp[c + 1]; e++) w[j * ni + p->wi[e]] += a * p->wx[e];
+      }
+    st = fcd__factor_half_n(p->f, 1, nj, w, w);
+  } else {
+    coupling(p, j0, nj, V, w);
+    st = psi_solve(p, nj, w);
+  }
   for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
     fcd_real *x = X + j * n;
     memset(x, 0, (size_t)n * sizeof *x);
@@ -160,6 +264,41 @@ fcd_status fcd__cb_tb(const fcd__cb *cb, fcd_index nj, const fcd_real *V, fcd_re
   return psi_apply(cb, 0, nj, V, X);
 }
 
+/* T_b' Y's rows from i0 = Y_b + W' (L^-1 P Y_i): the forward half on the block, then W's
+ * columns against its rows W_CHUNK columns at a time, copied row by row so that each entry
+ * of W meets W_CHUNK contiguous numbers */
+static fcd_status tbt_forward(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_real *Y,
+                              fcd_real *out) {
+  const fcd__cb_psi *p = cb->psi;
+  fcd_index n = cb->n, nb = cb->nb, no = nb - i0, ni = p->ni;
+  fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
+  fcd_real *r = fcd__malloc_array((size_t)ni * W_CHUNK + 1, sizeof *r);
+  if (!w || !r) {
+    fcd__free(w);
+    fcd__free(r);
+    return FCD_E_NOMEM;
+  }
+  for (fcd_index j = 0; j < nj; j++) fcd__full_to_free(p->ci, Y + j * n, w + j * ni);
+  fcd_status st = fcd__factor_half_n(p->f, 0, nj, w, w);
+  for (fcd_index j0 = 0; j0 < nj && st == FCD_OK; j0 += W_CHUNK) {
+    fcd_index nc = nj - j0 < W_CHUNK ? nj - j0 : W_CHUNK;
+    for (fcd_index i = 0; i < ni; i++)
+      for (fcd_index j = 0; j < nc; j++) r[i * W_CHUNK + j] = w[(j0 + j) * ni + i];
+    for (fcd_index c = i0; c < nb; c++) {
+      fcd_real acc[W_CHUNK] = {0};
+      for (fcd_index e = p->wp[c]; e < p->wp[c + 1]; e++) {
+        const fcd_real a = p->wx[e], *ri = r + p->wi[e] * W_CHUNK;
+        for (fcd_index j = 0; j < W_CHUNK; j++) acc[j] += a * ri[j];
+      }
+      for (fcd_index j = 0; j < nc; j++)
+        out[(j0 + j) * no + c - i0] = Y[(j0 + j) * n + cb->bdofs[c]] + acc[j];
+    }
+  }
+  fcd__free(w);
+  fcd__free(r);
+  return st;
+}
+
 fcd_status fcd__cb_tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_real *Y,
                        fcd_real *out) {
   fcd_index n = cb->n, nb = cb->nb, no = nb - i0;
@@ -169,6 +308,7 @@ fcd_status fcd__cb_tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_
                                                                    : FCD_E_UNSUPPORTED;
   const fcd__cb_psi *p = cb->psi;
   fcd_index ni = p->ni;
+  if (p->wp && ni > 0) return tbt_forward(cb, i0, nj, Y, out);
   fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
   if (!w) return FCD_E_NOMEM;
   for (fcd_index j = 0; j < nj; j++) fcd__full_to_free(p->ci, Y + j * n, w + j * ni);

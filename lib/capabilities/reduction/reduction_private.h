@@ -63,6 +63,11 @@ fcd_status fcd__cb_psi_create(const fcd_system *sys, const fcd__cb *cb, fcd_syst
                               fcd__factor *f, fcd__cb_psi **out);
 void fcd__cb_psi_destroy(fcd__cb_psi *p);
 double fcd__cb_psi_bytes(const fcd__cb_psi *p);
+/* Keeps W = L^-1 P (-K_ib) when its bytes (an upper bound, *bytes; -1 when it cannot be
+ * kept) are at most max_bytes: T_b and T_b' then take half solves. */
+fcd_status fcd__cb_psi_forward(fcd__cb_psi *p, double max_bytes, double *bytes);
+/* lets W go (whole solves again) */
+void fcd__cb_psi_forget(fcd__cb_psi *p);
 fcd_status fcd__cb_tb_unit(const fcd__cb *cb, fcd_index j0, fcd_index nj, fcd_real *X);
 fcd_status fcd__cb_tb(const fcd__cb *cb, fcd_index nj, const fcd_real *V, fcd_real *X);
 fcd_status fcd__cb_tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_real *Y,
