@@ -646,6 +646,21 @@ static fcd_status cb_check(fcd_system *sys, fcd_index m) {
   return FCD_OK;
 }
 
+/* The numbers of the build's phases after the modes: the blocks (X, Y and a solve's
+ * right-hand sides, CHOLMOD's two arrays of a solve of as many, kept by the factor from
+ * one solve to the next, the row-major copies, extra more ni-long columns), the inertia
+ * correction's arrays with them, the band's and the reduced system's */
+static void cb_phase_numbers(const fcd_system *sys, const fcd__cb *cb, double extra,
+                             double *blocks, double *inertia, double *band, double *rows) {
+  double n = (double)cb->n, nr2 = (double)cb->nr * (double)cb->nr, ni = (double)cb->ni;
+  double m = (double)(cb->m - cb->ncorr - cb->ndyn), p = (double)cb->ndyn, nb = (double)cb->nb;
+  int nmat = sys->mat[FCD_DAMPING].set ? 3 : 2;
+  *blocks = (3 * n + 2 * ni + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM + extra * ni;
+  *inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + *blocks : 0;
+  *band = 10 * nr2;
+  *rows = 2 * nr2 + 2 * (nmat + 1) * nr2;
+}
+
 /* The dense arrays of a basis of nr vectors at their peak, in bytes: the basis (T, n x nr,
  * stored; the modal columns alone, n x m, factored) and the reduced K, M (and C)
  * throughout, with, in turn, the fixed-interface modes' work (LAPACK's two ni x ni arrays
@@ -658,19 +673,16 @@ static fcd_status cb_check(fcd_system *sys, fcd_index m) {
 static double cb_dense_bytes(const fcd_system *sys, const fcd__cb *cb, fcd_index dense_max,
                              int factored, fcd_index space) {
   double n = (double)cb->n, nr = (double)cb->nr, ni = (double)cb->ni, nr2 = nr * nr;
-  double m = (double)(cb->m - cb->ncorr - cb->ndyn), p = (double)cb->ndyn;
+  double m = (double)(cb->m - cb->ncorr - cb->ndyn);
   int nmat = sys->mat[FCD_DAMPING].set ? 3 : 2;
   double modes = m == 0                     ? 0
                  : ni <= (double)dense_max ? 2 * ni * ni
                                            : fcd__cb_block_modes_numbers(cb->n, cb->ni,
                                                                          (fcd_index)m, space);
-  double nb = (double)cb->nb, base = (factored ? n * (double)cb->m : n * nr) + nmat * nr2;
-  /* the blocks: X, Y and a solve's right-hand sides, CHOLMOD's two arrays of a solve of
-   * as many (kept by the factor from one solve to the next), the row-major copies */
-  double blocks = (3 * n + 2 * ni + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM;
-  double inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + blocks : 0;
-  double build = fmax(ni * CB_BLOCK + modes, fmax(inertia, blocks)), band = 10 * nr2;
-  double rows = 2 * nr2 + 2 * (nmat + 1) * nr2;
+  double base = (factored ? n * (double)cb->m : n * nr) + nmat * nr2;
+  double blocks, inertia, band, rows;
+  cb_phase_numbers(sys, cb, 0, &blocks, &inertia, &band, &rows);
+  double build = fmax(ni * CB_BLOCK + modes, fmax(inertia, blocks));
   return 8 * (base + fmax(build, fmax(band, rows)));
 }
 
@@ -737,12 +749,10 @@ static int cb_factored(const fcd__cb *cb, int storage, double f_bytes) {
 static fcd_status cb_forward(fcd_system *sys, fcd__cb *cb) {
   cb->fwd_bytes = 0;
   if (!cb->psi || cb->nb == 0) return FCD_OK;
-  double n = (double)cb->n, nb = (double)cb->nb, nr2 = (double)cb->nr * (double)cb->nr;
-  double m = (double)(cb->m - cb->ncorr - cb->ndyn), p = (double)cb->ndyn, ni = (double)cb->ni;
-  double blocks =
-      (3 * n + 2 * ni + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM + 16 * ni;
-  double inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + blocks : 0;
-  double later = 8 * fmax(fmax(inertia, blocks), fmax(10 * nr2, 2 * nr2 + 8 * nr2));
+  /* W's products copy 16 columns of a block row by row (reduction_basis.c, W_CHUNK) */
+  double blocks, inertia, band, rows;
+  cb_phase_numbers(sys, cb, 16, &blocks, &inertia, &band, &rows);
+  double later = 8 * fmax(fmax(inertia, blocks), fmax(band, rows));
   double room = cb_limit(cb) - fcd__resident_bytes() - later;
   double cap = cb->fwd_always ? INFINITY : fmin(cb->factor_bytes / 3, room), bytes = 0;
   fcd_status st = fcd__cb_psi_forward(cb->psi, cap, &bytes);
