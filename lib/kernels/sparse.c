@@ -239,8 +239,40 @@ void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_
   }
 }
 
+/* the row kernel at a width known when compiled: the compiler keeps a row of y and of x
+ * in vector registers (the width a reduction's blocks use) */
+#define FCD__ROWS_FIXED(W)                                                                  \
+  static void gaxpy_rows_##W(const fcd__csr *a, const fcd_real *xr, fcd_real *yr) {        \
+    for (fcd_index i = 0; i < a->n; i++) {                                                  \
+      fcd_real y[W], xi[W];                                                                 \
+      memcpy(y, yr + i * W, sizeof y);                                                      \
+      memcpy(xi, xr + i * W, sizeof xi);                                                    \
+      for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {                         \
+        fcd_index c = a->col[p];                                                            \
+        fcd_real v = a->val[p];                                                             \
+        const fcd_real *x = xr + c * W;                                                     \
+        for (int j = 0; j < W; j++) y[j] += v * x[j];                                       \
+        if (a->upper && c != i) {                                                           \
+          fcd_real *yc = yr + c * W;                                                        \
+          for (int j = 0; j < W; j++) yc[j] += v * xi[j];                                   \
+        }                                                                                   \
+      }                                                                                     \
+      memcpy(yr + i * W, y, sizeof y);                                                      \
+    }                                                                                       \
+  }
+FCD__ROWS_FIXED(16)
+FCD__ROWS_FIXED(8)
+
 void fcd__csr_gaxpy_rows(const fcd__csr *a, fcd_index nj, const fcd_real *xr, fcd_real *yr) {
   if (!a->set || nj <= 0) return;
+  if (nj == 16) {
+    gaxpy_rows_16(a, xr, yr);
+    return;
+  }
+  if (nj == 8) {
+    gaxpy_rows_8(a, xr, yr);
+    return;
+  }
   for (fcd_index i = 0; i < a->n; i++) {
     fcd_real *y = yr + i * nj;
     const fcd_real *xi = xr + i * nj;
