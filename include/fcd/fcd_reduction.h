@@ -32,7 +32,23 @@ extern "C" {
  *  it, less its part in the modes), so that its statics are exact too; a load function's
  *  interior part is represented to the extent of the modes and that correction.
  *  The reduction is a snapshot: changing the full system's matrices, prescribed dofs,
- *  constant load or contacts afterwards needs a new one. Serial systems; symmetric mass and stiffness.
+ *  constant load or contacts afterwards needs a new one. Symmetric mass and stiffness.
+ *
+ *  On a distributed system (fcd_system_set_distribution) the reduction is by components
+ *  and collective: each rank's rows are one component (a superelement: whole bodies, the
+ *  disc on one rank and the pads on others, say), reduced on that rank alone with its own
+ *  factor, and the reduced operators are summed at the kept dofs. A matrix entry that
+ *  couples the interiors of two ranks' rows is refused by name (FCD_E_UNSUPPORTED):
+ *  components meet at kept dofs only. The modes are the lowest of the union of the
+ *  components' modes, which are the whole interior's, so the reduced model is the
+ *  serial reduction's (to round-off; the modes' signs are each basis' own). The reduced
+ *  system and its contacts are serial and replicated on every rank (each rank may run
+ *  the analyses on them alone); fcd_reduction_expand, _expand_dofs, _restrict and
+ *  _residual are collective; fcd_reduction_get_memory reports this rank's component.
+ *  Offered there: the physical interface, modes, the band, either basis, constant
+ *  loads on kept dofs; refused (FCD_E_UNSUPPORTED): modal coordinates, the relative
+ *  interface and its ties, prescribed_shape, inertia correction vectors, a load
+ *  function and a constant load on the interior.
  *  @{ */
 
 /** Opaque reduced model. */

@@ -436,9 +436,10 @@ FCD_API fcd_status fcd_system_natural_modes(fcd_system *sys, fcd_index nev,
  *  - every call that solves (and fcd_system_apply) is collective: all ranks call it
  *    together; a failure on one rank is reported on all (that rank's message names the
  *    cause, the others name that rank).
- *  Distributed: static and steady-sliding equilibria (fcd/fcd_equilibrium.h) and the
+ *  Distributed: static and steady-sliding equilibria (fcd/fcd_equilibrium.h), the
  *  integrators, all four schemes (fcd/fcd_integrator.h; each step, the energy ledger and
- *  the observer are collective, and an observer that stops one rank stops all). The
+ *  the observer are collective, and an observer that stops one rank stops all), and
+ *  reductions, by components: each rank's rows reduced on that rank (fcd/fcd_reduction.h). The
  *  stability analysis (which has its own communicator, fcd_stability_set_communicator,
  *  on a replicated system) and natural modes refuse a distributed system with
  *  FCD_E_UNSUPPORTED.

@@ -53,6 +53,37 @@ fcd_status fcd__route_put(fcd__route *r, fcd_index i, fcd_index j, fcd_real v);
 fcd_status fcd__route_end(fcd__route *r, fcd_status st, int *flag, fcd_index *nnz,
                           fcd_index **rows, fcd_index **cols, fcd_real **vals);
 void fcd__route_free(fcd__route *r);
+/* The rank that owns row (0 on a serial system) */
+int fcd__dist_owner(const fcd_system *sys, fcd_index row);
+/* Entries (rows[k], cols[k], vals[k]) sent to rank dest[k], k < n; this rank receives the
+ * *nin entries sent to it (*irows, *icols, *ivals: its to free with fcd__free; NULL when
+ * none). Collective; FCD_E_NOMEM on every rank when one fails. Serially nothing moves (n
+ * must be 0). */
+fcd_status fcd__dist_send_entries(const fcd_system *sys, fcd_index n, const int *dest,
+                                  const fcd_index *rows, const fcd_index *cols,
+                                  const fcd_real *vals, fcd_index *nin, fcd_index **irows,
+                                  fcd_index **icols, fcd_real **ivals);
+/* ---- the components' seam (distribution/components.c) ----
+ * A distributed system's rows as components, each rank's its own, for a reduction by
+ * components: each rank reduces its component and the reduced operators are summed. A
+ * dof's role (role[d], replicated): held at zero for good, interior, or kept. */
+enum { FCD__COMP_HELD = 0, FCD__COMP_INTERIOR = 1, FCD__COMP_KEPT = 2 };
+/* 1 on a distributed system (a reduction there is by components) */
+int fcd__comp_on(const fcd_system *sys);
+/* The entries of matrix which (both of an upper-stored one's) that this rank's component
+ * takes, in full storage and global numbering (*n of them; the caller's to free): an entry
+ * (a, b) goes to the rank whose interior holds a, else the one whose interior holds b,
+ * else (both kept) the owner of the lower one's row, so that an entry and its mirror meet;
+ * entries at held dofs are dropped. Collective; FCD_E_UNSUPPORTED on every rank, naming
+ * the entry on the rank that holds it, when an entry couples two ranks' interiors. */
+fcd_status fcd__comp_sort(fcd_system *sys, fcd_matrix_kind which, const unsigned char *role,
+                          fcd_index *n, fcd_index **rows, fcd_index **cols, fcd_real **vals);
+/* y <- the sum over ranks of y; 1 when flag is set on any rank; one rank's failure made
+ * every rank's (its message there, the rank named elsewhere). Collective. */
+fcd_status fcd__comp_sum(const fcd_system *sys, fcd_real *y, fcd_index n);
+int fcd__comp_any(const fcd_system *sys, int flag);
+fcd_status fcd__comp_agree(const fcd_system *sys, fcd_status st, const char *what);
+
 /* The relative asymmetry of a distributed matrix held as each rank's rows (global
  * numbering): the figure fcd__csr_asymmetry gives on the whole matrix. Collective; NaN
  * on every rank when the exchange fails on any. */

@@ -224,6 +224,96 @@ fcd_status fcd__dist_agree_replicas(const fcd_system *sys, fcd_status st, const 
 }
 
 
+/* ---- entries sent to the ranks that need them ---- */
+
+int fcd__dist_owner(const fcd_system *sys, fcd_index row) {
+  const fcd__dist *d = sys->dist;
+  if (!d) return 0;
+  int lo = 0, hi = d->size - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (d->starts[mid] <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+typedef struct {
+  int64_t row, col;
+  double val;
+} sent_entry;
+
+fcd_status fcd__dist_send_entries(const fcd_system *sys, fcd_index n, const int *dest,
+                                  const fcd_index *rows, const fcd_index *cols,
+                                  const fcd_real *vals, fcd_index *nin, fcd_index **irows,
+                                  fcd_index **icols, fcd_real **ivals) {
+  *nin = 0;
+  *irows = *icols = NULL;
+  *ivals = NULL;
+  const fcd__dist *d = sys->dist;
+  if (!d || d->size == 1) return FCD_OK;
+  int P = d->size;
+  int *cnt = fcd__calloc(4 * (size_t)P + 1, sizeof *cnt);
+  /* every rank takes part in every exchange below, even one that failed before it (it
+   * sends and receives nothing); the verdicts are agreed at the end */
+  if (fcd__comm_any(d->comm, !cnt)) {
+    fcd__free(cnt);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory sending matrix entries between ranks");
+  }
+  int *rcnt = cnt + P, *sdsp = cnt + 2 * P, *rdsp = cnt + 3 * P;
+  long long ns = 0, nr = 0;
+  for (fcd_index k = 0; k < n; k++) cnt[dest[k]] += (int)sizeof(sent_entry);
+  int bad = MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, d->comm) != MPI_SUCCESS;
+  for (int r = 0; r < P && !bad; r++) {
+    sdsp[r] = (int)ns;
+    rdsp[r] = (int)nr;
+    ns += cnt[r];
+    nr += rcnt[r];
+  }
+  bad |= ns > INT32_MAX || nr > INT32_MAX;
+  sent_entry *out = bad ? NULL : fcd__malloc_array((size_t)ns / sizeof *out + 1, sizeof *out);
+  sent_entry *in = bad ? NULL : fcd__malloc_array((size_t)nr / sizeof *in + 1, sizeof *in);
+  int *fill = bad ? NULL : fcd__calloc((size_t)P, sizeof *fill);
+  bad |= !out || !in || !fill;
+  for (fcd_index k = 0; k < n && !bad; k++) {
+    sent_entry *e = (sent_entry *)((char *)out + sdsp[dest[k]] + fill[dest[k]]);
+    *e = (sent_entry){rows[k], cols[k], vals[k]};
+    fill[dest[k]] += (int)sizeof(sent_entry);
+  }
+  fcd__free(fill);
+  /* a rank that failed sends nothing; the others then wait for nothing from it, which
+   * they learn only from its counts: all ranks agree first */
+  bad = fcd__comm_any(d->comm, bad);
+  if (!bad)
+    bad = MPI_Alltoallv(out, cnt, sdsp, MPI_BYTE, in, rcnt, rdsp, MPI_BYTE, d->comm) !=
+          MPI_SUCCESS;
+  fcd__free(out);
+  fcd__free(cnt);
+  long long nin_all = bad ? 0 : nr / (long long)sizeof(sent_entry);
+  fcd_index *ri = bad ? NULL : fcd__malloc_array((size_t)nin_all + 1, sizeof *ri);
+  fcd_index *ci = bad ? NULL : fcd__malloc_array((size_t)nin_all + 1, sizeof *ci);
+  fcd_real *vi = bad ? NULL : fcd__malloc_array((size_t)nin_all + 1, sizeof *vi);
+  bad |= !ri || !ci || !vi;
+  for (long long k = 0; k < nin_all && !bad; k++) {
+    ri[k] = in[k].row;
+    ci[k] = in[k].col;
+    vi[k] = in[k].val;
+  }
+  fcd__free(in);
+  if (fcd__comm_any(d->comm, bad)) {
+    fcd__free(ri);
+    fcd__free(ci);
+    fcd__free(vi);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory (or an MPI error) sending %lld matrix "
+                    "entries between ranks", (long long)n);
+  }
+  *nin = (fcd_index)nin_all;
+  *irows = ri;
+  *icols = ci;
+  *ivals = vi;
+  return FCD_OK;
+}
+
 /* ---- symmetry of a distributed matrix ---- */
 
 static int owner_of(const fcd__dist *d, fcd_index row) {

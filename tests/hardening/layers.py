@@ -9,8 +9,9 @@ defines each global symbol and which file uses it, and fails when
   - a file above the distribution layer calls one of its functions (or a host
     communicator's collective, fcd__comm_*) where lib/layers.txt's "calls" lines do not
     say it may (file, function, callee, and why), or a "calls" line names a call that is
-    no longer there. The layer's seams, the rows' layout and products (fcd__rows_*) and
-    the readers' routing (fcd__route_*), are free to use.
+    no longer there. The layer's seams, the rows' layout and products (fcd__rows_*), the
+    readers' routing (fcd__route_*) and the components of a reduction by components
+    (fcd__comp_*), are free to use.
 It first checks itself on a made-up graph with one upward call and one circle, and on a
 made-up source with an unlisted collective, so that it cannot pass by finding nothing.
 usage: layers.py SOURCE_ROOT LIBFCD_INTERNAL.a"""
@@ -185,7 +186,8 @@ def collective_violations(lib, layers, layer_of, defined_by, allowed):
     dist = layers.index("distribution")
     names = {s for s, f in defined_by.items()
              if (layer_of.get(f) == dist and not s.startswith("fcd__rows_")
-                 and not s.startswith("fcd__route_") and s.startswith("fcd__"))
+                 and not s.startswith("fcd__route_") and not s.startswith("fcd__comp_")
+                 and s.startswith("fcd__"))
              or s.startswith("fcd__comm_")}
     bad, seen = [], set()
     for f in sorted(layer_of):

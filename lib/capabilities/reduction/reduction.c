@@ -39,7 +39,7 @@ void fcd__cb_clear(fcd__cb *cb) {
 
 /* The kept dofs: the prescribed ones and every dof a contact row weighs (node contacts,
  * rigid ones and rows given whole alike), ascending */
-static fcd_status kept_dofs(fcd_system *sys, fcd_contact_set *cs, fcd__cb *cb) {
+fcd_status fcd__cb_kept_dofs(fcd_system *sys, fcd_contact_set *cs, fcd__cb *cb) {
   fcd_index n = sys->n;
   unsigned char *keep = fcd__calloc((size_t)n + 1, 1);
   if (!keep) return fcd__err(sys, FCD_E_NOMEM, "out of memory marking the kept dofs");
@@ -832,9 +832,10 @@ static fcd_status cb_basis(fcd_system *sys, fcd_system **ci, fcd_index dense_max
   return st;
 }
 
-fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
-                         fcd_index ninertia, fcd_index dense_max, int storage,
-                         double mem_limit, fcd__cb *cb) {
+/* fcd__cb_build with the kept dofs from cs, or (kept not NULL) given */
+static fcd_status cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index nkept,
+                           const fcd_index *kept, fcd_index m, fcd_index ninertia,
+                           fcd_index dense_max, int storage, double mem_limit, fcd__cb *cb) {
   memset(cb, 0, sizeof *cb);
   cb->mem_limit = mem_limit;
   cb->fwd_always = (storage & FCD__BASIS_HALVES) != 0;
@@ -844,7 +845,15 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
     return fcd__err(sys, FCD_E_INVALID_ARG, "reduction: the contact set belongs to another "
                     "system");
   cb->n = sys->n;
-  fcd_status st = kept_dofs(sys, cs, cb);
+  fcd_status st = FCD_OK;
+  if (kept) {
+    cb->bdofs = fcd__malloc_array((size_t)nkept + 1, sizeof *cb->bdofs);
+    if (!cb->bdofs) return fcd__err(sys, FCD_E_NOMEM, "out of memory listing the kept dofs");
+    if (nkept > 0) memcpy(cb->bdofs, kept, (size_t)nkept * sizeof *kept);
+    cb->nb = nkept;
+  } else {
+    st = fcd__cb_kept_dofs(sys, cs, cb);
+  }
   fcd_system *ci = NULL;
   if (st == FCD_OK) st = clamped_system(sys, cb, &ci);
   /* the interior: ci's free dofs, neither kept nor prescribed (a dof held at zero is not
@@ -881,6 +890,17 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
   fcd_system_destroy(ci);
   if (st != FCD_OK) fcd__cb_clear(cb);
   return st;
+}
+
+fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
+                         fcd_index ninertia, fcd_index dense_max, int storage,
+                         double mem_limit, fcd__cb *cb) {
+  return cb_build(sys, cs, 0, NULL, m, ninertia, dense_max, storage, mem_limit, cb);
+}
+
+fcd_status fcd__cb_build_kept(fcd_system *sys, fcd_index nkept, const fcd_index *kept,
+                              fcd_index m, int storage, double mem_limit, fcd__cb *cb) {
+  return cb_build(sys, NULL, nkept, kept, m, 0, 0, storage, mem_limit, cb);
 }
 
 /* ---- the public handle: a reduced system and its contacts ---- */
@@ -1005,7 +1025,12 @@ static fcd_status red_system(fcd_reduction *r) {
       /* in relative coordinates P' f */
       memcpy(r->fbuf, full->load, (size_t)full->n * sizeof *r->fbuf);
       fcd__rel_transpose(r, r->fbuf);
-      fcd_status pst = fcd__cb_project_vec(cb, r->fbuf, r->md ? r->md->g : fr);
+      fcd_status pst = FCD_OK;
+      if (r->parts) { /* only kept dofs are loaded (fcd__parts_build): T' f = [f_b; 0] */
+        for (fcd_index k = 0; k < cb->nr; k++) fr[k] = k < cb->nb ? r->fbuf[cb->bdofs[k]] : 0;
+      } else {
+        pst = fcd__cb_project_vec(cb, r->fbuf, r->md ? r->md->g : fr);
+      }
       int bad = pst == FCD_OK && r->md && fcd__modal_load(r, r->md->g, fr) != 0;
       st = pst == FCD_OK && !bad ? fcd_system_set_load(r->sys, fr)
            : fcd__err(full, pst == FCD_OK ? FCD_E_UNSUPPORTED : pst, "projecting the "
@@ -1052,6 +1077,8 @@ void fcd_reduction_destroy(fcd_reduction *r) {
   fcd__free(r->tsrc);
   fcd__free(r->tw);
   fcd__free(r->tie_of);
+  if (r->parts) fcd__cb_clear(fcd__parts_local_cb(r->parts));
+  fcd__parts_free(r->parts);
   fcd__system_release(r->full);
   fcd__free(r);
 }
@@ -1075,6 +1102,25 @@ static fcd_status red_basis(fcd_reduction *r, fcd_contact_set *cs, fcd_index nmo
   return st;
 }
 
+/* By components on a distributed system (reduction_parts.c), the kept dofs listed in
+ * r->cb (status st): each rank's component reduced alone, then the model assembled */
+static fcd_status red_parts(fcd_reduction *r, fcd_index nmodes, int storage, double mem_limit,
+                            fcd_status st) {
+  st = fcd__comp_agree(r->full, st, "reduction by components");
+  fcd_system *loc = NULL;
+  fcd_index nkl = 0, *kl = NULL, ml = 0;
+  if (st == FCD_OK) st = fcd__parts_begin(r, nmodes, &loc, &nkl, &kl, &ml);
+  if (st != FCD_OK) {
+    fcd__free(kl);
+    return st;
+  }
+  fcd_status bst = loc ? fcd__cb_build_kept(loc, nkl, kl, ml, storage, mem_limit,
+                                            fcd__parts_local_cb(r->parts))
+                       : FCD_OK;
+  fcd__free(kl);
+  return fcd__parts_finish(r, nmodes, bst);
+}
+
 static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmodes,
                              fcd_index ninertia, int modal, int relative, fcd_real cut,
                              fcd_real xi, int storage, const fcd_reduction_options *opt,
@@ -1091,12 +1137,30 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
   r->full = sys;
   fcd__system_retain(sys); /* the reduced loads and prescribed values read it */
   int shape = opt && opt->prescribed_shape;
-  fcd_status st = (relative && cs) || shape ? fcd__rel_build(r, cs, opt, relative) : FCD_OK;
-  if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi, storage, mem_limit);
+  fcd_status st = FCD_OK;
+  if (fcd__comp_on(sys)) {
+    /* by components: the options that change the coordinates or the basis beyond modes
+     * and constraint modes are the serial reduction's alone (the arguments are the same on
+     * every rank, so every rank refuses alike) */
+    const char *no = modal ? "modal coordinates" : relative && cs ? "the relative interface"
+                     : shape ? "prescribed_shape" : opt && opt->ntied ? "interface ties"
+                     : ninertia > 0 ? "inertia correction vectors" : NULL;
+    st = no ? fcd__err(sys, FCD_E_UNSUPPORTED, "reduction on a distributed system (by "
+                       "components, each rank's rows one): %s are not offered; the physical "
+                       "interface, modes and either basis are", no)
+            : fcd__cb_kept_dofs(sys, cs, &r->cb);
+    if (!no) st = red_parts(r, nmodes, storage, mem_limit, st);
+    if (st == FCD_OK) st = fcd__cb_band_limit(sys, cs, &r->cb, cut, xi);
+  } else {
+    st = (relative && cs) || shape ? fcd__rel_build(r, cs, opt, relative) : FCD_OK;
+    if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi, storage, mem_limit);
+  }
   if (st == FCD_OK && modal) st = fcd__modal_prepare(r);
   if (st == FCD_OK) st = red_system(r);
   if (r->ycs) cs = r->ycs;
   if (st == FCD_OK && cs) st = modal ? fcd__modal_contacts(r, cs) : red_contacts(r, cs);
+  /* by components, the reduced system is made on every rank: one rank's failure is all's */
+  if (r->parts) st = fcd__comp_agree(sys, st, "reduction by components");
   if (st != FCD_OK) {
     fcd_reduction_destroy(r);
     return st;
@@ -1201,7 +1265,8 @@ fcd_status fcd_reduction_get_memory(const fcd_reduction *r, fcd_basis_storage *b
                                     double *factor_bytes, double *basis_bytes,
                                     double *peak_bytes) {
   if (!red_valid(r)) return FCD_E_INVALID_ARG;
-  const fcd__cb *cb = &r->cb;
+  /* by components: this rank's */
+  const fcd__cb *cb = r->parts ? fcd__parts_local_cb(r->parts) : &r->cb;
   if (basis) *basis = cb->psi ? FCD_BASIS_FACTORED : FCD_BASIS_STORED;
   if (factor_bytes) *factor_bytes = cb->factor_bytes;
   if (basis_bytes)
@@ -1259,7 +1324,7 @@ fcd_status fcd_reduction_expand(const fcd_reduction *r, const fcd_real *xr, fcd_
     FCD_TRY(cb_coordinates(r, xr, &y, "reduction_expand"));
     xr = y;
   }
-  fcd_status st = fcd__cb_apply(cb, xr, x);
+  fcd_status st = r->parts ? fcd__parts_expand(r, xr, x) : fcd__cb_apply(cb, xr, x);
   if (st == FCD_OK) fcd__rel_to_u(r, x);
   fcd__free(y);
   if (st != FCD_OK)
@@ -1329,6 +1394,17 @@ fcd_status fcd_reduction_expand_dofs(const fcd_reduction *r, const fcd_real *xr,
       return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_expand_dofs: dofs[%lld] = %lld "
                       "is not a dof of the full system (0 to %lld)", (long long)k,
                       (long long)dofs[k], (long long)cb->n - 1);
+  if (r->parts) { /* the whole expansion (collective), then the entries asked */
+    fcd_real *u = fcd__malloc_array((size_t)cb->n, sizeof *u);
+    if (fcd__comp_any(r->full, !u)) {
+      fcd__free(u);
+      return fcd__err(r->full, FCD_E_NOMEM, "out of memory in reduction_expand_dofs");
+    }
+    fcd_status st = fcd_reduction_expand(r, xr, u);
+    for (fcd_index k = 0; st == FCD_OK && k < ndofs; k++) x[k] = u[dofs[k]];
+    fcd__free(u);
+    return st;
+  }
   fcd_real *y = NULL;
   fcd_status st = FCD_OK;
   for (fcd_index k = 0; k < ndofs && st == FCD_OK; k++) {
@@ -1467,6 +1543,10 @@ fcd_status fcd_reduction_restrict(const fcd_reduction *r, const fcd_real *x, fcd
     if (!isfinite(x[i]))
       return fcd__err(r->full, FCD_E_INVALID_ARG, "reduction_restrict: x[%lld] is not "
                       "finite", (long long)i);
+  if (r->parts) {
+    fcd_status st = fcd__parts_restrict(r, x, xr);
+    return st == FCD_E_NOMEM ? fcd__err(r->full, st, "out of memory in reduction_restrict") : st;
+  }
   if (!r->md) return cb_restrict(r, x, xr);
   fcd_real *y = fcd__malloc_array((size_t)r->cb.nr + 1, sizeof *y);
   fcd_status st = y ? cb_restrict(r, x, y)
@@ -1536,8 +1616,10 @@ fcd_status fcd_reduction_residual(const fcd_reduction *r, fcd_real t, const fcd_
   w.res = fcd__malloc_array((size_t)n, sizeof *w.res);
   w.scl = fcd__calloc((size_t)n, sizeof *w.scl);
   w.skip = fcd__calloc((size_t)n, 1);
-  fcd_status st = ok && w.y && w.res && w.scl && w.skip
-                      ? fcd_system_eval_load(full, t, w.res)
+  int bad = !(ok && w.y && w.res && w.scl && w.skip);
+  /* by components the expansions and products below are collective: all ranks or none */
+  if (r->parts) bad = fcd__comp_any(full, bad);
+  fcd_status st = !bad ? fcd_system_eval_load(full, t, w.res)
                       : fcd__err(full, FCD_E_NOMEM, "out of memory in reduction_residual");
   for (int q = 0; q < 3 && st == FCD_OK; q++)
     if (xr[q]) st = fcd_reduction_expand(r, xr[q], w.x[q]);

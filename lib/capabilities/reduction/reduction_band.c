@@ -194,23 +194,61 @@ static int free_modes(fcd__cb *cb, band_work *b) {
   return fcd__la_sygv_cm(nf, cb->Phi, b->B, cb->phiw2);
 }
 
+/* An orthonormal basis of the range of X (nf x nu, column-major): into Q's first
+ * columns (row-major, leading dimension nf, complement's layout); returns its rank, or
+ * -1 with *info (LAPACK's, or FCD__LA_NOMEM). Where the two pencils' low modes share
+ * directions (a mode whose contacts' normals do not move is a mode of both), MU's
+ * columns are dependent and the complement of its range is larger than nf - nu: an
+ * unpivoted QR of MU would leave out nu - rank directions of it chosen by round-off
+ * (the same model reduced with a stored and a factored basis, equal to 3e-17, damped 5 %
+ * apart). The range is taken from X' X = V diag(s^2) V', its directions with s above
+ * 1e-6 of the largest (shared directions, computed twice, differ by round-off). */
+static fcd_index range_basis(fcd_index nf, fcd_index nu, const fcd_real *X, fcd_real *Q,
+                             int *info) {
+  fcd_real *G = fcd__malloc_array((size_t)nu * (size_t)nu + 1, sizeof *G);
+  fcd_real *V = fcd__malloc_array((size_t)nu * (size_t)nu + 1, sizeof *V);
+  fcd_real *s2 = fcd__malloc_array((size_t)nu + 1, sizeof *s2);
+  fcd_real *Y = fcd__malloc_array((size_t)nf * (size_t)nu + 1, sizeof *Y);
+  fcd_index rank = -1;
+  *info = !G || !V || !s2 || !Y ? FCD__LA_NOMEM : fcd__la_gemm_tn(nu, nu, nf, X, X, G);
+  if (*info == 0) *info = fcd__la_syev(1, nu, G, s2);
+  if (*info == 0) {
+    /* G: the eigenvectors as its columns, row-major; V the same, column-major */
+    for (fcd_index k = 0; k < nu; k++)
+      for (fcd_index i = 0; i < nu; i++) V[k * nu + i] = G[i * nu + k];
+    fcd_real top = nu > 0 ? s2[nu - 1] : 0;
+    fcd_index k0 = 0;
+    while (k0 < nu && !(s2[k0] > 1e-12 * top)) k0++;
+    rank = nu - k0;
+    /* Y = X V_r diag(1 / s): orthonormal columns spanning X's range */
+    *info = rank > 0 ? fcd__la_gemm_nn(nf, rank, nu, 1.0, X, V + k0 * nu, 0.0, Y) : 0;
+    for (fcd_index j = 0; *info == 0 && j < rank; j++) {
+      fcd_real sc = 1 / sqrt(s2[k0 + j]);
+      for (fcd_index i = 0; i < nf; i++) Q[i * nf + j] = Y[j * nf + i] * sc;
+    }
+    if (*info != 0) rank = -1;
+  }
+  fcd__free(G);
+  fcd__free(V);
+  fcd__free(s2);
+  fcd__free(Y);
+  return rank;
+}
+
 /* C (nr x nr, column-major, the reduced damping) += the band's damping; U holds the low
  * modes (nu columns). Returns the count of damped directions, or -1 on a LAPACK failure
  * (*info). */
 static fcd_index add_band_damping(fcd__cb *cb, band_work *b, fcd_index nu, fcd_real xi,
                                   int *info) {
   fcd_index nf = b->nf;
-  /* MU = M U, whose columns' orthogonal complement is W (M-orthogonal to the low modes).
-   * Where the two pencils' low modes share directions MU loses rank and the complement
-   * taken (nf - nu columns of Q) is smaller than W: the directions left out keep their
-   * own dynamics, as the low modes do */
+  /* MU = M U, whose columns' orthogonal complement is W (M-orthogonal to the low modes) */
   *info = fcd__la_gemm_nn(nf, nu, nf, 1.0, b->MF, b->U, 0.0, b->X);
   if (*info != 0) return -1;
-  for (fcd_index j = 0; j < nu; j++) /* row-major, leading dimension nf, for the QR */
-    for (fcd_index i = 0; i < nf; i++) b->Q[i * nf + j] = b->X[j * nf + i];
-  *info = complement(nf, nu, b->Q, b->tau, b->Y);
+  fcd_index rank = range_basis(nf, nu, b->X, b->Q, info);
+  if (rank < 0) return -1;
+  *info = complement(nf, rank, b->Q, b->tau, b->Y);
   if (*info != 0) return -1;
-  fcd_index nw = nf - nu;
+  fcd_index nw = nf - rank;
   *info = restricted_modes(b, nw, b->Y, b->X, b->B, b->w, b->U);
   if (*info != 0) return -1;
   /* C_band = (M V) diag(2 xi Omega) (M V)' on the free block; X = M V, Y = X diag */

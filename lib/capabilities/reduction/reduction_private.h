@@ -22,6 +22,9 @@ typedef struct {
 
 #define FCD_REDUCTION_MAGIC 0x66637264u /* "fcrd" */
 
+/* a reduction by components on a distributed system (reduction_parts.c) */
+typedef struct fcd__red_parts fcd__red_parts;
+
 struct fcd_reduction {
   uint32_t magic;
   fcd_system *full;
@@ -42,6 +45,9 @@ struct fcd_reduction {
   fcd_index ntd;
   fcd_index *tdof, *tptr, *tsrc, *tie_of;
   fcd_real *tw;
+  /* on a distributed system: this rank's component (cb then holds the assembled reduced
+   * operators, the kept dofs and omega^2 only: no basis), or NULL */
+  fcd__red_parts *parts;
 };
 
 /* Every contact of cs into out (an empty set on another system): dof d becoming place[d]
@@ -85,6 +91,28 @@ fcd_status fcd__rel_build(fcd_reduction *r, fcd_contact_set *cs,
 void fcd__rel_to_u(const fcd_reduction *r, fcd_real *x);
 void fcd__rel_to_y(const fcd_reduction *r, fcd_real *x);
 void fcd__rel_transpose(const fcd_reduction *r, fcd_real *f);
+
+/* The kept dofs of sys and cs into cb->bdofs, cb->nb (reduction.c) */
+fcd_status fcd__cb_kept_dofs(fcd_system *sys, fcd_contact_set *cs, fcd__cb *cb);
+/* fcd__cb_build with the kept dofs given (nkept, ascending), no inertia vectors */
+fcd_status fcd__cb_build_kept(fcd_system *sys, fcd_index nkept, const fcd_index *kept,
+                              fcd_index m, int storage, double mem_limit, fcd__cb *cb);
+
+/* reduction_parts.c: a distributed system's reduction by components, each rank's rows
+ * one; collective, every rank failing alike. Begin, with r->cb's kept dofs listed: this
+ * rank's component (r->parts) as a serial system *loc (NULL when the rank has none), its
+ * kept dofs (*nkl, ascending, *kl the caller's to free) and the modes to make there (*ml);
+ * the caller builds fcd__parts_local_cb's basis on it (status st), then finish chooses
+ * the lowest nmodes of all and sums the reduced operators into r->cb. Expand
+ * (Craig-Bampton coordinates) and restrict are collective too. */
+fcd_status fcd__parts_begin(fcd_reduction *r, fcd_index nmodes, fcd_system **loc,
+                            fcd_index *nkl, fcd_index **kl, fcd_index *ml);
+fcd_status fcd__parts_finish(fcd_reduction *r, fcd_index nmodes, fcd_status st);
+fcd_status fcd__parts_expand(const fcd_reduction *r, const fcd_real *xr, fcd_real *x);
+fcd_status fcd__parts_restrict(const fcd_reduction *r, const fcd_real *x, fcd_real *xr);
+/* this rank's basis (its owner clears it: fcd__cb_clear, before fcd__parts_free) */
+fcd__cb *fcd__parts_local_cb(fcd__red_parts *p);
+void fcd__parts_free(fcd__red_parts *p);
 
 /* reduction_modal.c. Prepare: refuses a prescribed function, lists P and F. */
 fcd_status fcd__modal_prepare(fcd_reduction *r);
