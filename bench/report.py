@@ -7,7 +7,8 @@ given by --keep (the previous docs/performance.md), with the date it was measure
 Sections written by hand (bench/ON_PAPER.md, bench/PROFILE.md) are copied in as they
 are. usage: report.py --mode full|quick [--keep OLD.md] [--contact CSV LOG] [--step LOG]
 [--small LOG] [--dynamics LOG] [--stability DIR] [--lattice LOG] [--kinematics LOG]
-[--distributed LOG] [--getfem LOG] [--memory LOG] [--date YYYY-MM-DD]
+[--distributed LOG] [--getfem LOG] [--import LOG] [--scale LOG] [--memory LOG]
+[--date YYYY-MM-DD]
 """
 import argparse, contextlib, csv, datetime, io, math, os, re, sys
 
@@ -25,6 +26,7 @@ ap.add_argument("--kinematics")
 ap.add_argument("--distributed")
 ap.add_argument("--getfem")
 ap.add_argument("--import", dest="import_", metavar="LOG")
+ap.add_argument("--scale")
 ap.add_argument("--memory")
 ap.add_argument("--date", default=datetime.date.today().isoformat())
 args = ap.parse_args()
@@ -420,6 +422,7 @@ PEERS = {
     "getfem": "GetFEM's own contact bricks",
     "distributed": "mpiexec -n 1 (one core), and the serial default (CHOLMOD on two threads)",
     "import": "scipy.io.mmread, scipy.io.hb_read; fcd's Matrix Market reader; dd iflag=direct",
+    "scale": "the full model (fcd, the same process)",
 }
 FIGURES = "Current figures"
 
@@ -453,6 +456,84 @@ def import_(log):
     print("one-triangle checks made on each run as it is copied. The disk's figure is the page")
     print("cache's bypass: the reader's own read goes through the page cache, so a ratio near 1")
     print("is the reader costing about what one copy of the file costs.")
+
+
+def scale(log):
+    """the brake at industrial sizes: each refinement's reduced model against its full one"""
+    print("## The brake at industrial sizes\n")
+    print(STAMP + "\n")
+    print("`bench/brake_scale --refine R --relative --coarsen 2 --shape --modes 300 --full --mu")
+    print("0.3,0.6 --steps 100`: the brake with two pads of `bench/brake_pads.h` refined R times")
+    print("in every direction, reduced (relative interface, every other pair kept and the others")
+    print("tied to them, the pushed backs one coordinate, 300 fixed-interface modes), and the")
+    print("reduced model against the full one in the same process: the steady sliding")
+    print("equilibrium at mu = 0.3, a stability solve about it at mu = 0.3 and at 0.6 (the 60")
+    print("eigenvalues nearest 3 kHz, SLEPc on the full model, dense on the reduced one) and")
+    print("100 Moreau-Jean steps (modified theta, h = 1e-5). Ratios are the reduced model's time")
+    print("over the full one's (the stability solves summed); the reduction's own time is a")
+    print("column. The process peak includes the full model's runs. The pairs: at mu = 0.3 the")
+    print("least damped, at mu = 0.6 the most unstable, the reduced model's nearest in frequency")
+    print("against the full one's. The larger refinements (471,264 and 1,060,974 dofs) are")
+    print("measured by their own commands (\"The brake refined in every direction\", below).\n")
+    runs, cur = [], None
+    for line in open(log).read().splitlines():
+        if line.startswith("refine=") and "dofs=" in line:
+            cur = {"head": dict(re.findall(r"(\w+)=([^ ]+)", line)), "eig": {}, "stab": {}}
+            runs.append(cur)
+        elif cur is None:
+            continue
+        elif line.startswith("reduction "):
+            cur["red"] = dict(re.findall(r"(\w+)=([^ ]+)", line))
+        elif line.startswith(("equilibrium ", "steps ")):
+            w = line.split()
+            cur.setdefault(w[0], {})[w[1]] = dict(re.findall(r"(\w+)=([^ ]+)", line))
+        elif line.startswith("stability "):
+            w = line.split()
+            f = dict(re.findall(r"(\w+)=([^ ]+)", line))
+            cur["stab"][w[1]] = cur["stab"].get(w[1], 0.0) + float(f["seconds"])
+        elif line.startswith("eig "):
+            w = line.split()
+            cur["eig"].setdefault((w[1], w[2]), []).append((float(w[3]), float(w[4])))
+        elif "failed" in line:
+            cur["failed"] = line
+    print("| dofs | pairs | kept | reduction | process peak | equilibrium full / reduced | "
+          "stability full / reduced | step full / reduced | mu = 0.3, least damped pair | "
+          "mu = 0.6, most unstable pair |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    ratios = []
+    for r in runs:
+        h, red, n = r["head"], r.get("red", {}), r["head"]["dofs"]
+        def pair(key, unit, fmt="%.2f"):
+            d = r.get(key, {})
+            f, q = d.get("full", {}), d.get("reduced", {})
+            k = "ms_per_step" if key == "steps" else "seconds"
+            if k in f and k in q:
+                ratios.append("ratio scale_%s_%s %.3f" % (key, n, float(q[k]) / float(f[k])))
+                return (fmt + " / " + fmt + " %s") % (float(f[k]), float(q[k]), unit)
+            return "-"
+        def lead(mu):
+            full = sorted(r["eig"].get(("full", mu), []), key=lambda e: -e[0])
+            redu = r["eig"].get(("reduced", mu), [])
+            if not full or not redu:
+                return "-"
+            re_f, hz_f = full[0]
+            re_r, hz_r = min(redu, key=lambda e: abs(e[1] - hz_f))
+            return "%.2f Hz %+.3f %%, %.2f s^-1 %+.2f %%" % (
+                hz_f, 100 * (hz_r - hz_f) / hz_f, re_f, 100 * (re_r - re_f) / abs(re_f))
+        stab = "-"
+        if "full" in r["stab"] and "reduced" in r["stab"]:
+            sf, sr = r["stab"]["full"], r["stab"]["reduced"]
+            ratios.append("ratio scale_stability_%s %.3f" % (n, sr / sf))
+            stab = "%.2f / %.2f s" % (sf, sr)
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            "{:,}".format(int(n)), h.get("contacts", "-"), red.get("kept", "-"),
+            (red["seconds"] + " s") if "seconds" in red else r.get("failed", "-"),
+            (red["peak_gib"] + " GiB") if "peak_gib" in red else "-",
+            pair("equilibrium", "s"), stab, pair("steps", "ms", "%.1f"), lead("0.300"),
+            lead("0.600")))
+    print()
+    for l in ratios:
+        print("    " + l)
 
 
 def stamp_of(text):
@@ -520,6 +601,7 @@ def page():
         ("Distributed: serial CHOLMOD against MUMPS on one and two ranks", distributed,
          args.distributed, "distributed"),
         ("Reading engineers' matrix files", import_, args.import_, "import"),
+        ("The brake at industrial sizes", scale, args.scale, "scale"),
     ]
     out = ["# Performance\n\nWritten by `bench/run`. fcd and its peer run in the same "
            "invocation on the same\nmachine; figures are ratios fcd / peer (below 1: fcd is "

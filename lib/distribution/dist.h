@@ -83,6 +83,9 @@ fcd_status fcd__comp_sort(fcd_system *sys, fcd_matrix_kind which, const unsigned
 fcd_status fcd__comp_sum(const fcd_system *sys, fcd_real *y, fcd_index n);
 int fcd__comp_any(const fcd_system *sys, int flag);
 fcd_status fcd__comp_agree(const fcd_system *sys, fcd_status st, const char *what);
+/* bytes at buf from rank 0 to every rank; this rank's number (0 serially). Collective. */
+fcd_status fcd__comp_bcast(const fcd_system *sys, void *buf, size_t bytes);
+int fcd__comp_rank(const fcd_system *sys);
 
 /* The relative asymmetry of a distributed matrix held as each rank's rows (global
  * numbering): the figure fcd__csr_asymmetry gives on the whole matrix. Collective; NaN

@@ -1150,7 +1150,7 @@ static fcd_status red_create(fcd_system *sys, fcd_contact_set *cs, fcd_index nmo
                        "interface, modes and either basis are", no)
             : fcd__cb_kept_dofs(sys, cs, &r->cb);
     if (!no) st = red_parts(r, nmodes, storage, mem_limit, st);
-    if (st == FCD_OK) st = fcd__cb_band_limit(sys, cs, &r->cb, cut, xi);
+    if (st == FCD_OK) st = fcd__parts_band(r, cs, cut, xi);
   } else {
     st = (relative && cs) || shape ? fcd__rel_build(r, cs, opt, relative) : FCD_OK;
     if (st == FCD_OK) st = red_basis(r, cs, nmodes, ninertia, cut, xi, storage, mem_limit);

@@ -108,6 +108,9 @@ fcd_status fcd__cb_build_kept(fcd_system *sys, fcd_index nkept, const fcd_index 
 fcd_status fcd__parts_begin(fcd_reduction *r, fcd_index nmodes, fcd_system **loc,
                             fcd_index *nkl, fcd_index **kl, fcd_index *ml);
 fcd_status fcd__parts_finish(fcd_reduction *r, fcd_index nmodes, fcd_status st);
+/* the band of r->cb made on rank 0 and given to every rank */
+fcd_status fcd__parts_band(fcd_reduction *r, const fcd_contact_set *cs, fcd_real cut,
+                           fcd_real xi);
 fcd_status fcd__parts_expand(const fcd_reduction *r, const fcd_real *xr, fcd_real *x);
 fcd_status fcd__parts_restrict(const fcd_reduction *r, const fcd_real *x, fcd_real *xr);
 /* this rank's basis (its owner clears it: fcd__cb_clear, before fcd__parts_free) */
