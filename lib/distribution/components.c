@@ -135,12 +135,7 @@ fcd_status fcd__comp_agree(const fcd_system *sys, fcd_status st, const char *wha
 
 fcd_status fcd__comp_bcast(const fcd_system *sys, void *buf, size_t bytes) {
   if (!sys->dist || sys->dist->size == 1) return FCD_OK;
-  for (size_t k = 0; k < bytes; k += (size_t)1 << 30) { /* MPI counts are int */
-    size_t cnt = bytes - k < ((size_t)1 << 30) ? bytes - k : ((size_t)1 << 30);
-    int e = MPI_Bcast((char *)buf + k, (int)cnt, MPI_BYTE, 0, sys->dist->comm);
-    if (e) return fcd__err(sys, FCD_E_BACKEND, "MPI error %d in a broadcast", e);
-  }
-  return FCD_OK;
+  return fcd__comm_bcast(sys, (int64_t)MPI_Comm_c2f(sys->dist->comm), buf, bytes, 0);
 }
 
 int fcd__comp_rank(const fcd_system *sys) {

@@ -226,9 +226,7 @@ fcd_status fcd__dist_agree_replicas(const fcd_system *sys, fcd_status st, const 
 
 /* ---- entries sent to the ranks that need them ---- */
 
-int fcd__dist_owner(const fcd_system *sys, fcd_index row) {
-  const fcd__dist *d = sys->dist;
-  if (!d) return 0;
+static int owner_of(const fcd__dist *d, fcd_index row) {
   int lo = 0, hi = d->size - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
@@ -236,6 +234,10 @@ int fcd__dist_owner(const fcd_system *sys, fcd_index row) {
     else hi = mid - 1;
   }
   return lo;
+}
+
+int fcd__dist_owner(const fcd_system *sys, fcd_index row) {
+  return sys->dist ? owner_of(sys->dist, row) : 0;
 }
 
 typedef struct {
@@ -315,16 +317,6 @@ fcd_status fcd__dist_send_entries(const fcd_system *sys, fcd_index n, const int 
 }
 
 /* ---- symmetry of a distributed matrix ---- */
-
-static int owner_of(const fcd__dist *d, fcd_index row) {
-  int lo = 0, hi = d->size - 1;
-  while (lo < hi) {
-    int mid = (lo + hi + 1) / 2;
-    if (d->starts[mid] <= row) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
 
 /* Each entry (i, j) whose row j another rank owns travels there as (j, i, value); the
  * owner compares it with its own (j, i). Entries whose mirror is local are compared
