@@ -56,9 +56,14 @@ enum {
   FCD_PERIODIC_PARAM_KRYLOV_MAX = 504, /**< Krylov: GMRES steps at most per Newton
                                             iteration (one or two periods each); default
                                             200 */
-  FCD_PERIODIC_PARAM_MULTIPLIERS = 505 /**< Krylov: Arnoldi steps for the multipliers
+  FCD_PERIODIC_PARAM_MULTIPLIERS = 505, /**< Krylov: Arnoldi steps for the multipliers
                                             (their number, the largest in modulus);
                                             default 40 */
+  FCD_PERIODIC_PARAM_FORCING_OMEGA = 506, /**< the forcing's circular frequency omega
+                                               (rad per unit time), > 0; only with a
+                                               forcing set (FCD_E_STATE otherwise) */
+  FCD_PERIODIC_PARAM_FORCING_SCALE = 507  /**< the factor s on the forcing's load (its
+                                               amplitude), finite; default 1 */
 };
 
 /** Values of FCD_PERIODIC_PARAM_JACOBIAN. */
@@ -118,6 +123,7 @@ FCD_API void fcd_periodic_destroy(fcd_periodic *p);
  *  @param key the parameter
  *  @param value its value
  *  @return FCD_OK, or FCD_E_INTERNAL, FCD_E_INVALID_ARG (a value out of range),
+ *      FCD_E_STATE (FCD_PERIODIC_PARAM_FORCING_OMEGA without a forcing),
  *      FCD_E_UNSUPPORTED (an unknown key)
  *  @since 0.1 */
 FCD_API fcd_status fcd_periodic_set_param(fcd_periodic *p, int key, fcd_real value);
@@ -177,6 +183,56 @@ FCD_API fcd_status fcd_periodic_get_info(const fcd_periodic *p, fcd_periodic_inf
  *  @since 0.1 */
 FCD_API fcd_status fcd_periodic_get_multipliers(const fcd_periodic *p, fcd_index cap,
                                                 fcd_real *re, fcd_real *im, fcd_index *count);
+
+/** @name Forced periodic responses
+ *  A forcing makes the shooting solver look for the steady response to a periodic load:
+ *  the system's own loads plus s g(omega t), g 2 pi-periodic in its argument, given by
+ *  the host (fcd_periodic_set_forcing) or as harmonic loads a_k cos(omega t + phi_k) on
+ *  dofs d_k (fcd_periodic_set_harmonic_forcing), s being FCD_PERIODIC_PARAM_FORCING_SCALE.
+ *  Time starts at 0 at the orbit's initial state, so u0 and v0 are the state at the
+ *  forcing's phase 0. The period is then the forcing's 2 pi / omega or a whole multiple
+ *  of it (a subharmonic response); fcd_periodic_solve's period argument says which, and
+ *  Newton's unknowns are the state alone (no phase condition). Every Floquet multiplier
+ *  counts: the orbit is stable when all are inside the unit circle (to within ten times
+ *  the difference step), and fcd_periodic_info.trivial_error is 0. The exact contact laws
+ *  of the scheme are kept, no regularization: a friction damper sticks and slips.
+ *  @{ */
+
+/** The host's periodic load: writes into @p f (ndofs entries, arriving zero) the load at
+ *  phase @p theta = omega t (radians; g must be 2 pi-periodic in it). Entries on
+ *  prescribed dofs are ignored, as a load's are. Return 0 on success; any other value (or
+ *  a non-finite entry) stops the solve with FCD_E_CALLBACK. */
+typedef int (*fcd_forcing_fn)(void *user_data, fcd_real theta, fcd_index ndofs, fcd_real *f);
+
+/** Sets the forcing to the host's load @p fn at circular frequency @p omega (replacing a
+ *  forcing set before), or with @p fn NULL removes the forcing: the solver is autonomous
+ *  again. The last solve's result is kept.
+ *  @param p the solver
+ *  @param omega the circular frequency, > 0 and finite (ignored with fn NULL)
+ *  @param fn the load at a phase, or NULL
+ *  @param user_data passed to fn unchanged
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_set_forcing(fcd_periodic *p, fcd_real omega, fcd_forcing_fn fn,
+                                            void *user_data);
+
+/** Sets the forcing to @p n harmonic loads, load k being amplitude[k] cos(omega t +
+ *  phase[k]) on dof dofs[k] (loads on one dof add up), replacing a forcing set before;
+ *  with n = 0 it removes the forcing. The arrays are copied.
+ *  @param p the solver
+ *  @param omega the circular frequency, > 0 and finite
+ *  @param n the number of loads, >= 0
+ *  @param dofs their dofs, free ones (a prescribed dof is FCD_E_INVALID_ARG)
+ *  @param amplitude their amplitudes, finite
+ *  @param phase their phases in radians, finite (NULL: all 0)
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_NOMEM
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_set_harmonic_forcing(fcd_periodic *p, fcd_real omega,
+                                                     fcd_index n, const fcd_index *dofs,
+                                                     const fcd_real *amplitude,
+                                                     const fcd_real *phase);
+
+/** @} */
 
 /** What a continuation point marks, from the change since the previous point. */
 enum {

@@ -264,6 +264,18 @@ int fcd__la_gesv(fcd_index n, fcd_real *A, fcd_real *b) {
   return (int)info;
 }
 
+int fcd__la_lstsq(fcd_index n, fcd_real *A, fcd_real *b, fcd_real rcond, fcd_index *rank) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n, rk = 0;
+  fcd_real *sv = fcd__malloc_array((size_t)n, sizeof *sv);
+  if (!sv) return FCD__LA_NOMEM;
+  lapack_int info = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, nn, nn, 1, A, nn, b, 1, sv, rcond, &rk);
+  fcd__free(sv);
+  if (rank) *rank = (fcd_index)rk;
+  return (int)info;
+}
+
 int fcd__la_lu_inverse(fcd_index n, fcd_real *A) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;

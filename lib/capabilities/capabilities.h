@@ -7,6 +7,12 @@
 #include "fc_private.h"
 #include "geometry.h"
 
+/* A load added to the system's at every step of it (f holds the system's load at t; the
+ * callback adds to it; nonzero: FCD_E_CALLBACK): a shooting solver's periodic forcing.
+ * NULL removes it. */
+typedef int (*fcd__forcing_fn)(void *ud, fcd_real t, fcd_index n, fcd_real *f);
+fcd_status fcd__integrator_set_forcing(fcd_integrator *it, fcd__forcing_fn fn, void *ud);
+
 /* fcd__factor_set_separators for an equilibrium's factor (a quasistatic integrator's) */
 void fcd__equilibrium_set_separators(fcd_equilibrium *eq, int on);
 

@@ -76,6 +76,10 @@ struct fcd_integrator {
   fcd_contact_counts counts;
   fcd_observer_fn obs;
   void *obs_ud;
+  /* a load added to the system's at every step (fcd__integrator_set_forcing): a shooting
+   * solver's periodic forcing, which the borrowed system does not carry */
+  fcd__forcing_fn xload;
+  void *xload_ud;
   /* W of every contact, H Mh^-1 H^T (m x m, dense), reused by every step while the
    * factor and the contact frames stay: a step then costs two solves with the factor
    * (free velocity, impulse correction) instead of one per active contact direction. */
@@ -139,6 +143,14 @@ static void work_free(work *w) {
   for (size_t k = 0; k < sizeof r / sizeof *r; k++) fcd__free(*r[k]);
   fcd__free(w->act);
   fcd__free(w->amask);
+}
+
+/* the load at t: the system's, and the forcing a shooting solver adds */
+static fcd_status step_load(fcd_integrator *it, fcd_real t, fcd_real *f) {
+  FCD_TRY(fcd_system_eval_load(it->sys, t, f));
+  if (it->xload && it->xload(it->xload_ud, t, it->sys->n, f) != 0)
+    return fcd__err(it->sys, FCD_E_CALLBACK, "the periodic forcing failed at t = %g", t);
+  return FCD_OK;
 }
 
 static fcd_status work_ensure(fcd_integrator *it, fcd_index n, fcd_index nf, fcd_index nc,
@@ -960,9 +972,9 @@ static fcd_status step_inputs(fcd_integrator *it, fcd_real h, const fcd__free_pa
   work w = it->ws;
   if (st == FCD_OK) {
     memset(w.z, 0, (size_t)n * sizeof *w.z);
-    st = fcd_system_eval_load(sys, it->t, w.f0);
+    st = step_load(it, it->t, w.f0);
   }
-  if (st == FCD_OK) st = fcd_system_eval_load(sys, t1, w.f1);
+  if (st == FCD_OK) st = step_load(it, t1, w.f1);
   if (st == FCD_OK) st = fcd_system_eval_prescribed(sys, t1, w.ur, w.vr);
   if (st == FCD_OK && nc > 0) {
     it->ws.na = step_active_set(it, &it->ws, h);
@@ -1108,7 +1120,7 @@ static fcd_status qs_step(fcd_integrator *it, fcd_real h) {
   }
   fcd_equilibrium_get_state(it->eq, u1);
   fcd_equilibrium_get_reactions(it->eq, r);
-  st = fcd_system_eval_load(sys, t1, f1);
+  st = step_load(it, t1, f1);
   if ((st = fcd__dist_agree(sys, st, 0, "quasistatic step")) != FCD_OK) goto done;
   for (fcd_index i = 0; i < n; i++) du[i] = u1[i] - it->u[i];
   (void)fcd__rows_apply(sys, FCD_STIFFNESS, u1, ku);
@@ -1196,6 +1208,13 @@ fcd_status fcd_integrator_step(fcd_integrator *it) {
   if (it->h <= 0)
     return fcd__err(it->sys, FCD_E_STATE, "integrator_step: set FCD_PARAM_STEP first");
   return step_observed(it, it->h);
+}
+
+fcd_status fcd__integrator_set_forcing(fcd_integrator *it, fcd__forcing_fn fn, void *ud) {
+  CHECK_IT(it);
+  it->xload = fn;
+  it->xload_ud = fn ? ud : NULL;
+  return FCD_OK;
 }
 
 fcd_status fcd_integrator_set_observer(fcd_integrator *it, fcd_observer_fn fn,

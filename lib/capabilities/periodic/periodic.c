@@ -44,7 +44,33 @@ struct fcd_periodic {
   fcd_real *mre, *mim;             /* nx each */
   /* work: full-size state, one period's ranges of the free velocities */
   fcd_real *uw, *vw, *vmin, *vmax;
+  /* the periodic forcing (fcd_periodic_set_forcing, _set_harmonic_forcing): scale times
+   * the host's load at phase omega t, or times the harmonic loads; forced: one is set */
+  int forced;
+  fcd_real omega, fscale;
+  fcd_forcing_fn ffn;
+  void *fud;
+  fcd_index nh;                 /* harmonic loads */
+  fcd_index *hdof;
+  fcd_real *hamp, *hphase, *fw; /* fw: the callback's load (n) */
 };
+
+/* the forcing at t added to f (the integrator's hook, fcd__integrator_set_forcing) */
+static int add_forcing(void *ud, fcd_real t, fcd_index n, fcd_real *f) {
+  fcd_periodic *p = ud;
+  if (p->ffn) {
+    memset(p->fw, 0, (size_t)n * sizeof *p->fw);
+    if (p->ffn(p->fud, p->omega * t, n, p->fw) != 0) return 1;
+    for (fcd_index i = 0; i < n; i++) {
+      if (!isfinite(p->fw[i])) return 1;
+      f[i] += p->fscale * p->fw[i];
+    }
+    return 0;
+  }
+  for (fcd_index k = 0; k < p->nh; k++)
+    f[p->hdof[k]] += p->fscale * p->hamp[k] * cos(p->omega * t + p->hphase[k]);
+  return 0;
+}
 
 static int valid(const fcd_periodic *p) {
   return p && p->magic == FCD_PERIODIC_MAGIC && fcd__system_valid(p->sys);
@@ -66,7 +92,8 @@ fcd_status fcd_periodic_create(fcd_system *sys, fcd_contact_set *cs, fcd_scheme 
   if (sys->load_fn || sys->presc_fn)
     return fcd__err(sys, FCD_E_UNSUPPORTED, "periodic_create: shooting needs an autonomous "
                     "system, and this one has a %s function (time-dependent %s)",
-                    sys->load_fn ? "load" : "prescribed", sys->load_fn ? "loads" :
+                    sys->load_fn ? "load" : "prescribed", sys->load_fn ? "loads; a periodic "
+                    "load is given to the solver instead, fcd_periodic_set_forcing" :
                     "prescribed displacements");
   fcd_integrator *it = NULL;
   FCD_TRY(fcd_integrator_create(sys, cs, scheme, &it));
@@ -103,9 +130,23 @@ fcd_status fcd_periodic_create(fcd_system *sys, fcd_contact_set *cs, fcd_scheme 
   p->jac = FCD_PERIODIC_JACOBIAN_AUTO;
   p->kmax = 200;
   p->nmult = 40;
+  p->fscale = 1;
   p->magic = FCD_PERIODIC_MAGIC;
   *out = p;
   return FCD_OK;
+}
+
+static void forcing_free(fcd_periodic *p) {
+  fcd__free(p->hdof);
+  fcd__free(p->hamp);
+  fcd__free(p->hphase);
+  fcd__free(p->fw);
+  p->hdof = NULL;
+  p->hamp = p->hphase = p->fw = NULL;
+  p->nh = 0;
+  p->ffn = NULL;
+  p->fud = NULL;
+  p->forced = 0;
 }
 
 static void clear_result(fcd_periodic *p) {
@@ -121,6 +162,7 @@ void fcd_periodic_destroy(fcd_periodic *p) {
   p->magic = 0;
   fcd_integrator_destroy(p->it);
   clear_result(p);
+  forcing_free(p);
   fcd__free(p->u0);
   fcd__free(p->v0);
   fcd__free(p->umin);
@@ -169,6 +211,21 @@ fcd_status fcd_periodic_set_param(fcd_periodic *p, int key, fcd_real value) {
     if (key == FCD_PERIODIC_PARAM_KRYLOV_MAX) p->kmax = (fcd_index)value;
     else p->nmult = (fcd_index)value;
     return FCD_OK;
+  case FCD_PERIODIC_PARAM_FORCING_OMEGA:
+    if (!p->forced)
+      return fcd__err(sys, FCD_E_STATE, "periodic: no forcing to set the frequency of "
+                      "(fcd_periodic_set_forcing or _set_harmonic_forcing first)");
+    if (!(value > 0) || !isfinite(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the forcing's circular frequency "
+                      "must be > 0 and finite, not %g", value);
+    p->omega = value;
+    return FCD_OK;
+  case FCD_PERIODIC_PARAM_FORCING_SCALE:
+    if (!isfinite(value))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the forcing's scale must be finite, "
+                      "not %g", value);
+    p->fscale = value;
+    return FCD_OK;
   case FCD_PARAM_STEP:
     if (!(value > 0) || !isfinite(value))
       return fcd__err(sys, FCD_E_INVALID_ARG, "periodic: the step must be > 0 and finite, "
@@ -179,6 +236,82 @@ fcd_status fcd_periodic_set_param(fcd_periodic *p, int key, fcd_real value) {
     /* the integrator's own keys and checks (theta, the contact solver, ...) */
     return fcd_integrator_set_param(p->it, key, value);
   }
+}
+
+static fcd_status forcing_install(fcd_periodic *p, fcd_real omega) {
+  p->omega = omega;
+  p->forced = 1;
+  fcd_status st = fcd__integrator_set_forcing(p->it, add_forcing, p);
+  if (st != FCD_OK) forcing_free(p);
+  return st;
+}
+
+fcd_status fcd_periodic_set_forcing(fcd_periodic *p, fcd_real omega, fcd_forcing_fn fn,
+                                    void *user_data) {
+  CHECK_P(p);
+  fcd_system *sys = p->sys;
+  if (fn && (!(omega > 0) || !isfinite(omega)))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_set_forcing: the circular frequency "
+                    "must be > 0 and finite, not %g", omega);
+  fcd_real *fw = fn ? fcd__malloc_array((size_t)sys->n + 1, sizeof *fw) : NULL;
+  if (fn && !fw) return fcd__err(sys, FCD_E_NOMEM, "out of memory for a forcing of %lld dofs",
+                                 (long long)sys->n);
+  forcing_free(p);
+  FCD_TRY(fcd__integrator_set_forcing(p->it, NULL, NULL));
+  if (!fn) return FCD_OK;
+  p->fw = fw;
+  p->ffn = fn;
+  p->fud = user_data;
+  return forcing_install(p, omega);
+}
+
+fcd_status fcd_periodic_set_harmonic_forcing(fcd_periodic *p, fcd_real omega, fcd_index n,
+                                             const fcd_index *dofs, const fcd_real *amplitude,
+                                             const fcd_real *phase) {
+  CHECK_P(p);
+  fcd_system *sys = p->sys;
+  if (n < 0 || (n > 0 && (!dofs || !amplitude)))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_set_harmonic_forcing: %s",
+                    n < 0 ? "n must be >= 0" : "dofs or amplitude is NULL");
+  if (n > 0 && (!(omega > 0) || !isfinite(omega)))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_set_harmonic_forcing: the circular "
+                    "frequency must be > 0 and finite, not %g", omega);
+  for (fcd_index k = 0; k < n; k++) {
+    if (dofs[k] < 0 || dofs[k] >= sys->n)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_set_harmonic_forcing: load %lld is on "
+                      "dof %lld, outside 0..%lld", (long long)k, (long long)dofs[k],
+                      (long long)sys->n - 1);
+    if (sys->is_fixed[dofs[k]])
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_set_harmonic_forcing: load %lld is on "
+                      "dof %lld, which is prescribed (a load there moves nothing)",
+                      (long long)k, (long long)dofs[k]);
+    if (!isfinite(amplitude[k]) || (phase && !isfinite(phase[k])))
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_set_harmonic_forcing: load %lld has a "
+                      "non-finite %s", (long long)k, !isfinite(amplitude[k]) ? "amplitude" :
+                      "phase");
+  }
+  fcd_index *hd = n > 0 ? fcd__malloc_array((size_t)n, sizeof *hd) : NULL;
+  fcd_real *ha = n > 0 ? fcd__malloc_array((size_t)n, sizeof *ha) : NULL;
+  fcd_real *hp = n > 0 ? fcd__malloc_array((size_t)n, sizeof *hp) : NULL;
+  if (n > 0 && (!hd || !ha || !hp)) {
+    fcd__free(hd);
+    fcd__free(ha);
+    fcd__free(hp);
+    return fcd__err(sys, FCD_E_NOMEM, "out of memory for %lld harmonic loads", (long long)n);
+  }
+  forcing_free(p);
+  FCD_TRY(fcd__integrator_set_forcing(p->it, NULL, NULL));
+  if (n == 0) return FCD_OK;
+  for (fcd_index k = 0; k < n; k++) {
+    hd[k] = dofs[k];
+    ha[k] = amplitude[k];
+    hp[k] = phase ? phase[k] : 0;
+  }
+  p->hdof = hd;
+  p->hamp = ha;
+  p->hphase = hp;
+  p->nh = n;
+  return forcing_install(p, omega);
 }
 
 /* the normal row of contact c in H (row c * dim), and its penetration at u */
@@ -333,6 +466,11 @@ static fcd_status evaluate(fcd_periodic *p, fcd_index N, iterate *s) {
    * up to the scheme's round-off */
   fcd_real um = 0;
   for (fcd_index j = 0; j < p->nf; j++) um = fmax(um, fabs(s->x[j]));
+  if ((!(s->au > 1e-10 * um) || !(s->av > 0)) && p->forced)
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "periodic: the forced orbit has no motion "
+                    "(largest displacement range %g of displacements up to %g): the forcing "
+                    "does not move the free dofs (zero, or held by sticking contacts), and a "
+                    "state at rest has no unique orbit to converge to", 2 * s->au, um);
   if (!(s->au > 1e-10 * um) || !(s->av > 0))
     return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "periodic: the orbit has no motion (largest "
                     "displacement range %g of displacements up to %g, velocity range %g): the guess or the iterate is "
@@ -379,6 +517,10 @@ static fcd_status jacobian_at(fcd_periodic *p, fcd_index N, fcd_real T0, const i
   if (p->cs && p->cs->n > 0) FCD_TRY(fcd__contact_set_operator(p->cs, &H));
   for (fcd_index j = 0; j < stride; j++) {
     memcpy(xt, s->x, (size_t)nx * sizeof *xt);
+    if (j == nx && p->forced) { /* the period is the forcing's: no T column */
+      for (fcd_index i = 0; i < nx; i++) J[i * stride + j] = 0;
+      continue;
+    }
     fcd_real T = s->T, dz = p->fd * (j < nx ? fd_sign(p, H, s, j) : 1), dmu = 0;
     if (j < nx) xt[j] += dz * (j < nf ? sc->au : sc->av);
     else if (j == nx) T += dz * T0;
@@ -409,8 +551,21 @@ static fcd_status newton_step(fcd_periodic *p, const iterate *s, const fcd_real 
     fcd_real sc = i < nf ? s->au : s->av;
     for (fcd_index j = 0; j < m; j++) A[i * m + j] = J[i * m + j] - (i == j ? 1 : 0);
     dz[i] = -(s->y[i] - s->x[i]) / sc;
-    A[nx * m + i] = (s->x1[i] - s->x[i]) / sc;
+    A[nx * m + i] = p->forced ? 0 : (s->x1[i] - s->x[i]) / sc;
     cn += A[nx * m + i] * A[nx * m + i];
+  }
+  if (p->forced) {
+    /* T is the forcing's: the last row and column are the identity's. The correction of
+     * least norm: a contact that sticks holds wherever it stuck, so a stuck friction
+     * damper's orbits form a family (a multiplier 1, Phi - I singular along it) whose
+     * members are all answers; the differences leave such a direction at about the
+     * step's round-off, far below 1e-9 of the largest singular value */
+    A[nx * m + nx] = 1;
+    dz[nx] = 0;
+    if (fcd__la_lstsq(m, A, dz, 1e-9, NULL) != 0)
+      return fcd__err(p->sys, FCD_E_BACKEND, "periodic: LAPACK's least-squares solve of the "
+                      "Newton system Phi - I failed");
+    return FCD_OK;
   }
   if (!(cn > 0))
     return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "periodic: the flow does not move the "
@@ -440,13 +595,20 @@ static void verdict(fcd_periodic *p, fcd_index cnt) {
     p->mre[k] = r;
     p->mim[k] = im;
   }
-  fcd_index triv = 0;
-  for (fcd_index i = 1; i < cnt; i++)
+  /* a forced orbit has no phase freedom, so no trivial multiplier */
+  fcd_index triv = p->forced ? -1 : 0;
+  for (fcd_index i = 1; i < cnt && triv >= 0; i++)
     if (hypot(p->mre[i] - 1, p->mim[i]) < hypot(p->mre[triv] - 1, p->mim[triv])) triv = i;
   fcd_real mx = 0;
   for (fcd_index i = 0; i < cnt; i++)
     if (i != triv) mx = fmax(mx, hypot(p->mre[i], p->mim[i]));
   p->info.multipliers = cnt;
+  if (triv < 0) {
+    p->info.trivial_error = 0;
+    p->info.max_multiplier = mx;
+    p->info.stable = mx <= 1 + 10 * p->fd;
+    return;
+  }
   p->info.trivial_error = hypot(p->mre[triv] - 1, p->mim[triv]);
   p->info.max_multiplier = mx;
   /* A trivial multiplier far from 1 means the differences did not see one smooth piece
@@ -689,7 +851,8 @@ static fcd_status bordered_apply(fcd_periodic *p, fcd_index N, const iterate *s,
     out[i] += k->jt[i] * z[nx] - z[i];
     ph += k->c[i] * z[i];
   }
-  out[nx] = ph;
+  /* forced: T is the forcing's, its row and column the identity's (jt and c are 0) */
+  out[nx] = p->forced ? z[nx] : ph;
   return FCD_OK;
 }
 
@@ -761,6 +924,18 @@ static fcd_status gmres(fcd_periodic *p, fcd_index N, const iterate *s, krylov_w
 static fcd_status krylov_step(fcd_periodic *p, fcd_index N, fcd_real T0, const iterate *s,
                               krylov_work *k, fcd_real *dz, fcd_index *evals) {
   fcd_index nx = p->nx, nf = p->nf;
+  if (p->forced) {
+    for (fcd_index i = 0; i < nx; i++) {
+      k->jt[i] = k->c[i] = 0;
+      k->w[i] = -(s->y[i] - s->x[i]) / (i < nf ? s->au : s->av);
+    }
+    k->w[nx] = 0;
+    FCD_TRY(opening_signs(p, s, k));
+    fcd_real eta = fmin(1e-3, fmax(1e-6, s->res));
+    FCD_TRY(gmres(p, N, s, k, k->w, eta, dz, evals));
+    dz[nx] = 0;
+    return FCD_OK;
+  }
   memcpy(k->xt, s->x, (size_t)nx * sizeof *k->xt);
   FCD_TRY(flow(p, k->xt, s->T + p->fd * T0, N, k->yt, 0, NULL));
   (*evals)++;
@@ -887,6 +1062,15 @@ fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_rea
                     "and finite, not %g", period);
   if (!(p->h > 0))
     return fcd__err(sys, FCD_E_STATE, "periodic_solve: no step set (FCD_PARAM_STEP)");
+  if (p->forced) {
+    /* the orbit's period is the forcing's, or a whole multiple of it (a subharmonic) */
+    fcd_real Tf = 6.283185307179586476925 / p->omega, k = nearbyint(period / Tf);
+    if (!(k >= 1) || fabs(period - k * Tf) > 1e-6 * period || k > 1e6)
+      return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: a forced orbit's period is a "
+                      "whole multiple of the forcing's 2 pi / omega = %.10g, and %.10g is not",
+                      Tf, period);
+    period = k * Tf;
+  }
   fcd_real steps = nearbyint(period / p->h);
   if (steps > 1e9)
     return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_solve: %.3g steps a period (T = %g, "
@@ -1334,6 +1518,10 @@ fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
   if (!p->have || !p->info.converged)
     return fcd__err(sys, FCD_E_STATE, "periodic_continue: no converged orbit to start from "
                     "(fcd_periodic_solve first)");
+  if (p->forced)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "periodic_continue: the orbit is forced; its "
+                    "branch in the friction coefficient is not followed (remove the forcing: "
+                    "fcd_periodic_set_forcing with fn NULL)");
   fcd_real mu0 = common_mu(p);
   if (isnan(mu0))
     return fcd__err(sys, FCD_E_UNSUPPORTED, "periodic_continue: the parameter is the friction "
