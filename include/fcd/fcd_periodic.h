@@ -302,6 +302,47 @@ FCD_API fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_r
                                          fcd_index max_points, fcd_periodic_point_fn fn,
                                          void *user_data);
 
+/** Parameters of fcd_periodic_continue_forcing. */
+enum {
+  FCD_PERIODIC_CONTINUE_OMEGA = 0, /**< the forcing's circular frequency: a frequency
+                                        response curve */
+  FCD_PERIODIC_CONTINUE_SCALE = 1  /**< the forcing's scale (its amplitude) */
+};
+
+/** Follows the forced orbit of the last converged fcd_periodic_solve (with a forcing set)
+ *  through the forcing's frequency or scale towards @p end, by pseudo-arclength
+ *  continuation (docs/periodic.md, "Forced responses"): a tangent predictor, a corrector
+ *  holding the point's Jacobian, the step halved on a failure (down to ds / 256) and grown
+ *  by half after an easy point (up to 8 ds), so that the curve is followed around folds.
+ *  The arclength weighs the parameter's relative change against the orbit's mean-square
+ *  change (each unknown relative to the point's amplitudes). The period stays the same
+ *  multiple of 2 pi / omega and the steps a period those of the solve (the step follows
+ *  the period). Each point's figures and Floquet multipliers go to @p fn with the
+ *  parameter's value in its @p mu argument and an FCD_PERIODIC_EVENT_* (FOLD: the
+ *  parameter turned back; STABILITY, PERIOD_DOUBLING, TORUS: a multiplier left or entered
+ *  the unit circle through +1, -1 or as a pair). The parameter is restored at the end;
+ *  the solver holds the last point's orbit. Dense Jacobian: up to 200 state unknowns (or
+ *  FCD_PERIODIC_JACOBIAN_DENSE).
+ *  @param p the solver, with a converged forced orbit
+ *  @param param FCD_PERIODIC_CONTINUE_OMEGA or FCD_PERIODIC_CONTINUE_SCALE
+ *  @param end where to stop (the first point beyond it is the last): finite, different
+ *      from the orbit's value, and > 0 for a frequency
+ *  @param ds the first step's length, in (0, 1]: about the parameter's relative change
+ *      where the orbit changes little
+ *  @param max_points the most points to compute, >= 1
+ *  @param fn called at each point (may be NULL)
+ *  @param user_data passed to fn unchanged
+ *  @return FCD_OK (end passed or max_points reached), FCD_E_CALLBACK (fn stopped it),
+ *      FCD_E_NOT_CONVERGED (the corrector failed at the smallest step; the points so far
+ *      were reported), FCD_E_STATE (no forcing, or no converged orbit),
+ *      FCD_E_UNSUPPORTED (more than 200 state unknowns with the Jacobian on AUTO, or
+ *      KRYLOV), FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_BACKEND, and what a step returns:
+ *      FCD_E_INTERNAL, FCD_E_NOT_SPD, FCD_E_NO_SOLUTION
+ *  @since 0.1 */
+FCD_API fcd_status fcd_periodic_continue_forcing(fcd_periodic *p, int param, fcd_real end,
+                                                 fcd_real ds, fcd_index max_points,
+                                                 fcd_periodic_point_fn fn, void *user_data);
+
 /** @} */
 
 #ifdef __cplusplus

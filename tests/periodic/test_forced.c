@@ -437,8 +437,123 @@ static void check_api(void) {
   fcd_system_destroy(sys);
 }
 
+/* ---- 4. frequency response curves by continuation ---- */
+
+typedef struct {
+  int count, bad_events;
+  double w, F, worst, worst_bound, lo, hi;
+  int mode; /* 0: Den Hartog in omega, 1: Den Hartog in the scale, 2: the free chain */
+  long N;
+} curve;
+
+static int on_point(void *ud, double lam, const fcd_periodic_info *info, const double *re,
+                    const double *im, int event) {
+  (void)re;
+  (void)im;
+  curve *c = ud;
+  c->count++;
+  if (getenv("FORCED_DEBUG")) printf("  point %.6f amplitude %.6f\n", lam, info->amplitude_u);
+  c->lo = fmin(c->lo, lam);
+  c->hi = fmax(c->hi, lam);
+  if (event != FCD_PERIODIC_EVENT_NONE) c->bad_events++;
+  if (c->mode <= 1) {
+    /* Den Hartog at (w, F / P): P = scale, so the closed form at F / P in units of P / k */
+    double w = c->mode == 0 ? lam : c->w, P = c->mode == 0 ? 1 : lam;
+    den_hartog ref = den_hartog_solution(w, c->F / P);
+    double h = 2 * PI / w / (double)c->N, bound = 2 * c->F * h / fabs(sin(PI / w));
+    if (!ref.nonstop) return 0; /* not this closed form's regime */
+    double err = fabs(info->amplitude_u - P * ref.X);
+    c->worst = fmax(c->worst, err / bound);
+  } else {
+    double hold[3] = {0, 0, 0}, fs[3] = {0, 0, 0}, a[3], b[3], xs[3];
+    chain_linear(3, lam, hold, fs, a, b, xs);
+    double amp = 0;
+    for (int i = 0; i < 3; i++) amp = fmax(amp, hypot(a[i], b[i]));
+    /* the amplitude is the largest half range over every free dof: the chain's */
+    c->worst = fmax(c->worst, fabs(info->amplitude_u - amp) / amp);
+  }
+  return 0;
+}
+
+static void check_curves(void) {
+  fcd_system *sys = NULL;
+  fcd_contact_set *cs = NULL;
+  fcd_periodic *p = NULL;
+  const fcd_index d0 = 0;
+  const double one = 1;
+  /* Den Hartog's curve above resonance, in omega from 1.3 to 2.2, F / P = 0.1 */
+  curve c = {0, 0, 0, 0.1, 0, 0, INFINITY, -INFINITY, 0, 4000};
+  double w = 1.3, T = 2 * PI / w, u[2] = {0, 0}, v[2] = {0, 0};
+  CHECK_ST(slider(0.1, &sys, &cs), FCD_OK);
+  CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(p, FCD_PARAM_STEP, T / (double)c.N), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_TOL, 1e-11), FCD_OK);
+  CHECK_ST(fcd_periodic_set_harmonic_forcing(p, w, 1, &d0, &one, NULL), FCD_OK);
+  CHECK_ST(fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_OMEGA, 2.2, 0.05, 40, on_point, &c),
+           FCD_E_STATE);
+  u[0] = 1 / (1 - w * w);
+  CHECK_ST(fcd_periodic_solve(p, u, v, T), FCD_OK);
+  fcd_status st = fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_OMEGA, 2.2, 0.05, 60,
+                                                on_point, &c);
+  CHECK_ST(st, FCD_OK);
+  if (st != FCD_OK) fprintf(stderr, "%s\n", fcd_system_last_error(sys));
+  printf("den hartog curve in omega: %d points over %.3f..%.3f, worst amplitude error %.2f of "
+         "the bound, %d events\n", c.count, c.lo, c.hi, c.worst, c.bad_events);
+  CHECK(c.count >= 5 && c.hi >= 2.2 && c.lo >= 1.3);
+  CHECK(c.worst <= 1);
+  CHECK(c.bad_events == 0);
+  /* the frequency restored, the solver on the last point */
+  fcd_periodic_info info;
+  CHECK_ST(fcd_periodic_get_info(p, &info), FCD_OK);
+  CHECK(fabs(info.period - 2 * PI / c.hi) <= 1e-12 * info.period);
+  /* the same orbit in the forcing's scale from P = 1 to 3 (F / P from 0.1 to 1/30) */
+  curve s = {0, 0, 1.3, 0.1, 0, 0, INFINITY, -INFINITY, 1, 4000};
+  CHECK_ST(fcd_periodic_solve(p, u, v, T), FCD_OK);
+  st = fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_SCALE, 3.0, 0.1, 60, on_point, &s);
+  CHECK_ST(st, FCD_OK);
+  printf("den hartog curve in the scale: %d points over %.3f..%.3f, worst amplitude error "
+         "%.2f of the bound\n", s.count, s.lo, s.hi, s.worst);
+  CHECK(s.count >= 5 && s.hi >= 3.0);
+  CHECK(s.worst <= 1);
+  CHECK_ST(fcd_periodic_continue_forcing(p, 7, 3.0, 0.1, 60, NULL, NULL), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_OMEGA, -1, 0.1, 60, NULL, NULL),
+           FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_OMEGA, 2, 2, 60, NULL, NULL),
+           FCD_E_INVALID_ARG);
+  fcd_periodic_destroy(p);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+  /* the free chain's curve through its first resonance (0.626), 0.4 to 0.9 */
+  curve f = {0, 0, 0, 0, 0, 0, INFINITY, -INFINITY, 2, 8192};
+  w = 0.4;
+  T = 2 * PI / w;
+  double uc[CN] = {0}, vc[CN] = {0};
+  CHECK_ST(chain(0, 0, &sys, &cs), FCD_OK);
+  CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(p, FCD_PARAM_STEP, T / (double)f.N), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_TOL, 1e-11), FCD_OK);
+  CHECK_ST(fcd_periodic_set_harmonic_forcing(p, w, 1, &d0, &one, NULL), FCD_OK);
+  CHECK_ST(fcd_periodic_solve(p, uc, vc, T), FCD_OK);
+  st = fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_OMEGA, 0.9, 0.05, 120, on_point, &f);
+  CHECK_ST(st, FCD_OK);
+  /* The trapezoidal rule's relative error, (omega h)^2 / 12 = (2 pi / N)^2 / 12 (a
+   * frequency error of that size), times the resonance's amplification of a frequency
+   * error, about 1 / (2 zeta) at the peak: zeta = alpha / (2 omega_1) + beta omega_1 / 2
+   * at the first mode, omega_1 = 0.6257 (the chain's K, M; checked with scipy) */
+  double w1 = 0.6257, zeta = CA / (2 * w1) + CB * w1 / 2;
+  double tol = 2 * pow(2 * PI / (double)f.N, 2) / 12 / (2 * zeta);
+  printf("free chain's curve: %d points over %.3f..%.3f, worst amplitude error %.2e (bound "
+         "%.2e)\n", f.count, f.lo, f.hi, f.worst, tol);
+  CHECK(f.count >= 8 && f.hi >= 0.9);
+  CHECK(f.worst <= tol);
+  fcd_periodic_destroy(p);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
   check_api();
+  check_curves();
   const double ws[] = {0.6, 0.8, 1.3, 2.0}, Fs[] = {0.1, 0.3};
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 2; j++) check_den_hartog(ws[i], Fs[j]);

@@ -1553,3 +1553,293 @@ fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
   branch_free(&b);
   return st != FCD_OK ? st : rs;
 }
+
+/* ---- continuation of a forced orbit in the forcing's frequency or scale ----
+ * The unknowns of a step from the point cur: z_i = (x_i - x_cur,i) / (s_i sqrt(nx)) (s_i
+ * cur's amplitude of a displacement or a velocity) and z_p = (lam - lam_cur) / lam_ref,
+ * lam_ref the first point's |parameter|: the arclength |z| weighs the parameter's relative
+ * change against the orbit's mean-square change, so that a step means the same on a model
+ * of 2 or of 2,000 state unknowns. The residual rows are (phi_T(x) - x)_i / s_i. T is the
+ * forcing's k 2 pi / omega (k the solve's multiple), N the solve's steps a period (so h
+ * follows T). Pseudo-arclength: a tangent predictor, a corrector holding cur's Jacobian
+ * (taken again at the iterate from the fourth iteration), every linear solve in least
+ * norm (a stuck damper's family leaves a direction free). */
+
+typedef struct {
+  int param;            /* FCD_PERIODIC_CONTINUE_* */
+  fcd_index N, nx, m;   /* steps a period, state unknowns, nx + 1 */
+  fcd_real k, lref, sq; /* the period's multiple, lam's scale, sqrt(nx) */
+  iterate cur, nxt;
+  fcd_real lam;         /* cur's parameter */
+  fcd_real *J, *A, *Jl, *b, *t, *zs, *xt, *yt;
+} fbranch;
+
+static void fbranch_free(fbranch *b) {
+  fcd_real **a[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
+                    &b->J, &b->A, &b->Jl, &b->b, &b->t, &b->zs, &b->xt, &b->yt};
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
+    fcd__free(*a[i]);
+    *a[i] = NULL;
+  }
+}
+
+static fcd_status fbranch_alloc(fcd_periodic *p, fbranch *b) {
+  size_t m = (size_t)p->nx + 1;
+  fcd_real **v[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
+                    &b->Jl, &b->b, &b->t, &b->zs, &b->xt, &b->yt};
+  int ok = 1;
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+    ok &= (*v[i] = fcd__malloc_array(m + 1, sizeof(fcd_real))) != NULL;
+  b->J = m <= SIZE_MAX / sizeof(fcd_real) / (m + 1) ? fcd__malloc_array(m * (m + 1), sizeof(fcd_real)) : NULL;
+  b->A = b->J ? fcd__malloc_array((m + 1) * (m + 1), sizeof(fcd_real)) : NULL;
+  if (!ok || !b->J || !b->A) {
+    fbranch_free(b);
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for the continuation of %lld "
+                    "unknowns", (long long)m);
+  }
+  return FCD_OK;
+}
+
+/* the parameter set to lam: the forcing's frequency or scale */
+static void set_lam(fcd_periodic *p, const fbranch *b, fcd_real lam) {
+  if (b->param == FCD_PERIODIC_CONTINUE_OMEGA) p->omega = lam;
+  else p->fscale = lam;
+}
+
+static fcd_real period_at(const fbranch *b, const fcd_periodic *p) {
+  return b->k * 6.283185307179586476925 / p->omega;
+}
+
+/* cur's Jacobian: the state columns (jacobian_at, amplitude-scaled) into b->J (stride nx +
+ * 1, the T column zero) and the parameter's column (d(phi - x)/d lam, rows / s_i, times
+ * lref) into b->Jl; the multipliers from the state block */
+static fcd_status fjacobian(fcd_periodic *p, fbranch *b, const iterate *s) {
+  fcd_index nx = b->nx, nf = p->nf;
+  FCD_TRY(jacobian_at(p, b->N, s->T, s, &b->cur, 0, 0, b->J, b->xt, b->yt,
+                      &p->info.evaluations));
+  fcd_real dl = p->fd * b->lref;
+  /* the parameter's difference, at s's own parameter (the caller set it) */
+  fcd_real lam_s = b->param == FCD_PERIODIC_CONTINUE_OMEGA ? p->omega : p->fscale;
+  set_lam(p, b, lam_s + dl);
+  fcd_status st = flow(p, s->x, period_at(b, p), b->N, b->yt, 0, NULL);
+  set_lam(p, b, lam_s);
+  if (st != FCD_OK) return st;
+  p->info.evaluations++;
+  for (fcd_index i = 0; i < nx; i++)
+    b->Jl[i] = (b->yt[i] - s->y[i]) / (p->fd * (i < nf ? b->cur.au : b->cur.av));
+  return FCD_OK;
+}
+
+/* the bordered matrix [Phi - I (state columns times sqrt(nx)), Jl; r'] into b->A ((nx + 1)
+ * square, row-major) */
+static void fbordered(fbranch *b, const fcd_real *r) {
+  fcd_index nx = b->nx, m = b->m;
+  for (fcd_index i = 0; i < nx; i++) {
+    for (fcd_index j = 0; j < nx; j++)
+      b->A[i * m + j] = (b->J[i * (nx + 1) + j] - (i == j ? 1 : 0)) * b->sq;
+    b->A[i * m + nx] = b->Jl[i];
+  }
+  for (fcd_index j = 0; j < m; j++) b->A[nx * m + j] = r[j];
+}
+
+/* the unit tangent at cur, oriented along r */
+static fcd_status ftangent(fcd_periodic *p, fbranch *b, const fcd_real *r) {
+  fcd_index m = b->m;
+  fbordered(b, r);
+  memset(b->t, 0, (size_t)m * sizeof *b->t);
+  b->t[m - 1] = 1;
+  if (fcd__la_lstsq(m, b->A, b->t, 1e-9, NULL) != 0)
+    return fcd__err(p->sys, FCD_E_BACKEND, "continuation: LAPACK's least-squares solve of "
+                    "the tangent failed");
+  fcd_real tn = 0, dot = 0;
+  for (fcd_index j = 0; j < m; j++) {
+    tn += b->t[j] * b->t[j];
+    dot += b->t[j] * r[j];
+  }
+  if (!(tn > 0))
+    return fcd__err(p->sys, FCD_E_SINGULAR, "continuation: no tangent at %g", b->lam);
+  tn = sqrt(tn) * (dot < 0 ? -1 : 1);
+  for (fcd_index j = 0; j < m; j++) b->t[j] /= tn;
+  return FCD_OK;
+}
+
+/* one corrected point at arclength ds from cur into b->nxt, its parameter *lam */
+static fcd_status fcorrector(fcd_periodic *p, fbranch *b, fcd_real ds, fcd_real *lam,
+                             int *iters) {
+  fcd_index nx = b->nx, nf = p->nf, m = b->m;
+  iterate *cur = &b->cur, *z = &b->nxt;
+  fcd_real *zs = b->zs;
+  for (fcd_index j = 0; j < m; j++) zs[j] = ds * b->t[j];
+  fcd_status st = FCD_OK;
+  for (*iters = 0; *iters <= 10; (*iters)++) {
+    for (fcd_index i = 0; i < nx; i++)
+      z->x[i] = cur->x[i] + zs[i] * b->sq * (i < nf ? cur->au : cur->av);
+    *lam = b->lam + zs[nx] * b->lref;
+    if (!isfinite(*lam) || (b->param == FCD_PERIODIC_CONTINUE_OMEGA && !(*lam > 0)))
+      return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the step leaves omega > 0");
+    set_lam(p, b, *lam);
+    z->T = period_at(b, p);
+    scatter(p, z->x);
+    FCD_TRY(admissible(p, p->uw));
+    gather(p, p->uw, p->vw, z->x);
+    st = evaluate(p, b->N, z);
+    p->info.evaluations++;
+    if (st != FCD_OK) break;
+    if (z->res <= p->tol) return FCD_OK;
+    if (*iters == 10) break;
+    if (*iters >= 3 && (st = fjacobian(p, b, z)) != FCD_OK) break;
+    fbordered(b, b->t);
+    fcd_real pt = 0;
+    for (fcd_index j = 0; j < m; j++) {
+      fcd_real zj = j < nx ? (z->x[j] - cur->x[j]) / (b->sq * (j < nf ? cur->au : cur->av))
+                           : zs[j];
+      zs[j] = zj; /* the projection may have moved x */
+      pt += b->t[j] * (ds * b->t[j] - zj);
+    }
+    for (fcd_index i = 0; i < nx; i++) b->b[i] = -(z->y[i] - z->x[i]) / (i < nf ? cur->au : cur->av);
+    b->b[nx] = pt;
+    if (fcd__la_lstsq(m, b->A, b->b, 1e-9, NULL) != 0) {
+      st = fcd__err(p->sys, FCD_E_BACKEND, "continuation: LAPACK's least-squares solve of "
+                    "the corrector failed");
+      break;
+    }
+    for (fcd_index j = 0; j < m; j++) zs[j] += b->b[j];
+  }
+  set_lam(p, b, b->lam);
+  if (st != FCD_OK) return st;
+  return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the corrector left the residual "
+                  "at %.3e after 10 iterations near %.10g", z->res, *lam);
+}
+
+/* the forced point's event from the multipliers outside the unit circle: real ones above
+ * +1 (up), below -1 (pd), complex pairs (ns), against the previous point's */
+static int fpoint_event(const fcd_periodic *p, int fold, int *pd, int *ns, int *up) {
+  int pd1 = 0, ns1 = 0, up1 = 0;
+  fcd_real band = 10 * p->fd;
+  for (fcd_index i = 0; i < p->info.multipliers; i++) {
+    if (hypot(p->mre[i], p->mim[i]) <= 1 + band) continue;
+    if (p->mim[i] != 0) ns1++;
+    else if (p->mre[i] < 0) pd1++;
+    else up1++;
+  }
+  int ev = fold ? FCD_PERIODIC_EVENT_FOLD
+           : pd1 != *pd ? FCD_PERIODIC_EVENT_PERIOD_DOUBLING
+           : ns1 != *ns ? FCD_PERIODIC_EVENT_TORUS
+           : up1 != *up ? FCD_PERIODIC_EVENT_STABILITY : FCD_PERIODIC_EVENT_NONE;
+  *pd = pd1;
+  *ns = ns1;
+  *up = up1;
+  return ev;
+}
+
+static fcd_status ffollow(fcd_periodic *p, fbranch *b, fcd_real end, fcd_real ds0,
+                          fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
+  fcd_index nx = b->nx, m = b->m;
+  fcd_real dir = end > b->lam ? 1 : -1, ds = ds0;
+  /* the orientation row: e_lam signed, then the last tangent */
+  fcd_real *rr = fcd__malloc_array((size_t)m, sizeof *rr);
+  if (!rr) return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for a continuation");
+  memset(rr, 0, (size_t)m * sizeof *rr);
+  rr[nx] = dir;
+  fcd_status st = fjacobian(p, b, &b->cur);
+  if (st == FCD_OK) st = multipliers(p, b->J, nx + 1, b->A);
+  if (st == FCD_OK) st = ftangent(p, b, rr);
+  int pd = 0, ns = 0, up = 0;
+  if (st == FCD_OK) (void)fpoint_event(p, 0, &pd, &ns, &up);
+  fcd_real sig = b->t[nx] >= 0 ? 1 : -1;
+  for (fcd_index k = 0; k < max_points && st == FCD_OK; k++) {
+    fcd_real lam = b->lam;
+    int iters = 0;
+    while ((st = fcorrector(p, b, ds, &lam, &iters)) != FCD_OK) {
+      if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG || st == FCD_E_CALLBACK) break;
+      if (ds < ds0 / 256) {
+        char last[512];
+        snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
+        st = fcd__err(p->sys, st, "continuation: no point found within arclength %.3g of "
+                      "%.10g after %lld points; the last attempt: %s", ds, b->lam,
+                      (long long)k, last);
+        break;
+      }
+      ds /= 2;
+    }
+    if (st != FCD_OK) break;
+    /* the new point becomes cur; the tangent re-expressed in its scaling */
+    fcd_real au0 = b->cur.au, av0 = b->cur.av;
+    iterate tmp = b->cur;
+    b->cur = b->nxt;
+    b->nxt = tmp;
+    b->lam = lam;
+    set_lam(p, b, lam);
+    for (fcd_index j = 0; j < nx; j++) rr[j] = b->t[j] * (j < p->nf ? au0 / b->cur.au : av0 / b->cur.av);
+    rr[nx] = b->t[nx];
+    st = fjacobian(p, b, &b->cur);
+    if (st == FCD_OK) st = multipliers(p, b->J, nx + 1, b->A);
+    if (st == FCD_OK) st = ftangent(p, b, rr);
+    if (st != FCD_OK) break;
+    keep(p, &b->cur, b->N);
+    p->info.converged = 1;
+    int fold = b->t[nx] * sig < 0;
+    sig = b->t[nx] >= 0 ? 1 : -1;
+    int ev = fpoint_event(p, fold, &pd, &ns, &up);
+    if (fn && fn(ud, lam, &p->info, p->mre, p->mim, ev)) {
+      st = fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped it at "
+                    "%.10g", lam);
+      break;
+    }
+    if ((lam - end) * dir >= 0) break;
+    ds = iters <= 3 ? fmin(1.5 * ds, 8 * ds0) : ds;
+  }
+  fcd__free(rr);
+  return st;
+}
+
+fcd_status fcd_periodic_continue_forcing(fcd_periodic *p, int param, fcd_real end, fcd_real ds,
+                                         fcd_index max_points, fcd_periodic_point_fn fn,
+                                         void *user_data) {
+  CHECK_P(p);
+  fcd_system *sys = p->sys;
+  if (!p->forced)
+    return fcd__err(sys, FCD_E_STATE, "periodic_continue_forcing: no forcing set "
+                    "(fcd_periodic_set_forcing or _set_harmonic_forcing)");
+  if (!p->have || !p->info.converged)
+    return fcd__err(sys, FCD_E_STATE, "periodic_continue_forcing: no converged orbit to start "
+                    "from (fcd_periodic_solve first)");
+  if (param != FCD_PERIODIC_CONTINUE_OMEGA && param != FCD_PERIODIC_CONTINUE_SCALE)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue_forcing: the parameter must be "
+                    "FCD_PERIODIC_CONTINUE_OMEGA (0) or _SCALE (1), not %d", param);
+  fcd_real lam0 = param == FCD_PERIODIC_CONTINUE_OMEGA ? p->omega : p->fscale;
+  if (!isfinite(end) || end == lam0 || (param == FCD_PERIODIC_CONTINUE_OMEGA && !(end > 0)))
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue_forcing: the end must be finite%s "
+                    "and differ from the orbit's %g, not %g",
+                    param == FCD_PERIODIC_CONTINUE_OMEGA ? ", > 0" : "", lam0, end);
+  if (!(ds > 0) || !(ds <= 1) || max_points < 1)
+    return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue_forcing: %s",
+                    max_points < 1 ? "max_points must be >= 1"
+                                   : "ds must be in (0, 1] (a relative change of the parameter)");
+  int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
+               (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
+  if (krylov)
+    return fcd__err(sys, FCD_E_UNSUPPORTED, "periodic_continue_forcing: %lld state unknowns "
+                    "ask for Newton-Krylov, and the continuation of a forced orbit uses the "
+                    "dense Jacobian (up to 200 unknowns, or FCD_PERIODIC_JACOBIAN_DENSE)",
+                    (long long)p->nx);
+  fbranch b;
+  memset(&b, 0, sizeof b);
+  FCD_TRY(fbranch_alloc(p, &b));
+  b.param = param;
+  b.N = p->info.steps;
+  b.nx = p->nx;
+  b.m = p->nx + 1;
+  b.sq = sqrt((fcd_real)p->nx);
+  b.lam = lam0;
+  b.lref = fabs(lam0) > 0 ? fabs(lam0) : fabs(end);
+  b.k = nearbyint(p->info.period * p->omega / 6.283185307179586476925);
+  if (b.k < 1) b.k = 1;
+  b.cur.T = period_at(&b, p);
+  gather(p, p->u0, p->v0, b.cur.x);
+  fcd_status st = evaluate(p, b.N, &b.cur);
+  if (st == FCD_OK) st = ffollow(p, &b, end, ds, max_points, fn, user_data);
+  set_lam(p, &b, lam0);
+  fbranch_free(&b);
+  return st;
+}
