@@ -60,6 +60,9 @@ enum { CLI_DENSE_MAX = 400 };
   X(PERIOD, "--period", POS_REAL, NONE, period)                                             \
   X(FOLLOW, "--follow", TEXT, NONE, follow)                                                 \
   X(BRANCH, "--branch", TEXT, OUT, branch)                                                  \
+  X(HARMONIC, "--harmonic", TEXT, IN, harmonic)                                             \
+  X(OMEGA, "--omega", POS_REAL, NONE, omega)                                                \
+  X(SWEEP, "--sweep", TEXT, NONE, sweep)                                                    \
   X(THETA, "--theta", REAL, NONE, theta)                                                    \
   X(RESTITUTION, "--restitution", REAL, NONE, restitution)                                  \
   X(TOL, "--tol", POS_REAL, NONE, tol)                                                      \

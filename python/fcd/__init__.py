@@ -272,6 +272,9 @@ for _name, _res, _args in [
     ("fcd_periodic_get_info", _st, [_p, _p]),
     ("fcd_periodic_get_multipliers", _st, [_p, _index, _preal, _preal, _pindex]),
     ("fcd_periodic_continue", _st, [_p, _real, _real, _index, _p, _p]),
+    ("fcd_periodic_set_forcing", _st, [_p, _real, _p, _p]),
+    ("fcd_periodic_set_harmonic_forcing", _st, [_p, _real, _index, _pindex, _preal, _preal]),
+    ("fcd_periodic_continue_forcing", _st, [_p, _C.c_int, _real, _real, _index, _p, _p]),
 ]:
     _f[_name] = _fn(_name, _res, *_args)
 
@@ -1664,7 +1667,8 @@ class Series(_Child):
 
 
 _PERIODIC_PARAM = dict(_IT_PARAM, tol=500, newton_max_iter=501, fd_step=502, jacobian=503,
-                       krylov_max=504, multipliers=505)
+                       krylov_max=504, multipliers=505, forcing_omega=506, forcing_scale=507)
+_PERIODIC_CONTINUE = dict(omega=0, scale=1)
 _PERIODIC_JACOBIAN = dict(dense=0, krylov=1, auto=2)
 
 
@@ -1675,8 +1679,10 @@ class Periodic(_Child):
     multipliers, trivial_error, max_multiplier, stable), ``orbit`` (period, u0, v0),
     ``range`` (each dof's min and max over the orbit) and ``multipliers`` (complex,
     largest modulus first). Parameters: the integrator's ('step' is required, 'theta',
-    'tolerance', ...) and 'tol', 'newton_max_iter', 'fd_step'. Use the modified theta
-    scheme: its step map is continuous."""
+    'tolerance', ...) and 'tol', 'newton_max_iter', 'fd_step', 'forcing_omega',
+    'forcing_scale'. Use the modified theta scheme: its step map is continuous. A forcing
+    (``set_harmonic_forcing``, ``set_forcing``) makes it find forced responses, and
+    ``sweep`` follows them in the forcing's frequency or scale."""
     _destroy = "fcd_periodic_destroy"
 
     def __init__(self, system, contacts=None, scheme="modified-theta", **params):
@@ -1696,12 +1702,59 @@ class Periodic(_Child):
             value = _key(_PERIODIC_JACOBIAN, value, "Jacobian ('dense', 'krylov', 'auto')")
         self._check(_f["fcd_periodic_set_param"](self._h, k, _scalar(value, "value")))
 
+    def set_harmonic_forcing(self, omega, dofs, amplitude, phase=None):
+        """Forces the orbit with amplitude[k] cos(omega t + phase[k]) on dofs[k]
+        (fcd_periodic_set_harmonic_forcing); no dofs removes the forcing."""
+        d = _index_array(dofs, "dofs").ravel()
+        a = _real_array(amplitude, "amplitude", (d.size,))
+        ph = None if phase is None else _real_array(phase, "phase", (d.size,))
+        self._forcing = None
+        self._check(_f["fcd_periodic_set_harmonic_forcing"](
+            self._h, _scalar(omega, "omega"), d.size, d.ctypes.data_as(_pindex), _pr(a),
+            None if ph is None else _pr(ph)))
+
+    def set_forcing(self, omega, fn):
+        """Forces the orbit with fn(theta), the load (ndofs values) at the phase theta =
+        omega t, 2 pi-periodic in theta (fcd_periodic_set_forcing); fn None removes it. An
+        exception in fn stops the solve and is raised from it."""
+        if fn is None:
+            self._forcing = None
+            self._check(_f["fcd_periodic_set_forcing"](self._h, _scalar(omega, "omega"), None,
+                                                       None))
+            return
+        n = self._ndofs
+        raised = []
+
+        def load(ud, theta, nd, f):
+            try:
+                v = _real_array(fn(theta), "the forcing's load", (n,))
+                for i in range(n):
+                    f[i] = v[i]
+                return 0
+            except BaseException as e:  # a Python error must not cross the C frames
+                raised.append(e)
+                return 1
+
+        cb = _FORCING_FN(load)
+        self._check(_f["fcd_periodic_set_forcing"](self._h, _scalar(omega, "omega"),
+                                                   _C.cast(cb, _p), None))
+        self._forcing = (cb, raised)  # kept alive while the solver may call it
+
+    def _forcing_raised(self):
+        if getattr(self, "_forcing", None) and self._forcing[1]:
+            e = self._forcing[1][0]
+            del self._forcing[1][:]
+            raise e
+
     def solve(self, u, v, period):
-        """Newton from the guess (u, v) and the period guess; raises FcdError when it does
+        """Newton from the guess (u, v) and the period guess (forced: the forcing's
+        period or a whole multiple of it); raises FcdError when it does
         not converge (``info`` and ``orbit`` then hold the best iterate)."""
         n = self._ndofs
         a, b = _real_array(u, "u", (n,)), _real_array(v, "v", (n,))
-        self._check(_f["fcd_periodic_solve"](self._h, _pr(a), _pr(b), _scalar(period, "period")))
+        st = _f["fcd_periodic_solve"](self._h, _pr(a), _pr(b), _scalar(period, "period"))
+        self._forcing_raised()
+        self._check(st)
         return self.info
 
     @property
@@ -1743,6 +1796,20 @@ class Periodic(_Child):
         'multipliers' (complex) and 'range' ((umin, umax)). A corrector that fails at the
         smallest step raises FcdError; the points found before are on the exception's
         ``points`` attribute."""
+        return self._points(lambda cb: _f["fcd_periodic_continue"](
+            self._h, _scalar(mu_end, "mu_end"), _scalar(dmu, "dmu"),
+            _int(max_points, "max_points", 1), cb, None), "mu")
+
+    def sweep(self, param, end, ds, max_points=100):
+        """Follows the forced orbit of the last solve in the forcing's 'omega' or 'scale'
+        towards ``end`` (fcd_periodic_continue_forcing): a list of points as ``follow``'s,
+        each with the parameter's value under its name ('omega' or 'scale')."""
+        k = _key(_PERIODIC_CONTINUE, param, "swept parameter ('omega', 'scale')")
+        return self._points(lambda cb: _f["fcd_periodic_continue_forcing"](
+            self._h, k, _scalar(end, "end"), _scalar(ds, "ds"),
+            _int(max_points, "max_points", 1), cb, None), param)
+
+    def _points(self, run, pname):
         names = ["none", "fold", "period-doubling", "torus", "stability", "collapse", "family"]
         pts, raised = [], []
         n = self._ndofs
@@ -1757,6 +1824,7 @@ class Periodic(_Child):
                 lo, hi = _np.empty(n), _np.empty(n)
                 _f["fcd_periodic_get_range"](self._h, _pr(lo), _pr(hi))
                 d["range"] = (lo, hi)
+                d[pname] = mu
                 pts.append(d)
                 return 0
             except BaseException as e:  # a Python error must not cross the C frames
@@ -1764,9 +1832,8 @@ class Periodic(_Child):
                 return 1
 
         cb = _PERIODIC_POINT_FN(point)
-        st = _f["fcd_periodic_continue"](self._h, _scalar(mu_end, "mu_end"), _scalar(dmu, "dmu"),
-                                         _int(max_points, "max_points", 1), _C.cast(cb, _p),
-                                         None)
+        st = run(_C.cast(cb, _p))
+        self._forcing_raised()
         if raised:
             raise raised[0]
         try:
@@ -1779,6 +1846,7 @@ class Periodic(_Child):
 
 _PERIODIC_POINT_FN = _C.CFUNCTYPE(_C.c_int, _p, _real, _C.POINTER(_PeriodicInfo), _preal,
                                   _preal, _C.c_int)
+_FORCING_FN = _C.CFUNCTYPE(_C.c_int, _p, _real, _index, _preal)
 
 
 # ---- matrices of other programs -------------------------------------------------------

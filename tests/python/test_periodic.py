@@ -322,3 +322,113 @@ def test_scalars_are_numbers():
         with pytest.raises(TypeError, match="alpha"):
             s.set_rayleigh(1j, 0.0)
         it.set_param("step", np.float32(2e-3))  # numpy reals are numbers
+
+
+# ---- forced responses (docs/periodic.md, "Forced responses") --------------------------
+
+def den_hartog_amplitude(w, F):
+    """Den Hartog's steady amplitude without stops, m = k = P = 1 (omega_n = 1): X =
+    sqrt(V^2 - F^2 U^2), V = 1 / (1 - w^2), U = sin(pi / w) / (w (1 + cos(pi / w)))."""
+    V = 1 / (1 - w * w)
+    U = np.sin(np.pi / w) / (w * (1 + np.cos(np.pi / w)))
+    return np.sqrt(V * V - F * F * U * U)
+
+
+def slider(tmp, F):
+    """A unit mass on a unit spring along a rigid flat, pressed on it by a unit load (dof 1
+    normal), friction F: Den Hartog's oscillator"""
+    files = {"K.mtx": "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1\n2 2 1\n",
+             "M.mtx": "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1\n2 2 1\n",
+             "f.txt": "0 1\n", "harmonic.txt": "# dof amplitude phase\n0 1.0 0\n",
+             "contacts.txt": "fcd-contacts 1\ndim 2\nrigid 0 1   0 1   1 0   0 %.17g\n" % F}
+    for name, text in files.items():
+        with open(os.path.join(tmp, name), "w") as fh:
+            fh.write(text)
+    s = fcd.System(2)
+    s.read_matrix_market("stiffness", os.path.join(tmp, "K.mtx"))
+    s.read_matrix_market("mass", os.path.join(tmp, "M.mtx"))
+    s.set_load(s.read_vector(os.path.join(tmp, "f.txt")))
+    cs = fcd.ContactSet.read(s, os.path.join(tmp, "contacts.txt"))
+    return s, cs
+
+
+def test_forced_response_and_its_curve_against_den_hartog_and_the_cli():
+    """The forced orbit of Den Hartog's oscillator from Python, its amplitude against his
+    closed form within the scheme's first-order bound 2 F h / |sin(pi / w)| (the C test
+    derives it); the host's load as a Python function gives the same orbit; the frequency
+    response curve by `sweep`; and `fcd periodic --harmonic --omega --sweep` gives the same
+    numbers as the API."""
+    exe = os.environ["FCD_EXE"]
+    F, w, N = 0.1, 1.3, 4000
+    T = 2 * np.pi / w
+    with tempfile.TemporaryDirectory() as tmp:
+        s, cs = slider(tmp, F)
+        p = fcd.Periodic(s, cs, step=T / N, tol=1e-11)
+        p.set_harmonic_forcing(w, [0], [1.0])
+        u0, v0 = np.array([1 / (1 - w * w), 0.0]), np.zeros(2)
+        info = p.solve(u0, v0, T)
+        bound = 2 * F * (T / N) / abs(np.sin(np.pi / w))
+        assert info["converged"] == 1 and info["period"] == pytest.approx(T, rel=1e-14)
+        assert abs(info["amplitude_u"] - den_hartog_amplitude(w, F)) <= bound
+        _, uh, vh = p.orbit
+        # the same load as a Python function of the phase
+        p.set_forcing(w, lambda th: [np.cos(th), 0.0])
+        p.solve(u0, v0, T)
+        _, uc, vc = p.orbit
+        assert np.max(np.abs(uc - uh)) <= 1e-12 and np.max(np.abs(vc - vh)) <= 1e-12
+
+        def broken(th):
+            raise RuntimeError("no load here")
+        p.set_forcing(w, broken)
+        with pytest.raises(RuntimeError, match="no load here"):
+            p.solve(u0, v0, T)
+        # the frequency response curve above resonance
+        p.set_harmonic_forcing(w, [0], [1.0])
+        p.solve(u0, v0, T)
+        pts = p.sweep("omega", 1.6, 0.05, max_points=30)
+        om = [q["omega"] for q in pts]
+        assert len(pts) >= 3 and om[-1] >= 1.6 and all(b > a for a, b in zip(om, om[1:]))
+        for q in pts:
+            h = 2 * np.pi / q["omega"] / N
+            assert abs(q["amplitude_u"] - den_hartog_amplitude(q["omega"], F)) <= \
+                2 * F * h / abs(np.sin(np.pi / q["omega"]))
+            assert q["event"] == "none" and q["period"] == pytest.approx(2 * np.pi / q["omega"])
+        with pytest.raises(ValueError):
+            p.sweep("mu", 1.6, 0.05)
+        # the program: the same orbit and curve
+        files = ["--mass", "M.mtx", "--stiffness", "K.mtx", "--load", "f.txt",
+                 "--contacts", "contacts.txt"]
+        with open(os.path.join(tmp, "u0.txt"), "w") as fh:
+            fh.write("%.17g 0\n" % u0[0])
+        run = subprocess.run([exe, "periodic"] + files + [
+            "--harmonic", "harmonic.txt", "--omega", "1.3", "--dt", "%.17g" % (T / N),
+            "--tol", "1e-11", "--u0", "u0.txt", "--out", "orbit.csv",
+            "--sweep", "omega:1.6:0.05:30", "--branch", "frc.csv"],
+            cwd=tmp, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert "forced: largest multiplier" in run.stdout
+        amp = float(run.stdout.split("amplitudes ")[1].split(" ")[0])
+        assert amp == pytest.approx(info["amplitude_u"], rel=1e-5)  # printed to 6 digits
+        frc = np.loadtxt(os.path.join(tmp, "frc.csv"), delimiter=",", skiprows=1, usecols=(0, 2))
+        assert frc.shape == (len(pts), 2)
+        assert np.allclose(frc[:, 0], om, rtol=1e-9)
+        assert np.allclose(frc[:, 1], [q["amplitude_u"] for q in pts], rtol=1e-9)
+        orbit = np.loadtxt(os.path.join(tmp, "orbit.csv"), delimiter=",", skiprows=1)
+        assert orbit[-1, 0] == pytest.approx(T, rel=1e-12)
+        assert abs(orbit[-1, 1] - orbit[0, 1]) <= 1e-9 * amp  # the forced orbit closes
+        # usage errors name the option
+        bad = subprocess.run([exe, "periodic"] + files + [
+            "--harmonic", "harmonic.txt", "--dt", "1e-3", "--out", "o.csv"],
+            cwd=tmp, capture_output=True, text=True)
+        assert bad.returncode == 2 and "--omega" in bad.stderr
+        bad = subprocess.run([exe, "periodic"] + files + [
+            "--harmonic", "harmonic.txt", "--omega", "1.3", "--dt", "1e-3", "--out", "o.csv",
+            "--sweep", "frequency:2:0.1:3", "--branch", "b.csv"],
+            cwd=tmp, capture_output=True, text=True)
+        assert bad.returncode == 2 and "--sweep" in bad.stderr
+        with open(os.path.join(tmp, "bad.txt"), "w") as fh:
+            fh.write("7 1.0\n")
+        bad = subprocess.run([exe, "periodic"] + files + [
+            "--harmonic", "bad.txt", "--omega", "1.3", "--dt", "1e-3", "--out", "o.csv"],
+            cwd=tmp, capture_output=True, text=True)
+        assert bad.returncode == 2 and "bad.txt:1" in bad.stderr
