@@ -336,8 +336,9 @@ enum {
  *      FCD_E_NOT_CONVERGED (the corrector failed at the smallest step; the points so far
  *      were reported), FCD_E_STATE (no forcing, or no converged orbit),
  *      FCD_E_UNSUPPORTED (more than 200 state unknowns with the Jacobian on AUTO, or
- *      KRYLOV), FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_BACKEND, and what a step returns:
- *      FCD_E_INTERNAL, FCD_E_NOT_SPD, FCD_E_NO_SOLUTION
+ *      KRYLOV), FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_BACKEND, FCD_E_SINGULAR (no
+ *      tangent), and what a step returns: FCD_E_INTERNAL, FCD_E_NOT_SPD,
+ *      FCD_E_NO_SOLUTION
  *  @since 0.1 */
 FCD_API fcd_status fcd_periodic_continue_forcing(fcd_periodic *p, int param, fcd_real end,
                                                  fcd_real ds, fcd_index max_points,

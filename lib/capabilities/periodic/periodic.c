@@ -1642,8 +1642,8 @@ static void fbordered(fbranch *b, const fcd_real *r) {
   for (fcd_index j = 0; j < m; j++) b->A[nx * m + j] = r[j];
 }
 
-/* the unit tangent at cur, oriented along r */
-static fcd_status ftangent(fcd_periodic *p, fbranch *b, const fcd_real *r) {
+/* the unit tangent at cur, solved with the bordering row r, oriented along o */
+static fcd_status ftangent_row(fcd_periodic *p, fbranch *b, const fcd_real *r, const fcd_real *o) {
   fcd_index m = b->m;
   fbordered(b, r);
   memset(b->t, 0, (size_t)m * sizeof *b->t);
@@ -1654,13 +1654,30 @@ static fcd_status ftangent(fcd_periodic *p, fbranch *b, const fcd_real *r) {
   fcd_real tn = 0, dot = 0;
   for (fcd_index j = 0; j < m; j++) {
     tn += b->t[j] * b->t[j];
-    dot += b->t[j] * r[j];
+    dot += b->t[j] * o[j];
   }
   if (!(tn > 0))
     return fcd__err(p->sys, FCD_E_SINGULAR, "continuation: no tangent at %g", b->lam);
   tn = sqrt(tn) * (dot < 0 ? -1 : 1);
   for (fcd_index j = 0; j < m; j++) b->t[j] /= tn;
   return FCD_OK;
+}
+
+/* The unit tangent at cur along r (the previous tangent, or e_lam towards the end). It is
+ * bordered by e_lam first: the state's part is then the least-norm solution, which leaves
+ * out the direction of a family of orbits (a stuck damper's offset); bordered by the
+ * previous tangent, a tangent along such a direction stays along it, and the curve
+ * crawls in the parameter (the design chart's 0.8 P curve: 400 points for 0.6 of omega).
+ * Where that tangent is steep in the state (|t_lam| < 0.2, a fold coming) the previous
+ * tangent borders it, so that the parameter can turn back. */
+static fcd_status ftangent(fcd_periodic *p, fbranch *b, const fcd_real *r) {
+  fcd_index m = b->m, nx = b->nx;
+  fcd_real *e = b->b; /* free between corrector calls */
+  memset(e, 0, (size_t)m * sizeof *e);
+  e[nx] = r[nx] >= 0 ? 1 : -1;
+  FCD_TRY(ftangent_row(p, b, e, e));
+  if (fabs(b->t[nx]) >= 0.2) return FCD_OK;
+  return ftangent_row(p, b, r, r);
 }
 
 /* one corrected point at arclength ds from cur into b->nxt, its parameter *lam */
@@ -1732,6 +1749,38 @@ static int fpoint_event(const fcd_periodic *p, int fold, int *pd, int *ns, int *
   return ev;
 }
 
+/* the forced orbit at lam solved by shoot() from cur's, into b->nxt (*lam_out = lam) */
+static fcd_status fnatural(fcd_periodic *p, fbranch *b, fcd_real lam, fcd_real *lam_out) {
+  if (b->param == FCD_PERIODIC_CONTINUE_OMEGA && !(lam > 0)) return FCD_E_NOT_CONVERGED;
+  shoot_work w;
+  /* work_alloc makes the velocity ranges anew */
+  fcd__free(p->vmin);
+  fcd__free(p->vmax);
+  p->vmin = p->vmax = NULL;
+  FCD_TRY(work_alloc(p, &w, 1));
+  fcd_periodic_info keep_info = p->info;
+  keep(p, &b->cur, b->N);
+  set_lam(p, b, lam);
+  fcd_index it0 = p->info.iterations;
+  p->info.iterations = 0;
+  fcd_status st = shoot(p, b->N, period_at(b, p), &w, NULL);
+  work_free(&w);
+  if (st == FCD_OK) {
+    gather(p, p->u0, p->v0, b->nxt.x);
+    b->nxt.T = period_at(b, p);
+    st = evaluate(p, b->N, &b->nxt);
+    *lam_out = lam;
+  }
+  p->info.iterations += it0;
+  if (st != FCD_OK) {
+    /* the solver's result stays cur's */
+    p->info = keep_info;
+    set_lam(p, b, b->lam);
+    keep(p, &b->cur, b->N);
+  }
+  return st;
+}
+
 static fcd_status ffollow(fcd_periodic *p, fbranch *b, fcd_real end, fcd_real ds0,
                           fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
   fcd_index nx = b->nx, m = b->m;
@@ -1750,18 +1799,46 @@ static fcd_status ffollow(fcd_periodic *p, fbranch *b, fcd_real end, fcd_real ds
   for (fcd_index k = 0; k < max_points && st == FCD_OK; k++) {
     fcd_real lam = b->lam;
     int iters = 0;
+    int jump = 0;
     while ((st = fcorrector(p, b, ds, &lam, &iters)) != FCD_OK) {
       if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG || st == FCD_E_CALLBACK) break;
-      if (ds < ds0 / 256) {
-        char last[512];
-        snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
-        st = fcd__err(p->sys, st, "continuation: no point found within arclength %.3g of "
-                      "%.10g after %lld points; the last attempt: %s", ds, b->lam,
-                      (long long)k, last);
-        break;
+      /* Shorter steps only come closer to a kink of the curve (a damper that begins to
+       * slip, a contact that begins to open: a grazing of the orbit), where Newton's
+       * convergence stalls: past the smallest step, steps of 2, 4 and 8 times the first
+       * try to land beyond it */
+      if (jump == 0 && ds >= ds0 / 256) {
+        ds /= 2;
+        continue;
       }
-      ds /= 2;
+      if (jump < 3) {
+        ds = ds0 * (2 << jump++);
+        continue;
+      }
+      /* last, a natural step: the parameter moved by ds0 of its scale towards the end and
+       * the orbit solved there by the shooting Newton from cur's (its least-norm
+       * corrections and line search cope with the family of a stuck damper, which the
+       * bordered corrector's tangent cannot follow into slip) */
+      if (jump == 3) {
+        jump++;
+        fcd_status sn = fnatural(p, b, b->lam + dir * ds0 * b->lref, &lam);
+        if (sn == FCD_OK) {
+          st = FCD_OK;
+          iters = 4;
+          break;
+        }
+        if (sn == FCD_E_NOMEM) {
+          st = sn;
+          break;
+        }
+      }
+      char last[512];
+      snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
+      st = fcd__err(p->sys, st, "continuation: no point found from %.10g after %lld points, "
+                    "from arclength %.3g down to %.3g and in jumps up to %.3g; the last "
+                    "attempt: %s", b->lam, (long long)k, 8 * ds0, ds0 / 256, ds, last);
+      break;
     }
+    if (st == FCD_OK && jump > 0) ds = ds0; /* past a kink: start again from the first step */
     if (st != FCD_OK) break;
     /* the new point becomes cur; the tangent re-expressed in its scaling */
     fcd_real au0 = b->cur.au, av0 = b->cur.av;
