@@ -285,9 +285,13 @@ typedef int (*fcd_periodic_point_fn)(void *user_data, fcd_real mu, const fcd_per
  *      own scale in these coordinates, or the whole way: a longer one is
  *      FCD_E_INVALID_ARG), in the scaled coordinates above (its
  *      direction is towards mu_end): the first step in mu is dmu times the unit
- *      tangent's mu component, close to dmu on a model of a few dofs and much smaller on
- *      one whose thousands of state coordinates share the tangent (the reduced brake's
- *      2,128: 1.5 % of dmu)
+ *      tangent's mu component. With the dense Jacobian (up to 200 state unknowns, or
+ *      FCD_PERIODIC_JACOBIAN_DENSE) that is close to dmu on a model of a few dofs and
+ *      much smaller on one whose thousands of state coordinates share the tangent; by
+ *      Newton-Krylov (above 200, or FCD_PERIODIC_JACOBIAN_KRYLOV) the state's
+ *      coordinates are divided by sqrt(2 nfree) too (the orbit's root-mean-square
+ *      change), so a step moves mu by about dmu where the orbit changes little, at any
+ *      size; that path ends the branch at a family of orbits, a vertical one too
  *  @param max_points the most points to compute, >= 1
  *  @param fn called at each point (may be NULL)
  *  @param user_data passed to fn unchanged

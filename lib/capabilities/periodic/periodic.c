@@ -752,11 +752,15 @@ typedef struct {
   fcd_real *V, *H, *cs, *sn, *g; /* basis (kmax + 1) x m, Hessenberg (kmax + 1) x kmax */
   fcd_real *jt, *c, *d, *w, *xt, *yt;
   signed char *sg; /* per displacement unknown: 0 free, else the sign that opens */
+  /* the continuation's system (m = nx + 2): the mu column, the arclength row, the rows'
+   * and the state's scale 1 / sqrt(nx); cont = 0 for a solve's (m = nx + 1) */
+  int cont;
+  fcd_real sq, *jm, *tr;
 } krylov_work;
 
 static void krylov_free(krylov_work *k) {
   fcd_real **a[] = {&k->V, &k->H, &k->cs, &k->sn, &k->g, &k->jt, &k->c, &k->d, &k->w,
-                    &k->xt, &k->yt};
+                    &k->xt, &k->yt, &k->jm, &k->tr};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
     fcd__free(*a[i]);
     *a[i] = NULL;
@@ -765,9 +769,11 @@ static void krylov_free(krylov_work *k) {
   k->sg = NULL;
 }
 
-static fcd_status krylov_alloc(fcd_periodic *p, krylov_work *k) {
+/* cont: the continuation's system (nx + 2 unknowns) instead of a solve's (nx + 1) */
+static fcd_status krylov_alloc(fcd_periodic *p, krylov_work *k, int cont) {
   memset(k, 0, sizeof *k);
-  k->m = p->nx + 1;
+  k->cont = cont;
+  k->m = p->nx + 1 + (cont != 0);
   k->kmax = p->kmax > p->nmult ? p->kmax : p->nmult;
   if (k->kmax > k->m) k->kmax = k->m;
   size_t m = (size_t)k->m, kk = (size_t)k->kmax + 1;
@@ -783,8 +789,12 @@ static fcd_status krylov_alloc(fcd_periodic *p, krylov_work *k) {
   k->xt = fcd__malloc_array(m, sizeof(fcd_real));
   k->yt = fcd__malloc_array(m, sizeof(fcd_real));
   k->sg = fcd__calloc(m, 1);
+  if (cont) {
+    k->jm = fcd__malloc_array(m, sizeof(fcd_real));
+    k->tr = fcd__malloc_array(m, sizeof(fcd_real));
+  }
   if (!k->V || !k->H || !k->cs || !k->sn || !k->g || !k->jt || !k->c || !k->d || !k->w ||
-      !k->xt || !k->yt || !k->sg) {
+      !k->xt || !k->yt || !k->sg || (cont && (!k->jm || !k->tr))) {
     krylov_free(k);
     return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for a Krylov basis of %lld vectors "
                     "of %lld", (long long)kk, (long long)m);
@@ -840,12 +850,24 @@ static fcd_status mono_apply(fcd_periodic *p, fcd_index N, const iterate *s, kry
   return FCD_OK;
 }
 
-/* out = [Phi - I, J_T; c', 0] z */
+/* out = [Phi - I, J_T; c', 0] z; the continuation's
+ * [Phi - I, sq J_T, sq J_mu; c', 0, 0; t'] z (its state part scaled by sqrt(nx) more) */
 static fcd_status bordered_apply(fcd_periodic *p, fcd_index N, const iterate *s,
                                  krylov_work *k, const fcd_real *z, fcd_real *out,
                                  fcd_index *evals) {
   fcd_index nx = p->nx;
   FCD_TRY(mono_apply(p, N, s, k, z, out, evals));
+  if (k->cont) {
+    fcd_real ph = 0, ar = 0;
+    for (fcd_index i = 0; i < nx; i++) {
+      out[i] += k->sq * (k->jt[i] * z[nx] + k->jm[i] * z[nx + 1]) - z[i];
+      ph += k->c[i] * z[i];
+    }
+    for (fcd_index j = 0; j < k->m; j++) ar += k->tr[j] * z[j];
+    out[nx] = ph;
+    out[nx + 1] = ar;
+    return FCD_OK;
+  }
   fcd_real ph = 0;
   for (fcd_index i = 0; i < nx; i++) {
     out[i] += k->jt[i] * z[nx] - z[i];
@@ -1099,7 +1121,7 @@ fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_rea
   krylov_work kw;
   FCD_TRY(work_alloc(p, &w, !krylov));
   if (krylov) {
-    fcd_status sa = krylov_alloc(p, &kw);
+    fcd_status sa = krylov_alloc(p, &kw, 0);
     if (sa != FCD_OK) {
       work_free(&w);
       return sa;
@@ -1305,10 +1327,10 @@ static int point_event(const fcd_periodic *p, int fold, int pd0, int ns0,
                        int up0, int *pd, int *ns, int *up, int *family) {
   *pd = *ns = *up = *family = 0;
   fcd_real band = fmax(10 * p->info.trivial_error, 10 * p->fd);
-  fcd_index triv = 0;
-  for (fcd_index i = 1; i < p->nx; i++)
+  fcd_index triv = 0, cnt = p->info.multipliers; /* nx, or the Ritz values' count */
+  for (fcd_index i = 1; i < cnt; i++)
     if (hypot(p->mre[i] - 1, p->mim[i]) < hypot(p->mre[triv] - 1, p->mim[triv])) triv = i;
-  for (fcd_index i = 0; i < p->nx; i++) {
+  for (fcd_index i = 0; i < cnt; i++) {
     /* a second multiplier at +1 to the trivial one's accuracy, when that is good enough to
      * tell: an orbit of a family at this mu (a fold passes +1 once; a family keeps it) */
     if (i != triv && p->info.trivial_error <= FAMILY_TRIVIAL &&
@@ -1510,6 +1532,258 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
   return FCD_OK;
 }
 
+/* ---- continuation by Newton-Krylov (FCD_PERIODIC_JACOBIAN_KRYLOV, or AUTO above 200
+ * state unknowns) ----
+ * The unknowns of a step from cur: z_x = (x - x_cur) / (s sqrt(nx)) (s cur's amplitude of
+ * a displacement or of a velocity), z_T = (T - T_cur) / T_cur and z_mu = mu - mu_cur. The
+ * arclength so weighs mu's change against the orbit's root-mean-square relative change:
+ * where the orbit changes little a step of dmu moves mu by dmu, on 6 state unknowns as on
+ * 2,000 (the dense path's |x / s| grows as sqrt(nx): on the reduced brake a step of 0.005
+ * moved mu by 7.5e-5). The residual rows are F / (s sqrt(nx)). Each corrector iteration
+ * solves [Phi - I, J_T, J_mu; c'; t'] dz = rhs by GMRES, the monodromy applied at the
+ * iterate by directional differences (one or two periods a Krylov step); the J_T and
+ * J_mu columns (two periods) and the phase direction c are cur's. The predictor is the
+ * last step's secant (the first point's, a tangent from one GMRES solve), so a point costs
+ * its corrector's solves, two periods for the columns and the Arnoldi multipliers. The
+ * start is not re-phased (rephase's dense tangent carrying): a large model's many
+ * contacts leave no quiet stretch to move it to. */
+typedef struct {
+  fcd_index N, nx, m2;
+  fcd_real mu;
+  iterate cur, nxt;
+  fcd_real *t, *zs, *b, *dz;
+  krylov_work k;
+} kbranch;
+
+static void kbranch_free(kbranch *b) {
+  fcd_real **a[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
+                    &b->t, &b->zs, &b->b, &b->dz};
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
+    fcd__free(*a[i]);
+    *a[i] = NULL;
+  }
+  krylov_free(&b->k);
+}
+
+static fcd_status kbranch_alloc(fcd_periodic *p, kbranch *b) {
+  memset(b, 0, sizeof *b);
+  size_t m2 = (size_t)p->nx + 2;
+  b->nx = p->nx;
+  b->m2 = (fcd_index)m2;
+  fcd_real **v[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
+                    &b->t, &b->zs, &b->b, &b->dz};
+  int ok = 1;
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+    ok &= (*v[i] = fcd__malloc_array(m2, sizeof(fcd_real))) != NULL;
+  if (!ok) {
+    kbranch_free(b);
+    return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for the continuation of %lld "
+                    "unknowns", (long long)m2);
+  }
+  fcd_status st = krylov_alloc(p, &b->k, 1);
+  if (st != FCD_OK) {
+    kbranch_free(b);
+    return st;
+  }
+  b->k.sq = 1 / sqrt((fcd_real)p->nx);
+  return FCD_OK;
+}
+
+/* cur's phase direction c (unit) and its F columns in T (per relative change) and in mu,
+ * scaled by cur's amplitudes, into b->k */
+static fcd_status kcolumns(fcd_periodic *p, kbranch *b) {
+  krylov_work *k = &b->k;
+  const iterate *s = &b->cur;
+  fcd_index nx = b->nx, nf = p->nf;
+  fcd_real cn = 0;
+  for (fcd_index i = 0; i < nx; i++) {
+    k->c[i] = (s->x1[i] - s->x[i]) / (i < nf ? s->au : s->av);
+    cn += k->c[i] * k->c[i];
+  }
+  if (!(cn > 0))
+    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the flow does not move the "
+                    "orbit's start in its first step");
+  for (fcd_index i = 0; i < nx; i++) k->c[i] /= sqrt(cn);
+  FCD_TRY(flow(p, s->x, s->T * (1 + p->fd), b->N, k->yt, 0, NULL));
+  for (fcd_index i = 0; i < nx; i++)
+    k->jt[i] = (k->yt[i] - s->y[i]) / (p->fd * (i < nf ? s->au : s->av));
+  fcd_real dmu = p->fd * fmax(b->mu, 0.1);
+  FCD_TRY(set_mu(p, b->mu + dmu));
+  fcd_status st = flow(p, s->x, s->T, b->N, k->yt, 0, NULL);
+  FCD_TRY(set_mu(p, b->mu));
+  if (st != FCD_OK) return st;
+  for (fcd_index i = 0; i < nx; i++)
+    k->jm[i] = (k->yt[i] - s->y[i]) / (dmu * (i < nf ? s->au : s->av));
+  p->info.evaluations += 2;
+  return FCD_OK;
+}
+
+/* the unit tangent at cur from [F rows; c'; r'] t = e_last, oriented as r */
+static fcd_status ktangent(fcd_periodic *p, kbranch *b, const fcd_real *r) {
+  krylov_work *k = &b->k;
+  fcd_index m2 = b->m2;
+  memcpy(k->tr, r, (size_t)m2 * sizeof *r);
+  FCD_TRY(opening_signs(p, &b->cur, k));
+  memset(b->b, 0, (size_t)m2 * sizeof *b->b);
+  b->b[m2 - 1] = 1;
+  FCD_TRY(gmres(p, b->N, &b->cur, k, b->b, 1e-6, b->t, &p->info.evaluations));
+  fcd_real tn = 0, dot = 0;
+  for (fcd_index j = 0; j < m2; j++) {
+    tn += b->t[j] * b->t[j];
+    dot += b->t[j] * r[j];
+  }
+  if (!(tn > 0))
+    return fcd__err(p->sys, FCD_E_SINGULAR, "continuation: no tangent at mu = %.10g (the "
+                    "Krylov solve gave zero)", b->mu);
+  tn = sqrt(tn) * (dot < 0 ? -1 : 1);
+  for (fcd_index j = 0; j < m2; j++) b->t[j] /= tn;
+  return FCD_OK;
+}
+
+#define KCORRECTOR_ITERS 8
+
+/* one corrected point at arclength ds from cur along b->t into b->nxt (its coefficient
+ * *mu), *iters the iterations made; FCD_E_NOT_CONVERGED when they do not reach the
+ * tolerance (the caller shortens ds) */
+static fcd_status kcorrector(fcd_periodic *p, kbranch *b, fcd_real ds, fcd_real *mu,
+                             int *iters) {
+  fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
+  krylov_work *k = &b->k;
+  iterate *cur = &b->cur, *z = &b->nxt;
+  fcd_real sq = k->sq, *zs = b->zs;
+  for (fcd_index j = 0; j < m2; j++) zs[j] = ds * b->t[j];
+  memcpy(k->tr, b->t, (size_t)m2 * sizeof *b->t);
+  for (*iters = 0; *iters <= KCORRECTOR_ITERS; (*iters)++) {
+    for (fcd_index i = 0; i < nx; i++) z->x[i] = cur->x[i] + zs[i] * (i < nf ? cur->au : cur->av) / sq;
+    z->T = cur->T * (1 + zs[nx]);
+    *mu = b->mu + zs[nx + 1];
+    if (!(z->T > 0) || !(*mu >= 0) || !isfinite(z->T) || !isfinite(*mu))
+      return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the step leaves T > 0, "
+                      "mu >= 0");
+    scatter(p, z->x);
+    FCD_TRY(admissible(p, p->uw));
+    gather(p, p->uw, p->vw, z->x);
+    FCD_TRY(set_mu(p, *mu));
+    fcd_status st = evaluate(p, b->N, z);
+    p->info.evaluations++;
+    if (st != FCD_OK) return st;
+    if (z->res <= p->tol) return FCD_OK;
+    if (*iters == KCORRECTOR_ITERS) break;
+    fcd_real pc = 0, pt = 0;
+    for (fcd_index j = 0; j < m2; j++) {
+      fcd_real zj = j < nx ? (z->x[j] - cur->x[j]) * sq / (j < nf ? cur->au : cur->av) : zs[j];
+      if (j < nx) pc += k->c[j] * (ds * b->t[j] - zj);
+      pt += b->t[j] * (ds * b->t[j] - zj);
+      zs[j] = zj; /* the projection may have moved x */
+    }
+    for (fcd_index i = 0; i < nx; i++)
+      b->b[i] = -(z->y[i] - z->x[i]) * sq / (i < nf ? cur->au : cur->av);
+    b->b[nx] = pc;
+    b->b[nx + 1] = pt;
+    /* the monodromy at the iterate, in cur's scaling */
+    iterate s = *z;
+    s.au = cur->au;
+    s.av = cur->av;
+    FCD_TRY(opening_signs(p, &s, k));
+    fcd_real eta = fmin(1e-3, fmax(1e-6, z->res));
+    FCD_TRY(gmres(p, b->N, &s, k, b->b, eta, b->dz, &p->info.evaluations));
+    for (fcd_index j = 0; j < m2; j++) zs[j] += b->dz[j];
+  }
+  return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the corrector left the residual "
+                  "at %.3e after %d Krylov iterations near mu = %.10g", z->res,
+                  KCORRECTOR_ITERS, *mu);
+}
+
+static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real dmu,
+                          fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
+  fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
+  fcd_real dir = mu_end > b->mu ? 1 : -1, au_first = b->cur.au, ds = dmu;
+  FCD_TRY(kcolumns(p, b));
+  fcd_real *r = b->zs;
+  memset(r, 0, (size_t)m2 * sizeof *r);
+  r[nx + 1] = dir;
+  FCD_TRY(ktangent(p, b, r));
+  FCD_TRY(krylov_multipliers(p, b->N, &b->cur, &b->k, &p->info.evaluations));
+  int pd = 0, ns = 0, up = 0, fam = 0, nfam = 0;
+  (void)point_event(p, 0, 0, 0, 0, &pd, &ns, &up, &fam);
+  fcd_real sig = fabs(b->t[nx + 1]) > FOLD_TMU ? copysign(1.0, b->t[nx + 1]) : dir;
+  for (fcd_index k = 0; k < max_points; k++) {
+    fcd_real mu = b->mu;
+    int iters = 0;
+    fcd_status st;
+    for (;;) {
+      st = kcorrector(p, b, ds, &mu, &iters);
+      if (st == FCD_OK) {
+        /* a point behind cur, or at right angles to the way (the corrector slid along a
+         * family of orbits at one mu, where the hyperplane t' z = ds cuts it wide): the
+         * secant would turn the branch back; taken again at half the step */
+        fcd_real dot = 0, zn = 0;
+        for (fcd_index j = 0; j < m2; j++) {
+          dot += b->zs[j] * b->t[j];
+          zn += b->zs[j] * b->zs[j];
+        }
+        if (dot > 0.5 * sqrt(zn)) break;
+        st = fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the corrected point lies "
+                      "at %.0f degrees from the predictor's way",
+                      acos(fmax(-1.0, fmin(1.0, dot / sqrt(zn)))) * 57.29577951308232);
+      }
+      if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG) return st;
+      if (ds < dmu / 256) {
+        char last[512];
+        snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
+        FCD_TRY(set_mu(p, b->mu));
+        keep(p, &b->cur, b->N);
+        return fcd__err(p->sys, st, "continuation: no point found within arclength %.3g of "
+                        "mu = %.10g after %lld points (a kink of the step map, or the end of "
+                        "the branch); the last attempt: %s", ds, b->mu, (long long)k, last);
+      }
+      ds /= 2;
+    }
+    /* the new point becomes cur; the step's secant, in its scaling, the next predictor */
+    fcd_real au0 = b->cur.au, av0 = b->cur.av, T0 = b->cur.T;
+    iterate t = b->cur;
+    b->cur = b->nxt;
+    b->nxt = t;
+    b->mu = mu;
+    fcd_real tn = 0;
+    for (fcd_index j = 0; j < m2; j++) {
+      b->t[j] = b->zs[j] * (j < nf ? au0 / b->cur.au : j < nx ? av0 / b->cur.av
+                                                     : j == nx ? T0 / b->cur.T : 1);
+      tn += b->t[j] * b->t[j];
+    }
+    for (fcd_index j = 0; j < m2; j++) b->t[j] /= sqrt(tn);
+    FCD_TRY(kcolumns(p, b));
+    FCD_TRY(krylov_multipliers(p, b->N, &b->cur, &b->k, &p->info.evaluations));
+    keep(p, &b->cur, b->N);
+    int pd1, ns1, up1;
+    fcd_real tmu = b->t[nx + 1];
+    int fold = fabs(tmu) > FOLD_TMU && tmu * sig < 0;
+    if (fabs(tmu) > FOLD_TMU) sig = copysign(1.0, tmu);
+    int ev = point_event(p, fold, pd, ns, up, &pd1, &ns1, &up1, &fam);
+    pd = pd1;
+    ns = ns1;
+    up = up1;
+    nfam = fam ? nfam + 1 : 0;
+    /* Two points running on a family end the branch, a vertical one too (the dense path
+     * follows that down to the equilibrium): at a center's one mu, the orbits of every
+     * small amplitude and phase, the secant drifts between amplitude and phase and, with
+     * no re-phasing to steady it, turned back up on Hoffmann's oscillator. The branch is
+     * born there, which is what the family event reports. */
+    if (b->cur.au < 1e-3 * au_first) ev = FCD_PERIODIC_EVENT_COLLAPSE;
+    else if (nfam >= 2) ev = FCD_PERIODIC_EVENT_FAMILY;
+    if (fn && fn(ud, mu, &p->info, p->mre, p->mim, ev))
+      return fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped it at "
+                      "mu = %.10g", mu);
+    if (ev == FCD_PERIODIC_EVENT_COLLAPSE || ev == FCD_PERIODIC_EVENT_FAMILY ||
+        (mu - mu_end) * dir >= 0)
+      break;
+    /* step control from the corrector: two iterations or fewer lengthen, five or more
+     * shorten */
+    ds = iters <= 2 ? fmin(1.5 * ds, 8 * dmu) : iters >= 5 ? ds / 1.5 : ds;
+  }
+  return FCD_OK;
+}
+
 fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
                                  fcd_index max_points, fcd_periodic_point_fn fn,
                                  void *user_data) {
@@ -1541,6 +1815,21 @@ fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
     return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue: dmu = %g is out of range: at "
                     "most max(1, |mu_end - mu|) = %g (the orbit's scale in the arclength's "
                     "coordinates, or the whole way to mu_end)", dmu, dmax);
+  int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
+               (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
+  if (krylov) {
+    kbranch kb;
+    FCD_TRY(kbranch_alloc(p, &kb));
+    kb.N = p->info.steps;
+    kb.mu = mu0;
+    kb.cur.T = p->info.period;
+    gather(p, p->u0, p->v0, kb.cur.x);
+    fcd_status st = evaluate(p, kb.N, &kb.cur);
+    if (st == FCD_OK) st = kfollow(p, &kb, mu_end, dmu, max_points, fn, user_data);
+    fcd_status rs = set_mu(p, mu0);
+    kbranch_free(&kb);
+    return st != FCD_OK ? st : rs;
+  }
   branch b;
   FCD_TRY(branch_alloc(p, &b));
   b.N = p->info.steps;
