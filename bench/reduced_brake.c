@@ -388,8 +388,9 @@ static int follow_point(void *ud, double mu, const fcd_periodic_info *in, const 
   (void)re; (void)im;
   double *t0 = ud;
   printf("continuation: mu %.6f, T %.9e s (%.3f Hz), residual %.1e, largest other "
-         "multiplier %.4f, event %d, %.1f s since the last point\n", mu, in->period,
-         1 / in->period, in->residual, in->max_multiplier, ev, now() - *t0);
+         "multiplier %.4f, event %d, %.1f s since the last point, %ld periods in all\n", mu,
+         in->period, 1 / in->period, in->residual, in->max_multiplier, ev, now() - *t0,
+         (long)in->evaluations);
   fflush(stdout);
   *t0 = now();
   return 0;

@@ -360,6 +360,55 @@ static void check_linear_limit(int mode, double w) {
   fcd_system_destroy(sys);
 }
 
+/* The forced orbit by Newton-Krylov (GMRES on Phi - I with the monodromy by directional
+ * differences; FCD_PERIODIC_JACOBIAN_KRYLOV) against the dense Jacobian's, on the chain
+ * with its damper in stick-slip (mu = 0.3 at rest: it sticks and slips within a period):
+ * the same fixed point of the same period map, both to the residual bound 1e-12, so the
+ * orbits agree to the bound times the map's conditioning. */
+static void check_krylov(double w) {
+  const long N = 4096;
+  const double T = 2 * PI / w, one = 1;
+  const fcd_index d0 = 0;
+  double u[2][CN] = {{0}}, v[2][CN] = {{0}}, lo[2][CN], hi[2][CN];
+  fcd_periodic_info info[2];
+  for (int k = 0; k < 2; k++) {
+    fcd_system *sys = NULL;
+    fcd_contact_set *cs = NULL;
+    fcd_periodic *p = NULL;
+    double Tp;
+    fcd_status st = chain(0.3, 0, &sys, &cs);
+    if (st == FCD_OK) st = fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p);
+    if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PARAM_STEP, T / (double)N);
+    if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_TOL, 1e-12);
+    if (st == FCD_OK)
+      st = fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_JACOBIAN,
+                                  k ? FCD_PERIODIC_JACOBIAN_KRYLOV : FCD_PERIODIC_JACOBIAN_DENSE);
+    if (st == FCD_OK) st = fcd_periodic_set_harmonic_forcing(p, w, 1, &d0, &one, NULL);
+    if (st == FCD_OK) st = fcd_periodic_solve(p, u[k], v[k], T);
+    if (st == FCD_OK) st = fcd_periodic_get_info(p, &info[k]);
+    if (st == FCD_OK) st = fcd_periodic_get_orbit(p, &Tp, u[k], v[k]);
+    if (st == FCD_OK) st = fcd_periodic_get_range(p, lo[k], hi[k]);
+    if (st != FCD_OK) fprintf(stderr, "chain, %s: %s\n", k ? "Krylov" : "dense", fcd_system_last_error(sys));
+    CHECK_ST(st, FCD_OK);
+    fcd_periodic_destroy(p);
+    fcd_contact_set_destroy(cs);
+    fcd_system_destroy(sys);
+  }
+  double amp = 0, err = 0;
+  for (int i = 0; i < CN; i++) {
+    amp = fmax(amp, 0.5 * (hi[0][i] - lo[0][i]));
+    err = fmax(err, fmax(fabs(u[1][i] - u[0][i]), fabs(v[1][i] - v[0][i]) / w));
+    err = fmax(err, fmax(fabs(hi[1][i] - hi[0][i]), fabs(lo[1][i] - lo[0][i])));
+  }
+  printf("stick-slip chain w=%.2f: dense %lld iterations, %lld periods; Krylov %lld, %lld; "
+         "orbits apart by %.2e of the amplitude %.4f (x3 range %.4f)\n", w,
+         (long long)info[0].iterations, (long long)info[0].evaluations,
+         (long long)info[1].iterations, (long long)info[1].evaluations, err / amp, amp,
+         hi[0][2] - lo[0][2]);
+  CHECK(hi[0][2] - lo[0][2] > 1e-3 * amp); /* the damper slips */
+  CHECK(err <= 1e-9 * amp);
+}
+
 /* ---- 3. the host's forcing, a multiple period, bad input ---- */
 
 static int cos_forcing(void *ud, double theta, fcd_index n, double *f) {
@@ -559,6 +608,8 @@ int main(void) {
     for (int j = 0; j < 2; j++) check_den_hartog(ws[i], Fs[j]);
   check_stops(0.3, 0.5);
   check_stops(0.5, 0.7);
+  check_krylov(0.6);
+  check_krylov(1.1);
   const double wl[] = {0.5, 1.1};
   for (int mode = 0; mode < 3; mode++)
     for (int i = 0; i < 2; i++) check_linear_limit(mode, wl[i]);
