@@ -1348,6 +1348,43 @@ static int point_event(const fcd_periodic *p, int fold, int pd0, int ns0,
   return FCD_PERIODIC_EVENT_NONE;
 }
 
+/* The branch's figures carried from point to point: mu's direction along it (from the
+ * last tangent that was not vertical), the multipliers outside the unit circle by kind,
+ * the points in a row that had a second multiplier at +1, the first amplitude */
+typedef struct {
+  fcd_real sig, au_first;
+  int pd, ns, up, nfam;
+} walk;
+
+static void walk_start(const fcd_periodic *p, walk *w, fcd_real tmu, fcd_real dir,
+                       fcd_real au) {
+  int fam = 0;
+  (void)point_event(p, 0, 0, 0, 0, &w->pd, &w->ns, &w->up, &fam);
+  w->sig = fabs(tmu) > FOLD_TMU ? copysign(1.0, tmu) : dir;
+  w->au_first = au;
+  w->nfam = 0;
+}
+
+/* the new point's event from its tangent's mu component tmu, amplitude au and
+ * multipliers. Two points running with a second multiplier at +1, mu still moving: the
+ * orbits fill a sheet in (amplitude, mu), the tangent is not defined and mu would wander
+ * over it with spurious folds, so the branch ends (FAMILY). A vertical family (a center
+ * at one mu, Hoffmann's at its threshold) is a curve, followed on unless vertical_ends. */
+static int walk_event(const fcd_periodic *p, walk *w, fcd_real tmu, fcd_real au,
+                      int vertical_ends) {
+  int pd1, ns1, up1, fam = 0;
+  int fold = fabs(tmu) > FOLD_TMU && tmu * w->sig < 0;
+  if (fabs(tmu) > FOLD_TMU) w->sig = copysign(1.0, tmu);
+  int ev = point_event(p, fold, w->pd, w->ns, w->up, &pd1, &ns1, &up1, &fam);
+  w->pd = pd1;
+  w->ns = ns1;
+  w->up = up1;
+  w->nfam = fam ? w->nfam + 1 : 0;
+  if (au < 1e-3 * w->au_first) return FCD_PERIODIC_EVENT_COLLAPSE;
+  if (w->nfam >= 2 && (vertical_ends || fabs(tmu) > FOLD_TMU)) return FCD_PERIODIC_EVENT_FAMILY;
+  return ev;
+}
+
 /* Moves cur's start along its orbit to the middle of the longest stretch of steps in which
  * no contact changes status (circularly): the orbit is the same N-cycle of the step map,
  * but a start at an impact or a stick-slip transition sits on a kink of the period map,
@@ -1459,22 +1496,20 @@ static void rescale_tangent(const fcd_periodic *p, branch *b, fcd_real au0, fcd_
 static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real dmu,
                          fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
   fcd_index nx = b->nx;
-  fcd_real dir = mu_end > b->mu ? 1 : -1, au_first = b->cur.au, ds = dmu;
+  fcd_real dir = mu_end > b->mu ? 1 : -1, ds = dmu;
   fcd_real *r = b->b;
   memset(r, 0, (size_t)b->m2 * sizeof *r);
   r[nx + 1] = dir;
   FCD_TRY(at_point(p, b, r));
-  int pd = 0, ns = 0, up = 0, fam = 0, nfam = 0;
-  (void)point_event(p, 0, 0, 0, 0, &pd, &ns, &up, &fam);
-  /* the direction of mu along the branch, from the last tangent that was not vertical */
-  fcd_real sig = fabs(b->t[nx + 1]) > FOLD_TMU ? copysign(1.0, b->t[nx + 1]) : dir;
+  walk w;
+  walk_start(p, &w, b->t[nx + 1], dir, b->cur.au);
   for (fcd_index k = 0; k < max_points; k++) {
     fcd_real mu = b->mu;
     int iters = 0;
     fcd_status st;
     while ((st = corrector(p, b, ds, &mu, &iters)) != FCD_OK) {
       if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG) return st;
-      if (ds < dmu / 256 && nfam >= 1) {
+      if (ds < dmu / 256 && w.nfam >= 1) {
         /* the point has a second multiplier at +1 and nothing beyond it converges: its
          * bordered system is singular in the family's direction, and how far a step
          * still gets depends on round-off (one more point on one processor, none on
@@ -1507,20 +1542,7 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
     memcpy(r, b->t, (size_t)b->m2 * sizeof *r);
     FCD_TRY(at_point(p, b, r));
     keep(p, &b->cur, b->N);
-    int pd1, ns1, up1;
-    fcd_real tmu = b->t[nx + 1];
-    int fold = fabs(tmu) > FOLD_TMU && tmu * sig < 0;
-    if (fabs(tmu) > FOLD_TMU) sig = copysign(1.0, tmu);
-    int ev = point_event(p, fold, pd, ns, up, &pd1, &ns1, &up1, &fam);
-    pd = pd1;
-    ns = ns1;
-    up = up1;
-    nfam = fam ? nfam + 1 : 0;
-    if (b->cur.au < 1e-3 * au_first) ev = FCD_PERIODIC_EVENT_COLLAPSE;
-    /* two points running, mu still moving: the orbits fill a sheet in (amplitude, mu), the
-     * tangent is not defined and mu would wander over it with spurious folds. A vertical
-     * family (a center at one mu, Hoffmann's at its threshold) is a curve: followed on */
-    else if (nfam >= 2 && fabs(tmu) > FOLD_TMU) ev = FCD_PERIODIC_EVENT_FAMILY;
+    int ev = walk_event(p, &w, b->t[nx + 1], b->cur.au, 0);
     if (fn && fn(ud, mu, &p->info, p->mre, p->mim, ev))
       return fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped it at "
                       "mu = %.10g", mu);
@@ -1697,16 +1719,15 @@ static fcd_status kcorrector(fcd_periodic *p, kbranch *b, fcd_real ds, fcd_real 
 static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real dmu,
                           fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
   fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
-  fcd_real dir = mu_end > b->mu ? 1 : -1, au_first = b->cur.au, ds = dmu;
+  fcd_real dir = mu_end > b->mu ? 1 : -1, ds = dmu;
   FCD_TRY(kcolumns(p, b));
   fcd_real *r = b->zs;
   memset(r, 0, (size_t)m2 * sizeof *r);
   r[nx + 1] = dir;
   FCD_TRY(ktangent(p, b, r));
   FCD_TRY(krylov_multipliers(p, b->N, &b->cur, &b->k, &p->info.evaluations));
-  int pd = 0, ns = 0, up = 0, fam = 0, nfam = 0;
-  (void)point_event(p, 0, 0, 0, 0, &pd, &ns, &up, &fam);
-  fcd_real sig = fabs(b->t[nx + 1]) > FOLD_TMU ? copysign(1.0, b->t[nx + 1]) : dir;
+  walk w;
+  walk_start(p, &w, b->t[nx + 1], dir, b->cur.au);
   for (fcd_index k = 0; k < max_points; k++) {
     fcd_real mu = b->mu;
     int iters = 0;
@@ -1755,22 +1776,12 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
     FCD_TRY(kcolumns(p, b));
     FCD_TRY(krylov_multipliers(p, b->N, &b->cur, &b->k, &p->info.evaluations));
     keep(p, &b->cur, b->N);
-    int pd1, ns1, up1;
-    fcd_real tmu = b->t[nx + 1];
-    int fold = fabs(tmu) > FOLD_TMU && tmu * sig < 0;
-    if (fabs(tmu) > FOLD_TMU) sig = copysign(1.0, tmu);
-    int ev = point_event(p, fold, pd, ns, up, &pd1, &ns1, &up1, &fam);
-    pd = pd1;
-    ns = ns1;
-    up = up1;
-    nfam = fam ? nfam + 1 : 0;
-    /* Two points running on a family end the branch, a vertical one too (the dense path
-     * follows that down to the equilibrium): at a center's one mu, the orbits of every
-     * small amplitude and phase, the secant drifts between amplitude and phase and, with
-     * no re-phasing to steady it, turned back up on Hoffmann's oscillator. The branch is
-     * born there, which is what the family event reports. */
-    if (b->cur.au < 1e-3 * au_first) ev = FCD_PERIODIC_EVENT_COLLAPSE;
-    else if (nfam >= 2) ev = FCD_PERIODIC_EVENT_FAMILY;
+    /* a vertical family ends this branch too (the dense path follows it down to the
+     * equilibrium): at a center's one mu, the orbits of every small amplitude and phase,
+     * the secant drifts between amplitude and phase and, with no re-phasing to steady it,
+     * turned back up on Hoffmann's oscillator. The branch is born there, which is what
+     * the family event reports. */
+    int ev = walk_event(p, &w, b->t[nx + 1], b->cur.au, 1);
     if (fn && fn(ud, mu, &p->info, p->mre, p->mim, ev))
       return fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped it at "
                       "mu = %.10g", mu);
