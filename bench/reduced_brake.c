@@ -10,7 +10,7 @@
  *
  *   reduced_brake [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H]
  *                 [--window W] [--full] [--modal] [--inertia P] [--cut X] [--band-damping XI] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]]
- *                 [--shoot] [--follow NPTS]
+ *                 [--shoot] [--follow NPTS] [--branch DMU]
  *                 [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]
  *
  * --chart compares the stability charts instead (the example's: the sliding state at
@@ -30,7 +30,12 @@
  * spectrum's period, the same step, and compares its period and the monitored node's RMS
  * over one period with the transient's figures (issue 68). --follow NPTS then continues
  * the branch towards mu = 0.40 (fcd_periodic_continue, dmu = 0.005) for NPTS points and
- * times each.
+ * times each. --branch DMU traces the squeal's branch instead: from the shot orbit up to
+ * mu = 0.6, then from it again down towards mu_c (where the orbits shrink onto steady
+ * sliding; at most to 0.30), steps of DMU (fcd_periodic_continue's), each point's
+ * frequency, amplitude, the monitored node's RMS over one period and largest other
+ * multiplier printed and written to reduced_brake_branch.csv (two gnuplot data blocks),
+ * with its time and periods.
  *
  * --full also integrates the full model (13 minutes for 0.3 s on this machine); without
  * it only the reduced models run.
@@ -225,7 +230,7 @@ static void print_row(FILE *csv, const char *what, long nmodes, long nkept, doub
 
 typedef struct {
   int nr, nt, nz, full, chart, proj, undamped, shoot, follow, modal;
-  double tend, h, window, mu_long, amp, cut, band_damping;
+  double tend, h, window, mu_long, amp, cut, band_damping, branch;
   long modes[32], inertia;
   int reduced_only, nmodes, nscale, ninterface;
   long scale[16], interface[16];
@@ -255,7 +260,7 @@ static int int_list(const char *p, const char *name, const char *arg, long lo, l
 static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
   *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8,
-                 FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT, {50}, 0, 0, 1, 0,
+                 FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT, 0, {50}, 0, 0, 1, 0,
                  0, {0}, {0}, NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
@@ -283,6 +288,9 @@ static void parse(int argc, char **argv, options *o) {
     } else if (!strcmp(argv[i], "--follow") && i + 1 < argc) {
       o->shoot = 1;
       o->follow = (int)bench_int(p, "--follow", argv[++i], 1, 100);
+    } else if (!strcmp(argv[i], "--branch") && i + 1 < argc) {
+      o->shoot = 1;
+      o->branch = bench_real(p, "--branch", argv[++i], 1e-4, 0.1);
     } else if (!strcmp(argv[i], "--inertia") && i + 1 < argc) {
       o->inertia = bench_int(p, "--inertia", argv[++i], 0, 100000);
     } else if (!strcmp(argv[i], "--cut") && i + 1 < argc) {
@@ -396,9 +404,64 @@ static int follow_point(void *ud, double mu, const fcd_periodic_info *in, const 
   return 0;
 }
 
+/* one period of an orbit (N steps of T / N from u0, v0) through the watch: the monitored
+ * node's RMS about the mean */
+static fcd_status orbit_rms(fcd_system *rs, fcd_contact_set *rcs, watch *w, double T,
+                            fcd_index steps, const double *u0, const double *v0,
+                            double *rn, double *rt) {
+  fcd_integrator *it = NULL;
+  w->n = 0;
+  fcd_status st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
+  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, T / (double)steps);
+  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+  if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_step, w);
+  for (fcd_index k = 0; k < steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
+  fcd_integrator_destroy(it);
+  *rn = rms_about_mean(w->un, w->n);
+  *rt = rms_about_mean(w->ut, w->n);
+  return st;
+}
+
+static void set_all_friction(fcd_contact_set *cs, double mu) {
+  for (fcd_index c = 0; c < fcd_contact_set_size(cs); c++) fcd_contact_set_set_friction(cs, c, mu);
+}
+
+/* --branch: each continuation point's figures (its orbit's RMS by one more period, not
+ * counted in the point's time) to stdout and the CSV */
+typedef struct {
+  fcd_periodic *p;
+  fcd_system *rs;
+  fcd_contact_set *rcs;
+  watch *w;
+  FILE *out;
+  double t0, *u, *v;
+  int npts;
+} branch_ctx;
+
+static int branch_point(void *ud, double mu, const fcd_periodic_info *in, const double *re,
+                        const double *im, int ev) {
+  (void)re; (void)im;
+  branch_ctx *b = ud;
+  double secs = now() - b->t0, T = 0, rn = NAN, rt = NAN;
+  if (fcd_periodic_get_orbit(b->p, &T, b->u, b->v) == FCD_OK)
+    orbit_rms(b->rs, b->rcs, b->w, T, in->steps, b->u, b->v, &rn, &rt);
+  printf("branch: mu %.6f, %.3f Hz, A_u %.4e, RMS u_n %.4e u_t %.4e, largest other "
+         "multiplier %.4f, stable %d, event %d, %.1f s, %ld periods in all\n", mu,
+         1 / in->period, in->amplitude_u, rn, rt, in->max_multiplier, in->stable, ev, secs,
+         (long)in->evaluations);
+  fflush(stdout);
+  if (b->out)
+    fprintf(b->out, "%.6f,%.5f,%.6e,%.6e,%.6e,%.5f,%d,%d,%.2f,%ld\n", mu, 1 / in->period,
+            in->amplitude_u, rn, rt, in->max_multiplier, in->stable, ev, secs,
+            (long)in->evaluations);
+  b->npts++;
+  b->t0 = now();
+  return 0;
+}
+
 static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double *u,
                               const double *v, double h, const cycle *c, watch *w,
-                              int follow) {
+                              int follow, double branch) {
   fcd_periodic *p = NULL;
   fcd_periodic_info in;
   fcd_index n = fcd_system_ndofs(rs);
@@ -426,6 +489,43 @@ static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double
     double t1 = now();
     fcd_status sf = fcd_periodic_continue(p, 0.40, 0.005, follow, follow_point, &t1);
     if (sf != FCD_OK) printf("continuation: %s\n", fcd_system_last_error(rs));
+    set_all_friction(rcs, in.mu);
+  }
+  if (st == FCD_OK && ss == FCD_OK && branch > 0) {
+    /* the branch up to mu = 0.6, then from the start again down towards mu_c (it ends
+     * where the orbits shrink onto steady sliding, or at mu = 0.30) */
+    branch_ctx b = {p, rs, rcs, w, fopen("reduced_brake_branch.csv", "w"), 0, NULL, NULL, 0};
+    b.u = malloc(sizeof *b.u * (size_t)n);
+    b.v = malloc(sizeof *b.v * (size_t)n);
+    if (b.out)
+      fprintf(b.out, "mu,hz,amplitude_u,rms_un,rms_ut,max_multiplier,stable,event,secs,"
+                     "periods\n");
+    double tb = now();
+    b.t0 = tb - secs; /* the start's own point: the shooting's time */
+    branch_point(&b, in.mu, &in, NULL, NULL, 0);
+    fcd_status sf = fcd_periodic_continue(p, 0.60, branch, 400, branch_point, &b);
+    if (sf != FCD_OK) printf("branch up: %s\n", fcd_system_last_error(rs));
+    int up = b.npts;
+    double t_up = now() - tb;
+    set_all_friction(rcs, in.mu);
+    double t2 = now();
+    fcd_status s2 = fcd_periodic_solve(p, u0, v0, T);
+    if (s2 != FCD_OK) printf("branch: the start again: %s\n", fcd_system_last_error(rs));
+    if (b.out) fprintf(b.out, "\n\n"); /* gnuplot's next data block: the way down */
+    b.t0 = now();
+    printf("branch: the start solved again in %.1f s\n", b.t0 - t2);
+    if (s2 == FCD_OK) {
+      sf = fcd_periodic_continue(p, 0.30, branch, 400, branch_point, &b);
+      if (sf != FCD_OK) printf("branch down: %s\n", fcd_system_last_error(rs));
+    }
+    double t_all = now() - tb;
+    printf("branch: %d points up to 0.6 in %.1f s, %d down in %.1f s; %d points in %.1f s "
+           "(%.1f s a point), the shooting's %.1f s apart\n", up - 1, t_up, b.npts - up,
+           t_all - t_up, b.npts - 1, t_all, t_all / (b.npts > 1 ? b.npts - 1 : 1), secs);
+    set_all_friction(rcs, in.mu);
+    if (b.out) fclose(b.out);
+    free(b.u);
+    free(b.v);
   }
   if (st == FCD_OK) {
     /* one period of the orbit through the watch: its RMS about the mean */
@@ -504,7 +604,8 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
            "above the band at the end: %.2e\n", band, cut, (long)ndamp, o->band_damping, share);
   }
   if (st == FCD_OK && o->shoot)
-    st = shoot_cycle(rs, fcd_reduction_contact_set(red), ub, vb, o->h, &c, &w, o->follow);
+    st = shoot_cycle(rs, fcd_reduction_contact_set(red), ub, vb, o->h, &c, &w, o->follow,
+                     o->branch);
   watch_free(&w);
   free(kept); free(ur); free(ua); free(va); free(ub); free(vb); free(ut); free(vt); free(ar);
   fcd_reduction_destroy(red);

@@ -264,6 +264,17 @@ int fcd__la_gesv(fcd_index n, fcd_real *A, fcd_real *b) {
   return (int)info;
 }
 
+int fcd__la_inverse(fcd_index n, fcd_real *A) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n, *ipiv = fcd__malloc_array((size_t)n, sizeof *ipiv);
+  if (!ipiv) return FCD__LA_NOMEM;
+  lapack_int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, nn, nn, A, nn, ipiv);
+  if (info == 0) info = LAPACKE_dgetri(LAPACK_ROW_MAJOR, nn, A, nn, ipiv);
+  fcd__free(ipiv);
+  return (int)info;
+}
+
 int fcd__la_lstsq(fcd_index n, fcd_real *A, fcd_real *b, fcd_real rcond, fcd_index *rank) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;

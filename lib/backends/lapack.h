@@ -32,6 +32,9 @@ int fcd__la_chol_solve(fcd_index n, fcd_real *A, fcd_real *b);
 /* solves A x = b for the general A (overwritten by its LU, partial pivoting); b becomes
  * x. A positive return: A is singular. */
 int fcd__la_gesv(fcd_index n, fcd_real *A, fcd_real *b);
+/* the inverse of the general row-major A (n x n), in place (LU with partial pivoting). A
+ * positive return: A is singular. */
+int fcd__la_inverse(fcd_index n, fcd_real *A);
 /* The least-squares solution of least norm of A x = b (A n x n, row-major, destroyed; b
  * overwritten by x), singular values below rcond times the largest taken as zero (SVD,
  * dgelsd); rank receives the rank so found (may be NULL). 0 on success. */

@@ -756,11 +756,19 @@ typedef struct {
    * and the state's scale 1 / sqrt(nx); cont = 0 for a solve's (m = nx + 1) */
   int cont;
   fcd_real sq, *jm, *tr;
+  /* the preconditioner: every product Phi z is kept (ring of rc, RZ and RP, rn of them,
+   * rh the next slot); before a solve the newest of them, orthonormalized (Q, Phi Q),
+   * make M = -I + PL PR' the bordered operator with Phi replaced by Phi Q Q' (PL, PR: pr
+   * columns of m), PG = (I - PR' PL)^-1 (pr x pr), pz a scratch */
+  fcd_index rc, rn, rh, pr, its; /* its: the last GMRES' steps */
+  int prec;
+  fcd_real *RZ, *RP, *PL, *PR, *PG, *pz;
 } krylov_work;
 
 static void krylov_free(krylov_work *k) {
   fcd_real **a[] = {&k->V, &k->H, &k->cs, &k->sn, &k->g, &k->jt, &k->c, &k->d, &k->w,
-                    &k->xt, &k->yt, &k->jm, &k->tr};
+                    &k->xt, &k->yt, &k->jm, &k->tr, &k->RZ, &k->RP, &k->PL, &k->PR,
+                    &k->PG, &k->pz};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
     fcd__free(*a[i]);
     *a[i] = NULL;
@@ -793,8 +801,24 @@ static fcd_status krylov_alloc(fcd_periodic *p, krylov_work *k, int cont) {
     k->jm = fcd__malloc_array(m, sizeof(fcd_real));
     k->tr = fcd__malloc_array(m, sizeof(fcd_real));
   }
+  {
+    /* the products kept: up to twice the GMRES cap, within 256 MB for the four arrays */
+    size_t nx = (size_t)p->nx, rc = 2 * (size_t)p->kmax, cap = ((size_t)1 << 23) / nx;
+    if (rc > nx) rc = nx;
+    if (rc > cap) rc = cap;
+    if (rc < 1) rc = 1;
+    size_t nr = rc + 4;
+    k->rc = (fcd_index)rc;
+    k->RZ = fcd__malloc_array(rc * nx, sizeof(fcd_real));
+    k->RP = fcd__malloc_array(rc * nx, sizeof(fcd_real));
+    k->PL = fcd__malloc_array(nr * m, sizeof(fcd_real));
+    k->PR = fcd__malloc_array(nr * m, sizeof(fcd_real));
+    k->PG = fcd__malloc_array(nr * nr, sizeof(fcd_real));
+    k->pz = fcd__malloc_array(2 * nr + m, sizeof(fcd_real));
+  }
   if (!k->V || !k->H || !k->cs || !k->sn || !k->g || !k->jt || !k->c || !k->d || !k->w ||
-      !k->xt || !k->yt || !k->sg || (cont && (!k->jm || !k->tr))) {
+      !k->xt || !k->yt || !k->sg || !k->RZ || !k->RP || !k->PL || !k->PR || !k->PG ||
+      !k->pz || (cont && (!k->jm || !k->tr))) {
     krylov_free(k);
     return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for a Krylov basis of %lld vectors "
                     "of %lld", (long long)kk, (long long)m);
@@ -847,6 +871,12 @@ static fcd_status mono_apply(fcd_periodic *p, fcd_index N, const iterate *s, kry
     for (fcd_index i = 0; i < nx; i++)
       out[i] += (pass ? -1 : 1) * (k->yt[i] - s->y[i]) / (e * (i < nf ? s->au : s->av));
   }
+  /* kept for the preconditioner */
+  size_t at = (size_t)k->rh * (size_t)nx;
+  memcpy(k->RZ + at, z, (size_t)nx * sizeof *z);
+  memcpy(k->RP + at, out, (size_t)nx * sizeof *out);
+  k->rh = (k->rh + 1) % k->rc;
+  if (k->rn < k->rc) k->rn++;
   return FCD_OK;
 }
 
@@ -895,6 +925,92 @@ static fcd_real orthogonalize(krylov_work *k, fcd_index m, fcd_index j, fcd_real
   return sqrt(nw);
 }
 
+/* out = M^-1 y = -(y + PL PG^-1 PR' y) (Woodbury on M = -I + PL PR'); out != y */
+static void prec_apply(krylov_work *k, const fcd_real *y, fcd_real *out) {
+  fcd_index m = k->m, r = k->pr;
+  fcd_real *t = k->pz;
+  fcd__la_gemv_rm(0, r, m, 1, k->PR, y, 0, t);
+  fcd_real *u = k->pz + r;
+  fcd__la_gemv_rm(0, r, r, 1, k->PG, t, 0, u);
+  for (fcd_index q = 0; q < m; q++) out[q] = -y[q];
+  fcd__la_gemv_rm(1, r, m, -1, k->PL, u, 1, out);
+}
+
+/* M = -I + PL PR' from the kept products and the border now in k (c, J_T, and the
+ * continuation's J_mu and t): the bordered operator with Phi replaced by Phi Q Q', Q an
+ * orthonormal basis of the newest products' directions (one nearly in the span of the
+ * newer ones is left out: its image, from another iterate, would be amplified). A
+ * solve's PL = [Phi Q, J_T, e_T], PR = [Q, e_T, (c; 1)] (a forced one's (0; 2): its T
+ * row is the identity's); the continuation's PL = [Phi Q, sq J_T, sq J_mu, e_T, e_mu],
+ * PR = [Q, e_T, e_mu, (c; 1; 0), t + e_mu] (states padded with zeros). Left without
+ * preconditioner (prec 0) when no product is kept or M is singular. */
+static void prec_setup(const fcd_periodic *p, krylov_work *k) {
+  fcd_index nx = p->nx, m = k->m, pk = 0;
+  size_t M = (size_t)m;
+  k->prec = 0;
+  fcd_real *c = k->pz;
+  for (fcd_index t = 0; t < k->rn; t++) {
+    fcd_index at = (k->rh - 1 - t + 2 * k->rc) % k->rc;
+    fcd_real *q = k->PR + (size_t)pk * M, *f = k->PL + (size_t)pk * M;
+    memcpy(q, k->RZ + (size_t)at * (size_t)nx, (size_t)nx * sizeof *q);
+    memcpy(f, k->RP + (size_t)at * (size_t)nx, (size_t)nx * sizeof *f);
+    for (fcd_index x = nx; x < m; x++) q[x] = f[x] = 0;
+    fcd_real z0 = 0, rho = 0;
+    for (fcd_index x = 0; x < nx; x++) z0 += q[x] * q[x];
+    for (int rep = 0; rep < 2 && pk > 0; rep++) {
+      fcd__la_gemv_rm(0, pk, m, 1, k->PR, q, 0, c);
+      fcd__la_gemv_rm(1, pk, m, -1, k->PR, c, 1, q);
+      fcd__la_gemv_rm(1, pk, m, -1, k->PL, c, 1, f);
+    }
+    for (fcd_index x = 0; x < nx; x++) rho += q[x] * q[x];
+    if (!(rho > 2.5e-3 * z0) || !(rho > 0)) continue;
+    rho = sqrt(rho);
+    for (fcd_index x = 0; x < nx; x++) {
+      q[x] /= rho;
+      f[x] /= rho;
+    }
+    pk++;
+  }
+  if (pk == 0) return;
+  fcd_index r = pk + (k->cont ? 4 : 2);
+  k->pr = r;
+  fcd_real *l = k->PL + (size_t)pk * M, *rr = k->PR + (size_t)pk * M;
+  memset(l, 0, (size_t)(r - pk) * M * sizeof *l);
+  memset(rr, 0, (size_t)(r - pk) * M * sizeof *rr);
+  if (k->cont) {
+    for (fcd_index x = 0; x < nx; x++) {
+      l[x] = k->sq * k->jt[x];
+      l[M + x] = k->sq * k->jm[x];
+      rr[2 * M + x] = k->c[x];
+    }
+    rr[nx] = 1;               /* e_T */
+    rr[M + nx + 1] = 1;       /* e_mu */
+    l[2 * M + nx] = 1;        /* e_T against (c; 1; 0) */
+    rr[2 * M + nx] = 1;
+    l[3 * M + nx + 1] = 1;    /* e_mu against t + e_mu */
+    for (fcd_index x = 0; x < m; x++) rr[3 * M + x] = k->tr[x] + (x == nx + 1);
+  } else {
+    for (fcd_index x = 0; x < nx; x++) {
+      l[x] = k->jt[x];
+      rr[M + x] = k->c[x];
+    }
+    rr[nx] = 1;               /* e_T */
+    l[M + nx] = 1;            /* e_T against (c; 1), or (0; 2) */
+    rr[M + nx] = p->forced ? 2 : 1;
+  }
+  /* PG = (I - PR' PL)^-1: PR' PL by columns of m is column-major's A^T B */
+  fcd_real *G = k->PG;
+  if (fcd__la_gemm_tn(r, r, m, k->PR, k->PL, G) != 0) return;
+  for (fcd_index a = 0; a < r; a++) /* G holds C(a, b) at a + b r: to I - C row-major */
+    for (fcd_index b = a; b < r; b++) {
+      fcd_real cab = G[a + b * r], cba = G[b + a * r];
+      G[a * r + b] = (a == b) - cab;
+      G[b * r + a] = (a == b) - cba;
+    }
+  if (fcd__la_inverse(r, G) != 0) return;
+  k->prec = 1;
+}
+
 /* GMRES on the bordered system from zero: dz with |b - B dz| <= eta |b| or the basis cap */
 static fcd_status gmres(fcd_periodic *p, fcd_index N, const iterate *s, krylov_work *k,
                         const fcd_real *b, fcd_real eta, fcd_real *dz, fcd_index *evals) {
@@ -908,8 +1024,12 @@ static fcd_status gmres(fcd_periodic *p, fcd_index N, const iterate *s, krylov_w
   memset(k->g, 0, (size_t)(kmax + 1) * sizeof *k->g);
   k->g[0] = beta;
   while (j < kmax) {
-    fcd_real *w = k->V + (size_t)(j + 1) * (size_t)m;
-    FCD_TRY(bordered_apply(p, N, s, k, k->V + (size_t)j * (size_t)m, w, evals));
+    fcd_real *w = k->V + (size_t)(j + 1) * (size_t)m, *vj = k->V + (size_t)j * (size_t)m;
+    if (k->prec) { /* right preconditioning: the residual is the system's own */
+      prec_apply(k, vj, dz);
+      vj = dz;
+    }
+    FCD_TRY(bordered_apply(p, N, s, k, vj, w, evals));
     fcd_real hn = orthogonalize(k, m, j, w), *col = k->H;
     fcd_index ld = k->kmax;
     for (fcd_index i = 0; i < j; i++) { /* the previous rotations on column j */
@@ -937,8 +1057,14 @@ static fcd_status gmres(fcd_periodic *p, fcd_index N, const iterate *s, krylov_w
                       "a fold or a family of orbits)", s->T);
     k->g[i] = t / k->H[i * ld + i];
   }
+  k->its = j;
+  memset(dz, 0, (size_t)m * sizeof *dz);
   for (fcd_index i = 0; i < j; i++)
     for (fcd_index q = 0; q < m; q++) dz[q] += k->g[i] * k->V[(size_t)i * (size_t)m + q];
+  if (k->prec) {
+    memcpy(k->w, dz, (size_t)m * sizeof *dz);
+    prec_apply(k, k->w, dz);
+  }
   return FCD_OK;
 }
 
@@ -952,6 +1078,7 @@ static fcd_status krylov_step(fcd_periodic *p, fcd_index N, fcd_real T0, const i
       k->w[i] = -(s->y[i] - s->x[i]) / (i < nf ? s->au : s->av);
     }
     k->w[nx] = 0;
+    prec_setup(p, k);
     FCD_TRY(opening_signs(p, s, k));
     fcd_real eta = fmin(1e-3, fmax(1e-6, s->res));
     FCD_TRY(gmres(p, N, s, k, k->w, eta, dz, evals));
@@ -974,6 +1101,7 @@ static fcd_status krylov_step(fcd_periodic *p, fcd_index N, fcd_real T0, const i
                     "iterate in its first step, so no phase condition can be set");
   for (fcd_index i = 0; i < nx; i++) k->c[i] /= sqrt(cn);
   k->w[nx] = 0;
+  prec_setup(p, k);
   FCD_TRY(opening_signs(p, s, k));
   /* inexact Newton: a relative accuracy of the order of the residual, no finer than the
    * differences can give */
@@ -1648,6 +1776,7 @@ static fcd_status ktangent(fcd_periodic *p, kbranch *b, const fcd_real *r) {
   FCD_TRY(opening_signs(p, &b->cur, k));
   memset(b->b, 0, (size_t)m2 * sizeof *b->b);
   b->b[m2 - 1] = 1;
+  prec_setup(p, &b->k);
   FCD_TRY(gmres(p, b->N, &b->cur, k, b->b, 1e-6, b->t, &p->info.evaluations));
   fcd_real tn = 0, dot = 0;
   for (fcd_index j = 0; j < m2; j++) {
@@ -1675,6 +1804,7 @@ static fcd_status kcorrector(fcd_periodic *p, kbranch *b, fcd_real ds, fcd_real 
   fcd_real sq = k->sq, *zs = b->zs;
   for (fcd_index j = 0; j < m2; j++) zs[j] = ds * b->t[j];
   memcpy(k->tr, b->t, (size_t)m2 * sizeof *b->t);
+  prec_setup(p, &b->k);
   for (*iters = 0; *iters <= KCORRECTOR_ITERS; (*iters)++) {
     for (fcd_index i = 0; i < nx; i++) z->x[i] = cur->x[i] + zs[i] * (i < nf ? cur->au : cur->av) / sq;
     z->T = cur->T * (1 + zs[nx]);
@@ -1724,8 +1854,8 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
   fcd_real *r = b->zs;
   memset(r, 0, (size_t)m2 * sizeof *r);
   r[nx + 1] = dir;
-  FCD_TRY(ktangent(p, b, r));
   FCD_TRY(krylov_multipliers(p, b->N, &b->cur, &b->k, &p->info.evaluations));
+  FCD_TRY(ktangent(p, b, r));
   walk w;
   walk_start(p, &w, b->t[nx + 1], dir, b->cur.au);
   for (fcd_index k = 0; k < max_points; k++) {
