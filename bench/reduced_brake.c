@@ -35,7 +35,9 @@
  * sliding; at most to 0.30), steps of DMU (fcd_periodic_continue's), each point's
  * frequency, amplitude, the monitored node's RMS over one period and largest other
  * multiplier printed and written to reduced_brake_branch.csv (two gnuplot data blocks),
- * with its time and periods.
+ * with its time and periods; then the branch points nearest mu = 0.40, 0.50 and 0.58
+ * against transients of --tend at their mu, each from the shot orbit's state (so it has
+ * to travel to the point's cycle): frequency and RMS over the last --window.
  *
  * --full also integrates the full model (13 minutes for 0.3 s on this machine); without
  * it only the reduced models run.
@@ -436,6 +438,7 @@ typedef struct {
   FILE *out;
   double t0, *u, *v;
   int npts;
+  double mu[512], hz[512], rn[512], rt[512];
 } branch_ctx;
 
 static int branch_point(void *ud, double mu, const fcd_periodic_info *in, const double *re,
@@ -454,14 +457,40 @@ static int branch_point(void *ud, double mu, const fcd_periodic_info *in, const 
     fprintf(b->out, "%.6f,%.5f,%.6e,%.6e,%.6e,%.5f,%d,%d,%.2f,%ld\n", mu, 1 / in->period,
             in->amplitude_u, rn, rt, in->max_multiplier, in->stable, ev, secs,
             (long)in->evaluations);
+  if (b->npts < 512) {
+    b->mu[b->npts] = mu;
+    b->hz[b->npts] = 1 / in->period;
+    b->rn[b->npts] = rn;
+    b->rt[b->npts] = rt;
+  }
   b->npts++;
   b->t0 = now();
   return 0;
 }
 
+/* a transient at the contacts' present mu from (u0, v0) for tend; its last window's
+ * frequency and RMS into *c */
+static fcd_status transient_from(fcd_system *rs, fcd_contact_set *rcs, watch *w,
+                                 const double *u0, const double *v0, double h, double tend,
+                                 double window, double fmode, cycle *c) {
+  fcd_integrator *it = NULL;
+  w->n = 0;
+  double t0 = now();
+  fcd_status st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
+  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, h);
+  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+  if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_step, w);
+  long nsteps = (long)(tend / h + 0.5);
+  for (long k = 0; k < nsteps && st == FCD_OK; k++) st = fcd_integrator_step(it);
+  fcd_integrator_destroy(it);
+  c->secs = now() - t0;
+  if (st == FCD_OK) figures(w, h, window, fmode, c);
+  return st;
+}
+
 static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double *u,
                               const double *v, double h, const cycle *c, watch *w,
-                              int follow, double branch) {
+                              int follow, double branch, double tend, double window) {
   fcd_periodic *p = NULL;
   fcd_periodic_info in;
   fcd_index n = fcd_system_ndofs(rs);
@@ -494,7 +523,8 @@ static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double
   if (st == FCD_OK && ss == FCD_OK && branch > 0) {
     /* the branch up to mu = 0.6, then from the start again down towards mu_c (it ends
      * where the orbits shrink onto steady sliding, or at mu = 0.30) */
-    branch_ctx b = {p, rs, rcs, w, fopen("reduced_brake_branch.csv", "w"), 0, NULL, NULL, 0};
+    branch_ctx b = {.p = p, .rs = rs, .rcs = rcs, .w = w,
+                    .out = fopen("reduced_brake_branch.csv", "w")};
     b.u = malloc(sizeof *b.u * (size_t)n);
     b.v = malloc(sizeof *b.v * (size_t)n);
     if (b.out)
@@ -522,6 +552,31 @@ static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double
     printf("branch: %d points up to 0.6 in %.1f s, %d down in %.1f s; %d points in %.1f s "
            "(%.1f s a point), the shooting's %.1f s apart\n", up - 1, t_up, b.npts - up,
            t_all - t_up, b.npts - 1, t_all, t_all / (b.npts > 1 ? b.npts - 1 : 1), secs);
+    /* three of its points against transients at their mu, each from the start's orbit
+     * (a state on the cycle at the start's mu: it has to travel to the point's cycle) */
+    const double want[3] = {0.40, 0.50, 0.58};
+    for (int q = 0; q < 3; q++) {
+      int best = -1;
+      for (int i = 0; i < b.npts && i < 512; i++)
+        if (best < 0 || fabs(b.mu[i] - want[q]) < fabs(b.mu[best] - want[q])) best = i;
+      if (best < 0 || fabs(b.mu[best] - want[q]) > 0.02) {
+        printf("branch check: no point near mu = %.2f\n", want[q]);
+        continue;
+      }
+      set_all_friction(rcs, b.mu[best]);
+      cycle tc = {0};
+      fcd_status s3 = transient_from(rs, rcs, w, u0, v0, h, tend, window, c->hz, &tc);
+      if (s3 != FCD_OK) {
+        printf("branch check at mu %.6f: %s\n", b.mu[best], fcd_system_last_error(rs));
+        continue;
+      }
+      printf("branch check: mu %.6f, the orbit %.3f Hz, RMS u_n %.4e u_t %.4e; a %.2f s "
+             "transient from the start's orbit (%.1f s), its last %.3f s: %.3f Hz (%+.2e), "
+             "RMS u_n %.4e (%+.2e) u_t %.4e (%+.2e)\n", b.mu[best], b.hz[best], b.rn[best],
+             b.rt[best], tend, tc.secs, window, tc.hz, b.hz[best] / tc.hz - 1, tc.rms_n,
+             b.rn[best] / tc.rms_n - 1, tc.rms_t, b.rt[best] / tc.rms_t - 1);
+      fflush(stdout);
+    }
     set_all_friction(rcs, in.mu);
     if (b.out) fclose(b.out);
     free(b.u);
@@ -605,7 +660,7 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
   }
   if (st == FCD_OK && o->shoot)
     st = shoot_cycle(rs, fcd_reduction_contact_set(red), ub, vb, o->h, &c, &w, o->follow,
-                     o->branch);
+                     o->branch, o->tend, o->window);
   watch_free(&w);
   free(kept); free(ur); free(ua); free(va); free(ub); free(vb); free(ut); free(vt); free(ar);
   fcd_reduction_destroy(red);
