@@ -457,6 +457,7 @@ static int branch_point(void *ud, double mu, const fcd_periodic_info *in, const 
     fprintf(b->out, "%.6f,%.5f,%.6e,%.6e,%.6e,%.5f,%d,%d,%.2f,%ld\n", mu, 1 / in->period,
             in->amplitude_u, rn, rt, in->max_multiplier, in->stable, ev, secs,
             (long)in->evaluations);
+  if (b->out) fflush(b->out);
   if (b->npts < 512) {
     b->mu[b->npts] = mu;
     b->hz[b->npts] = 1 / in->period;

@@ -762,19 +762,22 @@ typedef struct {
    * columns of m), PG = (I - PR' PL)^-1 (pr x pr), pz a scratch */
   fcd_index rc, rn, rh, pr, its; /* its: the last GMRES' steps */
   int prec;
-  fcd_real *RZ, *RP, *PL, *PR, *PG, *pz;
+  fcd_real *RZ, *RP, *PL, *PR, *PG, *Rq, *pz;
+  fcd_index *kp;
 } krylov_work;
 
 static void krylov_free(krylov_work *k) {
   fcd_real **a[] = {&k->V, &k->H, &k->cs, &k->sn, &k->g, &k->jt, &k->c, &k->d, &k->w,
                     &k->xt, &k->yt, &k->jm, &k->tr, &k->RZ, &k->RP, &k->PL, &k->PR,
-                    &k->PG, &k->pz};
+                    &k->PG, &k->Rq, &k->pz};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
     fcd__free(*a[i]);
     *a[i] = NULL;
   }
   fcd__free(k->sg);
   k->sg = NULL;
+  fcd__free(k->kp);
+  k->kp = NULL;
 }
 
 /* cont: the continuation's system (nx + 2 unknowns) instead of a solve's (nx + 1) */
@@ -814,11 +817,13 @@ static fcd_status krylov_alloc(fcd_periodic *p, krylov_work *k, int cont) {
     k->PL = fcd__malloc_array(nr * m, sizeof(fcd_real));
     k->PR = fcd__malloc_array(nr * m, sizeof(fcd_real));
     k->PG = fcd__malloc_array(nr * nr, sizeof(fcd_real));
+    k->Rq = fcd__malloc_array(nr * nr, sizeof(fcd_real));
+    k->kp = fcd__malloc_array(nr, sizeof(fcd_index));
     k->pz = fcd__malloc_array(2 * nr + m, sizeof(fcd_real));
   }
   if (!k->V || !k->H || !k->cs || !k->sn || !k->g || !k->jt || !k->c || !k->d || !k->w ||
       !k->xt || !k->yt || !k->sg || !k->RZ || !k->RP || !k->PL || !k->PR || !k->PG ||
-      !k->pz || (cont && (!k->jm || !k->tr))) {
+      !k->Rq || !k->kp || !k->pz || (cont && (!k->jm || !k->tr))) {
     krylov_free(k);
     return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for a Krylov basis of %lld vectors "
                     "of %lld", (long long)kk, (long long)m);
@@ -948,29 +953,46 @@ static void prec_setup(const fcd_periodic *p, krylov_work *k) {
   fcd_index nx = p->nx, m = k->m, pk = 0;
   size_t M = (size_t)m;
   k->prec = 0;
-  fcd_real *c = k->pz;
-  for (fcd_index t = 0; t < k->rn; t++) {
+  /* the newest products first: directions into PR, images into PL (states padded) */
+  fcd_index nt = k->rn;
+  for (fcd_index t = 0; t < nt; t++) {
     fcd_index at = (k->rh - 1 - t + 2 * k->rc) % k->rc;
-    fcd_real *q = k->PR + (size_t)pk * M, *f = k->PL + (size_t)pk * M;
+    fcd_real *q = k->PR + (size_t)t * M, *f = k->PL + (size_t)t * M;
     memcpy(q, k->RZ + (size_t)at * (size_t)nx, (size_t)nx * sizeof *q);
     memcpy(f, k->RP + (size_t)at * (size_t)nx, (size_t)nx * sizeof *f);
     for (fcd_index x = nx; x < m; x++) q[x] = f[x] = 0;
-    fcd_real z0 = 0, rho = 0;
-    for (fcd_index x = 0; x < nx; x++) z0 += q[x] * q[x];
-    for (int rep = 0; rep < 2 && pk > 0; rep++) {
-      fcd__la_gemv_rm(0, pk, m, 1, k->PR, q, 0, c);
-      fcd__la_gemv_rm(1, pk, m, -1, k->PR, c, 1, q);
-      fcd__la_gemv_rm(1, pk, m, -1, k->PL, c, 1, f);
-    }
-    for (fcd_index x = 0; x < nx; x++) rho += q[x] * q[x];
-    if (!(rho > 2.5e-3 * z0) || !(rho > 0)) continue;
-    rho = sqrt(rho);
-    for (fcd_index x = 0; x < nx; x++) {
-      q[x] /= rho;
-      f[x] /= rho;
-    }
-    pk++;
   }
+  if (nt == 0) return;
+  /* Z = Q R by the Cholesky factor of the Gram matrix, in that order, a direction whose
+   * part outside the newer ones' span is below 5 % of its length left out; then
+   * Q = Z R^-1 and Phi Q = (Phi Z) R^-1 (Q need not be orthonormal to round-off: M is
+   * only a preconditioner) */
+  fcd_real *Gm = k->PG, *R = k->Rq, *c = k->pz;
+  if (fcd__la_gemm_tn(nt, nt, m, k->PR, k->PR, Gm) != 0) return;
+  for (fcd_index j = 0; j < nt; j++) {
+    fcd_real gjj = Gm[j + j * nt], d = gjj;
+    if (!(gjj > 0)) continue;
+    for (fcd_index i = 0; i < pk; i++) {
+      fcd_real t = Gm[k->kp[i] + j * nt];
+      for (fcd_index l = 0; l < i; l++) t -= R[l + i * nt] * c[l];
+      c[i] = t / R[i + i * nt];
+      d -= c[i] * c[i];
+    }
+    if (!(d > 2.5e-3 * gjj)) continue;
+    for (fcd_index i = 0; i < pk; i++) R[i + pk * nt] = c[i];
+    R[pk + pk * nt] = sqrt(d);
+    k->kp[pk++] = j;
+  }
+  for (fcd_index i = 0; i < pk; i++) {
+    if (k->kp[i] != i) { /* kp[i] >= i: forward copies do not overwrite a later source */
+      memcpy(k->PR + (size_t)i * M, k->PR + (size_t)k->kp[i] * M, M * sizeof *k->PR);
+      memcpy(k->PL + (size_t)i * M, k->PL + (size_t)k->kp[i] * M, M * sizeof *k->PL);
+    }
+    for (fcd_index l = 0; l <= i; l++) R[l + i * pk] = R[l + i * nt]; /* to leading pk */
+  }
+  if (pk > 0 && (fcd__la_right_upper_solve_cm(m, pk, R, k->PR) != 0 ||
+                 fcd__la_right_upper_solve_cm(m, pk, R, k->PL) != 0))
+    return;
   if (pk == 0) return;
   fcd_index r = pk + (k->cont ? 4 : 2);
   k->pr = r;
