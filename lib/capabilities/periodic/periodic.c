@@ -746,7 +746,7 @@ static fcd_status line_search(fcd_periodic *p, fcd_index N, fcd_real T0, const f
  * two periods a Krylov step; the multipliers of largest modulus come from Arnoldi on the
  * same products. Damped high modes give multipliers near 0, the operator's eigenvalues
  * cluster at -1, and GMRES needs about as many steps as there are multipliers away from
- * 0. */
+ * 0; the products already made (prec_setup) take those out of the later solves. */
 typedef struct {
   fcd_index m, kmax;
   fcd_real *V, *H, *cs, *sn, *g; /* basis (kmax + 1) x m, Hessenberg (kmax + 1) x kmax */
@@ -759,8 +759,9 @@ typedef struct {
   /* the preconditioner: every product Phi z is kept (ring of rc, RZ and RP, rn of them,
    * rh the next slot); before a solve the newest of them, orthonormalized (Q, Phi Q),
    * make M = -I + PL PR' the bordered operator with Phi replaced by Phi Q Q' (PL, PR: pr
-   * columns of m), PG = (I - PR' PL)^-1 (pr x pr), pz a scratch */
-  fcd_index rc, rn, rh, pr, its; /* its: the last GMRES' steps */
+   * columns of m), PG = (I - PR' PL)^-1 (pr x pr); Rq the products' Gram factor, kp the
+   * ones kept, pz a scratch */
+  fcd_index rc, rn, rh, pr;
   int prec;
   fcd_real *RZ, *RP, *PL, *PR, *PG, *Rq, *pz;
   fcd_index *kp;
@@ -1079,7 +1080,6 @@ static fcd_status gmres(fcd_periodic *p, fcd_index N, const iterate *s, krylov_w
                       "a fold or a family of orbits)", s->T);
     k->g[i] = t / k->H[i * ld + i];
   }
-  k->its = j;
   memset(dz, 0, (size_t)m * sizeof *dz);
   for (fcd_index i = 0; i < j; i++)
     for (fcd_index q = 0; q < m; q++) dz[q] += k->g[i] * k->V[(size_t)i * (size_t)m + q];
