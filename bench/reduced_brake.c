@@ -585,18 +585,11 @@ static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double
   }
   if (st == FCD_OK) {
     /* one period of the orbit through the watch: its RMS about the mean */
-    fcd_integrator *it = NULL;
-    w->n = 0;
-    st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
-    if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, T / (double)in.steps);
-    if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
-    if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_step, w);
-    for (fcd_index k = 0; k < in.steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
+    double rn = 0, rt = 0;
+    st = orbit_rms(rs, rcs, w, T, in.steps, u0, v0, &rn, &rt);
     if (st == FCD_OK)
       printf("shooting: the orbit's RMS u_n %.4e (%+.2e against the transient's), u_t %.4e "
-             "(%+.2e)\n", rms_about_mean(w->un, w->n), rms_about_mean(w->un, w->n) / c->rms_n - 1,
-             rms_about_mean(w->ut, w->n), rms_about_mean(w->ut, w->n) / c->rms_t - 1);
-    fcd_integrator_destroy(it);
+             "(%+.2e)\n", rn, rn / c->rms_n - 1, rt, rt / c->rms_t - 1);
   }
   fcd_periodic_destroy(p);
   free(u0);

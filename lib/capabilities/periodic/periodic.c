@@ -991,10 +991,9 @@ static void prec_setup(const fcd_periodic *p, krylov_work *k) {
     }
     for (fcd_index l = 0; l <= i; l++) R[l + i * pk] = R[l + i * nt]; /* to leading pk */
   }
-  if (pk > 0 && (fcd__la_right_upper_solve_cm(m, pk, R, k->PR) != 0 ||
-                 fcd__la_right_upper_solve_cm(m, pk, R, k->PL) != 0))
+  if (pk == 0 || fcd__la_right_upper_solve_cm(m, pk, R, k->PR) != 0 ||
+      fcd__la_right_upper_solve_cm(m, pk, R, k->PL) != 0)
     return;
-  if (pk == 0) return;
   fcd_index r = pk + (k->cont ? 4 : 2);
   k->pr = r;
   fcd_real *l = k->PL + (size_t)pk * M, *rr = k->PR + (size_t)pk * M;
