@@ -201,12 +201,6 @@ static double rms_about_mean(const double *x, long n) {
   return sqrt(s / n);
 }
 
-static double wall_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
 /* ---- the limit cycle through a reduced model, by its transient and by shooting (issues
  * 66 and 68): the brake reduced with its contact dofs kept (fcd_reduction: the pins' and
  * the disc's contact dofs and the pins' pushed dofs physical, fixed-interface modes for
@@ -256,10 +250,10 @@ static void reduced_cycle(ex_run *ex, brake *b2, const double *ue, double h, dou
   if (getenv("BRAKE_RED_TEND")) tend = atof(getenv("BRAKE_RED_TEND"));
   if (getenv("BRAKE_RED_MODES")) nmodes = atol(getenv("BRAKE_RED_MODES"));
   fcd_reduction *red = NULL;
-  double t0 = wall_now();
+  double t0 = ex_now();
   /* modal coordinates: the same reduced model, its step's products and solves diagonal */
   fcd_status st = fcd_reduction_create_modal(b2->sys, b2->cs, nmodes, &red);
-  double t_red = wall_now() - t0;
+  double t_red = ex_now() - t0;
   if (st != FCD_OK) {
     ex_check(ex, 0, "reduction: %s", fcd_system_last_error(b2->sys));
     return;
@@ -282,9 +276,9 @@ static void reduced_cycle(ex_run *ex, brake *b2, const double *ue, double h, dou
          (long long)nr, t_red);
   ex_check(ex, w.mon >= 0, "the monitored pin node's dofs are kept physical");
   st = fcd_reduction_restrict(red, ue, u);
-  t0 = wall_now();
+  t0 = ex_now();
   if (st == FCD_OK && w.mon >= 0) st = red_run(rs, rcs, h, tend, 0, &w, u, v);
-  double t_tr = wall_now() - t0;
+  double t_tr = ex_now() - t0;
   fcd_periodic *p = NULL;
   fcd_periodic_info in;
   memset(&in, 0, sizeof in);
@@ -297,7 +291,7 @@ static void reduced_cycle(ex_run *ex, brake *b2, const double *ue, double h, dou
     printf("  reduced transient to %.2f s: %ld steps in %.1f s (%.2f ms a step); last %.0f "
            "ms: %.3f Hz, RMS u_n %.4e m\n", tend, w.n, t_tr, 1e3 * t_tr / w.n, 1e3 * win,
            fpk, rms_tr);
-    t0 = wall_now();
+    t0 = ex_now();
     st = fcd_periodic_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &p);
     if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PARAM_STEP, h);
     if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_MAX_ITER, 10);
@@ -310,7 +304,7 @@ static void reduced_cycle(ex_run *ex, brake *b2, const double *ue, double h, dou
     if (st == FCD_OK && ex->quick)
       st = fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_MULTIPLIERS, 20);
     ss = st == FCD_OK ? fcd_periodic_solve(p, u, v, 1.0 / fpk) : st;
-    t_sh = wall_now() - t0;
+    t_sh = ex_now() - t0;
     if (st == FCD_OK) st = fcd_periodic_get_info(p, &in);
     if (st == FCD_OK) st = fcd_periodic_get_orbit(p, &T, u, v);
   }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 typedef struct {
   const char *name; /* the example's name, for messages */
@@ -20,6 +21,13 @@ typedef struct {
   int checks, failed;
   FILE *tab; /* checks.md: every ex_close as a table row, for the page */
 } ex_run;
+
+/* wall-clock seconds (the examples that report their own times) */
+static inline double ex_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static inline int ex_init(ex_run *ex, const char *name, int argc, char **argv) {
   ex->name = name;

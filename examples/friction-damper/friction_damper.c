@@ -24,15 +24,29 @@
 
 #define PI 3.14159265358979323846
 
-enum { NEL = 10, NB = 2 * (NEL + 1), NDOF = NB + 2, TIP = 2 * NEL, XD = NB, YD = NB + 1 };
+/* the beam's elements (--elements; 10 by default): above 48 the state has more than 200
+ * unknowns and the solver shoots and continues by Newton-Krylov */
+static int NEL = 10;
+#define NB (2 * (NEL + 1))
+#define NDOF (NB + 2)
+#define TIP (2 * NEL)
+#define XD NB
+#define YD (NB + 1)
 static const double KD = 3.0, MD = 0.01, KY = 1.0, BETA = 0.005, P = 1.0, MU = 0.5;
 static const int STEPS = 128; /* steps a period */
 
 /* the beam, the damper's mass and spring, pressed by N; a contact set with mu */
 static fcd_status model(double N, fcd_system **sys, fcd_contact_set **cs) {
-  enum { CAP = 16 * NEL + 16 };
-  fcd_index r[CAP], c[CAP], mr[CAP], mc[CAP], nk = 0, nm = 0;
-  double kv[CAP], mv[CAP], l = 1.0 / NEL;
+  size_t cap = 16 * (size_t)NEL + 16;
+  fcd_index *r = malloc(4 * cap * sizeof *r), *c = r + cap, *mr = c + cap, *mc = mr + cap;
+  double *kv = malloc((2 * cap + NDOF) * sizeof *kv), *mv = kv + cap, *f = mv + cap;
+  fcd_index nk = 0, nm = 0;
+  double l = 1.0 / NEL;
+  if (!r || !kv) {
+    free(r);
+    free(kv);
+    return FCD_E_NOMEM;
+  }
   const double ke[4][4] = {{12, 6 * l, -12, 6 * l}, {6 * l, 4 * l * l, -6 * l, 2 * l * l},
                            {-12, -6 * l, 12, -6 * l}, {6 * l, 2 * l * l, -6 * l, 4 * l * l}};
   const double me[4][4] = {{156, 22 * l, 54, -13 * l}, {22 * l, 4 * l * l, 13 * l, -3 * l * l},
@@ -52,7 +66,7 @@ static fcd_status model(double N, fcd_system **sys, fcd_contact_set **cs) {
   r[nk] = YD, c[nk] = YD, kv[nk++] = KY;
   mr[nm] = mc[nm] = XD, mv[nm++] = MD;
   mr[nm] = mc[nm] = YD, mv[nm++] = MD;
-  double f[NDOF] = {0};
+  memset(f, 0, NDOF * sizeof *f);
   f[YD] = N;
   const fcd_index fixed[2] = {0, 1}, dofs[2] = {XD, YD};
   const double n[2] = {0, 1}, t[2] = {1, 0};
@@ -64,6 +78,8 @@ static fcd_status model(double N, fcd_system **sys, fcd_contact_set **cs) {
   if (st == FCD_OK) st = fcd_system_set_load(*sys, f);
   if (st == FCD_OK) st = fcd_contact_set_create(*sys, 2, cs);
   if (st == FCD_OK) st = fcd_contact_set_add_rigid(*cs, dofs, n, t, 0.0, MU, NULL);
+  free(r);
+  free(kv);
   return st;
 }
 
@@ -96,7 +112,9 @@ static fcd_status rms_pair(double N, double w, const double *u, const double *v,
   fcd_system *sys = NULL;
   fcd_contact_set *cs = NULL;
   fcd_integrator *it = NULL;
-  double ww = w, T = 2 * PI / w, us[NDOF], vs[NDOF], zero[NDOF] = {0};
+  double ww = w, T = 2 * PI / w, *us = calloc(3 * (size_t)NDOF, sizeof *us), *vs = us + NDOF,
+         *zero = vs + NDOF;
+  if (!us) return FCD_E_NOMEM;
   fcd_status st = model(N, &sys, &cs);
   if (st == FCD_OK) st = fcd_system_set_load_fn(sys, tip_load, &ww);
   if (st == FCD_OK) st = fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it);
@@ -119,6 +137,7 @@ static fcd_status rms_pair(double N, double w, const double *u, const double *v,
   fcd_integrator_destroy(it);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
+  free(us);
   return st;
 }
 
@@ -150,7 +169,8 @@ typedef struct {
   int count;
   double peak, peak_w;
   double w[512], amp[512];
-  double u[3][NDOF], v[3][NDOF], wc[3];
+  double *u[3], *v[3], wc[3]; /* NDOF each */
+  double *lo, *hi;
 } curve;
 
 static int on_point(void *ud, double w, const fcd_periodic_info *info, const double *re,
@@ -159,9 +179,8 @@ static int on_point(void *ud, double w, const fcd_periodic_info *info, const dou
   (void)im;
   (void)event;
   curve *c = ud;
-  double lo[NDOF], hi[NDOF];
-  if (fcd_periodic_get_range(c->p, lo, hi) != FCD_OK) return 1;
-  double a = 0.5 * (hi[TIP] - lo[TIP]);
+  if (fcd_periodic_get_range(c->p, c->lo, c->hi) != FCD_OK) return 1;
+  double a = 0.5 * (c->hi[TIP] - c->lo[TIP]);
   if (c->count < 512) {
     c->w[c->count] = w;
     c->amp[c->count] = a;
@@ -180,8 +199,30 @@ static int on_point(void *ud, double w, const fcd_periodic_info *info, const dou
 
 int main(int argc, char **argv) {
   ex_run ex;
-  int rc = ex_init(&ex, "friction-damper", argc, argv);
-  if (rc) return rc;
+  /* --elements NEL is this example's own option; the rest are every example's */
+  char **args = calloc((size_t)argc + 1, sizeof *args);
+  int na = 0;
+  if (!args) return 1;
+  for (int i = 0; i < argc; i++) {
+    if (i > 0 && !strcmp(argv[i], "--elements") && i + 1 < argc) {
+      char *end = NULL;
+      long ne = strtol(argv[++i], &end, 10);
+      if (!end || *end || ne < 1 || ne > 5000) {
+        fprintf(stderr, "friction-damper: --elements must be 1 to 5000, not %s\n", argv[i]);
+        free(args);
+        return 2;
+      }
+      NEL = (int)ne;
+    } else {
+      args[na++] = argv[i];
+    }
+  }
+  int rc = ex_init(&ex, "friction-damper", na, args);
+  if (rc) {
+    free(args);
+    return rc;
+  }
+  printf("beam: %d elements, %d state unknowns\n", NEL, 2 * (NDOF - 2));
   double wf = resonance(0), ws = resonance(1);
   printf("resonances: free damper %.6f, stuck damper %.6f rad per unit time\n", wf, ws);
   /* the slip force mu N against the forcing's amplitude P */
@@ -203,9 +244,16 @@ int main(int argc, char **argv) {
     fcd_contact_set *cs = NULL;
     fcd_periodic *p = NULL;
     curve *c = calloc(1, sizeof *c);
-    if (!c) return 1;
+    double *buf = calloc(10 * (size_t)NDOF, sizeof *buf);
+    if (!c || !buf) return 1;
+    for (int k = 0; k < 3; k++) {
+      c->u[k] = buf + (2 * k) * NDOF;
+      c->v[k] = buf + (2 * k + 1) * NDOF;
+    }
+    c->lo = buf + 6 * NDOF;
+    c->hi = buf + 7 * NDOF;
     const fcd_index tip = TIP;
-    double T = 2 * PI / w0, u[NDOF] = {0}, v[NDOF] = {0};
+    double T = 2 * PI / w0, *u = buf + 8 * NDOF, *v = buf + 9 * NDOF;
     fcd_status st = model(N, &sys, &cs);
     if (st == FCD_OK) st = fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p);
     if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PARAM_STEP, T / STEPS);
@@ -217,11 +265,17 @@ int main(int argc, char **argv) {
     c->p = p;
     c->csv = csv;
     c->N = N;
+    double t_curve = 0, t_check = 0;
+    long periods_curve = 0, periods_check = 0;
     if (st == FCD_OK) {
       fcd_periodic_get_orbit(p, NULL, c->u[0], c->v[0]);
       c->wc[0] = w0;
+      double t0 = ex_now();
       st = fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_OMEGA, w1, 0.04, 400,
                                          on_point, c);
+      t_curve = ex_now() - t0;
+      fcd_periodic_info in;
+      if (fcd_periodic_get_info(p, &in) == FCD_OK) periods_curve = (long)in.evaluations;
     }
     if (st == FCD_OK) {
       fcd_periodic_get_orbit(p, NULL, c->u[2], c->v[2]);
@@ -239,7 +293,10 @@ int main(int argc, char **argv) {
       /* enough periods for the slowest free decay, the lowest mode's: 1 / (zeta omega_1)
        * with zeta = beta omega_1 / 2, 2 / (beta omega_1^2) time units, nine times over */
       int periods = (int)ceil(9 * 2 / (BETA * wf * wf) / (2 * PI / c->wc[k])) + 2;
+      double t0 = ex_now();
       st = rms_pair(N, c->wc[k], c->u[k], c->v[k], periods, &r, &rt);
+      t_check += ex_now() - t0;
+      periods_check += periods + 1;
       if (st == FCD_OK) worst = fmax(worst, fabs(rt / r - 1));
     }
     ex_check(&ex, st == FCD_OK && worst <= 5e-3, "slip force %.2f P: the orbits' RMS tip "
@@ -252,10 +309,15 @@ int main(int argc, char **argv) {
     else snprintf(name, sizeof name, "%g", loads[q]);
     fprintf(res, "| %s | %.4f | %.3f | %d | %.1e |\n", name, c->peak, c->peak_w, c->count,
             worst);
-    printf("slip force %.2f P: peak %.5f at omega %.4f (%d points)\n", loads[q], c->peak,
-           c->peak_w, c->count);
+    printf("slip force %.2f P: peak %.5f at omega %.4f (%d points); the curve %.2f s, %ld "
+           "periods (%.3f s, %.0f periods a point); the three transient checks %.2f s for %ld "
+           "periods (%.2f s a transient)\n", loads[q], c->peak, c->peak_w, c->count, t_curve,
+           periods_curve, c->count ? t_curve / c->count : 0.0,
+           c->count ? (double)periods_curve / c->count : 0.0, t_check, periods_check,
+           t_check / 3);
     fprintf(csv, "\n\n"); /* a data block per curve (gnuplot's index) */
     free(c);
+    free(buf);
     fcd_periodic_destroy(p);
     fcd_contact_set_destroy(cs);
     fcd_system_destroy(sys);
@@ -291,5 +353,6 @@ int main(int argc, char **argv) {
           "set xlabel 'slip force mu N / P (10: stuck)'\nset ylabel 'peak tip amplitude'\n"
           "set title 'Friction damper design chart'\n"
           "plot '%s/chart.csv' every ::1 u 1:2 w lp lw 2 pt 7", ex.out);
+  free(args);
   return ex_finish(&ex);
 }

@@ -39,7 +39,11 @@
  *    (stuck anywhere): the solver's least-norm Newton correction converges on one.
  *
  * 3. Bad input: a period that is not a multiple of the forcing's, a load on a prescribed
- *    dof, non-finite amplitudes, a frequency <= 0, continuation of a forced orbit in mu. */
+ *    dof, non-finite amplitudes, a frequency <= 0, continuation of a forced orbit in mu.
+ *
+ * 4. Frequency response curves by continuation, with the dense Jacobian and by
+ *    Newton-Krylov (the same closed forms and bounds), and the stick-slip chain's curve
+ *    by Newton-Krylov against dense solves at its points. */
 #include <fcd/fcd.h>
 
 #include "../fcdtest.h"
@@ -409,6 +413,94 @@ static void check_krylov(double w) {
   CHECK(err <= 1e-9 * amp);
 }
 
+/* The stick-slip chain's frequency response curve by the Newton-Krylov continuation
+ * (FCD_PERIODIC_JACOBIAN_KRYLOV: GMRES on the bordered corrector, the multipliers by
+ * Arnoldi) through its first resonance, where the damper slips over part of the cycle and
+ * sticks over the rest, against the dense shooting solver at six of its points' omega,
+ * each started from the point before (another omega, another orbit). */
+enum { KC_CAP = 200 };
+typedef struct {
+  int n;
+  double w[KC_CAP], au[KC_CAP], u[KC_CAP][CN], v[KC_CAP][CN];
+  fcd_periodic *p;
+} kcurve;
+
+static int on_kpoint(void *ud, double lam, const fcd_periodic_info *info, const double *re,
+                     const double *im, int event) {
+  (void)re;
+  (void)im;
+  (void)event;
+  kcurve *c = ud;
+  if (c->n >= KC_CAP) return 1;
+  c->w[c->n] = lam;
+  c->au[c->n] = info->amplitude_u;
+  if (fcd_periodic_get_orbit(c->p, NULL, c->u[c->n], c->v[c->n]) != FCD_OK) return 1;
+  c->n++;
+  return 0;
+}
+
+static void check_krylov_curve(void) {
+  const long N = 2048;
+  const double one = 1, w0 = 0.5, w1 = 1.0;
+  const fcd_index d0 = 0;
+  fcd_system *sys = NULL;
+  fcd_contact_set *cs = NULL;
+  static kcurve c;
+  double u[CN] = {0}, v[CN] = {0}, T = 2 * PI / w0;
+  CHECK_ST(chain(0.3, 0, &sys, &cs), FCD_OK);
+  CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &c.p), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(c.p, FCD_PARAM_STEP, T / (double)N), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(c.p, FCD_PERIODIC_PARAM_TOL, 1e-11), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(c.p, FCD_PERIODIC_PARAM_JACOBIAN, FCD_PERIODIC_JACOBIAN_KRYLOV),
+           FCD_OK);
+  CHECK_ST(fcd_periodic_set_harmonic_forcing(c.p, w0, 1, &d0, &one, NULL), FCD_OK);
+  CHECK_ST(fcd_periodic_solve(c.p, u, v, T), FCD_OK);
+  {
+    fcd_periodic_info in0;
+    CHECK_ST(fcd_periodic_get_info(c.p, &in0), FCD_OK);
+    on_kpoint(&c, w0, &in0, NULL, NULL, 0); /* the start, point 0 */
+  }
+  fcd_status st = fcd_periodic_continue_forcing(c.p, FCD_PERIODIC_CONTINUE_OMEGA, w1, 0.05,
+                                                KC_CAP, on_kpoint, &c);
+  if (st != FCD_OK) fprintf(stderr, "Krylov forced continuation: %s\n", fcd_system_last_error(sys));
+  CHECK_ST(st, FCD_OK);
+  fcd_periodic_info in;
+  CHECK_ST(fcd_periodic_get_info(c.p, &in), FCD_OK);
+  double peak = 0, wpeak = 0;
+  for (int i = 0; i < c.n; i++)
+    if (c.au[i] > peak) peak = c.au[i], wpeak = c.w[i];
+  printf("stick-slip chain by Newton-Krylov continuation: %d points over %.3f..%.3f in %lld "
+         "periods, peak amplitude %.5f at omega %.4f\n", c.n, c.w[0], c.w[c.n - 1],
+         (long long)in.evaluations, peak, wpeak);
+  CHECK(c.n >= 8 && c.w[c.n - 1] >= w1);
+  fcd_periodic_destroy(c.p);
+  double worst = 0;
+  for (int q = 1; q <= 6 && c.n >= 8; q++) {
+    int i = 1 + (q * (c.n - 2)) / 6;
+    fcd_periodic *p = NULL;
+    double Ti = 2 * PI / c.w[i];
+    fcd_periodic_info di = {0};
+    CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p), FCD_OK);
+    CHECK_ST(fcd_periodic_set_param(p, FCD_PARAM_STEP, Ti / (double)N), FCD_OK);
+    CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_TOL, 1e-11), FCD_OK);
+    CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_JACOBIAN, FCD_PERIODIC_JACOBIAN_DENSE),
+             FCD_OK);
+    CHECK_ST(fcd_periodic_set_harmonic_forcing(p, c.w[i], 1, &d0, &one, NULL), FCD_OK);
+    st = fcd_periodic_solve(p, c.u[i - 1], c.v[i - 1], Ti);
+    if (st == FCD_OK) st = fcd_periodic_get_info(p, &di);
+    if (st != FCD_OK) fprintf(stderr, "dense solve at omega %.6f: %s\n", c.w[i], fcd_system_last_error(sys));
+    CHECK_ST(st, FCD_OK);
+    printf("  omega %.6f: Krylov amplitude %.9f, dense solve from omega %.6f: %.9f\n", c.w[i],
+           c.au[i], c.w[i - 1], di.amplitude_u);
+    worst = fmax(worst, fabs(di.amplitude_u - c.au[i]) / c.au[i]);
+    fcd_periodic_destroy(p);
+  }
+  printf("  worst relative amplitude difference %.2e\n", worst);
+  CHECK(worst <= 1e-8);
+  fcd_contact_set_destroy(cs);
+  fcd_system_destroy(sys);
+}
+
 /* ---- 3. the host's forcing, a multiple period, bad input ---- */
 
 static int cos_forcing(void *ud, double theta, fcd_index n, double *f) {
@@ -524,7 +616,7 @@ static int on_point(void *ud, double lam, const fcd_periodic_info *info, const d
   return 0;
 }
 
-static void check_curves(void) {
+static void check_curves(int jac) {
   fcd_system *sys = NULL;
   fcd_contact_set *cs = NULL;
   fcd_periodic *p = NULL;
@@ -537,6 +629,7 @@ static void check_curves(void) {
   CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p), FCD_OK);
   CHECK_ST(fcd_periodic_set_param(p, FCD_PARAM_STEP, T / (double)c.N), FCD_OK);
   CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_TOL, 1e-11), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_JACOBIAN, jac), FCD_OK);
   CHECK_ST(fcd_periodic_set_harmonic_forcing(p, w, 1, &d0, &one, NULL), FCD_OK);
   CHECK_ST(fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_OMEGA, 2.2, 0.05, 40, on_point, &c),
            FCD_E_STATE);
@@ -581,6 +674,7 @@ static void check_curves(void) {
   CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p), FCD_OK);
   CHECK_ST(fcd_periodic_set_param(p, FCD_PARAM_STEP, T / (double)f.N), FCD_OK);
   CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_TOL, 1e-11), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_JACOBIAN, jac), FCD_OK);
   CHECK_ST(fcd_periodic_set_harmonic_forcing(p, w, 1, &d0, &one, NULL), FCD_OK);
   CHECK_ST(fcd_periodic_solve(p, uc, vc, T), FCD_OK);
   st = fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_OMEGA, 0.9, 0.05, 120, on_point, &f);
@@ -602,7 +696,8 @@ static void check_curves(void) {
 
 int main(void) {
   check_api();
-  check_curves();
+  check_curves(FCD_PERIODIC_JACOBIAN_DENSE);
+  check_curves(FCD_PERIODIC_JACOBIAN_KRYLOV);
   const double ws[] = {0.6, 0.8, 1.3, 2.0}, Fs[] = {0.1, 0.3};
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 2; j++) check_den_hartog(ws[i], Fs[j]);
@@ -610,6 +705,7 @@ int main(void) {
   check_stops(0.5, 0.7);
   check_krylov(0.6);
   check_krylov(1.1);
+  check_krylov_curve();
   const double wl[] = {0.5, 1.1};
   for (int mode = 0; mode < 3; mode++)
     for (int i = 0; i < 2; i++) check_linear_limit(mode, wl[i]);

@@ -900,7 +900,7 @@ static fcd_status bordered_apply(fcd_periodic *p, fcd_index N, const iterate *s,
       ph += k->c[i] * z[i];
     }
     for (fcd_index j = 0; j < k->m; j++) ar += k->tr[j] * z[j];
-    out[nx] = ph;
+    out[nx] = p->forced ? z[nx] : ph; /* forced: c = 0, T the forcing's */
     out[nx + 1] = ar;
     return FCD_OK;
   }
@@ -1007,8 +1007,8 @@ static void prec_setup(const fcd_periodic *p, krylov_work *k) {
     }
     rr[nx] = 1;               /* e_T */
     rr[M + nx + 1] = 1;       /* e_mu */
-    l[2 * M + nx] = 1;        /* e_T against (c; 1; 0) */
-    rr[2 * M + nx] = 1;
+    l[2 * M + nx] = 1;        /* e_T against (c; 1; 0), or (0; 2; 0) */
+    rr[2 * M + nx] = p->forced ? 2 : 1;
     l[3 * M + nx + 1] = 1;    /* e_mu against t + e_mu */
     for (fcd_index x = 0; x < m; x++) rr[3 * M + x] = k->tr[x] + (x == nx + 1);
   } else {
@@ -1703,6 +1703,60 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
   return FCD_OK;
 }
 
+/* the forcing's parameter (FCD_PERIODIC_CONTINUE_OMEGA or _SCALE) set to lam */
+static void forcing_set(fcd_periodic *p, int param, fcd_real lam) {
+  if (param == FCD_PERIODIC_CONTINUE_OMEGA) p->omega = lam;
+  else p->fscale = lam;
+}
+
+/* a forced orbit's period: kper periods of the forcing */
+static fcd_real forcing_period(const fcd_periodic *p, fcd_real kper) {
+  return kper * 6.283185307179586476925 / p->omega;
+}
+
+/* A natural step: the forced orbit at the parameter lam solved by shoot() from cur's (N
+ * steps a period of kper forcing periods; Newton-Krylov when krylov), into nxt. On
+ * failure the solver's result and the parameter stay cur's (at lam_cur). */
+static fcd_status natural_step(fcd_periodic *p, int param, fcd_real kper, fcd_index N,
+                               const iterate *cur, iterate *nxt, fcd_real lam_cur,
+                               fcd_real lam, int krylov) {
+  if (param == FCD_PERIODIC_CONTINUE_OMEGA && !(lam > 0)) return FCD_E_NOT_CONVERGED;
+  shoot_work w;
+  krylov_work kw;
+  /* work_alloc makes the velocity ranges anew */
+  fcd__free(p->vmin);
+  fcd__free(p->vmax);
+  p->vmin = p->vmax = NULL;
+  FCD_TRY(work_alloc(p, &w, !krylov));
+  if (krylov) {
+    fcd_status sa = krylov_alloc(p, &kw, 0);
+    if (sa != FCD_OK) {
+      work_free(&w);
+      return sa;
+    }
+  }
+  fcd_periodic_info keep_info = p->info;
+  keep(p, cur, N);
+  forcing_set(p, param, lam);
+  fcd_index it0 = p->info.iterations;
+  p->info.iterations = 0;
+  fcd_status st = shoot(p, N, forcing_period(p, kper), &w, krylov ? &kw : NULL);
+  work_free(&w);
+  if (krylov) krylov_free(&kw);
+  if (st == FCD_OK) {
+    gather(p, p->u0, p->v0, nxt->x);
+    nxt->T = forcing_period(p, kper);
+    st = evaluate(p, N, nxt);
+  }
+  p->info.iterations += it0;
+  if (st != FCD_OK) {
+    p->info = keep_info;
+    forcing_set(p, param, lam_cur);
+    keep(p, cur, N);
+  }
+  return st;
+}
+
 /* ---- continuation by Newton-Krylov (FCD_PERIODIC_JACOBIAN_KRYLOV, or AUTO above 200
  * state unknowns) ----
  * The unknowns of a step from cur: z_x = (x - x_cur) / (s sqrt(nx)) (s cur's amplitude of
@@ -1720,15 +1774,17 @@ static fcd_status follow(fcd_periodic *p, branch *b, fcd_real mu_end, fcd_real d
  * contacts leave no quiet stretch to move it to. */
 typedef struct {
   fcd_index N, nx, m2;
-  fcd_real mu;
+  int param;           /* -1: mu; a forced orbit's FCD_PERIODIC_CONTINUE_OMEGA or _SCALE */
+  fcd_real lref, kper; /* the parameter's scale (1 for mu); a forced period's multiple */
+  fcd_real mu;         /* cur's parameter */
   iterate cur, nxt;
-  fcd_real *t, *zs, *b, *dz;
+  fcd_real *t, *zs, *b, *dz, *jt0, *jm0;
   krylov_work k;
 } kbranch;
 
 static void kbranch_free(kbranch *b) {
   fcd_real **a[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
-                    &b->t, &b->zs, &b->b, &b->dz};
+                    &b->t, &b->zs, &b->b, &b->dz, &b->jt0, &b->jm0};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
     fcd__free(*a[i]);
     *a[i] = NULL;
@@ -1742,7 +1798,7 @@ static fcd_status kbranch_alloc(fcd_periodic *p, kbranch *b) {
   b->nx = p->nx;
   b->m2 = (fcd_index)m2;
   fcd_real **v[] = {&b->cur.x, &b->cur.y, &b->cur.x1, &b->nxt.x, &b->nxt.y, &b->nxt.x1,
-                    &b->t, &b->zs, &b->b, &b->dz};
+                    &b->t, &b->zs, &b->b, &b->dz, &b->jt0, &b->jm0};
   int ok = 1;
   for (size_t i = 0; i < sizeof v / sizeof *v; i++)
     ok &= (*v[i] = fcd__malloc_array(m2, sizeof(fcd_real))) != NULL;
@@ -1760,32 +1816,64 @@ static fcd_status kbranch_alloc(fcd_periodic *p, kbranch *b) {
   return FCD_OK;
 }
 
-/* cur's phase direction c (unit) and its F columns in T (per relative change) and in mu,
- * scaled by cur's amplitudes, into b->k */
+/* the branch's parameter set to lam */
+static fcd_status kset(fcd_periodic *p, const kbranch *b, fcd_real lam) {
+  if (b->param < 0) return set_mu(p, lam);
+  forcing_set(p, b->param, lam);
+  return FCD_OK;
+}
+
+/* the F columns at the iterate s (its parameter lam set) in T (per relative change of
+ * cur's T0) and in the parameter, rows scaled by au, av (cur's), into b->k's jt and jm. A
+ * forced orbit: T not an unknown (J_T = 0; its row in the bordered operator the
+ * identity's), the parameter's column per relative change lam / lref, T following omega. */
+static fcd_status kcols_at(fcd_periodic *p, kbranch *b, const iterate *s, fcd_real lam,
+                           fcd_real T0, fcd_real au, fcd_real av) {
+  krylov_work *k = &b->k;
+  fcd_index nx = b->nx, nf = p->nf;
+  fcd_real dl = b->param >= 0 ? p->fd * b->lref : p->fd * fmax(lam, 0.1);
+  if (b->param >= 0) {
+    memset(k->jt, 0, (size_t)nx * sizeof *k->jt);
+  } else {
+    FCD_TRY(flow(p, s->x, s->T * (1 + p->fd), b->N, k->yt, 0, NULL));
+    for (fcd_index i = 0; i < nx; i++)
+      k->jt[i] = (k->yt[i] - s->y[i]) * (T0 / s->T) / (p->fd * (i < nf ? au : av));
+    p->info.evaluations++;
+  }
+  FCD_TRY(kset(p, b, lam + dl));
+  fcd_status st = flow(p, s->x, b->param >= 0 ? forcing_period(p, b->kper) : s->T, b->N,
+                       k->yt, 0, NULL);
+  FCD_TRY(kset(p, b, lam));
+  if (st != FCD_OK) return st;
+  fcd_real per = b->param >= 0 ? p->fd : dl; /* a forced column per lam / lref */
+  for (fcd_index i = 0; i < nx; i++)
+    k->jm[i] = (k->yt[i] - s->y[i]) / (per * (i < nf ? au : av));
+  p->info.evaluations++;
+  return FCD_OK;
+}
+
+/* cur's phase direction c (unit; 0 for a forced orbit) and its F columns, into b->k, the
+ * columns kept in b->jt0, b->jm0 too (the corrector takes them at its iterates) */
 static fcd_status kcolumns(fcd_periodic *p, kbranch *b) {
   krylov_work *k = &b->k;
   const iterate *s = &b->cur;
   fcd_index nx = b->nx, nf = p->nf;
-  fcd_real cn = 0;
-  for (fcd_index i = 0; i < nx; i++) {
-    k->c[i] = (s->x1[i] - s->x[i]) / (i < nf ? s->au : s->av);
-    cn += k->c[i] * k->c[i];
+  if (b->param >= 0) {
+    memset(k->c, 0, (size_t)nx * sizeof *k->c);
+  } else {
+    fcd_real cn = 0;
+    for (fcd_index i = 0; i < nx; i++) {
+      k->c[i] = (s->x1[i] - s->x[i]) / (i < nf ? s->au : s->av);
+      cn += k->c[i] * k->c[i];
+    }
+    if (!(cn > 0))
+      return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the flow does not move "
+                      "the orbit's start in its first step");
+    for (fcd_index i = 0; i < nx; i++) k->c[i] /= sqrt(cn);
   }
-  if (!(cn > 0))
-    return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the flow does not move the "
-                    "orbit's start in its first step");
-  for (fcd_index i = 0; i < nx; i++) k->c[i] /= sqrt(cn);
-  FCD_TRY(flow(p, s->x, s->T * (1 + p->fd), b->N, k->yt, 0, NULL));
-  for (fcd_index i = 0; i < nx; i++)
-    k->jt[i] = (k->yt[i] - s->y[i]) / (p->fd * (i < nf ? s->au : s->av));
-  fcd_real dmu = p->fd * fmax(b->mu, 0.1);
-  FCD_TRY(set_mu(p, b->mu + dmu));
-  fcd_status st = flow(p, s->x, s->T, b->N, k->yt, 0, NULL);
-  FCD_TRY(set_mu(p, b->mu));
-  if (st != FCD_OK) return st;
-  for (fcd_index i = 0; i < nx; i++)
-    k->jm[i] = (k->yt[i] - s->y[i]) / (dmu * (i < nf ? s->au : s->av));
-  p->info.evaluations += 2;
+  FCD_TRY(kcols_at(p, b, s, b->mu, s->T, s->au, s->av));
+  memcpy(b->jt0, k->jt, (size_t)nx * sizeof *k->jt);
+  memcpy(b->jm0, k->jm, (size_t)nx * sizeof *k->jm);
   return FCD_OK;
 }
 
@@ -1794,6 +1882,8 @@ static fcd_status ktangent(fcd_periodic *p, kbranch *b, const fcd_real *r) {
   krylov_work *k = &b->k;
   fcd_index m2 = b->m2;
   memcpy(k->tr, r, (size_t)m2 * sizeof *r);
+  memcpy(k->jt, b->jt0, (size_t)b->nx * sizeof *k->jt);
+  memcpy(k->jm, b->jm0, (size_t)b->nx * sizeof *k->jm);
   FCD_TRY(opening_signs(p, &b->cur, k));
   memset(b->b, 0, (size_t)m2 * sizeof *b->b);
   b->b[m2 - 1] = 1;
@@ -1813,6 +1903,10 @@ static fcd_status ktangent(fcd_periodic *p, kbranch *b, const fcd_real *r) {
 }
 
 #define KCORRECTOR_ITERS 8
+/* the predictor's aimed miss per unit of arclength (some 11 degrees of turn a step) */
+#define KMISS 0.1
+/* a step whose miss exceeds this is taken again at half its length */
+#define KMISS_MAX 0.3
 
 /* one corrected point at arclength ds from cur along b->t into b->nxt (its coefficient
  * *mu), *iters the iterations made; FCD_E_NOT_CONVERGED when they do not reach the
@@ -1825,18 +1919,23 @@ static fcd_status kcorrector(fcd_periodic *p, kbranch *b, fcd_real ds, fcd_real 
   fcd_real sq = k->sq, *zs = b->zs;
   for (fcd_index j = 0; j < m2; j++) zs[j] = ds * b->t[j];
   memcpy(k->tr, b->t, (size_t)m2 * sizeof *b->t);
+  memcpy(k->jt, b->jt0, (size_t)nx * sizeof *k->jt);
+  memcpy(k->jm, b->jm0, (size_t)nx * sizeof *k->jm);
   prec_setup(p, &b->k);
   for (*iters = 0; *iters <= KCORRECTOR_ITERS; (*iters)++) {
     for (fcd_index i = 0; i < nx; i++) z->x[i] = cur->x[i] + zs[i] * (i < nf ? cur->au : cur->av) / sq;
-    z->T = cur->T * (1 + zs[nx]);
-    *mu = b->mu + zs[nx + 1];
-    if (!(z->T > 0) || !(*mu >= 0) || !isfinite(z->T) || !isfinite(*mu))
-      return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the step leaves T > 0, "
-                      "mu >= 0");
+    *mu = b->mu + zs[nx + 1] * b->lref;
+    if (!isfinite(*mu) || (b->param < 0 && !(*mu >= 0)) ||
+        (b->param == FCD_PERIODIC_CONTINUE_OMEGA && !(*mu > 0)))
+      return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the step leaves %s",
+                      b->param < 0 ? "mu >= 0" : "omega > 0");
+    FCD_TRY(kset(p, b, *mu));
+    z->T = b->param >= 0 ? forcing_period(p, b->kper) : cur->T * (1 + zs[nx]);
+    if (!(z->T > 0) || !isfinite(z->T))
+      return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the step leaves T > 0");
     scatter(p, z->x);
     FCD_TRY(admissible(p, p->uw));
     gather(p, p->uw, p->vw, z->x);
-    FCD_TRY(set_mu(p, *mu));
     fcd_status st = evaluate(p, b->N, z);
     p->info.evaluations++;
     if (st != FCD_OK) return st;
@@ -1851,13 +1950,18 @@ static fcd_status kcorrector(fcd_periodic *p, kbranch *b, fcd_real ds, fcd_real 
     }
     for (fcd_index i = 0; i < nx; i++)
       b->b[i] = -(z->y[i] - z->x[i]) * sq / (i < nf ? cur->au : cur->av);
-    b->b[nx] = pc;
+    b->b[nx] = b->param >= 0 ? 0 : pc;
     b->b[nx + 1] = pt;
     /* the monodromy at the iterate, in cur's scaling */
     iterate s = *z;
     s.au = cur->au;
     s.av = cur->av;
     FCD_TRY(opening_signs(p, &s, k));
+    /* the T and parameter columns at the iterate too, as its monodromy is: cur's make a
+     * chord method in those two directions, which converged by a constant factor where
+     * they change fast (a forced response's resonance: the period map is nonlinear in
+     * omega even for a linear structure); one or two periods an iteration */
+    FCD_TRY(kcols_at(p, b, z, *mu, cur->T, cur->au, cur->av));
     fcd_real eta = fmin(1e-3, fmax(1e-6, z->res));
     FCD_TRY(gmres(p, b->N, &s, k, b->b, eta, b->dz, &p->info.evaluations));
     for (fcd_index j = 0; j < m2; j++) zs[j] += b->dz[j];
@@ -1867,10 +1971,20 @@ static fcd_status kcorrector(fcd_periodic *p, kbranch *b, fcd_real ds, fcd_real 
                   KCORRECTOR_ITERS, *mu);
 }
 
+/* the point's event: a forced orbit's from its multipliers outside the unit circle and
+ * the parameter's turn (fpoint_event's rule, defined with the dense forced path below),
+ * an autonomous one's from walk_event */
+static int fpoint_event(const fcd_periodic *p, int fold, int *pd, int *ns, int *up);
+
+/* The branch from b->cur towards mu_end (the parameter: mu, or a forced orbit's omega or
+ * scale), steps of dmu in the arclength's coordinates at first. A forced branch steps past
+ * a kink the way the dense one does (ffollow): past the smallest step, steps of 2, 4 and
+ * 8 dmu, then a natural step solved by the shooting Newton-Krylov. */
 static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real dmu,
                           fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
   fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
   fcd_real dir = mu_end > b->mu ? 1 : -1, ds = dmu;
+  int forced = b->param >= 0;
   FCD_TRY(kcolumns(p, b));
   fcd_real *r = b->zs;
   memset(r, 0, (size_t)m2 * sizeof *r);
@@ -1879,9 +1993,12 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
   FCD_TRY(ktangent(p, b, r));
   walk w;
   walk_start(p, &w, b->t[nx + 1], dir, b->cur.au);
+  int pd = 0, ns = 0, up = 0;
+  if (forced) (void)fpoint_event(p, 0, &pd, &ns, &up);
   for (fcd_index k = 0; k < max_points; k++) {
     fcd_real mu = b->mu;
-    int iters = 0;
+    int iters = 0, jump = 0, natural = 0, fresh = k == 0;
+    fcd_real miss_prev = -1;
     fcd_status st;
     for (;;) {
       st = kcorrector(p, b, ds, &mu, &iters);
@@ -1894,22 +2011,86 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
           dot += b->zs[j] * b->t[j];
           zn += b->zs[j] * b->zs[j];
         }
-        if (dot > 0.5 * sqrt(zn)) break;
+        fcd_real miss = 0;
+        for (fcd_index j = 0; j < m2; j++) {
+          fcd_real e = b->zs[j] - ds * b->t[j];
+          miss += e * e;
+        }
+        miss = sqrt(miss) / ds;
+        /* a corrected point far off the predictor (KMISS_MAX): the step may have cut
+         * across a turn of the branch (on Hoffmann's oscillator, across its fold to the
+         * other side), taken again at a quarter of the step. Unless the miss did not
+         * shrink with the step as a curve's does: a kink of the branch (its start at a
+         * stick-slip transition), where a shorter step misses by as much */
+        if (dot > 0.5 * sqrt(zn) &&
+            (miss <= KMISS_MAX || (miss_prev > 0 && miss > 0.5 * miss_prev)))
+          break;
+        if (dot > 0.5 * sqrt(zn) && ds >= dmu / 256) {
+          miss_prev = miss;
+          ds /= 4;
+          continue;
+        }
         st = fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the corrected point lies "
-                      "at %.0f degrees from the predictor's way",
-                      acos(fmax(-1.0, fmin(1.0, dot / sqrt(zn)))) * 57.29577951308232);
+                      "at %.0f degrees from the predictor's way, %.2f of the step off it",
+                      acos(fmax(-1.0, fmin(1.0, dot / sqrt(zn)))) * 57.29577951308232, miss);
       }
       if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG) return st;
-      if (ds < dmu / 256) {
-        char last[512];
-        snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
-        FCD_TRY(set_mu(p, b->mu));
-        keep(p, &b->cur, b->N);
-        return fcd__err(p->sys, st, "continuation: no point found within arclength %.3g of "
-                        "mu = %.10g after %lld points (a kink of the step map, or the end of "
-                        "the branch); the last attempt: %s", ds, b->mu, (long long)k, last);
+      /* the secant may point off the branch (a long step before, across a turn: on
+       * Hoffmann's oscillator 40 degrees off, and the miss stayed whatever the step):
+       * first the tangent at cur, the same step again */
+      if (!fresh) {
+        fresh = 1;
+        FCD_TRY(ktangent(p, b, b->t));
+        continue;
       }
-      ds /= 2;
+      if (jump == 0 && ds >= dmu / 256) {
+        ds /= 2;
+        continue;
+      }
+      if (forced && jump < 3) {
+        ds = dmu * (2 << jump++);
+        continue;
+      }
+      if (forced && jump == 3) {
+        jump++;
+        FCD_TRY(kset(p, b, b->mu));
+        fcd_real lam = b->mu + dir * dmu * b->lref;
+        fcd_status sn = natural_step(p, b->param, b->kper, b->N, &b->cur, &b->nxt, b->mu,
+                                     lam, 1);
+        if (sn == FCD_OK) {
+          mu = lam;
+          natural = 1;
+          break;
+        }
+        if (sn == FCD_E_NOMEM) return sn;
+      }
+      char last[512];
+      snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
+      FCD_TRY(kset(p, b, b->mu));
+      keep(p, &b->cur, b->N);
+      return fcd__err(p->sys, st, "continuation: no point found within arclength %.3g of "
+                      "%s = %.10g after %lld points (a kink of the step map, or the end of "
+                      "the branch); the last attempt: %s", ds,
+                      !forced ? "mu" : b->param == FCD_PERIODIC_CONTINUE_OMEGA ? "omega"
+                                                                         : "the scale",
+                      b->mu, (long long)k, last);
+    }
+    /* the predictor's miss, in cur's scaling, per unit of arclength: about half the
+     * angle the branch turns in a step (the corrected point lies on the hyperplane at ds
+     * along t); a natural step's is unknown: the step starts again from dmu */
+    fcd_real miss = 0;
+    if (natural) {
+      /* the step's unknowns, in cur's scaling, for the secant */
+      for (fcd_index j = 0; j < m2; j++)
+        b->zs[j] = j < nx ? (b->nxt.x[j] - b->cur.x[j]) * b->k.sq /
+                                (j < nf ? b->cur.au : b->cur.av)
+                          : j == nx ? 0 : (mu - b->mu) / b->lref;
+    } else {
+      for (fcd_index j = 0; j < m2; j++) {
+        fcd_real e = b->zs[j] - ds * b->t[j];
+        miss += e * e;
+      }
+      miss = sqrt(miss) / ds;
     }
     /* the new point becomes cur; the step's secant, in its scaling, the next predictor */
     fcd_real au0 = b->cur.au, av0 = b->cur.av, T0 = b->cur.T;
@@ -1917,6 +2098,7 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
     b->cur = b->nxt;
     b->nxt = t;
     b->mu = mu;
+    FCD_TRY(kset(p, b, mu));
     fcd_real tn = 0;
     for (fcd_index j = 0; j < m2; j++) {
       b->t[j] = b->zs[j] * (j < nf ? au0 / b->cur.au : j < nx ? av0 / b->cur.av
@@ -1927,21 +2109,42 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
     FCD_TRY(kcolumns(p, b));
     FCD_TRY(krylov_multipliers(p, b->N, &b->cur, &b->k, &p->info.evaluations));
     keep(p, &b->cur, b->N);
-    /* a vertical family ends this branch too (the dense path follows it down to the
-     * equilibrium): at a center's one mu, the orbits of every small amplitude and phase,
-     * the secant drifts between amplitude and phase and, with no re-phasing to steady it,
-     * turned back up on Hoffmann's oscillator. The branch is born there, which is what
-     * the family event reports. */
-    int ev = walk_event(p, &w, b->t[nx + 1], b->cur.au, 1);
+    p->info.converged = 1;
+    int ev;
+    if (forced) {
+      int fold = fabs(b->t[nx + 1]) > FOLD_TMU && b->t[nx + 1] * w.sig < 0;
+      if (fabs(b->t[nx + 1]) > FOLD_TMU) w.sig = copysign(1.0, b->t[nx + 1]);
+      ev = fpoint_event(p, fold, &pd, &ns, &up);
+    } else {
+      /* a vertical family ends this branch too (the dense path follows it down to the
+       * equilibrium): at a center's one mu, the orbits of every small amplitude and
+       * phase, the secant drifts between amplitude and phase and, with no re-phasing to
+       * steady it, turned back up on Hoffmann's oscillator. The branch is born there,
+       * which is what the family event reports. */
+      ev = walk_event(p, &w, b->t[nx + 1], b->cur.au, 1);
+    }
     if (fn && fn(ud, mu, &p->info, p->mre, p->mim, ev))
       return fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped it at "
-                      "mu = %.10g", mu);
-    if (ev == FCD_PERIODIC_EVENT_COLLAPSE || ev == FCD_PERIODIC_EVENT_FAMILY ||
+                      "%s = %.10g", !forced ? "mu" : b->param == FCD_PERIODIC_CONTINUE_OMEGA
+                                                         ? "omega" : "the scale", mu);
+    if (ev == FCD_PERIODIC_EVENT_COLLAPSE || (!forced && ev == FCD_PERIODIC_EVENT_FAMILY) ||
         (mu - mu_end) * dir >= 0)
       break;
-    /* step control from the corrector: two iterations or fewer lengthen, five or more
-     * shorten */
-    ds = iters <= 2 ? fmin(1.5 * ds, 8 * dmu) : iters >= 5 ? ds / 1.5 : ds;
+    /* step control from the predictor's miss, not from the corrector's iterations: the
+     * period map of many sticking, slipping and bouncing contacts is only piecewise
+     * smooth, its corrector contracts by a fixed factor (1e-2 on the reduced brake) and
+     * takes four or five iterations at any step, which held an iteration count's control
+     * at a twentieth of the steps the branch allows. The miss grows as ds (a secant's
+     * error as ds^2): the next step aims at KMISS, by at most a factor of two either
+     * way; a corrector that needed six iterations or more shortens it all the same. Past
+     * a kink (a jump or a natural step) it starts again from dmu. */
+    if (jump > 0 || natural) {
+      ds = dmu;
+      continue;
+    }
+    fcd_real f = miss > 0 ? fmin(2.0, fmax(0.5, KMISS / miss)) : 2.0;
+    if (iters >= 8) f = fmin(f, 1 / 1.5);
+    ds = fmin(f * ds, 8 * dmu);
   }
   return FCD_OK;
 }
@@ -1982,6 +2185,8 @@ fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
   if (krylov) {
     kbranch kb;
     FCD_TRY(kbranch_alloc(p, &kb));
+    kb.param = -1;
+    kb.lref = 1;
     kb.N = p->info.steps;
     kb.mu = mu0;
     kb.cur.T = p->info.period;
@@ -2053,12 +2258,11 @@ static fcd_status fbranch_alloc(fcd_periodic *p, fbranch *b) {
 
 /* the parameter set to lam: the forcing's frequency or scale */
 static void set_lam(fcd_periodic *p, const fbranch *b, fcd_real lam) {
-  if (b->param == FCD_PERIODIC_CONTINUE_OMEGA) p->omega = lam;
-  else p->fscale = lam;
+  forcing_set(p, b->param, lam);
 }
 
 static fcd_real period_at(const fbranch *b, const fcd_periodic *p) {
-  return b->k * 6.283185307179586476925 / p->omega;
+  return forcing_period(p, b->k);
 }
 
 /* cur's Jacobian: the state columns (jacobian_at, amplitude-scaled) into b->J (stride nx +
@@ -2202,34 +2406,9 @@ static int fpoint_event(const fcd_periodic *p, int fold, int *pd, int *ns, int *
 
 /* the forced orbit at lam solved by shoot() from cur's, into b->nxt (*lam_out = lam) */
 static fcd_status fnatural(fcd_periodic *p, fbranch *b, fcd_real lam, fcd_real *lam_out) {
-  if (b->param == FCD_PERIODIC_CONTINUE_OMEGA && !(lam > 0)) return FCD_E_NOT_CONVERGED;
-  shoot_work w;
-  /* work_alloc makes the velocity ranges anew */
-  fcd__free(p->vmin);
-  fcd__free(p->vmax);
-  p->vmin = p->vmax = NULL;
-  FCD_TRY(work_alloc(p, &w, 1));
-  fcd_periodic_info keep_info = p->info;
-  keep(p, &b->cur, b->N);
-  set_lam(p, b, lam);
-  fcd_index it0 = p->info.iterations;
-  p->info.iterations = 0;
-  fcd_status st = shoot(p, b->N, period_at(b, p), &w, NULL);
-  work_free(&w);
-  if (st == FCD_OK) {
-    gather(p, p->u0, p->v0, b->nxt.x);
-    b->nxt.T = period_at(b, p);
-    st = evaluate(p, b->N, &b->nxt);
-    *lam_out = lam;
-  }
-  p->info.iterations += it0;
-  if (st != FCD_OK) {
-    /* the solver's result stays cur's */
-    p->info = keep_info;
-    set_lam(p, b, b->lam);
-    keep(p, &b->cur, b->N);
-  }
-  return st;
+  FCD_TRY(natural_step(p, b->param, b->k, b->N, &b->cur, &b->nxt, b->lam, lam, 0));
+  *lam_out = lam;
+  return FCD_OK;
 }
 
 static fcd_status ffollow(fcd_periodic *p, fbranch *b, fcd_real end, fcd_real ds0,
@@ -2346,11 +2525,24 @@ fcd_status fcd_periodic_continue_forcing(fcd_periodic *p, int param, fcd_real en
                                    : "ds must be in (0, 1] (a relative change of the parameter)");
   int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
                (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
-  if (krylov)
-    return fcd__err(sys, FCD_E_UNSUPPORTED, "periodic_continue_forcing: %lld state unknowns "
-                    "ask for Newton-Krylov, and the continuation of a forced orbit uses the "
-                    "dense Jacobian (up to 200 unknowns, or FCD_PERIODIC_JACOBIAN_DENSE)",
-                    (long long)p->nx);
+  fcd_real kper = nearbyint(p->info.period * p->omega / 6.283185307179586476925);
+  if (kper < 1) kper = 1;
+  if (krylov) {
+    kbranch kb;
+    FCD_TRY(kbranch_alloc(p, &kb));
+    kb.param = param;
+    kb.kper = kper;
+    kb.lref = fabs(lam0) > 0 ? fabs(lam0) : fabs(end);
+    kb.N = p->info.steps;
+    kb.mu = lam0;
+    kb.cur.T = forcing_period(p, kper);
+    gather(p, p->u0, p->v0, kb.cur.x);
+    fcd_status st = evaluate(p, kb.N, &kb.cur);
+    if (st == FCD_OK) st = kfollow(p, &kb, end, ds, max_points, fn, user_data);
+    forcing_set(p, param, lam0);
+    kbranch_free(&kb);
+    return st;
+  }
   fbranch b;
   memset(&b, 0, sizeof b);
   FCD_TRY(fbranch_alloc(p, &b));
@@ -2361,8 +2553,7 @@ fcd_status fcd_periodic_continue_forcing(fcd_periodic *p, int param, fcd_real en
   b.sq = sqrt((fcd_real)p->nx);
   b.lam = lam0;
   b.lref = fabs(lam0) > 0 ? fabs(lam0) : fabs(end);
-  b.k = nearbyint(p->info.period * p->omega / 6.283185307179586476925);
-  if (b.k < 1) b.k = 1;
+  b.k = kper;
   b.cur.T = period_at(&b, p);
   gather(p, p->u0, p->v0, b.cur.x);
   fcd_status st = evaluate(p, b.N, &b.cur);
