@@ -27,6 +27,9 @@
 /* the beam's elements (--elements; 10 by default): above 48 the state has more than 200
  * unknowns and the solver shoots and continues by Newton-Krylov */
 static int NEL = 10;
+/* --krylov: Newton-Krylov at any size (the dense Jacobian up to 200 state unknowns
+ * otherwise) */
+static int krylov = 0;
 #define NB (2 * (NEL + 1))
 #define NDOF (NB + 2)
 #define TIP (2 * NEL)
@@ -199,7 +202,8 @@ static int on_point(void *ud, double w, const fcd_periodic_info *info, const dou
 
 int main(int argc, char **argv) {
   ex_run ex;
-  /* --elements NEL is this example's own option; the rest are every example's */
+  /* --elements NEL and --krylov are this example's own options; the rest are every
+   * example's */
   char **args = calloc((size_t)argc + 1, sizeof *args);
   int na = 0;
   if (!args) return 1;
@@ -213,6 +217,8 @@ int main(int argc, char **argv) {
         return 2;
       }
       NEL = (int)ne;
+    } else if (i > 0 && !strcmp(argv[i], "--krylov")) {
+      krylov = 1;
     } else {
       args[na++] = argv[i];
     }
@@ -222,7 +228,8 @@ int main(int argc, char **argv) {
     free(args);
     return rc;
   }
-  printf("beam: %d elements, %d state unknowns\n", NEL, 2 * (NDOF - 2));
+  printf("beam: %d elements, %d state unknowns%s\n", NEL, 2 * (NDOF - 2),
+         krylov ? ", Newton-Krylov" : "");
   double wf = resonance(0), ws = resonance(1);
   printf("resonances: free damper %.6f, stuck damper %.6f rad per unit time\n", wf, ws);
   /* the slip force mu N against the forcing's amplitude P */
@@ -257,6 +264,8 @@ int main(int argc, char **argv) {
     fcd_status st = model(N, &sys, &cs);
     if (st == FCD_OK) st = fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p);
     if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PARAM_STEP, T / STEPS);
+    if (st == FCD_OK && krylov)
+      st = fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_JACOBIAN, FCD_PERIODIC_JACOBIAN_KRYLOV);
     if (st == FCD_OK) st = fcd_periodic_set_harmonic_forcing(p, w0, 1, &tip, &P, NULL);
     /* the guess: the state at phase 0 after a transient of 20 periods from rest (a stuck
      * or slipping damper's orbit is far from rest for Newton's first steps) */

@@ -305,6 +305,13 @@ int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im) {
   return (int)LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', nn, A, nn, re, im, NULL, 1, NULL, 1);
 }
 
+int fcd__la_geev_right(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im, fcd_real *vr) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n;
+  return (int)LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'V', nn, A, nn, re, im, NULL, 1, vr, nn);
+}
+
 /* 1-norm of the row-major n x n A */
 static fcd_real norm1(fcd_index n, const fcd_real *A) {
   fcd_real m = 0;

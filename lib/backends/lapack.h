@@ -87,6 +87,9 @@ int fcd__la_sygv_cm(fcd_index n, fcd_real *A, fcd_real *B, fcd_real *w);
 
 /* eigenvalues of the general A (overwritten): re + i im */
 int fcd__la_geev_values(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im);
+/* the same with the right eigenvectors vr (row-major n x n, one a column; a complex
+ * pair's real and imaginary parts in two columns, LAPACK's packing) */
+int fcd__la_geev_right(fcd_index n, fcd_real *A, fcd_real *re, fcd_real *im, fcd_real *vr);
 
 /* eigenvalues (ar + i ai) / be and right eigenvectors vr (row-major, n x n, LAPACK's
  * packing of complex pairs) of the pencil (A, B), both overwritten. balance: Ward's

@@ -413,11 +413,15 @@ static void check_krylov(double w) {
   CHECK(err <= 1e-9 * amp);
 }
 
-/* The stick-slip chain's frequency response curve by the Newton-Krylov continuation
+/* The chain's frequency response curve by the Newton-Krylov continuation
  * (FCD_PERIODIC_JACOBIAN_KRYLOV: GMRES on the bordered corrector, the multipliers by
- * Arnoldi) through its first resonance, where the damper slips over part of the cycle and
- * sticks over the rest, against the dense shooting solver at six of its points' omega,
- * each started from the point before (another omega, another orbit). */
+ * Arnoldi) through its first resonance, against the dense shooting solver at six of its
+ * points' omega, each started from the point before (another omega, another orbit):
+ * mu = 0.3, the damper slips over part of the cycle and sticks over the rest; mu = 50,
+ * it sticks throughout (the first resonance then that of the first two masses with the
+ * third held: K = [3, -1; -1, 2.5], M = I, omega = 1.311), its orbits a family (stuck anywhere, a multiplier at +1), a
+ * linear system's response whose omega must only grow along the curve (the Krylov
+ * continuation without the family's border wandered back and forth over the family). */
 enum { KC_CAP = 200 };
 typedef struct {
   int n;
@@ -439,15 +443,16 @@ static int on_kpoint(void *ud, double lam, const fcd_periodic_info *info, const 
   return 0;
 }
 
-static void check_krylov_curve(void) {
+static void check_krylov_curve(double mu, double w1) {
   const long N = 2048;
-  const double one = 1, w0 = 0.5, w1 = 1.0;
+  const double one = 1, w0 = 0.5;
   const fcd_index d0 = 0;
   fcd_system *sys = NULL;
   fcd_contact_set *cs = NULL;
   static kcurve c;
   double u[CN] = {0}, v[CN] = {0}, T = 2 * PI / w0;
-  CHECK_ST(chain(0.3, 0, &sys, &cs), FCD_OK);
+  memset(&c, 0, sizeof c);
+  CHECK_ST(chain(mu, 0, &sys, &cs), FCD_OK);
   CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &c.p), FCD_OK);
   CHECK_ST(fcd_periodic_set_param(c.p, FCD_PARAM_STEP, T / (double)N), FCD_OK);
   CHECK_ST(fcd_periodic_set_param(c.p, FCD_PERIODIC_PARAM_TOL, 1e-11), FCD_OK);
@@ -467,12 +472,17 @@ static void check_krylov_curve(void) {
   fcd_periodic_info in;
   CHECK_ST(fcd_periodic_get_info(c.p, &in), FCD_OK);
   double peak = 0, wpeak = 0;
-  for (int i = 0; i < c.n; i++)
+  int back = 0;
+  for (int i = 0; i < c.n; i++) {
     if (c.au[i] > peak) peak = c.au[i], wpeak = c.w[i];
-  printf("stick-slip chain by Newton-Krylov continuation: %d points over %.3f..%.3f in %lld "
-         "periods, peak amplitude %.5f at omega %.4f\n", c.n, c.w[0], c.w[c.n - 1],
-         (long long)in.evaluations, peak, wpeak);
+    if (i > 0 && c.w[i] <= c.w[i - 1]) back++;
+  }
+  printf("%s chain by Newton-Krylov continuation: %d points over %.3f..%.3f in %lld "
+         "periods, peak amplitude %.5f at omega %.4f, %d steps back in omega\n",
+         mu > 1 ? "stuck" : "stick-slip", c.n, c.w[0], c.w[c.n - 1],
+         (long long)in.evaluations, peak, wpeak, back);
   CHECK(c.n >= 8 && c.w[c.n - 1] >= w1);
+  if (mu > 1) CHECK(back == 0);
   fcd_periodic_destroy(c.p);
   double worst = 0;
   for (int q = 1; q <= 6 && c.n >= 8; q++) {
@@ -705,7 +715,8 @@ int main(void) {
   check_stops(0.5, 0.7);
   check_krylov(0.6);
   check_krylov(1.1);
-  check_krylov_curve();
+  check_krylov_curve(0.3, 1.0);
+  check_krylov_curve(50, 1.6); /* through the stuck chain's resonance, 1.31 */
   const double wl[] = {0.5, 1.1};
   for (int mode = 0; mode < 3; mode++)
     for (int i = 0; i < 2; i++) check_linear_limit(mode, wl[i]);

@@ -765,12 +765,16 @@ typedef struct {
   int prec;
   fcd_real *RZ, *RP, *PL, *PR, *PG, *Rq, *pz;
   fcd_index *kp;
+  /* a forced orbit's family (a multiplier at +1, cont only): its direction nv (the Ritz
+   * vector, unit, scaled state) when has_nv; fam when the continuation borders with it */
+  fcd_real *nv;
+  int has_nv, fam;
 } krylov_work;
 
 static void krylov_free(krylov_work *k) {
   fcd_real **a[] = {&k->V, &k->H, &k->cs, &k->sn, &k->g, &k->jt, &k->c, &k->d, &k->w,
                     &k->xt, &k->yt, &k->jm, &k->tr, &k->RZ, &k->RP, &k->PL, &k->PR,
-                    &k->PG, &k->Rq, &k->pz};
+                    &k->PG, &k->Rq, &k->pz, &k->nv};
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) {
     fcd__free(*a[i]);
     *a[i] = NULL;
@@ -804,6 +808,7 @@ static fcd_status krylov_alloc(fcd_periodic *p, krylov_work *k, int cont) {
   if (cont) {
     k->jm = fcd__malloc_array(m, sizeof(fcd_real));
     k->tr = fcd__malloc_array(m, sizeof(fcd_real));
+    k->nv = fcd__malloc_array(m, sizeof(fcd_real));
   }
   {
     /* the products kept: up to twice the GMRES cap, within 256 MB for the four arrays */
@@ -824,7 +829,7 @@ static fcd_status krylov_alloc(fcd_periodic *p, krylov_work *k, int cont) {
   }
   if (!k->V || !k->H || !k->cs || !k->sn || !k->g || !k->jt || !k->c || !k->d || !k->w ||
       !k->xt || !k->yt || !k->sg || !k->RZ || !k->RP || !k->PL || !k->PR || !k->PG ||
-      !k->Rq || !k->kp || !k->pz || (cont && (!k->jm || !k->tr))) {
+      !k->Rq || !k->kp || !k->pz || (cont && (!k->jm || !k->tr || !k->nv))) {
     krylov_free(k);
     return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for a Krylov basis of %lld vectors "
                     "of %lld", (long long)kk, (long long)m);
@@ -900,7 +905,8 @@ static fcd_status bordered_apply(fcd_periodic *p, fcd_index N, const iterate *s,
       ph += k->c[i] * z[i];
     }
     for (fcd_index j = 0; j < k->m; j++) ar += k->tr[j] * z[j];
-    out[nx] = p->forced ? z[nx] : ph; /* forced: c = 0, T the forcing's */
+    /* forced: c = 0, T the forcing's; on a family its direction instead (fam) */
+    out[nx] = p->forced && !k->fam ? z[nx] : ph;
     out[nx + 1] = ar;
     return FCD_OK;
   }
@@ -1008,7 +1014,7 @@ static void prec_setup(const fcd_periodic *p, krylov_work *k) {
     rr[nx] = 1;               /* e_T */
     rr[M + nx + 1] = 1;       /* e_mu */
     l[2 * M + nx] = 1;        /* e_T against (c; 1; 0), or (0; 2; 0) */
-    rr[2 * M + nx] = p->forced ? 2 : 1;
+    rr[2 * M + nx] = p->forced && !k->fam ? 2 : 1;
     l[3 * M + nx + 1] = 1;    /* e_mu against t + e_mu */
     for (fcd_index x = 0; x < m; x++) rr[3 * M + x] = k->tr[x] + (x == nx + 1);
   } else {
@@ -1133,6 +1139,45 @@ static fcd_status krylov_step(fcd_periodic *p, fcd_index N, fcd_real T0, const i
 
 /* The multipliers of largest modulus by Arnoldi on the monodromy (scaled state), from a
  * fixed start vector: Ritz values of p->nmult steps (fewer when the space closes) */
+/* A forced orbit with a multiplier at +1 (within 10 fd: a family of orbits, a stuck
+ * damper stuck anywhere) gets its direction, the Ritz vector of the Arnoldi basis' j
+ * vectors, into k->nv (k->has_nv); the Hessenberg is copied, the basis kept */
+static fcd_status family_direction(fcd_periodic *p, krylov_work *k, fcd_index j) {
+  fcd_index nx = p->nx, ld = k->kmax, at = -1;
+  k->has_nv = 0;
+  if (j < 1) return FCD_OK;
+  size_t jj = (size_t)j * (size_t)j;
+  fcd_real *A = fcd__malloc_array(2 * jj + 2 * (size_t)j, sizeof *A);
+  if (!A) return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for the Arnoldi matrix");
+  fcd_real *vr = A + jj, *re = vr + jj, *im = re + j;
+  for (fcd_index r = 0; r < j; r++)
+    for (fcd_index q = 0; q < j; q++) A[r * j + q] = k->H[r * ld + q];
+  if (fcd__la_geev_right(j, A, re, im, vr) != 0) {
+    fcd__free(A);
+    return fcd__err(p->sys, FCD_E_BACKEND, "periodic: LAPACK's eigenvector solve of the "
+                    "Arnoldi matrix failed");
+  }
+  for (fcd_index i = 0; i < j; i++)
+    if (im[i] == 0 && fabs(re[i] - 1) <= 10 * p->fd &&
+        (at < 0 || fabs(re[i] - 1) < fabs(re[at] - 1)))
+      at = i;
+  if (at >= 0) {
+    fcd_real nn = 0;
+    memset(k->nv, 0, (size_t)nx * sizeof *k->nv);
+    for (fcd_index q = 0; q < j; q++) {
+      const fcd_real *v = k->V + (size_t)q * (size_t)nx, y = vr[q * j + at];
+      for (fcd_index i = 0; i < nx; i++) k->nv[i] += y * v[i];
+    }
+    for (fcd_index i = 0; i < nx; i++) nn += k->nv[i] * k->nv[i];
+    if (nn > 0) {
+      for (fcd_index i = 0; i < nx; i++) k->nv[i] /= sqrt(nn);
+      k->has_nv = 1;
+    }
+  }
+  fcd__free(A);
+  return FCD_OK;
+}
+
 static fcd_status krylov_multipliers(fcd_periodic *p, fcd_index N, const iterate *s,
                                      krylov_work *k, fcd_index *evals) {
   fcd_index nx = p->nx, ma = p->nmult < nx ? p->nmult : nx, ld = k->kmax, j = 0;
@@ -1157,6 +1202,7 @@ static fcd_status krylov_multipliers(fcd_periodic *p, fcd_index N, const iterate
     for (fcd_index q = 0; q < nx; q++) w[q] /= hn;
   }
   if (j > ma) j = ma;
+  if (p->forced && k->nv) FCD_TRY(family_direction(p, k, j));
   /* the j x j Hessenberg, row-major, into the basis' space (no longer needed) */
   fcd_real *A = k->V;
   for (fcd_index r = 0; r < j; r++)
@@ -1833,7 +1879,7 @@ static fcd_status kcols_at(fcd_periodic *p, kbranch *b, const iterate *s, fcd_re
   fcd_index nx = b->nx, nf = p->nf;
   fcd_real dl = b->param >= 0 ? p->fd * b->lref : p->fd * fmax(lam, 0.1);
   if (b->param >= 0) {
-    memset(k->jt, 0, (size_t)nx * sizeof *k->jt);
+    if (!k->fam) memset(k->jt, 0, (size_t)nx * sizeof *k->jt);
   } else {
     FCD_TRY(flow(p, s->x, s->T * (1 + p->fd), b->N, k->yt, 0, NULL));
     for (fcd_index i = 0; i < nx; i++)
@@ -1875,6 +1921,23 @@ static fcd_status kcolumns(fcd_periodic *p, kbranch *b) {
   memcpy(b->jt0, k->jt, (size_t)nx * sizeof *k->jt);
   memcpy(b->jm0, k->jm, (size_t)nx * sizeof *k->jm);
   return FCD_OK;
+}
+
+/* A forced branch on a family of orbits (a stuck damper, stuck anywhere: a multiplier at
+ * +1, its direction n from the Arnoldi basis) borders its corrector and tangent with n
+ * where an autonomous one has its phase: the row n' z_x = 0 and the column n, a slack
+ * unknown in T's place. Without it the orbits fill a sheet over the parameter, the dense
+ * path's least-norm solves leave n out, but GMRES's do not: the secant carried the
+ * corrector's drift along the family and the damper's stuck curve went back and forth
+ * in omega. Off a family the T row is the identity's again. */
+static void kfamily(kbranch *b) {
+  krylov_work *k = &b->k;
+  if (b->param < 0) return;
+  k->fam = k->has_nv;
+  for (fcd_index i = 0; i < b->nx; i++) {
+    k->c[i] = k->fam ? k->nv[i] : 0;
+    k->jt[i] = b->jt0[i] = k->fam ? k->nv[i] / k->sq : 0;
+  }
 }
 
 /* the unit tangent at cur from [F rows; c'; r'] t = e_last, oriented as r */
@@ -1950,7 +2013,7 @@ static fcd_status kcorrector(fcd_periodic *p, kbranch *b, fcd_real ds, fcd_real 
     }
     for (fcd_index i = 0; i < nx; i++)
       b->b[i] = -(z->y[i] - z->x[i]) * sq / (i < nf ? cur->au : cur->av);
-    b->b[nx] = b->param >= 0 ? 0 : pc;
+    b->b[nx] = b->param >= 0 && !b->k.fam ? 0 : pc;
     b->b[nx + 1] = pt;
     /* the monodromy at the iterate, in cur's scaling */
     iterate s = *z;
@@ -1990,6 +2053,7 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
   memset(r, 0, (size_t)m2 * sizeof *r);
   r[nx + 1] = dir;
   FCD_TRY(krylov_multipliers(p, b->N, &b->cur, &b->k, &p->info.evaluations));
+  kfamily(b);
   FCD_TRY(ktangent(p, b, r));
   walk w;
   walk_start(p, &w, b->t[nx + 1], dir, b->cur.au);
@@ -2103,11 +2167,13 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
     for (fcd_index j = 0; j < m2; j++) {
       b->t[j] = b->zs[j] * (j < nf ? au0 / b->cur.au : j < nx ? av0 / b->cur.av
                                                      : j == nx ? T0 / b->cur.T : 1);
+      if (j == nx && forced) b->t[j] = 0; /* the slack of a family's border, or nothing */
       tn += b->t[j] * b->t[j];
     }
     for (fcd_index j = 0; j < m2; j++) b->t[j] /= sqrt(tn);
     FCD_TRY(kcolumns(p, b));
     FCD_TRY(krylov_multipliers(p, b->N, &b->cur, &b->k, &p->info.evaluations));
+    kfamily(b);
     keep(p, &b->cur, b->N);
     p->info.converged = 1;
     int ev;
