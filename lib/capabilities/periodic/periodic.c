@@ -2043,6 +2043,109 @@ static int fpoint_event(const fcd_periodic *p, int fold, int *pd, int *ns, int *
  * scale), steps of dmu in the arclength's coordinates at first. A forced branch steps past
  * a kink the way the dense one does (ffollow): past the smallest step, steps of 2, 4 and
  * 8 dmu, then a natural step solved by the shooting Newton-Krylov. */
+/* the predictor's miss, in cur's scaling, per unit of arclength: about half the angle
+ * the branch turns in a step (the corrected point b->zs lies on the hyperplane at ds
+ * along t) */
+static fcd_real kmiss(const kbranch *b, fcd_real ds) {
+  fcd_real miss = 0;
+  for (fcd_index j = 0; j < b->m2; j++) {
+    fcd_real e = b->zs[j] - ds * b->t[j];
+    miss += e * e;
+  }
+  return sqrt(miss) / ds;
+}
+
+/* The next point from cur, at the step *ds (shortened, or past a kink lengthened, as it
+ * needs), into b->nxt, b->zs (the step's unknowns in cur's scaling) and *mu; *iters the
+ * corrector's iterations, *kinked when a jump or a natural step found it. k: the points
+ * so far (the first's predictor is a tangent already). On failure cur stays the
+ * solver's result. */
+static fcd_status knext(fcd_periodic *p, kbranch *b, fcd_real dmu, fcd_real dir, fcd_index k,
+                        fcd_real *ds, fcd_real *mu, int *iters, int *kinked) {
+  fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
+  int forced = b->param >= 0, jump = 0, fresh = k == 0;
+  fcd_real miss_prev = -1;
+  fcd_status st;
+  *kinked = 0;
+  for (;;) {
+    st = kcorrector(p, b, *ds, mu, iters);
+    if (st == FCD_OK) {
+      /* a point behind cur, or at right angles to the way (the corrector slid along a
+       * family of orbits at one mu, where the hyperplane t' z = ds cuts it wide): the
+       * secant would turn the branch back; taken again at half the step */
+      fcd_real dot = 0, zn = 0;
+      for (fcd_index j = 0; j < m2; j++) {
+        dot += b->zs[j] * b->t[j];
+        zn += b->zs[j] * b->zs[j];
+      }
+      fcd_real miss = kmiss(b, *ds);
+      /* a corrected point far off the predictor (KMISS_MAX): the step may have cut
+       * across a turn of the branch (on Hoffmann's oscillator, across its fold to the
+       * other side), taken again at a quarter of the step. Unless the miss did not
+       * shrink with the step as a curve's does: a kink of the branch (its start at a
+       * stick-slip transition), where a shorter step misses by as much */
+      if (dot > 0.5 * sqrt(zn) &&
+          (miss <= KMISS_MAX || (miss_prev > 0 && miss > 0.5 * miss_prev)))
+        break;
+      if (dot > 0.5 * sqrt(zn) && *ds >= dmu / 256) {
+        miss_prev = miss;
+        *ds /= 4;
+        continue;
+      }
+      st = fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the corrected point lies "
+                    "at %.0f degrees from the predictor's way, %.2f of the step off it",
+                    acos(fmax(-1.0, fmin(1.0, dot / sqrt(zn)))) * 57.29577951308232, miss);
+    }
+    if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG) return st;
+    /* the secant may point off the branch (a long step before, across a turn: on
+     * Hoffmann's oscillator 40 degrees off, and the miss stayed whatever the step):
+     * first the tangent at cur, the same step again */
+    if (!fresh) {
+      fresh = 1;
+      FCD_TRY(ktangent(p, b, b->t));
+      continue;
+    }
+    if (jump == 0 && *ds >= dmu / 256) {
+      *ds /= 2;
+      continue;
+    }
+    if (forced && jump < 3) {
+      *ds = dmu * (2 << jump++);
+      *kinked = 1;
+      continue;
+    }
+    if (forced && jump == 3) {
+      jump++;
+      FCD_TRY(kset(p, b, b->mu));
+      fcd_real lam = b->mu + dir * dmu * b->lref;
+      fcd_status sn = natural_step(p, b->param, b->kper, b->N, &b->cur, &b->nxt, b->mu,
+                                   lam, 1);
+      if (sn == FCD_OK) {
+        *mu = lam;
+        *kinked = 1;
+        /* the step's unknowns, in cur's scaling, for the secant */
+        for (fcd_index j = 0; j < m2; j++)
+          b->zs[j] = j < nx ? (b->nxt.x[j] - b->cur.x[j]) * b->k.sq /
+                                  (j < nf ? b->cur.au : b->cur.av)
+                            : j == nx ? 0 : (lam - b->mu) / b->lref;
+        return FCD_OK;
+      }
+      if (sn == FCD_E_NOMEM) return sn;
+    }
+    char last[512];
+    snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
+    FCD_TRY(kset(p, b, b->mu));
+    keep(p, &b->cur, b->N);
+    return fcd__err(p->sys, st, "continuation: no point found within arclength %.3g of "
+                    "%s = %.10g after %lld points (a kink of the step map, or the end of "
+                    "the branch); the last attempt: %s", *ds,
+                    !forced ? "mu" : b->param == FCD_PERIODIC_CONTINUE_OMEGA ? "omega"
+                                                                       : "the scale",
+                    b->mu, (long long)k, last);
+  }
+  return FCD_OK;
+}
+
 static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real dmu,
                           fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
   fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
@@ -2061,101 +2164,10 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
   if (forced) (void)fpoint_event(p, 0, &pd, &ns, &up);
   for (fcd_index k = 0; k < max_points; k++) {
     fcd_real mu = b->mu;
-    int iters = 0, jump = 0, natural = 0, fresh = k == 0;
-    fcd_real miss_prev = -1;
-    fcd_status st;
-    for (;;) {
-      st = kcorrector(p, b, ds, &mu, &iters);
-      if (st == FCD_OK) {
-        /* a point behind cur, or at right angles to the way (the corrector slid along a
-         * family of orbits at one mu, where the hyperplane t' z = ds cuts it wide): the
-         * secant would turn the branch back; taken again at half the step */
-        fcd_real dot = 0, zn = 0;
-        for (fcd_index j = 0; j < m2; j++) {
-          dot += b->zs[j] * b->t[j];
-          zn += b->zs[j] * b->zs[j];
-        }
-        fcd_real miss = 0;
-        for (fcd_index j = 0; j < m2; j++) {
-          fcd_real e = b->zs[j] - ds * b->t[j];
-          miss += e * e;
-        }
-        miss = sqrt(miss) / ds;
-        /* a corrected point far off the predictor (KMISS_MAX): the step may have cut
-         * across a turn of the branch (on Hoffmann's oscillator, across its fold to the
-         * other side), taken again at a quarter of the step. Unless the miss did not
-         * shrink with the step as a curve's does: a kink of the branch (its start at a
-         * stick-slip transition), where a shorter step misses by as much */
-        if (dot > 0.5 * sqrt(zn) &&
-            (miss <= KMISS_MAX || (miss_prev > 0 && miss > 0.5 * miss_prev)))
-          break;
-        if (dot > 0.5 * sqrt(zn) && ds >= dmu / 256) {
-          miss_prev = miss;
-          ds /= 4;
-          continue;
-        }
-        st = fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the corrected point lies "
-                      "at %.0f degrees from the predictor's way, %.2f of the step off it",
-                      acos(fmax(-1.0, fmin(1.0, dot / sqrt(zn)))) * 57.29577951308232, miss);
-      }
-      if (st == FCD_E_NOMEM || st == FCD_E_INVALID_ARG) return st;
-      /* the secant may point off the branch (a long step before, across a turn: on
-       * Hoffmann's oscillator 40 degrees off, and the miss stayed whatever the step):
-       * first the tangent at cur, the same step again */
-      if (!fresh) {
-        fresh = 1;
-        FCD_TRY(ktangent(p, b, b->t));
-        continue;
-      }
-      if (jump == 0 && ds >= dmu / 256) {
-        ds /= 2;
-        continue;
-      }
-      if (forced && jump < 3) {
-        ds = dmu * (2 << jump++);
-        continue;
-      }
-      if (forced && jump == 3) {
-        jump++;
-        FCD_TRY(kset(p, b, b->mu));
-        fcd_real lam = b->mu + dir * dmu * b->lref;
-        fcd_status sn = natural_step(p, b->param, b->kper, b->N, &b->cur, &b->nxt, b->mu,
-                                     lam, 1);
-        if (sn == FCD_OK) {
-          mu = lam;
-          natural = 1;
-          break;
-        }
-        if (sn == FCD_E_NOMEM) return sn;
-      }
-      char last[512];
-      snprintf(last, sizeof last, "%s", fcd_system_last_error(p->sys));
-      FCD_TRY(kset(p, b, b->mu));
-      keep(p, &b->cur, b->N);
-      return fcd__err(p->sys, st, "continuation: no point found within arclength %.3g of "
-                      "%s = %.10g after %lld points (a kink of the step map, or the end of "
-                      "the branch); the last attempt: %s", ds,
-                      !forced ? "mu" : b->param == FCD_PERIODIC_CONTINUE_OMEGA ? "omega"
-                                                                         : "the scale",
-                      b->mu, (long long)k, last);
-    }
-    /* the predictor's miss, in cur's scaling, per unit of arclength: about half the
-     * angle the branch turns in a step (the corrected point lies on the hyperplane at ds
-     * along t); a natural step's is unknown: the step starts again from dmu */
-    fcd_real miss = 0;
-    if (natural) {
-      /* the step's unknowns, in cur's scaling, for the secant */
-      for (fcd_index j = 0; j < m2; j++)
-        b->zs[j] = j < nx ? (b->nxt.x[j] - b->cur.x[j]) * b->k.sq /
-                                (j < nf ? b->cur.au : b->cur.av)
-                          : j == nx ? 0 : (mu - b->mu) / b->lref;
-    } else {
-      for (fcd_index j = 0; j < m2; j++) {
-        fcd_real e = b->zs[j] - ds * b->t[j];
-        miss += e * e;
-      }
-      miss = sqrt(miss) / ds;
-    }
+    int iters = 0, kinked = 0;
+    FCD_TRY(knext(p, b, dmu, dir, k, &ds, &mu, &iters, &kinked));
+    /* a natural step's miss is unknown: the step starts again from dmu */
+    fcd_real miss = kinked ? 0 : kmiss(b, ds);
     /* the new point becomes cur; the step's secant, in its scaling, the next predictor */
     fcd_real au0 = b->cur.au, av0 = b->cur.av, T0 = b->cur.T;
     iterate t = b->cur;
@@ -2204,7 +2216,7 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
      * error as ds^2): the next step aims at KMISS, by at most a factor of two either
      * way; a corrector that needed six iterations or more shortens it all the same. Past
      * a kink (a jump or a natural step) it starts again from dmu. */
-    if (jump > 0 || natural) {
+    if (kinked) {
       ds = dmu;
       continue;
     }
