@@ -1268,6 +1268,25 @@ static fcd_status shoot(fcd_periodic *p, fcd_index N, fcd_real T0, shoot_work *w
   return FCD_OK;
 }
 
+/* shoot() from p->u0, p->v0 with its work allocated here: the dense Jacobian's, or
+ * Newton-Krylov's when krylov */
+static fcd_status shoot_alloc(fcd_periodic *p, fcd_index N, fcd_real period, int krylov) {
+  shoot_work w;
+  krylov_work kw;
+  FCD_TRY(work_alloc(p, &w, !krylov));
+  if (krylov) {
+    fcd_status sa = krylov_alloc(p, &kw, 0);
+    if (sa != FCD_OK) {
+      work_free(&w);
+      return sa;
+    }
+  }
+  fcd_status st = shoot(p, N, period, &w, krylov ? &kw : NULL);
+  work_free(&w);
+  if (krylov) krylov_free(&kw);
+  return st;
+}
+
 fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_real *v0,
                               fcd_real period) {
   CHECK_P(p);
@@ -1312,20 +1331,7 @@ fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_rea
   /* the dense differences up to 200 unknowns (201 periods an iteration), GMRES above */
   int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
                (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
-  shoot_work w;
-  krylov_work kw;
-  FCD_TRY(work_alloc(p, &w, !krylov));
-  if (krylov) {
-    fcd_status sa = krylov_alloc(p, &kw, 0);
-    if (sa != FCD_OK) {
-      work_free(&w);
-      return sa;
-    }
-  }
-  fcd_status st = shoot(p, N, period, &w, krylov ? &kw : NULL);
-  work_free(&w);
-  if (krylov) krylov_free(&kw);
-  return st;
+  return shoot_alloc(p, N, period, krylov);
 }
 
 fcd_status fcd_periodic_get_orbit(const fcd_periodic *p, fcd_real *period, fcd_real *u0,
@@ -1767,28 +1773,16 @@ static fcd_status natural_step(fcd_periodic *p, int param, fcd_real kper, fcd_in
                                const iterate *cur, iterate *nxt, fcd_real lam_cur,
                                fcd_real lam, int krylov) {
   if (param == FCD_PERIODIC_CONTINUE_OMEGA && !(lam > 0)) return FCD_E_NOT_CONVERGED;
-  shoot_work w;
-  krylov_work kw;
   /* work_alloc makes the velocity ranges anew */
   fcd__free(p->vmin);
   fcd__free(p->vmax);
   p->vmin = p->vmax = NULL;
-  FCD_TRY(work_alloc(p, &w, !krylov));
-  if (krylov) {
-    fcd_status sa = krylov_alloc(p, &kw, 0);
-    if (sa != FCD_OK) {
-      work_free(&w);
-      return sa;
-    }
-  }
   fcd_periodic_info keep_info = p->info;
   keep(p, cur, N);
   forcing_set(p, param, lam);
   fcd_index it0 = p->info.iterations;
   p->info.iterations = 0;
-  fcd_status st = shoot(p, N, forcing_period(p, kper), &w, krylov ? &kw : NULL);
-  work_free(&w);
-  if (krylov) krylov_free(&kw);
+  fcd_status st = shoot_alloc(p, N, forcing_period(p, kper), krylov);
   if (st == FCD_OK) {
     gather(p, p->u0, p->v0, nxt->x);
     nxt->T = forcing_period(p, kper);
