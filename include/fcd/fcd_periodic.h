@@ -261,7 +261,12 @@ enum {
                                                 bordered system is singular there): that
                                                 point is reported again with this event. A
                                                 family at one mu only (a vertical branch)
-                                                is followed */
+                                                is followed by the dense path; the
+                                                Newton-Krylov path ends there, at the
+                                                first orbit that changes no contact's
+                                                status over its period (one smooth piece
+                                                of the flow: a center's orbit, the branch
+                                                born at the flutter threshold) */
 };
 
 /** Called at each point of a continuation with the point's friction coefficient, its
@@ -291,7 +296,8 @@ typedef int (*fcd_periodic_point_fn)(void *user_data, fcd_real mu, const fcd_per
  *      Newton-Krylov (above 200, or FCD_PERIODIC_JACOBIAN_KRYLOV) the state's
  *      coordinates are divided by sqrt(2 nfree) too (the orbit's root-mean-square
  *      change), so a step moves mu by about dmu where the orbit changes little, at any
- *      size; that path ends the branch at a family of orbits, a vertical one too
+ *      size; that path ends the branch at a family of orbits, a vertical one too (the
+ *      first orbit without a contact status change: the FAMILY event)
  *  @param max_points the most points to compute, >= 1
  *  @param fn called at each point (may be NULL)
  *  @param user_data passed to fn unchanged
@@ -325,8 +331,10 @@ enum {
  *  parameter's value in its @p mu argument and an FCD_PERIODIC_EVENT_* (FOLD: the
  *  parameter turned back; STABILITY, PERIOD_DOUBLING, TORUS: a multiplier left or entered
  *  the unit circle through +1, -1 or as a pair). The parameter is restored at the end;
- *  the solver holds the last point's orbit. Dense Jacobian: up to 200 state unknowns (or
- *  FCD_PERIODIC_JACOBIAN_DENSE).
+ *  the solver holds the last point's orbit. Dense Jacobian up to 200 state unknowns (or
+ *  FCD_PERIODIC_JACOBIAN_DENSE); above, or with FCD_PERIODIC_JACOBIAN_KRYLOV, the tangent
+ *  and corrector by Newton-Krylov (docs/periodic.md), a family of orbits (a multiplier at
+ *  +1: a damper stuck all along) bordered with its direction.
  *  @param p the solver, with a converged forced orbit
  *  @param param FCD_PERIODIC_CONTINUE_OMEGA or FCD_PERIODIC_CONTINUE_SCALE
  *  @param end where to stop (the first point beyond it is the last): finite, different
@@ -339,8 +347,7 @@ enum {
  *  @return FCD_OK (end passed or max_points reached), FCD_E_CALLBACK (fn stopped it),
  *      FCD_E_NOT_CONVERGED (the corrector failed at the smallest step; the points so far
  *      were reported), FCD_E_STATE (no forcing, or no converged orbit),
- *      FCD_E_UNSUPPORTED (more than 200 state unknowns with the Jacobian on AUTO, or
- *      KRYLOV), FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_BACKEND, FCD_E_SINGULAR (no
+ *      FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_BACKEND, FCD_E_SINGULAR (no
  *      tangent), and what a step returns: FCD_E_INTERNAL, FCD_E_NOT_SPD,
  *      FCD_E_NO_SOLUTION
  *  @since 0.1 */

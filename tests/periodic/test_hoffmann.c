@@ -320,6 +320,49 @@ int main(void) {
             2 * (double)b.steps[last] * tan(PI / (double)b.steps[last]) / w_c, 2 * PI / w_c);
     CHECK(b.amp[last] < 1e-3 * amp40);
   }
+  /* The same branch by Newton-Krylov (FCD_PERIODIC_JACOBIAN_KRYLOV, the path of models
+   * above 200 state unknowns), from the same transient: it has no multiplier verdict to
+   * tell the center's family by, and ends where the orbit changes no contact's status over
+   * its period (a smooth orbit: the linear, slipping flow's, all at one mu), with the
+   * family event: at mu_c in closed form, to the dense path's vertical stretch (1e-7),
+   * the period the scheme's for omega_c. Its orbit is one of the center's largest, near
+   * the one that just grazes stick: between the dense path's last point before its
+   * vertical stretch (an orbit with stick) and the stretch's first. */
+  {
+    branch_pts kb = {0};
+    CHECK_ST(fcd_contact_set_set_friction(cs, 0, 0.40), FCD_OK);
+    CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &kb.p), FCD_OK);
+    CHECK_ST(fcd_periodic_set_param(kb.p, FCD_PARAM_STEP, H), FCD_OK);
+    CHECK_ST(fcd_periodic_set_param(kb.p, FCD_PERIODIC_PARAM_JACOBIAN,
+                                    FCD_PERIODIC_JACOBIAN_KRYLOV), FCD_OK);
+    CHECK_ST(fcd_periodic_solve(kb.p, up.u, up.v, up.period), FCD_OK);
+    fcd_status st = fcd_periodic_continue(kb.p, 0.1, 0.02, MAXP, on_point, &kb);
+    if (st != FCD_OK) fprintf(stderr, "Krylov continuation: %s\n", fcd_system_last_error(sys));
+    CHECK_ST(st, FCD_OK);
+    int kl = kb.n - 1, kfolds = 0;
+    for (int k = 0; k < kb.n; k++) kfolds += kb.event[k] == FCD_PERIODIC_EVENT_FOLD;
+    double Ts = kl >= 0 ? 2 * (double)kb.steps[kl] * tan(PI / (double)kb.steps[kl]) / w_c : 0;
+    double avert = 0, abefore = 0;
+    for (int k = fold + 1; k < b.n && fold > 0; k++)
+      if (fabs(b.mu[k] / mu_c - 1) < 1e-7) {
+        avert = b.amp[k];
+        abefore = b.amp[k - 1];
+        break;
+      }
+    fprintf(stderr, "Newton-Krylov: %d points, %d fold(s), the last event %d at mu %.10f "
+            "(%.1e from mu_c), T %.10f (%.1e from the scheme's for omega_c), amplitude "
+            "%.6f (the dense path's %.6f before its vertical stretch, %.6f its first)\n", kb.n, kfolds, kl >= 0 ? kb.event[kl] : -1,
+            kl >= 0 ? kb.mu[kl] : NAN, kl >= 0 ? kb.mu[kl] / mu_c - 1 : NAN,
+            kl >= 0 ? kb.T[kl] : NAN, kl >= 0 ? kb.T[kl] / Ts - 1 : NAN,
+            kl >= 0 ? kb.amp[kl] : NAN, abefore, avert);
+    CHECK(kl > 0 && kfolds == 1 && kb.event[kl] == FCD_PERIODIC_EVENT_FAMILY);
+    if (kl > 0) {
+      CHECK(fabs(kb.mu[kl] / mu_c - 1) < 1e-7);
+      CHECK(fabs(kb.T[kl] / Ts - 1) < 1e-8);
+      CHECK(kb.amp[kl] >= avert && kb.amp[kl] <= abefore);
+    }
+    fcd_periodic_destroy(kb.p);
+  }
   double mu_now = -1;
   CHECK_ST(fcd_contact_set_get(cs, 0, NULL, NULL, &mu_now, NULL), FCD_OK);
   CHECK(mu_now == 0.40);

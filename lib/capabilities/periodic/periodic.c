@@ -1624,31 +1624,56 @@ static fcd_status carry_tangent(fcd_periodic *p, branch *b, fcd_index k, const f
   return sr;
 }
 
-static fcd_status rephase(fcd_periodic *p, branch *b, int *moved) {
-  *moved = 0;
-  fcd_index N = b->N, nc = p->cs ? p->cs->n : 0;
+/* chg[k] (N + 1 entries, k < N used): a contact changed status in step k + 1 of the orbit
+ * from x (T, N steps; the first step's against the last's, from a second lap's first
+ * step), or a slipping contact's tangential reaction turned by more than a right angle in
+ * it (a slip reversal without a stuck step between); *count the steps with a change. One
+ * period and a step. */
+static fcd_status status_changes(fcd_periodic *p, const fcd_real *x, fcd_real T, fcd_index N,
+                                 unsigned char *chg, fcd_index *count) {
+  fcd_index nc = p->cs ? p->cs->n : 0, dim = p->cs ? p->cs->dim : 0;
+  *count = 0;
   if (nc == 0) return FCD_OK;
-  fcd_system *sys = p->sys;
-  unsigned char *chg = fcd__calloc((size_t)N + 1, 1);
-  int *st0 = fcd__malloc_array((size_t)nc, sizeof *st0), *st1 = fcd__malloc_array((size_t)nc, sizeof *st1);
-  fcd_status st = chg && st0 && st1 ? FCD_OK
-                                    : fcd__err(sys, FCD_E_NOMEM, "out of memory re-phasing an orbit");
+  memset(chg, 0, (size_t)N + 1);
+  int *s0 = fcd__malloc_array((size_t)nc, sizeof *s0), *s1 = fcd__malloc_array((size_t)nc, sizeof *s1);
+  fcd_real *r0 = fcd__malloc_array((size_t)(nc * dim), sizeof *r0);
+  fcd_real *r1 = fcd__malloc_array((size_t)(nc * dim), sizeof *r1);
+  fcd_status st = s0 && s1 && r0 && r1
+                      ? FCD_OK
+                      : fcd__err(p->sys, FCD_E_NOMEM, "out of memory following an orbit's "
+                                 "contact statuses");
   if (st == FCD_OK) {
-    scatter(p, b->cur.x);
-    st = fcd_integrator_set_param(p->it, FCD_PARAM_STEP, b->cur.T / (fcd_real)N);
+    scatter(p, x);
+    st = fcd_integrator_set_param(p->it, FCD_PARAM_STEP, T / (fcd_real)N);
   }
   if (st == FCD_OK) st = fcd_integrator_set_state(p->it, 0.0, p->uw, p->vw);
-  /* chg[k]: a status changed in step k + 1 (statuses after step k + 1 against step k);
-   * the first step's against the last's, from a second lap's first step */
   for (fcd_index k = 0; k <= N && st == FCD_OK; k++) {
     st = fcd_integrator_step(p->it);
-    if (st == FCD_OK) st = fcd_integrator_get_contact_status(p->it, k == 0 ? st0 : st1);
+    if (st == FCD_OK) st = fcd_integrator_get_contact_status(p->it, k == 0 ? s0 : s1);
+    if (st == FCD_OK) st = fcd_integrator_get_reactions(p->it, k == 0 ? r0 : r1);
     if (st != FCD_OK || k == 0) continue;
-    for (fcd_index c = 0; c < nc; c++) chg[k % N] |= st1[c] != st0[c];
-    memcpy(st0, st1, (size_t)nc * sizeof *st0);
+    for (fcd_index c = 0; c < nc; c++) {
+      fcd_real dot = 0;
+      for (fcd_index d = 1; d < dim; d++) dot += r0[c * dim + d] * r1[c * dim + d];
+      chg[k % N] |= s1[c] != s0[c] || (s1[c] == FCD_CONTACT_SLIP && dot < 0);
+    }
+    memcpy(s0, s1, (size_t)nc * sizeof *s0);
+    memcpy(r0, r1, (size_t)(nc * dim) * sizeof *r0);
   }
+  for (fcd_index k = 0; k < N && st == FCD_OK; k++) *count += chg[k] != 0;
+  fcd__free(s0);
+  fcd__free(s1);
+  fcd__free(r0);
+  fcd__free(r1);
+  return st;
+}
+
+/* the step to start an orbit at (chg: status_changes'), the middle of its longest run of
+ * steps without a change; 0 to stay: already inside a quiet run of at least a quarter of
+ * the best's length, or no change at all */
+static fcd_index quiet_start(const unsigned char *chg, fcd_index N) {
   fcd_index best = -1, blen = 0;
-  for (fcd_index k = 0; k < N && st == FCD_OK; k++) {
+  for (fcd_index k = 0; k < N; k++) {
     if (!chg[k] || chg[(k + 1) % N]) continue;
     fcd_index len = 0; /* a run of quiet steps starting after the change at k */
     while (len < N && !chg[(k + 1 + len) % N]) len++;
@@ -1657,10 +1682,24 @@ static fcd_status rephase(fcd_periodic *p, branch *b, int *moved) {
       best = (k + 1 + len / 2) % N;
     }
   }
-  /* already inside a quiet run of at least a quarter of the best: leave it */
   fcd_index here = 0;
   while (here < N && !chg[here]) here++;
-  if (st == FCD_OK && best > 0 && !(here >= blen / 4 && !chg[N - 1])) {
+  return best > 0 && !(here >= blen / 4 && !chg[N - 1]) ? best : 0;
+}
+
+static fcd_status rephase(fcd_periodic *p, branch *b, int *moved) {
+  *moved = 0;
+  fcd_index N = b->N, nc = p->cs ? p->cs->n : 0, nchg = 0;
+  if (nc == 0) return FCD_OK;
+  unsigned char *chg = fcd__calloc((size_t)N + 1, 1);
+  fcd_status st = chg ? status_changes(p, b->cur.x, b->cur.T, N, chg, &nchg)
+                      : fcd__err(p->sys, FCD_E_NOMEM, "out of memory re-phasing an orbit");
+  if (st != FCD_OK) {
+    fcd__free(chg);
+    return st;
+  }
+  fcd_index best = quiet_start(chg, N);
+  if (best > 0) {
     fcd_real *xk = b->zs; /* the new start (zs is free between corrector calls) */
     st = steps_from(p, b->cur.x, b->cur.T, N, b->mu, best, xk);
     if (st == FCD_OK) st = carry_tangent(p, b, best, xk);
@@ -1678,8 +1717,6 @@ static fcd_status rephase(fcd_periodic *p, branch *b, int *moved) {
     }
   }
   fcd__free(chg);
-  fcd__free(st0);
-  fcd__free(st1);
   return st;
 }
 
@@ -1809,9 +1846,10 @@ static fcd_status natural_step(fcd_periodic *p, int param, fcd_real kper, fcd_in
  * iterate by directional differences (one or two periods a Krylov step); the J_T and
  * J_mu columns (two periods) and the phase direction c are cur's. The predictor is the
  * last step's secant (the first point's, a tangent from one GMRES solve), so a point costs
- * its corrector's solves, two periods for the columns and the Arnoldi multipliers. The
- * start is not re-phased (rephase's dense tangent carrying): a large model's many
- * contacts leave no quiet stretch to move it to. */
+ * its corrector's solves, two periods for the columns and the Arnoldi multipliers, and
+ * one for its contacts' statuses: each new point is re-phased as the dense path's are
+ * (krephase), where its orbit has a quiet stretch (a large model's many contacts may
+ * leave none), and a point whose orbit has no status change ends the branch. */
 typedef struct {
   fcd_index N, nx, m2;
   int param;           /* -1: mu; a forced orbit's FCD_PERIODIC_CONTINUE_OMEGA or _SCALE */
@@ -2140,6 +2178,47 @@ static fcd_status knext(fcd_periodic *p, kbranch *b, fcd_real dmu, fcd_real dir,
   return FCD_OK;
 }
 
+/* rephase's for the Krylov branch (its scaling): cur moved along its orbit to the middle
+ * of its longest run of steps without a status change and the tangent t carried with it
+ * (the k-step map's directional difference along t); *nchg the orbit's steps with a
+ * change, 0 for a smooth orbit. A model with many contacts may have no quiet run (the
+ * reduced brake's 144 change status in every step): it stays. */
+static fcd_status krephase(fcd_periodic *p, kbranch *b, fcd_index *nchg) {
+  fcd_index N = b->N, nx = b->nx, nf = p->nf;
+  iterate *cur = &b->cur;
+  unsigned char *chg = fcd__calloc((size_t)N + 1, 1);
+  if (!chg) return fcd__err(p->sys, FCD_E_NOMEM, "out of memory re-phasing an orbit");
+  fcd_status st = status_changes(p, cur->x, cur->T, N, chg, nchg);
+  p->info.evaluations++;
+  fcd_index best = st == FCD_OK ? quiet_start(chg, N) : 0;
+  fcd__free(chg);
+  if (st != FCD_OK || best == 0) return st;
+  fcd_real *xk = b->dz, *xs = b->k.xt, *ys = b->k.yt, eps = p->fd, sq = b->k.sq;
+  FCD_TRY(steps_from(p, cur->x, cur->T, N, b->mu, best, xk));
+  for (fcd_index i = 0; i < nx; i++)
+    xs[i] = cur->x[i] + eps * b->t[i] * (i < nf ? cur->au : cur->av) / sq;
+  st = steps_from(p, xs, cur->T * (1 + eps * b->t[nx]), N, b->mu + eps * b->t[nx + 1] * b->lref,
+                  best, ys);
+  fcd_status sr = set_mu(p, b->mu);
+  FCD_TRY(st);
+  FCD_TRY(sr);
+  for (fcd_index i = 0; i < nx; i++)
+    b->t[i] = (ys[i] - xk[i]) * sq / (eps * (i < nf ? cur->au : cur->av));
+  /* a state inside the orbit may sink by the scheme's h |v| (rephase's) */
+  scatter(p, xk);
+  FCD_TRY(admissible(p, p->uw));
+  gather(p, p->uw, p->vw, cur->x);
+  fcd_real au0 = cur->au, av0 = cur->av, tn = 0;
+  FCD_TRY(evaluate(p, N, cur));
+  p->info.evaluations += 3;
+  for (fcd_index j = 0; j < b->m2; j++) {
+    if (j < nx) b->t[j] *= j < nf ? au0 / cur->au : av0 / cur->av;
+    tn += b->t[j] * b->t[j];
+  }
+  for (fcd_index j = 0; j < b->m2; j++) b->t[j] /= sqrt(tn);
+  return FCD_OK;
+}
+
 static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real dmu,
                           fcd_index max_points, fcd_periodic_point_fn fn, void *ud) {
   fcd_index nx = b->nx, nf = p->nf, m2 = b->m2;
@@ -2177,6 +2256,8 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
       tn += b->t[j] * b->t[j];
     }
     for (fcd_index j = 0; j < m2; j++) b->t[j] /= sqrt(tn);
+    fcd_index nchg = 1;
+    if (!forced) FCD_TRY(krephase(p, b, &nchg));
     FCD_TRY(kcolumns(p, b));
     FCD_TRY(krylov_multipliers(p, b->N, &b->cur, &b->k, &p->info.evaluations));
     kfamily(b);
@@ -2194,6 +2275,13 @@ static fcd_status kfollow(fcd_periodic *p, kbranch *b, fcd_real mu_end, fcd_real
        * steady it, turned back up on Hoffmann's oscillator. The branch is born there,
        * which is what the family event reports. */
       ev = walk_event(p, &w, b->t[nx + 1], b->cur.au, 1);
+      /* Without a verdict from the multipliers (the reduced brake's trivial one is 1e-2
+       * off) the family shows in the orbit itself: no contact changes status over the
+       * period, so it lies on one smooth piece of the flow, linear for a linear
+       * structure (to the slip direction's turn in 3D), where a periodic orbit is a
+       * center's, all its amplitudes at one mu: the branch's birth at the flutter
+       * threshold. Without this the brake's branch turned back over itself there. */
+      if (nchg == 0 && ev != FCD_PERIODIC_EVENT_COLLAPSE) ev = FCD_PERIODIC_EVENT_FAMILY;
     }
     if (fn && fn(ud, mu, &p->info, p->mre, p->mim, ev))
       return fcd__err(p->sys, FCD_E_CALLBACK, "continuation: the point callback stopped it at "
