@@ -12,6 +12,7 @@
  *                 [--window W] [--full] [--modal] [--inertia P] [--cut X] [--band-damping XI] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]]
  *                 [--shoot] [--follow NPTS] [--branch DMU]
  *                 [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]
+ *                 [--forced MU [--force F] [--fband F0 F1]]
  *
  * --chart compares the stability charts instead (the example's: the sliding state at
  * mu = 0.2, 20 eigenvalues nearest 3 kHz by modal projection, mu over [0, 0.5] in 26
@@ -38,6 +39,15 @@
  * with its time and periods; then the branch points nearest mu = 0.40, 0.50 and 0.58
  * against transients of --tend at their mu, each from the shot orbit's state (so it has
  * to travel to the point's cycle): frequency and RMS over the last --window.
+ *
+ * --forced MU drives the reduced model (the first of --modes) at MU instead, below the
+ * flutter threshold, with a harmonic pressure on the pins (--force F newtons on each of the
+ * 144 pin contacts' face nodes along the pin, 1 by default, at frequencies over --fband F0
+ * F1, 3450 to 3650 Hz by default): the forced orbit at F0 by shooting from the sliding
+ * equilibrium, against the transient under the same load from the same state (--tend;
+ * the periods until it stays within 1 % of the orbit's RMS, its time for them), then the
+ * frequency response curve to F1 by fcd_periodic_continue_forcing, each point's time and
+ * periods (issue 88: a forced model of thousands of state unknowns).
  *
  * --full also integrates the full model (13 minutes for 0.3 s on this machine); without
  * it only the reduced models run.
@@ -237,6 +247,7 @@ typedef struct {
   int reduced_only, nmodes, nscale, ninterface;
   long scale[16], interface[16];
   const char *csv;
+  double forced, force, fband[2]; /* --forced MU, --force F, --fband F0 F1 */
 } options;
 
 /* the reduction the options ask for: modal coordinates with --modal, inertia vectors with
@@ -263,7 +274,7 @@ static void parse(int argc, char **argv, options *o) {
   const char *p = argv[0];
   *o = (options){8, 192, 3, 0, 0, 0, 0, 0, 0, 0, 0.3, 1e-5, 0.06, 0, 1.6e-8,
                  FCD_REDUCTION_CUT_DEFAULT, FCD_REDUCTION_BAND_DAMPING_DEFAULT, 0, {50}, 0, 0, 1, 0,
-                 0, {0}, {0}, NULL};
+                 0, {0}, {0}, NULL, 0, 0, {0, 0}};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--cells") && i + 3 < argc) {
       o->nr = bench_int(p, "--cells", argv[++i], 2, 64);
@@ -313,9 +324,16 @@ static void parse(int argc, char **argv, options *o) {
       o->proj = (int)bench_int(p, "--proj", argv[++i], 1, 2000);
     } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
       o->csv = argv[++i];
+    } else if (!strcmp(argv[i], "--forced") && i + 1 < argc) {
+      o->forced = bench_real(p, "--forced", argv[++i], 1e-3, 10);
+    } else if (!strcmp(argv[i], "--force") && i + 1 < argc) {
+      o->force = bench_real(p, "--force", argv[++i], 1e-6, 1e4);
+    } else if (!strcmp(argv[i], "--fband") && i + 2 < argc) {
+      o->fband[0] = bench_real(p, "--fband", argv[++i], 1, 1e6);
+      o->fband[1] = bench_real(p, "--fband", argv[++i], 1, 1e6);
     } else {
       fprintf(stderr, "usage: %s [--cells NR NT NZ] [--modes M1,M2,...] [--tend T] [--h H] "
-              "[--window W] [--full] [--modal] [--inertia P] [--cut X] [--band-damping XI] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--csv FILE]\n", p);
+              "[--window W] [--full] [--modal] [--inertia P] [--cut X] [--band-damping XI] [--chart [--reduced-only] [--proj P] [--undamped]] [--long MU [--amp A]] [--scale NZ1,...] [--interface NCC1,...] [--forced MU [--force F] [--fband F0 F1]] [--csv FILE]\n", p);
       exit(2);
     }
   }
@@ -324,6 +342,11 @@ static void parse(int argc, char **argv, options *o) {
      * modal rows (no dof of a contact's own) */
     fprintf(stderr, "%s: --modal goes with the transient, --shoot and --long only\n", p);
     exit(2);
+  }
+  if (o->force == 0) o->force = 1.0;
+  if (o->fband[0] == 0) {
+    o->fband[0] = 3450;
+    o->fband[1] = 3650;
   }
   if (o->inertia > 0)
     printf("reduced bases enriched with %ld inertia correction vectors (fewer when they "
@@ -597,6 +620,184 @@ static fcd_status shoot_cycle(fcd_system *rs, fcd_contact_set *rcs, const double
   return st;
 }
 
+/* ---- --forced MU: a forced response of thousands of state unknowns (issue 88) ----
+ * The reduced model at MU (steady sliding is stable below mu_c = 0.3497) under a harmonic
+ * pressure on the pins: F cos(omega t) on the face node of every pin contact (the 144 A
+ * nodes), along the pin's pressing direction. In modal coordinates a physical dof is no
+ * unknown: the load's reduced vector g = Phi' f is read row by row through
+ * fcd_reduction_expand_dofs (the basis at the 144 dofs, one unit vector at a time). The
+ * forced orbit at the band's first frequency by shooting (Newton-Krylov) from the sliding
+ * equilibrium, against the transient from the same state under the same load: the
+ * periods it takes to come within 1 % of the orbit's RMS (the monitored node's normal
+ * displacement, period by period) and its last period's RMS; then the frequency
+ * response curve by continuation in omega across the band, each point's cost. */
+typedef struct {
+  const double *g;
+  fcd_index n;
+  double omega;
+} pin_load;
+
+static int pin_forcing(void *ud, double theta, fcd_index n, double *f) {
+  const pin_load *pl = ud;
+  for (fcd_index j = 0; j < n && j < pl->n; j++) f[j] += pl->g[j] * cos(theta);
+  return 0;
+}
+
+static int pin_load_fn(void *ud, double t, fcd_index n, double *f) {
+  const pin_load *pl = ud;
+  return pin_forcing(ud, pl->omega * t, n, f);
+}
+
+static fcd_status pin_load_vector(const brake *b, const fcd_reduction *red, double F,
+                                  double *g) {
+  const mesh *m = &b->m;
+  fcd_index nd = (fcd_index)m->npin * 12, nr = fcd_system_ndofs(fcd_reduction_system(red));
+  fcd_index *dofs = malloc(sizeof *dofs * (size_t)nd);
+  double *sg = malloc(sizeof *sg * (size_t)nd), *out = malloc(sizeof *out * (size_t)nd);
+  double *e = calloc((size_t)nr, sizeof *e);
+  fcd_status st = dofs && sg && out && e ? FCD_OK : FCD_E_NOMEM;
+  for (int p = 0, k = 0; p < m->npin && st == FCD_OK; p++)
+    for (int a = 0; a < 12; a++, k++) {
+      dofs[k] = 3 * m->pin[(size_t)p * 60 + (size_t)a] + 2;
+      sg[k] = p < 6 ? 1 : -1;
+    }
+  for (fcd_index j = 0; j < nr && st == FCD_OK; j++) {
+    e[j] = 1;
+    st = fcd_reduction_expand_dofs(red, e, nd, dofs, out);
+    e[j] = 0;
+    g[j] = 0;
+    for (fcd_index k = 0; k < nd; k++) g[j] += F * sg[k] * out[k];
+  }
+  free(dofs); free(sg); free(out); free(e);
+  return st;
+}
+
+typedef struct {
+  fcd_periodic *p;
+  double t0, peak, peak_w, *u, *v;
+  int n;
+} fcurve;
+
+static int forced_point(void *ud, double w, const fcd_periodic_info *in, const double *re,
+                        const double *im, int ev) {
+  (void)re; (void)im;
+  fcurve *c = ud;
+  printf("forced: %.3f Hz, A_u %.4e, largest multiplier %.4f, stable %d, event %d, %.1f s, "
+         "%ld periods in all\n", w / (2 * FCD_BENCH_PI), in->amplitude_u, in->max_multiplier,
+         in->stable, ev, now() - c->t0, (long)in->evaluations);
+  fflush(stdout);
+  if (in->amplitude_u > c->peak) {
+    c->peak = in->amplitude_u;
+    c->peak_w = w;
+    fcd_periodic_get_orbit(c->p, NULL, c->u, c->v);
+  }
+  c->n++;
+  c->t0 = now();
+  return 0;
+}
+
+/* the transient from (u0, 0) under the load for tend in steps of T / N: the periods it
+ * takes until every later period's RMS (normal) is within 1 % of rn, its last period's */
+static fcd_status forced_transient(fcd_system *rs, fcd_contact_set *rcs, watch *w,
+                                   const double *u0, double T, fcd_index N, double tend,
+                                   double rn, long *reach, double *last, double *secs) {
+  fcd_index n = fcd_system_ndofs(rs);
+  double *z = calloc((size_t)n, sizeof *z);
+  fcd_integrator *it = NULL;
+  w->n = 0;
+  long periods = (long)(tend / T), k = 0;
+  double t0 = now();
+  fcd_status st = fcd_integrator_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &it);
+  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, T / (double)N);
+  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, z);
+  if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_step, w);
+  for (k = 0; k < periods * (long)N && st == FCD_OK && w->n < w->cap; k++)
+    st = fcd_integrator_step(it);
+  *secs = now() - t0;
+  fcd_integrator_destroy(it);
+  free(z);
+  long np = w->n / (long)N;
+  *reach = -1;
+  *last = np > 0 ? rms_about_mean(w->un + (np - 1) * (long)N, (long)N) : NAN;
+  for (long q = np - 1; q >= 0; q--)
+    if (fabs(rms_about_mean(w->un + q * (long)N, (long)N) / rn - 1) > 1e-2) {
+      *reach = q + 1 < np ? q + 1 : -1;
+      break;
+    }
+  if (*reach < 0 && np > 0 && fabs(*last / rn - 1) <= 1e-2) *reach = 0;
+  *secs *= (double)np * (double)N / (double)(k > 0 ? k : 1);
+  return st;
+}
+
+static fcd_status forced_brake(const brake *b2, fcd_reduction *red, watch *w,
+                               const options *o) {
+  fcd_system *rs = fcd_reduction_system(red);
+  fcd_contact_set *rcs = fcd_reduction_contact_set(red);
+  fcd_index n = fcd_system_ndofs(rs);
+  double *g = calloc((size_t)n, sizeof *g), *ue = calloc((size_t)n, sizeof *ue);
+  double *z = calloc((size_t)n, sizeof *z), *u0 = calloc((size_t)n, sizeof *u0);
+  double *v0 = calloc((size_t)n, sizeof *v0), *pu = calloc((size_t)n, sizeof *pu);
+  double *pv = calloc((size_t)n, sizeof *pv), T = 0, w0 = 2 * FCD_BENCH_PI * o->fband[0];
+  fcd_periodic *p = NULL;
+  fcd_equilibrium *eq = NULL;
+  fcd_periodic_info in = {0};
+  pin_load pl = {g, n, w0};
+  set_all_friction(rcs, o->forced);
+  fcd_status st = pin_load_vector(b2, red, o->force, g);
+  if (st == FCD_OK) st = fcd_equilibrium_create(rs, rcs, &eq);
+  if (st == FCD_OK) st = fcd_equilibrium_solve(eq, FCD_EQ_STEADY_SLIDING, 0.0);
+  if (st == FCD_OK) st = fcd_equilibrium_get_state(eq, ue);
+  fcd_equilibrium_destroy(eq);
+  if (st == FCD_OK) st = fcd_periodic_create(rs, rcs, FCD_SCHEME_MODIFIED_THETA, &p);
+  if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PARAM_STEP, o->h);
+  if (st == FCD_OK) st = fcd_periodic_set_forcing(p, w0, pin_forcing, &pl);
+  double t0 = now();
+  if (st == FCD_OK) st = fcd_periodic_solve(p, ue, z, 2 * FCD_BENCH_PI / w0);
+  double secs = now() - t0;
+  if (st == FCD_OK) st = fcd_periodic_get_info(p, &in);
+  if (st == FCD_OK) st = fcd_periodic_get_orbit(p, &T, u0, v0);
+  if (st == FCD_OK)
+    printf("forced: mu %.3f, %.4g N a pin node at %.3f Hz: the orbit by shooting in %.1f s, "
+           "%ld Newton iterations, %ld periods of %ld steps, residual %.1e, A_u %.4e, "
+           "largest multiplier %.4f, verdict %d; %ld state unknowns\n", o->forced, o->force,
+           o->fband[0], secs, (long)in.iterations, (long)in.evaluations, (long)in.steps,
+           in.residual, in.amplitude_u, in.max_multiplier, in.stable,
+           2 * (long)(n - fcd_system_num_fixed(rs)));
+  /* the orbit's RMS and the transient, the load now the system's (the solver's hook off) */
+  double rn = 0, rt = 0, last = 0, tsecs = 0;
+  long reach = -1;
+  if (st == FCD_OK) st = fcd_system_set_load_fn(rs, pin_load_fn, &pl);
+  if (st == FCD_OK) st = orbit_rms(rs, rcs, w, T, in.steps, u0, v0, &rn, &rt);
+  if (st == FCD_OK)
+    st = forced_transient(rs, rcs, w, ue, T, in.steps, o->tend, rn, &reach, &last, &tsecs);
+  fcd_system_set_load_fn(rs, NULL, NULL);
+  if (st == FCD_OK)
+    printf("forced: the orbit's RMS u_n %.4e; the transient from the equilibrium (%.2f s, "
+           "%.1f s): its last period's %.4e (%+.2e), within 1 %% of the orbit's from period "
+           "%ld on (%.1f s of its steps; the shooting %.1f s)\n", rn, o->tend, tsecs, last,
+           last / rn - 1, reach, reach >= 0 ? tsecs * (double)reach * T / o->tend : NAN,
+           secs);
+  fcurve c = {p, now(), 0, 0, pu, pv, 0};
+  double tc = now();
+  if (st == FCD_OK) {
+    fcd_status sc = fcd_periodic_continue_forcing(p, FCD_PERIODIC_CONTINUE_OMEGA,
+                                                  2 * FCD_BENCH_PI * o->fband[1], 0.002, 60,
+                                                  forced_point, &c);
+    fcd_periodic_info ie = {0};
+    fcd_periodic_get_info(p, &ie);
+    tc = now() - tc;
+    printf("forced: the response curve to %.1f Hz: %d points in %.1f s (%.1f s, %ld periods "
+           "a point); its peak A_u %.4e at %.3f Hz%s%s\n", o->fband[1], c.n, tc,
+           tc / (c.n > 0 ? c.n : 1), (long)(ie.evaluations / (c.n > 0 ? c.n : 1)), c.peak,
+           c.peak_w / (2 * FCD_BENCH_PI), sc == FCD_OK ? "" : "; stopped: ",
+           sc == FCD_OK ? "" : fcd_system_last_error(rs));
+  }
+  if (st != FCD_OK) fprintf(stderr, "forced: %s\n", fcd_system_last_error(rs));
+  fcd_periodic_destroy(p);
+  free(g); free(ue); free(z); free(u0); free(v0); free(pu); free(pv);
+  return st;
+}
+
 /* one reduced model: reduce, map the start, integrate, the figures and the indicator */
 static int run_reduced(brake *b2, long nmodes, const double *ue, const options *o,
                        double fmode, const cycle *ref, FILE *csv) {
@@ -626,6 +827,13 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
       if (kept[j] == w.mon[d]) w.mon[d] = j;
   cycle c = {0};
   double rel = -1;
+  if (o->forced > 0) {
+    st = forced_brake(b2, red, &w, o);
+    watch_free(&w);
+    free(kept); free(ur); free(ua); free(va); free(ub); free(vb); free(ut); free(vt); free(ar);
+    fcd_reduction_destroy(red);
+    return st != FCD_OK;
+  }
   st = fcd_reduction_restrict(red, ue, ur);
   if (st == FCD_OK)
     st = transient(rs, fcd_reduction_contact_set(red), ur, o->h, o->tend, &w, ua, va, ub, vb,

@@ -72,6 +72,13 @@ static int add_forcing(void *ud, fcd_real t, fcd_index n, fcd_real *f) {
   return 0;
 }
 
+/* Newton-Krylov instead of a dense Jacobian: asked for, or on AUTO above 200 state
+ * unknowns (a dense Jacobian is 2 nfree periods) */
+static int krylov_wanted(const fcd_periodic *p) {
+  return p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
+         (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
+}
+
 static int valid(const fcd_periodic *p) {
   return p && p->magic == FCD_PERIODIC_MAGIC && fcd__system_valid(p->sys);
 }
@@ -1329,8 +1336,7 @@ fcd_status fcd_periodic_solve(fcd_periodic *p, const fcd_real *u0, const fcd_rea
   memcpy(p->u0, ug, (size_t)sys->n * sizeof *u0);
   memcpy(p->v0, v0, (size_t)sys->n * sizeof *v0);
   /* the dense differences up to 200 unknowns (201 periods an iteration), GMRES above */
-  int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
-               (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
+  int krylov = krylov_wanted(p);
   return shoot_alloc(p, N, period, krylov);
 }
 
@@ -2340,8 +2346,7 @@ fcd_status fcd_periodic_continue(fcd_periodic *p, fcd_real mu_end, fcd_real dmu,
     return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue: dmu = %g is out of range: at "
                     "most max(1, |mu_end - mu|) = %g (the orbit's scale in the arclength's "
                     "coordinates, or the whole way to mu_end)", dmu, dmax);
-  int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
-               (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
+  int krylov = krylov_wanted(p);
   if (krylov) {
     kbranch kb;
     FCD_TRY(kbranch_alloc(p, &kb));
@@ -2683,8 +2688,7 @@ fcd_status fcd_periodic_continue_forcing(fcd_periodic *p, int param, fcd_real en
     return fcd__err(sys, FCD_E_INVALID_ARG, "periodic_continue_forcing: %s",
                     max_points < 1 ? "max_points must be >= 1"
                                    : "ds must be in (0, 1] (a relative change of the parameter)");
-  int krylov = p->jac == FCD_PERIODIC_JACOBIAN_KRYLOV ||
-               (p->jac == FCD_PERIODIC_JACOBIAN_AUTO && p->nx > 200);
+  int krylov = krylov_wanted(p);
   fcd_real kper = nearbyint(p->info.period * p->omega / 6.283185307179586476925);
   if (kper < 1) kper = 1;
   if (krylov) {
