@@ -348,7 +348,7 @@ enum {
  *      FCD_E_NOT_CONVERGED (the corrector failed at the smallest step; the points so far
  *      were reported), FCD_E_STATE (no forcing, or no converged orbit),
  *      FCD_E_INVALID_ARG, FCD_E_NOMEM, FCD_E_BACKEND, FCD_E_SINGULAR (no
- *      tangent), and what a step returns: FCD_E_INTERNAL, FCD_E_NOT_SPD,
+ *      tangent), and what a step returns: FCD_E_UNSUPPORTED, FCD_E_INTERNAL, FCD_E_NOT_SPD,
  *      FCD_E_NO_SOLUTION
  *  @since 0.1 */
 FCD_API fcd_status fcd_periodic_continue_forcing(fcd_periodic *p, int param, fcd_real end,
