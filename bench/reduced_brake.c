@@ -1761,6 +1761,7 @@ static int interface_run(const options *o) {
 
 int main(int argc, char **argv) {
   options o;
+  setvbuf(stdout, NULL, _IOLBF, 0); /* a long run shows its progress when redirected */
   parse(argc, argv, &o);
   if (o.ninterface > 0) {
     int irc = interface_run(&o);

@@ -87,17 +87,23 @@ typedef struct {
                                  dof's displacement over the orbit */
   fcd_real amplitude_v;     /**< A_v: the same for the velocities */
   fcd_index multipliers;    /**< Floquet multipliers computed (2 nfree with the dense
-                                 Jacobian; with Krylov the Arnoldi steps', the largest
-                                 in modulus; 0 before convergence) */
+                                 Jacobian; with Krylov the Arnoldi steps' Ritz values,
+                                 which approach the largest in modulus; 0 before
+                                 convergence) */
   fcd_real trivial_error;   /**< |mu - 1| of the multiplier nearest 1 */
-  fcd_real max_multiplier;  /**< the largest modulus among the other multipliers */
+  fcd_real max_multiplier;  /**< the largest modulus among the other multipliers (with
+                                 Krylov, among the Ritz values: below the true one
+                                 when they have not converged, see stable) */
   fcd_real mu;              /**< the contacts' friction coefficient of the orbit (NaN
                                  when they differ or there are none) */
   int stable;               /**< 1 when every other multiplier is inside the unit circle
                                  (to within ten times the trivial one's error), 0 when
                                  one is outside, -1 when no verdict: the trivial
                                  multiplier is more than 1e-2 from 1 (the differences
-                                 straddled a kink of the step map) */
+                                 straddled a kink of the step map), or, with Krylov, a
+                                 Ritz value lies within its residual estimate of the
+                                 unit circle (many weakly damped modes crowd their
+                                 multipliers near it, and Arnoldi converges none) */
 } fcd_periodic_info;
 
 /** Creates a shooting solver for @p sys with the contacts of @p cs and @p scheme (a

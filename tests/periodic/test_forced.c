@@ -43,7 +43,9 @@
  *
  * 4. Frequency response curves by continuation, with the dense Jacobian and by
  *    Newton-Krylov (the same closed forms and bounds), and the stick-slip chain's curve
- *    by Newton-Krylov against dense solves at its points. */
+ *    by Newton-Krylov against dense solves at its points.
+ *
+ * 5. The stability verdict from Arnoldi's Ritz values (below). */
 #include <fcd/fcd.h>
 
 #include "../fcdtest.h"
@@ -704,7 +706,68 @@ static void check_curves(int jac) {
   fcd_system_destroy(sys);
 }
 
+/* 5. The verdict from Arnoldi's Ritz values. A fixed-fixed chain of RN unit masses and
+ * springs with mass-proportional damping C = alpha M, no contact, forced on its first
+ * mass: every mode decays at alpha / 2, so all 2 RN multipliers crowd one circle (just
+ * inside the unit one). Four Arnoldi steps cannot resolve them: the largest Ritz value
+ * is no multiplier, and the solver must not give a verdict from it (before it said
+ * "stable" with the largest multiplier under the true one, as on the reduced brake).
+ * With 2 RN steps the Krylov space is the whole state space: the verdict and the largest
+ * multiplier are the dense Jacobian's (LAPACK's eigenvalues of the monodromy). */
+enum { RN = 30 };
+
+static void check_ritz_verdict(void) {
+  const double w = 0.7, T = 2 * PI / w, one = 1, alpha = 0.02;
+  const fcd_index d0 = 0;
+  const int nmult[3] = {0, 4, 2 * RN};
+  fcd_periodic_info info[3];
+  for (int k = 0; k < 3; k++) {
+    fcd_index r[2 * RN], c[2 * RN], nk = 0, mr[RN];
+    double kv[2 * RN], mv[RN], u[RN] = {0}, v[RN] = {0};
+    for (fcd_index i = 0; i < RN; i++) {
+      mr[i] = i;
+      mv[i] = 1;
+      r[nk] = c[nk] = i;
+      kv[nk++] = 2;
+      if (i + 1 < RN) {
+        r[nk] = i;
+        c[nk] = i + 1;
+        kv[nk++] = -1;
+      }
+    }
+    fcd_system *sys = NULL;
+    fcd_periodic *p = NULL;
+    fcd_status st = fcd_system_create(RN, &sys);
+    if (st == FCD_OK) st = fcd_system_set_matrix_coo(sys, FCD_STIFFNESS, nk, r, c, kv, FCD_COO_UPPER);
+    if (st == FCD_OK) st = fcd_system_set_matrix_coo(sys, FCD_MASS, RN, mr, mr, mv, FCD_COO_UPPER);
+    if (st == FCD_OK) st = fcd_system_set_rayleigh(sys, alpha, 0);
+    if (st == FCD_OK) st = fcd_periodic_create(sys, NULL, FCD_SCHEME_MODIFIED_THETA, &p);
+    if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PARAM_STEP, T / 64);
+    if (st == FCD_OK)
+      st = fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_JACOBIAN,
+                                  k ? FCD_PERIODIC_JACOBIAN_KRYLOV : FCD_PERIODIC_JACOBIAN_DENSE);
+    if (st == FCD_OK && k) st = fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_MULTIPLIERS, nmult[k]);
+    if (st == FCD_OK) st = fcd_periodic_set_harmonic_forcing(p, w, 1, &d0, &one, NULL);
+    if (st == FCD_OK) st = fcd_periodic_solve(p, u, v, T);
+    if (st == FCD_OK) st = fcd_periodic_get_info(p, &info[k]);
+    if (st != FCD_OK) fprintf(stderr, "damped chain: %s\n", fcd_system_last_error(sys));
+    CHECK_ST(st, FCD_OK);
+    fcd_periodic_destroy(p);
+    fcd_system_destroy(sys);
+  }
+  printf("damped chain (%d masses): dense largest multiplier %.8f (exp(-alpha T / 2) = "
+         "%.8f), verdict %d; Krylov, 4 Arnoldi steps: largest Ritz value %.6f, verdict %d; "
+         "%d steps: %.8f, verdict %d\n", RN, info[0].max_multiplier, exp(-alpha * T / 2),
+         info[0].stable, info[1].max_multiplier, info[1].stable, 2 * RN,
+         info[2].max_multiplier, info[2].stable);
+  CHECK(info[0].stable == 1 && info[0].max_multiplier < 1);
+  CHECK(info[1].stable == -1);
+  CHECK(info[2].stable == 1);
+  CHECK_CLOSE(info[2].max_multiplier, info[0].max_multiplier, 1e-6);
+}
+
 int main(void) {
+  check_ritz_verdict();
   check_api();
   check_curves(FCD_PERIODIC_JACOBIAN_DENSE);
   check_curves(FCD_PERIODIC_JACOBIAN_KRYLOV);
