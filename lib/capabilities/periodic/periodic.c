@@ -2038,7 +2038,6 @@ static fcd_status ktangent(fcd_periodic *p, kbranch *b, const fcd_real *r) {
 #define KMISS 0.1
 /* a step whose miss exceeds this is taken again at half its length */
 #define KMISS_MAX 0.3
-#define KSTALL 1.0
 
 /* one corrected point at arclength ds from cur along b->t into b->nxt (its coefficient
  * *mu), *iters the iterations made; FCD_E_NOT_CONVERGED when they do not reach the
@@ -2054,7 +2053,6 @@ static fcd_status kcorrector(fcd_periodic *p, kbranch *b, fcd_real ds, fcd_real 
   memcpy(k->jt, b->jt0, (size_t)nx * sizeof *k->jt);
   memcpy(k->jm, b->jm0, (size_t)nx * sizeof *k->jm);
   prec_setup(p, &b->k);
-  fcd_real res_prev = INFINITY;
   for (*iters = 0; *iters <= KCORRECTOR_ITERS; (*iters)++) {
     for (fcd_index i = 0; i < nx; i++) z->x[i] = cur->x[i] + zs[i] * (i < nf ? cur->au : cur->av) / sq;
     *mu = b->mu + zs[nx + 1] * b->lref;
@@ -2074,15 +2072,6 @@ static fcd_status kcorrector(fcd_periodic *p, kbranch *b, fcd_real ds, fcd_real 
     if (st != FCD_OK) return st;
     if (z->res <= p->tol) return FCD_OK;
     if (*iters == KCORRECTOR_ITERS) break;
-    /* a corrector that stopped contracting (past its second iteration, by less than
-     * KSTALL) is given up: it converges by about 1e-2 an iteration where it converges at
-     * all, and a step past the branch's end (beyond the fold at the reduced brake's
-     * mu_c) spent its eight iterations, each a GMRES of tens of periods, for nothing */
-    if (*iters >= 3 && z->res > KSTALL * res_prev)
-      return fcd__err(p->sys, FCD_E_NOT_CONVERGED, "continuation: the corrector stalled at "
-                      "the residual %.3e (%.3e the iteration before) near mu = %.10g",
-                      z->res, res_prev, *mu);
-    res_prev = z->res;
     fcd_real pc = 0, pt = 0;
     for (fcd_index j = 0; j < m2; j++) {
       fcd_real zj = j < nx ? (z->x[j] - cur->x[j]) * sq / (j < nf ? cur->au : cur->av) : zs[j];
@@ -2188,7 +2177,11 @@ static fcd_status knext(fcd_periodic *p, kbranch *b, fcd_real dmu, fcd_real dir,
       *ds /= 2;
       continue;
     }
-    if (forced && jump < 3) {
+    /* past a kink of the branch (a change of the orbits' contact pattern: on the
+     * reduced brake near mu = 0.366, where halving the step found only a point at 75
+     * degrees from the way), steps of 2, 4 and 8 dmu land beyond it, autonomous or
+     * forced; the natural step after them is the forced branch's (its period known) */
+    if (jump < 3) {
       *ds = dmu * (2 << jump++);
       *kinked = 1;
       continue;
