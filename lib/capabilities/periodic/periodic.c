@@ -2222,7 +2222,7 @@ static fcd_status knext(fcd_periodic *p, kbranch *b, fcd_real dmu, fcd_real dir,
  * of its longest run of steps without a status change and the tangent t carried with it
  * (the k-step map's directional difference along t); *nchg the orbit's steps with a
  * change, 0 for a smooth orbit. A model with many contacts may have no quiet run (the
- * reduced brake's 144 change status in every step): it stays. */
+ * reduced brake's 144 contacts may change status in every step): it stays. */
 static fcd_status krephase(fcd_periodic *p, kbranch *b, fcd_index *nchg) {
   fcd_index N = b->N, nx = b->nx, nf = p->nf;
   iterate *cur = &b->cur;
