@@ -32,7 +32,8 @@ extern "C" {
  *  and velocities: the dense Jacobian costs 2 nfree + 1 period integrations per Newton
  *  iteration; above 200 unknowns (FCD_PERIODIC_PARAM_JACOBIAN) GMRES solves the Newton
  *  system with the monodromy applied by directional differences instead, one or two
- *  periods a Krylov step, and Arnoldi gives the multipliers of largest modulus. For small
+ *  periods a Krylov step, and Arnoldi's Ritz values approach the multipliers of largest
+ *  modulus (the verdict weighs their residuals: fcd_periodic_info::stable). For small
  *  and reduced systems (fcd_reduction). Serial systems.
  *  @{ */
 
@@ -57,7 +58,8 @@ enum {
                                             iteration (one or two periods each); default
                                             200 */
   FCD_PERIODIC_PARAM_MULTIPLIERS = 505, /**< Krylov: Arnoldi steps for the multipliers
-                                            (their number, the largest in modulus);
+                                            (their number: Ritz values, which approach
+                                            the largest in modulus);
                                             default 40 */
   FCD_PERIODIC_PARAM_FORCING_OMEGA = 506, /**< the forcing's circular frequency omega
                                                (rad per unit time), > 0; only with a
