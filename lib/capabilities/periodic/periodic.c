@@ -589,10 +589,9 @@ static fcd_status newton_step(fcd_periodic *p, const iterate *s, const fcd_real 
 }
 
 /* sorts the first cnt multipliers by modulus, largest first, and gives the info's figures
- * and verdict from them */
-/* The multipliers sorted by modulus and the info's verdict. res: NULL when they are the
- * monodromy's exact eigenvalues (the dense Jacobian), else each Ritz value's residual
- * estimate |M y - theta y| (Arnoldi's, for a unit y), sorted along with them. */
+ * and verdict from them. res: NULL when they are the monodromy's exact eigenvalues (the
+ * dense Jacobian), else each Ritz value's residual estimate |M y - theta y| (Arnoldi's,
+ * for a unit y), sorted along with them. */
 static void verdict(fcd_periodic *p, fcd_index cnt, fcd_real *res) {
   for (fcd_index i = 1; i < cnt; i++) { /* insertion sort (cnt is small) */
     fcd_real r = p->mre[i], im = p->mim[i], a = hypot(r, im), e = res ? res[i] : 0;
@@ -616,7 +615,7 @@ static void verdict(fcd_periodic *p, fcd_index cnt, fcd_real *res) {
    * eigenvalue of a normal matrix). A model of many weakly damped modes crowds its
    * multipliers near the unit circle, where forty Arnoldi steps converge none of them:
    * on the reduced brake (Rayleigh alpha 7.5 s^-1) the largest Ritz value was 0.98
-   * while the slowest mode decays as 0.9988 a period. */
+   * while its disc's low modes decay by some 0.998 a period. */
   fcd_real mx = 0, hi = 0, lo = 0;
   for (fcd_index i = 0; i < cnt; i++)
     if (i != triv) {
@@ -1162,43 +1161,33 @@ static fcd_status krylov_step(fcd_periodic *p, fcd_index N, fcd_real T0, const i
  * fixed start vector: Ritz values of p->nmult steps (fewer when the space closes) */
 /* A forced orbit with a multiplier at +1 (within 10 fd: a family of orbits, a stuck
  * damper stuck anywhere) gets its direction, the Ritz vector of the Arnoldi basis' j
- * vectors, into k->nv (k->has_nv); the Hessenberg is copied, the basis kept */
-static fcd_status family_direction(fcd_periodic *p, krylov_work *k, fcd_index j) {
-  fcd_index nx = p->nx, ld = k->kmax, at = -1;
+ * vectors, into k->nv (k->has_nv): re, im the Hessenberg's eigenvalues, vr its right
+ * eigenvectors (row-major j x j, LAPACK's layout) */
+static void family_direction(fcd_periodic *p, krylov_work *k, fcd_index j, const fcd_real *re,
+                             const fcd_real *im, const fcd_real *vr) {
+  fcd_index nx = p->nx, at = -1;
   k->has_nv = 0;
-  if (j < 1) return FCD_OK;
-  size_t jj = (size_t)j * (size_t)j;
-  fcd_real *A = fcd__malloc_array(2 * jj + 2 * (size_t)j, sizeof *A);
-  if (!A) return fcd__err(p->sys, FCD_E_NOMEM, "out of memory for the Arnoldi matrix");
-  fcd_real *vr = A + jj, *re = vr + jj, *im = re + j;
-  for (fcd_index r = 0; r < j; r++)
-    for (fcd_index q = 0; q < j; q++) A[r * j + q] = k->H[r * ld + q];
-  if (fcd__la_geev_right(j, A, re, im, vr) != 0) {
-    fcd__free(A);
-    return fcd__err(p->sys, FCD_E_BACKEND, "periodic: LAPACK's eigenvector solve of the "
-                    "Arnoldi matrix failed");
-  }
   for (fcd_index i = 0; i < j; i++)
     if (im[i] == 0 && fabs(re[i] - 1) <= 10 * p->fd &&
         (at < 0 || fabs(re[i] - 1) < fabs(re[at] - 1)))
       at = i;
-  if (at >= 0) {
-    fcd_real nn = 0;
-    memset(k->nv, 0, (size_t)nx * sizeof *k->nv);
-    for (fcd_index q = 0; q < j; q++) {
-      const fcd_real *v = k->V + (size_t)q * (size_t)nx, y = vr[q * j + at];
-      for (fcd_index i = 0; i < nx; i++) k->nv[i] += y * v[i];
-    }
-    for (fcd_index i = 0; i < nx; i++) nn += k->nv[i] * k->nv[i];
-    if (nn > 0) {
-      for (fcd_index i = 0; i < nx; i++) k->nv[i] /= sqrt(nn);
-      k->has_nv = 1;
-    }
+  if (at < 0) return;
+  fcd_real nn = 0;
+  memset(k->nv, 0, (size_t)nx * sizeof *k->nv);
+  for (fcd_index q = 0; q < j; q++) {
+    const fcd_real *v = k->V + (size_t)q * (size_t)nx, y = vr[q * j + at];
+    for (fcd_index i = 0; i < nx; i++) k->nv[i] += y * v[i];
   }
-  fcd__free(A);
-  return FCD_OK;
+  for (fcd_index i = 0; i < nx; i++) nn += k->nv[i] * k->nv[i];
+  if (nn > 0) {
+    for (fcd_index i = 0; i < nx; i++) k->nv[i] /= sqrt(nn);
+    k->has_nv = 1;
+  }
 }
 
+/* The multipliers of largest modulus by Arnoldi on the monodromy (scaled state), from a
+ * fixed start vector: Ritz values of p->nmult steps (fewer when the space closes), each
+ * with its residual estimate for the verdict */
 static fcd_status krylov_multipliers(fcd_periodic *p, fcd_index N, const iterate *s,
                                      krylov_work *k, fcd_index *evals) {
   fcd_index nx = p->nx, ma = p->nmult < nx ? p->nmult : nx, ld = k->kmax, j = 0;
@@ -1223,7 +1212,6 @@ static fcd_status krylov_multipliers(fcd_periodic *p, fcd_index N, const iterate
     for (fcd_index q = 0; q < nx; q++) w[q] /= hn;
   }
   if (j > ma) j = ma;
-  if (p->forced && k->nv) FCD_TRY(family_direction(p, k, j));
   /* the j x j Hessenberg, row-major, its eigenvectors y and the Ritz residuals
    * h(j+1,j) |y_j| (0 when the Krylov space is invariant) */
   size_t jj = (size_t)j * (size_t)j;
@@ -1246,6 +1234,7 @@ static fcd_status krylov_multipliers(fcd_periodic *p, fcd_index N, const iterate
                       : fabs(vr[(j - 1) * j + c]);
     res[i] = fabs(hlast) * yl;
   }
+  if (p->forced && k->nv) family_direction(p, k, j, p->mre, p->mim, vr);
   verdict(p, j, res);
   fcd__free(A);
   return FCD_OK;
