@@ -26,8 +26,9 @@ extern "C" {
  *  differences. The modified theta scheme, which keeps every contact in its local problem,
  *  has a continuous step map and converges to round-off; Moreau-Jean's and Fremond's
  *  activation test (the predicted gap closed or not) makes their maps jump by about h
- *  times the normal velocity at an impact, and Newton stalls near that residual. The system must be autonomous: constant loads and prescribed values (a
- *  load or prescribed function is refused), contacts whose obstacles slide at constant
+ *  times the normal velocity at an impact, and Newton stalls near that residual. The
+ *  system must be autonomous: constant loads and prescribed values (a load or
+ *  prescribed function is refused), contacts whose obstacles slide at constant
  *  velocity (a brake disc, a belt). The state's unknowns are the free dofs' displacements
  *  and velocities: the dense Jacobian costs 2 nfree + 1 period integrations per Newton
  *  iteration; above 200 unknowns (FCD_PERIODIC_PARAM_JACOBIAN) GMRES solves the Newton
@@ -73,7 +74,13 @@ enum {
   FCD_PERIODIC_JACOBIAN_DENSE = 0,  /**< one period per unknown, every multiplier */
   FCD_PERIODIC_JACOBIAN_KRYLOV = 1, /**< matrix-free GMRES (inexact Newton: a relative
                                          accuracy of the order of the residual, 1e-6 to
-                                         1e-3) and Arnoldi */
+                                         1e-3, no finer than the tolerance needs) and
+                                         Arnoldi; the monodromy's products precondition
+                                         the later solves, kept by the handle from one
+                                         call to the next (twice the GMRES cap of
+                                         states and their images, 128 MiB at most)
+                                         until the step, the integrator's parameters
+                                         or the forcing change */
   FCD_PERIODIC_JACOBIAN_AUTO = 2    /**< dense up to 200 state unknowns, Krylov above */
 };
 

@@ -11,6 +11,9 @@
  *   orbit it finds returns to itself when integrated independently (N steps of T / N),
  *   its period is the long transient's (to 1e-6), and the transient's convergence onto
  *   it agrees with its multipliers (all inside the unit circle);
+ * - the handle keeps the monodromy's products from one solve to the next: the same solve
+ *   again on it takes fewer periods and finds the same orbit, and after the step is set
+ *   again (products of another map) it takes exactly the cold solve's periods;
  * - bad parameters are refused by name. */
 #include <fcd/fcd.h>
 
@@ -115,6 +118,31 @@ static void returns(fcd_system *sys, fcd_contact_set *cs, fcd_index n, const sho
   free(v);
 }
 
+/* three solves from e on one handle: cold, warm (the first's products kept), cold again
+ * after FCD_PARAM_STEP is set (which drops them) */
+static void kept_products(fcd_system *sys, fcd_contact_set *cs, const ending *e, double Td) {
+  fcd_periodic *p = NULL;
+  fcd_periodic_info in[3];
+  CHECK_ST(fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(p, FCD_PARAM_STEP, H), FCD_OK);
+  CHECK_ST(fcd_periodic_set_param(p, FCD_PERIODIC_PARAM_JACOBIAN, FCD_PERIODIC_JACOBIAN_KRYLOV),
+           FCD_OK);
+  for (int r = 0; r < 3; r++) {
+    if (r == 2) CHECK_ST(fcd_periodic_set_param(p, FCD_PARAM_STEP, H), FCD_OK);
+    CHECK_ST(fcd_periodic_solve(p, e->u, e->v, e->period), FCD_OK);
+    CHECK_ST(fcd_periodic_get_info(p, &in[r]), FCD_OK);
+    CHECK(in[r].converged == 1 && in[r].residual <= 1e-9);
+    CHECK(fabs(in[r].period / Td - 1) < 1e-6);
+  }
+  fprintf(stderr, "  one handle from t = %g: %ld periods cold, %ld with the products kept, "
+          "%ld after the step is set again; T %.12f, %.12f, %.12f\n", TEARLY,
+          (long)in[0].evaluations, (long)in[1].evaluations, (long)in[2].evaluations,
+          in[0].period, in[1].period, in[2].period);
+  CHECK(in[1].evaluations < in[0].evaluations);
+  CHECK(in[2].evaluations == in[0].evaluations && in[2].period == in[0].period);
+  fcd_periodic_destroy(p);
+}
+
 int main(void) {
   fcd_system *sys = NULL;
   fcd_contact_set *cs = NULL;
@@ -160,6 +188,7 @@ int main(void) {
   CHECK(fabs(k2.in.period / d.in.period - 1) < 1e-6);
   CHECK(k2.in.residual <= 1e-9 && k2.in.converged == 1 && k2.in.iterations >= 3);
   returns(sys, cs, n, &k2);
+  kept_products(sys, cs, &e2, d.in.period);
   free(e2.u); free(e2.v); free(k2.u0); free(k2.v0);
   free(e.u); free(e.v); free(d.u0); free(d.v0); free(k.u0); free(k.v0);
   /* refusals */
