@@ -144,10 +144,11 @@ static void swap_rows(fcd_index n, fcd_real *A, fcd_index i, fcd_index p, fcd_in
   }
 }
 
-/* A x = b by right-looking blocked LU with partial pivoting (dgesv's pivots): each panel
- * by dgetrf, the unit-lower solve of its row block here, the trailing update by dgemm in
- * chunks; b's rows swapped along. A n x n column-major, destroyed; 0 or dgetrf's info. */
-static int panel_gesv(int n, fcd_real *A, fcd_real *b, lapack_int *ipiv) {
+/* A = P L U by right-looking blocked LU with partial pivoting (dgesv's pivots): each
+ * panel by dgetrf, the unit-lower solve of its row block here, the trailing update by
+ * dgemm in chunks. A n x n column-major, overwritten by L and U; piv[i] receives the row
+ * (0-based, global) that row i was swapped with, in order. 0 or dgetrf's info. */
+static int panel_lu(int n, fcd_real *A, int *piv, lapack_int *ipiv) {
   int nb = PANEL_AREA / n;
   nb = nb > 64 ? 64 : nb < 8 ? 8 : nb;
   for (int j = 0; j < n; j += nb) {
@@ -157,12 +158,10 @@ static int panel_gesv(int n, fcd_real *A, fcd_real *b, lapack_int *ipiv) {
     if (info != 0) return (int)(info + j);
     for (int i = j; i < j + jb; i++) {
       fcd_index p = ipiv[i] - 1 + j;
+      piv[i] = (int)p;
       if (p == i) continue;
       swap_rows(n, A, i, p, 0, j);
       swap_rows(n, A, i, p, j + jb, n);
-      fcd_real t = b[i];
-      b[i] = b[p];
-      b[p] = t;
     }
     if (n2 == 0) continue;
     for (int c = j + jb; c < n; c++) { /* U12 = L11^-1 A12 */
@@ -182,29 +181,63 @@ static int panel_gesv(int n, fcd_real *A, fcd_real *b, lapack_int *ipiv) {
       dgemm_("N", "N", &n2, &wdt, &jb, &minus, Ajj + jb, &n, U, &n, &plus, U + jb, &n);
     }
   }
-  for (int i = 0; i < n; i++) { /* L y = b, unit diagonal */
-    fcd_real f = b[i];
-    if (f != 0)
-      for (int r = i + 1; r < n; r++) b[r] -= f * A[(size_t)i * n + r];
-  }
-  for (int i = n - 1; i >= 0; i--) { /* U x = y */
-    b[i] /= A[(size_t)i * n + i];
-    fcd_real f = b[i];
-    for (int r = 0; r < i; r++) b[r] -= f * A[(size_t)i * n + r];
-  }
   return 0;
+}
+
+void fcd__la_lu_solve_cm(fcd_index n, const fcd_real *A, const int *piv, fcd_real *b) {
+  for (fcd_index i = 0; i < n; i++) {
+    fcd_index p = piv[i];
+    if (p == i) continue;
+    fcd_real t = b[i];
+    b[i] = b[p];
+    b[p] = t;
+  }
+  for (fcd_index i = 0; i < n; i++) { /* L y = b, unit diagonal */
+    fcd_real f = b[i];
+    const fcd_real *l = A + (size_t)i * (size_t)n;
+    if (f != 0)
+      for (fcd_index r = i + 1; r < n; r++) b[r] -= f * l[r];
+  }
+  for (fcd_index i = n - 1; i >= 0; i--) { /* U x = y */
+    const fcd_real *u = A + (size_t)i * (size_t)n;
+    b[i] /= u[i];
+    fcd_real f = b[i];
+    for (fcd_index r = 0; r < i; r++) b[r] -= f * u[r];
+  }
+}
+
+int fcd__la_lu_cm(fcd_index n, fcd_real *A, int *piv) {
+  if (!fits(n)) return FCD__LA_TOO_BIG;
+  if (n == 0) return 0;
+  lapack_int nn = (lapack_int)n, *ipiv = fcd__malloc_array((size_t)n, sizeof *ipiv);
+  if (!ipiv) return FCD__LA_NOMEM;
+  lapack_int info = 0;
+  if (n <= PANEL_LU_MAX) {
+    info = panel_lu((int)n, A, piv, ipiv);
+  } else {
+    info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nn, nn, A, nn, ipiv);
+    for (fcd_index i = 0; i < n && info == 0; i++) piv[i] = (int)ipiv[i] - 1;
+  }
+  fcd__free(ipiv);
+  return (int)info;
 }
 
 int fcd__la_gesv_cm(fcd_index n, fcd_real *A, fcd_real *b) {
   if (!fits(n)) return FCD__LA_TOO_BIG;
   if (n == 0) return 0;
-  lapack_int nn = (lapack_int)n, *ipiv = fcd__malloc_array((size_t)n, sizeof *ipiv);
-  if (!ipiv) return FCD__LA_NOMEM;
-  lapack_int info = n <= PANEL_LU_MAX
-                        ? panel_gesv((int)n, A, b, ipiv)
-                        : LAPACKE_dgesv_work(LAPACK_COL_MAJOR, nn, 1, A, nn, ipiv, b, nn);
-  fcd__free(ipiv);
-  return (int)info;
+  if (n > PANEL_LU_MAX) {
+    lapack_int nn = (lapack_int)n, *ipiv = fcd__malloc_array((size_t)n, sizeof *ipiv);
+    if (!ipiv) return FCD__LA_NOMEM;
+    lapack_int info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, nn, 1, A, nn, ipiv, b, nn);
+    fcd__free(ipiv);
+    return (int)info;
+  }
+  int *piv = fcd__malloc_array((size_t)n, sizeof *piv);
+  if (!piv) return FCD__LA_NOMEM;
+  int info = fcd__la_lu_cm(n, A, piv);
+  if (info == 0) fcd__la_lu_solve_cm(n, A, piv, b);
+  fcd__free(piv);
+  return info;
 }
 
 int fcd__la_syev(int vectors, fcd_index n, fcd_real *A, fcd_real *w) {

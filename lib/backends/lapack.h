@@ -50,6 +50,13 @@ int fcd__la_chol_inverse_cm(fcd_index n, fcd_real *L);
 /* solves A x = b (A n x n, column-major, overwritten by its LU with partial pivoting); b
  * becomes x. A positive return: A is singular. */
 int fcd__la_gesv_cm(fcd_index n, fcd_real *A, fcd_real *b);
+/* A = P L U (A n x n, column-major, overwritten by L below the unit diagonal and U on and
+ * above it; partial pivoting as dgetrf's), piv[i] the row (0-based) row i was swapped
+ * with, in order; up to a few hundred unknowns on the calling thread. A positive return:
+ * A is singular. */
+int fcd__la_lu_cm(fcd_index n, fcd_real *A, int *piv);
+/* b = A^-1 b from fcd__la_lu_cm's factors, on the calling thread (two passes over them) */
+void fcd__la_lu_solve_cm(fcd_index n, const fcd_real *A, const int *piv, fcd_real *b);
 /* B = L^-1 B for the lower triangular L (n x n) and k columns of B (n x k), column-major */
 int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real *B);
 

@@ -97,6 +97,9 @@ int fcd__fc_state_step(const fcd__fc_local *p, fcd__fc_state *st, fcd_real *r);
 void fcd__fc_state_correct(const fcd__fc_local *p, fcd__fc_state *st, const fcd_real *r,
                            const fcd_real *u);
 void fcd__fc_state_free(fcd__fc_state *st);
+/* the dense factorizations the workspace has made; the others were solved by refinement
+ * from the last one kept */
+long fcd__fc_state_factorizations(const fcd__fc_state *st);
 /* the stage's workspace of p->ws reused (grown when p is larger), or a new one */
 fcd_status fcd__fc_state_acquire(fcd_system *sink, const fcd__fc_local *p, const fcd_real *r0,
                                  fcd__fc_state **out);
