@@ -33,8 +33,7 @@ struct fcd__fc_state {
    * solves and steps as the next systems' preconditioner; b and res: k each */
   fcd_real *LU, *b, *res;
   int *piv;
-  fcd_index lu_k, lu_cap;
-  int lu_ok;
+  fcd_index lu_k, lu_cap; /* lu_k 0: none kept */
   long nfactor; /* factorizations made (the tests' view of the kept LU) */
 };
 typedef fcd__fc_state state_ws; /* the stage's workspace is the handle */
@@ -162,11 +161,18 @@ static int lu_size(state_ws *w, fcd_index k) {
   w->res = res;
   w->piv = piv;
   w->lu_cap = k;
-  w->lu_ok = 0;
+  w->lu_k = 0;
   return 0;
 }
 
-/* res = b - A x for the k x k column-major A; returns max |res| (NaN propagates) */
+/* max |x_i| (NaN propagates) */
+static fcd_real max_abs(fcd_index k, const fcd_real *x) {
+  fcd_real v = 0;
+  for (fcd_index i = 0; i < k; i++) v = fabs(x[i]) > v || isnan(x[i]) ? fabs(x[i]) : v;
+  return v;
+}
+
+/* res = b - A x for the k x k column-major A; returns max |res| */
 static fcd_real residual(fcd_index k, const fcd_real *A, const fcd_real *x, const fcd_real *b,
                          fcd_real *res) {
   memcpy(res, b, (size_t)k * sizeof *res);
@@ -176,22 +182,14 @@ static fcd_real residual(fcd_index k, const fcd_real *A, const fcd_real *x, cons
     if (f != 0)
       for (fcd_index i = 0; i < k; i++) res[i] -= a[i] * f;
   }
-  fcd_real rn = 0;
-  for (fcd_index i = 0; i < k; i++) rn = fabs(res[i]) > rn || isnan(res[i]) ? fabs(res[i]) : rn;
-  return rn;
-}
-
-static fcd_real max_abs(fcd_index k, const fcd_real *x) {
-  fcd_real v = 0;
-  for (fcd_index i = 0; i < k; i++) v = fabs(x[i]) > v || isnan(x[i]) ? fabs(x[i]) : v;
-  return v;
+  return max_abs(k, res);
 }
 
 /* A x = b (x holds b) by refinement from the kept LU; 1 with x's b intact when the kept
  * LU is of another size, or the refinement does not converge */
 static int solve_kept(state_ws *w) {
   fcd_index k = w->k;
-  if (!w->lu_ok || w->lu_k != k) return 1;
+  if (w->lu_k != k) return 1;
   memcpy(w->b, w->x, (size_t)k * sizeof *w->b);
   memset(w->res, 0, (size_t)k * sizeof *w->res); /* |A|'s row sums, its norm below */
   for (fcd_index c = 0; c < k; c++)
@@ -216,10 +214,9 @@ static int solve_factor(state_ws *w) {
   fcd_index k = w->k;
   if (lu_size(w, k)) return fcd__la_gesv_cm(k, w->A, w->x) != 0; /* no room to keep it */
   memcpy(w->LU, w->A, (size_t)k * (size_t)k * sizeof *w->LU);
-  w->lu_ok = fcd__la_lu_cm(k, w->LU, w->piv) == 0;
-  w->lu_k = k;
   w->nfactor++;
-  if (!w->lu_ok) return 1;
+  w->lu_k = fcd__la_lu_cm(k, w->LU, w->piv) == 0 ? k : 0;
+  if (w->lu_k == 0) return 1;
   fcd__la_lu_solve_cm(k, w->LU, w->piv, w->x);
   return 0;
 }
