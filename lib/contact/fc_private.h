@@ -348,6 +348,12 @@ struct fcd_integrator;
 void fcd__integrator_set_wall_limit(struct fcd_integrator *it, fcd_index limit);
 /* 0: full solves for the free motion and the correction even where half solves apply */
 void fcd__integrator_set_split(struct fcd_integrator *it, int split);
+/* local problems solved again to a tighter tolerance after missing the step's contact
+ * figures (the tests' view; -1 for an invalid handle) */
+long fcd__integrator_retries(const struct fcd_integrator *it);
+/* the first contact solve of every step at factor times the tolerance (> 1; the tests'
+ * way to hand the certificate a local answer that meets the solver's merit only) */
+void fcd__integrator_set_loose(struct fcd_integrator *it, fcd_real factor);
 
 /* the sorted free dofs H's entries touch, into idx (H's nnz entries at least) and their
  * count into *s; pos (nfree entries) receives each free dof's place in idx or -1 */
