@@ -4,7 +4,7 @@
  *
  *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--relative-model]
  *               [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full]
- *               [--mu MU1,MU2,...] [--steps N] [--memory-limit GIB]
+ *               [--mu MU1,MU2,...] [--steps N] [--orbit] [--memory-limit GIB]
  *
  * Prints the model (dofs, contact nodes, the dofs a reduction keeps), the seconds and the
  * peak resident memory of building it, then of fcd_reduction_create_enriched with M
@@ -28,7 +28,13 @@
  * rate exceeds -50 s^-1, as lines `eig MODEL MU RE HZ`, and the seconds of each analysis.
  * --steps N: N Moreau-Jean steps (modified theta, h = 1e-5) of each model from its
  * sliding equilibrium plus a hundredth of the pads' compression along the first MU's most
- * unstable mode: ms a step. */
+ * unstable mode: ms a step, and the RMS about its mean of the total normal force on
+ * the pads over the run's last fifth (the limit cycle's amplitude, comparable between
+ * the full and the reduced models).
+ * --orbit (with --steps): the limit cycle by shooting (fcd_periodic) from the transient's
+ * last state, the first MU's most unstable pair's period as the guess: its time, period,
+ * residual and multipliers, and the same RMS over one period of the orbit against the
+ * transient's. */
 #include "args.h"
 #include "brake_pads.h"
 
@@ -52,6 +58,7 @@ static double peak_gib(void) {
 
 typedef struct {
   int r, modes, inertia, reduce, relative, relative_model, full, nmu, basis, coarsen, shape;
+  int orbit;
   long steps;
   double mem_gib;
   double mu[MAX_MU];
@@ -61,7 +68,8 @@ typedef struct {
  * stability at each of o->mu: the eigenvalues printed; the equilibrium and the first
  * analysis' most unstable mode (real part) returned */
 static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *cs,
-                          const double *vg, const options *o, double *ue, double *mode) {
+                          const double *vg, const options *o, double *ue, double *mode,
+                          double *hz) {
   fcd_index nc = fcd_contact_set_size(cs);
   fcd_equilibrium *eq = NULL;
   fcd_stability *sa = NULL;
@@ -94,6 +102,11 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
         printf("eig %s %.3f %.6e %.6f\n", model, o->mu[k], re, im / (2 * 3.14159265358979323846));
     }
     if (st == FCD_OK && k == 0) st = fcd_stability_get_mode(sa, 0, mode, NULL);
+    if (st == FCD_OK && k == 0 && nconv > 0) {
+      double re, im;
+      st = fcd_stability_get_eigenvalue(sa, 0, &re, &im);
+      *hz = fabs(im) / (2 * 3.14159265358979323846);
+    }
     printf("stability %s mu=%.3f seconds=%.2f eigenvalues=%lld\n", model, o->mu[k], t2 - t1,
            (long long)nconv);
     fflush(stdout);
@@ -105,30 +118,119 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
   return st;
 }
 
-/* the analyses of o->mu, then o->steps steps from the equilibrium */
+/* the total normal force on the pads at each step (the sum of the contacts' normal
+ * reactions), recorded by the integrator's observer */
+typedef struct {
+  double *f;
+  long n, cap;
+} force_log;
+
+static int on_step(void *ud, double t, fcd_index n, const double *u, const double *v,
+                   fcd_index nl, const double *r, const fcd_contact_counts *cc) {
+  (void)t; (void)n; (void)u; (void)v; (void)cc;
+  force_log *w = ud;
+  double f = 0;
+  for (fcd_index c = 0; c + 2 < nl; c += 3) f += r[c];
+  if (w->n < w->cap) w->f[w->n++] = f;
+  return 0;
+}
+
+/* the RMS about the mean of f[lo..hi) */
+static double rms_about_mean(const double *f, long lo, long hi) {
+  double m = 0, s = 0;
+  for (long k = lo; k < hi; k++) m += f[k];
+  m /= (double)(hi - lo > 0 ? hi - lo : 1);
+  for (long k = lo; k < hi; k++) s += (f[k] - m) * (f[k] - m);
+  return sqrt(s / (double)(hi - lo > 0 ? hi - lo : 1));
+}
+
+/* --orbit: the limit cycle by shooting (fcd_periodic, its default: Newton-Krylov for a
+ * model of this size) from the transient's last state (u, v) with the most unstable
+ * pair's period 1 / hz, the transient's step; then one period of the orbit through the
+ * force log, its RMS against the transient's (rms_tr) */
+static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
+                        const double *u, const double *v, double hz, double rms_tr) {
+  fcd_periodic *p = NULL;
+  fcd_periodic_info in = {0};
+  fcd_index n = fcd_system_ndofs(sys);
+  double *u0 = malloc(sizeof *u0 * (size_t)n), *v0 = malloc(sizeof *v0 * (size_t)n), T = 0;
+  double t0 = now();
+  fcd_status st = u0 && v0 ? fcd_periodic_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &p)
+                           : FCD_E_NOMEM;
+  if (st == FCD_OK) st = fcd_periodic_set_param(p, FCD_PARAM_STEP, 1e-5);
+  if (st == FCD_OK) st = fcd_periodic_solve(p, u, v, 1.0 / hz);
+  double ts = now() - t0;
+  fcd_status sg = fcd_periodic_get_info(p, &in);
+  if (sg == FCD_OK) sg = fcd_periodic_get_orbit(p, &T, u0, v0);
+  printf("orbit %s status=%s seconds=%.1f hz=%.3f guess_hz=%.3f iterations=%lld "
+         "periods=%lld residual=%.1e max_multiplier=%.4f stable=%d\n", model,
+         fcd_status_str(st), ts, T > 0 ? 1 / T : 0.0, hz, (long long)in.iterations,
+         (long long)in.evaluations, in.residual, in.max_multiplier, in.stable);
+  if (st != FCD_OK) fprintf(stderr, "%s orbit: %s\n", model, fcd_system_last_error(sys));
+  if (st == FCD_OK && sg == FCD_OK) {
+    /* one period of N steps of T / N, N the shooting's own count */
+    long N = (long)in.steps;
+    force_log w = {malloc(sizeof(double) * (size_t)N), 0, N};
+    fcd_integrator *it = NULL;
+    st = w.f ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it) : FCD_E_NOMEM;
+    if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, T / (double)N);
+    if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+    if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_step, &w);
+    for (long k = 0; k < N && st == FCD_OK; k++) st = fcd_integrator_step(it);
+    double rms = rms_about_mean(w.f, 0, w.n);
+    printf("orbit %s rms_normal_force=%.6e transient_rms=%.6e difference=%+.3f%%\n", model,
+           rms, rms_tr, 100 * (rms - rms_tr) / rms_tr);
+    fcd_integrator_destroy(it);
+    free(w.f);
+  }
+  fcd_periodic_destroy(p);
+  free(u0); free(v0);
+  return st;
+}
+
+/* o->steps steps from u0, v0: ms a step, the total normal force's RMS over the last
+ * fifth of the run (*rms), the last state into u0, v0 */
+static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set *cs,
+                            const options *o, double *u0, double *v0, double *rms) {
+  force_log w = {malloc(sizeof(double) * (size_t)(o->steps + 1)), 0, o->steps + 1};
+  fcd_integrator *it = NULL;
+  fcd_status st = w.f ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it)
+                      : FCD_E_NOMEM;
+  if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e-5);
+  if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
+  if (st == FCD_OK) st = fcd_integrator_step(it); /* the first step builds the operators */
+  if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_step, &w);
+  double t0 = now();
+  long k = 0;
+  for (; k < o->steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
+  double secs = now() - t0;
+  *rms = rms_about_mean(w.f, w.n - w.n / 5, w.n);
+  printf("steps %s mu=%.3f steps=%ld ms_per_step=%.3f seconds=%.1f rms_normal_force=%.6e "
+         "(last fifth)\n", model, o->mu[0], o->steps, 1e3 * secs / (double)o->steps, secs,
+         *rms);
+  if (st != FCD_OK)
+    fprintf(stderr, "%s steps: step %ld: %s\n", model, k, fcd_system_last_error(sys));
+  if (st == FCD_OK) st = fcd_integrator_get_state(it, NULL, u0, v0);
+  fcd_integrator_destroy(it);
+  free(w.f);
+  return st;
+}
+
+/* the analyses of o->mu, then o->steps steps from the equilibrium, then the orbit */
 static fcd_status run_model(const char *model, fcd_system *sys, fcd_contact_set *cs,
                             const double *vg, const options *o) {
   fcd_index n = fcd_system_ndofs(sys);
   double *u0 = malloc(sizeof *u0 * (size_t)n), *v0 = calloc((size_t)n, sizeof *v0);
-  double *mode = malloc(sizeof *mode * (size_t)n);
+  double *mode = malloc(sizeof *mode * (size_t)n), hz = 0, rms = 0;
   fcd_status st = u0 && v0 && mode ? FCD_OK : FCD_E_NOMEM;
-  if (st == FCD_OK && o->nmu > 0) st = analyse(model, sys, cs, vg, o, u0, mode);
+  if (st == FCD_OK && o->nmu > 0) st = analyse(model, sys, cs, vg, o, u0, mode, &hz);
   if (st == FCD_OK && o->steps > 0 && o->nmu > 0) {
     double amax = 0;
     for (fcd_index i = 0; i < n; i++) amax = fmax(amax, isnan(mode[i]) ? 0 : fabs(mode[i]));
     for (fcd_index i = 0; i < n && amax > 0; i++)
       if (!isnan(mode[i])) u0[i] += 0.01 * UPIN * mode[i] / amax;
-    fcd_integrator *it = NULL;
-    st = fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it);
-    if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e-5);
-    if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
-    if (st == FCD_OK) st = fcd_integrator_step(it); /* the first step builds the operators */
-    double t0 = now();
-    for (long k = 0; k < o->steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
-    printf("steps %s mu=%.3f steps=%ld ms_per_step=%.3f\n", model, o->mu[0], o->steps,
-           1e3 * (now() - t0) / (double)o->steps);
-    if (st != FCD_OK) fprintf(stderr, "%s steps: %s\n", model, fcd_system_last_error(sys));
-    fcd_integrator_destroy(it);
+    st = transient(model, sys, cs, o, u0, v0, &rms);
+    if (st == FCD_OK && o->orbit && hz > 0) st = shoot(model, sys, cs, u0, v0, hz, rms);
   }
   free(u0); free(v0); free(mode);
   return st;
@@ -167,6 +269,8 @@ static void parse(int argc, char **argv, options *o) {
       o->relative_model = 1;
     else if (!strcmp(argv[i], "--full"))
       o->full = 1;
+    else if (!strcmp(argv[i], "--orbit"))
+      o->orbit = 1;
     else if (!strcmp(argv[i], "--mu") && i + 1 < argc) {
       char *s = argv[++i], *e;
       for (o->nmu = 0; o->nmu < MAX_MU && *s; o->nmu++, s = *e == ',' ? e + 1 : e) {
@@ -179,7 +283,7 @@ static void parse(int argc, char **argv, options *o) {
     } else {
       fprintf(stderr, "usage: %s [--refine R] [--modes M] [--inertia P] [--relative] "
               "[--relative-model] [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full] "
-              "[--mu MU1,...] [--steps N] [--memory-limit GIB]\n", argv[0]);
+              "[--mu MU1,...] [--steps N] [--orbit] [--memory-limit GIB]\n", argv[0]);
       exit(2);
     }
   }
