@@ -775,21 +775,6 @@ static fcd_real *scaled_wall(fcd_integrator *it, const work *w, int *kb) {
   return it->wsc;
 }
 
-/* ul = Wd pl + ql, the law vector recomputed from the impulses */
-static void local_law(fcd_index ma, const fcd_real *Wd, const fcd_real *ql, const fcd_real *pl,
-                      fcd_real *ul) {
-  if (ma >= FCD__GEMV_MIN) {
-    memcpy(ul, ql, (size_t)ma * sizeof *ul);
-    fcd__la_gemv_rm(0, ma, ma, 1.0, Wd, pl, 1.0, ul);
-    return;
-  }
-  for (fcd_index i = 0; i < ma; i++) {
-    fcd_real acc = ql[i];
-    for (fcd_index j = 0; j < ma; j++) acc += Wd[i * ma + j] * pl[j];
-    ul[i] = acc;
-  }
-}
-
 /* The contact figures of the step's certificate on the local problem: its impulse and
  * velocity scales are raised to the largest impulse and the largest law entry (or that
  * impulse times the smallest compliance wmin), as certify_step raises them, from ps and
@@ -850,8 +835,9 @@ static int local_passes(const fcd_integrator *it, const work *w, fcd_real h, fcd
  * from its answer to a hundredth of the tolerance, twice at most, and the step's
  * certificate judges the result. */
 static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_real h, fcd_index na,
-                              fcd_real *Wd, int kb, const fcd_real *ql, const fcd_real *mul, fcd_real *pl,
-                              fcd_real *ul, fcd_index *wrp, fcd_index *wci, fcd_real *wmin) {
+                              fcd_real *Wd, int kb, const fcd_real *ql, const fcd_real *mul,
+                              fcd_real *pl, fcd_real *ul, fcd_index *wrp, fcd_index *wci,
+                              fcd_real *wmin) {
   fcd_system *sys = it->sys;
   int d = cdim(it);
   fcd_index ma = na * d;
@@ -878,7 +864,7 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_real h, fcd
       fcd_real wa = Wd[(a * d) * ma + a * d];
       if (wa > 0 && (wl == 0 || wa < wl)) wl = wa;
     }
-    local_law(ma, Wd, ql, pl, ul);
+    fcd__fc_matvec(&lp, pl, ul); /* the law recomputed from the impulses */
     fcd_real ctol = fmax(it->cert_tol, 10 * it->opts.tol);
     o.tol = it->opts.tol;
     for (int again = 0; again < 2 && !local_passes(it, w, h, na, mul, pl, ul, wl, kb, ctol);
@@ -886,7 +872,7 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_real h, fcd
       o.tol /= 100;
       it->nretry++;
       if ((st = fcd__fc_solve(sys, &lp, &o, pl, ul, &res)) != FCD_OK) break;
-      local_law(ma, Wd, ql, pl, ul);
+      fcd__fc_matvec(&lp, pl, ul);
     }
     /* the law vector and the smallest compliance for the certificate */
     for (fcd_index i = 0; i < ma; i++) w->law[w->act[i / d] * d + i % d] = ul[i];
