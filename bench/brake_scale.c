@@ -5,6 +5,7 @@
  *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--relative-model]
  *               [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full]
  *               [--mu MU1,MU2,...] [--steps N] [--orbit] [--memory-limit GIB]
+ *               [--band-damping Z] [--projection-modes P] [--undamped]
  *
  * Prints the model (dofs, contact nodes, the dofs a reduction keeps), the seconds and the
  * peak resident memory of building it, then of fcd_reduction_create_enriched with M
@@ -22,6 +23,15 @@
  * every C-th line of each pad's grid kept, the others tied to them bilinearly).
  * --shape: the pads' pushed backs kept as one coordinate (prescribed_shape).
  * --memory-limit GIB: the reduction's memory_limit (the process' peak it must keep under).
+ * --band-damping Z: the reduction's damping ratio above its band (fcd_reduction_options'
+ * damping; default FCD_REDUCTION_BAND_DAMPING_DEFAULT, 0 the Galerkin model's own).
+ * --projection-modes P: the stability solves' FCD_STAB_PROJECTION_MODES (both models: the
+ * two materials' Rayleigh damping is not proportional, so a solve too large for the
+ * dense path projects the damped problem on P undamped modes nearest the target; default
+ * max(2 nev, nev + 20) = 60).
+ * --undamped: the stability solves without the damping (FCD_STAB_DAMPING 0): the friction-
+ * linearized pencil (K*, M*), solved exactly (SLEPc shift-and-invert, no projection) on
+ * both models, so that the check measures the reduction's error alone.
  * --mu: the sliding equilibrium at the first MU (the contacts' coefficient), then the
  * stability analysis about it at each MU (FCD_STAB_MU), of the reduced model and, with
  * --full, of the full one first in the same run: the eigenvalues with Im > 0 whose growth
@@ -34,7 +44,12 @@
  * --orbit (with --steps): the limit cycle by shooting (fcd_periodic) from the transient's
  * last state, the first MU's most unstable pair's period as the guess: its time, period,
  * residual and multipliers, and the same RMS over one period of the orbit against the
- * transient's. */
+ * transient's.
+ * With --full the run ends with `check` lines: each unstable pair of the full model
+ * against the reduced model's nearest in frequency at the same MU (relative differences
+ * of frequency and growth rate, and the worst of each over the pairs whose growth rate
+ * exceeds 1e-4 of their angular frequency, the others marked marginal), the transients' RMS and the
+ * orbits' period and RMS, reduced against full. */
 #include "args.h"
 #include "brake_pads.h"
 
@@ -42,7 +57,21 @@
 #include <sys/resource.h>
 #include <time.h>
 
-enum { MAX_MU = 32, NEV = 30 };
+enum { MAX_MU = 32, NEV = 30, MAX_EIG = MAX_MU * NEV };
+
+/* what each model answered, for the reduced model's check against the full one in the
+ * same run (--full): the eigenvalues printed, the transient's and the orbit's RMS */
+typedef struct {
+  double mu, re, hz;
+} eig_rec;
+typedef struct {
+  eig_rec eig[MAX_EIG];
+  int neig;
+  double rms, orbit_rms, orbit_hz;
+} answers;
+static answers ans[2]; /* full, reduced */
+
+static answers *answers_of(const char *model) { return &ans[strcmp(model, "full") != 0]; }
 
 static double now(void) {
   struct timespec t;
@@ -60,7 +89,9 @@ typedef struct {
   int r, modes, inertia, reduce, relative, relative_model, full, nmu, basis, coarsen, shape;
   int orbit;
   long steps;
-  double mem_gib;
+  double mem_gib, band_damping;
+  int projection; /* FCD_STAB_PROJECTION_MODES, 0 the default */
+  int undamped;   /* FCD_STAB_DAMPING 0 */
   double mu[MAX_MU];
 } options;
 
@@ -89,6 +120,9 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
   if (st == FCD_OK) st = fcd_stability_set_sliding_data(sa, rn, vg);
   if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_TARGET_HZ, 3000);
   if (st == FCD_OK) st = fcd_stability_set_param(sa, FCD_STAB_NEV, NEV);
+  if (st == FCD_OK && o->undamped) st = fcd_stability_set_param(sa, FCD_STAB_DAMPING, 0);
+  if (st == FCD_OK && o->projection > 0)
+    st = fcd_stability_set_param(sa, FCD_STAB_PROJECTION_MODES, o->projection);
   for (int k = 0; k < o->nmu && st == FCD_OK; k++) {
     fcd_index nconv = 0;
     double t1 = now();
@@ -98,8 +132,12 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
     for (fcd_index i = 0; i < nconv && st == FCD_OK; i++) {
       double re, im;
       st = fcd_stability_get_eigenvalue(sa, i, &re, &im);
-      if (st == FCD_OK && im > 0 && re > -50)
-        printf("eig %s %.3f %.6e %.6f\n", model, o->mu[k], re, im / (2 * 3.14159265358979323846));
+      if (st == FCD_OK && im > 0 && re > -50) {
+        answers *a = answers_of(model);
+        double f = im / (2 * 3.14159265358979323846);
+        if (a->neig < MAX_EIG) a->eig[a->neig++] = (eig_rec){o->mu[k], re, f};
+        printf("eig %s %.3f %.6e %.6f\n", model, o->mu[k], re, f);
+      }
     }
     if (st == FCD_OK && k == 0) st = fcd_stability_get_mode(sa, 0, mode, NULL);
     if (st == FCD_OK && k == 0 && nconv > 0) {
@@ -107,8 +145,11 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
       st = fcd_stability_get_eigenvalue(sa, 0, &re, &im);
       *hz = fabs(im) / (2 * 3.14159265358979323846);
     }
-    printf("stability %s mu=%.3f seconds=%.2f eigenvalues=%lld\n", model, o->mu[k], t2 - t1,
-           (long long)nconv);
+    int path = -1;
+    if (st == FCD_OK) fcd_stability_get_path(sa, &path);
+    printf("stability %s mu=%.3f seconds=%.2f eigenvalues=%lld path=%s\n", model, o->mu[k],
+           t2 - t1, (long long)nconv, path >= 0 ? fcd_registry_name(FCD_FAMILY_EIGEN_PATH, path)
+                                                 : "none");
     fflush(stdout);
   }
   if (st != FCD_OK) fprintf(stderr, "%s: %s\n", model, fcd_system_last_error(sys));
@@ -180,6 +221,8 @@ static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
     double rms = rms_about_mean(w.f, 0, w.n);
     printf("orbit %s rms_normal_force=%.6e transient_rms=%.6e difference=%+.3f%%\n", model,
            rms, rms_tr, 100 * (rms - rms_tr) / rms_tr);
+    answers_of(model)->orbit_rms = rms;
+    answers_of(model)->orbit_hz = 1 / T;
     fcd_integrator_destroy(it);
     free(w.f);
   }
@@ -205,6 +248,7 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
   for (; k < o->steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
   double secs = now() - t0;
   *rms = rms_about_mean(w.f, w.n - w.n / 5, w.n);
+  answers_of(model)->rms = *rms;
   printf("steps %s mu=%.3f steps=%ld ms_per_step=%.3f seconds=%.1f rms_normal_force=%.6e "
          "(last fifth)\n", model, o->mu[0], o->steps, 1e3 * secs / (double)o->steps, secs,
          *rms);
@@ -214,6 +258,48 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
   fcd_integrator_destroy(it);
   free(w.f);
   return st;
+}
+
+/* --full: the reduced model's answers against the full model's, both of this run. Each
+ * unstable pair of the full model (growth > 0) against the reduced model's pair nearest
+ * in frequency at the same mu: `check eig` lines, then the worst relative differences
+ * of frequency and growth over them; the RMS of the transients' last fifth and of the
+ * orbits */
+static void check(void) {
+  const answers *f = &ans[0], *r = &ans[1];
+  double worst_hz = 0, worst_re = 0;
+  int n = 0;
+  for (int i = 0; i < f->neig; i++) {
+    const eig_rec *e = &f->eig[i], *best = NULL;
+    if (e->re <= 0) continue;
+    for (int j = 0; j < r->neig; j++)
+      if (r->eig[j].mu == e->mu && (!best || fabs(r->eig[j].hz - e->hz) < fabs(best->hz - e->hz)))
+        best = &r->eig[j];
+    if (!best) continue;
+    double dhz = (best->hz - e->hz) / e->hz, dre = (best->re - e->re) / e->re;
+    /* a growth below 1e-4 of the pair's angular frequency is a damping ratio beneath the
+     * materials' own: such a pair is neutral to the analysis' accuracy, its relative
+     * growth error no figure of the reduction */
+    int marginal = e->re < 1e-4 * 2 * 3.14159265358979323846 * e->hz;
+    printf("check eig mu=%.3f hz=%.3f reduced=%.3f (%+.4f%%) growth=%.3f reduced=%.3f "
+           "(%+.2f%%)%s\n", e->mu, e->hz, best->hz, 100 * dhz, e->re, best->re, 100 * dre,
+           marginal ? " marginal" : "");
+    if (marginal) continue;
+    worst_hz = fmax(worst_hz, fabs(dhz));
+    worst_re = fmax(worst_re, fabs(dre));
+    n++;
+  }
+  if (n > 0)
+    printf("check unstable_pairs=%d worst_frequency=%.4f%% worst_growth=%.2f%%\n", n,
+           100 * worst_hz, 100 * worst_re);
+  if (f->rms > 0 && r->rms > 0)
+    printf("check transient_rms=%.6e reduced=%.6e (%+.2f%%)\n", f->rms, r->rms,
+           100 * (r->rms - f->rms) / f->rms);
+  if (f->orbit_rms > 0 && r->orbit_rms > 0)
+    printf("check orbit_hz=%.3f reduced=%.3f (%+.4f%%) orbit_rms=%.6e reduced=%.6e "
+           "(%+.2f%%)\n", f->orbit_hz, r->orbit_hz, 100 * (r->orbit_hz - f->orbit_hz) /
+           f->orbit_hz, f->orbit_rms, r->orbit_rms, 100 * (r->orbit_rms - f->orbit_rms) /
+           f->orbit_rms);
 }
 
 /* the analyses of o->mu, then o->steps steps from the equilibrium, then the orbit */
@@ -237,7 +323,8 @@ static fcd_status run_model(const char *model, fcd_system *sys, fcd_contact_set 
 }
 
 static void parse(int argc, char **argv, options *o) {
-  *o = (options){.r = 1, .modes = 300, .reduce = 1};
+  *o = (options){.r = 1, .modes = 300, .reduce = 1,
+                 .band_damping = FCD_REDUCTION_BAND_DAMPING_DEFAULT};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--refine") && i + 1 < argc)
       o->r = bench_int(argv[0], "--refine", argv[++i], 1, 8);
@@ -259,6 +346,12 @@ static void parse(int argc, char **argv, options *o) {
       }
     } else if (!strcmp(argv[i], "--memory-limit") && i + 1 < argc) {
       o->mem_gib = bench_real(argv[0], "--memory-limit", argv[++i], 0.001, 1e6);
+    } else if (!strcmp(argv[i], "--undamped")) {
+      o->undamped = 1;
+    } else if (!strcmp(argv[i], "--projection-modes") && i + 1 < argc) {
+      o->projection = bench_int(argv[0], "--projection-modes", argv[++i], 0, 100000);
+    } else if (!strcmp(argv[i], "--band-damping") && i + 1 < argc) {
+      o->band_damping = bench_real(argv[0], "--band-damping", argv[++i], 0, 10);
     } else if (!strcmp(argv[i], "--shape"))
       o->shape = 1;
     else if (!strcmp(argv[i], "--no-reduce"))
@@ -283,7 +376,7 @@ static void parse(int argc, char **argv, options *o) {
     } else {
       fprintf(stderr, "usage: %s [--refine R] [--modes M] [--inertia P] [--relative] "
               "[--relative-model] [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full] "
-              "[--mu MU1,...] [--steps N] [--orbit] [--memory-limit GIB]\n", argv[0]);
+              "[--mu MU1,...] [--steps N] [--orbit] [--memory-limit GIB] [--band-damping Z] [--projection-modes P] [--undamped]\n", argv[0]);
       exit(2);
     }
   }
@@ -315,6 +408,7 @@ int main(int argc, char **argv) {
     ro.basis = o.basis;
     ro.prescribed_shape = o.shape;
     ro.memory_limit = o.mem_gib * 1073741824.0;
+    ro.damping = o.band_damping;
     pads_tie tie = {0, NULL, NULL, NULL, NULL};
     double *vg = b.vg; /* the sliding speeds of the reduced set's contacts */
     if (o.coarsen > 1 && o.relative) {
@@ -360,6 +454,7 @@ int main(int argc, char **argv) {
              fcd_status_str(st), fcd_system_last_error(b.sys));
       rc = st == FCD_E_NOMEM ? rc : 1;
     }
+    if (o.full) check();
     fcd_reduction_destroy(red);
     if (vg != b.vg) free(vg);
     pads_ties_free(&tie);
