@@ -32,7 +32,8 @@
  * --undamped: the stability solves without the damping (FCD_STAB_DAMPING 0): the friction-
  * linearized pencil (K*, M*), solved exactly (SLEPc shift-and-invert, no projection) on
  * both models, so that the check measures the reduction's error alone.
- * --mu: the sliding equilibrium at the first MU (the contacts' coefficient), then the
+ * --mu: the sliding equilibrium at the first MU (the contacts' coefficient: its contacts
+ * open, sticking and slipping, and the weakest closed contact's normal reaction), then the
  * stability analysis about it at each MU (FCD_STAB_MU), of the reduced model and, with
  * --full, of the full one first in the same run: the eigenvalues with Im > 0 whose growth
  * rate exceeds -50 s^-1, as lines `eig MODEL MU RE HZ`, and the seconds of each analysis.
@@ -114,7 +115,14 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
   if (st == FCD_OK) st = fcd_equilibrium_get_reactions(eq, r);
   if (st == FCD_OK) st = fcd_equilibrium_get_state(eq, ue);
   for (fcd_index c = 0; c < nc && st == FCD_OK; c++) rn[c] = r[3 * c];
-  printf("equilibrium %s mu=%.3f seconds=%.2f\n", model, o->mu[0], now() - t0);
+  int cnt[3] = {0, 0, 0};
+  double rmin = -INFINITY; /* compression is negative: the weakest closed contact is the largest */
+  for (fcd_index c = 0; c < nc && st == FCD_OK; c++) {
+    if (status[c] >= 0 && status[c] < 3) cnt[status[c]]++;
+    if (status[c] != FCD_CONTACT_OPEN) rmin = fmax(rmin, rn[c]);
+  }
+  printf("equilibrium %s mu=%.3f seconds=%.2f open=%d stick=%d slip=%d weakest_closed_rn=%.3e\n",
+         model, o->mu[0], now() - t0, cnt[0], cnt[1], cnt[2], rmin);
   if (st == FCD_OK) st = fcd_stability_create(sys, cs, &sa);
   if (st == FCD_OK) st = fcd_stability_set_contact_state(sa, status, slip);
   if (st == FCD_OK) st = fcd_stability_set_sliding_data(sa, rn, vg);
