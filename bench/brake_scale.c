@@ -215,6 +215,7 @@ static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
          "periods=%lld residual=%.1e max_multiplier=%.4f stable=%d\n", model,
          fcd_status_str(st), ts, T > 0 ? 1 / T : 0.0, hz, (long long)in.iterations,
          (long long)in.evaluations, in.residual, in.max_multiplier, in.stable);
+  fflush(stdout);
   if (st != FCD_OK) fprintf(stderr, "%s orbit: %s\n", model, fcd_system_last_error(sys));
   if (st == FCD_OK && sg == FCD_OK) {
     /* one period of N steps of T / N, N the shooting's own count */
@@ -231,6 +232,7 @@ static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
            rms, rms_tr, 100 * (rms - rms_tr) / rms_tr);
     answers_of(model)->orbit_rms = rms;
     answers_of(model)->orbit_hz = 1 / T;
+    fflush(stdout);
     fcd_integrator_destroy(it);
     free(w.f);
   }
@@ -260,6 +262,7 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
   printf("steps %s mu=%.3f steps=%ld ms_per_step=%.3f seconds=%.1f rms_normal_force=%.6e "
          "(last fifth)\n", model, o->mu[0], o->steps, 1e3 * secs / (double)o->steps, secs,
          *rms);
+  fflush(stdout); /* a long run's lines reach a redirected log as they are made */
   if (st != FCD_OK)
     fprintf(stderr, "%s steps: step %ld: %s\n", model, k, fcd_system_last_error(sys));
   if (st == FCD_OK) st = fcd_integrator_get_state(it, NULL, u0, v0);
