@@ -41,9 +41,12 @@
  * sliding equilibrium plus a hundredth of the pads' compression along the first MU's most
  * unstable mode: ms a step, and the RMS about its mean of the total normal force on
  * the pads over the run's last fifth (the limit cycle's amplitude, comparable between
- * the full and the reduced models).
+ * the full and the reduced models), and that force's frequency there (mean upward
+ * crossings of its mean; period_spread, the periods' scatter, large when the motion is
+ * not periodic).
  * --orbit (with --steps): the limit cycle by shooting (fcd_periodic) from the transient's
- * last state, the first MU's most unstable pair's period as the guess: its time, period,
+ * last state, the transient's own period as the guess (the first MU's most unstable
+ * pair's when the transient shows no three periods): its time, period,
  * residual and multipliers, and the same RMS over one period of the orbit against the
  * transient's.
  * With --full the run ends with `check` lines: each unstable pair of the full model
@@ -193,9 +196,39 @@ static double rms_about_mean(const double *f, long lo, long hi) {
   return sqrt(s / (double)(hi - lo > 0 ? hi - lo : 1));
 }
 
+/* The transient's own period over f[lo..hi) (h apart): the mean interval between upward
+ * crossings of the mean, each interpolated between steps and counted only after the
+ * force fell a quarter of its RMS below the mean (a harmonic's wiggles near the mean are
+ * not periods); *spread the intervals' standard deviation over their mean, large when
+ * the motion is not periodic. 0 when fewer than three crossings. */
+static double period_of(const double *f, long lo, long hi, double h, double *spread) {
+  double m = 0, s = rms_about_mean(f, lo, hi), tl = -1, sum = 0, sum2 = 0;
+  long cnt = 0;
+  int armed = 0;
+  for (long k = lo; k < hi; k++) m += f[k];
+  m /= (double)(hi - lo > 0 ? hi - lo : 1);
+  for (long k = lo + 1; k < hi; k++) {
+    if (f[k] < m - 0.25 * s) armed = 1;
+    if (!armed || f[k - 1] >= m || f[k] < m) continue;
+    double t = h * ((double)(k - 1) + (m - f[k - 1]) / (f[k] - f[k - 1]));
+    if (tl >= 0) {
+      sum += t - tl;
+      sum2 += (t - tl) * (t - tl);
+      cnt++;
+    }
+    tl = t;
+    armed = 0;
+  }
+  *spread = 0;
+  if (cnt < 2) return 0;
+  double mean = sum / (double)cnt;
+  *spread = sqrt(fmax(0, sum2 / (double)cnt - mean * mean)) / mean;
+  return mean;
+}
+
 /* --orbit: the limit cycle by shooting (fcd_periodic, its default: Newton-Krylov for a
- * model of this size) from the transient's last state (u, v) with the most unstable
- * pair's period 1 / hz, the transient's step; then one period of the orbit through the
+ * model of this size) from the transient's last state (u, v) with the period guess
+ * 1 / hz, the transient's step; then one period of the orbit through the
  * force log, its RMS against the transient's (rms_tr) */
 static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
                         const double *u, const double *v, double hz, double rms_tr) {
@@ -242,9 +275,11 @@ static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
 }
 
 /* o->steps steps from u0, v0: ms a step, the total normal force's RMS over the last
- * fifth of the run (*rms), the last state into u0, v0 */
+ * fifth of the run (*rms) and its frequency there into *hz (kept when it has no three
+ * periods), the last state into u0, v0 */
 static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set *cs,
-                            const options *o, double *u0, double *v0, double *rms) {
+                            const options *o, double *u0, double *v0, double *rms,
+                            double *hz) {
   force_log w = {malloc(sizeof(double) * (size_t)(o->steps + 1)), 0, o->steps + 1};
   fcd_integrator *it = NULL;
   fcd_status st = w.f ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it)
@@ -259,9 +294,11 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
   double secs = now() - t0;
   *rms = rms_about_mean(w.f, w.n - w.n / 5, w.n);
   answers_of(model)->rms = *rms;
+  double spread, period = period_of(w.f, w.n - w.n / 5, w.n, 1e-5, &spread);
+  if (period > 0) *hz = 1 / period;
   printf("steps %s mu=%.3f steps=%ld ms_per_step=%.3f seconds=%.1f rms_normal_force=%.6e "
-         "(last fifth)\n", model, o->mu[0], o->steps, 1e3 * secs / (double)o->steps, secs,
-         *rms);
+         "hz=%.3f period_spread=%.2e (last fifth)\n", model, o->mu[0], o->steps,
+         1e3 * secs / (double)o->steps, secs, *rms, period > 0 ? 1 / period : 0.0, spread);
   fflush(stdout); /* a long run's lines reach a redirected log as they are made */
   if (st != FCD_OK)
     fprintf(stderr, "%s steps: step %ld: %s\n", model, k, fcd_system_last_error(sys));
@@ -330,7 +367,7 @@ static fcd_status run_model(const char *model, fcd_system *sys, fcd_contact_set 
     for (fcd_index i = 0; i < n; i++) amax = fmax(amax, isnan(mode[i]) ? 0 : fabs(mode[i]));
     for (fcd_index i = 0; i < n && amax > 0; i++)
       if (!isnan(mode[i])) u0[i] += 0.01 * UPIN * mode[i] / amax;
-    st = transient(model, sys, cs, o, u0, v0, &rms);
+    st = transient(model, sys, cs, o, u0, v0, &rms, &hz);
     if (st == FCD_OK && o->orbit && hz > 0) st = shoot(model, sys, cs, u0, v0, hz, rms);
   }
   free(u0); free(v0); free(mode);
