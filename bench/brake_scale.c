@@ -171,19 +171,26 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
 }
 
 /* the total normal force on the pads at each step (the sum of the contacts' normal
- * reactions), recorded by the integrator's observer */
+ * reactions), recorded by the integrator's observer, and with a mode the displacement's
+ * component along it (its NaN entries, which have no value, left out) */
 typedef struct {
-  double *f;
+  double *f, *q;
+  const double *mode;
   long n, cap;
 } force_log;
 
 static int on_step(void *ud, double t, fcd_index n, const double *u, const double *v,
                    fcd_index nl, const double *r, const fcd_contact_counts *cc) {
-  (void)t; (void)n; (void)u; (void)v; (void)cc;
+  (void)t; (void)v; (void)cc;
   force_log *w = ud;
-  double f = 0;
+  double f = 0, q = 0;
   for (fcd_index c = 0; c + 2 < nl; c += 3) f += r[c];
-  if (w->n < w->cap) w->f[w->n++] = f;
+  for (fcd_index i = 0; w->mode && i < n; i++)
+    if (!isnan(w->mode[i])) q += w->mode[i] * u[i];
+  if (w->n < w->cap) {
+    if (w->q) w->q[w->n] = q;
+    w->f[w->n++] = f;
+  }
   return 0;
 }
 
@@ -196,10 +203,10 @@ static double rms_about_mean(const double *f, long lo, long hi) {
   return sqrt(s / (double)(hi - lo > 0 ? hi - lo : 1));
 }
 
-/* The transient's own period over f[lo..hi) (h apart): the mean interval between upward
- * crossings of the mean, each interpolated between steps and counted only after the
- * force fell a quarter of its RMS below the mean (a harmonic's wiggles near the mean are
- * not periods); *spread the intervals' standard deviation over their mean, large when
+/* A transient's own period from a signal f[lo..hi) (h apart): the mean interval between
+ * upward crossings of the mean, each interpolated between steps and counted only after
+ * the signal fell a quarter of its RMS below the mean (a harmonic's wiggles near the mean
+ * are not periods); *spread the intervals' standard deviation over their mean, large when
  * the motion is not periodic. 0 when fewer than three crossings. */
 static double period_of(const double *f, long lo, long hi, double h, double *spread) {
   double m = 0, s = rms_about_mean(f, lo, hi), tl = -1, sum = 0, sum2 = 0;
@@ -253,7 +260,7 @@ static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
   if (st == FCD_OK && sg == FCD_OK) {
     /* one period of N steps of T / N, N the shooting's own count */
     long N = (long)in.steps;
-    force_log w = {malloc(sizeof(double) * (size_t)N), 0, N};
+    force_log w = {malloc(sizeof(double) * (size_t)N), NULL, NULL, 0, N};
     fcd_integrator *it = NULL;
     st = w.f ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it) : FCD_E_NOMEM;
     if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, T / (double)N);
@@ -275,14 +282,17 @@ static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
 }
 
 /* o->steps steps from u0, v0: ms a step, the total normal force's RMS over the last
- * fifth of the run (*rms) and its frequency there into *hz (kept when it has no three
- * periods), the last state into u0, v0 */
+ * fifth of the run (*rms), the frequency there of the displacement along the unstable
+ * mode into *hz (kept when it shows no three periods; the force's own beside it, whose
+ * harmonics may lead), the last state into u0, v0 */
 static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set *cs,
-                            const options *o, double *u0, double *v0, double *rms,
-                            double *hz) {
-  force_log w = {malloc(sizeof(double) * (size_t)(o->steps + 1)), 0, o->steps + 1};
+                            const options *o, const double *mode, double *u0, double *v0,
+                            double *rms, double *hz) {
+  size_t cap = (size_t)o->steps + 1;
+  force_log w = {malloc(sizeof(double) * cap), malloc(sizeof(double) * cap), mode, 0,
+                 (long)cap};
   fcd_integrator *it = NULL;
-  fcd_status st = w.f ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it)
+  fcd_status st = w.f && w.q ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it)
                       : FCD_E_NOMEM;
   if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e-5);
   if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
@@ -294,17 +304,20 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
   double secs = now() - t0;
   *rms = rms_about_mean(w.f, w.n - w.n / 5, w.n);
   answers_of(model)->rms = *rms;
-  double spread, period = period_of(w.f, w.n - w.n / 5, w.n, 1e-5, &spread);
+  double spread, fspread, period = period_of(w.q, w.n - w.n / 5, w.n, 1e-5, &spread);
+  double fperiod = period_of(w.f, w.n - w.n / 5, w.n, 1e-5, &fspread);
   if (period > 0) *hz = 1 / period;
   printf("steps %s mu=%.3f steps=%ld ms_per_step=%.3f seconds=%.1f rms_normal_force=%.6e "
-         "hz=%.3f period_spread=%.2e (last fifth)\n", model, o->mu[0], o->steps,
-         1e3 * secs / (double)o->steps, secs, *rms, period > 0 ? 1 / period : 0.0, spread);
+         "hz=%.3f period_spread=%.2e force_hz=%.3f force_spread=%.2e (last fifth)\n", model,
+         o->mu[0], o->steps, 1e3 * secs / (double)o->steps, secs, *rms,
+         period > 0 ? 1 / period : 0.0, spread, fperiod > 0 ? 1 / fperiod : 0.0, fspread);
   fflush(stdout); /* a long run's lines reach a redirected log as they are made */
   if (st != FCD_OK)
     fprintf(stderr, "%s steps: step %ld: %s\n", model, k, fcd_system_last_error(sys));
   if (st == FCD_OK) st = fcd_integrator_get_state(it, NULL, u0, v0);
   fcd_integrator_destroy(it);
   free(w.f);
+  free(w.q);
   return st;
 }
 
@@ -367,7 +380,7 @@ static fcd_status run_model(const char *model, fcd_system *sys, fcd_contact_set 
     for (fcd_index i = 0; i < n; i++) amax = fmax(amax, isnan(mode[i]) ? 0 : fabs(mode[i]));
     for (fcd_index i = 0; i < n && amax > 0; i++)
       if (!isnan(mode[i])) u0[i] += 0.01 * UPIN * mode[i] / amax;
-    st = transient(model, sys, cs, o, u0, v0, &rms, &hz);
+    st = transient(model, sys, cs, o, mode, u0, v0, &rms, &hz);
     if (st == FCD_OK && o->orbit && hz > 0) st = shoot(model, sys, cs, u0, v0, hz, rms);
   }
   free(u0); free(v0); free(mode);
