@@ -62,6 +62,7 @@
 #include <time.h>
 
 enum { MAX_MU = 32, NEV = 30, MAX_EIG = MAX_MU * NEV };
+static const double TWO_PI = 2 * 3.14159265358979323846;
 
 /* what each model answered, for the reduced model's check against the full one in the
  * same run (--full): the eigenvalues printed, the transient's and the orbit's RMS */
@@ -145,7 +146,7 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
       st = fcd_stability_get_eigenvalue(sa, i, &re, &im);
       if (st == FCD_OK && im > 0 && re > -50) {
         answers *a = answers_of(model);
-        double f = im / (2 * 3.14159265358979323846);
+        double f = im / TWO_PI;
         if (a->neig < MAX_EIG) a->eig[a->neig++] = (eig_rec){o->mu[k], re, f};
         printf("eig %s %.3f %.6e %.6f\n", model, o->mu[k], re, f);
       }
@@ -154,7 +155,7 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
     if (st == FCD_OK && k == 0 && nconv > 0) {
       double re, im;
       st = fcd_stability_get_eigenvalue(sa, 0, &re, &im);
-      *hz = fabs(im) / (2 * 3.14159265358979323846);
+      *hz = fabs(im) / TWO_PI;
     }
     int path = -1;
     if (st == FCD_OK) fcd_stability_get_path(sa, &path);
@@ -345,7 +346,7 @@ static void check(void) {
     /* a growth below 1e-4 of the pair's angular frequency is a damping ratio beneath the
      * materials' own: such a pair is neutral to the analysis' accuracy, its relative
      * growth error no figure of the reduction */
-    int marginal = e->re < 1e-4 * 2 * 3.14159265358979323846 * e->hz;
+    int marginal = e->re < 1e-4 * TWO_PI * e->hz;
     printf("check eig mu=%.3f hz=%.3f reduced=%.3f (%+.4f%%) growth=%.3f reduced=%.3f "
            "(%+.2f%%)%s\n", e->mu, e->hz, best->hz, 100 * dhz, e->re, best->re, 100 * dre,
            marginal ? " marginal" : "");
