@@ -41,9 +41,10 @@
  * sliding equilibrium plus a hundredth of the pads' compression along the first MU's most
  * unstable mode: ms a step, and the RMS about its mean of the total normal force on
  * the pads over the run's last fifth (the limit cycle's amplitude, comparable between
- * the full and the reduced models), and that force's frequency there (mean upward
- * crossings of its mean; period_spread, the periods' scatter, large when the motion is
- * not periodic).
+ * the full and the reduced models), and the frequency there of the displacement along
+ * that mode (mean upward crossings of its mean; period_spread, the periods' scatter,
+ * large when the motion is not periodic), with the force's own (force_hz, force_spread),
+ * whose harmonics may lead.
  * --orbit (with --steps): the limit cycle by shooting (fcd_periodic) from the transient's
  * last state, the transient's own period as the guess (the first MU's most unstable
  * pair's when the transient shows no three periods): its time, period,
