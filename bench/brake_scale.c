@@ -40,21 +40,24 @@
  * --steps N: N Moreau-Jean steps (modified theta, h = 1e-5) of each model from its
  * sliding equilibrium plus a hundredth of the pads' compression along the first MU's most
  * unstable mode: ms a step, and the RMS about its mean of the total normal force on
- * the pads over the run's last fifth (the limit cycle's amplitude, comparable between
- * the full and the reduced models), and the frequency there of the displacement along
+ * the pads over the run's last fifth, and the RMS there of the disc's axial displacement
+ * at 16 points equally spaced on its outer rim (rim_uz_rms, the limit cycle's amplitude,
+ * comparable between the full and the reduced models: the force's fluctuation lies
+ * mostly above a reduced model's band), and the frequency there of the displacement along
  * that mode (mean upward crossings of its mean; period_spread, the periods' scatter,
  * large when the motion is not periodic), with the force's own (force_hz, force_spread),
  * whose harmonics may lead.
  * --orbit (with --steps): the limit cycle by shooting (fcd_periodic) from the transient's
  * last state, the transient's own period as the guess (the first MU's most unstable
  * pair's when the transient shows no three periods): its time, period,
- * residual and multipliers, and the same RMS over one period of the orbit against the
- * transient's.
+ * residual and multipliers, and the same RMS (force and rim) over one period of the
+ * orbit against the transient's.
  * With --full the run ends with `check` lines: each unstable pair of the full model
  * against the reduced model's unstable pair nearest in frequency at the same MU
  * (relative differences of frequency and growth rate, and the worst of each over the
  * pairs whose growth rate exceeds 1e-4 of their angular frequency, the others marked
- * marginal), the transients' RMS and the orbits' period and RMS, reduced against full. */
+ * marginal), the transients' RMS and the orbits' period and RMS (force and rim), reduced
+ * against full. */
 #include "args.h"
 #include "brake_pads.h"
 
@@ -74,6 +77,7 @@ typedef struct {
   eig_rec eig[MAX_EIG];
   int neig;
   double rms, orbit_rms, orbit_hz;
+  double rim, orbit_rim; /* the rim's displacement amplitude (rim_rms) */
 } answers;
 static answers ans[2]; /* full, reduced */
 
@@ -172,13 +176,34 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
   return st;
 }
 
-/* the total normal force on the pads at each step (the sum of the contacts' normal
- * reactions), recorded by the integrator's observer, and with a mode the displacement's
- * component along it (its NaN entries, which have no value, left out) */
+/* The disc's axial displacement at RIM points equally spaced on its outer rim (its face
+ * towards the upper pad, outside the pads' annulus): a displacement both models carry
+ * (the reduced one through fcd_reduction_expand_dofs, a row of its basis a point), unlike
+ * the pads' total normal force, whose fluctuation lives mostly above a reduced model's
+ * band. Over points equally spaced, more than twice a wave's nodal diameters, the sum
+ * of the squares of a travelling or a standing wave's amplitudes is the same wherever the
+ * wave stands: the RMS over the points is the cycle's amplitude, not the luck of a point
+ * on a nodal line. */
+enum { RIM = 16 };
 typedef struct {
-  double *f, *q;
+  fcd_index dofs[RIM];
+  const fcd_reduction *red; /* the reduced model's, NULL for the full one */
+} rim_monitor;
+
+static void rim_dofs(const mesh *m, fcd_index *dofs) {
+  for (int k = 0; k < RIM; k++) dofs[k] = 3 * DISC(m, m->nr, k * m->nt / RIM, m->nz) + 2;
+}
+
+/* the total normal force on the pads at each step (the sum of the contacts' normal
+ * reactions), recorded by the integrator's observer; with a mode the displacement's
+ * component along it (its NaN entries, which have no value, left out), with a rim
+ * monitor its RIM displacements (z, RIM a step) */
+typedef struct {
+  double *f, *q, *z;
   const double *mode;
+  const rim_monitor *rim;
   long n, cap;
+  fcd_status st; /* the monitor's expansion's, which the observer cannot return */
 } force_log;
 
 static int on_step(void *ud, double t, fcd_index n, const double *u, const double *v,
@@ -189,11 +214,34 @@ static int on_step(void *ud, double t, fcd_index n, const double *u, const doubl
   for (fcd_index c = 0; c + 2 < nl; c += 3) f += r[c];
   for (fcd_index i = 0; w->mode && i < n; i++)
     if (!isnan(w->mode[i])) q += w->mode[i] * u[i];
-  if (w->n < w->cap) {
-    if (w->q) w->q[w->n] = q;
-    w->f[w->n++] = f;
+  if (w->n >= w->cap) return 0;
+  if (w->z && w->rim->red) {
+    fcd_status s = fcd_reduction_expand_dofs(w->rim->red, u, RIM, w->rim->dofs,
+                                             w->z + RIM * w->n);
+    if (s != FCD_OK) {
+      w->st = s;
+      return 1; /* stops the run: its amplitude would be wrong */
+    }
+  } else if (w->z) {
+    for (int k = 0; k < RIM; k++) w->z[RIM * w->n + k] = u[w->rim->dofs[k]];
   }
+  if (w->q) w->q[w->n] = q;
+  w->f[w->n++] = f;
   return 0;
+}
+
+/* the RMS over the rim's points of their displacements about their means, steps
+ * [lo, hi) of z (RIM a step) */
+static double rim_rms(const double *z, long lo, long hi) {
+  double s = 0, cnt = (double)(hi - lo > 0 ? hi - lo : 1);
+  for (int k = 0; k < RIM; k++) {
+    double m = 0, v = 0;
+    for (long i = lo; i < hi; i++) m += z[RIM * i + k];
+    m /= cnt;
+    for (long i = lo; i < hi; i++) v += (z[RIM * i + k] - m) * (z[RIM * i + k] - m);
+    s += v / cnt;
+  }
+  return sqrt(s / RIM);
 }
 
 /* the RMS about the mean of f[lo..hi) */
@@ -240,7 +288,8 @@ static double period_of(const double *f, long lo, long hi, double h, double *spr
  * 1 / hz, the transient's step; then one period of the orbit through the
  * force log, its RMS against the transient's (rms_tr) */
 static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
-                        const double *u, const double *v, double hz, double rms_tr) {
+                        const rim_monitor *rim, const double *u, const double *v, double hz,
+                        double rms_tr, double rim_tr) {
   fcd_periodic *p = NULL;
   fcd_periodic_info in = {0};
   fcd_index n = fcd_system_ndofs(sys);
@@ -262,21 +311,28 @@ static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
   if (st == FCD_OK && sg == FCD_OK) {
     /* one period of N steps of T / N, N the shooting's own count */
     long N = (long)in.steps;
-    force_log w = {malloc(sizeof(double) * (size_t)N), NULL, NULL, 0, N};
+    force_log w = {malloc(sizeof(double) * (size_t)N), NULL,
+                   malloc(sizeof(double) * RIM * (size_t)N), NULL, rim, 0, N, FCD_OK};
     fcd_integrator *it = NULL;
-    st = w.f ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it) : FCD_E_NOMEM;
+    st = w.f && w.z ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it)
+                    : FCD_E_NOMEM;
     if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, T / (double)N);
     if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
     if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_step, &w);
-    for (long k = 0; k < N && st == FCD_OK; k++) st = fcd_integrator_step(it);
-    double rms = rms_about_mean(w.f, 0, w.n);
-    printf("orbit %s rms_normal_force=%.6e transient_rms=%.6e difference=%+.3f%%\n", model,
-           rms, rms_tr, 100 * (rms - rms_tr) / rms_tr);
+    for (long k = 0; k < N && st == FCD_OK && w.st == FCD_OK; k++) st = fcd_integrator_step(it);
+    if (st == FCD_OK) st = w.st;
+    double rms = rms_about_mean(w.f, 0, w.n), zr = rim_rms(w.z, 0, w.n);
+    rim_tr = rim_tr > 0 ? rim_tr : NAN;
+    printf("orbit %s rms_normal_force=%.6e transient_rms=%.6e difference=%+.3f%% "
+           "rim_uz_rms=%.6e transient_rim=%.6e difference=%+.3f%%\n", model, rms, rms_tr,
+           100 * (rms - rms_tr) / rms_tr, zr, rim_tr, 100 * (zr - rim_tr) / rim_tr);
     answers_of(model)->orbit_rms = rms;
+    answers_of(model)->orbit_rim = zr;
     answers_of(model)->orbit_hz = 1 / T;
     fflush(stdout);
     fcd_integrator_destroy(it);
     free(w.f);
+    free(w.z);
   }
   fcd_periodic_destroy(p);
   free(u0); free(v0);
@@ -284,17 +340,18 @@ static fcd_status shoot(const char *model, fcd_system *sys, fcd_contact_set *cs,
 }
 
 /* o->steps steps from u0, v0: ms a step, the total normal force's RMS over the last
- * fifth of the run (*rms), the frequency there of the displacement along the unstable
+ * fifth of the run (*rms) and the rim's displacement's (*rim), the frequency there of the displacement along the unstable
  * mode into *hz (kept when it shows no three periods; the force's own beside it, whose
  * harmonics may lead), the last state into u0, v0 */
 static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set *cs,
-                            const options *o, const double *mode, double *u0, double *v0,
-                            double *rms, double *hz) {
+                            const options *o, const rim_monitor *rim, const double *mode,
+                            double *u0, double *v0, double *rms, double *zrms, double *hz) {
   size_t cap = (size_t)o->steps + 1;
-  force_log w = {malloc(sizeof(double) * cap), malloc(sizeof(double) * cap), mode, 0,
-                 (long)cap};
+  force_log w = {malloc(sizeof(double) * cap), malloc(sizeof(double) * cap),
+                 malloc(sizeof(double) * RIM * cap), mode, rim, 0, (long)cap, FCD_OK};
   fcd_integrator *it = NULL;
-  fcd_status st = w.f && w.q ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it)
+  fcd_status st = w.f && w.q && w.z
+                      ? fcd_integrator_create(sys, cs, FCD_SCHEME_MODIFIED_THETA, &it)
                       : FCD_E_NOMEM;
   if (st == FCD_OK) st = fcd_integrator_set_param(it, FCD_PARAM_STEP, 1e-5);
   if (st == FCD_OK) st = fcd_integrator_set_state(it, 0.0, u0, v0);
@@ -302,17 +359,21 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
   if (st == FCD_OK) st = fcd_integrator_set_observer(it, on_step, &w);
   double t0 = now();
   long k = 0;
-  for (; k < o->steps && st == FCD_OK; k++) st = fcd_integrator_step(it);
+  for (; k < o->steps && st == FCD_OK && w.st == FCD_OK; k++) st = fcd_integrator_step(it);
+  if (st == FCD_OK) st = w.st;
   double secs = now() - t0;
   *rms = rms_about_mean(w.f, w.n - w.n / 5, w.n);
+  *zrms = rim_rms(w.z, w.n - w.n / 5, w.n);
   answers_of(model)->rms = *rms;
+  answers_of(model)->rim = *zrms;
   double spread, fspread, period = period_of(w.q, w.n - w.n / 5, w.n, 1e-5, &spread);
   double fperiod = period_of(w.f, w.n - w.n / 5, w.n, 1e-5, &fspread);
   if (period > 0) *hz = 1 / period;
   printf("steps %s mu=%.3f steps=%ld ms_per_step=%.3f seconds=%.1f rms_normal_force=%.6e "
-         "hz=%.3f period_spread=%.2e force_hz=%.3f force_spread=%.2e (last fifth)\n", model,
-         o->mu[0], o->steps, 1e3 * secs / (double)o->steps, secs, *rms,
-         period > 0 ? 1 / period : 0.0, spread, fperiod > 0 ? 1 / fperiod : 0.0, fspread);
+         "rim_uz_rms=%.6e hz=%.3f period_spread=%.2e force_hz=%.3f force_spread=%.2e "
+         "(last fifth)\n", model, o->mu[0], o->steps, 1e3 * secs / (double)o->steps, secs,
+         *rms, *zrms, period > 0 ? 1 / period : 0.0, spread, fperiod > 0 ? 1 / fperiod : 0.0,
+         fspread);
   fflush(stdout); /* a long run's lines reach a redirected log as they are made */
   if (st != FCD_OK)
     fprintf(stderr, "%s steps: step %ld: %s\n", model, k, fcd_system_last_error(sys));
@@ -320,6 +381,7 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
   fcd_integrator_destroy(it);
   free(w.f);
   free(w.q);
+  free(w.z);
   return st;
 }
 
@@ -359,22 +421,24 @@ static void check(void) {
   if (n > 0)
     printf("check unstable_pairs=%d worst_frequency=%.4f%% worst_growth=%.2f%%\n", n,
            100 * worst_hz, 100 * worst_re);
-  if (f->rms > 0 && r->rms > 0)
-    printf("check transient_rms=%.6e reduced=%.6e (%+.2f%%)\n", f->rms, r->rms,
-           100 * (r->rms - f->rms) / f->rms);
-  if (f->orbit_rms > 0 && r->orbit_rms > 0)
+  if (f->rms > 0 && r->rms > 0 && f->rim > 0)
+    printf("check transient_rms=%.6e reduced=%.6e (%+.2f%%) rim_uz_rms=%.6e reduced=%.6e "
+           "(%+.2f%%)\n", f->rms, r->rms, 100 * (r->rms - f->rms) / f->rms, f->rim, r->rim,
+           100 * (r->rim - f->rim) / f->rim);
+  if (f->orbit_rms > 0 && r->orbit_rms > 0 && f->orbit_rim > 0)
     printf("check orbit_hz=%.3f reduced=%.3f (%+.4f%%) orbit_rms=%.6e reduced=%.6e "
-           "(%+.2f%%)\n", f->orbit_hz, r->orbit_hz, 100 * (r->orbit_hz - f->orbit_hz) /
-           f->orbit_hz, f->orbit_rms, r->orbit_rms, 100 * (r->orbit_rms - f->orbit_rms) /
-           f->orbit_rms);
+           "(%+.2f%%) orbit_rim_uz_rms=%.6e reduced=%.6e (%+.2f%%)\n", f->orbit_hz,
+           r->orbit_hz, 100 * (r->orbit_hz - f->orbit_hz) / f->orbit_hz, f->orbit_rms,
+           r->orbit_rms, 100 * (r->orbit_rms - f->orbit_rms) / f->orbit_rms, f->orbit_rim,
+           r->orbit_rim, 100 * (r->orbit_rim - f->orbit_rim) / f->orbit_rim);
 }
 
 /* the analyses of o->mu, then o->steps steps from the equilibrium, then the orbit */
 static fcd_status run_model(const char *model, fcd_system *sys, fcd_contact_set *cs,
-                            const double *vg, const options *o) {
+                            const double *vg, const rim_monitor *rim, const options *o) {
   fcd_index n = fcd_system_ndofs(sys);
   double *u0 = malloc(sizeof *u0 * (size_t)n), *v0 = calloc((size_t)n, sizeof *v0);
-  double *mode = malloc(sizeof *mode * (size_t)n), hz = 0, rms = 0;
+  double *mode = malloc(sizeof *mode * (size_t)n), hz = 0, rms = 0, zrms = 0;
   fcd_status st = u0 && v0 && mode ? FCD_OK : FCD_E_NOMEM;
   if (st == FCD_OK && o->nmu > 0) st = analyse(model, sys, cs, vg, o, u0, mode, &hz);
   if (st == FCD_OK && o->steps > 0 && o->nmu > 0) {
@@ -382,8 +446,9 @@ static fcd_status run_model(const char *model, fcd_system *sys, fcd_contact_set 
     for (fcd_index i = 0; i < n; i++) amax = fmax(amax, isnan(mode[i]) ? 0 : fabs(mode[i]));
     for (fcd_index i = 0; i < n && amax > 0; i++)
       if (!isnan(mode[i])) u0[i] += 0.01 * UPIN * mode[i] / amax;
-    st = transient(model, sys, cs, o, mode, u0, v0, &rms, &hz);
-    if (st == FCD_OK && o->orbit && hz > 0) st = shoot(model, sys, cs, u0, v0, hz, rms);
+    st = transient(model, sys, cs, o, rim, mode, u0, v0, &rms, &zrms, &hz);
+    if (st == FCD_OK && o->orbit && hz > 0)
+      st = shoot(model, sys, cs, rim, u0, v0, hz, rms, zrms);
   }
   free(u0); free(v0); free(mode);
   return st;
@@ -463,7 +528,9 @@ int main(int argc, char **argv) {
          peak_gib());
   fflush(stdout);
   int rc = 0;
-  if (o.full && run_model("full", b.sys, b.cs, b.vg, &o) != FCD_OK) rc = 1;
+  rim_monitor rim = {.red = NULL};
+  rim_dofs(&b.m, rim.dofs);
+  if (o.full && run_model("full", b.sys, b.cs, b.vg, &rim, &o) != FCD_OK) rc = 1;
   if (o.reduce) {
     fcd_reduction *red = NULL;
     t0 = now();
@@ -513,8 +580,10 @@ int main(int argc, char **argv) {
              o.modes, (long long)ni, (long long)nk, band, tr,
              peak_gib(), fbytes / 1073741824.0, bbytes / 1073741824.0, pbytes / 1073741824.0);
       fflush(stdout);
+      rim_monitor rrim = rim;
+      rrim.red = red;
       if (run_model("reduced", fcd_reduction_system(red), fcd_reduction_contact_set(red), vg,
-                    &o) != FCD_OK)
+                    &rrim, &o) != FCD_OK)
         rc = 1;
     } else {
       printf("reduction modes=%d refused after %.2f s (%s): %s\n", o.modes, tr,
