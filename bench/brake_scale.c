@@ -5,6 +5,7 @@
  *   brake_scale [--refine R] [--modes M] [--inertia P] [--relative] [--relative-model]
  *               [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full]
  *               [--mu MU1,MU2,...] [--steps N] [--orbit] [--memory-limit GIB]
+ *               [--full-steps N] [--full-chart K]
  *               [--band-damping Z] [--projection-modes P] [--undamped]
  *
  * Prints the model (dofs, contact nodes, the dofs a reduction keeps), the seconds and the
@@ -52,6 +53,9 @@
  * pair's when the transient shows no three periods): its time, period,
  * residual and multipliers, and the same RMS (force and rim) over one period of the
  * orbit against the transient's.
+ * --full-steps N, --full-chart K: the full model's share when its whole would take hours:
+ * N steps (its ms a step; no orbit unless N is --steps) and the first K coefficients of
+ * --mu (its seconds a solve), the reduced model doing all.
  * With --full the run ends with `check` lines: each unstable pair of the full model
  * against the reduced model's unstable pair nearest in frequency at the same MU
  * (relative differences of frequency and growth rate, and the worst of each over the
@@ -78,6 +82,7 @@ typedef struct {
   int neig;
   double rms, orbit_rms, orbit_hz;
   double rim, orbit_rim; /* the rim's displacement amplitude (rim_rms) */
+  long steps;
 } answers;
 static answers ans[2]; /* full, reduced */
 
@@ -99,6 +104,8 @@ typedef struct {
   int r, modes, inertia, reduce, relative, relative_model, full, nmu, basis, coarsen, shape;
   int orbit;
   long steps;
+  long full_steps; /* the full model's steps, -1: steps */
+  int full_chart;  /* the full model's coefficients, the first of mu; 0: all */
   double mem_gib, band_damping;
   int projection; /* FCD_STAB_PROJECTION_MODES, 0 the default */
   int undamped;   /* FCD_STAB_DAMPING 0 */
@@ -140,6 +147,7 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
   if (st == FCD_OK && o->undamped) st = fcd_stability_set_param(sa, FCD_STAB_DAMPING, 0);
   if (st == FCD_OK && o->projection > 0)
     st = fcd_stability_set_param(sa, FCD_STAB_PROJECTION_MODES, o->projection);
+  double tc = now();
   for (int k = 0; k < o->nmu && st == FCD_OK; k++) {
     fcd_index nconv = 0;
     double t1 = now();
@@ -169,6 +177,8 @@ static fcd_status analyse(const char *model, fcd_system *sys, fcd_contact_set *c
                                                  : "none");
     fflush(stdout);
   }
+  if (st == FCD_OK)
+    printf("chart %s coefficients=%d seconds=%.2f\n", model, o->nmu, now() - tc);
   if (st != FCD_OK) fprintf(stderr, "%s: %s\n", model, fcd_system_last_error(sys));
   fcd_stability_destroy(sa);
   fcd_equilibrium_destroy(eq);
@@ -366,6 +376,7 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
   *zrms = rim_rms(w.z, w.n - w.n / 5, w.n);
   answers_of(model)->rms = *rms;
   answers_of(model)->rim = *zrms;
+  answers_of(model)->steps = o->steps;
   double spread, fspread, period = period_of(w.q, w.n - w.n / 5, w.n, 1e-5, &spread);
   double fperiod = period_of(w.f, w.n - w.n / 5, w.n, 1e-5, &fspread);
   if (period > 0) *hz = 1 / period;
@@ -421,7 +432,7 @@ static void check(void) {
   if (n > 0)
     printf("check unstable_pairs=%d worst_frequency=%.4f%% worst_growth=%.2f%%\n", n,
            100 * worst_hz, 100 * worst_re);
-  if (f->rms > 0 && r->rms > 0 && f->rim > 0)
+  if (f->rms > 0 && r->rms > 0 && f->rim > 0 && f->steps == r->steps)
     printf("check transient_rms=%.6e reduced=%.6e (%+.2f%%) rim_uz_rms=%.6e reduced=%.6e "
            "(%+.2f%%)\n", f->rms, r->rms, 100 * (r->rms - f->rms) / f->rms, f->rim, r->rim,
            100 * (r->rim - f->rim) / f->rim);
@@ -455,7 +466,7 @@ static fcd_status run_model(const char *model, fcd_system *sys, fcd_contact_set 
 }
 
 static void parse(int argc, char **argv, options *o) {
-  *o = (options){.r = 1, .modes = 300, .reduce = 1,
+  *o = (options){.r = 1, .modes = 300, .reduce = 1, .full_steps = -1,
                  .band_damping = FCD_REDUCTION_BAND_DAMPING_DEFAULT};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--refine") && i + 1 < argc)
@@ -468,6 +479,10 @@ static void parse(int argc, char **argv, options *o) {
       o->coarsen = bench_int(argv[0], "--coarsen", argv[++i], 1, 64);
     else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
       o->steps = bench_int(argv[0], "--steps", argv[++i], 0, 10000000);
+    else if (!strcmp(argv[i], "--full-steps") && i + 1 < argc)
+      o->full_steps = bench_int(argv[0], "--full-steps", argv[++i], 0, 10000000);
+    else if (!strcmp(argv[i], "--full-chart") && i + 1 < argc)
+      o->full_chart = bench_int(argv[0], "--full-chart", argv[++i], 1, MAX_MU);
     else if (!strcmp(argv[i], "--basis") && i + 1 < argc) {
       const char *v = argv[++i];
       o->basis = !strcmp(v, "auto") ? FCD_BASIS_AUTO : !strcmp(v, "stored") ? FCD_BASIS_STORED
@@ -508,7 +523,7 @@ static void parse(int argc, char **argv, options *o) {
     } else {
       fprintf(stderr, "usage: %s [--refine R] [--modes M] [--inertia P] [--relative] "
               "[--relative-model] [--basis auto|stored|factored] [--coarsen C] [--shape] [--no-reduce] [--full] "
-              "[--mu MU1,...] [--steps N] [--orbit] [--memory-limit GIB] [--band-damping Z] [--projection-modes P] [--undamped]\n", argv[0]);
+              "[--mu MU1,...] [--steps N] [--full-steps N] [--full-chart K] [--orbit] [--memory-limit GIB] [--band-damping Z] [--projection-modes P] [--undamped]\n", argv[0]);
       exit(2);
     }
   }
@@ -530,7 +545,11 @@ int main(int argc, char **argv) {
   int rc = 0;
   rim_monitor rim = {.red = NULL};
   rim_dofs(&b.m, rim.dofs);
-  if (o.full && run_model("full", b.sys, b.cs, b.vg, &rim, &o) != FCD_OK) rc = 1;
+  options fo = o; /* the full model's share of the work */
+  if (o.full_chart > 0 && o.full_chart < o.nmu) fo.nmu = o.full_chart;
+  if (o.full_steps >= 0) fo.steps = o.full_steps;
+  fo.orbit = o.orbit && fo.steps == o.steps; /* a shorter transient has not settled */
+  if (o.full && run_model("full", b.sys, b.cs, b.vg, &rim, &fo) != FCD_OK) rc = 1;
   if (o.reduce) {
     fcd_reduction *red = NULL;
     t0 = now();

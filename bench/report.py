@@ -463,18 +463,24 @@ def scale(log):
     print("## The brake at industrial sizes\n")
     print(STAMP + "\n")
     print("`bench/brake_scale --refine R --relative --coarsen 2 --shape --modes 300 --full --mu")
-    print("0.3,0.6 --steps 100`: the brake with two pads of `bench/brake_pads.h` refined R times")
-    print("in every direction, reduced (relative interface, every other pair kept and the others")
-    print("tied to them, the pushed backs one coordinate, 300 fixed-interface modes), and the")
-    print("reduced model against the full one in the same process: the steady sliding")
-    print("equilibrium at mu = 0.3, a stability solve about it at mu = 0.3 and at 0.6 (the 60")
-    print("eigenvalues nearest 3 kHz, SLEPc on the full model, dense on the reduced one) and")
-    print("100 Moreau-Jean steps (modified theta, h = 1e-5). Ratios are the reduced model's time")
-    print("over the full one's (the stability solves summed); the reduction's own time is a")
-    print("column. The process peak includes the full model's runs. The pairs: at mu = 0.3 the")
-    print("least damped, at mu = 0.6 the most unstable, the reduced model's nearest in frequency")
-    print("against the full one's. The larger refinements (471,264 and 1,060,974 dofs) are")
-    print("measured by their own commands (\"The brake refined in every direction\", below).\n")
+    print("0.6,0.3,0.275,0.325,...,0.75 --full-chart 2 --steps 30000 --full-steps 300 --orbit`:")
+    print("the brake with two pads of `bench/brake_pads.h` refined R times in every direction,")
+    print("reduced (relative interface, every other pair kept and the others tied to them, the")
+    print("pushed backs one coordinate, 300 fixed-interface modes), and the reduced model against")
+    print("the full one in the same process: the steady sliding equilibrium at mu = 0.6, the")
+    print("stability chart about it at 20 friction coefficients from 0.275 to 0.75 (the 60")
+    print("eigenvalues nearest 3 kHz each, SLEPc on the full model, dense on the reduced one),")
+    print("the 0.3 s transient (30,000 Moreau-Jean steps, modified theta, h = 1e-5) from the")
+    print("equilibrium along the most unstable mode, and its limit cycle by shooting from the")
+    print("transient's end (`fcd_periodic`, the transient's period as the guess). The full model")
+    print("does what fits the run's hours: the equilibrium, two of the coefficients (0.6 and")
+    print("0.3) and 300 steps; its chart and its transient would take 20 solves and 30,000")
+    print("steps of the times shown. Ratios are the reduced model's time over the full one's (a")
+    print("solve, a step); the reduction's own time is a column. The process peak includes the")
+    print("full model's runs. The pairs: at mu = 0.3 the least damped, at mu = 0.6 the most")
+    print("unstable, the reduced model's nearest in frequency against the full one's. The")
+    print("larger refinements (471,264 and 1,060,974 dofs) are measured by their own commands")
+    print("(\"The brake refined in every direction\", below).\n")
     runs, cur = [], None
     for line in open(log).read().splitlines():
         if line.startswith("refine=") and "dofs=" in line:
@@ -484,22 +490,27 @@ def scale(log):
             continue
         elif line.startswith("reduction "):
             cur["red"] = dict(re.findall(r"(\w+)=([^ ]+)", line))
-        elif line.startswith(("equilibrium ", "steps ")):
+        elif line.startswith(("equilibrium ", "steps ", "chart ")):
             w = line.split()
             cur.setdefault(w[0], {})[w[1]] = dict(re.findall(r"(\w+)=([^ ]+)", line))
+        elif line.startswith("orbit ") and "status=" in line:
+            w = line.split()
+            cur.setdefault("orbit", {})[w[1]] = dict(re.findall(r"(\w+)=([^ ]+)", line))
         elif line.startswith("stability "):
             w = line.split()
             f = dict(re.findall(r"(\w+)=([^ ]+)", line))
-            cur["stab"][w[1]] = cur["stab"].get(w[1], 0.0) + float(f["seconds"])
+            t, n = cur["stab"].get(w[1], (0.0, 0))
+            cur["stab"][w[1]] = (t + float(f["seconds"]), n + 1)
         elif line.startswith("eig "):
             w = line.split()
             cur["eig"].setdefault((w[1], w[2]), []).append((float(w[3]), float(w[4])))
         elif "failed" in line:
             cur["failed"] = line
     print("| dofs | pairs | kept | reduction | process peak | equilibrium full / reduced | "
-          "stability full / reduced | step full / reduced | mu = 0.3, least damped pair | "
+          "a stability solve full / reduced | chart (reduced) | step full / reduced | "
+          "transient (reduced) | limit cycle (reduced) | mu = 0.3, least damped pair | "
           "mu = 0.6, most unstable pair |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ratios = []
     for r in runs:
         h, red, n = r["head"], r.get("red", {}), r["head"]["dofs"]
@@ -522,15 +533,30 @@ def scale(log):
                 hz_f, 100 * (hz_r - hz_f) / hz_f, re_f, 100 * (re_r - re_f) / abs(re_f))
         stab = "-"
         if "full" in r["stab"] and "reduced" in r["stab"]:
-            sf, sr = r["stab"]["full"], r["stab"]["reduced"]
+            (tf, nf), (tr, nr) = r["stab"]["full"], r["stab"]["reduced"]
+            sf, sr = tf / nf, tr / nr
             ratios.append("ratio scale_stability_%s %.3f" % (n, sr / sf))
             stab = "%.2f / %.2f s" % (sf, sr)
-        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        c = r.get("chart", {}).get("reduced")
+        chart = "%s s (%s coefficients)" % (c["seconds"], c["coefficients"]) if c else "-"
+        t = r.get("steps", {}).get("reduced")
+        tran = "-"
+        if t:
+            tran = "%.0f s (%s steps), %.1f Hz" % (float(t["seconds"]), t["steps"],
+                                                  float(t["hz"]))
+        o = r.get("orbit", {}).get("reduced")
+        orb = "-"
+        if o:
+            orb = "%.0f s, %s Newton iterations, %.1f Hz, residual %s" % (
+                float(o["seconds"]), o["iterations"], float(o["hz"]), o["residual"])
+            if o["status"] != "success":
+                orb += " (not converged)"
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             "{:,}".format(int(n)), h.get("contacts", "-"), red.get("kept", "-"),
             (red["seconds"] + " s") if "seconds" in red else r.get("failed", "-"),
             (red["peak_gib"] + " GiB") if "peak_gib" in red else "-",
-            pair("equilibrium", "s"), stab, pair("steps", "ms", "%.1f"), lead("0.300"),
-            lead("0.600")))
+            pair("equilibrium", "s"), stab, chart, pair("steps", "ms", "%.1f"), tran, orb,
+            lead("0.300"), lead("0.600")))
     print()
     for l in ratios:
         print("    " + l)
