@@ -121,6 +121,11 @@ fcd_status fcd__rows_apply(const fcd_system *sys, fcd_matrix_kind which, const f
 /* A u and A v of the stored matrix which in one pass over it (bitwise two products) */
 fcd_status fcd__rows_apply2(const fcd_system *sys, fcd_matrix_kind which, const fcd_real *u,
                             fcd_real *au, const fcd_real *v, fcd_real *av);
+/* A u, A v, |A| |u| and |A| |v| of the stored matrix which in one pass over it (the first
+ * two bitwise fcd__rows_apply2's) */
+fcd_status fcd__rows_apply2_abs(const fcd_system *sys, fcd_matrix_kind which,
+                                const fcd_real *u, fcd_real *au, const fcd_real *v,
+                                fcd_real *av, fcd_real *abs_u, fcd_real *abs_v);
 /* y = |A| x (entrywise absolute values of the stored matrix which), whole */
 fcd_status fcd__rows_abs_apply(const fcd_system *sys, fcd_matrix_kind which,
                                const fcd_real *x, fcd_real *y);

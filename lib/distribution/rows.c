@@ -105,6 +105,16 @@ fcd_status fcd__rows_apply2(const fcd_system *sys, fcd_matrix_kind which, const 
   return fcd__dist_sum(sys, av, sys->n);
 }
 
+fcd_status fcd__rows_apply2_abs(const fcd_system *sys, fcd_matrix_kind which,
+                                const fcd_real *u, fcd_real *au, const fcd_real *v,
+                                fcd_real *av, fcd_real *abs_u, fcd_real *abs_v) {
+  fcd_real *y[4] = {au, av, abs_u, abs_v};
+  for (int k = 0; k < 4; k++) memset(y[k], 0, (size_t)sys->n * sizeof *y[k]);
+  fcd__csr_gaxpy2_abs(&sys->mat[which], u, au, v, av, abs_u, abs_v);
+  for (int k = 0; k < 4; k++) FCD_TRY(fcd__dist_sum(sys, y[k], sys->n));
+  return FCD_OK;
+}
+
 fcd_status fcd__rows_abs_apply(const fcd_system *sys, fcd_matrix_kind which,
                                const fcd_real *x, fcd_real *y) {
   memset(y, 0, (size_t)sys->n * sizeof *y);

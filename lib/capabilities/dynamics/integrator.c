@@ -113,6 +113,9 @@ struct fcd_integrator {
    * end-of-step energies need them anyway), valid while the system's values are those
    * of carry_ver: a step then applies each matrix once. */
   fcd_real *Mv, *Ku, *Kv, *Cv;
+  /* |K| |u| and |K| |v| likewise: the certificate's scales, by linearity from these (a
+   * step's K is read once, for the four) */
+  fcd_real *aKu, *aKv;
   fcd_equilibrium *eq; /* the quasistatic scheme's incremental problems */
   int carry_ok;
   uint64_t carry_ver;
@@ -257,11 +260,13 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   it->v = fcd__calloc((size_t)sys->n, sizeof *it->v);
   it->p = fcd__calloc((size_t)(cs ? cs->n * cs->dim : 0), sizeof *it->p);
   it->status = fcd__calloc((size_t)(cs ? cs->n : 0), sizeof *it->status);
-  it->Mv = fcd__malloc_array(4 * (size_t)sys->n, sizeof *it->Mv);
+  it->Mv = fcd__malloc_array(6 * (size_t)sys->n, sizeof *it->Mv);
   if (it->Mv) {
     it->Ku = it->Mv + sys->n;
     it->Kv = it->Ku + sys->n;
     it->Cv = it->Kv + sys->n;
+    it->aKu = it->Cv + sys->n;
+    it->aKv = it->aKu + sys->n;
   }
   fcd_status st = (it->u && it->v && it->p && it->status && it->Mv)
                       ? fcd__factor_create_free(sys, &it->fac)
@@ -447,26 +452,25 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
  * compliance (the analogue of F / max diag K for equilibria). */
 static fcd_status certify_step(fcd_integrator *it, fcd_real h, const work *w,
                                const fcd_real *p, const fcd_real *Mv1, const fcd_real *Kv1,
-                               const fcd_real *Cv1, fcd_real wmin, fcd_certificate *out) {
+                               const fcd_real *Cv1, const fcd_real *aKv1, fcd_real wmin,
+                               fcd_certificate *out) {
   fcd_system *sys = it->sys;
   fcd_index n = sys->n, nc = ncontacts(it);
   int d = cdim(it);
   fcd_real th = it->theta;
   if (nc > 0 && !w->htp_ok) fcd_contact_set_global(it->cs, p, w->htp);
   else if (nc == 0) memset(w->htp, 0, (size_t)n * sizeof *w->htp);
-  fcd_real beta = sys->ray_beta, vs = 0;
-  for (fcd_index i = 0; i < n; i++) {
-    w->sy[i] = h * fabs(it->u[i]) + (h * h * th + h * beta) * (fabs(it->v[i]) + fabs(w->v1[i]));
-    vs = fmax(vs, fmax(fabs(it->v[i]), fabs(w->v1[i])));
-  }
-  FCD_TRY(fcd__rows_abs_apply(sys, FCD_STIFFNESS, w->sy, w->sx));
+  fcd_real beta = sys->ray_beta, vs = 0, cv = h * h * th + h * beta;
+  for (fcd_index i = 0; i < n; i++) vs = fmax(vs, fmax(fabs(it->v[i]), fabs(w->v1[i])));
   fcd_real res = 0, fs = 0;
   for (fcd_index i = 0; i < n; i++) {
     if (sys->is_fixed[i]) continue;
     fcd_real kth = it->Ku[i] + h * th * ((1 - th) * it->Kv[i] + th * Kv1[i]);
     fcd_real cth = (1 - th) * it->Cv[i] + th * Cv1[i];
     fcd_real r = (Mv1[i] - it->Mv[i]) + h * kth + h * cth - w->hf[i] - w->htp[i];
-    fcd_real s = fabs(Mv1[i]) + fabs(it->Mv[i]) + w->sx[i] + h * (fabs(it->Cv[i]) + fabs(Cv1[i])) +
+    /* |K| (h |u0| + cv (|v0| + |v1|)) from the products of either state */
+    fcd_real ak = h * it->aKu[i] + cv * (it->aKv[i] + aKv1[i]);
+    fcd_real s = fabs(Mv1[i]) + fabs(it->Mv[i]) + ak + h * (fabs(it->Cv[i]) + fabs(Cv1[i])) +
                  fabs(w->hf[i]) + fabs(w->htp[i]);
     res = fmax(res, fabs(r));
     fs = fmax(fs, s);
@@ -499,7 +503,8 @@ static void step_rhs(fcd_integrator *it, const work *w, fcd_real h) {
   fcd_real th = it->theta;
   if (!it->carry_ok || it->carry_ver != sys->value_version) {
     (void)fcd__rows_apply(sys, FCD_MASS, it->v, it->Mv);
-    (void)fcd__rows_apply2(sys, FCD_STIFFNESS, it->u, it->Ku, it->v, it->Kv);
+    (void)fcd__rows_apply2_abs(sys, FCD_STIFFNESS, it->u, it->Ku, it->v, it->Kv, it->aKu,
+                               it->aKv);
     (void)fcd__rows_apply(sys, FCD_DAMPING, it->v, it->Cv);
   }
   for (fcd_index i = 0; i < n; i++)
@@ -640,7 +645,8 @@ static fcd_status energy_check(fcd_integrator *it, const work *w, fcd_real gap,
 
 /* The energy ledger of the step (seed 004, eq. 56), exact per step, after the step is
  * certified: the new state's products M v1, K u1, K v1, C v1 go to w->b, w->f0, w->tmp,
- * w->z (kept for the next step), the sums to it->e. With FCD_PARAM_ENERGY_CHECK the
+ * w->z and |K| |u1|, |K| |v1| to w->sx, w->sy (kept for the next step), the sums to
+ * it->e. With FCD_PARAM_ENERGY_CHECK the
  * identity is checked; a failure leaves it->e unchanged. */
 static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
                               const fcd_real *pnew, fcd_real wmin, fcd_certificate *cert) {
@@ -649,6 +655,7 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
   int d = cdim(it);
   fcd_real th = it->theta;
   fcd_real *Mv1 = w->b, *Ku1 = w->f0, *Kv1 = w->tmp, *Cv1 = w->z;
+  fcd_real *aKu1 = w->sx, *aKv1 = w->sy;
   fcd_status st;
   fcd_real wext = 0;
   for (fcd_index i = 0; i < n; i++) {
@@ -659,9 +666,10 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
    * K u1; w->ur is no longer needed) */
   for (fcd_index k = 0; k < nfix; k++) w->ur[k] = w->f0[sys->fixed_list[k]];
   (void)fcd__rows_apply(sys, FCD_MASS, w->v1, Mv1);
-  (void)fcd__rows_apply2(sys, FCD_STIFFNESS, w->u1, Ku1, w->v1, Kv1);
+  (void)fcd__rows_apply2_abs(sys, FCD_STIFFNESS, w->u1, Ku1, w->v1, Kv1, aKu1, aKv1);
   (void)fcd__rows_apply(sys, FCD_DAMPING, w->v1, Cv1);
-  if ((st = certify_step(it, h, w, pnew, Mv1, Kv1, Cv1, wmin, cert)) != FCD_OK) return st;
+  if ((st = certify_step(it, h, w, pnew, Mv1, Kv1, Cv1, aKv1, wmin, cert)) != FCD_OK)
+    return st;
   fcd_real damp = 0, dv2 = 0, du2 = 0, kin = 0, pot = 0;
   for (fcd_index i = 0; i < n; i++) {
     damp += h * w->vth[i] * ((1 - th) * it->Cv[i] + th * Cv1[i]);
@@ -793,17 +801,15 @@ static fcd_real local_figures(int d, fcd_index na, const fcd_real *mul, const fc
 
 /* Lower bounds of certify_step's scales known before the step's end: the impulse scale
  * is at least |M v0| + h |K| |u0| + |h F_theta| on a free row, the velocity scale at
- * least |v0| (w->sy, w->sx: scratch until certify_step). */
+ * least |v0| (|K| |u0| carried with the state). */
 static fcd_status step_scale_bounds(const fcd_integrator *it, const work *w, fcd_real h,
                                     fcd_real *ps, fcd_real *vs) {
   fcd_system *sys = it->sys;
   fcd_real th = it->theta, f = 0, v = 0;
-  for (fcd_index i = 0; i < sys->n; i++) w->sy[i] = h * fabs(it->u[i]);
-  FCD_TRY(fcd__rows_abs_apply(sys, FCD_STIFFNESS, w->sy, w->sx));
   for (fcd_index i = 0; i < sys->n; i++) {
     v = fmax(v, fabs(it->v[i]));
     if (sys->is_fixed[i]) continue;
-    f = fmax(f, fabs(it->Mv[i]) + w->sx[i] + h * fabs((1 - th) * w->f0[i] + th * w->f1[i]));
+    f = fmax(f, fabs(it->Mv[i]) + h * it->aKu[i] + h * fabs((1 - th) * w->f0[i] + th * w->f1[i]));
   }
   *ps = f;
   *vs = v;
@@ -939,8 +945,8 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, fcd_index na, fcd_r
   return st;
 }
 
-/* The new state becomes the integrator's: u1, v1, the products M v1, K u1, K v1, C v1
- * the ledger left in w (kept for the next step), the impulses p, the certificate. */
+/* The new state becomes the integrator's: u1, v1, the products M v1, K u1, K v1, C v1,
+ * |K| |u1|, |K| |v1| the ledger left in w (kept for the next step), the impulses p, the certificate. */
 static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fcd_real h,
                         const fcd_certificate *cert) {
   fcd_system *sys = it->sys;
@@ -951,6 +957,8 @@ static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fc
   memcpy(it->Ku, w->f0, n * sizeof *it->Ku);
   memcpy(it->Kv, w->tmp, n * sizeof *it->Kv);
   memcpy(it->Cv, w->z, n * sizeof *it->Cv);
+  memcpy(it->aKu, w->sx, n * sizeof *it->aKu);
+  memcpy(it->aKv, w->sy, n * sizeof *it->aKv);
   it->carry_ok = 1;
   it->carry_ver = sys->value_version;
   it->hloc_ok = 0;
