@@ -679,8 +679,12 @@ fcd_status fcd__factor_delassus_free(fcd__factor *f, const fcd__csr *H, fcd_inde
                                      const fcd_index *idx, const fcd_index *pos, fcd_real *W) {
   if (!f->factored)
     return fcd__err(f->sys, FCD_E_STATE, "solve requested before a successful factorization");
-  if (!f->ops && f->chol && f->kind == FCD__FACTOR_SPD)
+  if (!f->ops && f->chol && f->kind == FCD__FACTOR_SPD) {
+    /* the caller passes no set when it ran out of memory listing it */
+    if (!idx || !pos)
+      return fcd__err(f->sys, FCD_E_NOMEM, "out of memory listing the contact dofs");
     return chol_delassus_trailing(f, H, s, idx, pos, W);
+  }
   if (!f->ops)
     return fcd__err(f->sys, FCD_E_UNSUPPORTED, "a Delassus operator from the inverse's "
                     "columns needs a factor spread over the ranks or a Cholesky factor "
