@@ -157,7 +157,10 @@ def step(step_log):
     lines = open(step_log).read().splitlines()
     for l in lines:
         print("    " + l)
-    print("\nTarget: at most 3.")
+    print("\nTarget: at most 3. `first_step_beyond_factor_vs_solve`: the first step less what")
+    print("CHOLMOD's own analysis and factorization of the same matrix take in the same run, in")
+    print("solves (the Delassus operator of every contact, the ordering with the contact dofs")
+    print("last, one step).")
     if any(l.startswith("ratio output_every") for l in lines):
         print("\nThe `output:` line: what a ParaView time series (`fcd_series`) adds, on")
         print("the same block, in blocks of steps alternating with those above: a frame after")
