@@ -807,6 +807,51 @@ static void test_block_product(void) {
  * than the k asked for before keeping them, and a k-long array of the caller's
  * overflowed (the brake's 600-mode reduction aborted in free). The wrapper must write
  * exactly k values, all 1, with orthonormal eigenvectors of A. */
+/* The integrator's one pass over K (fcd__csr_gaxpy2_abs): A x1, A x2 bitwise those of
+ * fcd__csr_gaxpy2 and |A| |x1|, |A| |x2| bitwise those of fcd__csr_abs_apply, whatever
+ * the storage (general, upper, dense rows), added to what the outputs hold; and |A| |x|
+ * against its definition on the dense matrix built here */
+static void test_fused_products(void) {
+  enum { N = 29 };
+  static fcd_index rp[N + 1], ci[N * N];
+  static double v[N * N], D[N * N], x1[N], x2[N], y[4][N], r[4][N];
+  for (int i = 0; i < N; i++) x1[i] = fcdt_rand() - 0.5, x2[i] = fcdt_rand() - 0.5;
+  for (int form = 0; form < 3; form++) {
+    int upper = form == 1, dense = form == 2;
+    fcd_index t = 0;
+    memset(D, 0, sizeof D);
+    for (int i = 0; i < N; i++) {
+      rp[i] = t;
+      for (int j = upper ? i : 0; j < N; j++) {
+        if (!dense && i != j && fcdt_rand() > 0.3) continue;
+        double a = i == j ? 4 + fcdt_rand() : fcdt_rand() - 0.5;
+        ci[t] = j;
+        v[t++] = a;
+        D[i * N + j] += a;
+        if (upper && i != j) D[j * N + i] += a;
+      }
+    }
+    rp[N] = t;
+    fcd__csr a = {N, rp, ci, v, upper, 0, 1, 0, 0, NULL};
+    if (dense) fcd__csr_mark_dense(&a);
+    for (int k = 0; k < 4; k++)
+      for (int i = 0; i < N; i++) y[k][i] = r[k][i] = 0.1 * (k + 1) * i;
+    fcd__csr_gaxpy2_abs(&a, x1, y[0], x2, y[1], y[2], y[3]);
+    fcd__csr_gaxpy2(&a, 1.0, x1, r[0], x2, r[1]);
+    fcd__csr_abs_apply(&a, x1, r[2]);
+    fcd__csr_abs_apply(&a, x2, r[3]);
+    double err = 0;
+    for (int i = 0; i < N; i++) {
+      for (int k = 0; k < 4; k++) CHECK(y[k][i] == r[k][i]);
+      double s = 0.3 * i;
+      for (int j = 0; j < N; j++) s += fabs(D[i * N + j]) * fabs(x1[j]);
+      err = fmax(err, fabs(y[2][i] - s));
+    }
+    CHECK(err < 1e-13);
+    fcd__free(a.absval);
+  }
+}
+
 static void test_syev_top(void) {
   enum { N = 60, K = 10, GUARD = N };
   static double A[N * N], A0[N * N], w[K + GUARD], Z[N * K], u[N], au[N];
@@ -897,6 +942,7 @@ int main(void) {
   test_syev_top();
   test_dense_kernels();
   test_block_product();
+  test_fused_products();
   test_spd(40, 0);
   test_spd(300, 7);
   test_lu(50);
