@@ -89,7 +89,11 @@ def contact(csv_path, log_path):
     # best time of any solver; rho_s(tau) = share of problems solver s solves within tau
     # times that best. Unsolved (failed, timed out) counts as never.
     per_path = csv_path + ".solvers"
-    if os.path.exists(per_path):
+    if args.mode.strip("-") == "quick":
+        print("\nThe per-solver success rates and performance profile need every solver's own")
+        print("time, which quick mode does not measure (it stops a solver that cannot be its")
+        print("side's best): `bench/run --only contact` measures them.")
+    elif os.path.exists(per_path):
         per = list(csv.DictReader(open(per_path)))
         probs = sorted({r["problem"] for r in per})
         best = {}
@@ -475,7 +479,8 @@ def scale(log):
     print("eigenvalues nearest 3 kHz each, SLEPc on the full model, dense on the reduced one),")
     print("the 0.3 s transient (30,000 Moreau-Jean steps, modified theta, h = 1e-5) from the")
     print("equilibrium along the most unstable mode, and its limit cycle by shooting from the")
-    print("transient's end (`fcd_periodic`, the transient's period as the guess). The full model")
+    print("transient's end (`fcd_periodic`, the transient's period as the guess; quick mode:")
+    print("3,000 steps, the flutter's growth, and no orbit). The full model")
     print("does what fits the run's hours: the equilibrium, two of the coefficients (0.6 and")
     print("0.3) and 300 steps; its chart and its transient would take 20 solves and 30,000")
     print("steps of the times shown. Ratios are the reduced model's time over the full one's (a")
