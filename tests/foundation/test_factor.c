@@ -757,6 +757,26 @@ static void test_dense_kernels(void) {
   }
 }
 
+/* A random n x n matrix with a dominant diagonal, in CSR (general or upper storage, each
+ * stored entry standing for its mirror; dense: every entry stored) and whole in D */
+static void random_csr(int n, int upper, int dense, fcd_index *rp, fcd_index *ci, double *v,
+                       double *D) {
+  fcd_index t = 0;
+  memset(D, 0, sizeof *D * (size_t)n * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    rp[i] = t;
+    for (int j = upper ? i : 0; j < n; j++) {
+      if (!dense && i != j && fcdt_rand() > 0.3) continue;
+      double a = i == j ? 4 + fcdt_rand() : fcdt_rand() - 0.5;
+      ci[t] = j;
+      v[t++] = a;
+      D[i * n + j] += a;
+      if (upper && i != j) D[j * n + i] += a;
+    }
+  }
+  rp[n] = t;
+}
+
 /* The sparse product of many columns (fcd__csr_gaxpy_block, the reductions' projections)
  * against the dense product of the same matrix, built here: general storage and upper
  * storage (each stored entry standing for its mirror), 1, 5 and 16 columns, alpha = -1.5,
@@ -767,20 +787,7 @@ static void test_block_product(void) {
   static double v[N * N], D[N * N], X[N * NJ], Y[N * NJ], Y0[N * NJ], xr[N * NJ], yr[N * NJ];
   for (int e = 0; e < N * NJ; e++) X[e] = fcdt_rand() - 0.5, Y0[e] = fcdt_rand();
   for (int upper = 0; upper < 2; upper++) {
-    fcd_index t = 0;
-    memset(D, 0, sizeof D);
-    for (int i = 0; i < N; i++) {
-      rp[i] = t;
-      for (int j = upper ? i : 0; j < N; j++) {
-        if (i != j && fcdt_rand() > 0.3) continue;
-        double a = i == j ? 4 + fcdt_rand() : fcdt_rand() - 0.5;
-        ci[t] = j;
-        v[t++] = a;
-        D[i * N + j] += a;
-        if (upper && i != j) D[j * N + i] += a;
-      }
-    }
-    rp[N] = t;
+    random_csr(N, upper, 0, rp, ci, v, D);
     fcd__csr a = {N, rp, ci, v, upper, 0, 1, 0, 0, NULL};
     const int widths[] = {1, 5, NJ};
     double err = 0;
@@ -818,20 +825,7 @@ static void test_fused_products(void) {
   for (int i = 0; i < N; i++) x1[i] = fcdt_rand() - 0.5, x2[i] = fcdt_rand() - 0.5;
   for (int form = 0; form < 3; form++) {
     int upper = form == 1, dense = form == 2;
-    fcd_index t = 0;
-    memset(D, 0, sizeof D);
-    for (int i = 0; i < N; i++) {
-      rp[i] = t;
-      for (int j = upper ? i : 0; j < N; j++) {
-        if (!dense && i != j && fcdt_rand() > 0.3) continue;
-        double a = i == j ? 4 + fcdt_rand() : fcdt_rand() - 0.5;
-        ci[t] = j;
-        v[t++] = a;
-        D[i * N + j] += a;
-        if (upper && i != j) D[j * N + i] += a;
-      }
-    }
-    rp[N] = t;
+    random_csr(N, upper, dense, rp, ci, v, D);
     fcd__csr a = {N, rp, ci, v, upper, 0, 1, 0, 0, NULL};
     if (dense) fcd__csr_mark_dense(&a);
     for (int k = 0; k < 4; k++)
