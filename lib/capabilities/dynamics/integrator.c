@@ -260,15 +260,12 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
   it->v = fcd__calloc((size_t)sys->n, sizeof *it->v);
   it->p = fcd__calloc((size_t)(cs ? cs->n * cs->dim : 0), sizeof *it->p);
   it->status = fcd__calloc((size_t)(cs ? cs->n : 0), sizeof *it->status);
-  it->Mv = fcd__malloc_array(6 * (size_t)sys->n, sizeof *it->Mv);
-  if (it->Mv) {
-    it->Ku = it->Mv + sys->n;
-    it->Kv = it->Ku + sys->n;
-    it->Cv = it->Kv + sys->n;
-    it->aKu = it->Cv + sys->n;
-    it->aKv = it->aKu + sys->n;
-  }
-  fcd_status st = (it->u && it->v && it->p && it->status && it->Mv)
+  /* each its own block: a step's commit swaps them with the work's (step_commit) */
+  fcd_real **carried[] = {&it->Mv, &it->Ku, &it->Kv, &it->Cv, &it->aKu, &it->aKv};
+  int carried_ok = 1;
+  for (size_t k = 0; k < sizeof carried / sizeof *carried; k++)
+    carried_ok &= (*carried[k] = fcd__malloc_array((size_t)sys->n + 1, sizeof **carried[k])) != NULL;
+  fcd_status st = (it->u && it->v && it->p && it->status && carried_ok)
                       ? fcd__factor_create_free(sys, &it->fac)
                       : FCD_E_NOMEM;
   /* A step solves through the Schur set twice; with the ranks' separators in it (cheaper
@@ -286,7 +283,7 @@ fcd_status fcd_integrator_create(fcd_system *sys, fcd_contact_set *cs, fcd_schem
     fcd__free(it->v);
     fcd__free(it->p);
     fcd__free(it->status);
-    fcd__free(it->Mv);
+    for (size_t k = 0; k < sizeof carried / sizeof *carried; k++) fcd__free(*carried[k]);
     fcd__free(it);
     return st == FCD_E_NOMEM ? fcd__err(sys, st, "out of memory creating an integrator") : st;
   }
@@ -313,7 +310,8 @@ void fcd_integrator_destroy(fcd_integrator *it) {
   fcd__cspace_free(&it->csp);
   fcd__free(it->wsc);
   fcd__fc_ws_clear(&it->fcws);
-  fcd__free(it->Mv);
+  fcd_real *carried[] = {it->Mv, it->Ku, it->Kv, it->Cv, it->aKu, it->aKv};
+  for (size_t k = 0; k < sizeof carried / sizeof *carried; k++) fcd__free(carried[k]);
   work_free(&it->ws);
   it->magic = 0;
   fcd__free(it);
@@ -946,19 +944,22 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, fcd_index na, fcd_r
 }
 
 /* The new state becomes the integrator's: u1, v1, the products M v1, K u1, K v1, C v1,
- * |K| |u1|, |K| |v1| the ledger left in w (kept for the next step), the impulses p, the certificate. */
+ * |K| |u1|, |K| |v1| the ledger left in the work (kept for the next step), the impulses
+ * p, the certificate. The state's arrays and the work's are swapped, not copied (eight
+ * passes over n a step): each is its own block, and the step rewrites every work array
+ * it reads (w, the step's copy of it->ws, holds the same pointers). */
 static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fcd_real h,
                         const fcd_certificate *cert) {
   fcd_system *sys = it->sys;
-  size_t n = (size_t)sys->n;
-  memcpy(it->u, w->u1, n * sizeof *it->u);
-  memcpy(it->v, w->v1, n * sizeof *it->v);
-  memcpy(it->Mv, w->b, n * sizeof *it->Mv);
-  memcpy(it->Ku, w->f0, n * sizeof *it->Ku);
-  memcpy(it->Kv, w->tmp, n * sizeof *it->Kv);
-  memcpy(it->Cv, w->z, n * sizeof *it->Cv);
-  memcpy(it->aKu, w->sx, n * sizeof *it->aKu);
-  memcpy(it->aKv, w->sy, n * sizeof *it->aKv);
+  (void)w;
+  fcd_real **state[] = {&it->u, &it->v, &it->Mv, &it->Ku, &it->Kv, &it->Cv, &it->aKu, &it->aKv};
+  fcd_real **work_of[] = {&it->ws.u1, &it->ws.v1, &it->ws.b, &it->ws.f0,
+                          &it->ws.tmp, &it->ws.z, &it->ws.sx, &it->ws.sy};
+  for (size_t k = 0; k < sizeof state / sizeof *state; k++) {
+    fcd_real *t = *state[k];
+    *state[k] = *work_of[k];
+    *work_of[k] = t;
+  }
   it->carry_ok = 1;
   it->carry_ver = sys->value_version;
   it->hloc_ok = 0;
