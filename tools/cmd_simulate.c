@@ -582,6 +582,11 @@ static int sim_advance(const options *o, fcd_system *sys, fcd_integrator *it,
   ctx->nmon = nmon;
   fcd_integrator_set_observer(it, sim_observer, ctx);
   fcd_status st = fcd_integrator_advance(it, o->t_end);
+  /* the last frame is written in the background: its outcome is the run's too */
+  if (st == FCD_OK && ctx->series && (st = fcd_series_flush(ctx->series)) != FCD_OK) {
+    ctx->series_st = st;
+    snprintf(ctx->series_err, sizeof ctx->series_err, "%s", fcd_system_last_error(ctx->ssys));
+  }
   if (ctx->tty) fprintf(stderr, "\n");
   if (cli_rank > 0) { /* the same outcome as rank 0, which reports it */
     fclose(csv);

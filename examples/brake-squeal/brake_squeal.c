@@ -491,6 +491,9 @@ int main(int argc, char **argv) {
     if (st == FCD_OK) st = fcd_integrator_advance(it, tend);
     double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
     if (w.csv) fclose(w.csv);
+    /* the series' last frames are written in the background: their outcome counts */
+    if (st == FCD_OK) st = fcd_series_flush(w.all);
+    if (st == FCD_OK) st = fcd_series_flush(w.end);
     fcd_index nall = 0, nend = 0;
     double ball = 0, bend = 0;
     fcd_series_get_info(w.all, &nall, &ball);

@@ -379,10 +379,37 @@ typedef enum {
  *  @since 0.1 */
 FCD_API fcd_status fcd_series_set_format(fcd_series *s, int format);
 
-/** Destroys a series (NULL-safe); its files stay.
+/** Destroys a series (NULL-safe); its files stay. A frame still being written is
+ *  finished first; its write error, if any, is not reported (fcd_series_flush before
+ *  reports it).
  *  @param s the series, or NULL
  *  @since 0.1 */
 FCD_API void fcd_series_destroy(fcd_series *s);
+
+/** Waits for the frame being written, if any, and reports its outcome: FCD_OK once every
+ *  frame given is on disk and in the collection. A frame that could not be written is
+ *  no frame: the series keeps the ones before it, and the next frame may be given
+ *  again.
+ *  @param s the series
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO (the frame, its file and the cause
+ *      named)
+ *  @since 0.1 */
+FCD_API fcd_status fcd_series_flush(fcd_series *s);
+
+/** Whether frames are written in the background (1, the default) or within
+ *  fcd_series_write (0). In the background fcd_series_write checks the frame, copies
+ *  what it needs and returns; the series' own thread (every signal blocked in it)
+ *  writes the file and the collection's entry while the caller goes on, one frame at a
+ *  time: the next call to fcd_series_write waits for the frame before and reports its
+ *  write error, as fflush reports a buffered fwrite's (so do fcd_series_flush,
+ *  fcd_series_set_format, fcd_series_write_mode and this function). Where no thread can
+ *  be made the series writes within the call. 0 stops the thread once the frame in
+ *  flight is written: for hosts that allow no thread of a library's.
+ *  @param s the series
+ *  @param on 1 in the background, 0 within the call
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, or the frame in flight's FCD_E_IO
+ *  @since 0.1 */
+FCD_API fcd_status fcd_series_set_async(fcd_series *s, int on);
 
 /** Appends a frame at time @p t: @p u the displacements (ndofs, required), @p v the
  *  velocities (ndofs, or NULL), @p r the local reactions (dim per contact, or NULL) and
@@ -391,14 +418,18 @@ FCD_API void fcd_series_destroy(fcd_series *s);
  *  (FCD_E_INVALID_ARG names the difference). Every value must be finite and @p t later
  *  than the last frame's (ParaView orders frames by time and shows one of two at the same
  *  time): otherwise FCD_E_INVALID_ARG naming the entry. On failure the series keeps its
- *  earlier frames and the collection lists exactly them.
+ *  earlier frames and the collection lists exactly them. The frame is written in the
+ *  background (fcd_series_set_async): the arrays may be reused as soon as this returns,
+ *  and a write error (FCD_E_IO) is reported by the next call, which then takes no
+ *  frame; fcd_series_flush waits for the frame and reports it.
  *  @param s the series
  *  @param t the frame's time (finite, later than the last frame's)
  *  @param u displacements, ndofs entries
  *  @param v velocities, ndofs entries, or NULL
  *  @param r local reactions, dim per contact, or NULL
  *  @param status one FCD_CONTACT_* value per contact, or NULL
- *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_STATE
+ *  @return FCD_OK, or FCD_E_INVALID_ARG, FCD_E_IO, FCD_E_NOMEM (the contact set's
+ *      operator, built at its first use), FCD_E_STATE
  *  @since 0.1 */
 FCD_API fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u,
                                     const fcd_real *v, const fcd_real *r, const int *status);
@@ -446,7 +477,9 @@ FCD_API fcd_status fcd_series_write_mode(fcd_series *s, const fcd_real *re, cons
                                          fcd_real lambda_re, fcd_real lambda_im,
                                          fcd_index nframes);
 
-/** What the series wrote: frames and bytes (frames and collection). Either may be NULL.
+/** What the series wrote: frames and bytes (frames and collection), once the frame in
+ *  flight is written (a write error stays for the next call to report). Either may be
+ *  NULL.
  *  @param s the series
  *  @param nframes receives the number of frames
  *  @param bytes receives the bytes written

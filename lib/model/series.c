@@ -8,12 +8,22 @@
  * Every file is complete at all times: a frame is written to a temporary name and
  * renamed, and the collection, made whole (empty) at creation, grows by one write
  * (pwrite) of the new frame's line and the closing tags over the old closing tags, so a
- * run that fails or is killed leaves a collection that lists the frames it finished. */
+ * run that fails or is killed leaves a collection that lists the frames it finished.
+ *
+ * By default a frame is written by the series' own thread: fcd_series_write checks the
+ * frame, copies what it needs (the caller's arrays, and the contact quantities, which
+ * read the contact set the caller may change) and returns; the conversion to nodes, the
+ * file and the collection's entry are made while the caller goes on. One frame at most
+ * is in flight: the next call waits for it and reports its write error, as fflush
+ * reports a buffered fwrite's. The writer never touches the system (its messages are
+ * kept and given by the caller's thread). */
 #include "model.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,15 +53,36 @@ struct fcd_series {
   fcd_index *hptr, *hlist; /* contact c's nodes: hlist[hptr[c] .. hptr[c + 1]) */
   int kinds;        /* 1: a force contact exists, 2: a mortar contact exists */
   unsigned char *mortar; /* per contact */
-  fcd_real *buf;    /* 3 per node */
-  fcd_real *loc;    /* cdim per contact */
-  fcd_real *glob;   /* ndofs */
+  fcd_real *buf;    /* 3 per node (the writer's) */
+  fcd_real *gap, *slip; /* cdim per contact: the frame's local gaps and slip velocities */
+  fcd_real *glob;   /* ndofs: the frame's nodal contact forces H^T r */
   long long footer; /* the collection's closing tags' offset */
-  fcd_real last_t;  /* the last frame's time: each frame's is later */
+  fcd_real last_t;  /* the last frame's time, in flight included: each frame's is later */
   int nfd;          /* field data of every frame from now on (fcd_series_set_field) */
   char fd_name[FCD_SERIES_MAX_FIELDS][64];
   fcd_real fd_val[FCD_SERIES_MAX_FIELDS];
   uint64_t bytes;   /* written so far, frames and collection */
+  /* the frame to write (in flight when async): its values are the caller's arrays
+   * (synchronous) or the copies below */
+  struct {
+    fcd_real t;
+    const fcd_real *u, *v, *r;
+    const int *status;
+    int layout, nfd;
+    char fd_name[FCD_SERIES_MAX_FIELDS][64];
+    fcd_real fd_val[FCD_SERIES_MAX_FIELDS];
+  } job;
+  fcd_real *cu, *cv, *cr; /* the copies: ndofs, ndofs, cdim per contact */
+  int *cst;               /* one per contact */
+  fcd_index done;         /* frames on disk and in the collection */
+  fcd_real done_t;        /* the last of them's time */
+  /* the writer thread (fcd_series_set_async) */
+  int async, thread_on, sync_ok, busy, quit;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv_job;
+  fcd_status job_st; /* the frame in flight's outcome, until the caller's thread takes it */
+  char job_msg[640];
 };
 
 static const fcd__series_writer writer_vtu; /* the default format, defined below */
@@ -71,7 +102,83 @@ static char *dup_str(const char *s) {
   return d;
 }
 
+/* the writer thread: one frame at a time, from s->job, until told to quit */
+static fcd_status write_job(fcd_series *s, char *msg, size_t cap);
+
+static void *writer_main(void *arg) {
+  fcd_series *s = arg;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (!s->busy && !s->quit) pthread_cond_wait(&s->cv_job, &s->mu);
+    if (!s->busy) break;
+    pthread_mutex_unlock(&s->mu);
+    char msg[sizeof s->job_msg];
+    fcd_status st = write_job(s, msg, sizeof msg);
+    pthread_mutex_lock(&s->mu);
+    if (st != FCD_OK) memcpy(s->job_msg, msg, sizeof msg);
+    s->job_st = st;
+    s->busy = 0;
+    pthread_cond_broadcast(&s->cv_job);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+/* waits for the frame in flight (none: returns at once) */
+static void wait_idle(fcd_series *s) {
+  if (!s->thread_on) return;
+  pthread_mutex_lock(&s->mu);
+  while (s->busy) pthread_cond_wait(&s->cv_job, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* the frame in flight's outcome, given to the system's message in the caller's thread;
+ * a frame that failed is no frame: the count and the last time go back to the ones on
+ * disk */
+static fcd_status take_outcome(fcd_series *s) {
+  wait_idle(s);
+  if (s->job_st == FCD_OK) return FCD_OK;
+  s->job_st = FCD_OK;
+  s->nframes = s->done;
+  s->last_t = s->done_t;
+  if (s->done == 0) s->layout = -1;
+  /* write_job's only failure: a file that cannot be made, written or renamed */
+  return fcd__err(s->sys, FCD_E_IO, "%s", s->job_msg);
+}
+
+static void stop_thread(fcd_series *s) {
+  if (!s->thread_on) return;
+  pthread_mutex_lock(&s->mu);
+  s->quit = 1;
+  pthread_cond_broadcast(&s->cv_job);
+  pthread_mutex_unlock(&s->mu);
+  pthread_join(s->thread, NULL);
+  s->thread_on = 0;
+  s->quit = 0;
+}
+
+/* the thread, with every signal blocked (the host's handlers run on the host's threads);
+ * 0 when it cannot be made, and the series then writes in the caller's thread */
+static int start_thread(fcd_series *s) {
+  sigset_t all, old;
+  sigfillset(&all);
+  if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0) return 0;
+  int ok = pthread_create(&s->thread, NULL, writer_main, s) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  s->thread_on = ok;
+  return ok;
+}
+
 static void series_free(fcd_series *s) {
+  stop_thread(s);
+  if (s->sync_ok) {
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv_job);
+  }
+  fcd__free(s->cu);
+  fcd__free(s->cv);
+  fcd__free(s->cr);
+  fcd__free(s->cst);
   if (s->cs) fcd__contact_set_release(s->cs);
   fcd__free(s->coords);
   fcd__free(s->node_dofs);
@@ -86,7 +193,8 @@ static void series_free(fcd_series *s) {
   fcd__free(s->hlist);
   fcd__free(s->mortar);
   fcd__free(s->buf);
-  fcd__free(s->loc);
+  fcd__free(s->gap);
+  fcd__free(s->slip);
   fcd__free(s->glob);
   s->magic = 0;
   fcd_system *sys = s->sys;
@@ -247,11 +355,24 @@ fcd_status fcd_series_create(const fcd_mesh *m, const fcd_contact_set *cs, const
   s->dir = dup_str(dir);
   s->name = dup_str(name);
   s->buf = fcd__malloc_array(3 * (size_t)nnodes + 1, sizeof *s->buf);
+  size_t nl = cs ? (size_t)(cs->n * cs->dim) : 0, nc = cs ? (size_t)cs->n : 0;
   s->glob = fcd__malloc_array((size_t)sys->n + 1, sizeof *s->glob);
-  s->loc = cs ? fcd__malloc_array((size_t)(cs->n * cs->dim) + 1, sizeof *s->loc) : NULL;
+  s->gap = fcd__malloc_array(nl + 1, sizeof *s->gap);
+  s->slip = fcd__malloc_array(nl + 1, sizeof *s->slip);
+  s->cu = fcd__malloc_array((size_t)sys->n + 1, sizeof *s->cu);
+  s->cv = fcd__malloc_array((size_t)sys->n + 1, sizeof *s->cv);
+  s->cr = fcd__malloc_array(nl + 1, sizeof *s->cr);
+  s->cst = fcd__malloc_array(nc + 1, sizeof *s->cst);
+  s->sync_ok = pthread_mutex_init(&s->mu, NULL) == 0;
+  if (s->sync_ok && pthread_cond_init(&s->cv_job, NULL) != 0) {
+    pthread_mutex_destroy(&s->mu);
+    s->sync_ok = 0;
+  }
+  s->async = s->sync_ok; /* in the background by default */
   fcd_status st = FCD_OK;
-  if (!s->dir || !s->name || !s->buf || !s->glob || (cs && !s->loc) || !s->coords ||
-      !s->node_dofs || !s->offset || !s->conn || !s->types)
+  if (!s->dir || !s->name || !s->buf || !s->glob || !s->gap || !s->slip || !s->cu ||
+      !s->cv || !s->cr || !s->cst || !s->coords || !s->node_dofs || !s->offset || !s->conn ||
+      !s->types)
     st = fcd__err(sys, FCD_E_NOMEM, "series_create: out of memory");
   if (st == FCD_OK && cs) st = contact_nodes(s);
   s->w = &writer_vtu;
@@ -293,7 +414,7 @@ static void per_node(const fcd_series *s, const fcd_real *x, fcd_real *buf) {
 static void contact_field(const fcd_series *s, const fcd_real *x, int c0, int k, int kind,
                           fcd_real fill, fcd_real *out) {
   for (fcd_index p = 0; p < s->nnodes * k; p++) out[p] = fill;
-  for (fcd_index c = 0; c < s->cs->n; c++) {
+  for (fcd_index c = 0; c < s->ncont; c++) {
     if (!((s->mortar[c] ? 2 : 1) & kind)) continue;
     for (fcd_index q = s->hptr[c]; q < s->hptr[c + 1]; q++)
       for (int j = 0; j < k; j++) out[s->hlist[q] * k + j] = x[c * s->cdim + c0 + j];
@@ -376,7 +497,6 @@ static int frame_arrays(fcd_series *s, int layout, fcd__frame_array *a) {
 
 static const void *frame_data(const fcd__frame *f, int k) {
   fcd_series *s = f->series;
-  const fcd_contact_set *cs = s->cs;
   int t = s->cdim - 1, id = s->ids[k];
   fcd_real *b = s->buf;
   switch (id) {
@@ -384,28 +504,21 @@ static const void *frame_data(const fcd__frame *f, int k) {
   case A_VEL:
     per_node(s, id == A_DISP ? f->u : f->v, b);
     return b;
-  case A_CFORCE:
-    (void)fcd_contact_set_global(cs, f->r, s->glob);
+  case A_CFORCE: /* H^T r, made with the frame's copies (prepare) */
     per_node(s, s->glob, b);
     return b;
   case A_STATUS: {
     int32_t *is = (int32_t *)(void *)b;
     for (fcd_index p = 0; p < s->nnodes; p++) is[p] = -1;
-    for (fcd_index c = 0; c < cs->n; c++)
+    for (fcd_index c = 0; c < s->ncont; c++)
       for (fcd_index q = s->hptr[c]; q < s->hptr[c + 1]; q++) is[s->hlist[q]] = f->status[c];
     return b;
   }
   case A_GAP:
   case A_SLIP:
-    (void)fcd_contact_set_local(cs, id == A_GAP ? f->u : f->v, s->loc);
-    for (fcd_index c = 0; c < cs->n; c++) {
-      fcd_real *l = s->loc + c * s->cdim;
-      if (id == A_GAP) l[0] = cs->c[c].gap - l[0];
-      else
-        for (int j = 1; j <= t; j++) l[j] -= cs->c[c].vg[j - 1];
-    }
     /* NaN where no contact is: a gap or a slip there means nothing */
-    contact_field(s, s->loc, id == A_GAP ? 0 : 1, id == A_GAP ? 1 : t, 3, NAN, b);
+    contact_field(s, id == A_GAP ? s->gap : s->slip, id == A_GAP ? 0 : 1, id == A_GAP ? 1 : t,
+                  3, NAN, b);
     return b;
   case A_RN_FORCE:
   case A_PRESSURE:
@@ -523,6 +636,7 @@ fcd_status fcd_series_set_format(fcd_series *s, int format) {
     return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_set_format: %d is no output format "
                     "(0 to %d: fcd_registry_entry(FCD_FAMILY_OUTPUT_FORMAT))", format,
                     NWRITERS - 1);
+  FCD_TRY(take_outcome(s));
   if (s->nframes > 0)
     return fcd__err(s->sys, FCD_E_STATE, "series_set_format: the series has %lld frames in "
                     "'%s' already", (long long)s->nframes, s->w->id.name);
@@ -540,31 +654,108 @@ fcd_status fcd_series_set_format(fcd_series *s, int format) {
 }
 
 /* the collection grows by the frame's entry, written with the closing text over the old
- * closing text in one write: at every moment the file is whole */
-static fcd_status collection_add(fcd_series *s, fcd_real t, const char *file) {
+ * closing text in one write: at every moment the file is whole (the writer's: its
+ * message in msg) */
+static fcd_status collection_add(fcd_series *s, fcd_real t, const char *file, char *msg,
+                                 size_t cap) {
   char path[4300], line[700];
   collection_path(s, path, sizeof path);
-  int len = s->w->entry(line, sizeof line - 64, s->nframes, t, file);
+  int len = s->w->entry(line, sizeof line - 64, s->done, t, file);
   size_t foot = strlen(s->w->foot);
-  if (len < 0 || (size_t)len + foot >= sizeof line)
-    return fcd__err(s->sys, FCD_E_IO, "series: the entry of frame %lld does not fit",
-                    (long long)s->nframes);
+  if (len < 0 || (size_t)len + foot >= sizeof line) {
+    snprintf(msg, cap, "series: the entry of frame %s does not fit", file);
+    return FCD_E_IO;
+  }
   memcpy(line + len, s->w->foot, foot + 1);
   int fd = open(path, O_WRONLY);
-  if (fd < 0)
-    return fcd__err(s->sys, FCD_E_IO, "series: cannot open '%s': %s", path, strerror(errno));
+  if (fd < 0) {
+    snprintf(msg, cap, "series: cannot open '%.400s': %s", path, strerror(errno));
+    return FCD_E_IO;
+  }
   ssize_t w = pwrite(fd, line, (size_t)len + foot, (off_t)s->footer);
   int bad = w != (ssize_t)((size_t)len + foot);
-  if (close(fd) != 0 || bad)
-    return fcd__err(s->sys, FCD_E_IO, "series: write error on '%s'", path);
+  if (close(fd) != 0 || bad) {
+    snprintf(msg, cap, "series: write error on '%.400s'", path);
+    return FCD_E_IO;
+  }
   s->footer += len;
   s->bytes += (uint64_t)len;
+  return FCD_OK;
+}
+
+/* the frame of s->job, number s->done: its file under a temporary name, renamed, then
+ * its entry in the collection. In the writer thread when async: it reads only the job,
+ * the series' own copies of the mesh and its scratch, and writes only the files,
+ * s->buf, bytes, footer and done. */
+static fcd_status write_job(fcd_series *s, char *msg, size_t cap) {
+  fcd__frame_array a[16];
+  int na = frame_arrays(s, s->job.layout, a);
+  fcd__frame f = {s->job.t, s->job.nfd, (const char (*)[64])s->job.fd_name, s->job.fd_val,
+                  s->nnodes, s->ncells, na, a, frame_data, s, s->job.u, s->job.v, s->job.r,
+                  s->job.status};
+  char file[256], path[4300], tmp[4400];
+  fcd_index k = s->done;
+  snprintf(file, sizeof file, "%s-%06lld.%s", s->name, (long long)k, s->w->ext);
+  snprintf(path, sizeof path, "%s/%s", s->dir, file);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *fp = fopen(tmp, "wb");
+  if (!fp) {
+    snprintf(msg, cap, "series: cannot create '%.400s': %s; the series keeps its %lld frames "
+             "before it", tmp, strerror(errno), (long long)k);
+    return FCD_E_IO;
+  }
+  int ok = s->w->frame(&f, fp);
+  long size = ftell(fp);
+  ok = ok && !ferror(fp);
+  if (fclose(fp) != 0 || !ok || rename(tmp, path) != 0) {
+    remove(tmp);
+    snprintf(msg, cap, "series: write error on '%.400s' (frame %lld); the series keeps its "
+             "%lld frames before it", path, (long long)k, (long long)k);
+    return FCD_E_IO;
+  }
+  fcd_status st = collection_add(s, s->job.t, file, msg, cap);
+  if (st != FCD_OK) return st;
+  s->bytes += size > 0 ? (uint64_t)size : 0;
+  s->done_t = s->job.t;
+  s->done = k + 1;
+  return FCD_OK;
+}
+
+/* what a frame takes from the caller and the contact set, now: the arrays (copied when
+ * the frame is written in the background) and the contact quantities (the contact set
+ * may change once the caller goes on) */
+static fcd_status prepare(fcd_series *s, fcd_real t, const fcd_real *u, const fcd_real *v,
+                          const fcd_real *r, const int *status, int layout) {
+  const fcd_contact_set *cs = s->cs;
+  fcd_index n = s->ndofs, nc = s->ncont, nl = nc * s->cdim;
+  int copy = s->thread_on;
+  s->job.t = t;
+  s->job.layout = layout;
+  s->job.u = copy ? memcpy(s->cu, u, (size_t)n * sizeof *u) : u;
+  s->job.v = v && copy ? memcpy(s->cv, v, (size_t)n * sizeof *v) : v;
+  s->job.r = r && copy ? memcpy(s->cr, r, (size_t)nl * sizeof *r) : r;
+  s->job.status = status && copy ? memcpy(s->cst, status, (size_t)nc * sizeof *status)
+                                 : status;
+  s->job.nfd = s->nfd;
+  memcpy(s->job.fd_name, s->fd_name, sizeof s->fd_name);
+  memcpy(s->job.fd_val, s->fd_val, sizeof s->fd_val);
+  if (!cs) return FCD_OK;
+  /* the operator H may be built here (FCD_E_NOMEM): the frame is then not taken */
+  if (r) FCD_TRY(fcd_contact_set_global(cs, r, s->glob));
+  FCD_TRY(fcd_contact_set_local(cs, u, s->gap));
+  for (fcd_index c = 0; c < nc; c++) s->gap[c * s->cdim] = cs->c[c].gap - s->gap[c * s->cdim];
+  if (!v) return FCD_OK;
+  FCD_TRY(fcd_contact_set_local(cs, v, s->slip));
+  for (fcd_index c = 0; c < nc; c++)
+    for (int j = 1; j < s->cdim; j++) s->slip[c * s->cdim + j] -= cs->c[c].vg[j - 1];
   return FCD_OK;
 }
 
 fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u, const fcd_real *v,
                             const fcd_real *r, const int *status) {
   if (!series_valid(s)) return FCD_E_INVALID_ARG;
+  /* the frame before: written, or its failure told now (this frame is then not taken) */
+  FCD_TRY(take_outcome(s));
   if (!isfinite(t)) return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_write: t is not finite");
   /* ParaView orders a collection by time and shows one of two frames of the same time */
   if (s->nframes > 0 && !(t > s->last_t))
@@ -572,33 +763,35 @@ fcd_status fcd_series_write(fcd_series *s, fcd_real t, const fcd_real *u, const 
                     "last frame's %.17g: a series' times increase", t, s->last_t);
   int layout = 0;
   FCD_TRY(frame_check(s, u, v, r, status, &layout));
-  fcd__frame_array a[16];
-  int na = frame_arrays(s, layout, a);
-  fcd__frame f = {t, s->nfd, (const char (*)[64])s->fd_name, s->fd_val, s->nnodes, s->ncells,
-                  na, a, frame_data, s, u, v, r, status};
-  char file[256], path[4300], tmp[4400];
-  snprintf(file, sizeof file, "%s-%06lld.%s", s->name, (long long)s->nframes, s->w->ext);
-  snprintf(path, sizeof path, "%s/%s", s->dir, file);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *fp = fopen(tmp, "wb");
-  if (!fp)
-    return fcd__err(s->sys, FCD_E_IO, "series: cannot create '%s': %s; the series keeps its "
-                    "%lld frames before it", tmp, strerror(errno), (long long)s->nframes);
-  int ok = s->w->frame(&f, fp);
-  long size = ftell(fp);
-  ok = ok && !ferror(fp);
-  if (fclose(fp) != 0 || !ok || rename(tmp, path) != 0) {
-    remove(tmp);
-    return fcd__err(s->sys, FCD_E_IO, "series: write error on '%s' (frame %lld); the series "
-                    "keeps its %lld frames before it", path, (long long)s->nframes,
-                    (long long)s->nframes);
-  }
-  FCD_TRY(collection_add(s, t, file));
-  s->bytes += size > 0 ? (uint64_t)size : 0;
+  if (s->async && !s->thread_on) (void)start_thread(s);
+  FCD_TRY(prepare(s, t, u, v, r, status, layout));
   s->layout = layout;
   s->last_t = t;
   s->nframes++;
-  return FCD_OK;
+  if (s->thread_on) {
+    pthread_mutex_lock(&s->mu);
+    s->busy = 1;
+    pthread_cond_broadcast(&s->cv_job);
+    pthread_mutex_unlock(&s->mu);
+    return FCD_OK;
+  }
+  s->job_st = write_job(s, s->job_msg, sizeof s->job_msg);
+  return take_outcome(s);
+}
+
+fcd_status fcd_series_flush(fcd_series *s) {
+  if (!series_valid(s)) return FCD_E_INVALID_ARG;
+  return take_outcome(s);
+}
+
+fcd_status fcd_series_set_async(fcd_series *s, int on) {
+  if (!series_valid(s)) return FCD_E_INVALID_ARG;
+  if (on != 0 && on != 1)
+    return fcd__err(s->sys, FCD_E_INVALID_ARG, "series_set_async: %d is neither 0 nor 1", on);
+  fcd_status st = take_outcome(s);
+  if (!on) stop_thread(s);
+  s->async = on && s->sync_ok;
+  return st;
 }
 
 int fcd__series_contact_set(const fcd_series *s, const fcd_contact_set **cs) {
@@ -609,7 +802,10 @@ int fcd__series_contact_set(const fcd_series *s, const fcd_contact_set **cs) {
 
 fcd_status fcd_series_get_info(const fcd_series *s, fcd_index *nframes, double *bytes) {
   if (!series_valid(s)) return FCD_E_INVALID_ARG;
-  if (nframes) *nframes = s->nframes;
+  /* the counts of what is on disk: the frame in flight is waited for (the series is
+   * the caller's, not const in memory; its failure stays for the next call to tell) */
+  wait_idle((fcd_series *)(uintptr_t)s);
+  if (nframes) *nframes = s->done;
   if (bytes) *bytes = (double)s->bytes;
   return FCD_OK;
 }
@@ -646,6 +842,7 @@ fcd_status fcd_series_write_mode(fcd_series *s, const fcd_real *re, const fcd_re
       return fcd__err(sys, FCD_E_INVALID_ARG, "series_write_mode: the mode is not finite at "
                       "dof %lld (%g%+gi); no frame written", (long long)i, re[i],
                       im ? im[i] : 0.0);
+  FCD_TRY(take_outcome(s));
   if (s->nframes > 0)
     return fcd__err(sys, FCD_E_INVALID_ARG, "series_write_mode: the series has %lld frames "
                     "already; a mode's period starts a series of its own",
@@ -671,5 +868,6 @@ fcd_status fcd_series_write_mode(fcd_series *s, const fcd_real *re, const fcd_re
                           NULL);
   }
   fcd__free(x);
-  return st;
+  /* the period is whole on return, or its failure told */
+  return st == FCD_OK ? take_outcome(s) : st;
 }

@@ -210,6 +210,8 @@ for _name, _res, _args in [
                                  _C.POINTER(_preal), _p, _pint]),
     ("fcd_series_create", _st, [_p, _p, _C.c_char_p, _C.c_char_p, _C.POINTER(_p)]),
     ("fcd_series_destroy", None, [_p]),
+    ("fcd_series_flush", _st, [_p]),
+    ("fcd_series_set_async", _st, [_p, _C.c_int]),
     ("fcd_series_write", _st, [_p, _real, _preal, _preal, _preal, _pint]),
     ("fcd_series_write_integrator", _st, [_p, _p]),
     ("fcd_series_get_info", _st, [_p, _pindex, _preal]),
@@ -1651,9 +1653,19 @@ class Series(_Child):
                                                 lam.real, lam.imag,
                                                 _int(frames, "frames", 1, 100000)))
 
+    def flush(self):
+        """Waits for the frame being written in the background and raises its write
+        error, if any (fcd_series_flush): every frame given is then on disk."""
+        self._check(_f["fcd_series_flush"](self._h))
+
+    def set_async(self, on):
+        """Frames written in the background (True, the default) or within write
+        (False), fcd_series_set_async."""
+        self._check(_f["fcd_series_set_async"](self._h, 1 if on else 0))
+
     @property
     def frames(self):
-        """Frames written so far."""
+        """Frames on disk (the frame in flight waited for)."""
         n, b = _index(0), _real(0)
         self._check(_f["fcd_series_get_info"](self._h, _C.byref(n), _C.byref(b)))
         return int(n.value)

@@ -87,7 +87,18 @@ int main(void) {
   const double r[4] = {-7, 1.5, -9, -2.5};
   const int status[2] = {FCD_CONTACT_SLIP, FCD_CONTACT_STICK};
   CHECK_ST(fcd_series_write(s, 0.0, u, v, r, status), FCD_OK);
-  CHECK_ST(fcd_series_write(s, 0.5, u, v, r, status), FCD_OK);
+  /* the frame's arrays are copied: the caller may change them at once */
+  double u2[6], v2[6], r2[4];
+  int st2[2];
+  memcpy(u2, u, sizeof u2);
+  memcpy(v2, v, sizeof v2);
+  memcpy(r2, r, sizeof r2);
+  memcpy(st2, status, sizeof st2);
+  CHECK_ST(fcd_series_write(s, 0.5, u2, v2, r2, st2), FCD_OK);
+  for (int k = 0; k < 6; k++) u2[k] = v2[k] = NAN;
+  r2[0] = r2[1] = NAN;
+  st2[0] = st2[1] = -7;
+  CHECK_ST(fcd_series_flush(s), FCD_OK); /* both frames on disk */
   snprintf(want, sizeof want, "%s    <DataSet timestep=\"0\" group=\"\" part=\"0\" "
            "file=\"run-000000.vtu\"/>\n    <DataSet timestep=\"0.5\" group=\"\" part=\"0\" "
            "file=\"run-000001.vtu\"/>\n%s", PVD0, PVD_END);
@@ -167,8 +178,18 @@ int main(void) {
   /* a frame that cannot be written: the collection still lists the two before it */
   snprintf(path, sizeof path, "%s/run-000002.vtu.tmp", dir);
   mkdir(path, 0755);
+  /* in the background: the write takes the frame, the next call tells its failure and
+   * takes no frame itself */
+  CHECK_ST(fcd_series_write(s, 1.0, u, v, r, status), FCD_OK);
+  CHECK_ST(fcd_series_write(s, 1.5, u, v, r, status), FCD_E_IO);
+  CHECK_MSG(sys, "keeps its 2 frames");
+  CHECK_ST(fcd_series_flush(s), FCD_OK); /* told once */
+  /* within the call: the write itself fails */
+  CHECK_ST(fcd_series_set_async(s, 2), FCD_E_INVALID_ARG);
+  CHECK_ST(fcd_series_set_async(s, 0), FCD_OK);
   CHECK_ST(fcd_series_write(s, 1.0, u, v, r, status), FCD_E_IO);
   CHECK_MSG(sys, "keeps its 2 frames");
+  CHECK_ST(fcd_series_set_async(s, 1), FCD_OK);
   rmdir(path);
   snprintf(path, sizeof path, "%s/run.pvd", dir);
   got = slurp(path, NULL);
@@ -178,6 +199,11 @@ int main(void) {
   CHECK_ST(fcd_series_get_info(s, &nfr, &nb), FCD_OK);
   CHECK(nfr == 2 && nb > 2 * 500);
   CHECK_ST(fcd_series_write(s, 1.0, u, v, r, status), FCD_OK); /* and it goes on */
+  CHECK_ST(fcd_series_get_info(s, &nfr, NULL), FCD_OK); /* waits for the frame */
+  CHECK(nfr == 3);
+  snprintf(path, sizeof path, "%s/run-000002.vtu", dir);
+  f = slurp(path, &len);
+  CHECK(f && strstr(f, "Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">1<"));
 
   /* the contact set destroyed while the series holds it: refused, freed with the series */
   fcd_contact_set_destroy(cs);

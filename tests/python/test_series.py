@@ -417,6 +417,7 @@ def test_reduced_series_names_pressures(tmp_path):
         s = fcd.Series(m, tmp_path, "red-" + kind, contacts=red.contacts)
         z = np.zeros(red.ndofs)
         s.write(0.0, z, z, np.zeros((len(cs), 2)), ["open"] * len(cs))
+        s.flush()  # written in the background: on disk once flushed
         _, a, _ = read_vtu(tmp_path / ("red-%s-000000.vtu" % kind))
         other = "contact_normal_force" if name == "contact_pressure" else "contact_pressure"
         assert name in a and other not in a, (kind, sorted(a))
@@ -557,6 +558,8 @@ def test_legacy_format_holds_what_the_xml_one_holds(tmp_path, kind, nx_top, nx_b
         xml.write_integrator(it)
         old.write_integrator(it)
         times.append(it.state[0])
+    xml.flush()
+    old.flush()
     listing = json.loads((tmp_path / "y.vtk.series").read_text())
     assert listing["file-series-version"] == "1.0"
     assert [f["name"] for f in listing["files"]] == ["y-%06d.vtk" % k for k in range(5)]
@@ -592,3 +595,30 @@ def test_format_chosen_after_frames_is_refused(tmp_path):
     with pytest.raises(fcd.FcdError, match="has 1 frames in 'vtu' already"):
         s._check(fcd._f["fcd_series_set_format"](s._h, 1))
     assert (tmp_path / "w.pvd").exists() and (tmp_path / "w-000000.vtu").exists()
+
+
+def test_background_frames_equal_frames_written_within_the_call(tmp_path):
+    """A frame written by the series' thread (the default) is byte for byte the frame
+    written within fcd_series_write (set_async(False)), though the caller changes its
+    arrays as soon as the write returns."""
+    sys, xy, mesh, cs, rows, homes = build("pairs", 4, 4)
+    n = sys.ndofs
+    it = fcd.Integrator(sys, cs, "moreau-jean", step=2e-6)
+    it.set_state(0.0, np.zeros(n), np.zeros(n))
+    bg = fcd.Series(mesh, tmp_path, "bg", contacts=cs)
+    within = fcd.Series(mesh, tmp_path, "within", contacts=cs)
+    within.set_async(False)
+    for k in range(6):
+        it.step()
+        t, u, v = it.state
+        r, st = it.reactions.copy(), list(it.contact_status)
+        bg.write(t, u, v, r, st)
+        u[:] = np.nan  # the series copied them
+        r[:] = np.nan
+        within.write(t, it.state[1], it.state[2], it.reactions, list(it.contact_status))
+    bg.flush()
+    assert bg.frames == within.frames == 6
+    for k in range(6):
+        a = (tmp_path / ("bg-%06d.vtu" % k)).read_bytes()
+        b = (tmp_path / ("within-%06d.vtu" % k)).read_bytes()
+        assert a == b
