@@ -172,7 +172,10 @@ def step(step_log):
         print("the cells and eight point arrays (displacement, velocity, the contact fields),")
         print("raw appended binary, and its line in the collection; beside it one legacy ASCII")
         print("file of displacement, velocity and contact status (`fcd_mesh_write_vtk`). The")
-        print("`output_every_*` ratios are the step with its frames over the step alone.")
+        print("`output_every_*` ratios are the step with its frames over the step alone, the")
+        print("block's last frame flushed within its time. The frames are written by the")
+        print("series' own thread while the steps run (the default); `within_call` is the")
+        print("same with `fcd_series_set_async(s, 0)`, the file written inside each call.")
 
 
 def dynamics(dyn_log):
