@@ -947,11 +947,10 @@ static fcd_status step_contacts(fcd_integrator *it, work *w, fcd_index na, fcd_r
  * |K| |u1|, |K| |v1| the ledger left in the work (kept for the next step), the impulses
  * p, the certificate. The state's arrays and the work's are swapped, not copied (eight
  * passes over n a step): each is its own block, and the step rewrites every work array
- * it reads (w, the step's copy of it->ws, holds the same pointers). */
-static void step_commit(fcd_integrator *it, const work *w, const fcd_real *p, fcd_real h,
+ * it reads (the step's copy of it->ws holds the same pointers and ends here). */
+static void step_commit(fcd_integrator *it, const fcd_real *p, fcd_real h,
                         const fcd_certificate *cert) {
   fcd_system *sys = it->sys;
-  (void)w;
   fcd_real **state[] = {&it->u, &it->v, &it->Mv, &it->Ku, &it->Kv, &it->Cv, &it->aKu, &it->aKv};
   fcd_real **work_of[] = {&it->ws.u1, &it->ws.v1, &it->ws.b, &it->ws.f0,
                           &it->ws.tmp, &it->ws.z, &it->ws.sx, &it->ws.sy};
@@ -1135,7 +1134,7 @@ static fcd_status step_body(fcd_integrator *it, fcd_real h) {
   const fcd_real *pnew = p ? p : it->p;
   if ((st = step_ledger(it, h, &w, pnew, wmin, &cert)) != FCD_OK) goto done;
   if (nc > 0) classify_contacts(it, &w, pnew, &cert);
-  step_commit(it, &w, p, h, &cert);
+  step_commit(it, p, h, &cert);
   st = FCD_OK;
 done:
   return st;
