@@ -7,7 +7,8 @@
  * where NSGS took 137 sweeps (the brake: 144 sliding contacts, 432 directions). The
  * states are corrected from what the solve violates (a negative normal reaction opens
  * the contact, a penetrating open one closes, a sticking one beyond the cone slips, a
- * slipping one takes the direction of its new velocity) for a few solves; the stage
+ * slipping one takes the direction of its new velocity, or sticks when that velocity
+ * turns against its friction) for a few solves; the stage
  * gives up when they do not settle, and auto goes on from the warm start as before. */
 #include "fc_private.h"
 #include "lapack.h"
@@ -286,14 +287,18 @@ static fcd_index correct_states(const fcd__fc_local *p, const fcd_real *r, const
     ut = sqrt(ut);
     rt = sqrt(rt);
     unsigned char was = w->state[c], now = was;
+    fcd_real *s = w->s + c * (d - 1), us = 0;
+    for (int k = 1; k < d; k++) us += uc[k] * s[k - 1];
     if (was != ST_OPEN && rc[0] > 0) now = ST_OPEN;          /* pulls */
     else if (was == ST_OPEN && uc[0] > 0) now = ut > 0 ? ST_SLIP : ST_STICK; /* penetrates */
     else if (was == ST_STICK && rt > -mu * rc[0]) now = ST_SLIP; /* beyond the cone */
-    fcd_real *s = w->s + c * (d - 1);
-    if (now == ST_SLIP && ut > 0)
-      for (int k = 1; k < d; k++) s[k - 1] = uc[k] / ut; /* the new velocity's direction */
-    else if (now == ST_SLIP && was == ST_STICK && rt > 0)
+    else if (was == ST_SLIP && us < 0) now = ST_STICK; /* slides against its friction */
+    /* a sticking contact's velocity is the solve's round-off: its reaction, beyond the
+     * cone, says where it slips */
+    if (now == ST_SLIP && was == ST_STICK && rt > 0)
       for (int k = 1; k < d; k++) s[k - 1] = -rc[k] / rt;
+    else if (now == ST_SLIP && ut > 0)
+      for (int k = 1; k < d; k++) s[k - 1] = uc[k] / ut; /* the new velocity's direction */
     w->state[c] = now;
     changed += now != was;
   }

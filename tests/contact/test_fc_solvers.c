@@ -208,6 +208,67 @@ static void test_newton_dense(void) {
   free_local(&L);
 }
 
+/* A W given with every entry takes the kernels' dense path (no column indices, a
+ * contact's rows read together); the same W with its exact zeros left out takes the CSR
+ * path. NSGS (sweeps and residuals) and auto (its state stage builds its system from W's
+ * rows) must reach the same answer either way, each checked with the natural map here. */
+static void test_dense_and_sparse_paths(void) {
+  local_data L;
+  make_local(&L, 3, 40, 0.3, 1.0);
+  int m = L.m;
+  /* exact zeros in the first and last rows, symmetric, W still positive definite: the
+   * off-diagonal entries removed are small against the shift's diagonal */
+  for (int j = 3; j < m; j += 7) {
+    L.wd[j] = L.wd[(size_t)j * m] = 0;
+    L.wd[(size_t)(m - 1) * m + j - 3] = L.wd[(size_t)(j - 3) * m + m - 1] = 0;
+  }
+  fcd_index *rp = malloc(sizeof(fcd_index) * ((size_t)m + 1));
+  fcd_index *ci = malloc(sizeof(fcd_index) * (size_t)m * m);
+  double *wv = malloc(sizeof(double) * (size_t)m * m);
+  fcd_index nz = 0;
+  for (int i = 0; i < m; i++) {
+    rp[i] = nz;
+    for (int j = 0; j < m; j++) {
+      L.wv[(size_t)i * m + j] = L.wd[(size_t)i * m + j];
+      if (L.wd[(size_t)i * m + j] == 0) continue;
+      ci[nz] = j;
+      wv[nz++] = L.wd[(size_t)i * m + j];
+    }
+  }
+  rp[m] = nz;
+  CHECK(nz < (fcd_index)m * m);
+  for (int solver = 0; solver < 2; solver++) {
+    double r[2][120];
+    for (int path = 0; path < 2; path++) {
+      fcd_fc_problem *p = NULL;
+      char msg[256];
+      CHECK_ST(fcd_fc_problem_create_local(L.dim, L.nc, path ? rp : L.rp, path ? ci : L.ci,
+                                           path ? wv : L.wv, L.q, L.mu, &p, msg, sizeof msg),
+               FCD_OK);
+      fcd_fc_problem_set_param(p, FCD_FC_PARAM_SOLVER, solver ? FCD_FC_AUTO : FCD_FC_NSGS);
+      fcd_fc_problem_set_param(p, FCD_FC_PARAM_TOLERANCE, 1e-12);
+      memset(r[path], 0, sizeof r[path]);
+      CHECK_ST(fcd_fc_problem_solve(p, r[path], NULL, NULL), FCD_OK);
+      CHECK(residual_here(&L, r[path]) <= 1e-11);
+      /* auto again from its answer: the warm start's state stage on either path */
+      if (solver) CHECK_ST(fcd_fc_problem_solve(p, r[path], NULL, NULL), FCD_OK);
+      fcd_fc_problem_destroy(p);
+    }
+    double d = 0, big = 0;
+    for (int i = 0; i < m; i++) {
+      d = fmax(d, fabs(r[0][i] - r[1][i]));
+      big = fmax(big, fabs(r[1][i]));
+    }
+    printf("%s: dense and CSR paths' r %.1e apart (relative)\n", solver ? "auto" : "NSGS",
+           d / big);
+    CHECK(big > 0 && d <= 1e-9 * big);
+  }
+  free(rp);
+  free(ci);
+  free(wv);
+  free_local(&L);
+}
+
 static void test_not_converged_and_bad_input(void) {
   local_data L;
   make_local(&L, 3, 8, 0.8, 0.1);
@@ -710,6 +771,33 @@ static void test_slider_crank(void) {
   free_local(&L);
 }
 
+/* The state stage goes past its 8 solves while its rate predicts the tolerance within
+ * 16: what is left once the states hold is the slip direction's fixed point s <- u_T /
+ * |u_T|, which contracts at a steady rate. One contact in 3D, W = I, q = (2, 5, 0),
+ * mu = 0.5: the answer slips, r = (-2, -1, 0), u = (0, 4, 0) (u_T = q_T + r_T). From a
+ * slipping guess whose direction is 0.5 rad off, u_T = q_T - s: an error e of s's angle
+ * becomes -e / 4 (the contraction |r_T| / (|q_T| - |r_T|)), so the stage needs about 12
+ * solves to 1e-8. It stopped at 8 and handed the warm start to NSGS (one sweep here,
+ * 9 iterations in all; on a reduced brake's 396 contacts 25 sweeps). */
+static void test_state_stage_past_its_cap(void) {
+  fcd_index rp[4] = {0, 3, 6, 9}, ci[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+  double w[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q[3] = {2, 5, 0}, mu = 0.5;
+  fcd_fc_problem *p = NULL;
+  char msg[256];
+  CHECK_ST(fcd_fc_problem_create_local(3, 1, rp, ci, w, q, &mu, &p, msg, sizeof msg), FCD_OK);
+  double r[3] = {-2, -cos(0.5), -sin(0.5)}, u[3];
+  CHECK_ST(fcd_fc_problem_solve(p, r, u, NULL), FCD_OK);
+  fcd_index its = 0;
+  fcd_fc_problem_get_result(p, &its, NULL, NULL);
+  printf("slip direction's fixed point: %lld iterations, r = (%.9f, %.9f, "
+         "%.1e)\n", (long long)its, r[0], r[1], r[2]);
+  CHECK(its >= 10 && its <= 16);
+  /* the solve stops at a natural map of 1e-8 |q| (|q| = 5.4); W = I carries it to r */
+  double e = fmax(fabs(r[0] + 2), fmax(fabs(r[1] + 1), fabs(r[2])));
+  CHECK(e <= 2e-8 * sqrt(29.0));
+  fcd_fc_problem_destroy(p);
+}
+
 int main(void) {
   test_warm_start_states();
   test_frictionless();
@@ -720,5 +808,7 @@ int main(void) {
   test_tiny_and_zero_data(); /* after the others: their random problems stay as they were */
   test_small_problems();
   test_slider_crank();
+  test_dense_and_sparse_paths(); /* last: the random problems above stay as they were */
+  test_state_stage_past_its_cap();
   return fcdt_finish("test_fc_solvers");
 }

@@ -134,7 +134,35 @@ static long solve(problem *P, const double *r0, double *err) {
   return made;
 }
 
+/* A slipping contact whose solved velocity turns against its friction (u_T . s < 0)
+ * sticks at the next solve. One contact in 3D, W = I, q = (1, 0.1, 0), mu = 0.5: the
+ * answer sticks, r = -q (|r_T| = 0.1 inside the cone of 0.5). A guess slipping along
+ * s = (1, 0) gives r = (-1, -0.5, 0) and u_T = r_T + q_T = (-0.4, 0), against s. Taking
+ * the velocity's direction instead flips s to (-1, 0), where u_T = (0.6, 0) is against
+ * it again: the states cycle between the two slips and never reach the answer. */
+static void test_slip_against_friction(void) {
+  double w[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q[3] = {1, 0.1, 0}, mu = 0.5;
+  fcd_index rp[4] = {0, 3, 6, 9}, ci[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+  fcd__csr W = {.n = 3, .rowptr = rp, .col = ci, .val = w, .set = 1};
+  fcd__csr_mark_dense(&W);
+  fcd__fc_local p = {.dim = 3, .nc = 1, .m = 3, .W = &W, .q = q, .mu = &mu, .ws = NULL};
+  double r0[3] = {-1, -0.5, 0}, r[3], u[3];
+  fcd__fc_state *st = NULL;
+  CHECK_ST(fcd__fc_state_acquire(NULL, &p, r0, &st), FCD_OK);
+  CHECK(fcd__fc_state_step(&p, st, r) == 0); /* slipping along (1, 0) */
+  CHECK(fabs(r[0] + 1) <= 1e-15 && fabs(r[1] + 0.5) <= 1e-15 && r[2] == 0);
+  for (int i = 0; i < 3; i++) u[i] = r[i] + q[i];
+  fcd__fc_state_correct(&p, st, r, u);
+  CHECK(fcd__fc_state_step(&p, st, r) == 0); /* sticking: u = 0 */
+  for (int i = 0; i < 3; i++) CHECK(fabs(r[i] + q[i]) <= 1e-15);
+  printf("slip against its friction: sticks at the second solve, r = (%.2f, %.2f, %.2f)\n",
+         r[0], r[1], r[2]);
+  fcd__fc_state_release(&p, st);
+  fcd__csr_clear(&W);
+}
+
 int main(void) {
+  test_slip_against_friction();
   static problem P;
   make(&P);
   double th[NC], r0[M], err;
