@@ -122,14 +122,6 @@ static fcd_status check_vec(const fcd_system *sys, const char *name, fcd_index n
   return FCD_OK;
 }
 
-/* Every entry of a square matrix present (columns strictly increase in a row, so n of
- * them is all): the kernels may skip the column indices, as for a reduced model's W in
- * the integrator (NSGS' sweep reads a contact's rows together). */
-static void mark_full(fcd__csr *a, fcd_index ncols) {
-  a->dense = a->n == ncols && a->n > 0 && a->n <= 3000000000LL / a->n &&
-             a->rowptr[a->n] == a->n * a->n;
-}
-
 /* Copies a CSR matrix of nrows rows with columns in [0, ncols). */
 static fcd_status copy_csr(const fcd_system *sys, const char *name, fcd_index nrows,
                            fcd_index ncols, const fcd_index *rp, const fcd_index *ci,
@@ -173,7 +165,9 @@ static fcd_status copy_csr(const fcd_system *sys, const char *name, fcd_index nr
     memcpy(out->val, v, (size_t)nnz * sizeof(fcd_real));
   }
   out->set = 1;
-  mark_full(out, ncols);
+  /* every entry present: the kernels skip the column indices, as for a reduced model's
+   * W in the integrator (fcd__csr_mark_dense would also keep |W|, m^2 more numbers) */
+  out->dense = nrows == ncols && fcd__csr_is_full(out);
   return FCD_OK;
 }
 
@@ -532,7 +526,7 @@ static fcd_status triplets_to_csr(fcd_index rows, fcd_index cols, fcd_index nnz,
   out->n = rows;
   out->owned = 1;
   out->set = 1;
-  mark_full(out, cols);
+  out->dense = rows == cols && fcd__csr_is_full(out);
   return FCD_OK;
 }
 

@@ -586,11 +586,6 @@ static void local_projected(int d, const fcd_real *a, const fcd_real *qh, fcd_re
 
 /* ---- NSGS -------------------------------------------------------------------------- */
 
-/* Below this many directions the dense rows are summed in the CSR loop's order: the
- * smallest problems' sweeps then round as they did, and NSGS on a singular W at mu = 10
- * (tests/contact/test_fc_solvers.c, 3 contacts in 2D) is that sensitive to it. */
-enum { DENSE_SPLIT = 64 };
-
 /* out[k] = q[k] + row k of the d consecutive rows a (row-major, length m) times x. A contact's
  * rows of a dense W read together, x once for the d of them, four partial sums a row:
  * where W is dense (a reduced model's, every contact coupled) a sweep went through the
@@ -601,14 +596,6 @@ static inline __attribute__((always_inline)) void dense_rows_dot(const int d, co
                                                                  fcd_real *out) {
   fcd_real s[3][4] = {{0}};
   fcd_index j = 0;
-  if (m < DENSE_SPLIT) { /* the CSR loop's order, to the bit */
-    for (int k = 0; k < d; k++) {
-      fcd_real t = q[k];
-      for (fcd_index jj = 0; jj < m; jj++) t += a[k * m + jj] * x[jj];
-      out[k] = t;
-    }
-    return;
-  }
   for (; j + 4 <= m; j += 4)
     for (int k = 0; k < d; k++)
       for (int l = 0; l < 4; l++) s[k][l] += a[k * m + j + l] * x[j + l];
@@ -1837,7 +1824,8 @@ static int onto_cones(const fcd__fc_local *p, fcd_real *r) {
 static int state_more(const fcd__fc_opts *o, fcd_index it, fcd_index cap, fcd_real resid,
                       fcd_real last) {
   if (it < cap) return 1;
-  if (it >= STATE_SOLVES_MAX || it >= o->max_iter || !(resid < last) || !(resid > 0)) return 0;
+  /* the loop has the rate at most 1/2 */
+  if (it >= STATE_SOLVES_MAX || it >= o->max_iter || !(resid > 0)) return 0;
   fcd_real rate = resid / last;
   return (fcd_real)it + log(o->tol / resid) / log(rate) <= STATE_SOLVES_MAX;
 }

@@ -102,10 +102,13 @@ void dsymv_(const char *uplo, const int *n, const double *alpha, const double *a
 /* dsymv's int sizes: the dense kernels go to BLAS only below this order */
 #define SYM_MAX 46000
 
+int fcd__csr_is_full(const fcd__csr *a) {
+  return a->set && !a->upper && a->n > 0 && a->n <= 3000000000LL / a->n &&
+         a->rowptr[a->n] == a->n * a->n;
+}
+
 void fcd__csr_mark_dense(fcd__csr *a) {
-  /* columns strictly increase within a row, so n entries in each of n rows is every one */
-  a->dense = a->set && !a->upper && a->n > 0 && a->n <= 3000000000LL / a->n &&
-             a->rowptr[a->n] == a->n * a->n;
+  a->dense = fcd__csr_is_full(a);
   fcd__free(a->absval);
   a->absval = NULL;
   a->sym = 0;

@@ -36,6 +36,9 @@ void fcd__csr_clear(fcd__csr *a);
  * (with |A| in a->absval) when such a matrix is also exactly symmetric; called again
  * when the values change. Out of memory for |A| leaves sym unset (the row kernels). */
 void fcd__csr_mark_dense(fcd__csr *a);
+/* whether a (set, not upper, columns strictly increasing in a row) has every entry of
+ * its n x n: n in every row is all of them */
+int fcd__csr_is_full(const fcd__csr *a);
 /* y += alpha * A x (symmetric storage handled) */
 /* y += |A| |x| (the scale of A x for backward errors) */
 void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y);
