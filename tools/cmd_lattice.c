@@ -63,6 +63,32 @@ static void damage_plot(const char *dir, fcd_index m, const double *x, const fcd
   }
 }
 
+/* one row of history.csv for the state at t (it: the step's iterations; sg, a, react:
+ * scratch of m, m and nq entries); returns the largest damage */
+static double history_row(fcd_lattice *lat, FILE *csv, double t, fcd_index it, double pull_rate,
+                          const double *wy, double *sg, double *a, double *react) {
+  fcd_index m, nq;
+  fcd_lattice_sizes(lat, NULL, &m, &nq);
+  fcd_lattice_get_state(lat, NULL, sg, a, NULL);
+  double syy = 0, am = 0;
+  long np = 0;
+  for (fcd_index i = 0; i < m; i++) {
+    syy += sg[i] * wy[i];
+    am = fmax(am, a[i]);
+    np += a[i] > 0;
+  }
+  double pull = 0;
+  fcd_lattice_get_reactions(lat, react);
+  for (fcd_index c = 0; c < nq; c++) {
+    double r;
+    fcd_lattice_get_constraint(lat, c, NULL, NULL, NULL, &r);
+    if (r != 0) pull += react[c];
+  }
+  fprintf(csv, "%.10g,%.12g,%lld,%.10g,%ld,%.10g,%.12g\n", t, syy, (long long)it, am, np,
+          pull_rate * t, pull);
+  return am;
+}
+
 /* The run of `fcd lattice --out DIR`: history.csv (t, total_stress_yy, iterations,
  * max_damage, plastic_springs, pull_displacement, pull_force) and, when gnuplot is
  * present, damage.png. The total stress is seed 001's virial (eq. 112): sum_i sigma_i
@@ -120,34 +146,29 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
   long steps = (long)nsteps; /* at most 1e9: checked with the options */
   int rc = 0, tty = isatty(2);
   double amax_all = 0;
+  long done = 0;
+  int broke = 0;
   for (long j = 1; j <= steps; j++) {
     fcd_index it;
     double t = j == steps ? t_end : j * dt;
     fcd_status st = fcd_lattice_step(lat, t, &it);
+    if (st == FCD_E_NO_SOLUTION) {
+      /* complete failure ends the sweep (seed 001, Remark 3.1): the history up to it is
+       * the answer, written as a whole */
+      fprintf(stderr, "%sfcd: step %ld: %s\nfcd: the sweep ends at complete failure; the "
+              "history holds the %ld steps before it\n", tty ? "\n" : "", j,
+              fcd_lattice_last_error(lat), j - 1);
+      broke = 1;
+      break;
+    }
     if (st != FCD_OK) {
       fprintf(stderr, "%sfcd: step %ld: %s (%s)\n", tty ? "\n" : "", j,
               fcd_lattice_last_error(lat), fcd_status_str(st));
       rc = 1;
       break;
     }
-    fcd_lattice_get_state(lat, NULL, sg, a, NULL);
-    double syy = 0, am = 0;
-    long np = 0;
-    for (fcd_index i = 0; i < m; i++) {
-      syy += sg[i] * wy[i];
-      am = fmax(am, a[i]);
-      np += a[i] > 0;
-    }
-    amax_all = fmax(amax_all, am);
-    double pull = 0;
-    fcd_lattice_get_reactions(lat, react);
-    for (fcd_index c = 0; c < nq; c++) {
-      double r;
-      fcd_lattice_get_constraint(lat, c, NULL, NULL, NULL, &r);
-      if (r != 0) pull += react[c];
-    }
-    fprintf(csv, "%.10g,%.12g,%lld,%.10g,%ld,%.10g,%.12g\n", t, syy, (long long)it, am, np,
-            pull_rate * t, pull);
+    done = j;
+    amax_all = fmax(amax_all, history_row(lat, csv, t, it, pull_rate, wy, sg, a, react));
     if (tty && steps > 100 && j % 10 == 0) fprintf(stderr, "\rfcd: t = %.3g (%ld/%ld)", t, j, steps);
   }
   if (tty && steps > 100) fprintf(stderr, "\n");
@@ -158,8 +179,8 @@ int lattice_run(fcd_lattice *lat, const char *dir, double dt, double t_end) {
     rc = 1;
   }
   if (!rc) damage_plot(dir, m, x, ea, eb, a, amax_all);
-  printf("lattice: nodes=%lld springs=%lld steps=%ld history=%s/history.csv\n", (long long)n,
-         (long long)m, steps, dir);
+  printf("lattice: nodes=%lld springs=%lld steps=%ld%s history=%s/history.csv\n", (long long)n,
+         (long long)m, rc ? steps : done, broke ? " (then complete failure)" : "", dir);
   free(react);
   free(x); free(sg); free(a); free(wy); free(ea); free(eb);
   return rc;

@@ -264,13 +264,22 @@ FCD_API fcd_status fcd_lattice_set_state(fcd_lattice *lat, fcd_real t, const fcd
                                          const fcd_real *a);
 
 /** One implicit catch-up step to @p t_next (> current time). @p iterations (may be NULL)
- *  receives the Picard iterations. On failure (FCD_E_NOT_CONVERGED: no stable fixed
- *  point reached, with the step and the last change) the state is unchanged.
+ *  receives the Picard iterations. On failure the state is unchanged. When the Picard
+ *  iterates run off (past FCD_LAT_BOUND), the step locates where the sweep ends inside
+ *  it by bisection on the time, each trial a step from the state: complete failure
+ *  (seed 001, Remark 3.1: a softening spring, h > 1, whose plastic elongation reaches
+ *  a_f = c0 / (s (h - 1)), where its admissible stresses shrink to {0} and past which
+ *  there are none) is FCD_E_NO_SOLUTION, the message naming the spring, its nodes and
+ *  the time of failure ("complete failure at t = ..."); otherwise FCD_E_NOT_CONVERGED
+ *  with the last time the sweep reaches ("the sweep reaches t = ...", a limit point of
+ *  the load, to 2^-24 of the step). Iterates that stay bounded up to FCD_LAT_MAX_ITER
+ *  are FCD_E_NOT_CONVERGED with the last change, without the search.
  *  @param lat the lattice
  *  @param t_next the time to reach, > the current time
  *  @param iterations receives the projection iterations of the step (may be NULL)
  *  @return FCD_OK, or FCD_E_BACKEND, FCD_E_CALLBACK, FCD_E_INVALID_ARG, FCD_E_NOMEM,
- *      FCD_E_NOT_CONVERGED, FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE, FCD_E_UNSUPPORTED
+ *      FCD_E_NOT_CONVERGED, FCD_E_NO_SOLUTION, FCD_E_NOT_SPD, FCD_E_SINGULAR, FCD_E_STATE,
+ *      FCD_E_UNSUPPORTED
  *  @since 0.1 */
 FCD_API fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index *iterations);
 

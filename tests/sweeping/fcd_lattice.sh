@@ -60,6 +60,19 @@ head -n 1 "$dir/history.csv" | grep -q ',pull_displacement,pull_force$' || { ech
 awk -F, 'NR > 1 && $2 > s { s = $2; ts = $1 } NR > 1 && $7 > f { f = $7; tf = $1 }
   END { if (ts != tf) { print "total stress peak at " ts ", force peak at " tf; exit 1 } }' \
   "$dir/history.csv" || exit 1
+# complete failure (seed 001, Remark 3.1) ends the sweep: the run writes the history up to
+# it and exits 0; the last state's largest damage is within one step's increment of
+# a_f = c0/(s(h-1)) = 1/3, and the failure time is inside the next step
+rm -rf "$dir/fail"
+"$fcd" lattice --rect 10x15 --t-end 13 --out "$dir/fail" >"$dir/fail.out" 2>"$dir/fail.err" ||
+  { echo "complete failure: exit $?"; cat "$dir/fail.err"; exit 1; }
+grep -q '(then complete failure)' "$dir/fail.out" || { echo "summary"; cat "$dir/fail.out"; exit 1; }
+tf=$(sed -n 's/.*complete failure at t = \([0-9.e+-]*\),.*/\1/p' "$dir/fail.err")
+[ -n "$tf" ] || { echo "no failure time"; cat "$dir/fail.err"; exit 1; }
+awk -F, -v tf="$tf" 'NR > 1 { tp = t; ap = a; t = $1; a = $4; n++ }
+  END { af = 0.01 / (0.3 * 0.1); print "complete failure at t = " tf " after " n " steps, last damage " a " of a_f " af;
+        if (!(a < af && af - a <= a - ap && tf > t && tf <= t + 0.01 + 1e-12)) exit 1 }' \
+  "$dir/fail/history.csv" || { echo "failure point off"; exit 1; }
 # Algorithm 2 (reduced, dense) gives the same history as Algorithm 1 on a smaller
 # hardening lattice through yield (hardening: the fixed point of every step is unique;
 # under softening, springs yielding together make a saddle, and round-off picks the

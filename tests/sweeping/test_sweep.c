@@ -505,6 +505,12 @@ static void test_cyclic_history(void) {
  * Under force control with hardening each spring follows the single-spring law
  * |sigma| = c0 + s (1 - h) a once yielded, its elongation is sigma/k + sign(sigma) a/s,
  * and the apex moves by u = -R x. Backward Euler is exact for monotone loading. */
+/* the number after key in msg (NaN: no key) */
+static double message_time(const char *msg, const char *key) {
+  const char *p = strstr(msg, key);
+  return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
 static void rot3(double th1, double th2, double th3, double R[9]) {
   double c1 = cos(th1), s1 = sin(th1), c2 = cos(th2), s2 = sin(th2), c3 = cos(th3), s3 = sin(th3);
   double A[9] = {c1, -s1, 0, s1, c1, 0, 0, 0, 1}, B[9] = {c2, 0, s2, 0, 1, 0, -s2, 0, c2};
@@ -619,6 +625,11 @@ static void test_tripod_force(void) {
       tlim = fmin(tlim, c0[i] / fabs(fi));
     }
     CHECK(tlast < tlim + 0.05 && tlast >= tlim - 0.05);
+    /* softening: the iterates run off, and the step locates the limit by bisection on
+     * the time to 2^-24 of the step (perfect plasticity stays bounded: the cap ends it) */
+    double tend = message_time(fcd_lattice_last_error(lat), "reaches t = ");
+    if (hp[c] > 1) CHECK(fabs(tend - tlim) < 0.05 * 0x1p-23);
+    else CHECK(isnan(tend));
     fcd_lattice_destroy(lat);
   }
 }
@@ -748,6 +759,71 @@ static void test_generated_sizes(void) {
   CHECK_ST(fcd_lattice_generated_sizes(7, 5, 5, &n, &m, &q), FCD_E_INVALID_ARG);
 }
 
+/* ---- complete failure (seed 001, Remark 3.1 and Remark 4.2) ----
+ * A softening spring's admissible stresses shrink to {0} at a_f = c0 / (s (h - 1)); past
+ * it the sweep has no state, and the step that would cross it is FCD_E_NO_SOLUTION naming
+ * the spring, the state kept. One spring pulled at l = t (k = 2, c0 = 0.01, s = 0.5,
+ * h = 1.5): D = 1 + s^2 (1 - h) / k = 0.9375, l_f = c0/k + c0 D / (s^2 (h - 1)) = 0.08.
+ * Two springs in series localized in spring 1 (k = s = 1, h = 1.2, from the yield state
+ * (104)): a1' = s / (1 + c s^2 (1 - h)) = 1/0.6 with c = 2, so a1 = a_f = 0.05 at
+ * l = 0.03 while spring 2 unloads elastically. The step sizes put no step on l_f. */
+static void test_complete_failure(void) {
+  {
+    const double k = 2, c0 = 0.01, s = 0.5, h = 1.5, dt = 0.0013;
+    double D = 1 + s * s * (1 - h) / k, lf = c0 / k + c0 * D / (s * s * (h - 1));
+    CHECK(fabs(lf - 0.08) < 1e-15);
+    fcd_lattice *lat;
+    CHECK_ST(fcd_lattice_create(2, &lat), FCD_OK);
+    const double x0[2] = {0, 0}, x1[2] = {1, 0};
+    fcd_index a, b;
+    CHECK_ST(fcd_lattice_add_node(lat, x0, &a), FCD_OK);
+    CHECK_ST(fcd_lattice_add_node(lat, x1, &b), FCD_OK);
+    CHECK_ST(fcd_lattice_add_spring(lat, a, b, k, c0, s, h, NULL), FCD_OK);
+    CHECK_ST(fcd_lattice_constrain(lat, a, 0, 0, 0), FCD_OK);
+    CHECK_ST(fcd_lattice_constrain(lat, a, 1, 0, 0), FCD_OK);
+    CHECK_ST(fcd_lattice_constrain(lat, b, 1, 0, 0), FCD_OK);
+    CHECK_ST(fcd_lattice_constrain(lat, b, 0, 0, 1.0), FCD_OK);
+    CHECK_ST(fcd_lattice_set_param(lat, FCD_LAT_TOLERANCE, 1e-15), FCD_OK);
+    int j = 1;
+    fcd_status st = FCD_OK;
+    for (; j <= 100 && (st = fcd_lattice_step(lat, dt * j, NULL)) == FCD_OK; j++) {}
+    CHECK_ST(st, FCD_E_NO_SOLUTION);
+    CHECK(j == (int)ceil(lf / dt)); /* the first step past l_f */
+    const char *msg = fcd_lattice_last_error(lat);
+    CHECK(strstr(msg, "complete failure") && strstr(msg, "spring 0 "));
+    /* located within the step: the bisection stops within 1e-6 of a_f (da/dl = s/D) */
+    double tf = message_time(msg, "complete failure at t = ");
+    CHECK(tf <= lf && tf > lf - 1e-6 * c0 / (s * (h - 1)) * D / s - 1e-12);
+    double t, sig, dam;
+    CHECK_ST(fcd_lattice_get_state(lat, &t, &sig, &dam, NULL), FCD_OK);
+    double Ep = s * s * (1 - h) / D;
+    CHECK(t == dt * (j - 1));
+    CHECK(fabs(sig - (c0 + Ep * (t - c0 / k))) < 1e-14);
+    CHECK(fabs(dam - s * (t - c0 / k) / D) < 1e-14);
+    fcd_lattice_destroy(lat);
+  }
+  {
+    const double k[2] = {1, 1}, s[2] = {1, 1}, h[2] = {1.2, 1.2}, c0 = 0.01, dl = 0.0007;
+    fcd_lattice *lat = toy(k, s, h, c0);
+    g_off[0] = 8e-5; /* the code's offset: the branch localized in spring 1 */
+    g_off[1] = -1e-5;
+    CHECK_ST(fcd_lattice_set_guess(lat, offset_guess, NULL), FCD_OK);
+    CHECK_ST(fcd_lattice_step(lat, dl, NULL), FCD_OK);
+    CHECK_ST(fcd_lattice_set_guess(lat, NULL, NULL), FCD_OK);
+    int j = 2;
+    fcd_status st = FCD_OK;
+    for (; j <= 100 && (st = fcd_lattice_step(lat, dl * j, NULL)) == FCD_OK; j++) {}
+    CHECK_ST(st, FCD_E_NO_SOLUTION);
+    CHECK(j == (int)ceil(0.03 / dl));
+    CHECK(strstr(fcd_lattice_last_error(lat), "spring 0 (nodes 0-1)") != NULL);
+    double tf = message_time(fcd_lattice_last_error(lat), "complete failure at t = ");
+    CHECK(tf <= 0.03 + 1e-15 && tf > 0.03 - 1e-6 * 0.05 * 0.6 - 1e-12);
+    double l = dl * (j - 1);
+    check_state(lat, l / 0.6, 0, c0 - l / 3, 1e-12);
+    fcd_lattice_destroy(lat);
+  }
+}
+
 int main(void) {
   test_generated_sizes();
   test_single_spring();
@@ -760,6 +836,7 @@ int main(void) {
   test_tripod_force();
   test_cyclic_history();
   test_alg1_vs_alg2();
+  test_complete_failure();
   fcd_finalize();
   return fcdt_finish("test_sweep");
 }

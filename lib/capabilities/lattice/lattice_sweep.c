@@ -705,6 +705,100 @@ done:
   return st;
 }
 
+/* the plastic elongation of a spring's complete failure, a_f = c0 / (s (h - 1)) for a
+ * softening spring (h > 1, s > 0), where its admissible stresses shrink to {0}; infinite
+ * for the others */
+static fcd_real fail_elongation(const spring *sp) {
+  return sp->h > 1 && sp->s > 0 ? sp->c0 / (sp->s * (sp->h - 1)) : INFINITY;
+}
+
+typedef struct {
+  int diverged;      /* no fixed point: the iteration cap (ran_off 0) or the bound (1) */
+  int ran_off;
+  fcd_index it;      /* Picard iterations */
+  fcd_real kkt, change, big;
+} picard_run;
+
+/* The Picard iteration a~ -> T(a~) of a step from the guess at to its fixed point a
+ * (sig the stresses, act the warm start and the result). A failure of a projection is
+ * the return; no fixed point is pr->diverged. */
+static fcd_status picard(fcd_lattice *lat, const fcd_real *spr, const fcd_real *ff, fcd_real *at,
+                         unsigned char *act, fcd_real *sig, fcd_real *a, picard_run *pr) {
+  fcd_index m = lat->ns;
+  pr->diverged = pr->ran_off = 0;
+  pr->it = 0;
+  pr->kkt = 0;
+  pr->change = INFINITY;
+  pr->big = 0;
+  for (;;) {
+    FCD_TRY(project(lat, spr, lat->a, at, ff, act, sig, a, &pr->kkt));
+    pr->it++;
+    fcd_real change = 0, big = 0;
+    for (fcd_index i = 0; i < m; i++) {
+      change += (a[i] - at[i]) * (a[i] - at[i]);
+      big = fmax(big, fmax(fabs(a[i]), fabs(sig[i])));
+    }
+    pr->change = sqrt(change);
+    pr->big = big;
+    if (pr->change < lat->tol) return FCD_OK;
+    if (pr->it >= lat->max_iter || big > lat->bound || !isfinite(big)) {
+      pr->diverged = 1;
+      pr->ran_off = big > lat->bound || !isfinite(big);
+      return FCD_OK;
+    }
+    memcpy(at, a, (size_t)m * sizeof *at);
+  }
+}
+
+/* the spring of a nearest its complete failure and its a / a_f (0: none softens) */
+static fcd_real nearest_failure(const fcd_lattice *lat, const fcd_real *a, fcd_index *which) {
+  fcd_real most = 0;
+  *which = -1;
+  for (fcd_index i = 0; i < lat->ns; i++) {
+    fcd_real r = a[i] / fail_elongation(&lat->sp[i]);
+    if (r > most) {
+      most = r;
+      *which = i;
+    }
+  }
+  return most;
+}
+
+/* Where the sweep ends inside a step whose iterates ran off: bisection on the time
+ * between the state's t and t_next, each trial a catch-up step from the state (the
+ * arrays are the step's scratch; e0 the elastic stress at the state's t). Complete
+ * failure (seed 001, Remark 3.1) ends it where a softening spring's a reaches a_f: the
+ * bisection stops once a trial's state is within LOCATE_CLOSE of it. Otherwise the end is
+ * a limit point of the load, located to 2^-LOCATE_MAX of the step. *t_end: the last
+ * time reached; *which and the return of nearest_failure there in *ratio. */
+#define LOCATE_CLOSE 1e-6
+enum { LOCATE_MAX = 24 };
+static fcd_status locate_end(fcd_lattice *lat, fcd_real t_next, const fcd_real *e0, fcd_real *spr,
+                             fcd_real *ff, fcd_real *at, unsigned char *act, fcd_real *sig,
+                             fcd_real *a, fcd_real *t_end, fcd_index *which, fcd_real *ratio) {
+  fcd_index m = lat->ns;
+  fcd_real lo = lat->t, hi = t_next;
+  *t_end = lo;
+  *ratio = nearest_failure(lat, lat->a, which);
+  for (int k = 0; k < LOCATE_MAX && *ratio < 1 - LOCATE_CLOSE; k++) {
+    fcd_real mid = lo + 0.5 * (hi - lo);
+    FCD_TRY(loads_at(lat, mid, NULL, ff, spr));
+    for (fcd_index i = 0; i < m; i++) spr[i] += lat->sig[i] - e0[i];
+    memcpy(at, lat->a, (size_t)m * sizeof *at);
+    memcpy(act, lat->act, (size_t)m);
+    picard_run pr;
+    fcd_status st = picard(lat, spr, ff, at, act, sig, a, &pr);
+    if (st == FCD_E_NOMEM) return st;
+    if (st == FCD_OK && !pr.diverged && pr.kkt <= FCD__LAT_CERT_TOL) {
+      lo = *t_end = mid;
+      *ratio = nearest_failure(lat, a, which);
+    } else {
+      hi = mid;
+    }
+  }
+  return FCD_OK;
+}
+
 fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index *iterations) {
   CHECK_LAT(lat);
   if (iterations) *iterations = 0;
@@ -732,28 +826,40 @@ fcd_status fcd_lattice_step(fcd_lattice *lat, fcd_real t_next, fcd_index *iterat
     st = fcd__lat_err(lat, FCD_E_CALLBACK, "the initial-guess callback failed at t = %g", t_next);
     goto done;
   }
+  picard_run pr;
   memcpy(act, lat->act, (size_t)m);
-  fcd_real kkt = 0, change = INFINITY;
-  fcd_index it = 0;
-  for (;;) {
-    if ((st = project(lat, spr, lat->a, at, ff, act, sig, a, &kkt)) != FCD_OK) goto done;
-    it++;
-    change = 0;
-    fcd_real big = 0;
-    for (fcd_index i = 0; i < m; i++) {
-      change += (a[i] - at[i]) * (a[i] - at[i]);
-      big = fmax(big, fmax(fabs(a[i]), fabs(sig[i])));
+  if ((st = picard(lat, spr, ff, at, act, sig, a, &pr)) != FCD_OK) goto done;
+  if (pr.diverged) {
+    char where[200] = "";
+    if (pr.ran_off) {
+      /* iterates that run off: the sweep may end inside the step, by complete failure
+       * (a softening spring's admissible stresses shrink to {0} at a_f = c0/(s(h-1)), and
+       * past it there are none) or at a limit point of the load */
+      fcd_real t_end, ratio;
+      fcd_index i;
+      if ((st = locate_end(lat, t_next, e0, spr, ff, at, act, sig, a, &t_end, &i, &ratio)) != FCD_OK)
+        goto done;
+      if (ratio >= 1 - LOCATE_CLOSE) {
+        const spring *sp = &lat->sp[i];
+        st = fcd__lat_err(lat, FCD_E_NO_SOLUTION, "step to t = %g: spring %lld (nodes %lld-%lld) "
+                  "reaches complete failure at t = %.10g, its plastic elongation at a_f = "
+                  "c0/(s(h-1)) = %.6g where its admissible stresses shrink to 0 (seed 001, Remark "
+                  "3.1): the sweep has no state past it; the state is unchanged at t = %g", t_next,
+                  (long long)i, (long long)sp->a, (long long)sp->b, t_end, fail_elongation(sp),
+                  lat->t);
+        goto done;
+      }
+      if (t_end > lat->t)
+        snprintf(where, sizeof where, "; the sweep reaches t = %.10g and no further (a limit "
+                 "point of the load)", t_end);
     }
-    change = sqrt(change);
-    if (change < lat->tol) break;
-    if (it >= lat->max_iter || big > lat->bound || !isfinite(big)) {
-      st = fcd__lat_err(lat, FCD_E_NOT_CONVERGED, "step to t = %g: no stable fixed point reached after "
-                "%lld iterations (last change %.3e, iterate size %.3e); the state is unchanged",
-                t_next, (long long)it, change, big);
-      goto done;
-    }
-    memcpy(at, a, (size_t)m * sizeof *at);
+    st = fcd__lat_err(lat, FCD_E_NOT_CONVERGED, "step to t = %g: no stable fixed point reached after "
+              "%lld iterations (last change %.3e, iterate size %.3e)%s; the state is unchanged",
+              t_next, (long long)pr.it, pr.change, pr.big, where);
+    goto done;
   }
+  fcd_index it = pr.it;
+  fcd_real kkt = pr.kkt;
   /* the catch-up's certificate: the KKT residual of the last projection (balance,
    * admissibility, multiplier signs, complementarity, relative to the stress scale),
    * recomputed from the solution, not the active-set method's own test */
