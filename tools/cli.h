@@ -74,6 +74,7 @@ enum { CLI_DENSE_MAX = 400 };
   X(TRI, "--tri", TEXT, NONE, tri)                                                          \
   X(DEFECT, "--defect", TEXT, NONE, defect)                                                 \
   X(METHOD, "--method", TEXT, NONE, method)                                                 \
+  X(ITERATION, "--iteration", TEXT, NONE, iteration)                                        \
   X(COUNT_ONLY, "--count-only", FLAG, NONE, count_only)                                     \
   X(K, "--k", REAL, NONE, k)                                                                \
   X(C0, "--c0", REAL, NONE, c0)                                                             \

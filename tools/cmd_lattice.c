@@ -238,6 +238,8 @@ static const cli_opt lattice_opts[] = {
     {CLI_DT, "H", 0, "time step (default 0.01)"},
     {CLI_T_END, "T", 0, "end time (default 10)"},
     {CLI_METHOD, "full|reduced", 0, "Algorithm 1 (sparse, default) or 2 (dense)"},
+    {CLI_ITERATION, "pieces|picard", 0, "a piece's fixed point solved once its active set "
+     "holds (default), or Picard alone"},
     {CLI_OUT, "DIR", 0, "DIR/history.csv and, with gnuplot, DIR/damage.png"},
     {CLI_COUNT_ONLY, "", 0, "print 'nodes=N springs=M constraints=Q selfstress_dim=D' instead"},
     CLI_OPT_END,
@@ -300,7 +302,7 @@ static int apply_defect(fcd_lattice *lat, const char *defect) {
 }
 
 int cmd_lattice(int argc, char **argv) {
-  options o = {.method = "full", .k = 1, .c0 = 0.01, .s = 0.3, .h = 1.1, .rate = 0.1,
+  options o = {.method = "full", .iteration = "pieces", .k = 1, .c0 = 0.01, .s = 0.3, .h = 1.1, .rate = 0.1,
                .spacing = 1.0, .dt = 0.01, .t_end = 10};
   if (parse_options(argc, argv, &o, &cli_lattice)) return 2;
   const char *rect = o.rect, *tri = o.tri, *defect = o.defect, *out = o.out, *method = o.method;
@@ -310,6 +312,10 @@ int cmd_lattice(int argc, char **argv) {
   if (strcmp(method, "full") != 0 && strcmp(method, "reduced") != 0) {
     fprintf(stderr, "fcd: --method is 'full' (Algorithm 1, sparse) or 'reduced' (Algorithm 2, "
             "dense), got '%s'\n", method);
+    return 2;
+  }
+  if (strcmp(o.iteration, "pieces") != 0 && strcmp(o.iteration, "picard") != 0) {
+    fprintf(stderr, "fcd: --iteration is 'pieces' or 'picard', got '%s'\n", o.iteration);
     return 2;
   }
   int nx, ny;
@@ -357,6 +363,8 @@ int cmd_lattice(int argc, char **argv) {
   }
   fcd_lattice_set_param(lat, FCD_LAT_METHOD,
                         strcmp(method, "reduced") == 0 ? FCD_LAT_REDUCED_DENSE : FCD_LAT_FULL_SPARSE);
+  fcd_lattice_set_param(lat, FCD_LAT_ITERATION,
+                        strcmp(o.iteration, "picard") == 0 ? FCD_LAT_PICARD : FCD_LAT_PIECES);
   fcd_index n, m, q, dv;
   fcd_lattice_sizes(lat, &n, &m, &q);
   st = fcd_lattice_selfstress_dim(lat, &dv);

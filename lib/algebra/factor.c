@@ -134,6 +134,7 @@ fcd_status fcd__factor_csr(fcd__factor *f, fcd_index n, const fcd_index *rowptr,
   }
   f->factored = 0;
   f->bad_col = -1;
+  if (f->kind == FCD__FACTOR_SPD) fcd__chol_bind(f->chol, rowptr, col);
   st = f->kind == FCD__FACTOR_SPD ? fcd__chol_factor(f->chol, f->sys, val, &f->bad_col)
        : f->klu                   ? fcd__klu_factor(f->klu, f->sys, val)
                                   : fcd__lu_factor(f->lu, f->sys, val);

@@ -15,6 +15,9 @@ void fcd__chol_destroy(fcd__chol *c);
 fcd_status fcd__chol_analyze(fcd__chol *c, const fcd_system *sys, fcd_index n,
                              const fcd_index *rowptr, const fcd_index *col,
                              const fcd_real *val);
+/* The pattern arrays of the next factorizations: a caller's same pattern may live in new
+ * arrays (the analysis' header would point at freed ones) */
+void fcd__chol_bind(fcd__chol *c, const fcd_index *rowptr, const fcd_index *col);
 /* On FCD_E_NOT_SPD, *bad_col is the column (caller's numbering) of the failing pivot. */
 fcd_status fcd__chol_factor(fcd__chol *c, const fcd_system *sys, const fcd_real *val,
                             fcd_index *bad_col);

@@ -151,6 +151,12 @@ static void set_header(fcd__chol *h, fcd_index n, const fcd_index *rowptr,
   h->A = sparse_view(n, n, rowptr, col, val, 1, 1);
 }
 
+void fcd__chol_bind(fcd__chol *h, const fcd_index *rowptr, const fcd_index *col) {
+  h->A.p = (void *)(uintptr_t)rowptr;
+  h->A.i = (void *)(uintptr_t)col;
+  h->A.nzmax = (size_t)rowptr[h->A.ncol];
+}
+
 fcd_status fcd__chol_analyze(fcd__chol *h, const fcd_system *sys, fcd_index n,
                              const fcd_index *rowptr, const fcd_index *col,
                              const fcd_real *val) {

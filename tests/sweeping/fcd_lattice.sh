@@ -86,6 +86,16 @@ paste -d, "$dir/full/history.csv" "$dir/red/history.csv" | awk -F, '
   { echo "reduced differs"; exit 1; }
 "$fcd" lattice --rect 4x4 --method dense --count-only >/dev/null 2>&1; [ $? -eq 2 ] ||
   { echo "bad --method accepted"; exit 1; }
+"$fcd" lattice --rect 4x4 --iteration newton --count-only >/dev/null 2>&1; [ $? -eq 2 ] ||
+  { echo "bad --iteration accepted"; exit 1; }
+# Picard alone (the paper's iteration counts) and the default give the same history
+"$fcd" lattice --rect 10x15 --t-end 2.5 --iteration picard --out "$dir/picard" >/dev/null ||
+  { echo "picard run"; exit 1; }
+"$fcd" lattice --rect 10x15 --t-end 2.5 --out "$dir/pieces" >/dev/null || { echo "pieces run"; exit 1; }
+paste -d, "$dir/picard/history.csv" "$dir/pieces/history.csv" | awk -F, '
+  NR > 1 { d = $7 - $14; if (d < 0) d = -d; if (d > w) w = d; ip += $3; iq += $10 }
+  END { print "pieces vs picard: worst pull-force difference " w + 0 ", iterations " iq " against " ip;
+        if (w > 1e-12 || 3 * iq > ip) exit 1 }' || { echo "pieces differ"; exit 1; }
 # a step count past any integer (certified answers, case 6: it printed
 # steps=-9223372036854775808 with exit 0) is refused before anything is written
 rm -rf "$dir-huge"

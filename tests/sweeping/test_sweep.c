@@ -824,6 +824,54 @@ static void test_complete_failure(void) {
   }
 }
 
+/* ---- the piece's fixed point against Picard alone ----
+ * FCD_LAT_PIECES solves the fixed point of the active-set piece Picard has settled on;
+ * where the iteration stays on that piece its limit is the same point, so the two give
+ * the same states to Picard's own stopping error (its tolerance 1e-12 on the change,
+ * times rho / (1 - rho) for a contraction rho up to 0.99: 1e-10), and the same branches:
+ * the 10 x 15 softening lattice from its elastic range through first yield (1.36), the
+ * symmetric plastic phase, the shear band's onset (2.78, where round-off picks the
+ * band's side, so the other side is accepted as its mirror image) and the band's growth
+ * to t = 3.3, with a fifth of Picard's iterations or fewer. */
+static void test_pieces_vs_picard(void) {
+  fcd_lattice *lp, *lq;
+  CHECK_ST(fcd_lattice_create_rect(10, 15, 1.0, 1.0, 0.01, 0.3, 1.1, 0.1, &lp), FCD_OK);
+  CHECK_ST(fcd_lattice_create_rect(10, 15, 1.0, 1.0, 0.01, 0.3, 1.1, 0.1, &lq), FCD_OK);
+  CHECK_ST(fcd_lattice_set_param(lq, FCD_LAT_ITERATION, FCD_LAT_PICARD), FCD_OK);
+  CHECK_ST(fcd_lattice_set_param(lq, FCD_LAT_ITERATION, 2), FCD_E_INVALID_ARG);
+  const fcd_index m = 527;
+  int *mir = malloc(sizeof(int) * (size_t)m);
+  double *s1 = malloc(sizeof(double) * (size_t)(4 * m)), *a1 = s1 + m, *s2 = a1 + m, *a2 = s2 + m;
+  mirror_map(lp, 10, 15, m, mir);
+  long ip = 0, iq = 0;
+  double worst = 0;
+  int mirrored = 0;
+  for (int j = 1; j <= 330; j++) {
+    fcd_index itp, itq;
+    CHECK_ST(fcd_lattice_step(lp, 0.01 * j, &itp), FCD_OK);
+    CHECK_ST(fcd_lattice_step(lq, 0.01 * j, &itq), FCD_OK);
+    ip += itp;
+    iq += itq;
+    fcd_lattice_get_state(lp, NULL, s1, a1, NULL);
+    fcd_lattice_get_state(lq, NULL, s2, a2, NULL);
+    double d = 0, dm = 0;
+    for (fcd_index i = 0; i < m; i++) {
+      d = fmax(d, fmax(fabs(s1[i] - s2[i]), fabs(a1[i] - a2[i])));
+      dm = fmax(dm, fmax(fabs(s1[i] - s2[mir[i]]), fabs(a1[i] - a2[mir[i]])));
+    }
+    mirrored |= dm < d;
+    worst = fmax(worst, fmin(d, dm));
+  }
+  fprintf(stderr, "rect 10x15 softening to t = 3.30: pieces against Picard %.1e (%s band), "
+          "iterations %ld against %ld\n", worst, mirrored ? "mirror" : "same", ip, iq);
+  CHECK(worst < 1e-10);
+  CHECK(ip * 5 <= iq);
+  free(mir);
+  free(s1);
+  fcd_lattice_destroy(lp);
+  fcd_lattice_destroy(lq);
+}
+
 int main(void) {
   test_generated_sizes();
   test_single_spring();
@@ -837,6 +885,7 @@ int main(void) {
   test_cyclic_history();
   test_alg1_vs_alg2();
   test_complete_failure();
+  test_pieces_vs_picard();
   fcd_finalize();
   return fcdt_finish("test_sweep");
 }

@@ -37,14 +37,17 @@ fcd_status fcd_lattice_create(int dim, fcd_lattice **out) {
 }
 
 static void drop_active_cache(fcd_lattice *lat) {
-  fcd__factor_destroy(lat->act_f);
-  fcd__free(lat->act_rows);
-  fcd__free(lat->act_g);
-  lat->act_f = NULL;
-  lat->act_rows = NULL;
-  lat->act_g = NULL;
-  lat->act_na = lat->act_cap = 0;
-  lat->act_valid = 0;
+  for (int c = 0; c < 2; c++) {
+    struct fcd__lat_cache *k = &lat->cache[c];
+    fcd__factor_destroy(k->f);
+    fcd__free(k->rows);
+    fcd__free(k->g);
+    k->f = NULL;
+    k->rows = NULL;
+    k->g = NULL;
+    k->na = k->cap = 0;
+    k->valid = 0;
+  }
 }
 
 void fcd__lat_drop_solver(fcd_lattice *lat) {

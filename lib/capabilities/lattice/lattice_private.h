@@ -59,13 +59,19 @@ struct fcd_lattice {
   unsigned char *act; /* per constraint (2 per spring: upper, lower): active */
   /* Algorithm 1's last active-set system, factored: its matrix depends only on the active
    * set (rows and faces), so successive projections warm-started from the same set reuse
-   * it, and a set with the same rows reuses its symbolic analysis */
-  fcd__factor *act_f;
-  fcd_index act_na, act_cap;
-  fcd_index *act_rows;
-  int *act_g;
-  int act_valid;      /* act_f holds the factor of (act_na, act_rows, act_g) */
-  uint64_t act_id;    /* pattern id of act_f's analysis (never 0 once used) */
+   * it, and a set with the same rows reuses its symbolic analysis. Two: the projection's
+   * [0] and its fixed point's [1] (lattice_sweep.c, piece_fixed_point), which alternate
+   * within a step on one active set. */
+  struct fcd__lat_cache {
+    fcd__factor *f;
+    fcd_index na, cap;
+    fcd_index *rows;
+    int *g;
+    int valid;   /* f holds the factor of (na, rows, g) */
+    uint64_t id; /* pattern id of f's analysis (never 0 once used) */
+  } cache[2];
+  int fixed; /* the system being solved is the fixed point's (a~ = a) */
+  int solve; /* FCD_LAT_PIECES or FCD_LAT_PICARD */
   /* Algorithm 2 only: a K^-1-orthonormal basis of the self-stresses, m x dimV, row-major */
   fcd_real *vb;
   fcd_index dimv;

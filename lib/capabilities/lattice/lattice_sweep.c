@@ -195,12 +195,13 @@ static void b_apply(const fcd_lattice *lat, const fcd_real *sig, fcd_real *out) 
 
 /* The active-set system of Algorithm 1 for the na active rows (spring row_s[j], face
  * row_g[j]): the sparse Schur matrix assembled (both triangles) and factored into
- * lat->act_f, the cache recording the rows and faces once the factor exists. The
+ * lat->cache[lat->fixed], the cache recording the rows and faces once the factor exists. The
  * return is a failure that ends the solve (memory, assembly); *fst receives the
  * factorization's own status, which the solve reports as a singular system. */
 static fcd_status active_factor(fcd_lattice *lat, fcd_index na, const fcd_index *row_s,
                                 const int *row_g, int same_rows, fcd_status *fst) {
   int d = lat->dim;
+  struct fcd__lat_cache *c = &lat->cache[lat->fixed];
   fcd_index nf = lat->kff ? fcd__factor_size(lat->kff) : 0, N = nf + na;
   const fcd__free_pattern *fp = lat->fp;
   const fcd_system *sys = lat->sys;
@@ -242,7 +243,7 @@ static fcd_status active_factor(fcd_lattice *lat, fcd_index na, const fcd_index 
       }
     /* E K E' + S S' within the spring (both faces active: complete failure) */
     for (fcd_index l = j; l < na && row_s[l] == i; l++)
-      PUT(nf + j, nf + l, row_g[j] * row_g[l] * sp->k + sp->s * sp->s);
+      PUT(nf + j, nf + l, row_g[j] * row_g[l] * sp->k + sp->s * sp->s * (lat->fixed ? 1 - sp->h : 1));
   }
 #undef PUT
   if ((st = fcd__coo_to_csr(N, (fcd_index)ne, ri, ci, vv, &rp, &cc, &cv, NULL)) != FCD_OK) {
@@ -250,8 +251,8 @@ static fcd_status active_factor(fcd_lattice *lat, fcd_index na, const fcd_index 
     goto done;
   }
   /* the cache records this active set only once its factor exists */
-  lat->act_valid = 0;
-  if (!same_rows && lat->act_cap < na) {
+  c->valid = 0;
+  if (!same_rows && c->cap < na) {
     fcd_index *nr = fcd__malloc_array((size_t)na, sizeof *nr);
     int *ng = fcd__malloc_array((size_t)na, sizeof *ng);
     if (!nr || !ng) {
@@ -260,28 +261,28 @@ static fcd_status active_factor(fcd_lattice *lat, fcd_index na, const fcd_index 
       st = fcd__lat_err(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
       goto done;
     }
-    fcd__free(lat->act_rows);
-    fcd__free(lat->act_g);
-    lat->act_rows = nr;
-    lat->act_g = ng;
-    lat->act_cap = na;
+    fcd__free(c->rows);
+    fcd__free(c->g);
+    c->rows = nr;
+    c->g = ng;
+    c->cap = na;
   }
-  if (!lat->act_f && (st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &lat->act_f)) != FCD_OK) {
+  if (!c->f && (st = fcd__factor_create(lat->sys, FCD__FACTOR_SPD, &c->f)) != FCD_OK) {
     st = fcd__lat_err(lat, st, "projection: out of memory creating the active-set factor");
     goto done;
   }
-  if (!same_rows) lat->act_id++;
-  *fst = N > 0 ? fcd__factor_csr(lat->act_f, N, rp, cc, cv, lat->act_id) : FCD_OK;
+  if (!same_rows) c->id++;
+  *fst = N > 0 ? fcd__factor_csr(c->f, N, rp, cc, cv, c->id) : FCD_OK;
   if (*fst == FCD_OK) {
-    lat->act_na = na;
+    c->na = na;
     if (na > 0) {
-      memcpy(lat->act_rows, row_s, (size_t)na * sizeof *row_s);
-      memcpy(lat->act_g, row_g, (size_t)na * sizeof *row_g);
+      memcpy(c->rows, row_s, (size_t)na * sizeof *row_s);
+      memcpy(c->g, row_g, (size_t)na * sizeof *row_g);
     }
-    lat->act_valid = 1;
+    c->valid = 1;
   } else {
     /* a failed analysis or factorization leaves nothing to reuse */
-    lat->act_na = -1;
+    c->na = -1;
   }
 done:
   fcd__free(ri);
@@ -301,15 +302,16 @@ static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_re
                              const fcd_index *row_s, const int *row_g, fcd_real *sig,
                              fcd_real *a, fcd_real *lam) {
   int d = lat->dim;
+  struct fcd__lat_cache *c = &lat->cache[lat->fixed];
   fcd_index m = lat->ns, nf = lat->kff ? fcd__factor_size(lat->kff) : 0, N = nf + na;
   const fcd_system *sys = lat->sys;
   fcd_status st = FCD_OK;
   /* the same rows as the cached system: the same pattern; and the same faces: the same
    * matrix, already factored */
-  int same_rows = lat->act_f && lat->act_na == na &&
-                  (na == 0 || !memcmp(lat->act_rows, row_s, (size_t)na * sizeof *row_s));
-  int hit = same_rows && lat->act_valid &&
-            (na == 0 || !memcmp(lat->act_g, row_g, (size_t)na * sizeof *row_g));
+  int same_rows = c->f && c->na == na &&
+                  (na == 0 || !memcmp(c->rows, row_s, (size_t)na * sizeof *row_s));
+  int hit = same_rows && c->valid &&
+            (na == 0 || !memcmp(c->g, row_g, (size_t)na * sizeof *row_g));
   fcd_real *rhs = fcd__calloc((size_t)N + 1, sizeof *rhs);
   if (!rhs) return fcd__lat_err(lat, FCD_E_NOMEM, "out of memory in a lattice projection");
   fcd_status fatal = hit ? FCD_OK : active_factor(lat, na, row_s, row_g, same_rows, &st);
@@ -324,10 +326,13 @@ static fcd_status solve_full(fcd_lattice *lat, const fcd_real *spr, const fcd_re
   for (fcd_index j = 0; j < na; j++) {
     fcd_index i = row_s[j];
     const spring *sp = &lat->sp[i];
-    rhs[nf + j] = row_g[j] * spr[i] - sp->s * aprev[i] - (sp->c0 - sp->s * sp->h * at[i]);
+    /* the fixed point's a~ = a = a_prev + s lambda: the s^2 h lambda of its radius is in
+     * the matrix, its s h a_prev here */
+    fcd_real aw = lat->fixed ? aprev[i] : at[i];
+    rhs[nf + j] = row_g[j] * spr[i] - sp->s * aprev[i] - (sp->c0 - sp->s * sp->h * aw);
   }
   if (N > 0) {
-    if (st == FCD_OK) st = fcd__factor_solve(lat->act_f, 1, rhs, rhs);
+    if (st == FCD_OK) st = fcd__factor_solve(c->f, 1, rhs, rhs);
     if (st == FCD_E_NOMEM) {
       st = fcd__lat_err(lat, st, "projection: out of memory factoring the active-set system (%s)",
                 fcd_system_last_error(lat->sys));
@@ -582,6 +587,10 @@ static fcd_status project(fcd_lattice *lat, const fcd_real *spr, const fcd_real 
       *kkt = kkt_residual(lat, sig, a, at, ff, na, row_s, row_g, lam, scale, eq);
       goto done;
     }
+    if (lat->fixed) { /* a piece's fixed point lies outside the piece: no answer */
+      st = FCD_E_NOT_CONVERGED;
+      goto done;
+    }
   }
   st = fcd__lat_err(lat, FCD_E_NOT_CONVERGED, "projection: the active-set method did not settle in "
             "200 rounds");
@@ -610,6 +619,12 @@ fcd_status fcd_lattice_set_param(fcd_lattice *lat, int key, fcd_real value) {
     if (!isfinite(value) || value <= 0)
       return fcd__lat_err(lat, FCD_E_INVALID_ARG, "bound %g must be > 0", value);
     lat->bound = value;
+    return FCD_OK;
+  case FCD_LAT_ITERATION:
+    if (value != FCD_LAT_PIECES && value != FCD_LAT_PICARD)
+      return fcd__lat_err(lat, FCD_E_INVALID_ARG, "iteration %g: FCD_LAT_PIECES (0) or "
+                  "FCD_LAT_PICARD (1)", value);
+    lat->solve = (int)value;
     return FCD_OK;
   case FCD_LAT_METHOD:
     if (value != FCD_LAT_FULL_SPARSE && value != FCD_LAT_REDUCED_DENSE)
@@ -719,9 +734,55 @@ typedef struct {
   fcd_real kkt, change, big;
 } picard_run;
 
+/* The fixed point of the Picard iteration's current piece. While the active set of T
+ * stays the same, T is affine, T(a~) = J a~ + c, and the iterates go to its fixed point
+ * geometrically (rate: J's largest eigenvalue, 0.9 and more in a softening band, so
+ * hundreds of iterations). That fixed point solves one linear system: the projection's,
+ * with the radius' s h a~ = s h (a_prev + s lambda) moved into its matrix, whose S S'
+ * becomes S (I - H) S. The matrix is positive definite exactly where the fixed point is
+ * stable (J = S M^-1 S H with M the projection's Schur matrix is similar to a symmetric
+ * matrix whose eigenvalues are below 1 iff M - S H S > 0), so the same Cholesky factor
+ * solves it and refuses an unstable piece. The answer is taken only when it keeps the
+ * piece's active set and one evaluation of T returns it within the tolerance: it is then
+ * the limit of the iterates that stay on the piece (the branch the iteration chooses is
+ * unchanged; pieces of perfect plasticity, h = 1, whose matrix is singular, are left to
+ * the iteration). 1 when taken (a, sig and at hold it, pr->kkt its certificate), 0 when
+ * not (at and a as they were), < 0 an error. */
+static int piece_fixed_point(fcd_lattice *lat, const fcd_real *spr, const fcd_real *ff,
+                             fcd_real *at, unsigned char *act, fcd_real *sig, fcd_real *a,
+                             fcd_real *save, unsigned char *save_act, picard_run *pr) {
+  fcd_index m = lat->ns;
+  for (fcd_index i = 0; i < m; i++)
+    if (act[i] && lat->sp[i].h == 1) return 0;
+  memcpy(save, a, (size_t)m * sizeof *save);
+  memcpy(save_act, act, (size_t)m);
+  fcd_real kkt;
+  lat->fixed = 1; /* a~ is a itself: project reads the radius from the iterate */
+  fcd_status st = project(lat, spr, lat->a, a, ff, act, sig, a, &kkt);
+  lat->fixed = 0;
+  int ok = st == FCD_OK;
+  if (ok) {
+    memcpy(at, a, (size_t)m * sizeof *at);
+    st = project(lat, spr, lat->a, at, ff, act, sig, a, &kkt);
+    fcd_real change = 0;
+    for (fcd_index i = 0; ok && i < m; i++) change += (a[i] - at[i]) * (a[i] - at[i]);
+    ok = st == FCD_OK && sqrt(change) < lat->tol && !memcmp(act, save_act, (size_t)m);
+    if (ok) pr->kkt = kkt;
+  }
+  if (st == FCD_E_NOMEM) return -1;
+  if (!ok) {
+    memcpy(a, save, (size_t)m * sizeof *a);
+    memcpy(at, save, (size_t)m * sizeof *at);
+    memcpy(act, save_act, (size_t)m);
+  }
+  return ok;
+}
+
 /* The Picard iteration a~ -> T(a~) of a step from the guess at to its fixed point a
- * (sig the stresses, act the warm start and the result). A failure of a projection is
- * the return; no fixed point is pr->diverged. */
+ * (sig the stresses, act the warm start and the result). After PIECE_AFTER iterations
+ * on one active set it tries that piece's fixed point (above), once per piece. A failure
+ * of a projection is the return; no fixed point is pr->diverged. */
+enum { PIECE_AFTER = 3 };
 static fcd_status picard(fcd_lattice *lat, const fcd_real *spr, const fcd_real *ff, fcd_real *at,
                          unsigned char *act, fcd_real *sig, fcd_real *a, picard_run *pr) {
   fcd_index m = lat->ns;
@@ -730,8 +791,19 @@ static fcd_status picard(fcd_lattice *lat, const fcd_real *spr, const fcd_real *
   pr->kkt = 0;
   pr->change = INFINITY;
   pr->big = 0;
+  int accel = lat->solve == FCD_LAT_PIECES && lat->method == FCD_LAT_FULL_SPARSE;
+  fcd_real *save = accel ? fcd__malloc_array((size_t)m + 1, sizeof *save) : NULL;
+  unsigned char *prev = accel ? fcd__malloc_array((size_t)m + 1, 2) : NULL, *save_act = prev + m + 1;
+  if (accel && (!save || !prev)) {
+    fcd__free(save);
+    fcd__free(prev);
+    return fcd__lat_err(lat, FCD_E_NOMEM, "out of memory in a lattice step");
+  }
+  fcd_status st = FCD_OK;
+  int same = 0, tried = 0;
   for (;;) {
-    FCD_TRY(project(lat, spr, lat->a, at, ff, act, sig, a, &pr->kkt));
+    if (accel) memcpy(prev, act, (size_t)m);
+    if ((st = project(lat, spr, lat->a, at, ff, act, sig, a, &pr->kkt)) != FCD_OK) break;
     pr->it++;
     fcd_real change = 0, big = 0;
     for (fcd_index i = 0; i < m; i++) {
@@ -740,14 +812,34 @@ static fcd_status picard(fcd_lattice *lat, const fcd_real *spr, const fcd_real *
     }
     pr->change = sqrt(change);
     pr->big = big;
-    if (pr->change < lat->tol) return FCD_OK;
+    if (pr->change < lat->tol) break;
     if (pr->it >= lat->max_iter || big > lat->bound || !isfinite(big)) {
       pr->diverged = 1;
       pr->ran_off = big > lat->bound || !isfinite(big);
-      return FCD_OK;
+      break;
     }
     memcpy(at, a, (size_t)m * sizeof *at);
+    if (!accel) continue;
+    if (memcmp(prev, act, (size_t)m)) {
+      same = tried = 0;
+      continue;
+    }
+    if (++same < PIECE_AFTER || tried) continue;
+    tried = 1;
+    int got = piece_fixed_point(lat, spr, ff, at, act, sig, a, save, save_act, pr);
+    if (got < 0) {
+      st = fcd__lat_err(lat, FCD_E_NOMEM, "out of memory in a lattice step");
+      break;
+    }
+    if (got) {
+      pr->it += 2;
+      pr->change = 0;
+      break;
+    }
   }
+  fcd__free(save);
+  fcd__free(prev);
+  return st;
 }
 
 /* the spring of a nearest its complete failure and its a / a_f (0: none softens) */
