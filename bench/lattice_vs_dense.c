@@ -8,6 +8,8 @@
  * usage: lattice_vs_dense [--steps N] [--from T]   (steps of 0.01 from time T, default
  *        300 steps from 0; the dense side runs the same steps)
  *        lattice_vs_dense --big NX NY STEPS [FROM]   (fcd alone: time and memory)
+ *        lattice_vs_dense --to-break NX NY [picard]   (fcd alone: the sweep to the first
+ *        complete failure, the top pulled at the 10 x 15 lattice's strain rate)
  * Prints `ratio catchup_vs_dense_qp X` (fcd time / dense time; target <= 1/50). */
 #include <fcd/fcd.h>
 
@@ -196,7 +198,54 @@ static long dense_step(dense *D, double t0, double t1) {
   return it;
 }
 
+/* The NX x NY softening lattice of seed 001's parameters swept to its first complete
+ * failure (FCD_E_NO_SOLUTION), the top row pulled at 0.1 (NY - 1) / 14 so that every size
+ * is strained as the 10 x 15 one, in steps of 0.01 from t = 1.30, the elastic state just
+ * before the first yield (1.36 on the 10 x 15; elastic steps are one projection each and
+ * uninformative). Prints the steps, projections, seconds, peak memory and the failure. */
+static int to_break(int nx, int ny, int picard) {
+  double t0 = now();
+  fcd_lattice *lat;
+  if (fcd_lattice_create_rect(nx, ny, 1.0, 1.0, 0.01, 0.3, 1.1, 0.1 * (ny - 1) / 14.0, &lat) != FCD_OK)
+    return 1;
+  fcd_lattice_set_param(lat, FCD_LAT_ITERATION, picard ? FCD_LAT_PICARD : FCD_LAT_PIECES);
+  fcd_index n, m;
+  fcd_lattice_sizes(lat, &n, &m, NULL);
+  double t = 1.30;
+  if (fcd_lattice_set_state(lat, t, NULL, NULL) != FCD_OK) {
+    fprintf(stderr, "to-break: the elastic state at t = %.2f: %s\n", t, fcd_lattice_last_error(lat));
+    return 1;
+  }
+  long its = 0, steps = 0;
+  fcd_status st = FCD_OK;
+  while (st == FCD_OK && steps < 100000) {
+    fcd_index it;
+    st = fcd_lattice_step(lat, t + 0.01 * (double)(steps + 1), &it);
+    if (st == FCD_OK) {
+      steps++;
+      its += (long)it;
+    }
+  }
+  double secs = now() - t0, tf = NAN;
+  const char *msg = fcd_lattice_last_error(lat), *p = strstr(msg, "complete failure at t = ");
+  if (p) tf = strtod(p + strlen("complete failure at t = "), NULL);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("lattice_break %dx%d %s: nodes=%lld springs=%lld steps=%ld projections=%ld "
+         "seconds=%.2f maxrss_mb=%.0f failure_t=%.6f\n", nx, ny, picard ? "picard" : "pieces",
+         (long long)n, (long long)m, steps, its, secs, ru.ru_maxrss / 1024.0, tf);
+  if (st != FCD_E_NO_SOLUTION) fprintf(stderr, "to-break: %s\n", msg);
+  fcd_lattice_destroy(lat);
+  fcd_finalize();
+  return st == FCD_E_NO_SOLUTION ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+  if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--to-break")) {
+    int nx = bench_int(argv[0], "--to-break NX", argv[2], 2, 100000);
+    int ny = bench_int(argv[0], "--to-break NY", argv[3], 2, 100000);
+    return to_break(nx, ny, argc == 5 && !strcmp(argv[4], "picard"));
+  }
   if ((argc == 5 || argc == 6) && !strcmp(argv[1], "--big")) {
     int nx = bench_int(argv[0], "--big NX", argv[2], 1, 100000);
     int ny = bench_int(argv[0], "--big NY", argv[3], 1, 100000);

@@ -271,7 +271,11 @@ def lattice(lat_log):
     print("scheme with dense projections (the dense Schur system by LAPACK Cholesky, which is")
     print("cheaper than the author's general dense QP, so the ratio is conservative), the same")
     print("steps from the same state: the paper's 1000 steps in full mode. Then")
-    print("fcd's 1000-step run (`fcd lattice`) and a 100 x 100 lattice near its first yield.\n")
+    print("fcd's 1000-step run (`fcd lattice`), a 100 x 100 lattice near its first yield, and")
+    print("a 40 x 40 one (20 x 20 in quick mode) swept from its elastic state at t = 1.30 to its")
+    print("first complete failure, its top pulled at the 10 x 15 lattice's strain rate, with")
+    print("the default iteration (a piece's fixed point solved once its active set holds) and")
+    print("with Picard alone (`bench/lattice_vs_dense --to-break N N [picard]`).\n")
     for l in open(lat_log).read().splitlines():
         print("    " + l)
     print("\nTarget: at least 50x faster, i.e. a ratio of at most 0.02.")
