@@ -286,7 +286,7 @@ FCD_API fcd_status fcd_lattice_set_state(fcd_lattice *lat, fcd_real t, const fcd
  *  there are none) is FCD_E_NO_SOLUTION, the message naming the spring, its nodes and
  *  the time of failure ("complete failure at t = ..."); otherwise FCD_E_NOT_CONVERGED
  *  with the last time the sweep reaches ("the sweep reaches t = ...", a limit point of
- *  the load, to 2^-24 of the step). Iterates that stay bounded up to FCD_LAT_MAX_ITER
+ *  the load, to 2^-20 of the step). Iterates that stay bounded up to FCD_LAT_MAX_ITER
  *  are FCD_E_NOT_CONVERGED with the last change, without the search.
  *  @param lat the lattice
  *  @param t_next the time to reach, > the current time
