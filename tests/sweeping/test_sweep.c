@@ -11,6 +11,23 @@
 
 #include "../fcdtest.h"
 
+/* one spring along x, node 0 held, node 1 pulled in x at rate 1, fixed-point test 1e-15 */
+static fcd_lattice *one_spring(double k, double c0, double s, double h) {
+  fcd_lattice *lat;
+  CHECK_ST(fcd_lattice_create(2, &lat), FCD_OK);
+  const double x0[2] = {0, 0}, x1[2] = {1, 0};
+  fcd_index a, b;
+  CHECK_ST(fcd_lattice_add_node(lat, x0, &a), FCD_OK);
+  CHECK_ST(fcd_lattice_add_node(lat, x1, &b), FCD_OK);
+  CHECK_ST(fcd_lattice_add_spring(lat, a, b, k, c0, s, h, NULL), FCD_OK);
+  CHECK_ST(fcd_lattice_constrain(lat, a, 0, 0, 0), FCD_OK);
+  CHECK_ST(fcd_lattice_constrain(lat, a, 1, 0, 0), FCD_OK);
+  CHECK_ST(fcd_lattice_constrain(lat, b, 1, 0, 0), FCD_OK);
+  CHECK_ST(fcd_lattice_constrain(lat, b, 0, 0, 1.0), FCD_OK);
+  CHECK_ST(fcd_lattice_set_param(lat, FCD_LAT_TOLERANCE, 1e-15), FCD_OK);
+  return lat;
+}
+
 /* ---- one spring of stiffness k pulled at l(t) = t ----
  * Elastic to l_y = c0/k, then sigma = c0 + Ep (l - l_y), a = s (l - l_y)/D, with
  * D = 1 + s^2 (1 - h)/k and Ep = s^2 (1 - h)/D: backward Euler is exact for monotone
@@ -19,18 +36,7 @@ static void test_single_spring(void) {
   const double k = 2, c0 = 0.01, s = 0.5, hs[3] = {0.5, 1.0, 1.5};
   for (int c = 0; c < 3; c++) {
     double h = hs[c];
-    fcd_lattice *lat;
-    CHECK_ST(fcd_lattice_create(2, &lat), FCD_OK);
-    const double x0[2] = {0, 0}, x1[2] = {1, 0};
-    fcd_index a, b;
-    CHECK_ST(fcd_lattice_add_node(lat, x0, &a), FCD_OK);
-    CHECK_ST(fcd_lattice_add_node(lat, x1, &b), FCD_OK);
-    CHECK_ST(fcd_lattice_add_spring(lat, a, b, k, c0, s, h, NULL), FCD_OK);
-    CHECK_ST(fcd_lattice_constrain(lat, a, 0, 0, 0), FCD_OK);
-    CHECK_ST(fcd_lattice_constrain(lat, a, 1, 0, 0), FCD_OK);
-    CHECK_ST(fcd_lattice_constrain(lat, b, 1, 0, 0), FCD_OK);
-    CHECK_ST(fcd_lattice_constrain(lat, b, 0, 0, 1.0), FCD_OK);
-    CHECK_ST(fcd_lattice_set_param(lat, FCD_LAT_TOLERANCE, 1e-15), FCD_OK);
+    fcd_lattice *lat = one_spring(k, c0, s, h);
     double D = 1 + s * s * (1 - h) / k, Ep = s * s * (1 - h) / D, ly = c0 / k, worst = 0, kkt;
     for (int j = 1; j <= 50; j++) {
       double t = 0.001 * j, sig, dam, u[4];
@@ -772,18 +778,7 @@ static void test_complete_failure(void) {
     const double k = 2, c0 = 0.01, s = 0.5, h = 1.5, dt = 0.0013;
     double D = 1 + s * s * (1 - h) / k, lf = c0 / k + c0 * D / (s * s * (h - 1));
     CHECK(fabs(lf - 0.08) < 1e-15);
-    fcd_lattice *lat;
-    CHECK_ST(fcd_lattice_create(2, &lat), FCD_OK);
-    const double x0[2] = {0, 0}, x1[2] = {1, 0};
-    fcd_index a, b;
-    CHECK_ST(fcd_lattice_add_node(lat, x0, &a), FCD_OK);
-    CHECK_ST(fcd_lattice_add_node(lat, x1, &b), FCD_OK);
-    CHECK_ST(fcd_lattice_add_spring(lat, a, b, k, c0, s, h, NULL), FCD_OK);
-    CHECK_ST(fcd_lattice_constrain(lat, a, 0, 0, 0), FCD_OK);
-    CHECK_ST(fcd_lattice_constrain(lat, a, 1, 0, 0), FCD_OK);
-    CHECK_ST(fcd_lattice_constrain(lat, b, 1, 0, 0), FCD_OK);
-    CHECK_ST(fcd_lattice_constrain(lat, b, 0, 0, 1.0), FCD_OK);
-    CHECK_ST(fcd_lattice_set_param(lat, FCD_LAT_TOLERANCE, 1e-15), FCD_OK);
+    fcd_lattice *lat = one_spring(k, c0, s, h);
     int j = 1;
     fcd_status st = FCD_OK;
     for (; j <= 100 && (st = fcd_lattice_step(lat, dt * j, NULL)) == FCD_OK; j++) {}

@@ -765,7 +765,7 @@ static int piece_fixed_point(fcd_lattice *lat, const fcd_real *spr, const fcd_re
     memcpy(at, a, (size_t)m * sizeof *at);
     st = project(lat, spr, lat->a, at, ff, act, sig, a, &kkt);
     fcd_real change = 0;
-    for (fcd_index i = 0; ok && i < m; i++) change += (a[i] - at[i]) * (a[i] - at[i]);
+    for (fcd_index i = 0; i < m; i++) change += (a[i] - at[i]) * (a[i] - at[i]);
     ok = st == FCD_OK && sqrt(change) < lat->tol && !memcmp(act, save_act, (size_t)m);
     if (ok) pr->kkt = kkt;
   }
@@ -793,12 +793,13 @@ static fcd_status picard(fcd_lattice *lat, const fcd_real *spr, const fcd_real *
   pr->big = 0;
   int accel = lat->solve == FCD_LAT_PIECES && lat->method == FCD_LAT_FULL_SPARSE;
   fcd_real *save = accel ? fcd__malloc_array((size_t)m + 1, sizeof *save) : NULL;
-  unsigned char *prev = accel ? fcd__malloc_array((size_t)m + 1, 2) : NULL, *save_act = prev + m + 1;
+  unsigned char *prev = accel ? fcd__malloc_array((size_t)m + 1, 2) : NULL, *save_act = NULL;
   if (accel && (!save || !prev)) {
     fcd__free(save);
     fcd__free(prev);
     return fcd__lat_err(lat, FCD_E_NOMEM, "out of memory in a lattice step");
   }
+  if (accel) save_act = prev + m + 1;
   fcd_status st = FCD_OK;
   int same = 0, tried = 0;
   for (;;) {
@@ -864,7 +865,7 @@ static fcd_real nearest_failure(const fcd_lattice *lat, const fcd_real *a, fcd_i
  * a limit point of the load, located to 2^-LOCATE_MAX of the step. A trial is refused
  * once its iterate exceeds LOCATE_GROWTH times the state's largest stress, damage or
  * yield force, or after the iterations the failed step took (budget): run to the
- * step's own bound, the trials past the end cost five times the sweep before them on an
+ * step's own bound, the trials past the end cost four times the sweep before them on an
  * 80 x 80 lattice. *t_end: the last time reached; *which and the return of
  * nearest_failure there in *ratio. */
 #define LOCATE_CLOSE 1e-6
