@@ -8,7 +8,7 @@ Sections written by hand (bench/ON_PAPER.md, bench/PROFILE.md) are copied in as 
 are. usage: report.py --mode full|quick [--keep OLD.md] [--contact CSV LOG] [--step LOG]
 [--small LOG] [--dynamics LOG] [--stability DIR] [--lattice LOG] [--kinematics LOG]
 [--distributed LOG] [--getfem LOG] [--import LOG] [--scale LOG] [--memory LOG]
-[--date YYYY-MM-DD]
+[--durations LOG] [--date YYYY-MM-DD]
 """
 import argparse, contextlib, csv, datetime, io, math, os, re, sys
 
@@ -28,6 +28,7 @@ ap.add_argument("--getfem")
 ap.add_argument("--import", dest="import_", metavar="LOG")
 ap.add_argument("--scale")
 ap.add_argument("--memory")
+ap.add_argument("--durations")
 ap.add_argument("--date", default=datetime.date.today().isoformat())
 args = ap.parse_args()
 cpu = "unknown CPU"
@@ -407,6 +408,56 @@ def memory(mem_log, old_rows):
         print("| %s | %s |" % (name, value))
 
 
+DURATIONS = "Duration of each part"
+PART_ORDER = ["contact", "small", "step", "dynamics", "stability", "lattice", "kinematics",
+              "getfem", "distributed", "import", "scale"]
+
+
+def old_durations(old):
+    """the previous page's durations: {part: {mode: "N s (date)"}}"""
+    rows = {}
+    for line in old.get(DURATIONS, "").splitlines():
+        m = re.match(r"\| (\w+) \| (.*) \| (.*) \|$", line)
+        if m and m.group(1) in PART_ORDER:
+            rows[m.group(1)] = {"full": m.group(2).strip(), "quick": m.group(3).strip()}
+    return rows
+
+
+def durations(log, old_rows):
+    """each part's wall time in full and in quick mode, this run's and the kept ones"""
+    rows = {p: dict(v) for p, v in old_rows.items()}
+    for l in open(log).read().splitlines() if log else []:
+        f = l.split()
+        if len(f) == 3 and f[0] in PART_ORDER and f[1] in ("full", "quick"):
+            rows.setdefault(f[0], {"full": "-", "quick": "-"})[f[1]] = "%s s (%s)" % (
+                f[2], args.date)
+    print("## %s\n" % DURATIONS)
+    print("Wall seconds of each part of `bench/run`, in full mode and in quick mode")
+    print("(`--quick`), each with the date it was measured; a part this run did not measure")
+    print("keeps its row. The total adds the rows as they stand, so it mixes dates when")
+    print("they differ. Quick mode's target: every part in at most 5 minutes together.\n")
+    print("| part | full | quick |")
+    print("|---|---|---|")
+    tot = {"full": 0.0, "quick": 0.0}
+    whole = {"full": True, "quick": True}
+    for p in PART_ORDER:
+        if p not in rows:
+            continue
+        for mode in tot:
+            m = re.match(r"([0-9.]+) s", rows[p].get(mode, "-"))
+            if m:
+                tot[mode] += float(m.group(1))
+            else:
+                whole[mode] = False
+        print("| %s | %s | %s |" % (p, rows[p].get("full", "-"), rows[p].get("quick", "-")))
+    have = {mode: any(re.match(r"[0-9.]+ s", rows[p].get(mode, "-")) for p in rows)
+            for mode in tot}
+    cell = {mode: ("%.0f s (%.1f min)%s" % (tot[mode], tot[mode] / 60,
+                                            "" if whole[mode] else ", parts missing")
+                   if have[mode] else "-") for mode in tot}
+    print("| total | %s | %s |" % (cell["full"], cell["quick"]))
+
+
 def old_sections(path):
     """The previous page's level-2 sections, by heading, and its memory table's rows."""
     sections, rows, head = {}, {}, None
@@ -671,7 +722,7 @@ def page():
         out.append(text)
     # sections written by hand in the page itself (the reduced models' measurements, made
     # by bench/reduced_brake runs of hours that bench/run does not repeat): kept as they are
-    made = {h for h, _, _, _ in parts} | {"Peak memory per benchmark", FIGURES}
+    made = {h for h, _, _, _ in parts} | {"Peak memory per benchmark", FIGURES, DURATIONS}
     for name in ("ON_PAPER.md", "PROFILE.md"):
         t = from_file(name)
         if t and t.startswith("## "):
@@ -681,6 +732,9 @@ def page():
             out.append(text.strip("\n") + "\n")
     if args.memory or mem_rows:
         out.append(captured(memory, args.memory, mem_rows))
+    dur_rows = old_durations(old)
+    if args.durations or dur_rows:
+        out.append(captured(durations, args.durations, dur_rows))
     text = from_file("PROFILE.md")
     if text:
         out.append(text)

@@ -8,7 +8,9 @@ part was not run is kept word for word and said to be undated; the distributed
 speed-ups are the quotients of the log's times (3.0 / 2.0 = 1.50 over one rank, 1.2 /
 2.0 = 0.60 over serial), a run that failed is named as failed, not dropped; the memory
 table keeps the rows of benchmarks not run and replaces those that were; a section written
-by hand in the page itself is kept; the step section explains its output figures.
+by hand in the page itself is kept; the step section explains its output figures; the
+durations keep each part's cell of the mode not run and add up (300 + 4 + 11 = 315 s in
+full mode; 60 + 7 = 67 s in quick mode, which lacks the distributed part).
 usage: bench_report.py SOURCE_ROOT WORKDIR"""
 import os
 import subprocess
@@ -64,6 +66,13 @@ A section bench/run does not write, kept as it is.
 |---|---|
 | contact_vs_siconos | 3047 (2026-11-24, cap 10 s) |
 | step_vs_cholmod_solve | 999 |
+
+## Duration of each part
+
+| part | full | quick |
+|---|---|---|
+| contact | 300 s (2030-05-05) | 60 s (2030-05-05) |
+| step | 9 s (2030-05-05) | 7 s (2030-05-05) |
 """)
 step = write("step.txt", "step_cost: a line\n    ratio step_vs_cholmod_solve 2.345\n"
              "ratio output_every_step 1.250\nratio output_every_10 1.030\n")
@@ -80,9 +89,11 @@ mpi1 36,36,24 failed or timed out
 mpi2 36,36,24 failed or timed out
 """)
 mem = write("mem.txt", "step_vs_cholmod_solve 122880\n")
+dur = write("dur.txt", "step full 4\ndistributed full 11\n")
 out = subprocess.run(
     [sys.executable, os.path.join(root, "bench", "report.py"), "--mode", "full", "--keep", old,
-     "--step", step, "--distributed", dist, "--memory", mem, "--date", "2031-01-02"],
+     "--step", step, "--distributed", dist, "--memory", mem, "--durations", dur,
+     "--date", "2031-01-02"],
     capture_output=True, text=True)
 check(out.returncode == 0, "report.py exits 0 (%d: %s)" % (out.returncode, out.stderr[-500:]))
 page = out.stdout
@@ -122,6 +133,14 @@ m = text.get("Peak memory per benchmark", "")
 check("| contact_vs_siconos | 3047 (2026-11-24, cap 10 s) |" in m, "a row not measured is kept")
 check("| step_vs_cholmod_solve | 120 (2031-01-02) |" in m, "a row measured is replaced")
 check("999" not in m, "the replaced row's old figure is gone")
+
+u = text.get("Duration of each part", "")
+check("| contact | 300 s (2030-05-05) | 60 s (2030-05-05) |" in u, "a part not run keeps its row")
+check("| step | 4 s (2031-01-02) | 7 s (2030-05-05) |" in u,
+      "a part run replaces its mode's cell and keeps the other mode's")
+check("| distributed | 11 s (2031-01-02) | - |" in u, "a part new to the table gets a row")
+check("| total | 315 s (5.2 min) | 67 s (1.1 min), parts missing |" in u,
+      "the totals add the rows, and say when a mode lacks a part")
 
 f = text.get("Current figures", "")
 check(list(sections)[0] == "Current figures", "the current figures come first")
