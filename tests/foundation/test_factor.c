@@ -930,7 +930,28 @@ static void test_gesv_panels(void) {
   }
 }
 
+/* fcd__fmax and fcd__ldexp stand for fmax and ldexp in the integrator's step: the same
+ * value to the bit, NaN arguments and results that underflow to subnormals or overflow
+ * included, and 2^k out of a normal double's range falling back to ldexp itself */
+static void test_math_inline(void) {
+  const double xs[] = {0.0, -0.0, 1.0, -3.5, 1e-300, 5e-324, 1.7e308, NAN, INFINITY, -INFINITY,
+                       0.1, 123456.789};
+  const int ks[] = {0, 1, -1, 52, -52, 1023, -1022, 1024, -1023, -1074, 2000, -2000, 7, -40};
+  int nx = (int)(sizeof xs / sizeof *xs), nk = (int)(sizeof ks / sizeof *ks);
+  for (int i = 0; i < nx; i++) {
+    for (int j = 0; j < nx; j++) {
+      double a = xs[i], b = xs[j], f = fmax(a, b), g = fcd__fmax(a, b);
+      CHECK((isnan(f) && isnan(g)) || f == g);
+    }
+    for (int j = 0; j < nk; j++) {
+      double f = ldexp(xs[i], ks[j]), g = fcd__ldexp(xs[i], ks[j]);
+      CHECK((isnan(f) && isnan(g)) || (f == g && signbit(f) == signbit(g)));
+    }
+  }
+}
+
 int main(void) {
+  test_math_inline();
   test_openmp_state();
   test_gesv_panels();
   test_syev_top();

@@ -393,7 +393,7 @@ fcd_status fcd_integrator_set_state(fcd_integrator *it, fcd_real t, const fcd_re
      * reduced brake's transient, h = 1e-5 s): a restart from such a state is accepted,
      * up to 2 h max|v|; deeper is not a step's doing. */
     fcd_real vmax = 0;
-    for (fcd_index i = 0; v && it->h > 0 && !it->eq && i < sys->n; i++) vmax = fmax(vmax, fabs(v[i]));
+    for (fcd_index i = 0; v && it->h > 0 && !it->eq && i < sys->n; i++) vmax = fcd__fmax(vmax, fabs(v[i]));
     for (fcd_index c = 0; c < nc; c++) {
       fcd_real pen = loc[c * d] - it->cs->c[c].gap;
       if (pen > 2 * it->h * vmax + 1e-9 * (1.0 + fabs(it->cs->c[c].gap) + fabs(loc[c * d]))) {
@@ -459,7 +459,7 @@ static fcd_status certify_step(fcd_integrator *it, fcd_real h, const work *w,
   if (nc > 0 && !w->htp_ok) fcd_contact_set_global(it->cs, p, w->htp);
   else if (nc == 0) memset(w->htp, 0, (size_t)n * sizeof *w->htp);
   fcd_real beta = sys->ray_beta, vs = 0, cv = h * h * th + h * beta;
-  for (fcd_index i = 0; i < n; i++) vs = fmax(vs, fmax(fabs(it->v[i]), fabs(w->v1[i])));
+  for (fcd_index i = 0; i < n; i++) vs = fcd__fmax(vs, fcd__fmax(fabs(it->v[i]), fabs(w->v1[i])));
   fcd_real res = 0, fs = 0;
   for (fcd_index i = 0; i < n; i++) {
     if (sys->is_fixed[i]) continue;
@@ -470,20 +470,20 @@ static fcd_status certify_step(fcd_integrator *it, fcd_real h, const work *w,
     fcd_real ak = h * it->aKu[i] + cv * (it->aKv[i] + aKv1[i]);
     fcd_real s = fabs(Mv1[i]) + fabs(it->Mv[i]) + ak + h * (fabs(it->Cv[i]) + fabs(Cv1[i])) +
                  fabs(w->hf[i]) + fabs(w->htp[i]);
-    res = fmax(res, fabs(r));
-    fs = fmax(fs, s);
+    res = fcd__fmax(res, fabs(r));
+    fs = fcd__fmax(fs, s);
   }
   fcd_real ps = fs;
   for (fcd_index i = 0; i < nc * d; i++) {
-    ps = fmax(ps, fabs(p[i]));
-    vs = fmax(vs, fabs(w->law[i]));
+    ps = fcd__fmax(ps, fabs(p[i]));
+    vs = fcd__fmax(vs, fabs(w->law[i]));
   }
-  if (wmin > 0) vs = fmax(vs, ps * wmin);
+  if (wmin > 0) vs = fcd__fmax(vs, ps * wmin);
   fcd_certificate c;
   fcd__certificate_init(&c, ps, vs);
   c.equilibrium = fs > 0 ? res / fs : res;
   if (nc > 0) fcd__certify_contacts(&c, d, nc, w->mut, w->law, p, NULL, w->amask);
-  if (!fcd__certificate_check(&c, fmax(it->cert_tol, 10 * it->opts.tol))) {
+  if (!fcd__certificate_check(&c, fcd__fmax(it->cert_tol, 10 * it->opts.tol))) {
     char buf[256];
     fcd__certificate_format(&c, buf, sizeof buf);
     return fcd__err(sys, FCD_E_NOT_CONVERGED, "the step at t = %g fails its certificate: %s; "
@@ -536,9 +536,9 @@ static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) 
   fcd_real lsc = 0;
   for (fcd_index i = 0; i < n; i++) {
     w->tmp[i] = it->u[i] + h * it->v[i];
-    lsc = fmax(lsc, fmax(fabs(it->u[i]), fabs(w->tmp[i])));
+    lsc = fcd__fmax(lsc, fcd__fmax(fabs(it->u[i]), fabs(w->tmp[i])));
   }
-  for (fcd_index c = 0; c < nc; c++) lsc = fmax(lsc, fabs(it->cs->c[c].gap));
+  for (fcd_index c = 0; c < nc; c++) lsc = fcd__fmax(lsc, fabs(it->cs->c[c].gap));
   int dense = it->cs->H_dlen > 0;
   if (dense && it->hloc_ok && it->hloc_csv == it->cs->version) {
     /* dense rows (a reduced model's modal ones) cost a pass over H each: H u and H v as
@@ -602,7 +602,7 @@ static void classify_contacts(fcd_integrator *it, const work *w, const fcd_real 
   for (fcd_index c = 0; c < nc; c++)
     for (int k = 1; k < d; k++) w->uth[c * d + k] -= it->cs->c[c].vg[k - 1];
   fcd__class_scale sc = {cert->tolerance, cert->length_scale, cert->force_scale};
-  for (fcd_index i = 0; i < nc * d; i++) sc.reaction = fmax(sc.reaction, fabs(pnew[i]));
+  for (fcd_index i = 0; i < nc * d; i++) sc.reaction = fcd__fmax(sc.reaction, fabs(pnew[i]));
   memset(&it->counts, 0, sizeof it->counts);
   for (fcd_index c = 0; c < nc; c++) {
     const fcd_real *pc = pnew + c * d, *uc = w->uth + c * d;
@@ -747,7 +747,7 @@ static fcd_real local_scaling(const fcd_integrator *it, const work *w, fcd_index
   fcd__csr Wc = {ma, w->wrp, w->wci, W, 0, 0, 1, 1, 0, NULL};
   fcd_real scale = it->ops->w_scale(it->theta);
   *kb = fcd__fc_balance_exponent(&Wc, scale);
-  return ldexp(scale, *kb);
+  return fcd__ldexp(scale, *kb);
 }
 
 /* this step's W of the active contacts (Wd, its own copy) scaled in place; kb */
@@ -788,13 +788,13 @@ static fcd_real *scaled_wall(fcd_integrator *it, const work *w, int *kb) {
 static fcd_real local_figures(int d, fcd_index na, const fcd_real *mul, const fcd_real *pl,
                               const fcd_real *ul, fcd_real wmin, fcd_real ps, fcd_real vs) {
   for (fcd_index i = 0; i < na * d; i++) {
-    ps = fmax(ps, fabs(pl[i]));
-    vs = fmax(vs, fabs(ul[i]));
+    ps = fcd__fmax(ps, fabs(pl[i]));
+    vs = fcd__fmax(vs, fabs(ul[i]));
   }
   fcd_certificate c;
-  fcd__certificate_init(&c, ps, fmax(vs, ps * wmin));
+  fcd__certificate_init(&c, ps, fcd__fmax(vs, ps * wmin));
   fcd__certify_contacts(&c, d, na, mul, ul, pl, NULL, NULL);
-  return fmax(fmax(c.penetration, c.complementarity), c.cone);
+  return fcd__fmax(fcd__fmax(c.penetration, c.complementarity), c.cone);
 }
 
 /* Lower bounds of certify_step's scales known before the step's end: the impulse scale
@@ -805,9 +805,9 @@ static fcd_status step_scale_bounds(const fcd_integrator *it, const work *w, fcd
   fcd_system *sys = it->sys;
   fcd_real th = it->theta, f = 0, v = 0;
   for (fcd_index i = 0; i < sys->n; i++) {
-    v = fmax(v, fabs(it->v[i]));
+    v = fcd__fmax(v, fabs(it->v[i]));
     if (sys->is_fixed[i]) continue;
-    f = fmax(f, fabs(it->Mv[i]) + h * it->aKu[i] + h * fabs((1 - th) * w->f0[i] + th * w->f1[i]));
+    f = fcd__fmax(f, fabs(it->Mv[i]) + h * it->aKu[i] + h * fabs((1 - th) * w->f0[i] + th * w->f1[i]));
   }
   *ps = f;
   *vs = v;
@@ -824,7 +824,7 @@ static int local_passes(const fcd_integrator *it, const work *w, fcd_real h, fcd
   if (local_figures(d, na, mul, pl, ul, wl, 0, 0) <= ctol) return 1;
   fcd_real ps, vs;
   if (step_scale_bounds(it, w, h, &ps, &vs) != FCD_OK) return 0;
-  return local_figures(d, na, mul, pl, ul, wl, ldexp(ps, -kb), vs) <= ctol;
+  return local_figures(d, na, mul, pl, ul, wl, fcd__ldexp(ps, -kb), vs) <= ctol;
 }
 
 /* The local problem of the active contacts, ul = Wd pl + ql with the scheme's scaling of
@@ -848,7 +848,7 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_real h, fcd
   fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1, 1, 0, NULL}; /* every entry: dense */
   /* warm start from the previous impulses of the same contacts */
   for (fcd_index a = 0; a < na; a++)
-    for (int k = 0; k < d; k++) pl[a * d + k] = ldexp(it->p[w->act[a] * d + k], -kb);
+    for (int k = 0; k < d; k++) pl[a * d + k] = fcd__ldexp(it->p[w->act[a] * d + k], -kb);
   fcd__fc_local lp = {d, na, ma, &Wc, ql, mul, NULL, NULL, &it->fcws};
   it->fcws.blocks_valid = 0; /* W is this step's */
   fcd__fc_result res;
@@ -869,7 +869,7 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_real h, fcd
       if (wa > 0 && (wl == 0 || wa < wl)) wl = wa;
     }
     fcd__fc_matvec(&lp, pl, ul); /* the law recomputed from the impulses */
-    fcd_real ctol = fmax(it->cert_tol, 10 * it->opts.tol);
+    fcd_real ctol = fcd__fmax(it->cert_tol, 10 * it->opts.tol);
     o.tol = it->opts.tol;
     for (int again = 0; again < 2 && !local_passes(it, w, h, na, mul, pl, ul, wl, kb, ctol);
          again++) {
@@ -880,9 +880,9 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_real h, fcd
     }
     /* the law vector and the smallest compliance for the certificate */
     for (fcd_index i = 0; i < ma; i++) w->law[w->act[i / d] * d + i % d] = ul[i];
-    if (wl > 0) *wmin = *wmin == 0 ? ldexp(wl, -kb) : fmin(*wmin, ldexp(wl, -kb));
+    if (wl > 0) *wmin = *wmin == 0 ? fcd__ldexp(wl, -kb) : fmin(*wmin, fcd__ldexp(wl, -kb));
   }
-  for (fcd_index i = 0; i < ma; i++) pl[i] = ldexp(pl[i], kb);
+  for (fcd_index i = 0; i < ma; i++) pl[i] = fcd__ldexp(pl[i], kb);
   return st;
 }
 
@@ -1321,8 +1321,8 @@ fcd_status fcd_integrator_advance(fcd_integrator *it, fcd_real t_end) {
   fcd_real span = t_end - it->t;
   for (;;) {
     fcd_real rem = t_end - it->t;
-    fcd_real res = 8 * DBL_EPSILON * fmax(fabs(t_end), fabs(it->t));
-    if (!(rem > fmax(res, 1e-12 * fmin(it->h, span)))) break;
+    fcd_real res = 8 * DBL_EPSILON * fcd__fmax(fabs(t_end), fabs(it->t));
+    if (!(rem > fcd__fmax(res, 1e-12 * fmin(it->h, span)))) break;
     /* a remainder below a hundredth of a step is absorbed into the previous one */
     fcd_real h = rem < 1.01 * it->h ? rem : it->h;
     if (it->t + h == it->t)
