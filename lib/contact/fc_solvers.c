@@ -1624,8 +1624,8 @@ int fcd__fc_balance_exponent(const fcd__csr *W, fcd_real factor) {
  * normal double itself, and it vectorizes: ldexp entry by entry of a dense W was 14 % of
  * a Moreau-Jean step at 32k dofs. */
 static void scale_by_pow2(fcd_real *x, fcd_index n, int k) {
-  if (k >= DBL_MIN_EXP - 1 && k <= DBL_MAX_EXP - 1) {
-    const fcd_real f = ldexp(1.0, k);
+  const fcd_real f = fcd__pow2(k);
+  if (f != 0) {
     for (fcd_index i = 0; i < n; i++) x[i] *= f;
   } else {
     for (fcd_index i = 0; i < n; i++) x[i] = ldexp(x[i], k);
