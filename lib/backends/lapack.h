@@ -57,6 +57,8 @@ int fcd__la_gesv_cm(fcd_index n, fcd_real *A, fcd_real *b);
 int fcd__la_lu_cm(fcd_index n, fcd_real *A, int *piv);
 /* b = A^-1 b from fcd__la_lu_cm's factors, on the calling thread (two passes over them) */
 void fcd__la_lu_solve_cm(fcd_index n, const fcd_real *A, const int *piv, fcd_real *b);
+/* b = A^-T b from the same factors (a matrix stored by rows factored as its transpose) */
+void fcd__la_lu_solve_t_cm(fcd_index n, const fcd_real *A, const int *piv, fcd_real *b);
 /* B = L^-1 B for the lower triangular L (n x n) and k columns of B (n x k), column-major */
 int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real *B);
 

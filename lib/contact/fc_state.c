@@ -28,14 +28,16 @@ struct fcd__fc_state {
   unsigned char *state;
   fcd_real *s;      /* slip directions of u_T (d - 1 per contact) */
   fcd_index *col;   /* first unknown of each contact, -1 when open */
-  fcd_real *A, *x;  /* k x k column-major, k */
+  fcd_real *A, *x;  /* k x k by rows (a row is a constraint, written as one stretch), k */
   fcd_index nc_cap, m_cap; /* what the arrays hold (a kept workspace grows) */
-  /* the last factored system's LU (lu_k x lu_k, column-major, pivots piv), kept across
-   * solves and steps as the next systems' preconditioner; b and res: k each */
+  /* the last factored system's LU (lu_k x lu_k: A's rows are the columns of A^T, which
+   * is factored; pivots piv), kept across solves and steps as the next systems'
+   * preconditioner; b and res: k each */
   fcd_real *LU, *b, *res;
   int *piv;
   fcd_index lu_k, lu_cap; /* lu_k 0: none kept */
   long nfactor; /* factorizations made (the tests' view of the kept LU) */
+  fcd_real anorm; /* max row sum of |A|, taken as the rows are made */
 };
 typedef fcd__fc_state state_ws; /* the stage's workspace is the handle */
 
@@ -93,36 +95,38 @@ static void reaction_of(const fcd__fc_local *p, const state_ws *w, fcd_index c,
  * allocation), the whole solve of a problem of a few contacts. */
 enum { SMALL_LU = 64 };
 
-/* A x = b in place (A k x k column-major, destroyed; x holds b), Gaussian elimination
- * with partial pivoting as dgesv does; 1 when a pivot is exactly zero (dgesv's info > 0) */
+/* A x = b in place (A k x k by rows, destroyed; x holds b), Gaussian elimination with
+ * partial pivoting as dgesv does; 1 when a pivot is exactly zero (dgesv's info > 0) */
 static int small_lu_solve(fcd_index k, fcd_real *A, fcd_real *x) {
   for (fcd_index j = 0; j < k; j++) {
     fcd_index piv = j;
     for (fcd_index i = j + 1; i < k; i++)
-      if (fabs(A[j * k + i]) > fabs(A[j * k + piv])) piv = i;
-    if (!(A[j * k + piv] != 0)) return 1; /* zero (or NaN) pivot */
+      if (fabs(A[i * k + j]) > fabs(A[piv * k + j])) piv = i;
+    if (!(A[piv * k + j] != 0)) return 1; /* zero (or NaN) pivot */
     if (piv != j) {
       for (fcd_index c = 0; c < k; c++) {
-        fcd_real t = A[c * k + j];
-        A[c * k + j] = A[c * k + piv];
-        A[c * k + piv] = t;
+        fcd_real t = A[j * k + c];
+        A[j * k + c] = A[piv * k + c];
+        A[piv * k + c] = t;
       }
       fcd_real t = x[j];
       x[j] = x[piv];
       x[piv] = t;
     }
     fcd_real inv = 1 / A[j * k + j];
+    const fcd_real *aj = A + j * k;
     for (fcd_index i = j + 1; i < k; i++) {
-      fcd_real f = A[j * k + i] * inv;
+      fcd_real *ai = A + i * k, f = ai[j] * inv;
       if (f == 0) continue;
-      for (fcd_index c = j + 1; c < k; c++) A[c * k + i] -= f * A[c * k + j];
+      for (fcd_index c = j + 1; c < k; c++) ai[c] -= f * aj[c];
       x[i] -= f * x[j];
     }
   }
   for (fcd_index i = k - 1; i >= 0; i--) {
+    const fcd_real *ai = A + i * k;
     fcd_real t = x[i];
-    for (fcd_index c = i + 1; c < k; c++) t -= A[c * k + i] * x[c];
-    x[i] = t / A[i * k + i];
+    for (fcd_index c = i + 1; c < k; c++) t -= ai[c] * x[c];
+    x[i] = t / ai[i];
   }
   return 0;
 }
@@ -173,15 +177,21 @@ static fcd_real max_abs(fcd_index k, const fcd_real *x) {
   return v;
 }
 
-/* res = b - A x for the k x k column-major A; returns max |res| */
+/* res = b - A x for the k x k A by rows; returns max |res| */
 static fcd_real residual(fcd_index k, const fcd_real *A, const fcd_real *x, const fcd_real *b,
                          fcd_real *res) {
-  memcpy(res, b, (size_t)k * sizeof *res);
-  for (fcd_index c = 0; c < k; c++) {
-    const fcd_real *a = A + (size_t)c * (size_t)k;
-    fcd_real f = x[c];
-    if (f != 0)
-      for (fcd_index i = 0; i < k; i++) res[i] -= a[i] * f;
+  for (fcd_index i = 0; i < k; i++) {
+    const fcd_real *a = A + (size_t)i * (size_t)k;
+    fcd_real s0 = 0, s1 = 0, s2 = 0, s3 = 0; /* four sums: the vector lanes */
+    fcd_index c = 0;
+    for (; c + 4 <= k; c += 4) {
+      s0 += a[c] * x[c];
+      s1 += a[c + 1] * x[c + 1];
+      s2 += a[c + 2] * x[c + 2];
+      s3 += a[c + 3] * x[c + 3];
+    }
+    for (; c < k; c++) s0 += a[c] * x[c];
+    res[i] = b[i] - ((s0 + s1) + (s2 + s3));
   }
   return max_abs(k, res);
 }
@@ -192,17 +202,14 @@ static int solve_kept(state_ws *w) {
   fcd_index k = w->k;
   if (w->lu_k != k) return 1;
   memcpy(w->b, w->x, (size_t)k * sizeof *w->b);
-  memset(w->res, 0, (size_t)k * sizeof *w->res); /* |A|'s row sums, its norm below */
-  for (fcd_index c = 0; c < k; c++)
-    for (fcd_index i = 0; i < k; i++) w->res[i] += fabs(w->A[(size_t)c * (size_t)k + i]);
-  fcd_real anorm = max_abs(k, w->res), bn = max_abs(k, w->b), prev = INFINITY;
-  fcd__la_lu_solve_cm(k, w->LU, w->piv, w->x);
+  fcd_real anorm = w->anorm, bn = max_abs(k, w->b), prev = INFINITY;
+  fcd__la_lu_solve_t_cm(k, w->LU, w->piv, w->x);
   for (int it = 0; it < REFINE_MAX; it++) {
     fcd_real rn = residual(k, w->A, w->x, w->b, w->res);
     if (rn <= REFINE_TOL * (anorm * max_abs(k, w->x) + bn)) return 0;
     if (!(rn <= REFINE_RATE * prev)) break;
     prev = rn;
-    fcd__la_lu_solve_cm(k, w->LU, w->piv, w->res);
+    fcd__la_lu_solve_t_cm(k, w->LU, w->piv, w->res);
     for (fcd_index i = 0; i < k; i++) w->x[i] += w->res[i];
   }
   memcpy(w->x, w->b, (size_t)k * sizeof *w->x);
@@ -210,33 +217,49 @@ static int solve_kept(state_ws *w) {
 }
 
 /* A x = b (x holds b) by a factorization of A, kept for the next systems; 1 when A is
- * singular */
+ * singular. A's rows are the columns of A^T: A^T is factored, and solved transposed. */
 static int solve_factor(state_ws *w) {
   fcd_index k = w->k;
-  if (lu_size(w, k)) return fcd__la_gesv_cm(k, w->A, w->x) != 0; /* no room to keep it */
+  if (lu_size(w, k)) { /* no room to keep it: A itself, turned to columns, by dgesv */
+    for (fcd_index i = 0; i < k; i++)
+      for (fcd_index c = i + 1; c < k; c++) {
+        fcd_real t = w->A[i * k + c];
+        w->A[i * k + c] = w->A[c * k + i];
+        w->A[c * k + i] = t;
+      }
+    return fcd__la_gesv_cm(k, w->A, w->x) != 0;
+  }
   memcpy(w->LU, w->A, (size_t)k * (size_t)k * sizeof *w->LU);
   w->nfactor++;
   w->lu_k = fcd__la_lu_cm(k, w->LU, w->piv) == 0 ? k : 0;
   if (w->lu_k == 0) return 1;
-  fcd__la_lu_solve_cm(k, w->LU, w->piv, w->x);
+  fcd__la_lu_solve_t_cm(k, w->LU, w->piv, w->x);
   return 0;
 }
 
-/* row ei of A from the dense row wr of W (m entries) */
-static void dense_row(const fcd__fc_local *p, state_ws *w, const fcd_real *wr, fcd_index ei) {
+/* row ei of A from the dense row wr of W (m entries), each entry written once, in
+ * column order (a column-major A took a store k numbers apart per entry, the stage's
+ * largest cost on the brake's 393 sliding contacts); returns the row's sum of |A| */
+static fcd_real dense_row(const fcd__fc_local *p, state_ws *w, const fcd_real *wr,
+                          fcd_index ei) {
   int d = w->d;
-  fcd_index k = w->k;
+  fcd_real *ar = w->A + ei * w->k, sum = 0;
   for (fcd_index cj = 0; cj < w->nc; cj++) {
     const fcd_real *wc = wr + cj * d;
     if (w->state[cj] == ST_STICK) {
-      for (int b = 0; b < d; b++) w->A[(w->col[cj] + b) * k + ei] += wc[b];
+      for (int b = 0; b < d; b++) {
+        ar[w->col[cj] + b] = wc[b];
+        sum += fabs(wc[b]);
+      }
     } else if (w->state[cj] == ST_SLIP) {
       fcd_real acc = wc[0];
       const fcd_real *s = w->s + cj * (d - 1);
       for (int b = 1; b < d; b++) acc += p->mu[cj] * s[b - 1] * wc[b];
-      w->A[w->col[cj] * k + ei] += acc;
+      ar[w->col[cj]] = acc;
+      sum += fabs(acc);
     }
   }
+  return sum;
 }
 
 /* A x = b: the rows u_N = 0 (slipping) or u = 0 (sticking) of u = W r + q with r in
@@ -245,27 +268,33 @@ static int solve_states(const fcd__fc_local *p, state_ws *w) {
   int d = w->d;
   fcd_index k = w->k;
   const fcd__csr *W = p->W;
-  memset(w->A, 0, (size_t)k * (size_t)k * sizeof *w->A);
+  /* a dense W's rows write every entry of A's (every column is a closed contact's) */
+  if (!W->dense) memset(w->A, 0, (size_t)k * (size_t)k * sizeof *w->A);
+  w->anorm = 0;
   for (fcd_index c = 0; c < w->nc; c++) {
     if (w->state[c] == ST_OPEN) continue;
     int rows = w->state[c] == ST_STICK ? d : 1;
     for (int a = 0; a < rows; a++) {
       fcd_index i = c * d + a, ei = w->col[c] + a;
       w->x[ei] = -p->q[i];
+      fcd_real sum = 0;
       if (W->dense) { /* the same sums, contact by contact, without the indices */
-        dense_row(p, w, W->val + i * p->m, ei);
-        continue;
-      }
-      for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++) {
-        fcd_index j = W->col[e], cj = j / d;
-        int b = (int)(j - cj * d);
-        if (w->state[cj] == ST_STICK) {
-          w->A[(w->col[cj] + b) * k + ei] += W->val[e];
-        } else if (w->state[cj] == ST_SLIP) {
-          fcd_real f = b == 0 ? 1 : p->mu[cj] * w->s[cj * (d - 1) + b - 1];
-          w->A[w->col[cj] * k + ei] += f * W->val[e];
+        sum = dense_row(p, w, W->val + i * p->m, ei);
+      } else {
+        fcd_real *ar = w->A + ei * k;
+        for (fcd_index e = W->rowptr[i]; e < W->rowptr[i + 1]; e++) {
+          fcd_index j = W->col[e], cj = j / d;
+          int b = (int)(j - cj * d);
+          if (w->state[cj] == ST_STICK) {
+            ar[w->col[cj] + b] += W->val[e];
+          } else if (w->state[cj] == ST_SLIP) {
+            fcd_real f = b == 0 ? 1 : p->mu[cj] * w->s[cj * (d - 1) + b - 1];
+            ar[w->col[cj]] += f * W->val[e];
+          }
         }
+        for (fcd_index q = 0; q < k; q++) sum += fabs(ar[q]);
       }
+      w->anorm = sum > w->anorm || isnan(sum) ? sum : w->anorm;
     }
   }
   if (k <= SMALL_LU) return small_lu_solve(k, w->A, w->x);

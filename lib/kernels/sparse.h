@@ -45,8 +45,9 @@ void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y);
 void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y);
 void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_real *y1,
                      const fcd_real *x2, fcd_real *y2);
-/* y1 += A x1, y2 += A x2 (bitwise fcd__csr_gaxpy2's with alpha 1) and z1 += |A| |x1|,
- * z2 += |A| |x2| (bitwise fcd__csr_abs_apply's), a sparse A read once for the four */
+/* y1 += A x1, y2 += A x2 and z1 += |A| |x1|, z2 += |A| |x2|, A read once for the four:
+ * a sparse A's bitwise those of fcd__csr_gaxpy2 (alpha 1) and fcd__csr_abs_apply, a
+ * dense symmetric one's (sym) from one pass over a triangle, equal to them to round-off */
 void fcd__csr_gaxpy2_abs(const fcd__csr *a, const fcd_real *x1, fcd_real *y1,
                          const fcd_real *x2, fcd_real *y2, fcd_real *z1, fcd_real *z2);
 /* Y += alpha A X for nj columns (X, Y n x nj, column-major), A's entries read once for

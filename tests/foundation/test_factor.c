@@ -814,10 +814,54 @@ static void test_block_product(void) {
  * than the k asked for before keeping them, and a k-long array of the caller's
  * overflowed (the brake's 600-mode reduction aborted in free). The wrapper must write
  * exactly k values, all 1, with orthonormal eigenvectors of A. */
+/* The integrator's one pass over K (fcd__csr_gaxpy2_abs) on a dense symmetric matrix
+ * (a reduced model's K: one pass over its lower triangle, two columns at a time, vector
+ * lanes of four): the four products against their definitions, summed here entry by
+ * entry, for orders that leave every remainder (odd n: a last lone column; n mod 4: the
+ * rows past the lanes), added to what the outputs hold. Another order of the same sums:
+ * the bound is round-off, 64 eps of the sums of the absolute terms. */
+static void test_fused_symmetric(void) {
+  enum { NMAX = 67 };
+  static fcd_index rp[NMAX + 1], ci[NMAX * NMAX];
+  static double v[NMAX * NMAX], x[2][NMAX], y[4][NMAX];
+  const int orders[] = {1, 2, 3, 5, 8, 29, 66, 67};
+  for (int q = 0; q < 8; q++) {
+    int n = orders[q];
+    for (int i = 0; i <= n; i++) rp[i] = (fcd_index)i * n;
+    for (int i = 0; i < n; i++) {
+      x[0][i] = fcdt_rand() - 0.5, x[1][i] = fcdt_rand() - 0.5;
+      for (int j = 0; j <= i; j++) {
+        ci[i * n + j] = j, ci[j * n + i] = i;
+        v[i * n + j] = v[j * n + i] = i == j ? 4 + fcdt_rand() : fcdt_rand() - 0.5;
+      }
+    }
+    fcd__csr a = {n, rp, ci, v, 0, 0, 1, 0, 0, NULL};
+    fcd__csr_mark_dense(&a);
+    CHECK(a.dense == 1 && a.sym == 1);
+    for (int k = 0; k < 4; k++)
+      for (int i = 0; i < n; i++) y[k][i] = 0.1 * (k + 1) * i;
+    fcd__csr_gaxpy2_abs(&a, x[0], y[0], x[1], y[1], y[2], y[3]);
+    double worst = 0;
+    for (int k = 0; k < 4; k++)
+      for (int i = 0; i < n; i++) {
+        double s = 0.1 * (k + 1) * i, sa = fabs(s);
+        for (int j = 0; j < n; j++) {
+          double t = k < 2 ? v[i * n + j] * x[k][j] : fabs(v[i * n + j]) * fabs(x[k - 2][j]);
+          s += t, sa += fabs(t);
+        }
+        double e = fabs(y[k][i] - s) / (64 * DBL_EPSILON * sa);
+        worst = fmax(worst, e);
+        CHECK(e <= 1);
+      }
+    if (q == 7) printf("fused symmetric products (n = 1 to 67): worst %.2f of the bound\n", worst);
+    fcd__free(a.absval);
+  }
+}
+
 /* The integrator's one pass over K (fcd__csr_gaxpy2_abs): A x1, A x2 bitwise those of
- * fcd__csr_gaxpy2 and |A| |x1|, |A| |x2| bitwise those of fcd__csr_abs_apply, whatever
- * the storage (general, upper, dense rows), added to what the outputs hold; and |A| |x|
- * against its definition on the dense matrix built here */
+ * fcd__csr_gaxpy2 and |A| |x1|, |A| |x2| bitwise those of fcd__csr_abs_apply for a sparse
+ * A (general, upper storage) and dense non-symmetric rows, added to what the outputs
+ * hold; and |A| |x| against its definition on the dense matrix built here */
 static void test_fused_products(void) {
   enum { N = 29 };
   static fcd_index rp[N + 1], ci[N * N];
@@ -930,6 +974,42 @@ static void test_gesv_panels(void) {
   }
 }
 
+/* The transposed solve from fcd__la_lu_cm's factors (the state stage keeps its matrix by
+ * rows and factors it as its transpose): A^T x = b against the residual of A^T x in
+ * the entries built here, on an order solved on the calling thread with row swaps and
+ * one past the panels' limit (LAPACK's dgetrf) */
+static void test_lu_transposed(void) {
+  const int orders[] = {1, 9, 120, 500};
+  for (int q = 0; q < 4; q++) {
+    int n = orders[q];
+    double *A = malloc(sizeof *A * (size_t)n * n), *F = malloc(sizeof *F * (size_t)n * n);
+    double *b = malloc(sizeof *b * (size_t)n), *x = malloc(sizeof *x * (size_t)n);
+    int *piv = malloc(sizeof *piv * (size_t)n);
+    for (int j = 0; j < n; j++) /* column-major; small diagonal: the pivots swap rows */
+      for (int i = 0; i < n; i++) A[(size_t)j * n + i] = fcdt_rand() - 0.5 + (i == j ? 0.01 : 0);
+    for (int i = 0; i < n; i++) b[i] = x[i] = fcdt_rand() - 0.5;
+    memcpy(F, A, sizeof *F * (size_t)n * n);
+    CHECK(fcd__la_lu_cm(n, F, piv) == 0);
+    int swapped = 0;
+    for (int i = 0; i < n; i++) swapped += piv[i] != i;
+    CHECK(n == 1 || swapped > 0);
+    fcd__la_lu_solve_t_cm(n, F, piv, x);
+    double worst = 0, scale = 0;
+    for (int j = 0; j < n; j++) { /* (A^T x)_j = column j of A dotted with x */
+      double s = 0, sa = fabs(b[j]);
+      for (int i = 0; i < n; i++) s += A[(size_t)j * n + i] * x[i], sa += fabs(A[(size_t)j * n + i] * x[i]);
+      worst = fmax(worst, fabs(s - b[j]));
+      scale = fmax(scale, sa);
+    }
+    CHECK(worst <= 1e3 * n * DBL_EPSILON * scale);
+    free(A);
+    free(F);
+    free(b);
+    free(x);
+    free(piv);
+  }
+}
+
 /* fcd__fmax and fcd__ldexp stand for fmax and ldexp in the integrator's step: the same
  * value to the bit, NaN arguments and results that underflow to subnormals or overflow
  * included, and 2^k out of a normal double's range falling back to ldexp itself */
@@ -954,10 +1034,12 @@ int main(void) {
   test_math_inline();
   test_openmp_state();
   test_gesv_panels();
+  test_lu_transposed();
   test_syev_top();
   test_dense_kernels();
   test_block_product();
   test_fused_products();
+  test_fused_symmetric();
   test_spd(40, 0);
   test_spd(300, 7);
   test_lu(50);
