@@ -667,6 +667,9 @@ static fcd_status chol_delassus_trailing(fcd__factor *f, const fcd__csr *H, fcd_
     if (fcd__la_lower_solve_cm(s, m, Lt, Y) != 0 || fcd__la_gemm_tn(m, m, s, Y, Y, W) != 0)
       st = fcd__err(f->sys, FCD_E_UNSUPPORTED, "a Delassus operator of %lld contact "
                     "directions is beyond BLAS' int indices", (long long)m);
+    else /* Y^T Y is symmetric; dgemm's blocks may round its mirrored entries apart */
+      for (fcd_index i = 0; i < m; i++)
+        for (fcd_index j = 0; j < i; j++) W[j * m + i] = W[i * m + j];
   }
   fcd__free(at);
   fcd__free(Y);

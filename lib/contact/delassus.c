@@ -237,6 +237,15 @@ fcd_status fcd__wcache_ensure(fcd__wcache *c, const fcd_system *sys, fcd__factor
   }
   c->facts = facts;
   c->csver = cs->version;
+  /* exact symmetry, which a Cholesky factor's W has by construction: its products may
+   * then read one triangle (once a factorization: m^2 / 2 comparisons) */
+  c->wsym = 1;
+  for (fcd_index i = 0; i < m && c->wsym; i++)
+    for (fcd_index j = 0; j < i; j++)
+      if (c->W[i * m + j] != c->W[j * m + i]) {
+        c->wsym = 0;
+        break;
+      }
   return FCD_OK;
 }
 

@@ -164,6 +164,7 @@ typedef struct {
   fcd_real *W;
   fcd_index facts;
   uint64_t csver;
+  int wsym; /* W exactly symmetric (a Cholesky factor's: its halves' product, mirrored) */
   /* Cholesky factors A = P' L L' P only: Y = L^-1 P H^T on the free dofs (CSC, one
    * sparse column per contact direction), for steps made of one forward and one
    * backward half solve (fcd__wcache_ensure_y) */

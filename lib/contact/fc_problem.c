@@ -298,7 +298,7 @@ static fcd_status assemble_delassus(fcd_fc_problem *p) {
       goto done;
   }
   {
-    fcd__csr HT = {m, htp, htc, htv, 0, 0, 1, 0, 0, NULL};
+    fcd__csr HT = {m, htp, htc, htv, 0, 0, 1, 0, 0, NULL, 0};
     if ((st = fcd__delassus_sparse(sys, p->mfac, &p->H, &HT, &p->W)) != FCD_OK) goto done;
   }
   /* q = H^T M^-1 f + w */

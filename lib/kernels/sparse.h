@@ -21,6 +21,8 @@ typedef struct {
                * triangle (half the bytes of a pass over the rows) */
   fcd_real *absval; /* with sym: |A| (dense, row-major), for the backward-error scales;
                      * owned by the matrix whatever its values' ownership */
+  int mirror; /* dense and exactly symmetric, known by its maker (a Delassus operator of
+               * a Cholesky factor), without |A|: products may read one triangle */
 } fcd__csr;
 
 

@@ -485,7 +485,7 @@ static void test_pd_ordered(void) {
   enum { N = 50 };
   fcd_index rp[N + 1], ci[3 * N], perm[3][N], bad[N];
   fcd_real v[3 * N];
-  fcd__csr S = {N, rp, ci, v, 0, 0, 1, 0, 0, NULL};
+  fcd__csr S = {N, rp, ci, v, 0, 0, 1, 0, 0, NULL, 0};
   fcd_system *sys;
   CHECK_ST(fcd_system_create(1, &sys), FCD_OK);
   for (int k = 0; k < N; k++) {
@@ -727,9 +727,18 @@ static void test_dense_kernels(void) {
   }
   for (int round = 0; round < 2; round++) {
     if (round) v[5 * ND + 9] = -7; /* not symmetric: the row kernel */
-    fcd__csr a = {ND, rp, ci, v, 0, 0, 1, 0, 0, NULL};
+    fcd__csr a = {ND, rp, ci, v, 0, 0, 1, 0, 0, NULL, 0};
     fcd__csr_mark_dense(&a);
     CHECK(a.dense == 1 && a.sym == !round);
+    if (!round) { /* y = 0.5 i + A x from one triangle (a symmetric Delassus operator) */
+      for (int i = 0; i < ND; i++) y[i] = 0.5 * i;
+      fcd__la_symv(ND, v, x, y);
+      for (int i = 0; i < ND; i++) {
+        double s = 0.5 * i;
+        for (int j = 0; j < ND; j++) s += v[i * ND + j] * x[j];
+        CHECK_CLOSE(y[i], s, 1e-13);
+      }
+    }
     memset(y, 0, sizeof y);
     fcd__csr_abs_apply(&a, x, y);
     for (int i = 0; i < ND; i++) {
@@ -788,7 +797,7 @@ static void test_block_product(void) {
   for (int e = 0; e < N * NJ; e++) X[e] = fcdt_rand() - 0.5, Y0[e] = fcdt_rand();
   for (int upper = 0; upper < 2; upper++) {
     random_csr(N, upper, 0, rp, ci, v, D);
-    fcd__csr a = {N, rp, ci, v, upper, 0, 1, 0, 0, NULL};
+    fcd__csr a = {N, rp, ci, v, upper, 0, 1, 0, 0, NULL, 0};
     const int widths[] = {1, 5, NJ};
     double err = 0;
     for (int w = 0; w < 3; w++) {
@@ -835,7 +844,7 @@ static void test_fused_symmetric(void) {
         v[i * n + j] = v[j * n + i] = i == j ? 4 + fcdt_rand() : fcdt_rand() - 0.5;
       }
     }
-    fcd__csr a = {n, rp, ci, v, 0, 0, 1, 0, 0, NULL};
+    fcd__csr a = {n, rp, ci, v, 0, 0, 1, 0, 0, NULL, 0};
     fcd__csr_mark_dense(&a);
     CHECK(a.dense == 1 && a.sym == 1);
     for (int k = 0; k < 4; k++)
@@ -870,7 +879,7 @@ static void test_fused_products(void) {
   for (int form = 0; form < 3; form++) {
     int upper = form == 1, dense = form == 2;
     random_csr(N, upper, dense, rp, ci, v, D);
-    fcd__csr a = {N, rp, ci, v, upper, 0, 1, 0, 0, NULL};
+    fcd__csr a = {N, rp, ci, v, upper, 0, 1, 0, 0, NULL, 0};
     if (dense) fcd__csr_mark_dense(&a);
     for (int k = 0; k < 4; k++)
       for (int i = 0; i < N; i++) y[k][i] = r[k][i] = 0.1 * (k + 1) * i;

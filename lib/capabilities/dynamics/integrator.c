@@ -744,7 +744,7 @@ static fcd_status step_ledger(fcd_integrator *it, fcd_real h, const work *w,
  * them is the same to the bit (powers of two are exact). Returns the factor, kb in *kb. */
 static fcd_real local_scaling(const fcd_integrator *it, const work *w, fcd_index ma,
                               fcd_real *W, int *kb) {
-  fcd__csr Wc = {ma, w->wrp, w->wci, W, 0, 0, 1, 1, 0, NULL};
+  fcd__csr Wc = {ma, w->wrp, w->wci, W, 0, 0, 1, 1, 0, NULL, 0};
   fcd_real scale = it->ops->w_scale(it->theta);
   *kb = fcd__fc_balance_exponent(&Wc, scale);
   return fcd__ldexp(scale, *kb);
@@ -845,7 +845,9 @@ static fcd_status solve_local(fcd_integrator *it, const work *w, fcd_real h, fcd
   fcd_system *sys = it->sys;
   int d = cdim(it);
   fcd_index ma = na * d;
-  fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1, 1, 0, NULL}; /* every entry: dense */
+  fcd__csr Wc = {ma, wrp, wci, Wd, 0, 0, 1, 1, 0, NULL, 0}; /* every entry: dense */
+  /* the cached W's rows and columns taken alike and scaled by one factor */
+  Wc.mirror = it->csp.cached && it->csp.wall->wsym;
   /* warm start from the previous impulses of the same contacts */
   for (fcd_index a = 0; a < na; a++)
     for (int k = 0; k < d; k++) pl[a * d + k] = fcd__ldexp(it->p[w->act[a] * d + k], -kb);

@@ -63,7 +63,7 @@ fcd_status fcd__eq_solve_static(fcd_equilibrium *eq, eq_work *w, fcd_real *Wd) {
   for (fcd_index i = 0; i <= m; i++) rp[i] = i * m;
   for (fcd_index i = 0; i < m * m; i++) ci[i] = i % m;
   for (fcd_index c = 0; c < nc; c++) mu[c] = eq->cs->c[c].mu;
-  fcd__csr Wc = {m, rp, ci, Wd, 0, 0, 1, 1, 0, NULL}; /* every entry: dense */
+  fcd__csr Wc = {m, rp, ci, Wd, 0, 0, 1, 1, 0, NULL, 0}; /* every entry: dense */
   fcd__fc_local lp = {d, nc, m, &Wc, q, mu, NULL, NULL, NULL};
   fcd__fc_result res;
   st = fcd__fc_solve_balanced(sys, &lp, &eq->opts, w->r, ul, &res);
