@@ -254,8 +254,41 @@ static void free_y(fcd__wcache *c) {
   fcd__free(c->yi);
   fcd__free(c->yx);
   fcd__free(c->yd);
-  c->yp = c->yi = NULL;
-  c->yx = c->yd = NULL;
+  fcd__free(c->ys0);
+  fcd__free(c->ysp);
+  fcd__free(c->ysx);
+  c->yp = c->yi = c->ys0 = c->ysp = NULL;
+  c->yx = c->yd = c->ysx = NULL;
+}
+
+/* Y's columns as stretches when they fill at least half of them (and there is room) */
+static void stretch_y(fcd__wcache *c, fcd_index m) {
+  fcd_index total = 0;
+  c->ys0 = fcd__malloc_array((size_t)m + 1, sizeof *c->ys0);
+  c->ysp = fcd__malloc_array((size_t)m + 1, sizeof *c->ysp);
+  if (!c->ys0 || !c->ysp) goto none;
+  for (fcd_index r = 0; r < m; r++) {
+    fcd_index lo = -1, hi = -2;
+    for (fcd_index q = c->yp[r]; q < c->yp[r + 1]; q++) {
+      lo = lo < 0 || c->yi[q] < lo ? c->yi[q] : lo;
+      hi = c->yi[q] > hi ? c->yi[q] : hi;
+    }
+    c->ys0[r] = lo < 0 ? 0 : lo;
+    c->ysp[r] = total;
+    total += hi - lo + 1 > 0 ? hi - lo + 1 : 0;
+  }
+  c->ysp[m] = total;
+  if (total > 2 * c->yp[m]) goto none;
+  c->ysx = fcd__calloc((size_t)total + 1, sizeof *c->ysx);
+  if (!c->ysx) goto none;
+  for (fcd_index r = 0; r < m; r++)
+    for (fcd_index q = c->yp[r]; q < c->yp[r + 1]; q++)
+      c->ysx[c->ysp[r] + c->yi[q] - c->ys0[r]] = c->yx[q];
+  return;
+none: /* the indexed columns serve */
+  fcd__free(c->ys0);
+  fcd__free(c->ysp);
+  c->ys0 = c->ysp = NULL;
 }
 
 /* the dense copy of Y when its columns fill half of it (and there is room) */
@@ -306,6 +339,7 @@ fcd_status fcd__wcache_ensure_y(fcd__wcache *c, const fcd_system *sys, fcd__fact
     return st;
   }
   dense_y(c, m, sys->nfree);
+  if (!c->yd) stretch_y(c, m);
   c->yfacts = facts;
   c->ycsver = cs->version;
   return FCD_OK;

@@ -174,6 +174,12 @@ typedef struct {
    * columns when they fill half of it (a reduced model's): the step's two products with
    * Y go to BLAS; NULL otherwise */
   fcd_real *yd;
+  /* else, where each column's entries fill half the stretch from its first to its last
+   * (a dense factor's trailing block: the stretch to its end), the stretches: column r
+   * from free dof ys0[r], ysp[r + 1] - ysp[r] entries at ysx + ysp[r], zeros kept, read
+   * without indices; NULL otherwise */
+  fcd_index *ys0, *ysp;
+  fcd_real *ysx;
   fcd_index yfacts;
   uint64_t ycsver;
 } fcd__wcache;
