@@ -222,30 +222,15 @@ void fcd__la_lu_solve_cm(fcd_index n, const fcd_real *A, const int *piv, fcd_rea
   }
 }
 
-/* the dot product of n entries in four partial sums (one sum is bound by the adder's
- * latency; four fill the vector lanes) */
-static fcd_real dot4(fcd_index n, const fcd_real *a, const fcd_real *b) {
-  fcd_real s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  fcd_index r = 0;
-  for (; r + 4 <= n; r += 4) {
-    s0 += a[r] * b[r];
-    s1 += a[r + 1] * b[r + 1];
-    s2 += a[r + 2] * b[r + 2];
-    s3 += a[r + 3] * b[r + 3];
-  }
-  for (; r < n; r++) s0 += a[r] * b[r];
-  return (s0 + s1) + (s2 + s3);
-}
-
 void fcd__la_lu_solve_t_cm(fcd_index n, const fcd_real *A, const int *piv, fcd_real *b) {
   /* A^T = U^T L^T P^T: both triangles' columns are A's columns, read as dot products */
   for (fcd_index i = 0; i < n; i++) { /* U^T y = b */
     const fcd_real *u = A + (size_t)i * (size_t)n;
-    b[i] = (b[i] - dot4(i, u, b)) / u[i];
+    b[i] = (b[i] - fcd__dot4(u, b, i)) / u[i];
   }
   for (fcd_index i = n - 1; i >= 0; i--) { /* L^T z = y, unit diagonal */
     const fcd_real *l = A + (size_t)i * (size_t)n;
-    b[i] -= dot4(n - i - 1, l + i + 1, b + i + 1);
+    b[i] -= fcd__dot4(l + i + 1, b + i + 1, n - i - 1);
   }
   for (fcd_index i = n - 1; i >= 0; i--) { /* x = P z: the swaps in reverse */
     fcd_index p = piv[i];

@@ -88,21 +88,6 @@ static fcd_status halves_free(fcd__cspace *s, const fcd_real *b, const fcd_real 
   return fcd__factor_half(s->fac, 0, s->rf, s->rf); /* z = L^-1 P b */
 }
 
-/* the dot product of a stretch of Y with z in four partial sums (the vector lanes) */
-static fcd_real stretch_dot(fcd_index n, const fcd_real *restrict y,
-                            const fcd_real *restrict z) {
-  fcd_real s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  fcd_index i = 0;
-  for (; i + 4 <= n; i += 4) {
-    s0 += y[i] * z[i];
-    s1 += y[i + 1] * z[i + 1];
-    s2 += y[i + 2] * z[i + 2];
-    s3 += y[i + 3] * z[i + 3];
-  }
-  for (; i < n; i++) s0 += y[i] * z[i];
-  return (s0 + s1) + (s2 + s3);
-}
-
 static void halves_velocity(fcd__cspace *s, fcd_index na, const fcd_index *act,
                             const fcd_real *v1, fcd_real *locv) {
   (void)v1;
@@ -123,8 +108,7 @@ static void halves_velocity(fcd__cspace *s, fcd_index na, const fcd_index *act,
     for (int k = 0; k < d; k++) {
       fcd_index r = act[a] * d + k;
       if (c->ysx) {
-        locv[r] = stretch_dot(c->ysp[r + 1] - c->ysp[r], c->ysx + c->ysp[r],
-                              s->rf + c->ys0[r]);
+        locv[r] = fcd__dot4(c->ysx + c->ysp[r], s->rf + c->ys0[r], c->ysp[r + 1] - c->ysp[r]);
         continue;
       }
       fcd_real acc = 0;

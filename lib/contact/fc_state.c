@@ -181,17 +181,7 @@ static fcd_real max_abs(fcd_index k, const fcd_real *x) {
 static fcd_real residual(fcd_index k, const fcd_real *A, const fcd_real *x, const fcd_real *b,
                          fcd_real *res) {
   for (fcd_index i = 0; i < k; i++) {
-    const fcd_real *a = A + (size_t)i * (size_t)k;
-    fcd_real s0 = 0, s1 = 0, s2 = 0, s3 = 0; /* four sums: the vector lanes */
-    fcd_index c = 0;
-    for (; c + 4 <= k; c += 4) {
-      s0 += a[c] * x[c];
-      s1 += a[c + 1] * x[c + 1];
-      s2 += a[c + 2] * x[c + 2];
-      s3 += a[c + 3] * x[c + 3];
-    }
-    for (; c < k; c++) s0 += a[c] * x[c];
-    res[i] = b[i] - ((s0 + s1) + (s2 + s3));
+    res[i] = b[i] - fcd__dot4(A + (size_t)i * (size_t)k, x, k);
   }
   return max_abs(k, res);
 }

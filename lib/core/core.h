@@ -60,6 +60,22 @@ static inline fcd_real fcd__ldexp(fcd_real x, int k) {
   return p != 0 ? x * p : ldexp(x, k);
 }
 
+/* The dot product of n entries in four partial sums: one sum is bound by the adder's
+ * latency, four fill the vector lanes (a reduced model's step is passes of such sums) */
+static inline fcd_real fcd__dot4(const fcd_real *restrict a, const fcd_real *restrict b,
+                                 fcd_index n) {
+  fcd_real s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  fcd_index j = 0;
+  for (; j + 3 < n; j += 4) {
+    s0 += a[j] * b[j];
+    s1 += a[j + 1] * b[j + 1];
+    s2 += a[j + 2] * b[j + 2];
+    s3 += a[j + 3] * b[j + 3];
+  }
+  for (; j < n; j++) s0 += a[j] * b[j];
+  return (s0 + s1) + (s2 + s3);
+}
+
 /* The norm of the tangential part x[1 .. d-1] of a local contact vector (N first), and
  * of a vector of the tangent plane t[0 .. d-2]: the one place for "fabs in 2D, hypot in
  * 3D". */

@@ -132,22 +132,6 @@ static void sym_gaxpy(fcd_index n, const fcd_real *A, fcd_real alpha, const fcd_
   dsymv_("L", &nn, &alpha, A, &nn, x, &one, &beta, y, &one);
 }
 
-/* The dot product of a dense row with x: four partial sums, which the compiler keeps in
- * vector registers (a reduced model's step is a few such passes over its matrices) */
-static fcd_real dense_dot(const fcd_real *restrict row, const fcd_real *restrict x,
-                          fcd_index n) {
-  fcd_real s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  fcd_index j = 0;
-  for (; j + 3 < n; j += 4) {
-    s0 += row[j] * x[j];
-    s1 += row[j + 1] * x[j + 1];
-    s2 += row[j + 2] * x[j + 2];
-    s3 += row[j + 3] * x[j + 3];
-  }
-  for (; j < n; j++) s0 += row[j] * x[j];
-  return (s0 + s1) + (s2 + s3);
-}
-
 /* the same with |row| and |x| */
 static fcd_real dense_abs_dot(const fcd_real *restrict row, const fcd_real *restrict x,
                               fcd_index n) {
@@ -170,7 +154,7 @@ void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_re
     return;
   }
   if (a->dense) {
-    for (fcd_index i = 0; i < a->n; i++) y[i] += alpha * dense_dot(a->val + i * a->n, x, a->n);
+    for (fcd_index i = 0; i < a->n; i++) y[i] += alpha * fcd__dot4(a->val + i * a->n, x, a->n);
     return;
   }
   if (!a->upper) {
@@ -209,8 +193,8 @@ void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_
   }
   if (a->dense) {
     for (fcd_index i = 0; i < a->n; i++) {
-      y1[i] += alpha * dense_dot(a->val + i * a->n, x1, a->n);
-      y2[i] += alpha * dense_dot(a->val + i * a->n, x2, a->n);
+      y1[i] += alpha * fcd__dot4(a->val + i * a->n, x1, a->n);
+      y2[i] += alpha * fcd__dot4(a->val + i * a->n, x2, a->n);
     }
     return;
   }
