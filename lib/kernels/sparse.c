@@ -333,13 +333,13 @@ fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x) {
  * absolute value taken in a register. The pass does the four products' eight
  * multiply-adds an entry, as many as the four dsymv, so it gains only where those are
  * bound by reading the matrix (its size beyond the cache); it needs the vector units
- * that BLAS' kernels use, hence a clone for x86-64-v3 (AVX2, FMA) chosen at load time
- * where the compiler makes such clones. Its sums run in another order than dsymv's:
+ * that BLAS' kernels use, hence a second build for AVX2 and FMA, taken when the
+ * processor has them (asked at each call: a load-time resolver, GCC's target_clones,
+ * runs before a thread sanitizer's runtime and crashed it). Its sums run in another
+ * order than dsymv's:
  * the products agree with the separate ones to round-off, not to the bit. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define FCD__SYM4_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define FCD__SYM4_CLONES
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define FCD__SYM4_V3 1 /* a second build of the pass for AVX2 and FMA, chosen per call */
 #endif
 
 #if defined(__GNUC__)
@@ -375,9 +375,9 @@ static inline void sym4_rows_scalar(fcd_index i0, fcd_index i1, const fcd_real *
   }
 }
 
-FCD__SYM4_CLONES
-static void sym4_pass(fcd_index n, const fcd_real *A, const fcd_real *x1, fcd_real *y1,
-                      const fcd_real *x2, fcd_real *y2, fcd_real *z1, fcd_real *z2) {
+__attribute__((always_inline)) static inline void
+sym4_body(fcd_index n, const fcd_real *A, const fcd_real *x1, fcd_real *y1, const fcd_real *x2,
+          fcd_real *y2, fcd_real *z1, fcd_real *z2) {
   fcd_index j = 0;
   for (; j + 2 <= n; j += 2) {
     const fcd_real *a = A + j * n, *b = a + n; /* columns j, j + 1 (= rows: symmetric) */
@@ -417,6 +417,30 @@ static void sym4_pass(fcd_index n, const fcd_real *A, const fcd_real *x1, fcd_re
     y1[j] += d * x1[j], y2[j] += d * x2[j];
     z1[j] += fabs(d) * fabs(x1[j]), z2[j] += fabs(d) * fabs(x2[j]);
   }
+}
+
+static void sym4_plain(fcd_index n, const fcd_real *A, const fcd_real *x1, fcd_real *y1,
+                       const fcd_real *x2, fcd_real *y2, fcd_real *z1, fcd_real *z2) {
+  sym4_body(n, A, x1, y1, x2, y2, z1, z2);
+}
+
+#ifdef FCD__SYM4_V3
+__attribute__((target("avx2,fma"))) static void
+sym4_v3(fcd_index n, const fcd_real *A, const fcd_real *x1, fcd_real *y1, const fcd_real *x2,
+        fcd_real *y2, fcd_real *z1, fcd_real *z2) {
+  sym4_body(n, A, x1, y1, x2, y2, z1, z2);
+}
+#endif
+
+static void sym4_pass(fcd_index n, const fcd_real *A, const fcd_real *x1, fcd_real *y1,
+                      const fcd_real *x2, fcd_real *y2, fcd_real *z1, fcd_real *z2) {
+#ifdef FCD__SYM4_V3
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    sym4_v3(n, A, x1, y1, x2, y2, z1, z2);
+    return;
+  }
+#endif
+  sym4_plain(n, A, x1, y1, x2, y2, z1, z2);
 }
 
 void fcd__csr_gaxpy2_abs(const fcd__csr *a, const fcd_real *x1, fcd_real *y1,
