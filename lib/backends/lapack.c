@@ -45,22 +45,6 @@ void fcd__la_gemv_rm(int trans, fcd_index m, fcd_index n, fcd_real alpha, const 
     }
 }
 
-void dsymv_(const char *uplo, const int *n, const double *alpha, const double *a,
-            const int *lda, const double *x, const int *incx, const double *beta, double *y,
-            const int *incy);
-
-void fcd__la_symv(fcd_index n, const fcd_real *A, const fcd_real *x, fcd_real *y) {
-  if (n <= 0) return;
-  if (fits(n)) {
-    int nn = (int)n, one = 1;
-    const double alpha = 1, beta = 1;
-    dsymv_("L", &nn, &alpha, A, &nn, x, &one, &beta, y, &one);
-    return;
-  }
-  for (fcd_index i = 0; i < n; i++)
-    for (fcd_index j = 0; j < n; j++) y[i] += A[i * n + j] * x[j];
-}
-
 /* C = alpha A^T B + beta C, column-major (A k x m, B k x n) */
 static int gemm_tn(fcd_index m, fcd_index n, fcd_index k, double alpha, const fcd_real *A,
                    const fcd_real *B, double beta, fcd_real *C) {

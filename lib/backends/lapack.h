@@ -65,9 +65,6 @@ int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real
 /* y = alpha A x + beta y (trans 0; y: m entries) or y = alpha A^T x + beta y (trans 1;
  * y: n entries) for the row-major A (m x n, lda n), by BLAS' dgemv; sizes that do not
  * fit its ints take the loops */
-/* y += A x for the n x n symmetric A, dense, read from one triangle (dsymv: half the
- * bytes of a general product) */
-void fcd__la_symv(fcd_index n, const fcd_real *A, const fcd_real *x, fcd_real *y);
 void fcd__la_gemv_rm(int trans, fcd_index m, fcd_index n, fcd_real alpha, const fcd_real *A,
                      const fcd_real *x, fcd_real beta, fcd_real *y);
 

@@ -66,7 +66,7 @@ void fcd__fc_matvec(const fcd__fc_local *p, const fcd_real *r, fcd_real *u) {
   const fcd__csr *w = p->W;
   if (w->dense && p->m >= FCD__GEMV_MIN) { /* BLAS from where its call costs little */
     memcpy(u, p->q, (size_t)p->m * sizeof *u);
-    if (w->mirror) fcd__la_symv(p->m, w->val, r, u); /* a triangle: half the bytes */
+    if (w->mirror) fcd__dense_symv(p->m, w->val, 1.0, r, u); /* a triangle: half the bytes */
     else fcd__la_gemv_rm(0, p->m, p->m, 1.0, w->val, r, 1.0, u);
     return;
   }

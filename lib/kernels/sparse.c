@@ -1,6 +1,7 @@
 /* Compressed-row kernels: assembly from triplets, validation, products. */
 #include "sparse.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -125,8 +126,13 @@ void fcd__csr_mark_dense(fcd__csr *a) {
 
 /* y += alpha A x for the dense symmetric A (its row-major storage is its column-major
  * one: either triangle is A's) */
-static void sym_gaxpy(fcd_index n, const fcd_real *A, fcd_real alpha, const fcd_real *x,
-                      fcd_real *y) {
+void fcd__dense_symv(fcd_index n, const fcd_real *A, fcd_real alpha, const fcd_real *x,
+                     fcd_real *y) {
+  if (n <= 0) return;
+  if (n > INT_MAX / n) { /* beyond dsymv's int sizes: the rows */
+    for (fcd_index i = 0; i < n; i++) y[i] += alpha * fcd__dot4(A + i * n, x, n);
+    return;
+  }
   const int nn = (int)n, one = 1;
   const double beta = 1;
   dsymv_("L", &nn, &alpha, A, &nn, x, &one, &beta, y, &one);
@@ -150,7 +156,7 @@ static fcd_real dense_abs_dot(const fcd_real *restrict row, const fcd_real *rest
 void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y) {
   if (!a->set || alpha == 0.0) return;
   if (a->sym) {
-    sym_gaxpy(a->n, a->val, alpha, x, y);
+    fcd__dense_symv(a->n, a->val, alpha, x, y);
     return;
   }
   if (a->dense) {
@@ -187,8 +193,8 @@ void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_
                      const fcd_real *x2, fcd_real *y2) {
   if (!a->set || alpha == 0.0) return;
   if (a->sym) { /* two products of dsymv: each the one fcd__csr_gaxpy makes */
-    sym_gaxpy(a->n, a->val, alpha, x1, y1);
-    sym_gaxpy(a->n, a->val, alpha, x2, y2);
+    fcd__dense_symv(a->n, a->val, alpha, x1, y1);
+    fcd__dense_symv(a->n, a->val, alpha, x2, y2);
     return;
   }
   if (a->dense) {
@@ -500,7 +506,7 @@ void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y) {
   fcd_real *ax = a->sym ? fcd__malloc_array((size_t)a->n, sizeof *ax) : NULL;
   if (ax) { /* |A| |x| by dsymv on the kept |A| (the row loop when |x| has no room) */
     for (fcd_index i = 0; i < a->n; i++) ax[i] = fabs(x[i]);
-    sym_gaxpy(a->n, a->absval, 1.0, ax, y);
+    fcd__dense_symv(a->n, a->absval, 1.0, ax, y);
     fcd__free(ax);
     return;
   }

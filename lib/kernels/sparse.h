@@ -44,6 +44,10 @@ int fcd__csr_is_full(const fcd__csr *a);
 /* y += alpha * A x (symmetric storage handled) */
 /* y += |A| |x| (the scale of A x for backward errors) */
 void fcd__csr_abs_apply(const fcd__csr *a, const fcd_real *x, fcd_real *y);
+/* y += alpha A x for the n x n symmetric A, dense, read from one triangle (BLAS' dsymv:
+ * half the bytes of a general product) */
+void fcd__dense_symv(fcd_index n, const fcd_real *A, fcd_real alpha, const fcd_real *x,
+                     fcd_real *y);
 void fcd__csr_gaxpy(const fcd__csr *a, fcd_real alpha, const fcd_real *x, fcd_real *y);
 void fcd__csr_gaxpy2(const fcd__csr *a, fcd_real alpha, const fcd_real *x1, fcd_real *y1,
                      const fcd_real *x2, fcd_real *y2);

@@ -732,7 +732,7 @@ static void test_dense_kernels(void) {
     CHECK(a.dense == 1 && a.sym == !round);
     if (!round) { /* y = 0.5 i + A x from one triangle (a symmetric Delassus operator) */
       for (int i = 0; i < ND; i++) y[i] = 0.5 * i;
-      fcd__la_symv(ND, v, x, y);
+      fcd__dense_symv(ND, v, 1.0, x, y);
       for (int i = 0; i < ND; i++) {
         double s = 0.5 * i;
         for (int j = 0; j < ND; j++) s += v[i * ND + j] * x[j];
