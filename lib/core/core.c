@@ -1,7 +1,10 @@
-/* Status strings, version, error recording and fcd's own allocations. */
+/* Status strings, version, error recording, fcd's own allocations and its parts on threads. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: the cores this process may run on */
 #include "core.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -212,4 +215,63 @@ double fcd__memory_limit(void) {
   if (f && fscanf(f, "%llu", &v) == 1 && (double)v < lim) lim = (double)v;
   if (f) fclose(f);
   return lim;
+}
+
+/* ---- parts of a kernel on threads ---------------------------------------------------- */
+
+int fcd__par_cpus(void) {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int c = CPU_COUNT(&set);
+    if (c >= 1) return c;
+  }
+#endif
+  long c = sysconf(_SC_NPROCESSORS_ONLN);
+  return c >= 1 ? (c > 1024 ? 1024 : (int)c) : 1;
+}
+
+typedef struct {
+  void (*fn)(void *ctx, int part);
+  void *ctx;
+  int first, parts, stride;
+} par_lane;
+
+static void par_lane_run(const par_lane *l) {
+  for (int p = l->first; p < l->parts; p += l->stride) l->fn(l->ctx, p);
+}
+
+static void *par_main(void *arg) {
+  par_lane_run(arg);
+  return NULL;
+}
+
+void fcd__par_run(int parts, void (*fn)(void *ctx, int part), void *ctx) {
+  enum { PAR_MAX = 64 };
+  int lanes = fcd__par_cpus();
+  if (lanes > parts) lanes = parts;
+  if (lanes > PAR_MAX) lanes = PAR_MAX;
+  pthread_t th[PAR_MAX];
+  par_lane lane[PAR_MAX];
+  int made = 1;
+  if (lanes > 1) {
+    /* the helpers take no signal: a host's handlers run on its own threads */
+    sigset_t all, old;
+    sigfillset(&all);
+    if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0) {
+      for (; made < lanes; made++) {
+        lane[made] = (par_lane){fn, ctx, made, parts, lanes};
+        if (pthread_create(&th[made], NULL, par_main, &lane[made]) != 0) break;
+      }
+      pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+  }
+  /* the caller takes lane 0, and the lanes no thread could be made for */
+  lane[0] = (par_lane){fn, ctx, 0, parts, lanes};
+  par_lane_run(&lane[0]);
+  for (int k = made; k < lanes; k++) {
+    lane[k] = (par_lane){fn, ctx, k, parts, lanes};
+    par_lane_run(&lane[k]);
+  }
+  for (int k = 1; k < made; k++) pthread_join(th[k], NULL);
 }

@@ -119,6 +119,18 @@ double fcd__memory_limit(void);
 /* the bytes this process holds resident now (/proc/self/statm), 0 where unknown */
 double fcd__resident_bytes(void);
 
+/* Parts of a kernel on threads. The kernels that pay for them are passes over a sparse
+ * matrix for blocks of columns (a reduction's projections and modes), which run on one
+ * core at a fraction of what two make of them, while BLAS' own threads wait. The lanes
+ * are the cores this process may run on (its affinity: one under an MPI launcher that
+ * binds each rank to a core), at most as many as the parts, the caller's thread one of
+ * them; a thread made for the call runs its lane with every signal blocked and is
+ * joined before the call returns. fn(ctx, part) runs once for each part in [0, parts):
+ * the parts must not write what another reads or writes. A thread that cannot be made
+ * leaves its lane to the caller: the same work, later. */
+int fcd__par_cpus(void);
+void fcd__par_run(int parts, void (*fn)(void *ctx, int part), void *ctx);
+
 static inline int fcd__is_whole(fcd_real v, fcd_real lo, fcd_real hi) {
   return isfinite(v) && v >= lo && v <= hi && v == floor(v);
 }

@@ -58,12 +58,20 @@ void fcd__csr_gaxpy2_abs(const fcd__csr *a, const fcd_real *x1, fcd_real *y1,
                          const fcd_real *x2, fcd_real *y2, fcd_real *z1, fcd_real *z2);
 /* Y += alpha A X for nj columns (X, Y n x nj, column-major), A's entries read once for
  * all of them (a product is bound by reading A): X is copied row-major into xr, the rows
- * accumulate row-major in yr (xr, yr: n nj work entries each) */
+ * accumulate row-major in yr (xr, yr: n nj work entries each). Where the cores pay
+ * (fcd__csr_rows_parts), parts of 8 columns run on them, A read once a part. */
 void fcd__csr_gaxpy_block(const fcd__csr *a, fcd_real alpha, fcd_index nj, const fcd_real *X,
                           fcd_real *Y, fcd_real *xr, fcd_real *yr);
 /* yr += A xr for nj vectors stored row-major (n x nj: row i's nj entries together), the
  * kernel of fcd__csr_gaxpy_block for callers that gather their rows themselves */
 void fcd__csr_gaxpy_rows(const fcd__csr *a, fcd_index nj, const fcd_real *xr, fcd_real *yr);
+/* The columns of a part when a block's product runs on several cores: each part an
+ * n x FCD__ROWS_PART row-major array of its own (yr += A xr by fcd__csr_gaxpy_rows at that
+ * width), so that no two threads write the same cache line. fcd__csr_rows_parts: how
+ * many parts a product of nj columns takes, 0 when it is better made on one core (too
+ * little work, one core, nj not a multiple of the part, or a dense matrix). */
+#define FCD__ROWS_PART 8
+int fcd__csr_rows_parts(const fcd__csr *a, fcd_index nj);
 fcd_index fcd__csr_nnz(const fcd__csr *a);
 /* sum_ij |a_ij| |x_i| |x_j|: the magnitude that bounds the round-off of x^T A x */
 fcd_real fcd__csr_abs_form(const fcd__csr *a, const fcd_real *x);

@@ -818,6 +818,77 @@ static void test_block_product(void) {
   }
 }
 
+/* The block product where it runs in parts of 8 columns on the cores
+ * (fcd__csr_rows_parts: enough work and at least two cores) against a reference summed
+ * here entry by entry from the stored entries: a banded matrix of 20,000 rows in upper
+ * and general storage, 16 and 24 columns (three parts: more parts than a 2-core
+ * machine's lanes), alpha = 0.75 added to what Y holds. The kernels' fused multiply-adds
+ * and the parts' order change the sums' rounding only: the bound is round-off. */
+static void test_block_product_parts(void) {
+  enum { N = 20000, BW = 10, NJ = 24 };
+  fcd_index *rp = malloc((N + 1) * sizeof *rp), *ci = malloc((size_t)N * (2 * BW + 1) * sizeof *ci);
+  double *v = malloc((size_t)N * (2 * BW + 1) * sizeof *v);
+  double *X = malloc((size_t)N * NJ * sizeof *X), *Y = malloc((size_t)N * NJ * sizeof *Y);
+  double *R = malloc((size_t)N * NJ * sizeof *R), *S = malloc((size_t)N * NJ * sizeof *S);
+  double *xr = malloc((size_t)N * NJ * sizeof *xr), *yr = malloc((size_t)N * NJ * sizeof *yr);
+  CHECK(rp && ci && v && X && Y && R && S && xr && yr);
+  for (int e = 0; e < N * NJ; e++) X[e] = fcdt_rand() - 0.5, Y[e] = fcdt_rand();
+  for (int upper = 0; upper < 2; upper++) {
+    fcd_index t = 0;
+    for (int i = 0; i < N; i++) {
+      rp[i] = t;
+      for (int j = upper ? i : i - BW; j <= i + BW; j++)
+        if (j >= 0 && j < N) ci[t] = j, v[t++] = i == j ? 3 + fcdt_rand() : fcdt_rand() - 0.5;
+    }
+    rp[N] = t;
+    fcd__csr a = {N, rp, ci, v, upper, 0, 1, 0, 0, NULL, 0};
+    const int widths[] = {16, NJ};
+    for (int w = 0; w < 2; w++) {
+      int nj = widths[w], parts = fcd__csr_rows_parts(&a, nj);
+      CHECK(fcd__par_cpus() < 2 || parts == nj / 8);
+      double err = 0;
+      for (int e = 0; e < N * nj; e++) R[e] = Y[e], S[e] = fabs(Y[e]);
+      for (int j = 0; j < nj; j++)
+        for (int i = 0; i < N; i++)
+          for (fcd_index p = rp[i]; p < rp[i + 1]; p++) {
+            fcd_index c = ci[p];
+            R[j * N + i] += 0.75 * v[p] * X[j * N + c];
+            S[j * N + i] += fabs(0.75 * v[p] * X[j * N + c]);
+            if (upper && c != i) {
+              R[j * N + c] += 0.75 * v[p] * X[j * N + i];
+              S[j * N + c] += fabs(0.75 * v[p] * X[j * N + i]);
+            }
+          }
+      double *Yw = malloc((size_t)N * nj * sizeof *Yw);
+      CHECK(Yw != NULL);
+      memcpy(Yw, Y, (size_t)N * nj * sizeof *Yw);
+      fcd__csr_gaxpy_block(&a, 0.75, nj, X, Yw, xr, yr);
+      for (int e = 0; e < N * nj; e++) {
+        err = fmax(err, fabs(Yw[e] - R[e]) / S[e]);
+      }
+      printf("block product in %d parts (%s storage, %d columns, %d cores): %.1e of the "
+             "sums of magnitudes\n", parts, upper ? "upper" : "general", nj, fcd__par_cpus(),
+             err);
+      CHECK(err <= 64 * DBL_EPSILON);
+      free(Yw);
+    }
+  }
+  free(rp), free(ci), free(v), free(X), free(Y), free(R), free(S), free(xr), free(yr);
+}
+
+/* fcd__par_run: each of more parts than lanes runs exactly once, whatever the lanes */
+static void par_mark(void *ctx, int part) { ((int *)ctx)[part]++; }
+static void test_par_run(void) {
+  int seen[9] = {0};
+  fcd__par_run(9, par_mark, seen);
+  for (int k = 0; k < 9; k++) CHECK(seen[k] == 1);
+  int one = 0;
+  fcd__par_run(1, par_mark, &one);
+  CHECK(one == 1);
+  printf("parts on threads: 9 parts on %d lanes, each once\n",
+         fcd__par_cpus() < 9 ? fcd__par_cpus() : 9);
+}
+
 /* The top of a symmetric spectrum with a tied cluster (a third of the eigenvalues equal
  * to 1, the rest small, mixed by a reflection): LAPACK's dsyevr fills more eigenvalues
  * than the k asked for before keeping them, and a k-long array of the caller's
@@ -1047,6 +1118,8 @@ int main(void) {
   test_syev_top();
   test_dense_kernels();
   test_block_product();
+  test_block_product_parts();
+  test_par_run();
   test_fused_products();
   test_fused_symmetric();
   test_spd(40, 0);

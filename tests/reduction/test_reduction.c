@@ -23,8 +23,12 @@
  *   the full model's leading eigenvalues, a flutter pair among them (2.7e-15);
  * - the inertia correction vectors: still a Ritz basis, nested (each eigenvalue comes
  *   down as vectors are added), ten times closer with all of them (the order of the
- *   error doubles), statics still exact; through the public handle in both coordinates. */
+ *   error doubles), statics still exact; through the public handle in both coordinates;
+ * - the block solver's products with M in parts on the cores: the same modes, to the bit,
+ *   as on one core. */
+#define _GNU_SOURCE /* sched_setaffinity: the same solve on one core */
 #include <lapacke.h>
+#include <sched.h>
 #include <math.h>
 #include <time.h>
 
@@ -483,6 +487,65 @@ static void test_block_modes(void) {
   fcd__cb_clear(&sp);
   fcd_contact_set_destroy(cs);
   fcd_system_destroy(sys);
+  tb_block_free(&b);
+}
+
+/* The block solver on an interior large enough that its products with M run in parts on
+ * the cores (fcd__csr_rows_parts: blocks of 16 columns, two parts of 8): the same modes,
+ * bit for bit, as with the process held to one core, where each product runs whole on
+ * it. Each entry of M X is summed in the same order either way (a part's rows are a
+ * block's rows), so nothing but a wrong part (a column of another, a row's mix-up, a race)
+ * can make them differ. */
+static void test_block_modes_parts(void) {
+  tb_block b;
+  CHECK(tb_block_build(&b, 140, 120, 6.0, 2.5, 1.0, 0.3, 1.0) == 0);
+  fcd_system *ci = NULL;
+  CHECK_ST(fcd_system_create(b.ndofs, &ci), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_coo(ci, FCD_STIFFNESS, b.nk, b.ki, b.kj, b.kv, FCD_COO_UPPER), FCD_OK);
+  CHECK_ST(fcd_system_set_matrix_coo(ci, FCD_MASS, b.nm, b.mi, b.mj, b.mv, FCD_COO_UPPER), FCD_OK);
+  fcd_index top[2 * 141];
+  for (int i = 0; i <= 140; i++) {
+    top[2 * i] = 2 * tb_node(&b, i, 120);
+    top[2 * i + 1] = top[2 * i] + 1;
+  }
+  CHECK_ST(fcd_system_fix_dofs(ci, 282, top, NULL), FCD_OK);
+  fcd__factor *f = NULL;
+  CHECK_ST(fcd__factor_create(ci, FCD__FACTOR_SPD, &f), FCD_OK);
+  CHECK_ST(fcd__factor_combination(f, 0, 0, 1), FCD_OK);
+  enum { NEV = 80 };
+  fcd_index nd = b.ndofs;
+  double om[2][NEV];
+  double *X[2] = {malloc((size_t)nd * NEV * sizeof(double)), malloc((size_t)nd * NEV * sizeof(double))};
+  CHECK(X[0] && X[1]);
+  int parts = fcd__csr_rows_parts(&ci->mat[FCD_MASS], 16);
+  cpu_set_t all, one;
+  int pinned = sched_getaffinity(0, sizeof all, &all) == 0;
+  for (int run = 0; run < 2 && X[0] && X[1]; run++) {
+    if (run == 1 && pinned) { /* the first core the process may use, alone */
+      CPU_ZERO(&one);
+      for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all)) {
+          CPU_SET(c, &one);
+          break;
+        }
+      pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+      CHECK(!pinned || fcd__csr_rows_parts(&ci->mat[FCD_MASS], 16) == 0);
+    }
+    int done = 0;
+    CHECK_ST(fcd__cb_block_modes(ci, f, NEV, 0, om[run], X[run], &done), FCD_OK);
+    CHECK(done == 1);
+  }
+  if (pinned) CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
+  int same = X[0] && X[1] && memcmp(om[0], om[1], sizeof om[0]) == 0 &&
+             memcmp(X[0], X[1], (size_t)nd * NEV * sizeof(double)) == 0;
+  printf("block modes (%d of %lld interior dofs) with M's products in %d parts, against one "
+         "core: %s\n", NEV, (long long)(nd - 282), parts, same ? "the same to the bit" : "DIFFERENT");
+  CHECK(same);
+  CHECK(fcd__par_cpus() < 2 || parts == 2);
+  free(X[0]);
+  free(X[1]);
+  fcd__factor_destroy(f);
+  fcd_system_destroy(ci);
   tb_block_free(&b);
 }
 
@@ -1378,6 +1441,7 @@ int main(void) {
   test_enriched_handle(&md);
   test_slepc(&md);
   test_block_modes();
+  test_block_modes_parts();
   test_refusals(&md);
   test_memory_limit(&md);
   model_free(&md);

@@ -49,27 +49,47 @@ typedef struct {
   fcd_real *W, *MW, *R, *C, *Csum, *G; /* a block's work */
   fcd_real *xr, *yr; /* n x b, row-major: a block at full length for M's rows (xr's
                       * rows off the interior stay zero from the start: only its own
-                      * rows are written) */
+                      * rows are written), or parts of n x 8 (parts > 0) */
+  int parts;          /* chosen once: the layout of xr's zero rows holds for the run */
   fcd_real *S, *ev, *Z, *rows; /* Rayleigh-Ritz (cap x cap, cap, cap x cap), a restart's rows */
 } bl_ws;
 
 /* Y = M X for a block (b columns, column-major): the rows of M once for the block, read
  * from the system's own storage (one triangle for the host's usual upper M) with the block
  * scattered to full length: the interior's M in the free pattern's full storage took
- * 2 nnz numbers, its pattern and maps 4 nnz more (about 4 GB at a million dofs) */
+ * 2 nnz numbers, its pattern and maps 4 nnz more (about 4 GB at a million dofs). Where
+ * the cores pay, xr and yr hold parts of 8 columns (fcd__csr_rows_parts), a core each. */
+typedef struct {
+  bl_ws *w;
+  const fcd_real *X;
+  fcd_real *Y;
+  fcd_index width; /* the columns a part's rows hold: b on one core, 8 in parts */
+} mass_part;
+
+static void mass_part_run(void *ctx, int q) {
+  const mass_part *m = ctx;
+  const fcd_system *ci = m->w->ci;
+  fcd_index ni = m->w->ni, wd = m->width, n = ci->n;
+  fcd_real *xr = m->w->xr + (size_t)q * (size_t)n * (size_t)wd;
+  fcd_real *yr = m->w->yr + (size_t)q * (size_t)n * (size_t)wd;
+  const fcd_real *X = m->X + (size_t)q * (size_t)wd * (size_t)ni;
+  fcd_real *Y = m->Y + (size_t)q * (size_t)wd * (size_t)ni;
+  memset(yr, 0, (size_t)n * (size_t)wd * sizeof *yr);
+  for (fcd_index k = 0; k < ni; k++) {
+    fcd_real *x = xr + ci->dof_of[k] * wd;
+    for (fcd_index j = 0; j < wd; j++) x[j] = X[j * ni + k];
+  }
+  fcd__csr_gaxpy_rows(&ci->mat[FCD_MASS], wd, xr, yr);
+  for (fcd_index k = 0; k < ni; k++) {
+    const fcd_real *y = yr + ci->dof_of[k] * wd;
+    for (fcd_index j = 0; j < wd; j++) Y[j * ni + k] = y[j];
+  }
+}
+
 static void block_mass(bl_ws *w, const fcd_real *X, fcd_real *Y) {
-  const fcd_system *ci = w->ci;
-  fcd_index b = w->b, ni = w->ni;
-  memset(w->yr, 0, (size_t)ci->n * (size_t)b * sizeof *w->yr);
-  for (fcd_index k = 0; k < ni; k++) {
-    fcd_real *x = w->xr + ci->dof_of[k] * b;
-    for (fcd_index j = 0; j < b; j++) x[j] = X[j * ni + k];
-  }
-  fcd__csr_gaxpy_rows(&ci->mat[FCD_MASS], b, w->xr, w->yr);
-  for (fcd_index k = 0; k < ni; k++) {
-    const fcd_real *y = w->yr + ci->dof_of[k] * b;
-    for (fcd_index j = 0; j < b; j++) Y[j * ni + k] = y[j];
-  }
+  mass_part m = {w, X, Y, w->parts > 0 ? FCD__ROWS_PART : w->b};
+  if (w->parts > 0) fcd__par_run(w->parts, mass_part_run, &m);
+  else mass_part_run(&m, 0);
 }
 
 static fcd_real *vcol(const bl_ws *w, fcd_index j) {
@@ -304,6 +324,7 @@ static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index n
   w->ni = ci->nfree;
   w->b = bl_block(nev);
   w->cap = bl_space(nev, space);
+  w->parts = fcd__csr_rows_parts(&ci->mat[FCD_MASS], w->b);
   size_t ni = (size_t)w->ni, b = (size_t)w->b, cap = (size_t)w->cap;
   w->VA = Phi;
   w->c1 = bl_in_caller(ci->n, w->ni, nev, w->cap);
