@@ -274,13 +274,11 @@ FCD__ROWS_FIXED_V3(16)
 FCD__ROWS_FIXED_V3(8)
 #endif
 
-static int rows_v3(void) {
 #ifdef FCD__ROWS_V3
+static int rows_v3(void) {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return 0;
-#endif
 }
+#endif
 
 static void gaxpy_rows_16(const fcd__csr *a, const fcd_real *xr, fcd_real *yr) {
 #ifdef FCD__ROWS_V3
