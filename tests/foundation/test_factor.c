@@ -1110,6 +1110,130 @@ static void test_math_inline(void) {
   }
 }
 
+/* ---- the free-dof union pattern (operators.c) against a dense mask made here ---- */
+
+/* a pattern decided by (i, j, seed) alone, so that two matrices can share it */
+static int in_pattern(int i, int j, unsigned seed, double density) {
+  unsigned h = (unsigned)i * 2654435761u ^ ((unsigned)j * 40503u + seed * 97u);
+  h ^= h >> 13;
+  h *= 0x5bd1e995u;
+  h ^= h >> 15;
+  return i == j || (double)(h & 0xffffu) / 65536.0 < density;
+}
+
+/* matrix `kind` on the pattern (seed, density), upper or full storage, no entry on an
+ * isolated dof; adds its values to dense and its entries (mirrors too) to mask */
+static void pattern_matrix(fcd_system *sys, fcd_matrix_kind kind, int n, int upper,
+                           unsigned seed, double density, const char *iso, double *dense,
+                           char *mask) {
+  fcd_index cap = (fcd_index)n * n, t = 0;
+  fcd_index *r = malloc(cap * sizeof *r), *c = malloc(cap * sizeof *c);
+  double *v = malloc(cap * sizeof *v);
+  for (int i = 0; i < n; i++)
+    for (int j = upper ? i : 0; j < n; j++) {
+      if (iso[i] || iso[j] || !in_pattern(i, j, seed, density)) continue;
+      double x = fcdt_rand() - 0.5;
+      r[t] = i;
+      c[t] = j;
+      v[t++] = x;
+      dense[i * n + j] += x;
+      mask[i * n + j] = 1;
+      if (upper && i != j) {
+        dense[j * n + i] += x;
+        mask[j * n + i] = 1;
+      }
+    }
+  CHECK_ST(fcd_system_set_matrix_coo(sys, kind, t, r, c, v, upper ? FCD_COO_UPPER : 0), FCD_OK);
+  free(r);
+  free(c);
+  free(v);
+}
+
+/* variant 0: K, M upper on one pattern, C upper on another; 1: M full, K and C upper on
+ * one pattern (their mirrors repeat); 2: K alone, upper. A few dofs fixed, a few
+ * isolated (their rows only the diagonal). */
+static void test_free_pattern(int n, int variant) {
+  fcd_system *sys;
+  CHECK_ST(fcd_system_create(n, &sys), FCD_OK);
+  double *dk = calloc((size_t)n * n, sizeof *dk), *dm = calloc((size_t)n * n, sizeof *dm),
+         *dc = calloc((size_t)n * n, sizeof *dc);
+  char *mask = calloc((size_t)n * n, 1), *iso = calloc((size_t)n, 1), *fixed = calloc((size_t)n, 1);
+  for (int i = 3; i < n; i += 17) iso[i] = 1;
+  pattern_matrix(sys, FCD_STIFFNESS, n, 1, 1, 0.05, iso, dk, mask);
+  if (variant == 0) {
+    pattern_matrix(sys, FCD_MASS, n, 1, 1, 0.05, iso, dm, mask);
+    pattern_matrix(sys, FCD_DAMPING, n, 1, 2, 0.03, iso, dc, mask);
+  } else if (variant == 1) {
+    pattern_matrix(sys, FCD_MASS, n, 0, 3, 0.04, iso, dm, mask);
+    pattern_matrix(sys, FCD_DAMPING, n, 1, 1, 0.05, iso, dc, mask);
+  }
+  for (int i = 5; i < n; i += 11) {
+    fcd_index dof = i;
+    fixed[i] = 1;
+    CHECK_ST(fcd_system_fix_dofs(sys, 1, &dof, NULL), FCD_OK);
+  }
+  int *dof_of = malloc((size_t)n * sizeof *dof_of), *free_of = malloc((size_t)n * sizeof *free_of);
+  int nf = 0;
+  for (int i = 0; i < n; i++) {
+    free_of[i] = fixed[i] ? -1 : nf;
+    if (!fixed[i]) dof_of[nf++] = i;
+  }
+  const fcd__free_pattern *fp;
+  CHECK_ST(fcd__system_free_pattern(sys, &fp), FCD_OK);
+  CHECK(fp->n == nf);
+  /* the rows: the mask's free columns in increasing order, and every diagonal */
+  fcd_index q = 0;
+  int rows_ok = 1;
+  for (int f = 0; f < nf && rows_ok; f++) {
+    int i = dof_of[f];
+    rows_ok = fp->rowptr[f] == q;
+    for (int g = 0; g < nf && rows_ok; g++)
+      if (mask[i * n + dof_of[g]] || g == f) rows_ok = q < fp->nnz && fp->col[q++] == g;
+  }
+  CHECK(rows_ok && fp->rowptr[nf] == q && fp->nnz == q);
+  /* where each stored entry lands, and its mirror */
+  int maps_ok = 1;
+  for (int k = 0; k < 3; k++) {
+    const fcd__csr *a = &sys->mat[k];
+    if (!a->set) continue;
+    for (fcd_index i = 0; i < a->n; i++)
+      for (fcd_index p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+        int fi = free_of[i], fj = free_of[a->col[p]];
+        fcd_index m = fp->map[k][p], mt = fp->mapt[k][p];
+        if (fi < 0 || fj < 0) {
+          maps_ok &= m == -1 && mt == -1;
+          continue;
+        }
+        maps_ok &= m >= fp->rowptr[fi] && m < fp->rowptr[fi + 1] && fp->col[m] == fj;
+        if (a->upper && fi != fj)
+          maps_ok &= mt >= fp->rowptr[fj] && mt < fp->rowptr[fj + 1] && fp->col[mt] == fi;
+        else
+          maps_ok &= mt == -1;
+      }
+  }
+  CHECK(maps_ok);
+  /* a combination on it against the dense sum */
+  const double a = 2.0, b = 0.3, c = 1e-3;
+  double *val = malloc((size_t)fp->nnz * sizeof *val), worst = 0;
+  CHECK_ST(fcd__system_combination(sys, a, b, c, val), FCD_OK);
+  for (int f = 0; f < nf; f++)
+    for (fcd_index p = fp->rowptr[f]; p < fp->rowptr[f + 1]; p++) {
+      size_t e = (size_t)dof_of[f] * n + dof_of[fp->col[p]];
+      worst = fmax(worst, fabs(val[p] - (a * dm[e] + b * dc[e] + c * dk[e])));
+    }
+  CHECK(worst < 1e-15);
+  free(val);
+  free(dof_of);
+  free(free_of);
+  free(dk);
+  free(dm);
+  free(dc);
+  free(mask);
+  free(iso);
+  free(fixed);
+  fcd_system_destroy(sys);
+}
+
 int main(void) {
   test_math_inline();
   test_openmp_state();
@@ -1122,6 +1246,9 @@ int main(void) {
   test_par_run();
   test_fused_products();
   test_fused_symmetric();
+  test_free_pattern(200, 0);
+  test_free_pattern(150, 1);
+  test_free_pattern(90, 2);
   test_spd(40, 0);
   test_spd(300, 7);
   test_lu(50);
