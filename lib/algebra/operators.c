@@ -192,16 +192,6 @@ static fcd_status entry_maps(const fcd_system *sys, int k, fcd_index *cur,
   return FCD_OK;
 }
 
-static void free_pattern_release(fcd__free_pattern *fp) {
-  fcd__free(fp->rowptr);
-  fcd__free(fp->col);
-  for (int k = 0; k < 3; k++) {
-    fcd__free(fp->map[k]);
-    fcd__free(fp->mapt[k]);
-  }
-  memset(fp, 0, sizeof *fp);
-}
-
 static fcd_status build_free_pattern(fcd_system *sys) {
   fcd_index bound = sys->nfree;
   for (int k = 0; k < 3; k++) {
@@ -222,11 +212,11 @@ static fcd_status build_free_pattern(fcd_system *sys) {
     if (sys->mat[k].set) st = entry_maps(sys, k, cur, &np);
   fcd__free(cur);
   if (st != FCD_OK) {
-    free_pattern_release(&np);
+    fcd__free_pattern_clear(&np);
     return fcd__err(sys, st, "out of memory building the free-dof operator pattern");
   }
   np.version = sys->pattern_version;
-  free_pattern_release(&sys->fp);
+  fcd__free_pattern_clear(&sys->fp);
   sys->fp = np;
   return FCD_OK;
 }

@@ -36,7 +36,7 @@ static void rebuild_free(fcd_system *sys) {
   sys->nfixed = sys->n - k;
 }
 
-static void free_pattern_clear(fcd__free_pattern *fp) {
+void fcd__free_pattern_clear(fcd__free_pattern *fp) {
   fcd__free(fp->rowptr);
   fcd__free(fp->col);
   for (int k = 0; k < 3; k++) {
@@ -46,12 +46,12 @@ static void free_pattern_clear(fcd__free_pattern *fp) {
   memset(fp, 0, sizeof *fp);
 }
 
-void fcd__system_release_free_pattern(fcd_system *sys) { free_pattern_clear(&sys->fp); }
+void fcd__system_release_free_pattern(fcd_system *sys) { fcd__free_pattern_clear(&sys->fp); }
 
 /* also for a system whose creation failed half way (zeroed fields are skipped) */
 static void system_free(fcd_system *sys) {
   for (int k = 0; k < 3; k++) fcd__csr_clear(&sys->mat[k]);
-  free_pattern_clear(&sys->fp);
+  fcd__free_pattern_clear(&sys->fp);
   fcd__free(sys->is_fixed);
   fcd__free(sys->fixed_value);
   fcd__free(sys->free_of);

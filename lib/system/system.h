@@ -7,6 +7,9 @@
 /* "mass", "damping" or "stiffness" */
 const char *fcd__matrix_name(fcd_matrix_kind which);
 
+/* frees a free-dof pattern's arrays and zeroes it (a half-built one too) */
+void fcd__free_pattern_clear(fcd__free_pattern *fp);
+
 /* Above this relative asymmetry a full-storage matrix is not symmetric: CHOLMOD and the
  * symmetric eigen-solver read one triangle only. Data written with 7 significant digits
  * sit below it (the LMGC90 global problems of tests/data/fclib: M at 1.5e-7, solved and
