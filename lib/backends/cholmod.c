@@ -419,9 +419,11 @@ fcd_status fcd__chol_half_n(fcd__chol *h, const fcd_system *sys, int backward, f
   return FCD_OK;
 }
 
-/* An upper bound on the entries of L^-1 P B, B's columns given by their rows: the factor's
- * columns a forward solve reaches from each column's rows (their subtrees' paths to the
- * root of the elimination tree; a supernode reached counts whole) */
+/* The entries of L^-1 P B, B's columns given by their rows, that are not zero by the
+ * structure: the factor's columns a forward solve reaches from each column's rows (their
+ * paths to the root of the elimination tree). A path enters a supernode at a column (the
+ * first row of its child's update, or the row itself) and fills it from there to the
+ * supernode's last column: its dense diagonal block leaves the columns before at zero. */
 double fcd__chol_reach(const fcd__chol *h, fcd_index ncol, const fcd_index *colptr,
                        const fcd_index *row) {
   const cholmod_factor *L = h->L;
@@ -433,10 +435,12 @@ double fcd__chol_reach(const fcd__chol *h, fcd_index ncol, const fcd_index *colp
   fcd_index *iperm = fcd__malloc_array((size_t)n + 1, sizeof *iperm);
   fcd_index *node = fcd__malloc_array((size_t)n + 1, sizeof *node);
   fcd_index *parent = fcd__malloc_array((size_t)nnode + 1, sizeof *parent);
-  fcd_index *size = fcd__malloc_array((size_t)nnode + 1, sizeof *size);
+  fcd_index *end = fcd__malloc_array((size_t)nnode + 1, sizeof *end);
   fcd_index *stamp = fcd__malloc_array((size_t)nnode + 1, sizeof *stamp);
+  fcd_index *pcol = fcd__malloc_array((size_t)nnode + 1, sizeof *pcol);
+  fcd_index *entry = fcd__malloc_array((size_t)nnode + 1, sizeof *entry);
   double total = -1;
-  if (iperm && node && parent && size && stamp) {
+  if (iperm && node && parent && end && stamp && pcol && entry) {
     for (fcd_index k = 0; k < n; k++) iperm[P ? P[k] : k] = k;
     if (super) {
       const SuiteSparse_long *Sup = L->super, *Pi = L->pi, *Ls = L->s;
@@ -444,34 +448,45 @@ double fcd__chol_reach(const fcd__chol *h, fcd_index ncol, const fcd_index *colp
         for (SuiteSparse_long j = Sup[s]; j < Sup[s + 1]; j++) node[j] = s;
       for (fcd_index s = 0; s < nnode; s++) {
         fcd_index ncols = (fcd_index)(Sup[s + 1] - Sup[s]);
-        size[s] = ncols;
-        parent[s] = Pi[s + 1] - Pi[s] > ncols ? node[Ls[Pi[s] + ncols]] : -1;
+        end[s] = (fcd_index)Sup[s + 1];
+        pcol[s] = Pi[s + 1] - Pi[s] > ncols ? (fcd_index)Ls[Pi[s] + ncols] : -1;
+        parent[s] = pcol[s] >= 0 ? node[pcol[s]] : -1;
       }
     } else {
       const SuiteSparse_long *Lp = L->p, *Li = L->i, *Lnz = L->nz;
       for (fcd_index j = 0; j < n; j++) {
         node[j] = j;
-        size[j] = 1;
+        end[j] = j + 1;
         fcd_index pa = -1;
         for (SuiteSparse_long q = Lp[j] + 1; q < Lp[j] + Lnz[j]; q++)
           if (pa < 0 || Li[q] < pa) pa = (fcd_index)Li[q];
-        parent[j] = pa;
+        parent[j] = pcol[j] = pa;
       }
     }
     for (fcd_index s = 0; s < nnode; s++) stamp[s] = -1;
     total = 0;
     for (fcd_index c = 0; c < ncol; c++)
       for (fcd_index e = colptr[c]; e < colptr[c + 1]; e++)
-        for (fcd_index s = node[iperm[row[e]]]; s >= 0 && stamp[s] != c; s = parent[s]) {
+        for (fcd_index j = iperm[row[e]], s = node[j]; s >= 0; j = pcol[s], s = parent[s]) {
+          if (stamp[s] == c) { /* reached before, the path above counted: lower entry? */
+            if (j < entry[s]) {
+              total += (double)(entry[s] - j);
+              entry[s] = j;
+            }
+            break;
+          }
           stamp[s] = c;
-          total += (double)size[s];
+          entry[s] = j;
+          total += (double)(end[s] - j);
         }
   }
   fcd__free(iperm);
   fcd__free(node);
   fcd__free(parent);
-  fcd__free(size);
+  fcd__free(end);
   fcd__free(stamp);
+  fcd__free(pcol);
+  fcd__free(entry);
   return total;
 }
 

@@ -93,9 +93,14 @@ fcd_status fcd__cb_build(fcd_system *sys, fcd_contact_set *cs, fcd_index m,
  * in Phi's memory: omega2 ascending, Phi (ci->n x nev, column-major, zero off the
  * interior) M-orthonormal, *done = 1 (Phi's values are undefined otherwise);
  * *done = 0 with FCD_OK when the interior is too small against the space or the residuals
- * do not reach the tolerance within a budget of blocks (SLEPc's way then). */
+ * do not reach the tolerance within a budget of blocks (SLEPc's way then). stats (NULL or)
+ * counts the blocks made and those that took a second Gram-Schmidt pass. */
+typedef struct {
+  fcd_index blocks, second_passes;
+} fcd__bl_stats;
 fcd_status fcd__cb_block_modes(fcd_system *ci, fcd__factor *f, fcd_index nev, fcd_index space,
-                               fcd_real *omega2, fcd_real *Phi, int *done);
+                               fcd_real *omega2, fcd_real *Phi, int *done,
+                               fcd__bl_stats *stats);
 /* the numbers (8 bytes each) fcd__cb_block_modes holds at its peak in a space of `space`
  * columns (0: its default; any value under its least, nev and three blocks, is its least),
  * beside the caller's Phi (n x nev), in which its first columns live */

@@ -105,7 +105,7 @@ static fcd_status constraint_modes(fcd_system *sys, fcd__cb *cb) {
   fcd_status st = FCD_OK;
   for (fcd_index j0 = 0; j0 < cb->nb && st == FCD_OK; j0 += CB_BLOCK) {
     fcd_index nj = cb->nb - j0 < CB_BLOCK ? cb->nb - j0 : CB_BLOCK;
-    st = fcd__cb_tb_unit(cb, j0, nj, cb->T + j0 * cb->n);
+    st = fcd__cb_tb_unit(cb, j0, nj, cb->T + j0 * cb->n, NULL);
   }
   if (st != FCD_OK)
     return fcd__err(sys, st, "the constraint modes of %lld kept dofs: %s", (long long)cb->nb,
@@ -144,7 +144,7 @@ static fcd_status interface_modes(fcd_system *sys, fcd_system *ci, fcd__factor *
   if (ni > dense_max && !slepc_only) {
     /* the block solver's modes straight into T's columns */
     int done = 0;
-    fcd_status st = fcd__cb_block_modes(ci, f, m, cb->space, cb->omega2, Phi, &done);
+    fcd_status st = fcd__cb_block_modes(ci, f, m, cb->space, cb->omega2, Phi, &done, NULL);
     if (st != FCD_OK)
       return fcd__err(sys, st, "the fixed-interface modes of a reduction: %s",
                       fcd_system_last_error(ci));
@@ -310,7 +310,7 @@ static fcd_status inertia_gram(fcd_system *sys, fcd_system *ci, fcd__factor *f,
   fcd_status st = X && Y && rhs ? FCD_OK : FCD_E_NOMEM;
   for (fcd_index j0 = 0; j0 < w->nb && st == FCD_OK; j0 += CB_BLOCK) {
     fcd_index nj = w->nb - j0 < CB_BLOCK ? w->nb - j0 : CB_BLOCK;
-    st = fcd__cb_tb_unit(cb, j0, nj, X);
+    st = fcd__cb_tb_unit(cb, j0, nj, X, Y);
     if (st == FCD_OK && m > 0) {
       /* A's columns: Phi' M T_blk (Phi vanishes off the interior) */
       for (fcd_index j = 0; j < nj; j++) {
@@ -324,7 +324,7 @@ static fcd_status inertia_gram(fcd_system *sys, fcd_system *ci, fcd__factor *f,
       memset(Y + j * n, 0, (size_t)n * sizeof *Y);
       fcd__csr_gaxpy(&sys->mat[FCD_MASS], 1.0, X + j * n, Y + j * n);
     }
-    if (st == FCD_OK) st = fcd__cb_tbt(cb, 0, nj, Y, w->S + j0 * w->nb);
+    if (st == FCD_OK) st = fcd__cb_tbt_consume(cb, 0, nj, Y, w->S + j0 * w->nb);
   }
   fcd__free(X);
   fcd__free(Y);
@@ -461,12 +461,13 @@ static fcd_status inertia_correction(fcd_system *sys, fcd_system *ci, fcd__facto
 }
 
 /* The columns j0 .. j0 + nj - 1 of T' A T (one side of nb: constraint modes or modal
- * columns) from Y = A T_blk (tmp: nb x nj); the stiffness' on the modal columns alone
- * (project_kept makes the others): T' K Phi is Phi' K Phi, its coupling with the
- * constraint modes zero. A symmetric matrix needs the rows from the block's first column
- * on (the rest is mirrored by the caller). */
+ * columns) from Y = A T_blk (tmp: nb x nj), Y consumed; the stiffness' on the modal
+ * columns alone (project_kept makes the others): T' K Phi is Phi' K Phi, its coupling with
+ * the constraint modes zero. A symmetric matrix needs the rows from the block's first
+ * column on (the rest is mirrored by the caller). The modal rows come first: T_b' Y's
+ * solves take Y's memory. */
 static fcd_status project_block(const fcd__cb *cb, fcd_matrix_kind which, int symmetric,
-                                fcd_index j0, fcd_index nj, const fcd_real *Y, fcd_real *tmp,
+                                fcd_index j0, fcd_index nj, fcd_real *Y, fcd_real *tmp,
                                 fcd_real *out) {
   fcd_index n = cb->n, nr = cb->nr, nb = cb->nb, m = cb->m;
   if (which == FCD_STIFFNESS) {
@@ -477,20 +478,20 @@ static fcd_status project_block(const fcd__cb *cb, fcd_matrix_kind which, int sy
       memcpy(out + (j0 + j) * nr + nb, tmp + j * m, (size_t)m * sizeof *out);
     return FCD_OK;
   }
-  /* the kept rows: from j0 on (symmetric), all of them otherwise; none for a symmetric
-   * matrix's modal columns */
+  /* the modal rows: from j0 on (symmetric), all of them otherwise */
+  fcd_index k0 = symmetric && j0 > nb ? j0 - nb : 0;
+  if (m - k0 > 0) {
+    if (fcd__la_gemm_tn(m - k0, nj, n, cb->Q + k0 * n, Y, tmp) != 0) return FCD_E_UNSUPPORTED;
+    for (fcd_index j = 0; j < nj; j++)
+      memcpy(out + (j0 + j) * nr + nb + k0, tmp + j * (m - k0), (size_t)(m - k0) * sizeof *out);
+  }
+  /* the kept rows: from j0 on too; none for a symmetric matrix's modal columns */
   fcd_index i0 = symmetric ? j0 : 0;
   if (i0 < nb) {
-    FCD_TRY(fcd__cb_tbt(cb, i0, nj, Y, tmp));
+    FCD_TRY(fcd__cb_tbt_consume(cb, i0, nj, Y, tmp));
     for (fcd_index j = 0; j < nj; j++)
       memcpy(out + (j0 + j) * nr + i0, tmp + j * (nb - i0), (size_t)(nb - i0) * sizeof *out);
   }
-  /* the modal rows: from j0 on too */
-  fcd_index k0 = symmetric && j0 > nb ? j0 - nb : 0;
-  if (m - k0 <= 0) return FCD_OK;
-  if (fcd__la_gemm_tn(m - k0, nj, n, cb->Q + k0 * n, Y, tmp) != 0) return FCD_E_UNSUPPORTED;
-  for (fcd_index j = 0; j < nj; j++)
-    memcpy(out + (j0 + j) * nr + nb + k0, tmp + j * (m - k0), (size_t)(m - k0) * sizeof *out);
   return FCD_OK;
 }
 
@@ -591,7 +592,7 @@ static fcd_status project(fcd_system *sys, fcd__cb *cb) {
     /* blocks end at nb: the constraint modes, then the modal columns */
     fcd_index end = j0 < nb ? nb : nr, nj = end - j0 < CB_BLOCK ? end - j0 : CB_BLOCK;
     const fcd_real *src = X;
-    if (j0 < nb) st = fcd__cb_tb_unit(cb, j0, nj, X);
+    if (j0 < nb) st = fcd__cb_tb_unit(cb, j0, nj, X, Y);
     else src = cb->Q + (j0 - nb) * n;
     for (q = 0; q < nmat && st == FCD_OK; q++) {
       const fcd__csr *a = &sys->mat[kinds[q]];
@@ -646,17 +647,20 @@ static fcd_status cb_check(fcd_system *sys, fcd_index m) {
   return FCD_OK;
 }
 
-/* The numbers of the build's phases after the modes: the blocks (X, Y and a solve's
- * right-hand sides, CHOLMOD's two arrays of a solve of as many, kept by the factor from
- * one solve to the next, the row-major copies, extra more ni-long columns), the inertia
- * correction's arrays with them, the band's and the reduced system's */
+/* The numbers of the build's phases after the modes: the blocks (X and Y, whose memory
+ * a solve's right-hand sides take in turn, CHOLMOD's two arrays of a solve of as many,
+ * kept by the factor from one solve to the next, the row-major copies, extra more ni-long
+ * columns), the inertia correction's arrays with them and its own right-hand sides, the
+ * band's and the reduced system's */
 static void cb_phase_numbers(const fcd_system *sys, const fcd__cb *cb, double extra,
                              double *blocks, double *inertia, double *band, double *rows) {
   double n = (double)cb->n, nr2 = (double)cb->nr * (double)cb->nr, ni = (double)cb->ni;
   double m = (double)(cb->m - cb->ncorr - cb->ndyn), p = (double)cb->ndyn, nb = (double)cb->nb;
   int nmat = sys->mat[FCD_DAMPING].set ? 3 : 2;
-  *blocks = (3 * n + 2 * ni + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM + extra * ni;
-  *inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + *blocks : 0;
+  *blocks = (2 * n + 2 * ni + fmax(nb, (double)cb->m)) * CB_BLOCK + 2 * n * CB_SPMM + extra * ni;
+  *inertia = p > 0 ? 2 * m * nb + nb * fmax(nb, m) + nb * p + (n + ni) * p + *blocks +
+                         ni * CB_BLOCK
+                   : 0;
   *band = 10 * nr2;
   *rows = 2 * nr2 + 2 * (nmat + 1) * nr2;
 }

@@ -15,6 +15,7 @@
 #include "reduction_private.h"
 #include "lapack.h"
 
+#include <stdint.h>
 #include <string.h>
 
 struct fcd__cb_psi {
@@ -213,12 +214,13 @@ fcd_status fcd__cb_psi_forward(fcd__cb_psi *p, double max_bytes, double *bytes) 
   return FCD_OK;
 }
 
-/* X (n x nj) = T_b V through the factor (V NULL: the unit columns from j0) */
+/* X (n x nj) = T_b V through the factor (V NULL: the unit columns from j0), in work (ni x
+ * nj numbers, or NULL: its own) */
 static fcd_status psi_apply(const fcd__cb *cb, fcd_index j0, fcd_index nj, const fcd_real *V,
-                            fcd_real *X) {
+                            fcd_real *X, fcd_real *work) {
   const fcd__cb_psi *p = cb->psi;
   fcd_index n = cb->n, ni = p->ni;
-  fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
+  fcd_real *w = work ? work : fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
   if (!w) return FCD_E_NOMEM;
   fcd_status st;
   if (p->wp && ni > 0) { /* Psi V = P' L^-T (W V) */
@@ -241,16 +243,17 @@ static fcd_status psi_apply(const fcd__cb *cb, fcd_index j0, fcd_index nj, const
     if (!V) x[cb->bdofs[j0 + j]] = 1;
     fcd__free_to_full(p->ci, w + j * ni, x);
   }
-  fcd__free(w);
+  if (!work) fcd__free(w);
   return st;
 }
 
-fcd_status fcd__cb_tb_unit(const fcd__cb *cb, fcd_index j0, fcd_index nj, fcd_real *X) {
+fcd_status fcd__cb_tb_unit(const fcd__cb *cb, fcd_index j0, fcd_index nj, fcd_real *X,
+                           fcd_real *work) {
   if (cb->tstored) {
     memcpy(X, cb->T + j0 * cb->n, (size_t)cb->n * (size_t)nj * sizeof *X);
     return FCD_OK;
   }
-  return psi_apply(cb, j0, nj, NULL, X);
+  return psi_apply(cb, j0, nj, NULL, X, work);
 }
 
 fcd_status fcd__cb_tb(const fcd__cb *cb, fcd_index nj, const fcd_real *V, fcd_real *X) {
@@ -261,24 +264,50 @@ fcd_status fcd__cb_tb(const fcd__cb *cb, fcd_index nj, const fcd_real *V, fcd_re
   if (cb->tstored)
     return fcd__la_gemm_nn(cb->n, nj, cb->nb, 1.0, cb->T, V, 0.0, X) == 0 ? FCD_OK
                                                                           : FCD_E_UNSUPPORTED;
-  return psi_apply(cb, 0, nj, V, X);
+  return psi_apply(cb, 0, nj, V, X, NULL);
 }
 
-/* T_b' Y's rows from i0 = Y_b + W' (L^-1 P Y_i): the forward half on the block, then W's
- * columns against its rows W_CHUNK columns at a time, copied row by row so that each entry
- * of W meets W_CHUNK contiguous numbers */
-static fcd_status tbt_forward(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_real *Y,
-                              fcd_real *out) {
+/* Y's interior rows gathered to the free numbering in Y's own memory (column j at j ni):
+ * the free numbering increases with the dofs, so each number moves down (to j ni + k from
+ * j n + dof_of[k] >= it) after every number read from below it */
+static void gather_in_place(const fcd_system *ci, fcd_index n, fcd_index nj, fcd_real *Y) {
+  fcd_index ni = ci->nfree;
+  for (fcd_index j = 0; j < nj; j++) {
+    fcd_real *dst = Y + j * ni;
+    const fcd_real *src = Y + j * n;
+    for (fcd_index k = 0; k < ni; k++) dst[k] = src[ci->dof_of[k]];
+  }
+}
+
+/* the work of T_b' Y's solves: Y itself gathered (consume), or a new array */
+static fcd_real *tbt_work(const fcd__cb *cb, fcd_index nj, fcd_real *Y, int consume) {
+  const fcd__cb_psi *p = cb->psi;
+  fcd_index n = cb->n, ni = p->ni;
+  if (consume) {
+    gather_in_place(p->ci, n, nj, Y);
+    return Y;
+  }
+  fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
+  for (fcd_index j = 0; j < nj && w; j++) fcd__full_to_free(p->ci, Y + j * n, w + j * ni);
+  return w;
+}
+
+/* T_b' Y's rows from i0 = Y_b + W' (L^-1 P Y_i): the forward half on the block (in Y's
+ * memory when consume), then W's columns against its rows W_CHUNK columns at a time,
+ * copied row by row so that each entry of W meets W_CHUNK contiguous numbers */
+static fcd_status tbt_forward(const fcd__cb *cb, fcd_index i0, fcd_index nj, fcd_real *Y,
+                              fcd_real *out, int consume) {
   const fcd__cb_psi *p = cb->psi;
   fcd_index n = cb->n, nb = cb->nb, no = nb - i0, ni = p->ni;
-  fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
+  for (fcd_index j = 0; j < nj; j++) /* Y_b, before a gather overwrites it */
+    for (fcd_index c = i0; c < nb; c++) out[j * no + c - i0] = Y[j * n + cb->bdofs[c]];
   fcd_real *r = fcd__malloc_array((size_t)ni * W_CHUNK + 1, sizeof *r);
+  fcd_real *w = r ? tbt_work(cb, nj, Y, consume) : NULL;
   if (!w || !r) {
-    fcd__free(w);
+    if (w != Y) fcd__free(w);
     fcd__free(r);
     return FCD_E_NOMEM;
   }
-  for (fcd_index j = 0; j < nj; j++) fcd__full_to_free(p->ci, Y + j * n, w + j * ni);
   fcd_status st = fcd__factor_half_n(p->f, 0, nj, w, w);
   for (fcd_index j0 = 0; j0 < nj && st == FCD_OK; j0 += W_CHUNK) {
     fcd_index nc = nj - j0 < W_CHUNK ? nj - j0 : W_CHUNK;
@@ -290,17 +319,17 @@ static fcd_status tbt_forward(const fcd__cb *cb, fcd_index i0, fcd_index nj, con
         const fcd_real a = p->wx[e], *ri = r + p->wi[e] * W_CHUNK;
         for (fcd_index j = 0; j < W_CHUNK; j++) acc[j] += a * ri[j];
       }
-      for (fcd_index j = 0; j < nc; j++)
-        out[(j0 + j) * no + c - i0] = Y[(j0 + j) * n + cb->bdofs[c]] + acc[j];
+      for (fcd_index j = 0; j < nc; j++) out[(j0 + j) * no + c - i0] += acc[j];
     }
   }
-  fcd__free(w);
+  if (w != Y) fcd__free(w);
   fcd__free(r);
   return st;
 }
 
-fcd_status fcd__cb_tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_real *Y,
-                       fcd_real *out) {
+/* fcd__cb_tbt, Y overwritten when consume (its memory the solves' work) */
+static fcd_status tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, fcd_real *Y,
+                      fcd_real *out, int consume) {
   fcd_index n = cb->n, nb = cb->nb, no = nb - i0;
   if (no <= 0) return FCD_OK;
   if (cb->tstored)
@@ -308,21 +337,32 @@ fcd_status fcd__cb_tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_
                                                                    : FCD_E_UNSUPPORTED;
   const fcd__cb_psi *p = cb->psi;
   fcd_index ni = p->ni;
-  if (p->wp && ni > 0) return tbt_forward(cb, i0, nj, Y, out);
-  fcd_real *w = fcd__malloc_array((size_t)ni * (size_t)nj + 1, sizeof *w);
+  if (p->wp && ni > 0) return tbt_forward(cb, i0, nj, Y, out, consume);
+  for (fcd_index j = 0; j < nj; j++) /* Y_b, before a gather overwrites it */
+    for (fcd_index i = i0; i < nb; i++) out[j * no + i - i0] = Y[j * n + cb->bdofs[i]];
+  fcd_real *w = tbt_work(cb, nj, Y, consume);
   if (!w) return FCD_E_NOMEM;
-  for (fcd_index j = 0; j < nj; j++) fcd__full_to_free(p->ci, Y + j * n, w + j * ni);
   fcd_status st = psi_solve(p, nj, w);
   for (fcd_index j = 0; j < nj && st == FCD_OK; j++) {
     fcd_real *o = out + j * no;
     const fcd_real *z = w + j * ni;
-    for (fcd_index i = i0; i < nb; i++) o[i - i0] = Y[j * n + cb->bdofs[i]];
     for (fcd_index i = 0; i < ni; i++)
       for (fcd_index e = p->rowptr[i]; e < p->rowptr[i + 1]; e++)
         if (p->col[e] >= i0) o[p->col[e] - i0] -= p->val[e] * z[i];
   }
-  fcd__free(w);
+  if (w != Y) fcd__free(w);
   return st;
+}
+
+fcd_status fcd__cb_tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_real *Y,
+                       fcd_real *out) {
+  /* not consumed: Y is only read */
+  return tbt(cb, i0, nj, (fcd_real *)(uintptr_t)Y, out, 0);
+}
+
+fcd_status fcd__cb_tbt_consume(const fcd__cb *cb, fcd_index i0, fcd_index nj, fcd_real *Y,
+                               fcd_real *out) {
+  return tbt(cb, i0, nj, Y, out, 1);
 }
 
 fcd_status fcd__cb_row(const fcd__cb *cb, fcd_index d, const fcd_real **row) {

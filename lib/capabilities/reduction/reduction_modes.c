@@ -5,7 +5,8 @@
  * over M for the block, and the orthogonalization by dense products, where SLEPc's
  * Krylov-Schur makes one single-vector solve (a pass over the factor) per vector, for
  * twice as many vectors. Full reorthogonalization (classical Gram-Schmidt twice in the M
- * inner product, Cholesky QR twice within a block), then Rayleigh-Ritz on V' M A V;
+ * inner product, the second pass where the first cancelled: BL_REORTH_KEEP; Cholesky QR
+ * twice within a block), then Rayleigh-Ritz on V' M A V;
  * each Ritz pair's residual ||A x - nu x||_M comes from the block that would follow.
  *
  * The space holds a fixed number of columns (about two nev): full, short of the
@@ -34,6 +35,12 @@ enum { BL_BLOCK = 16, BL_ROWS = 256 };
 /* ||A x - nu x||_M / nu for a converged pair: the eigenvector's error over its gap, the
  * eigenvalue's that squared */
 #define BL_TOL 1e-8
+/* Rutishauser's factor for a second Gram-Schmidt pass: a column the first pass kept
+ * above a tenth of its M-norm is orthogonal to V within ten times that pass' rounding,
+ * which a second pass would not improve; one shrunk more (the cancellation of a vector
+ * nearly in V's span, the converging Ritz vectors' neighbours) has its rounding along V
+ * magnified as much, and takes the second pass */
+#define BL_REORTH_KEEP 0.1
 
 typedef struct {
   fcd_system *ci;
@@ -52,6 +59,7 @@ typedef struct {
                       * rows are written), or parts of n x 8 (parts > 0) */
   int parts;          /* chosen once: the layout of xr's zero rows holds for the run */
   fcd_real *S, *ev, *Z, *rows; /* Rayleigh-Ritz (cap x cap, cap, cap x cap), a restart's rows */
+  fcd__bl_stats stats;
 } bl_ws;
 
 /* Y = M X for a block (b columns, column-major): the rows of M once for the block, read
@@ -109,16 +117,39 @@ static void v_nn(const bl_ws *w, fcd_index k, fcd_index nc, fcd_real alpha, cons
   if (k > k1) fcd__la_gemm_ld(0, w->ni, nc, k - k1, alpha, w->VB, w->ni, C + k1, k, 1.0, Y, w->ni);
 }
 
-/* W -= V C with C = V' M W, twice (its sum into Csum, k x b); k columns of V */
+/* the M-norms squared of W's columns, from MW = M W */
+static void block_norms(const bl_ws *w, fcd_real *nrm) {
+  for (fcd_index j = 0; j < w->b; j++) {
+    const fcd_real *x = w->W + j * w->ni, *y = w->MW + j * w->ni;
+    fcd_real s = 0;
+    for (fcd_index i = 0; i < w->ni; i++) s += x[i] * y[i];
+    nrm[j] = s;
+  }
+}
+
+/* W -= V C with C = V' M W (k columns of V; C into Csum, k x b), and a second pass when a
+ * column's M-norm fell below BL_REORTH_KEEP of its own in the first (Daniel, Gragg,
+ * Kaufman and Stewart's test, Rutishauser's factor), its C added to Csum. Leaves MW = M W
+ * for the block's orthonormalization. */
 static void reorthogonalize(bl_ws *w) {
   fcd_index b = w->b, k = w->k;
-  memset(w->Csum, 0, (size_t)(k * b) * sizeof *w->Csum);
-  for (int pass = 0; pass < 2; pass++) {
-    block_mass(w, w->W, w->MW);
-    v_tn(w, k, b, w->MW, w->C);
-    v_nn(w, k, b, -1.0, w->C, w->W);
-    for (fcd_index e = 0; e < k * b; e++) w->Csum[e] += w->C[e];
-  }
+  fcd_real before[BL_BLOCK], after[BL_BLOCK];
+  block_mass(w, w->W, w->MW);
+  block_norms(w, before);
+  v_tn(w, k, b, w->MW, w->Csum);
+  v_nn(w, k, b, -1.0, w->Csum, w->W);
+  block_mass(w, w->W, w->MW);
+  block_norms(w, after);
+  int again = 0;
+  for (fcd_index j = 0; j < b; j++) /* NaN and a column lost to zero take it too */
+    if (!(after[j] >= BL_REORTH_KEEP * BL_REORTH_KEEP * before[j]) || !(after[j] > 0)) again = 1;
+  w->stats.blocks++;
+  if (!again) return;
+  w->stats.second_passes++;
+  v_tn(w, k, b, w->MW, w->C);
+  v_nn(w, k, b, -1.0, w->C, w->W);
+  for (fcd_index e = 0; e < k * b; e++) w->Csum[e] += w->C[e];
+  block_mass(w, w->W, w->MW);
 }
 
 /* the b columns of X (ni x b) into V's columns j .. j + b - 1 */
@@ -127,13 +158,12 @@ static void v_put(bl_ws *w, fcd_index j, const fcd_real *X) {
     memcpy(vcol(w, j + q), X + q * w->ni, (size_t)w->ni * sizeof *X);
 }
 
-/* W = Q R with Q M-orthonormal (Cholesky QR twice): Q into W, M Q into MW, R (b x b,
- * upper) into w->R; 1 when W has lost rank */
+/* W = Q R with Q M-orthonormal (Cholesky QR twice), MW = M W on entry: Q into W, M Q
+ * into MW, R (b x b, upper) into w->R; 1 when W has lost rank */
 static int block_orthonormalize(bl_ws *w) {
   fcd_index ni = w->ni, b = w->b;
   fcd_real *Rt = w->G + b * b;
   for (fcd_index e = 0; e < b * b; e++) w->R[e] = (e % (b + 1)) == 0 ? 1.0 : 0.0;
-  block_mass(w, w->W, w->MW);
   for (int pass = 0; pass < 2; pass++) {
     fcd__la_gemm_tn(b, b, ni, w->W, w->MW, w->G);
     for (fcd_index j = 0; j < b; j++) /* exactly symmetric for dpotrf's upper triangle */
@@ -178,8 +208,7 @@ static fcd_status bl_extend(bl_ws *w, int final, int *lost) {
   fcd_real *tc = w->T + (k - b) * w->cap;
   for (fcd_index j = 0; j < b; j++)
     for (fcd_index i = 0; i < k; i++) tc[j * w->cap + i] = w->Csum[j * k + i];
-  if (final) {
-    block_mass(w, w->W, w->MW);
+  if (final) { /* MW = M W from the Gram-Schmidt passes, for the restart too */
     fcd__la_gemm_tn(b, b, ni, w->W, w->MW, w->G);
     return FCD_OK;
   }
@@ -273,6 +302,7 @@ static int bl_start(bl_ws *w) {
     s = s * 6364136223846793005u + 1442695040888963407u;
     w->W[e] = (fcd_real)(s >> 11) / 9007199254740992.0 - 0.5;
   }
+  block_mass(w, w->W, w->MW);
   if (block_orthonormalize(w)) return 1;
   v_put(w, 0, w->W);
   memcpy(w->ML, w->MW, (size_t)(w->ni * w->b) * sizeof *w->ML);
@@ -350,8 +380,10 @@ static fcd_status bl_setup(bl_ws *w, fcd_system *ci, fcd__factor *f, fcd_index n
 }
 
 fcd_status fcd__cb_block_modes(fcd_system *ci, fcd__factor *f, fcd_index nev, fcd_index space,
-                               fcd_real *omega2, fcd_real *Phi, int *done) {
+                               fcd_real *omega2, fcd_real *Phi, int *done,
+                               fcd__bl_stats *stats) {
   *done = 0;
+  if (stats) memset(stats, 0, sizeof *stats);
   fcd_index ni = ci->nfree, n = ci->n, b = bl_block(nev), cap = bl_space(nev, space);
   /* an interior this small against the space: SLEPc's way (or the dense one) */
   if (nev <= 0 || cap + b > ni / 2) return FCD_OK;
@@ -395,6 +427,7 @@ fcd_status fcd__cb_block_modes(fcd_system *ci, fcd__factor *f, fcd_index nev, fc
     }
     *done = 1;
   }
+  if (stats) *stats = w.stats;
   bl_free(&w);
   return st == FCD_E_NOMEM ? FCD_OK : st; /* short of memory: SLEPc's way */
 }

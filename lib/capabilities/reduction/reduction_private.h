@@ -74,10 +74,17 @@ double fcd__cb_psi_bytes(const fcd__cb_psi *p);
 fcd_status fcd__cb_psi_forward(fcd__cb_psi *p, double max_bytes, double *bytes);
 /* lets W go (whole solves again) */
 void fcd__cb_psi_forget(fcd__cb_psi *p);
-fcd_status fcd__cb_tb_unit(const fcd__cb *cb, fcd_index j0, fcd_index nj, fcd_real *X);
+/* X (n x nj) = T_b's columns j0 .. j0 + nj - 1; work (NULL or ni x nj numbers) the
+ * factored basis' solves' */
+fcd_status fcd__cb_tb_unit(const fcd__cb *cb, fcd_index j0, fcd_index nj, fcd_real *X,
+                           fcd_real *work);
 fcd_status fcd__cb_tb(const fcd__cb *cb, fcd_index nj, const fcd_real *V, fcd_real *X);
+/* T_b' Y's rows from i0 (nb - i0 x nj); _consume overwrites Y, its memory the solves' work
+ * (a block's third n x nj array at a million dofs: 0.5 GB) */
 fcd_status fcd__cb_tbt(const fcd__cb *cb, fcd_index i0, fcd_index nj, const fcd_real *Y,
                        fcd_real *out);
+fcd_status fcd__cb_tbt_consume(const fcd__cb *cb, fcd_index i0, fcd_index nj, fcd_real *Y,
+                               fcd_real *out);
 fcd_status fcd__cb_row(const fcd__cb *cb, fcd_index d, const fcd_real **row);
 fcd_status fcd__cb_apply(const fcd__cb *cb, const fcd_real *xr, fcd_real *x);
 fcd_status fcd__cb_project_vec(const fcd__cb *cb, const fcd_real *f, fcd_real *g);
