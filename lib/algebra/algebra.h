@@ -68,6 +68,11 @@ fcd_status fcd__factor_half(fcd__factor *f, int backward, const fcd_real *b, fcd
 /* the same on nrhs columns (n x nrhs, column-major; b and x may alias) */
 fcd_status fcd__factor_half_n(fcd__factor *f, int backward, fcd_index nrhs, const fcd_real *b,
                               fcd_real *x);
+/* fcd__factor_half_n's forward half for a b that is zero off the nrows rows listed (the
+ * free numbering, repeats allowed): on a supernodal factor through the supernodes they
+ * reach alone, else a whole forward half */
+fcd_status fcd__factor_forward_reach(fcd__factor *f, fcd_index nrhs, fcd_index nrows,
+                                     const fcd_index *rows, const fcd_real *b, fcd_real *x);
 /* SPD factors: an upper bound on the entries of L^-1 P B for B's pattern (CSC, n rows in
  * the free numbering): the factor's columns a forward solve reaches. -1 out of memory or
  * without a Cholesky factor. */

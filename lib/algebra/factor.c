@@ -331,6 +331,15 @@ fcd_status fcd__factor_half_n(fcd__factor *f, int backward, fcd_index nrhs, cons
   return fcd__chol_half_n(f->chol, f->sys, backward, nrhs, b, x);
 }
 
+fcd_status fcd__factor_forward_reach(fcd__factor *f, fcd_index nrhs, fcd_index nrows,
+                                     const fcd_index *rows, const fcd_real *b, fcd_real *x) {
+  if (f->kind != FCD__FACTOR_SPD || !f->factored)
+    return fcd__err(f->sys, FCD_E_UNSUPPORTED, "half solves need a Cholesky factor");
+  int done = 0;
+  FCD_TRY(fcd__chol_forward_reach(f->chol, f->sys, nrhs, nrows, rows, b, x, &done));
+  return done ? FCD_OK : fcd__chol_half_n(f->chol, f->sys, 0, nrhs, b, x);
+}
+
 double fcd__factor_reach(const fcd__factor *f, fcd_index ncol, const fcd_index *colptr,
                          const fcd_index *row) {
   if (f->kind != FCD__FACTOR_SPD || !f->factored) return -1;

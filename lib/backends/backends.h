@@ -28,6 +28,13 @@ fcd_status fcd__chol_half(fcd__chol *c, const fcd_system *sys, int backward, con
 /* the same on nrhs columns (n x nrhs, column-major) */
 fcd_status fcd__chol_half_n(fcd__chol *c, const fcd_system *sys, int backward, fcd_index nrhs,
                             const fcd_real *b, fcd_real *x);
+/* The forward half z = L^-1 P b on nrhs columns (n x nrhs, column-major; b and x may
+ * alias) of a b that is zero off the nrows rows listed (the caller's numbering, repeats
+ * allowed): through the supernodes those rows reach alone. *done 0 (nothing made) when
+ * the factor is not supernodal. */
+fcd_status fcd__chol_forward_reach(fcd__chol *c, const fcd_system *sys, fcd_index nrhs,
+                                   fcd_index nrows, const fcd_index *rows, const fcd_real *b,
+                                   fcd_real *x, int *done);
 /* an upper bound on the entries of L^-1 P B for B's pattern (CSC, the caller's rows); -1
  * out of memory */
 double fcd__chol_reach(const fcd__chol *c, fcd_index ncol, const fcd_index *colptr,

@@ -116,6 +116,16 @@ int fcd__la_chol_inverse_cm(fcd_index n, fcd_real *L) {
   return (int)LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', nn, L, nn);
 }
 
+int fcd__la_lower_solve_ld(fcd_index n, fcd_index k, const fcd_real *L, fcd_index ldl,
+                           fcd_real *B, fcd_index ldb) {
+  if (!fits(n) || !fits(k) || !fits(ldl) || !fits(ldb)) return FCD__LA_TOO_BIG;
+  if (n == 0 || k == 0) return 0;
+  int nn = (int)n, kk = (int)k, la = (int)ldl, lb = (int)ldb;
+  const double one = 1;
+  dtrsm_("L", "L", "N", "N", &nn, &kk, &one, L, &la, B, &lb);
+  return 0;
+}
+
 int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real *B) {
   if (!fits(n) || !fits(k)) return FCD__LA_TOO_BIG;
   if (n == 0 || k == 0) return 0;

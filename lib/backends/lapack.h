@@ -61,6 +61,9 @@ void fcd__la_lu_solve_cm(fcd_index n, const fcd_real *A, const int *piv, fcd_rea
 void fcd__la_lu_solve_t_cm(fcd_index n, const fcd_real *A, const int *piv, fcd_real *b);
 /* B = L^-1 B for the lower triangular L (n x n) and k columns of B (n x k), column-major */
 int fcd__la_lower_solve_cm(fcd_index n, fcd_index k, const fcd_real *L, fcd_real *B);
+/* the same with leading dimensions (L's ldl, B's ldb): a block inside larger arrays */
+int fcd__la_lower_solve_ld(fcd_index n, fcd_index k, const fcd_real *L, fcd_index ldl,
+                           fcd_real *B, fcd_index ldb);
 
 /* y = alpha A x + beta y (trans 0; y: m entries) or y = alpha A^T x + beta y (trans 1;
  * y: n entries) for the row-major A (m x n, lda n), by BLAS' dgemv; sizes that do not

@@ -167,10 +167,12 @@ fcd_status fcd__cb_psi_forward(fcd__cb_psi *p, double max_bytes, double *bytes) 
   for (fcd_index j = nb; j > 0; j--) cp[j] = cp[j - 1];
   cp[0] = 0;
   double bound = fcd__factor_reach(p->f, nb, cp, ri);
-  fcd__free(cp);
-  fcd__free(ri);
   *bytes = bound < 0 ? -1 : 16.0 * bound + 8.0 * (double)(nb + 1);
-  if (bound < 0 || *bytes > max_bytes) return FCD_OK;
+  if (bound < 0 || *bytes > max_bytes) {
+    fcd__free(cp);
+    fcd__free(ri);
+    return FCD_OK;
+  }
   p->wp = fcd__calloc((size_t)nb + 1, sizeof *p->wp);
   p->wi = fcd__malloc_array((size_t)bound + 1, sizeof *p->wi);
   p->wx = fcd__malloc_array((size_t)bound + 1, sizeof *p->wx);
@@ -182,7 +184,8 @@ fcd_status fcd__cb_psi_forward(fcd__cb_psi *p, double max_bytes, double *bytes) 
   for (fcd_index j0 = 0; j0 < nb && st == FCD_OK && !over; j0 += W_BLOCK) {
     fcd_index nj = nb - j0 < W_BLOCK ? nb - j0 : W_BLOCK;
     coupling(p, j0, nj, NULL, w);
-    st = fcd__factor_half_n(p->f, 0, nj, w, w);
+    /* the block's right-hand sides live on K_ib's rows of its columns alone */
+    st = fcd__factor_forward_reach(p->f, nj, cp[j0 + nj] - cp[j0], ri + cp[j0], w, w);
     /* the zeros off a column's reach are exact (nothing reaches them), and the bound
      * holds every entry that is not */
     for (fcd_index j = 0; j < nj && st == FCD_OK && !over; j++) {
@@ -200,12 +203,14 @@ fcd_status fcd__cb_psi_forward(fcd__cb_psi *p, double max_bytes, double *bytes) 
     }
   }
   fcd__free(w);
+  fcd__free(cp);
+  fcd__free(ri);
   if (st != FCD_OK || over) { /* past the bound (never, by the reach): whole solves then */
     fcd__cb_psi_forget(p);
     if (over) *bytes = -1;
     return st;
   }
-  /* down to the entries found (the bound counts whole supernodes) */
+  /* down to the entries found (the bound counts the structure: an entry may cancel) */
   fcd_index *wi = fcd__grow_array(p->wi, (size_t)bound + 1, (size_t)k + 1, sizeof *wi);
   if (wi) p->wi = wi;
   fcd_real *wx = fcd__grow_array(p->wx, (size_t)bound + 1, (size_t)k + 1, sizeof *wx);
