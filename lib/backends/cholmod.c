@@ -420,12 +420,21 @@ fcd_status fcd__chol_half_n(fcd__chol *h, const fcd_system *sys, int backward, f
   return FCD_OK;
 }
 
+/* Each factor column's supernode (a supernodal factor only) and each dof's factor column */
+static void column_maps(const cholmod_factor *L, fcd_index *node, fcd_index *iperm) {
+  const SuiteSparse_long *P = L->Perm, *Sup = L->super;
+  for (fcd_index k = 0; k < (fcd_index)L->n; k++) iperm[P ? P[k] : k] = k;
+  if (L->is_super)
+    for (fcd_index s = 0; s < (fcd_index)L->nsuper; s++)
+      for (SuiteSparse_long j = Sup[s]; j < Sup[s + 1]; j++) node[j] = s;
+}
+
 /* The supernodes reached from the rows listed (marked 1; their paths to the root), and
  * the largest below-diagonal height among them */
 static int reach_marks(const cholmod_factor *L, fcd_index nrows, const fcd_index *rows,
                        unsigned char *mark, fcd_index *below) {
   fcd_index n = (fcd_index)L->n, ns = (fcd_index)L->nsuper;
-  const SuiteSparse_long *Sup = L->super, *Pi = L->pi, *Ls = L->s, *P = L->Perm;
+  const SuiteSparse_long *Sup = L->super, *Pi = L->pi, *Ls = L->s;
   fcd_index *node = fcd__malloc_array((size_t)n + 1, sizeof *node);
   fcd_index *iperm = fcd__malloc_array((size_t)n + 1, sizeof *iperm);
   if (!node || !iperm) {
@@ -433,9 +442,7 @@ static int reach_marks(const cholmod_factor *L, fcd_index nrows, const fcd_index
     fcd__free(iperm);
     return 0;
   }
-  for (fcd_index s = 0; s < ns; s++)
-    for (SuiteSparse_long j = Sup[s]; j < Sup[s + 1]; j++) node[j] = s;
-  for (fcd_index k = 0; k < n; k++) iperm[P ? P[k] : k] = k;
+  column_maps(L, node, iperm);
   memset(mark, 0, (size_t)ns);
   *below = 0;
   for (fcd_index e = 0; e < nrows; e++)
@@ -523,7 +530,6 @@ double fcd__chol_reach(const fcd__chol *h, fcd_index ncol, const fcd_index *colp
   const cholmod_factor *L = h->L;
   fcd_index n = h->n;
   if (!L || n == 0) return 0;
-  const SuiteSparse_long *P = L->Perm;
   int super = L->is_super;
   fcd_index nnode = super ? (fcd_index)L->nsuper : n;
   fcd_index *iperm = fcd__malloc_array((size_t)n + 1, sizeof *iperm);
@@ -535,11 +541,9 @@ double fcd__chol_reach(const fcd__chol *h, fcd_index ncol, const fcd_index *colp
   fcd_index *entry = fcd__malloc_array((size_t)nnode + 1, sizeof *entry);
   double total = -1;
   if (iperm && node && parent && end && stamp && pcol && entry) {
-    for (fcd_index k = 0; k < n; k++) iperm[P ? P[k] : k] = k;
+    column_maps(L, node, iperm);
     if (super) {
       const SuiteSparse_long *Sup = L->super, *Pi = L->pi, *Ls = L->s;
-      for (fcd_index s = 0; s < nnode; s++)
-        for (SuiteSparse_long j = Sup[s]; j < Sup[s + 1]; j++) node[j] = s;
       for (fcd_index s = 0; s < nnode; s++) {
         fcd_index ncols = (fcd_index)(Sup[s + 1] - Sup[s]);
         end[s] = (fcd_index)Sup[s + 1];
