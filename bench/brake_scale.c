@@ -64,6 +64,7 @@
  * against full. */
 #include "args.h"
 #include "brake_pads.h"
+#include "dense_floor.h"
 
 #include <math.h>
 #include <sys/resource.h>
@@ -386,6 +387,12 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
          *rms, *zrms, period > 0 ? 1 / period : 0.0, spread, fperiod > 0 ? 1 / fperiod : 0.0,
          fspread);
   fflush(stdout); /* a long run's lines reach a redirected log as they are made */
+  dense_floor fl;
+  if (st == FCD_OK && strcmp(model, "full") && dense_floor_measure(sys, cs, 20, &fl) == 0)
+    printf("floor %s unknowns=%ld contact_rows=%ld K_ms=%.3f M_ms=%.3f C_ms=%.3f "
+           "factor_ms=%.3f W_ms=%.3f floor_ms=%.3f step_over_floor=%.2f\n", model, fl.n, fl.m,
+           1e3 * fl.k, 1e3 * fl.mass, 1e3 * fl.c, 1e3 * fl.factor, 1e3 * fl.w, 1e3 * fl.total,
+           secs / (double)o->steps / fl.total);
   if (st != FCD_OK)
     fprintf(stderr, "%s steps: step %ld: %s\n", model, k, fcd_system_last_error(sys));
   if (st == FCD_OK) st = fcd_integrator_get_state(it, NULL, u0, v0);

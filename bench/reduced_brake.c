@@ -89,6 +89,7 @@
 
 #include "args.h"
 #include "../examples/brake-squeal/brake_model.h"
+#include "dense_floor.h"
 
 #include <lapacke.h>
 #include <sys/resource.h>
@@ -859,6 +860,12 @@ static int run_reduced(brake *b2, long nmodes, const double *ue, const options *
     fcd_reduction_band_energy(red, vb, &share);
     printf("  band %.1f Hz, damped above %.1f Hz (%ld directions, xi = %g); kinetic energy "
            "above the band at the end: %.2e\n", band, cut, (long)ndamp, o->band_damping, share);
+    dense_floor fl; /* the reduced matrices dense: not in modal coordinates */
+    if (!o->modal && dense_floor_measure(rs, fcd_reduction_contact_set(red), 20, &fl) == 0)
+      printf("  the step's dense floor (dense_floor.h): %.3f ms (K %.3f, M %.3f, C %.3f, the "
+             "factor's two passes %.3f, W %.3f; %ld unknowns, %ld contact rows): a step "
+             "%.2f times it\n", 1e3 * fl.total, 1e3 * fl.k, 1e3 * fl.mass, 1e3 * fl.c,
+             1e3 * fl.factor, 1e3 * fl.w, fl.n, fl.m, c.secs / (double)c.steps / fl.total);
   }
   if (st == FCD_OK && o->shoot)
     st = shoot_cycle(rs, fcd_reduction_contact_set(red), ub, vb, o->h, &c, &w, o->follow,

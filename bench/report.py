@@ -496,7 +496,8 @@ PEERS = {
     "getfem": "GetFEM's own contact bricks",
     "distributed": "mpiexec -n 1 (one core), and the serial default (CHOLMOD on two threads)",
     "import": "scipy.io.mmread, scipy.io.hb_read; fcd's Matrix Market reader; dd iflag=direct",
-    "scale": "the full model (fcd, the same process)",
+    "scale": "the full model (fcd, the same process); step_over_floor: the reduced step's "
+             "dense passes alone",
 }
 FIGURES = "Current figures"
 
@@ -555,7 +556,10 @@ def scale(log):
     print("full model's runs. The pairs: at mu = 0.3 the least damped, at mu = 0.6 the most")
     print("unstable, the reduced model's nearest in frequency against the full one's. The")
     print("larger refinements (471,264 and 1,060,974 dofs) are measured by their own commands")
-    print("(\"The brake refined in every direction\", below).\n")
+    print("(\"The brake refined in every direction\", below). The reduced step's dense floor is")
+    print("what its dense arrays cost read once each, alone (`bench/dense_floor.h`: K, M and C")
+    print("by fcd's products, the iteration matrix's factor forward and backward, the contacts'")
+    print("Delassus operator W; `scale_step_over_floor`: the reduced step over it).\n")
     runs, cur = [], None
     for line in open(log).read().splitlines():
         if line.startswith("refine=") and "dofs=" in line:
@@ -565,7 +569,7 @@ def scale(log):
             continue
         elif line.startswith("reduction "):
             cur["red"] = dict(re.findall(r"(\w+)=([^ ]+)", line))
-        elif line.startswith(("equilibrium ", "steps ", "chart ")):
+        elif line.startswith(("equilibrium ", "steps ", "chart ", "floor ")):
             w = line.split()
             cur.setdefault(w[0], {})[w[1]] = dict(re.findall(r"(\w+)=([^ ]+)", line))
         elif line.startswith("orbit ") and "status=" in line:
@@ -614,6 +618,11 @@ def scale(log):
             stab = "%.2f / %.2f s" % (sf, sr)
         c = r.get("chart", {}).get("reduced")
         chart = "%s s (%s coefficients)" % (c["seconds"], c["coefficients"]) if c else "-"
+        step = pair("steps", "ms", "%.1f")
+        fl = r.get("floor", {}).get("reduced")
+        if fl and step != "-":
+            step += " (its dense floor %.2f ms)" % float(fl["floor_ms"])
+            ratios.append("ratio scale_step_over_floor_%s %.2f" % (n, float(fl["step_over_floor"])))
         t = r.get("steps", {}).get("reduced")
         tran = "-"
         if t:
@@ -630,7 +639,7 @@ def scale(log):
             "{:,}".format(int(n)), h.get("contacts", "-"), red.get("kept", "-"),
             (red["seconds"] + " s") if "seconds" in red else r.get("failed", "-"),
             (red["peak_gib"] + " GiB") if "peak_gib" in red else "-",
-            pair("equilibrium", "s"), stab, chart, pair("steps", "ms", "%.1f"), tran, orb,
+            pair("equilibrium", "s"), stab, chart, step, tran, orb,
             lead("0.300"), lead("0.600")))
     print()
     for l in ratios:
