@@ -58,10 +58,10 @@
  * --mu (its seconds a solve), the reduced model doing all.
  * With --full the run ends with `check` lines: each unstable pair of the full model
  * against the reduced model's unstable pair nearest in frequency at the same MU
- * (relative differences of frequency and growth rate, and the worst of each over the
- * pairs whose growth rate exceeds 1e-4 of their angular frequency, the others marked
- * marginal), the transients' RMS and the orbits' period and RMS (force and rim), reduced
- * against full. */
+ * (relative differences of frequency and growth rate, the growth rate's difference over
+ * the eigenvalue's modulus, and the worst of each over the pairs whose growth rate
+ * exceeds 1e-4 of their angular frequency, the others marked marginal), the transients'
+ * RMS and the orbits' period and RMS (force and rim), reduced against full. */
 #include "args.h"
 #include "brake_pads.h"
 #include "dense_floor.h"
@@ -406,11 +406,12 @@ static fcd_status transient(const char *model, fcd_system *sys, fcd_contact_set 
 /* --full: the reduced model's answers against the full model's, both of this run. Each
  * unstable pair of the full model (growth > 0) against the reduced model's growing pair
  * nearest in frequency at the same mu: `check eig` lines, then the worst relative
- * differences of frequency and growth over them; the RMS of the transients' last fifth
+ * differences of frequency and growth over them, and the worst growth difference over
+ * the eigenvalue's modulus; the RMS of the transients' last fifth
  * and of the orbits */
 static void check(void) {
   const answers *f = &ans[0], *r = &ans[1];
-  double worst_hz = 0, worst_re = 0;
+  double worst_hz = 0, worst_re = 0, worst_mod = 0;
   int n = 0;
   for (int i = 0; i < f->neig; i++) {
     const eig_rec *e = &f->eig[i], *best = NULL;
@@ -424,21 +425,26 @@ static void check(void) {
           best = &r->eig[j];
     if (!best) continue;
     double dhz = (best->hz - e->hz) / e->hz, dre = (best->re - e->re) / e->re;
+    /* the growth's error against the eigenvalue's modulus: what the reduction's accuracy
+     * bounds, where a weak pair's relative growth error divides it by a small growth */
+    double dmod = fabs(best->re - e->re) / hypot(e->re, TWO_PI * e->hz);
     /* a growth below 1e-4 of the pair's angular frequency is a damping ratio beneath the
      * materials' own: such a pair is neutral to the analysis' accuracy, its relative
      * growth error no figure of the reduction */
     int marginal = e->re < 1e-4 * TWO_PI * e->hz;
     printf("check eig mu=%.3f hz=%.3f reduced=%.3f (%+.4f%%) growth=%.3f reduced=%.3f "
-           "(%+.2f%%)%s\n", e->mu, e->hz, best->hz, 100 * dhz, e->re, best->re, 100 * dre,
-           marginal ? " marginal" : "");
+           "(%+.2f%%) growth_error_of_modulus=%.1e%s\n", e->mu, e->hz, best->hz, 100 * dhz,
+           e->re, best->re, 100 * dre, dmod, marginal ? " marginal" : "");
     if (marginal) continue;
     worst_hz = fmax(worst_hz, fabs(dhz));
     worst_re = fmax(worst_re, fabs(dre));
+    worst_mod = fmax(worst_mod, dmod);
     n++;
   }
   if (n > 0)
-    printf("check unstable_pairs=%d worst_frequency=%.4f%% worst_growth=%.2f%%\n", n,
-           100 * worst_hz, 100 * worst_re);
+    printf("check unstable_pairs=%d worst_frequency=%.4f%% worst_growth=%.2f%% "
+           "worst_growth_error_of_modulus=%.1e\n", n, 100 * worst_hz, 100 * worst_re,
+           worst_mod);
   if (f->rms > 0 && r->rms > 0 && f->rim > 0 && f->steps == r->steps)
     printf("check transient_rms=%.6e reduced=%.6e (%+.2f%%) rim_uz_rms=%.6e reduced=%.6e "
            "(%+.2f%%)\n", f->rms, r->rms, 100 * (r->rms - f->rms) / f->rms, f->rim, r->rim,
