@@ -367,4 +367,52 @@ void fcd__integrator_set_loose(struct fcd_integrator *it, fcd_real factor);
 void fcd__contact_free_dofs(const fcd_system *sys, const fcd__csr *H, fcd_index *idx,
                             fcd_index *pos, fcd_index *s);
 
+/* ---- the contact laws' operators without argument checks ----------------------------
+ * The public functions of projection.c check their arguments (NULL, dim, finite entries)
+ * and then run these; inside the library the arguments are the solvers' own, and the
+ * checks were a quarter of the residual of a one-contact solve. mu is the caller's,
+ * finite and nonnegative; the natural map keeps the public one's NaN for a non-finite
+ * argument of the projection (an infinite one would otherwise project to 0 and give a
+ * finite residual). d is 2 or 3, a constant once inlined. */
+static inline void fcd__proj_cone_d(const int d, fcd_real mu, const fcd_real *x, fcd_real *y) {
+  fcd_real xn = x[0], t = fcd__tnorm(d, x);
+  /* inside K_mu (includes x = 0); x_N <= 0 is implied by t <= -mu x_N only for mu > 0:
+   * with mu = 0 and x_T = 0 a positive x_N would pass, and the projection of a
+   * separating frictionless contact was the tension x itself */
+  if (xn <= 0 && t <= -mu * xn) {
+    for (int k = 0; k < d; k++) y[k] = x[k];
+    return;
+  }
+  if (mu * t <= xn) { /* inside the polar cone { mu ||x_T|| <= x_N } */
+    for (int k = 0; k < d; k++) y[k] = 0.0;
+    return;
+  }
+  /* onto the boundary ray (-1, mu s) / sqrt(1 + mu^2), s = x_T / ||x_T||; t > 0 here */
+  fcd_real a = (mu * t - xn) / (1.0 + mu * mu); /* -y_N >= 0 */
+  y[0] = -a;
+  fcd_real scale = mu * a / t;
+  for (int k = 1; k < d; k++) y[k] = scale * x[k];
+}
+static inline void fcd__desaxce_d(const int d, fcd_real mu, const fcd_real *u, fcd_real *ut) {
+  fcd_real t = fcd__tnorm(d, u);
+  ut[0] = u[0] - mu * t;
+  for (int k = 1; k < d; k++) ut[k] = u[k];
+}
+static inline void fcd__natural_map_d(const int d, fcd_real mu, const fcd_real *r,
+                                      const fcd_real *u, fcd_real *f) {
+  fcd_real z[3], p[3];
+  fcd__desaxce_d(d, mu, u, z);
+  fcd_real bad = 0; /* 0, or NaN when an entry of z is not finite */
+  for (int k = 0; k < d; k++) {
+    z[k] = r[k] - z[k];
+    bad += z[k] * 0.0;
+  }
+  if (bad != 0) {
+    for (int k = 0; k < d; k++) f[k] = NAN;
+    return;
+  }
+  fcd__proj_cone_d(d, mu, z, p);
+  for (int k = 0; k < d; k++) f[k] = r[k] - p[k];
+}
+
 #endif

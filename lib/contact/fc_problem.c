@@ -386,7 +386,9 @@ static fcd_status certify(fcd_fc_problem *p, const fcd_real *r, const fcd_real *
     vs = fcd__maxn(vs, fcd__maxn(fabs(p->q[i]), fabs(u[i])));
     ps = fcd__maxn(ps, fabs(r[i]));
   }
-  if (p->W.set)
+  if (p->W.set && p->W.dense)
+    for (fcd_index i = 0; i < p->m; i++) wmax = fcd__maxn(wmax, p->W.val[i * p->m + i]);
+  else if (p->W.set)
     for (fcd_index i = 0; i < p->m; i++)
       for (fcd_index k = p->W.rowptr[i]; k < p->W.rowptr[i + 1]; k++)
         if (p->W.col[k] == i) wmax = fcd__maxn(wmax, p->W.val[k]);

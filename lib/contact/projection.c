@@ -19,23 +19,8 @@ static int bad_input(int dim, fcd_real mu, const fcd_real *x, fcd_real *y) {
 
 void fcd_proj_coulomb_cone(int dim, fcd_real mu, const fcd_real *x, fcd_real *y) {
   if (bad_input(dim, mu, x, y)) return;
-  fcd_real xn = x[0], t = fcd__tnorm(dim, x);
-  /* inside K_mu (includes x = 0); x_N <= 0 is implied by t <= -mu x_N only for mu > 0:
-   * with mu = 0 and x_T = 0 a positive x_N would pass, and the projection of a
-   * separating frictionless contact was the tension x itself */
-  if (xn <= 0 && t <= -mu * xn) {
-    for (int k = 0; k < dim; k++) y[k] = x[k];
-    return;
-  }
-  if (mu * t <= xn) { /* inside the polar cone { mu ||x_T|| <= x_N } */
-    for (int k = 0; k < dim; k++) y[k] = 0.0;
-    return;
-  }
-  /* onto the boundary ray (-1, mu s) / sqrt(1 + mu^2), s = x_T / ||x_T||; t > 0 here */
-  fcd_real a = (mu * t - xn) / (1.0 + mu * mu); /* -y_N >= 0 */
-  y[0] = -a;
-  fcd_real scale = mu * a / t;
-  for (int k = 1; k < dim; k++) y[k] = scale * x[k];
+  if (dim == 2) fcd__proj_cone_d(2, mu, x, y);
+  else fcd__proj_cone_d(3, mu, x, y);
 }
 
 void fcd_proj_coulomb_disc(int dim, fcd_real mu, const fcd_real *x, fcd_real *y) {
@@ -50,9 +35,8 @@ void fcd_proj_coulomb_disc(int dim, fcd_real mu, const fcd_real *x, fcd_real *y)
 
 void fcd_desaxce_velocity(int dim, fcd_real mu, const fcd_real *u, fcd_real *ut) {
   if (!u || !ut || (dim != 2 && dim != 3)) return;
-  fcd_real t = fcd__tnorm(dim, u);
-  ut[0] = u[0] - mu * t;
-  for (int k = 1; k < dim; k++) ut[k] = u[k];
+  if (dim == 2) fcd__desaxce_d(2, mu, u, ut);
+  else fcd__desaxce_d(3, mu, u, ut);
 }
 
 void fcd_natural_map(int dim, fcd_real mu, const fcd_real *r, const fcd_real *u,

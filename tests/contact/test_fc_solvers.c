@@ -773,28 +773,50 @@ static void test_slider_crank(void) {
 
 /* The state stage goes past its 8 solves while its rate predicts the tolerance within
  * 16: what is left once the states hold is the slip direction's fixed point s <- u_T /
- * |u_T|, which contracts at a steady rate. One contact in 3D, W = I, q = (2, 5, 0),
- * mu = 0.5: the answer slips, r = (-2, -1, 0), u = (0, 4, 0) (u_T = q_T + r_T). From a
- * slipping guess whose direction is 0.5 rad off, u_T = q_T - s: an error e of s's angle
- * becomes -e / 4 (the contraction |r_T| / (|q_T| - |r_T|)), so the stage needs about 12
- * solves to 1e-8. It stopped at 8 and handed the warm start to NSGS (one sweep here,
- * 9 iterations in all; on a reduced brake's 396 contacts 25 sweeps). */
+ * |u_T|, which contracts at a steady rate. Two uncoupled contacts in 3D, each with
+ * W = I, q = (2, 5, 0), mu = 0.5: each slips, r = (-2, -1, 0), u = (0, 4, 0) (u_T = q_T +
+ * r_T). From a slipping guess whose direction is 0.5 rad off, u_T = q_T - s: an error e
+ * of s's angle becomes -e / 4 (the contraction |r_T| / (|q_T| - |r_T|)), so the stage
+ * needs about 12 solves to 1e-8. It stopped at 8 and handed the warm start to NSGS (one
+ * sweep here, 9 iterations in all; on a reduced brake's 396 contacts 25 sweeps). One
+ * such contact alone is solved exactly by its local solve, in one iteration, whatever
+ * the guess. */
 static void test_state_stage_past_its_cap(void) {
-  fcd_index rp[4] = {0, 3, 6, 9}, ci[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
-  double w[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q[3] = {2, 5, 0}, mu = 0.5;
+  fcd_index rp[7], ci[6];
+  double w[6], q[6], mu[2] = {0.5, 0.5}, r[6], u[6];
+  for (int i = 0; i < 6; i++) {
+    rp[i] = i;
+    ci[i] = i;
+    w[i] = 1;
+    q[i] = i % 3 == 0 ? 2 : i % 3 == 1 ? 5 : 0;
+    r[i] = i % 3 == 0 ? -2 : i % 3 == 1 ? -cos(0.5) : -sin(0.5);
+  }
+  rp[6] = 6;
   fcd_fc_problem *p = NULL;
   char msg[256];
-  CHECK_ST(fcd_fc_problem_create_local(3, 1, rp, ci, w, q, &mu, &p, msg, sizeof msg), FCD_OK);
-  double r[3] = {-2, -cos(0.5), -sin(0.5)}, u[3];
+  CHECK_ST(fcd_fc_problem_create_local(3, 2, rp, ci, w, q, mu, &p, msg, sizeof msg), FCD_OK);
   CHECK_ST(fcd_fc_problem_solve(p, r, u, NULL), FCD_OK);
   fcd_index its = 0;
   fcd_fc_problem_get_result(p, &its, NULL, NULL);
   printf("slip direction's fixed point: %lld iterations, r = (%.9f, %.9f, "
          "%.1e)\n", (long long)its, r[0], r[1], r[2]);
   CHECK(its >= 10 && its <= 16);
-  /* the solve stops at a natural map of 1e-8 |q| (|q| = 5.4); W = I carries it to r */
-  double e = fmax(fabs(r[0] + 2), fmax(fabs(r[1] + 1), fabs(r[2])));
-  CHECK(e <= 2e-8 * sqrt(29.0));
+  /* the solve stops at a natural map of 1e-8 |q| (|q| = 7.6); W = I carries it to r */
+  for (int c = 0; c < 2; c++) {
+    double e = fmax(fabs(r[3 * c] + 2), fmax(fabs(r[3 * c + 1] + 1), fabs(r[3 * c + 2])));
+    CHECK(e <= 2e-8 * sqrt(58.0));
+  }
+  fcd_fc_problem_destroy(p);
+  /* the first contact alone: its exact local solve from the same guess */
+  p = NULL;
+  CHECK_ST(fcd_fc_problem_create_local(3, 1, rp, ci, w, q, mu, &p, msg, sizeof msg), FCD_OK);
+  double r1[3] = {-2, -cos(0.5), -sin(0.5)};
+  CHECK_ST(fcd_fc_problem_solve(p, r1, u, NULL), FCD_OK);
+  fcd_fc_problem_get_result(p, &its, NULL, NULL);
+  printf("one contact alone: %lld iteration, r = (%.17g, %.17g, %.1e)\n", (long long)its,
+         r1[0], r1[1], r1[2]);
+  CHECK(its == 1);
+  CHECK(fabs(r1[0] + 2) <= 1e-15 && fabs(r1[1] + 1) <= 1e-15 && fabs(r1[2]) <= 1e-15);
   fcd_fc_problem_destroy(p);
 }
 
