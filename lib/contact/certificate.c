@@ -10,12 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-void fcd__certificate_init(fcd_certificate *c, fcd_real force_scale, fcd_real length_scale) {
-  memset(c, 0, sizeof *c);
-  c->force_scale = force_scale > 0 && isfinite(force_scale) ? force_scale : 1.0;
-  c->length_scale = length_scale > 0 && isfinite(length_scale) ? length_scale : 1.0;
-}
-
 /* Coulomb's law in the tangential plane as a fixed point: r_T = proj onto the disc of
  * radius rad of (r_T - rho w_T), for any rho > 0; rho = R / L makes both sides forces of
  * the model's scale. */
@@ -43,21 +37,25 @@ certify_d(const int d, fcd_certificate *c, fcd_index nc, const fcd_real *mu,
           const unsigned char *active) {
   fcd_real L = c->length_scale, R = c->force_scale;
   for (fcd_index i = 0; i < nc * d; i++) R = fcd__maxn(R, fabs(r[i]));
+  /* the figures by products with 1 / L and 1 / R: six divisions a contact were most of
+   * the certificate's time on a model of a few dofs. A NaN or infinite R (an impulse
+   * that is) still gives NaN or 0 where the quotients did, and fails the check */
+  const fcd_real iL = 1.0 / L, iR = 1.0 / R, rho = R * iL;
   fcd_real pen = 0, comp = 0, cone = 0;
   for (fcd_index k = 0; k < nc; k++) {
     const fcd_real *rk = r + k * d, *lk = law + k * d;
     fcd_real rt = fcd__tnorm(d, rk);
     if (active && !active[k]) {
       /* a contact outside the scheme's index set carries nothing */
-      comp = fcd__maxn(comp, fcd__maxn(fabs(rk[0]), rt) / R);
+      comp = fcd__maxn(comp, fcd__maxn(fabs(rk[0]), rt) * iR);
       continue;
     }
     fcd_real gr = lk[0];
-    pen = fcd__maxn(pen, fcd__maxn(0.0, gr) / L);
-    comp = fcd__maxn(comp, fabs(fcd__minn(-gr / L, -rk[0] / R)));
-    cone = fcd__maxn(cone, fcd__maxn(0.0, rk[0]) / R);
+    pen = fcd__maxn(pen, fcd__maxn(0.0, gr) * iL);
+    comp = fcd__maxn(comp, fabs(fcd__minn(-gr * iL, -rk[0] * iR)));
+    cone = fcd__maxn(cone, fcd__maxn(0.0, rk[0]) * iR);
     fcd_real rad = mu[k] * fcd__maxn(0.0, -rk[0]);
-    cone = fcd__maxn(cone, fcd__maxn(0.0, rt - rad) / R);
+    cone = fcd__maxn(cone, fcd__maxn(0.0, rt - rad) * iR);
     if (d < 2) continue;
     if (slip) {
       /* a prescribed slip direction s (steady sliding): r_T = mu r_N s */
@@ -66,9 +64,9 @@ certify_d(const int d, fcd_certificate *c, fcd_index nc, const fcd_real *mu,
         fcd_real x = rk[j] - mu[k] * rk[0] * slip[k * (d - 1) + j - 1];
         e += x * x;
       }
-      comp = fcd__maxn(comp, sqrt(e) / R);
+      comp = fcd__maxn(comp, sqrt(e) * iR);
     } else {
-      comp = fcd__maxn(comp, friction_map(d, rad, rk + 1, lk + 1, R / L) / R);
+      comp = fcd__maxn(comp, friction_map(d, rad, rk + 1, lk + 1, rho) * iR);
     }
   }
   c->penetration = fcd__maxn(c->penetration, pen);

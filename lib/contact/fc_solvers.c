@@ -1812,7 +1812,8 @@ static int onto_cones(const fcd__fc_local *p, fcd_real *r) {
   int d = p->dim, moved = 0;
   for (fcd_index c = 0; c < p->nc; c++) {
     fcd_real *rc = r + c * d, y[3];
-    fcd_proj_coulomb_cone(d, p->mu[c], rc, y);
+    if (d == 2) fcd__proj_cone_d(2, p->mu[c], rc, y);
+    else fcd__proj_cone_d(3, p->mu[c], rc, y);
     for (int k = 0; k < d; k++) {
       moved |= y[k] != rc[k];
       rc[k] = y[k];

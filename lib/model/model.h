@@ -126,7 +126,8 @@ fcd_status fcd__surface_pair_3d(fcd_contact_set *cs, fcd_index nnodes, const fcd
                                 fcd_real mu, fcd_index *first, fcd_index *inactive);
 /* takes back the contacts from index n0 on (a batch that failed part way) */
 void fcd__contact_set_truncate(fcd_contact_set *cs, fcd_index n0);
-/* y1 = H x1 and y2 = H x2 (fcd_contact_set_local twice), in one pass over dense rows */
+/* y1 = H x1 and y2 = H x2 (fcd_contact_set_local twice) in one pass over H; y1 and y2
+ * alias neither x */
 fcd_status fcd__contact_set_local2(const fcd_contact_set *cs, const fcd_real *x1,
                                    const fcd_real *x2, fcd_real *y1, fcd_real *y2);
 /* 1 when some contact of the set is given by rows (fcd_contact_set_add_rows) */

@@ -551,8 +551,7 @@ static fcd_index step_active_set(fcd_integrator *it, const work *w, fcd_real h) 
     fcd__contact_set_local2(it->cs, it->u, it->v, w->law, w->loc0);
     for (fcd_index i = 0; i < m; i++) w->locq[i] = w->law[i] + h * w->loc0[i];
   } else {
-    fcd_contact_set_local(it->cs, w->tmp, w->locq);
-    fcd_contact_set_local(it->cs, it->v, w->loc0);
+    fcd__contact_set_local2(it->cs, w->tmp, it->v, w->locq, w->loc0);
   }
   fcd_index na = 0;
   for (fcd_index c = 0; c < nc; c++) {
