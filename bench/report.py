@@ -144,8 +144,8 @@ def small(small_log):
     print("slider-crank problem FC2D_SliderCrankLagrangian00000 (both tangential rows of W")
     print("alike). The ratios are fcd auto over Siconos' fastest. Counted by callgrind and")
     print("memcheck on 10^4 steps of the modified theta method (noise-free, unlike the times):")
-    print("a step of the pin costs 7.9k instructions and no heap allocation, the pin's contact")
-    print("problem 2.0k instructions a solve, the slider-crank's 9.8k (Siconos' enum: 11.5k).\n")
+    print("a step of the pin costs 7.3k instructions and no heap allocation, the pin's contact")
+    print("problem 1.5k instructions a solve, the slider-crank's 6.1k (Siconos' enum: 11.5k).\n")
     for l in open(small_log).read().splitlines():
         print("    " + l)
 
