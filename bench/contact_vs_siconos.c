@@ -25,7 +25,9 @@
  * side's best on the set takes more than 0.25 s in quick mode.
  *
  * Prints one row per problem and, last, `ratio contact_vs_siconos X`: the geometric
- * mean over the problems both solve of fcd auto's time over the peer's best, and
+ * mean over the problems both solve of fcd auto's time over the peer's best,
+ * `ratio contact_small_vs_siconos X`: the same over those of at most 10 contacts (with
+ * how many of them fcd auto solves within 1.0x and the worst), and
  * `ratio contact_best_vs_siconos X` with fcd's best solver per problem (chosen after the
  * fact: information, not the figure). */
 #define _GNU_SOURCE
@@ -377,6 +379,12 @@ int main(int argc, char **argv) {
   int nboth = 0, fcd_only = 0, sic_only = 0, neither = 0, fcd_wins = 0;
   int nslow = 0, slow_wins = 0, auto_fails = 0, nbest = 0;
   double logsum_best = 0;
+  /* the problems of at most SMALL_NC contacts (issue 89's smallest problems): what costs
+   * there is what surrounds the iterations */
+  enum { SMALL_NC = 10 };
+  double logsum_small = 0, worst_small = 0;
+  int nsmall = 0, small_wins = 0;
+  char worst_name[256] = "none";
   static const char *fnames[6] = {"auto", "fixed-point", "nsgs", "newton", "admm", "prox"};
   for (int k = 0; k < nf; k++) {
     problem P = {0};
@@ -467,6 +475,15 @@ int main(int argc, char **argv) {
           nslow++;
           if (ratio <= 1.0) slow_wins++;
         }
+        if (P.nc <= SMALL_NC) {
+          logsum_small += log(ratio);
+          nsmall++;
+          if (ratio <= 1.0) small_wins++;
+          if (ratio > worst_small) {
+            worst_small = ratio;
+            snprintf(worst_name, sizeof worst_name, "%s", base);
+          }
+        }
       } else if (autoo.ok) fcd_only++;
       else if (bs >= 0) sic_only++;
       else neither++;
@@ -487,7 +504,10 @@ int main(int argc, char **argv) {
          "peer's best takes >= 1 ms: %d), only fcd auto: %d, only Siconos: %d, neither: %d; "
          "auto failed on %d\n", nboth, fcd_wins, nslow, slow_wins, fcd_only, sic_only, neither,
          auto_fails);
+  printf("solved by both, at most %d contacts: %d (fcd auto at most 1.0x the peer's best on "
+         "%d; the worst %.3f, %s)\n", SMALL_NC, nsmall, small_wins, worst_small, worst_name);
   printf("ratio contact_vs_siconos %.4f\n", nboth ? exp(logsum / nboth) : NAN);
+  printf("ratio contact_small_vs_siconos %.4f\n", nsmall ? exp(logsum_small / nsmall) : NAN);
   printf("ratio contact_best_vs_siconos %.4f\n", nbest ? exp(logsum_best / nbest) : NAN);
   fcd_finalize();
   return 0;
