@@ -2018,8 +2018,8 @@ out:
 
 /* One contact: its exact local solve is the answer, the one NSGS' first sweep from zero
  * reaches (the same block inverse, the same candidates, bit for bit), without the
- * sweeps' workspace, rates and stages around it, which were four fifths of a solve of
- * the pin on a flat (2.0k instructions). Returns 0 with r untouched when the local solve
+ * sweeps' workspace, rates and stages around it, an eighth of a solve of the pin on a
+ * flat (1.96k instructions). Returns 0 with r untouched when the local solve
  * finds no candidate (a degenerate block) or misses the tolerance: auto then runs as for
  * any problem. */
 static int one_contact(const fcd__fc_local *p, const fcd__fc_opts *o, fcd_real *r,
