@@ -696,12 +696,13 @@ static fcd_status read_cells51(fcd_system *sys, const char *path, cursor *c, siz
   if (st == FCD_OK && (off[0] != 0 || off[noff - 1] != nc))
     st = fcd__err(sys, FCD_E_FORMAT, "%s: OFFSETS must run from 0 to the connectivity's "
                   "size %lld", path, nc);
+  /* every offset checked before any cell is copied: an offset past the connectivity
+   * followed by a smaller one (0 9 7 over 7 entries) read past the array */
+  for (long long k = 0; st == FCD_OK && k + 1 < noff; k++)
+    if (off[k + 1] < off[k])
+      st = fcd__err(sys, FCD_E_FORMAT, "%s: OFFSETS decrease at cell %lld", path, k);
   long long q = 0;
   for (long long k = 0; st == FCD_OK && k + 1 < noff; k++) {
-    if (off[k + 1] < off[k]) {
-      st = fcd__err(sys, FCD_E_FORMAT, "%s: OFFSETS decrease at cell %lld", path, k);
-      break;
-    }
     (*conn)[q++] = (fcd_index)(off[k + 1] - off[k]);
     for (long long a = off[k]; a < off[k + 1]; a++) (*conn)[q++] = (fcd_index)cn[a];
   }

@@ -243,6 +243,11 @@ int main(void) {
       /* issue 19: a cell size of 2^63 - 1 overflowed q + 1 + k (UBSan: signed overflow) */
       {"# vtk DataFile Version 3.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 3 double\n0 0 0\n1 0 0\n0 1 0\n"
        "CELLS 1 4\n9223372036854775807 0 1 2\nCELL_TYPES 1\n5\n", FCD_E_FORMAT, "node count"},
+      /* the fuzzer's: an offset past the connectivity (9 of 7) before a smaller one; the
+       * first cell was copied before the decrease was seen, reading past the array */
+      {"# vtk DataFile Version 5.1\nt\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 3 double\n"
+       "0 0 0 1 0 0 0 1 0\nCELLS 3 7\nOFFSETS vtktypeint64\n0 9 7\nCONNECTIVITY vtktypeint64\n"
+       "0 1 2 0 1 2 0\nCELL_TYPES 2\n5\n5\n", FCD_E_FORMAT, "OFFSETS decrease"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char p2[600];
